@@ -1,0 +1,188 @@
+"""The casino rules model: one frozen, validated object that says everything that governs play
+or payment. Presets (``presets.py``) are instances of it; a casino describes its own table in a
+TOML file that names a preset and overrides fields (``load.py``).
+
+Pay odds are Decimals (3 to 2 is ``Decimal("1.5")``): money stays exact (architecture: house rules).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Money = Decimal
+Odds = Decimal
+
+
+class SuperBonusTier(BaseModel):
+    """A main wager of at least ``min_wager`` (and below the next tier) receives ``amount``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    min_wager: Money = Field(ge=0)
+    amount: Money = Field(ge=0)
+
+
+class BonusPayTable(BaseModel):
+    """The Pontoon Plus Bonus side bet on the box's first two cards (004 4.1.3; rulings 19)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    suited_aces: Odds = Decimal(40)
+    aces: Odds = Decimal(11)
+    high_pair: Odds = Decimal(8)  # K-K, Q-Q, J-J
+    ace_picture: Odds = Decimal(4)
+    low_pair: Odds = Decimal(3)  # 2-2 .. 9-9
+    ace_low: Odds = Decimal(1)  # A-2 .. A-9
+
+
+class CasinoRules(BaseModel):
+    """Every rule of a casino table (Pontoon presets and plain blackjack)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+
+    # identity
+    preset: str = Field(description="preset id this table is based on")
+    name: str = ""
+    document: str = Field("", description="rule document file")
+
+    # cards and shoe (rulings 1)
+    pack: Literal["pontoon48", "standard52"] = "pontoon48"
+    decks: int = Field(6, ge=1, le=8)
+    penetration: float = Field(0.75, gt=0.1, le=1.0, description="fraction dealt before the cut card")
+
+    # table (rulings 15a)
+    max_boxes: int = Field(7, ge=1, le=12)
+    max_bettors_per_box: int = Field(7, ge=1, le=20)
+    table_min: Money = Field(Decimal(10), gt=0)
+    table_max: Money = Field(Decimal(10000), gt=0)
+    side_min: Money = Field(Decimal(5), gt=0)
+    side_max: Money = Field(Decimal(1000), gt=0)
+    over_limit: Literal["reject", "pro_rata"] = Field(
+        "reject", description="bets over the box maximum: refused, or settled pro rata (004 5.1)"
+    )
+
+    # dealer
+    dealer_hole_card: bool = False  # rulings 4: no hole card in casino Pontoon
+    dealer_peeks: bool = False  # blackjack: peek for a natural with a hole card
+    dealer_hits_soft_17: bool = True  # rulings 7; 000 3.19
+
+    # naturals and 21
+    pontoon_pays: Odds = Decimal("1.5")  # 000 4.1
+    regular_pays: Odds = Decimal(1)
+    player_21_wins: bool = True  # rulings 5: a player's 21 is paid at once and can no longer lose
+    natural_vs_dealer_natural: Literal["win", "push"] = "win"  # 001: player Pontoon paid as a win
+    pays_5_card_21: Odds = Decimal("1.5")
+    pays_6_card_21: Odds = Decimal(2)
+    pays_7_card_21: Odds = Decimal(3)  # seven or more cards
+    pays_678_mixed: Odds = Decimal("1.5")
+    pays_678_suited: Odds = Decimal(2)
+    pays_678_spades: Odds = Decimal(3)
+    pays_777_mixed: Odds = Decimal("1.5")
+    pays_777_suited: Odds = Decimal(2)
+    pays_777_spades: Odds = Decimal(3)
+
+    # Super Bonus (rulings 17)
+    super_bonus: bool = True
+    super_bonus_tiers: tuple[SuperBonusTier, ...] = (
+        SuperBonusTier(min_wager=Decimal(10), amount=Decimal(1000)),
+        SuperBonusTier(min_wager=Decimal(100), amount=Decimal(5000)),
+    )
+    super_bonus_controlling_only: bool = False  # FED: to the controlling player's wager only
+    super_bonus_other_payment: Money = Decimal(50)
+    super_bonus_other_scope: Literal["each_wager", "seated_per_box"] = "each_wager"
+
+    # splits (rulings 11)
+    split_by: Literal["value", "rank"] = "value"  # rulings 10
+    max_split_hands: int = Field(4, ge=1, le=4)
+    resplit_aces: bool = False
+    hit_split_aces: bool = False
+    split_ace_21_is_natural: bool = False  # 000 3.9.2: split Aces cannot make a Pontoon
+
+    # doubles (rulings 12, 13)
+    double_on: Literal["two_cards", "any"] = "two_cards"
+    double_after_split: bool = True
+    double_split_aces: bool = False
+    double_ace_counts_one: bool = True  # 000 3.17.2
+    double_min_table_min: bool = True  # 000 1.1.1: increase not below the table minimum
+    rescue: bool = True  # 000 3.11.4
+    rescue_each_bettor: bool = False  # 000 3.11.4.1: each bettor decides for his own wager
+
+    # dealer Pontoon / natural against live hands (rulings 6)
+    double_loses_original_only: bool = True  # 000 4.4.1
+    split_loses_one_wager: bool = False  # 001 Splits: only one bet removed
+
+    # surrender and insurance (rulings 8, 9)
+    surrender: Literal["none", "early", "late"] = "early"
+    surrender_others_choose: bool = False  # FED: other bettors choose to surrender or play on
+    insurance: bool = True
+    insurance_pays: Odds = Decimal(2)
+
+    # forced draws (rulings 14): a hand whose best total is below this must draw (0 = none)
+    forced_draw_below: int = Field(0, ge=0, le=21)
+
+    # standing bettors (rulings 15)
+    standing_may_decline_split: bool = False
+    standing_may_decline_double: bool = False
+
+    # side bets (rulings 18-20)
+    pair_bet: bool = False
+    pair_pays: Odds = Decimal(11)
+    bonus_bet: bool = False
+    bonus_pays: BonusPayTable = BonusPayTable()
+    pandemonium_bet: bool = False
+    pandemonium_multipliers: tuple[int, ...] = (2, 3, 5, 10, 20, 25, 50, 100)
+    pandemonium_weights: tuple[float, ...] = (0.30, 0.25, 0.20, 0.12, 0.06, 0.04, 0.02, 0.01)
+
+    # walking away (004 5.3): the House draws for the absent player to this total
+    walk_away_draw_to: int = Field(12, ge=2, le=21)
+
+    @model_validator(mode="after")
+    def _check(self) -> CasinoRules:
+        if self.pack == "pontoon48" and not 4 <= self.decks <= 8:
+            raise ValueError(f"decks={self.decks} is out of range: Pontoon tables use 4 to 8 decks of 48 cards")
+        if self.table_min > self.table_max:
+            raise ValueError(f"table_min={self.table_min} is above table_max={self.table_max}")
+        if self.side_min > self.side_max:
+            raise ValueError(f"side_min={self.side_min} is above side_max={self.side_max}")
+        if len(self.pandemonium_weights) != len(self.pandemonium_multipliers):
+            raise ValueError("pandemonium_weights needs one weight per multiplier")
+        if any(w < 0 for w in self.pandemonium_weights) or sum(self.pandemonium_weights) <= 0:
+            raise ValueError("pandemonium_weights must be non-negative and not all zero")
+        if self.dealer_peeks and not self.dealer_hole_card:
+            raise ValueError("dealer_peeks=true needs dealer_hole_card=true")
+        return self
+
+    # convenience ------------------------------------------------------------------------
+    @property
+    def is_pontoon(self) -> bool:
+        return self.pack == "pontoon48"
+
+    @property
+    def side_bets(self) -> tuple[str, ...]:
+        out = []
+        if self.pair_bet:
+            out.append("pair")
+        if self.bonus_bet:
+            out.append("bonus")
+        if self.pandemonium_bet:
+            out.append("pandemonium")
+        return tuple(out)
+
+    def super_bonus_amount(self, wager: Money) -> Money:
+        """The fixed Super Bonus for a main wager of this size (0 below the lowest tier)."""
+        amount = Decimal(0)
+        for tier in self.super_bonus_tiers:
+            if wager >= tier.min_wager:
+                amount = tier.amount
+        return amount
+
+    def pandemonium_probabilities(self) -> list[tuple[int, float]]:
+        s = sum(self.pandemonium_weights)
+        return [(m, w / s) for m, w in zip(self.pandemonium_multipliers, self.pandemonium_weights, strict=True)]
+
+    def with_(self, **changes: object) -> CasinoRules:
+        """A validated copy with some fields changed (raises RulesError on bad values)."""
+        from pontoon.rules.load import apply_overrides
+
+        return apply_overrides(self, changes, source="overrides")  # type: ignore[return-value]
