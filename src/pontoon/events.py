@@ -26,8 +26,8 @@ class EventLog:
     def __init__(self) -> None:
         self.events: list[Event] = []
 
-    def add(self, kind: str, clause: str = "", **data: Any) -> Event:
-        ev = Event(len(self.events), kind, data, clause)
+    def add(self, event_kind: str, /, clause: str = "", **data: Any) -> Event:
+        ev = Event(len(self.events), event_kind, data, clause)
         self.events.append(ev)
         return ev
 

@@ -6,6 +6,7 @@ with a one-line ``error: ...`` on standard error and exit code 2, never a traceb
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -48,6 +49,11 @@ def main() -> None:
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as err:  # a bug, not bad input: one line, the traceback on request
+        if os.environ.get("PONTOON_DEBUG"):
+            raise
+        typer.echo(f"internal error: {type(err).__name__}: {err} (set PONTOON_DEBUG=1 for the traceback)", err=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":  # pragma: no cover

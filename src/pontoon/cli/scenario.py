@@ -1,10 +1,53 @@
-"""placeholder"""
+"""``pontoon scenario FILE.json [--check]``: one round from a stacked shoe, settlement as JSON."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 import typer
 
+from pontoon.errors import PontoonError
+from pontoon.scenario_runner import compare, run_scenario
 
-def scenario_command(rules: str = typer.Option("mbs", "--rules")) -> None:
-    """Not available yet."""
-    raise typer.Exit(2)
+
+def scenario_command(
+    files: list[str] = typer.Argument(..., help="scenario JSON file(s), or - for standard input"),
+    check: bool = typer.Option(False, "--check", help="compare with each file's 'expect'; exit 1 on a difference"),
+) -> None:
+    """Play one round per scenario file through the real engine and print the settlement as JSON."""
+    failed = False
+    for f in files:
+        name = "<stdin>" if f == "-" else f
+        try:
+            text = sys.stdin.read() if f == "-" else Path(f).read_text()
+        except OSError as err:
+            typer.echo(f"error: {name}: cannot read: {err.strerror}", err=True)
+            raise typer.Exit(2) from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            typer.echo(f"error: {name}: not valid JSON: {err.msg} at line {err.lineno} column {err.colno}", err=True)
+            raise typer.Exit(2) from None
+        try:
+            out = run_scenario(data)
+        except PontoonError as err:
+            typer.echo(f"error: {name}: {err}", err=True)
+            raise typer.Exit(2) from None
+        typer.echo(json.dumps(out, indent=2))
+        if check:
+            expect = data.get("expect") if isinstance(data, dict) else None
+            if expect is None:
+                typer.echo(f"error: {name}: --check needs an 'expect' object in the scenario", err=True)
+                raise typer.Exit(2)
+            diffs = compare(expect, out)
+            if diffs:
+                failed = True
+                typer.echo(f"FAIL {name}:", err=True)
+                for d in diffs:
+                    typer.echo(f"  {d}", err=True)
+            else:
+                typer.echo(f"ok {name}", err=True)
+    if failed:
+        raise typer.Exit(1)
