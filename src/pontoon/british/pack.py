@@ -1,0 +1,66 @@
+"""The British pack: dealt from the top, used cards added to the bottom (003 The New Deal).
+
+Unlike a casino shoe, the British pack is not reshuffled between deals unless there was a
+Pontoon: "the dealer adds all the used cards to the bottom of the pack and without shuffling
+deals a new hand". A busted hand's cards go to the bottom at once (003 "adds your cards to the
+bottom of the pack"). A stacked pack (scenario files) deals exactly the cards it was given; cards
+put to its bottom are kept aside and never dealt, so running out voids the round (rulings 2).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from pontoon.cards import Card
+from pontoon.errors import ShoeExhausted
+from pontoon.shoe import RngLike, Shoe
+
+
+class BritishPack:
+    __slots__ = ("_cards", "stacked", "discards", "packs")
+
+    def __init__(self, cards: Iterable[Card], *, stacked: bool = False, packs: int = 1) -> None:
+        self._cards: deque[Card] = deque(cards)
+        self.stacked = stacked
+        self.discards: list[Card] = []  # stacked packs only: cards put to the bottom
+        self.packs = packs
+
+    @classmethod
+    def shuffled(cls, packs: int, rng: RngLike) -> BritishPack:
+        """``packs`` 52-card packs shuffled (and so cut) with the injected RNG (003 "shuffled and cut")."""
+        shoe = Shoe.shuffled(packs, rng, pack="standard52", penetration=1.0)
+        return cls(shoe.remaining_cards(), packs=packs)
+
+    @classmethod
+    def stacked_from(cls, cards: str | Iterable[str]) -> BritishPack:
+        """Exactly these cards, top first (``"9S 8H 7C"``)."""
+        shoe = Shoe.stacked_from(cards, pack="standard52")
+        return cls(shoe.remaining_cards(), stacked=True)
+
+    def draw(self) -> Card:
+        if not self._cards:
+            raise ShoeExhausted("the pack has no card left to deal")
+        return self._cards.popleft()
+
+    def to_bottom(self, cards: Iterable[Card]) -> None:
+        """003: used cards are added to the bottom of the pack, in the order given."""
+        if self.stacked:
+            self.discards.extend(cards)
+        else:
+            self._cards.extend(cards)
+
+    def reshuffle(self, extra: Iterable[Card], rng: RngLike) -> None:
+        """003 "If there was a Pontoon, the cards are shuffled and cut before the next deal"."""
+        from pontoon.shoe import make_rng
+
+        everything = list(self._cards) + list(extra)
+        order = make_rng(rng).permutation(len(everything))
+        self._cards = deque(everything[i] for i in order)
+
+    def cards(self) -> list[Card]:
+        """The cards in the pack, top first (never part of any seat's view)."""
+        return list(self._cards)
+
+    def __len__(self) -> int:
+        return len(self._cards)

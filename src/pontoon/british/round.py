@@ -1,0 +1,765 @@
+"""One British Pontoon round (003): the phase machine, legal actions, events and money.
+
+The round deals by itself (the chores of 003 The Deal) and stops whenever a seat must decide.
+``to_act()`` names that seat, ``legal_actions()`` lists what it may do, and every action is a triad
+``verify_x`` (raises IllegalAction naming what is accepted), ``can_x`` (bool) and ``x`` (acts and
+returns the frozen Event it logged). A refused action leaves the round unchanged.
+
+Phases: ``stake`` -> (``double``: banker_may_double) -> (``shoot``: Shoot Pontoon) -> second card ->
+``play`` (with ``split_shoot`` windows in Shoot Pontoon) -> ``banker`` -> ``settled``; or ``void``
+when the pack runs out (rulings 2).
+
+Money: every movement is a Ledger transfer between the players' accounts, the banker's account,
+the layout (stakes on the table) and, in Shoot Pontoon, the ``kitty`` account (the banker's money).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from pontoon.british import ranking
+from pontoon.british.pack import BritishPack
+from pontoon.cards import Card
+from pontoon.errors import BetError, IllegalAction, ShoeExhausted
+from pontoon.events import Event, EventLog
+from pontoon.hands import hard_total
+from pontoon.money import fmt, to_money
+from pontoon.rules.british import BritishRules
+from pontoon.settlement import LAYOUT, Ledger
+
+KITTY = "kitty"
+ZERO = Decimal(0)
+PHASES = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
+
+
+@dataclass(frozen=True, slots=True)
+class LegalAction:
+    """One thing the seat to act may do; ``low``/``high`` bound its amount when it takes one."""
+
+    seat: str
+    verb: str
+    low: Decimal | None = None
+    high: Decimal | None = None
+
+    def __str__(self) -> str:
+        if self.low is None:
+            return self.verb
+        return f"{self.verb} {fmt(self.low)}..{fmt(self.high or self.low)}"
+
+
+@dataclass
+class BritishHand:
+    """A player's hand: cards with their face-up flags, stake, shoot bet and state."""
+
+    owner: str
+    cards: list[Card]
+    up: list[bool]
+    stake: Decimal = ZERO
+    initial: Decimal = ZERO
+    last_buy: Decimal | None = None
+    twisted: bool = False
+    split: bool = False
+    shoot: Decimal = ZERO
+    shoot_open: bool = False  # shoot bet still on the layout
+    shot_fourth: bool = False  # 003 Shoot "The fourth card": used
+    must_draw: bool = False  # shot before the fourth card: the card must now be taken
+    status: str = "waiting"  # waiting, playing, stuck, bust, pontoon, five
+    burned: list[Card] = field(default_factory=list)
+    returned: bool = False  # cards already back in the pack (bust)
+    result: str = ""  # win / lose once settled
+    outcome: str = ""  # pontoon, royal pontoon, five card trick, bust, or the total
+
+    @property
+    def live(self) -> bool:
+        return self.status != "bust"
+
+
+class BritishRound:
+    """One round at a British table; players are listed from the banker's left."""
+
+    def __init__(
+        self,
+        rules: BritishRules,
+        players: Sequence[str],
+        banker: str,
+        pack: BritishPack,
+        *,
+        kitty: Decimal | int = ZERO,
+        log: EventLog | None = None,
+    ) -> None:
+        if not players:
+            raise IllegalAction("a British round needs at least one player besides the banker (003: two or more)")
+        if len(set(players)) != len(players) or banker in players:
+            raise IllegalAction(f"seat names must be distinct: players {list(players)}, banker {banker!r}")
+        if rules.shoot and to_money(kitty, "kitty") <= 0:
+            raise BetError("Shoot Pontoon needs a kitty above 0 before the deal (003 Shoot Pontoon)")
+        self.rules = rules
+        self.players: list[str] = list(players)
+        self.banker = banker
+        self.pack = pack
+        self.ledger = Ledger()
+        self.log = log if log is not None else EventLog()
+        self.kitty_start = to_money(kitty, "kitty")
+        self.phase = "stake"
+        self.idx = 0  # seat index in the stake and shoot phases
+        self.hands: list[BritishHand] = []
+        self.cur = -1  # hand to act in the play phase
+        self.pending_split = -1  # new hand waiting for its shoot window
+        self.banker_cards: list[Card] = []
+        self.banker_up = False
+        self.banker_looked = False
+        self.banker_pontoon = False
+        self.banker_outcome = ""
+        self.mult = Decimal(1)  # 003 variation: the banker doubles the bets
+        self.exposed_all = False
+        self.void_reason: str | None = None
+        self.next_banker = banker
+        self.log.add("round_start", "003 The Deal", players=list(players), banker=banker, kitty=fmt(self.kitty_start))
+        try:
+            # 003 The Deal: "one card face down to each player, starting with the player to dealer's
+            # left ... and ending with the dealer"
+            for p in self.players:
+                h = BritishHand(owner=p, cards=[], up=[])
+                self.hands.append(h)
+                self._deal(h, up=False)
+            self.banker_cards.append(self._draw())
+            self.log.add("deal_first", "003 The Deal")
+        except ShoeExhausted:
+            self._void("insufficient cards")
+
+    # ---------------------------------------------------------------------------------------
+    # queries
+    def to_act(self) -> str | None:
+        """The seat that must decide now, or None when the round is over."""
+        if self.phase in ("stake", "shoot"):
+            return self.players[self.idx]
+        if self.phase in ("double", "banker"):
+            return self.banker
+        if self.phase == "play":
+            return self.hands[self.cur].owner
+        if self.phase == "split_shoot":
+            return self.hands[self.pending_split].owner
+        return None
+
+    @property
+    def over(self) -> bool:
+        return self.phase in ("settled", "void")
+
+    def current_hand(self) -> BritishHand | None:
+        if self.phase == "play":
+            return self.hands[self.cur]
+        if self.phase == "split_shoot":
+            return self.hands[self.pending_split]
+        return None
+
+    def hand_number(self, h: BritishHand) -> int:
+        """1-based number of ``h`` among its owner's hands."""
+        return [x for x in self.hands if x.owner == h.owner].index(h) + 1
+
+    def kitty(self) -> Decimal:
+        """What is in the kitty now (bets on the layout not included)."""
+        return self.kitty_start + self.ledger.balances[KITTY]
+
+    def shoot_outstanding(self) -> Decimal:
+        return sum((h.shoot for h in self.hands if h.shoot_open), ZERO)
+
+    def shoot_capacity(self) -> Decimal:
+        """003 Shoot: "the total of all the shoot bets is not more than what is in the kitty"."""
+        return max(ZERO, self.kitty() - self.shoot_outstanding())
+
+    def _where(self) -> str:
+        who = self.to_act()
+        if who is None:
+            return f"the round is over ({self.phase})"
+        h = self.current_hand()
+        if h is not None:
+            return f"{who} is to act on hand {self.hand_number(h)} ({self.phase})"
+        return f"{who} is to act ({self.phase})"
+
+    def legal_actions(self) -> list[LegalAction]:
+        """Everything the seat to act may do now (empty when the round is over)."""
+        who = self.to_act()
+        if who is None:
+            return []
+        r = self.rules
+        out: list[LegalAction] = []
+        if self.phase == "stake":
+            out.append(LegalAction(who, "stake", r.stake_min, r.stake_max))  # 003 initial bets
+        elif self.phase == "double":
+            out += [LegalAction(who, "double"), LegalAction(who, "pass")]  # 003 variation: banker doubles
+        elif self.phase in ("shoot", "split_shoot"):
+            cap = self.shoot_capacity()
+            if cap >= r.shoot_min:
+                out.append(LegalAction(who, "shoot", r.shoot_min, cap))
+            out.append(LegalAction(who, "pass"))  # 003 Shoot "You are never forced to make a shoot bet"
+        elif self.phase == "play":
+            h = self.hands[self.cur]
+            out += self._hand_actions(h)
+        elif self.phase == "banker":
+            cards = self.banker_cards
+            if hard_total(cards) < 21 and len(cards) < 5:
+                out.append(LegalAction(who, "twist"))  # 003 Banker's Turn: adds cards face up
+            out.append(LegalAction(who, "stick"))  # 003 "when satisfied with the hand the banker can stay"
+        return out
+
+    def _hand_actions(self, h: BritishHand) -> list[LegalAction]:
+        r = self.rules
+        who = h.owner
+        n = len(h.cards)
+        hard = hard_total(h.cards)
+        best = ranking.best(h.cards)
+        out: list[LegalAction] = []
+        can_draw = hard < 21 and n < 5  # 003 "If the total value of your cards is less than 21"
+        if can_draw:
+            # 003 Buy: "once you have asked for a card to be twisted you can no longer buy cards"
+            buy_ok = not h.twisted
+            # 003 variation: "4 cards totaling 11 or less ... you cannot buy a fifth card, only twist one"
+            if r.no_buy_fifth_at_11_or_less and n == 4 and hard <= 11:
+                buy_ok = False
+            if buy_ok:
+                if h.last_buy is None:  # 003 Buy: "at least equal to and not more than twice your initial stake"
+                    out.append(LegalAction(who, "buy", h.initial, h.initial * 2))
+                else:  # 003 Buy: "between your initial stake and the amount you added previously"
+                    out.append(LegalAction(who, "buy", h.initial, h.last_buy))
+            out.append(LegalAction(who, "twist"))  # 003 Twist
+        # 003 Stick: "at least 15 and not more than 21"; variation 16
+        if r.stick_minimum <= best <= 21 and not h.must_draw:
+            out.append(LegalAction(who, "stick"))
+        if n == 2 and not h.must_draw:
+            a, b = h.cards
+            owned = sum(1 for x in self.hands if x.owner == who)
+            # 003 Split: "equal in rank"; "three or even (theoretically) four"; variation: only aces
+            if a.rank == b.rank and owned < r.max_split_hands and (not r.split_only_aces or a.is_ace):
+                out.append(LegalAction(who, "split"))
+            if ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
+                out.append(LegalAction(who, "burn"))
+        # 003 Shoot "The fourth card": a shoot bet before the fourth card of a three card hand below 21
+        if r.shoot and n == 3 and hard < 21 and not h.shot_fourth:
+            cap = self.shoot_capacity()
+            if cap >= r.shoot_min:
+                out.append(LegalAction(who, "shoot", r.shoot_min, cap))
+        return out
+
+    # ---------------------------------------------------------------------------------------
+    # the generic checked path
+    def verify(self, seat: str, verb: str, amount: object = None) -> Decimal | None:
+        """Raise IllegalAction (or BetError for a bad amount) unless ``seat`` may ``verb`` now;
+        returns the parsed amount for verbs that take one."""
+        who = self.to_act()
+        if who is None:
+            raise IllegalAction(f"{seat} {verb}: no action is legal, the round is over ({self.phase})")
+        legal = {a.verb: a for a in self.legal_actions()}
+        names = ", ".join(str(a) for a in legal.values())
+        if seat != who:
+            raise IllegalAction(f"{seat} {verb}: not {seat}'s turn; {self._where()}; legal actions for {who}: {names}")
+        if verb not in legal:
+            raise IllegalAction(f"{seat} {verb} is not legal now; {self._where()}; legal actions: {names}")
+        la = legal[verb]
+        if la.low is None:
+            if amount is not None:
+                raise IllegalAction(f"{seat} {verb} takes no amount; legal actions: {names}")
+            return None
+        if amount is None:
+            raise BetError(f"{seat} {verb} needs an amount from {fmt(la.low)} to {fmt(la.high or la.low)}")
+        amt = to_money(amount, f"{verb} amount")
+        assert la.high is not None
+        if not la.low <= amt <= la.high:
+            raise BetError(
+                f"{seat} {verb} {fmt(amt)} is out of range: accepted {fmt(la.low)} to {fmt(la.high)} ({self._where()})"
+            )
+        return amt
+
+    def can(self, seat: str, verb: str, amount: object = None) -> bool:
+        try:
+            self.verify(seat, verb, amount)
+        except IllegalAction:
+            return False
+        return True
+
+    def act(self, seat: str, verb: str, amount: object = None) -> Event:
+        """Do ``verb`` for ``seat`` (checked); returns the logged event."""
+        amt = self.verify(seat, verb, amount)
+        handler = getattr(self, "_do_" + verb)
+        try:
+            ev: Event = handler(seat, amt) if amt is not None else handler(seat)
+        except ShoeExhausted:
+            ev = self._void("insufficient cards")
+        return ev
+
+    # the named triads (thin wrappers over the generic path) ---------------------------------
+    def verify_stake(self, seat: str, amount: object) -> None:
+        self.verify(seat, "stake", amount)
+
+    def can_stake(self, seat: str, amount: object) -> bool:
+        return self.can(seat, "stake", amount)
+
+    def stake(self, seat: str, amount: object) -> Event:
+        return self.act(seat, "stake", amount)
+
+    def verify_double(self, seat: str) -> None:
+        self.verify(seat, "double")
+
+    def can_double(self, seat: str) -> bool:
+        return self.can(seat, "double")
+
+    def double(self, seat: str) -> Event:
+        return self.act(seat, "double")
+
+    def verify_pass(self, seat: str) -> None:
+        self.verify(seat, "pass")
+
+    def can_pass(self, seat: str) -> bool:
+        return self.can(seat, "pass")
+
+    def pass_(self, seat: str) -> Event:
+        return self.act(seat, "pass")
+
+    def verify_shoot(self, seat: str, amount: object) -> None:
+        self.verify(seat, "shoot", amount)
+
+    def can_shoot(self, seat: str, amount: object) -> bool:
+        return self.can(seat, "shoot", amount)
+
+    def shoot(self, seat: str, amount: object) -> Event:
+        return self.act(seat, "shoot", amount)
+
+    def verify_buy(self, seat: str, amount: object) -> None:
+        self.verify(seat, "buy", amount)
+
+    def can_buy(self, seat: str, amount: object) -> bool:
+        return self.can(seat, "buy", amount)
+
+    def buy(self, seat: str, amount: object) -> Event:
+        return self.act(seat, "buy", amount)
+
+    def verify_twist(self, seat: str) -> None:
+        self.verify(seat, "twist")
+
+    def can_twist(self, seat: str) -> bool:
+        return self.can(seat, "twist")
+
+    def twist(self, seat: str) -> Event:
+        return self.act(seat, "twist")
+
+    def verify_stick(self, seat: str) -> None:
+        self.verify(seat, "stick")
+
+    def can_stick(self, seat: str) -> bool:
+        return self.can(seat, "stick")
+
+    def stick(self, seat: str) -> Event:
+        return self.act(seat, "stick")
+
+    def verify_split(self, seat: str) -> None:
+        self.verify(seat, "split")
+
+    def can_split(self, seat: str) -> bool:
+        return self.can(seat, "split")
+
+    def split(self, seat: str) -> Event:
+        return self.act(seat, "split")
+
+    def verify_burn(self, seat: str) -> None:
+        self.verify(seat, "burn")
+
+    def can_burn(self, seat: str) -> bool:
+        return self.can(seat, "burn")
+
+    def burn(self, seat: str) -> Event:
+        return self.act(seat, "burn")
+
+    # ---------------------------------------------------------------------------------------
+    # dealing
+    def _draw(self) -> Card:
+        return self.pack.draw()
+
+    def _deal(self, h: BritishHand, *, up: bool) -> Card:
+        c = self._draw()
+        h.cards.append(c)
+        h.up.append(up)
+        return c
+
+    # ---------------------------------------------------------------------------------------
+    # action bodies (called only after verify)
+    def _do_stake(self, seat: str, amount: Decimal) -> Event:
+        h = next(x for x in self.hands if x.owner == seat)
+        self.ledger.stake(seat, "stake", amount)  # 003 "place their initial bets in front of them"
+        h.stake = h.initial = amount
+        ev = self.log.add("stake", "003 The Deal and Initial Stakes", seat=seat, amount=fmt(amount))
+        self.idx += 1
+        if self.idx == len(self.players):
+            self.banker_looked = True  # the banker's first card was dealt face down; he now may look
+            if self.rules.banker_may_double:
+                self.phase = "double"  # 003 variation: "the banker looks at his own first card"
+            else:
+                self._open_shoot()
+        return ev
+
+    def _do_double(self, seat: str) -> Event:
+        self.mult = Decimal(2)  # 003 variation: "the final payments are doubled"
+        ev = self.log.add("banker_double", "003 variation: banker doubles the bets", seat=seat)
+        self._open_shoot()
+        return ev
+
+    def _do_pass(self, seat: str) -> Event:
+        if self.phase == "double":
+            ev = self.log.add("banker_no_double", "003 variation: banker doubles the bets", seat=seat)
+            self._open_shoot()
+        elif self.phase == "shoot":
+            ev = self.log.add("no_shoot", "003 Shoot: never forced to make a shoot bet", seat=seat)
+            self._next_shooter()
+        else:  # split_shoot
+            ev = self.log.add("no_shoot", "003 Shoot: new shoot bet on the other hand", seat=seat)
+            self._finish_split()
+        return ev
+
+    def _do_shoot(self, seat: str, amount: Decimal) -> Event:
+        if self.phase == "shoot":
+            h = next(x for x in self.hands if x.owner == seat)
+            clause = "003 Shoot: shoot bet before the second card"
+        elif self.phase == "split_shoot":
+            h = self.hands[self.pending_split]
+            clause = "003 Shoot: new shoot bet on the other hand after a split"
+        else:
+            h = self.hands[self.cur]
+            h.shot_fourth = True
+            h.must_draw = True  # the bet is placed "before receiving the card"
+            clause = "003 Shoot: The fourth card"
+        self.ledger.stake(seat, "shoot", amount, reason="shoot bet")
+        h.shoot += amount
+        h.shoot_open = True
+        ev = self.log.add("shoot", clause, seat=seat, hand=self.hand_number(h), amount=fmt(amount))
+        if self.phase == "shoot":
+            self._next_shooter()
+        elif self.phase == "split_shoot":
+            self._finish_split()
+        return ev
+
+    def _do_buy(self, seat: str, amount: Decimal) -> Event:
+        h = self.hands[self.cur]
+        self.ledger.stake(seat, "stake", amount, reason="buy")  # 003 Buy: "increase your stake"
+        h.stake += amount
+        h.last_buy = amount
+        h.must_draw = False
+        self._deal(h, up=False)  # 003 Buy: "deals you another card face down"
+        ev = self.log.add("buy", "003 Buy a card", seat=seat, hand=self.hand_number(h), amount=fmt(amount),
+                          card=str(h.cards[-1]))
+        self._after_card(h)
+        return ev
+
+    def _do_twist(self, seat: str) -> Event:
+        if self.phase == "banker":
+            c = self._draw()
+            self.banker_cards.append(c)  # 003 Banker's Turn: "dealing them face up one at a time"
+            ev = self.log.add("banker_twist", "003 The Banker's Turn", seat=seat, card=str(c))
+            if ranking.is_bust(self.banker_cards):
+                self._settle("bust")  # 003 "The dealer goes bust"
+            elif len(self.banker_cards) == 5:
+                self._settle("five")  # 003 "The dealer makes a Five Card Trick"
+            return ev
+        h = self.hands[self.cur]
+        h.twisted = True
+        h.must_draw = False
+        self._deal(h, up=True)  # 003 Twist: "deals you one card face up"
+        ev = self.log.add("twist", "003 Twist", seat=seat, hand=self.hand_number(h), card=str(h.cards[-1]))
+        self._after_card(h)
+        return ev
+
+    def _do_stick(self, seat: str) -> Event:
+        if self.phase == "banker":
+            ev = self.log.add("banker_stick", "003 The Banker's Turn: stay", seat=seat)
+            self._settle("stay")
+            return ev
+        h = self.hands[self.cur]
+        h.status = "stuck"
+        ev = self.log.add("stick", "003 Stick", seat=seat, hand=self.hand_number(h))
+        self._next_hand()
+        return ev
+
+    def _do_split(self, seat: str) -> Event:
+        h = self.hands[self.cur]
+        c1, c2 = h.cards
+        # 003 Split: "putting them face up on the table and placing another bet equal to your initial bet"
+        self.ledger.stake(seat, "stake", h.initial, reason="split")
+        new = BritishHand(owner=seat, cards=[c2], up=[True], stake=h.initial, initial=h.initial, split=True)
+        h.cards, h.up, h.split = [c1], [True], True
+        self.hands.insert(self.cur + 1, new)
+        ev = self.log.add("split", "003 Split your cards", seat=seat, hand=self.hand_number(h), cards=[str(c1), str(c2)])
+        self.pending_split = self.cur + 1
+        # 003 Shoot: "the player has the option to place a new shoot bet ... on the other hand"
+        if self.rules.shoot and self.shoot_capacity() >= self.rules.shoot_min:
+            self.phase = "split_shoot"
+        else:
+            self._finish_split()
+        return ev
+
+    def _finish_split(self) -> None:
+        self.phase = "play"
+        # 003 Split: "The banker immediately deals another card face down to each of your hands"
+        a, b = self.hands[self.cur], self.hands[self.pending_split]
+        self.pending_split = -1
+        self._deal(a, up=False)
+        self._deal(b, up=False)
+        self.log.add("split_deal", "003 Split your cards", seat=a.owner)
+
+    def _do_burn(self, seat: str) -> Event:
+        h = self.hands[self.cur]
+        old = list(h.cards)
+        # 003 variation: "These two cards are shown and discarded, and two new cards dealt"
+        h.burned.extend(old)
+        h.cards, h.up = [], []
+        self.pack.to_bottom(old)
+        self._deal(h, up=False)
+        self._deal(h, up=False)
+        ev = self.log.add("burn", "003 variation: burn a hard 13 (14)", seat=seat, hand=self.hand_number(h),
+                          burned=[str(c) for c in old])
+        if not h.split and ranking.is_pontoon(h.cards, self.rules):
+            self._declare(h)
+            self._next_hand()
+        return ev
+
+    # ---------------------------------------------------------------------------------------
+    # flow
+    def _open_shoot(self) -> None:
+        if self.rules.shoot:
+            self.phase = "shoot"  # 003 Shoot: "they each have a turn to make a shoot bet"
+            self.idx = -1
+            self._next_shooter()
+        else:
+            self._second_cards()
+
+    def _next_shooter(self) -> None:
+        self.idx += 1
+        if self.idx >= len(self.players) or self.shoot_capacity() < self.rules.shoot_min:
+            self._second_cards()
+
+    def _second_cards(self) -> None:
+        # 003: "The dealer now deals a second card face down to each player"
+        self.phase = "play"
+        for h in self.hands:
+            self._deal(h, up=False)
+        self.banker_cards.append(self._draw())
+        self.log.add("deal_second", "003 The Deal and Initial Stakes")
+        if ranking.is_pontoon(self.banker_cards, self.rules):
+            # 003: "If the banker has a Pontoon this is immediately exposed"
+            self.banker_pontoon = True
+            self.banker_up = True
+            self.log.add("banker_pontoon", "003 The Deal: banker's Pontoon", cards=[str(c) for c in self.banker_cards])
+            self._settle("pontoon")
+            return
+        self.cur = -1
+        self._next_hand()
+
+    def _declare(self, h: BritishHand) -> None:
+        # 003 Declare a Pontoon: "the ten point card face down and the ace face up on top of it"
+        h.status = "pontoon"
+        ace = next(i for i, c in enumerate(h.cards) if c.is_ace)
+        h.up[ace] = True
+        self.log.add("pontoon", "003 Declare a Pontoon", seat=h.owner, hand=self.hand_number(h))
+
+    def _next_hand(self) -> None:
+        self.phase = "play"
+        while True:
+            self.cur += 1
+            if self.cur >= len(self.hands):
+                self._banker_turn()
+                return
+            h = self.hands[self.cur]
+            if h.status != "waiting":
+                continue
+            if not h.split and ranking.is_pontoon(h.cards, self.rules):
+                self._declare(h)  # scenario-format: "A Pontoon is declared automatically"
+                continue
+            h.status = "playing"
+            return
+
+    def _after_card(self, h: BritishHand) -> None:
+        if ranking.is_bust(h.cards):
+            self._bust(h)
+            self._next_hand()
+        elif len(h.cards) == 5:
+            # 003: "When your hand reaches five cards without going over 21 ... not allowed any more cards"
+            h.status = "five"
+            self.log.add("five_card_trick", "003 Five Card Trick", seat=h.owner, hand=self.hand_number(h))
+            self._next_hand()
+
+    def _bust(self, h: BritishHand) -> None:
+        # 003: "throw in your hand face up, and the banker takes your stake and adds your cards to the
+        # bottom of the pack"
+        h.status = "bust"
+        h.up = [True] * len(h.cards)
+        h.result, h.outcome = "lose", "bust"
+        self._collect(h, self.mult, "bust")  # 003 variation: doubled bets lose double
+        if h.shoot_open:
+            # 003 Shoot "Going bust": "that hand's shoot bet ... is immediately added to the kitty"
+            self.ledger.move(LAYOUT, KITTY, h.shoot, kind="shoot", player=h.owner, reason="bust")
+            h.shoot_open = False
+        self.pack.to_bottom(h.cards)
+        h.returned = True
+        self.log.add("bust", "003 Going bust", seat=h.owner, hand=self.hand_number(h), cards=[str(c) for c in h.cards])
+
+    def _banker_turn(self) -> None:
+        if not any(h.live for h in self.hands):
+            # every hand has gone bust and been paid: nothing is left for the banker to play for
+            self._settle("unplayed")
+            return
+        self.phase = "banker"
+        self.banker_up = True  # 003: "the banker's two cards are turned face up"
+        self.log.add("banker_turn", "003 The Banker's Turn", cards=[str(c) for c in self.banker_cards])
+
+    # ---------------------------------------------------------------------------------------
+    # money
+    def _pay(self, h: BritishHand, times: Decimal, reason: str) -> None:
+        self.ledger.give_back(h.owner, "stake", h.stake, "stake returned")
+        self.ledger.pay(h.owner, "stake", h.stake * times, reason, source=self.banker)
+        h.result = "win"
+
+    def _collect(self, h: BritishHand, times: Decimal, reason: str) -> None:
+        self.ledger.move(LAYOUT, self.banker, h.stake, kind="stake", player=h.owner, reason=reason)
+        if times > 1:
+            self.ledger.move(h.owner, self.banker, h.stake * (times - 1), kind="stake", player=h.owner, reason=reason)
+        h.result = "lose"
+
+    def _settle_shoot(self, h: BritishHand, won: bool) -> None:
+        if not h.shoot_open:
+            return
+        h.shoot_open = False
+        if won:  # 003 Shoot: "paid an amount equal to their shoot bets out of the kitty"
+            self.ledger.give_back(h.owner, "shoot", h.shoot, "shoot bet returned")
+            self.ledger.pay(h.owner, "shoot", h.shoot, "shoot won", source=KITTY)
+        else:  # 003 Shoot: "have their shoot bets added to the kitty"
+            self.ledger.move(LAYOUT, KITTY, h.shoot, kind="shoot", player=h.owner, reason="shoot lost")
+
+    def _settle(self, how: str) -> None:
+        r = self.rules
+        banker_best = ranking.best(self.banker_cards)
+        self.banker_outcome = {
+            "pontoon": "pontoon",
+            "bust": "bust",
+            "five": "five card trick",
+        }.get(how, str(banker_best))
+        bgrade = ranking.pontoon_grade(self.banker_cards, r) if how == "pontoon" else (0, 0)
+        for h in self.hands:
+            if not h.live:
+                continue
+            royal = ranking.is_royal_pontoon(h.cards, r)
+            pontoon = h.status == "pontoon"
+            five = h.status == "five"
+            h.outcome = ranking.describe(h.cards, r, split=h.split)
+            if how == "pontoon":
+                # 003: the banker's Pontoon "collects double the amount staked from each of the players";
+                # variations: natural / ace-picture Pontoons beat lesser Pontoons (ties to the banker)
+                if ranking.is_pontoon(h.cards, r, split=h.split) and ranking.pontoon_grade(h.cards, r) > bgrade:
+                    self._pay(h, r.pontoon_pays, "pontoon beats banker's pontoon")
+                    self._settle_shoot(h, True)
+                else:
+                    self._collect(h, r.banker_pontoon_collects, "banker's pontoon")
+                    # 003 Shoot: "If the dealer has a Pontoon, all the shoot bets are added to the pot"
+                    self._settle_shoot(h, False)
+                continue
+            if royal:
+                # 003 variation: Royal Pontoon "beats everything and is paid treble"
+                self._pay(h, r.royal_pontoon_pays, "royal pontoon")
+            elif how == "five":
+                # 003 "The dealer makes a Five Card Trick": pays Pontoons only, double; everyone else loses
+                # double (the banker's doubling does not affect it)
+                if pontoon:
+                    self._pay(h, r.pontoon_pays, "pontoon beats banker's five card trick")
+                else:
+                    self._collect(h, r.five_card_trick_pays, "banker's five card trick")
+            elif pontoon:
+                self._pay(h, r.pontoon_pays, "pontoon")  # 003 "Pontoons and Five Card Tricks are paid double"
+            elif five:
+                self._pay(h, r.five_card_trick_pays, "five card trick")
+            elif how in ("bust", "unplayed"):
+                self._pay(h, self.mult, "banker bust")  # 003 "The dealer goes bust"
+            elif ranking.best(h.cards) > banker_best:
+                # 003 "pays ... any player who has a higher value hand than the dealer"
+                self._pay(h, self.mult, f"beats banker's {banker_best}")
+            else:
+                # 003 "collects from those who have equal or less" (ties to the banker)
+                self._collect(h, self.mult, f"banker's {banker_best}")
+            self._settle_shoot(h, h.result == "win")
+        if how == "stay":
+            # 003: "Everyone then exposes their cards"
+            self.exposed_all = True
+            for h in self.hands:
+                h.up = [True] * len(h.cards)
+        self.phase = "settled"
+        # 003 The New Deal: the bank passes to the unsplit Pontoon nearest the dealer's left
+        if not self.banker_pontoon:
+            for p in self.players:
+                if any(h.owner == p and h.status == "pontoon" and not h.split for h in self.hands):
+                    self.next_banker = p
+                    break
+        assert self.ledger.on_layout() == 0
+        self.log.add("settled", "003 The Banker's Turn: outcomes", banker_outcome=self.banker_outcome,
+                     next_banker=self.next_banker, net=self.net_json())
+
+    def _void(self, reason: str) -> Event:
+        # rulings 2: running out of cards voids the round; every wager returned
+        for t in reversed(list(self.ledger.transfers)):
+            self.ledger.move(t.dest, t.source, t.amount, kind=t.kind, player=t.player, reason="returned (void)")
+        for h in self.hands:
+            h.shoot_open = False
+            h.result = "void"
+        self.phase = "void"
+        self.void_reason = reason
+        self.next_banker = self.banker
+        return self.log.add("void", "rulings 2", reason=reason)
+
+    # ---------------------------------------------------------------------------------------
+    # results
+    @property
+    def had_pontoon(self) -> bool:
+        """003 The New Deal: "If there was a Pontoon, the cards are shuffled"."""
+        if self.phase != "settled":
+            return False
+        return self.banker_pontoon or any(h.status == "pontoon" for h in self.hands)
+
+    def owner_of(self, account: str) -> str | None:
+        """The seat an account belongs to: the kitty is the banker's money (scenario-format)."""
+        if account == KITTY:
+            return self.banker
+        if account == LAYOUT:
+            return None
+        return account
+
+    def net(self) -> dict[str, dict[str, Decimal]]:
+        """Each seat's net result per kind (``stake``, ``shoot``) and ``total``; the banker included."""
+        kinds = ["stake", "shoot"] if self.rules.shoot else ["stake"]
+        out: dict[str, dict[str, Decimal]] = {s: {k: ZERO for k in kinds} for s in [*self.players, self.banker]}
+        for t in self.ledger.transfers:
+            for acct, sign in ((t.source, -1), (t.dest, 1)):
+                who = self.owner_of(acct)
+                if who is None:
+                    continue
+                d = out.setdefault(who, {k: ZERO for k in kinds})
+                d[t.kind] = d.get(t.kind, ZERO) + sign * t.amount
+        for d in out.values():
+            d["total"] = sum((v for k, v in d.items() if k != "total"), ZERO)
+        return out
+
+    def net_json(self) -> dict[str, dict[str, str]]:
+        return {s: {k: fmt(v) for k, v in d.items()} for s, d in self.net().items()}
+
+    def in_play_cards(self) -> list[Card]:
+        """Cards on the table that are not back in the pack: players' hands (seat order) then the banker's."""
+        out: list[Card] = []
+        for h in self.hands:
+            if not h.returned:
+                out.extend(h.cards)
+        out.extend(self.banker_cards)
+        return out
+
+    def initial_stakes(self) -> Decimal:
+        """The players' initial stakes, split stakes included (the units the banker's edge is measured in)."""
+        return sum((h.initial for h in self.hands), ZERO)
+
+    def view(self, seat: str) -> dict[str, Any]:
+        from pontoon.british.view import round_view
+
+        return round_view(self, seat)
