@@ -88,6 +88,7 @@ class CasinoRound:
         self.first_dealt = shoe.dealt
         self._peek_pending = False
         self._natural_pending: list[Hand] = []
+        self.foreign_cards: list[Card] = []  # drawn but not part of the pack: they void the round
         if jackpot is None:
             gen = make_rng(rng)
             probs = rules.pandemonium_probabilities()
@@ -241,6 +242,7 @@ class CasinoRound:
         except ShoeExhausted:
             raise _Void("insufficient cards") from None  # rul 2, 004 5.5.3
         if not in_pack(card, self.rules.pack):
+            self.foreign_cards.append(card)
             raise _Void(f"foreign card {card}")  # rul 1, 000 5.1, 002 5.1.1, 004 5.5.1
         return card
 
@@ -510,11 +512,18 @@ class CasinoRound:
         return out
 
     def can(self, action: Action) -> bool:
-        try:
-            self.verify(action)
-            return True
-        except IllegalAction:
-            return False
+        return not self._why_illegal(action)
+
+    def _why_illegal(self, action: Action) -> str:
+        if self.phase is Phase.OVER:
+            return "the round is over"
+        if self.phase is Phase.BETTING:
+            return "bets are still open (close_bets first)"
+        check = getattr(self, f"_check_{action.verb}", None)
+        if check is None:
+            return f"unknown verb {action.verb!r}"
+        why: str = check(action)
+        return why
 
     def _illegal(self, action: Action, why: str) -> IllegalAction:
         where = "no hand is to act" if self.to_act is None else "box {} hand {} is to act".format(*self.to_act)
@@ -523,16 +532,10 @@ class CasinoRound:
 
     def verify(self, action: Action) -> None:
         """Raise IllegalAction (naming the action, who is to act and what is legal) unless legal now."""
-        if self.phase is Phase.OVER:
-            raise IllegalAction(f"illegal action '{action}': the round is over")
-        if self.phase is Phase.BETTING:
-            raise IllegalAction(f"illegal action '{action}': bets are still open (close_bets first)")
-        v = action.verb
-        check = getattr(self, f"_check_{v}", None)
-        if check is None:
-            raise self._illegal(action, f"unknown verb {v!r}")
-        why = check(action)
+        why = self._why_illegal(action)
         if why:
+            if self.phase in (Phase.OVER, Phase.BETTING):
+                raise IllegalAction(f"illegal action '{action}': {why}")
             raise self._illegal(action, why)
 
     def act(self, action: Action | str | dict[str, Any]) -> None:
@@ -1123,7 +1126,7 @@ class CasinoRound:
 
     def cards_in_play(self) -> list[Card]:
         """Every card dealt this round (dealer and hands), for accounting checks."""
-        return list(self.dealer) + [c for h in self.all_hands() for c in h.cards]
+        return list(self.dealer) + [c for h in self.all_hands() for c in h.cards] + self.foreign_cards
 
 
 class _Stop(Exception):
