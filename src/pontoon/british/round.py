@@ -70,6 +70,7 @@ class BritishHand:
     burned: list[Card] = field(default_factory=list)
     returned: bool = False  # cards already back in the pack (bust)
     result: str = ""  # win / lose once settled
+    net: Decimal = ZERO  # the owner's net on this hand's stake (shoot bet not included)
     outcome: str = ""  # pontoon, royal pontoon, five card trick, bust, or the total
 
     @property
@@ -615,13 +616,13 @@ class BritishRound:
     def _pay(self, h: BritishHand, times: Decimal, reason: str) -> None:
         self.ledger.give_back(h.owner, "stake", h.stake, "stake returned")
         self.ledger.pay(h.owner, "stake", h.stake * times, reason, source=self.banker)
-        h.result = "win"
+        h.result, h.net = "win", h.stake * times
 
     def _collect(self, h: BritishHand, times: Decimal, reason: str) -> None:
         self.ledger.move(LAYOUT, self.banker, h.stake, kind="stake", player=h.owner, reason=reason)
         if times > 1:
             self.ledger.move(h.owner, self.banker, h.stake * (times - 1), kind="stake", player=h.owner, reason=reason)
-        h.result = "lose"
+        h.result, h.net = "lose", -h.stake * times
 
     def _settle_shoot(self, h: BritishHand, won: bool) -> None:
         if not h.shoot_open:
@@ -705,7 +706,7 @@ class BritishRound:
             self.ledger.move(t.dest, t.source, t.amount, kind=t.kind, player=t.player, reason="returned (void)")
         for h in self.hands:
             h.shoot_open = False
-            h.result = "void"
+            h.result, h.net = "void", ZERO
         self.phase = "void"
         self.void_reason = reason
         self.next_banker = self.banker

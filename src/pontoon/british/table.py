@@ -1,0 +1,227 @@
+"""A British Pontoon table across rounds (003 The New Deal, Shoot Pontoon kitty).
+
+``BritishGame`` holds the seats (clockwise), the banker, the pack, the balances (a Ledger of every
+transfer since the table opened, so each seat's balance is its net result) and, in Shoot Pontoon,
+the kitty. Between rounds:
+- used cards go to the bottom of the pack without a shuffle, unless there was a Pontoon; then the
+  whole pack is shuffled with the injected RNG (003 The New Deal);
+- the bank passes to the player with an unsplit Pontoon nearest the banker's left when the banker
+  had none (003 The New Deal), or to a buyer at an agreed price (003 "sell the bank");
+- Shoot Pontoon: the banker may top the kitty up but not take from it; an empty kitty must be
+  replaced or the bank sold; when the bank changes hands the old banker takes back the kitty and
+  the new banker puts up a new one (003 Shoot Pontoon).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from pontoon.british.pack import BritishPack
+from pontoon.british.round import KITTY, ZERO, BritishRound
+from pontoon.errors import BetError, IllegalAction
+from pontoon.events import EventLog
+from pontoon.money import fmt, to_money
+from pontoon.rules.british import BritishRules
+from pontoon.settlement import Ledger
+from pontoon.shoe import RngLike, make_rng
+
+
+class BritishGame:
+    """Seats in clockwise order; the round's players are the seats from the banker's left."""
+
+    def __init__(
+        self,
+        rules: BritishRules,
+        seats: Sequence[str],
+        *,
+        banker: str | None = None,
+        rng: RngLike = None,
+        pack: BritishPack | None = None,
+    ) -> None:
+        if len(seats) < 2:
+            raise IllegalAction("003: Pontoon needs two or more players (the banker included)")
+        if len(set(seats)) != len(seats):
+            raise IllegalAction(f"seat names must be distinct: {list(seats)}")
+        self.rules = rules
+        self.seats = list(seats)
+        self.rng = make_rng(rng)
+        if banker is None:
+            # 003: "the first banker is chosen at random (whoever cuts the highest card)"
+            banker = self.seats[int(self.rng.integers(len(self.seats)))]
+        if banker not in self.seats:
+            raise IllegalAction(f"banker {banker!r} is not seated; seats are {', '.join(self.seats)}")
+        self.banker = banker
+        self.pack = pack if pack is not None else BritishPack.shuffled(rules.packs_for(len(self.seats)), self.rng)
+        self.ledger = Ledger()
+        self.log = EventLog()
+        self.round: BritishRound | None = None
+        self.rounds_played = 0
+        self.history: list[dict[str, Any]] = []
+
+    # ---------------------------------------------------------------------------------------
+    @property
+    def players(self) -> list[str]:
+        """The seats other than the banker, from the banker's left (003 "starting with the player to dealer's left")."""
+        i = self.seats.index(self.banker)
+        return self.seats[i + 1 :] + self.seats[:i]
+
+    @property
+    def kitty(self) -> Decimal:
+        return self.ledger.balances[KITTY]
+
+    def balance(self, seat: str) -> Decimal:
+        return self.ledger.balances[seat]
+
+    def balances(self) -> dict[str, Decimal]:
+        return {s: self.ledger.balances[s] for s in self.seats}
+
+    @property
+    def in_round(self) -> bool:
+        return self.round is not None and not self.round.over
+
+    @property
+    def needs_kitty(self) -> bool:
+        """003 Shoot: an empty kitty must be replaced (or the bank sold) before the next deal."""
+        return self.rules.shoot and self.kitty <= 0
+
+    def _between_rounds(self, what: str) -> None:
+        if self.round is not None:
+            raise IllegalAction(f"{what}: only between rounds; the current round must be finished (end_round)")
+
+    # ---------------------------------------------------------------------------------------
+    # the kitty (003 Shoot Pontoon)
+    def verify_put_kitty(self, amount: object) -> Decimal:
+        self._between_rounds("put_kitty")
+        if not self.rules.shoot:
+            raise IllegalAction("put_kitty: there is no kitty outside Shoot Pontoon")
+        if self.kitty > 0:
+            raise IllegalAction(f"put_kitty: the kitty already holds {fmt(self.kitty)}; use top_up_kitty to add to it")
+        amt = to_money(amount, "kitty")
+        # 003 Shoot: "any amount of money, between agreed minimum and maximum limits"
+        if not self.rules.kitty_min <= amt <= self.rules.kitty_max:
+            raise BetError(f"kitty {fmt(amt)} is out of range: accepted {fmt(self.rules.kitty_min)} to {fmt(self.rules.kitty_max)}")
+        return amt
+
+    def can_put_kitty(self, amount: object) -> bool:
+        try:
+            self.verify_put_kitty(amount)
+        except IllegalAction:
+            return False
+        return True
+
+    def put_kitty(self, amount: object) -> None:
+        amt = self.verify_put_kitty(amount)
+        self.ledger.move(self.banker, KITTY, amt, kind="kitty", player=self.banker, reason="new kitty")
+        self.log.add("kitty", "003 Shoot Pontoon: the dealer forms a kitty", seat=self.banker, amount=fmt(amt))
+
+    def verify_top_up_kitty(self, amount: object) -> Decimal:
+        self._between_rounds("top_up_kitty")
+        if not self.rules.shoot:
+            raise IllegalAction("top_up_kitty: there is no kitty outside Shoot Pontoon")
+        if self.kitty <= 0:
+            raise IllegalAction("top_up_kitty: the kitty is empty; put up a new kitty (put_kitty) or sell the bank")
+        amt = to_money(amount, "top-up")
+        if amt <= 0:  # 003 Shoot: "add more money to the kitty, but must not take anything out of it"
+            raise BetError(f"top-up {fmt(amt)} must be above 0: the banker may add to the kitty, never take out")
+        return amt
+
+    def can_top_up_kitty(self, amount: object) -> bool:
+        try:
+            self.verify_top_up_kitty(amount)
+        except IllegalAction:
+            return False
+        return True
+
+    def top_up_kitty(self, amount: object) -> None:
+        amt = self.verify_top_up_kitty(amount)
+        self.ledger.move(self.banker, KITTY, amt, kind="kitty", player=self.banker, reason="top-up")
+        self.log.add("kitty_top_up", "003 Shoot Pontoon: add more money to the kitty", seat=self.banker, amount=fmt(amt))
+
+    # ---------------------------------------------------------------------------------------
+    # the bank changing hands
+    def _pass_bank(self, new: str, clause: str) -> None:
+        old = self.banker
+        if self.kitty > 0:
+            # 003 Shoot: "the old dealer retrieves anything that was left in the kitty"
+            self.ledger.move(KITTY, old, self.kitty, kind="kitty", player=old, reason="kitty retrieved")
+        self.banker = new
+        self.log.add("bank_passes", clause, old=old, new=new)
+
+    def verify_sell_bank(self, buyer: str, price: object) -> Decimal:
+        self._between_rounds("sell_bank")
+        if buyer not in self.seats or buyer == self.banker:
+            raise IllegalAction(f"sell_bank: buyer {buyer!r} must be a seated player other than the banker {self.banker!r}")
+        amt = to_money(price, "price")
+        if amt < 0:
+            raise BetError(f"sell_bank: price {fmt(amt)} must not be negative")
+        return amt
+
+    def can_sell_bank(self, buyer: str, price: object) -> bool:
+        try:
+            self.verify_sell_bank(buyer, price)
+        except IllegalAction:
+            return False
+        return True
+
+    def sell_bank(self, buyer: str, price: object) -> None:
+        """003: "sell the bank to another player at a mutually agreed price"."""
+        amt = self.verify_sell_bank(buyer, price)
+        self.ledger.move(buyer, self.banker, amt, kind="sale", player=buyer, reason="bank sold")
+        self._pass_bank(buyer, "003 The New Deal: sell the bank")
+
+    # ---------------------------------------------------------------------------------------
+    # rounds
+    def new_round(self) -> BritishRound:
+        self._between_rounds("new_round")
+        if self.needs_kitty:
+            raise IllegalAction(
+                "new_round: the kitty is empty; the banker must put up a new kitty (put_kitty) "
+                "or sell the bank (sell_bank) (003 Shoot Pontoon)"
+            )
+        self.round = BritishRound(self.rules, self.players, self.banker, self.pack, kitty=self.kitty, log=self.log)
+        return self.round
+
+    def end_round(self) -> dict[str, Any]:
+        """Book the finished round, return the used cards to the pack, pass the bank if due."""
+        rnd = self.round
+        if rnd is None or not rnd.over:
+            raise IllegalAction("end_round: the round is not over yet")
+        for t in rnd.ledger.transfers:
+            self.ledger.move(t.source, t.dest, t.amount, kind=t.kind, player=t.player, reason=t.reason)
+        used = rnd.in_play_cards()
+        shuffled = rnd.had_pontoon
+        if shuffled:
+            self.pack.reshuffle(used, self.rng)  # 003 "If there was a Pontoon, the cards are shuffled and cut"
+        else:
+            self.pack.to_bottom(used)  # 003 "adds all the used cards to the bottom of the pack and without shuffling"
+        summary = {
+            "round": self.rounds_played + 1,
+            "banker": rnd.banker,
+            "status": rnd.phase,
+            "net": rnd.net(),
+            "next_banker": rnd.next_banker,
+            "shuffled": shuffled,
+        }
+        if rnd.next_banker != self.banker:
+            self._pass_bank(rnd.next_banker, "003 The New Deal: a Pontoon takes the bank")
+        self.round = None
+        self.rounds_played += 1
+        self.history.append(summary)
+        return summary
+
+    def cards_accounted(self) -> list[Any]:
+        """Every card of the table: the pack plus the cards on the table (for invariant checks)."""
+        out = self.pack.cards()
+        if self.round is not None:
+            out += self.round.in_play_cards()
+        return out
+
+    def total_money(self) -> Decimal:
+        """Seats plus kitty plus the layout: always 0 (every seat started from 0)."""
+        total = sum((self.ledger.balances[s] for s in self.seats), ZERO) + self.kitty
+        if self.round is not None:
+            rb = self.round.ledger.balances
+            total += sum((rb[s] for s in self.seats), ZERO) + rb[KITTY] + self.round.ledger.on_layout()
+        return total
