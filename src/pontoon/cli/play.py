@@ -1,10 +1,310 @@
-"""placeholder"""
+"""``pontoon play``: a terminal table. One person plays one or more boxes against the dealer.
+
+In a terminal every choice is one key. When standard input is not a terminal, each line of input
+is one answer (an empty line is Enter), so a whole shoe can be played by piping actions in; at the
+end of input the game ends cleanly (a hand still open is played out for the absent player as 004
+5.3 says: the House draws to 12 or more, then stands).
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from decimal import Decimal
+
+import click
 import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from pontoon.casino.actions import Action
+from pontoon.casino.round import CasinoRound
+from pontoon.errors import PontoonError
+from pontoon.hands import hand_total
+from pontoon.money import fmt, to_money
+from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
+from pontoon.shoe import Shoe, make_rng
+
+KEYS = {"h": "hit", "s": "stand", "d": "double", "p": "split", "r": "rescue", "u": "surrender", "i": "insure"}
+VERB_KEY = {v: k for k, v in KEYS.items()}
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-def play_command(rules: str = typer.Option("mbs", "--rules")) -> None:
-    """Not available yet."""
-    raise typer.Exit(2)
+class EndOfInput(Exception):
+    pass
+
+
+class Input:
+    """One answer at a time: a key press in a terminal, a line of text otherwise."""
+
+    def __init__(self, interactive: bool, console: Console) -> None:
+        self.interactive = interactive
+        self.console = console
+        self._lines: Iterator[str] = iter(sys.stdin)
+
+    def ask(self, prompt: str) -> str:
+        self.console.print(prompt, end=" ")
+        if self.interactive:
+            ch = click.getchar()
+            self.console.print(ch if ch.isprintable() else "")
+            return "" if ch in ("\r", "\n") else ch.strip().lower()
+        try:
+            line = next(self._lines)
+        except StopIteration:
+            self.console.print()
+            raise EndOfInput() from None
+        ans = line.strip().lower()
+        self.console.print(ans)
+        return ans
+
+
+def card_text(c: object) -> Text:
+    s = str(c)
+    colour = "red" if s[1] in "HD" else "white"
+    return Text(f"{s[0]}{SUIT_SYMBOL[s[1]]}", style=f"bold {colour}")
+
+
+def hand_line(cards: list, aces_fixed: int = 0) -> Text:
+    t = Text()
+    for c in cards:
+        t.append_text(card_text(c))
+        t.append(" ")
+    if cards:
+        total, soft = hand_total(cards, aces_fixed)
+        t.append(f"({'soft ' if soft else ''}{total})", style="dim")
+    return t
+
+
+def draw_table(console: Console, rnd: CasinoRound, balance: Decimal, player: str) -> None:
+    table = Table(show_header=True, header_style="bold cyan", title=f"{rnd.rules.name}", expand=False)
+    table.add_column("")
+    table.add_column("cards")
+    table.add_column("wager", justify="right")
+    table.add_column("state")
+    dealer = rnd.dealer
+    if rnd.rules.dealer_hole_card and not rnd.is_over and len(dealer) > 1:
+        dealer = dealer[:1]  # blackjack: the hole card stays face down until the dealer's turn
+    table.add_row("dealer", hand_line(dealer), "", "")
+    to_act = rnd.current
+    for n in sorted(rnd.boxes):
+        for h in rnd.boxes[n].hands:
+            wager = sum(h.stakes.values()) + sum(h.doubles.values())
+            state = h.result_word() if h.outcome else ("to act" if h is to_act else ("done" if h.finished else ""))
+            if h.awaiting_rescue:
+                state = "rescue?"
+            label = f"box {n}" + (f".{h.index}" if len(rnd.boxes[n].hands) > 1 else "")
+            style = "bold yellow" if h is to_act else None
+            table.add_row(label, hand_line(h.cards, h.aces_fixed if rnd.rules.double_ace_counts_one else 0), fmt(wager), state, style=style)
+    console.print(table)
+    console.print(f"balance: [bold]{fmt(balance)}[/bold]   player: {player}")
+
+
+def show_hints(console: Console, rnd: CasinoRound, legal: list[Action]) -> None:
+    h = rnd.current
+    if h is None:
+        return
+    try:
+        from pontoon.analysis.hints import action_values
+    except ImportError:
+        console.print("[dim]hints: the analyser is not available[/dim]")
+        return
+    verbs = [a.verb for a in legal if a.box == h.box and a.verb in ("hit", "stand", "double", "split", "surrender", "rescue")]
+    try:
+        values = action_values(
+            rnd.rules,
+            rnd.shoe.remaining_counts(),
+            list(h.cards),
+            rnd.dealer[0],
+            legal=verbs,
+            split_hands_so_far=len(rnd.boxes[h.box].hands),
+            is_split_hand=h.from_split,
+            doubled=h.doubled,
+        )
+    except Exception as err:  # hints must never break the game
+        console.print(f"[dim]hints unavailable: {err}[/dim]")
+        return
+    if not values:
+        return
+    best = max(values, key=lambda v: values[v])
+    parts = [f"{'[bold green]' if v == best else ''}{v} {values[v]:+.4f}{'[/bold green]' if v == best else ''}" for v in values]
+    console.print("hint: " + "   ".join(parts))
+
+
+def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool) -> Action | None:
+    """Ask for one action among the legal ones; None means quit."""
+    while True:
+        legal = rnd.legal_actions()
+        h = rnd.current
+        mine = [a for a in legal if h is not None and a.box == h.box and a.verb not in ("insure", "surrender")]
+        window = [a for a in legal if a.verb in ("insure", "surrender")]
+        options: dict[str, Action] = {}
+        for a in mine:
+            options[VERB_KEY[a.verb]] = a
+        # window choices for the box to act (or the first box offering one)
+        for a in window:
+            key = VERB_KEY[a.verb]
+            if key not in options and (h is None or a.box == h.box):
+                options[key] = a
+        if hints:
+            show_hints(console, rnd, legal)
+        menu = "  ".join(f"[bold]{k}[/bold] {options[k].verb}" + (f" {fmt(options[k].amount)}" if options[k].amount else "") for k in options)
+        ans = inp.ask(f"{menu}  [bold]q[/bold] quit >")
+        if ans in ("q", "quit"):
+            return None
+        word = KEYS.get(ans, ans)
+        picked = options.get(VERB_KEY.get(word, ""))
+        if picked is None:
+            console.print(f"[red]'{ans}' is not a choice here: choose one of {', '.join(options)} or q[/red]")
+            continue
+        return picked
+
+
+def finish_for_absent_player(rnd: CasinoRound) -> None:
+    """End of input mid-round: 004 5.3, the House plays the hand to 12 or more, then stands."""
+    while not rnd.is_over:
+        h = rnd.current
+        if h is None:
+            break
+        if h.awaiting_rescue:
+            rnd.act(Action("stand", h.box))
+            continue
+        total, _ = h.total(rnd.rules.double_ace_counts_one)
+        if total < rnd.rules.walk_away_draw_to and rnd.can(Action("hit", h.box)):
+            rnd.act(Action("hit", h.box))
+        else:
+            rnd.act(Action("stand", h.box) if rnd.can(Action("stand", h.box)) else Action("hit", h.box))
+
+
+def play_casino(
+    rules: CasinoRules,
+    *,
+    boxes: int,
+    bet: Decimal,
+    balance: Decimal,
+    seed: int | None,
+    hints: bool,
+    player: str,
+    shoes: int | None,
+    rounds: int | None,
+    console: Console,
+    interactive: bool,
+) -> Decimal:
+    rng = make_rng(seed)
+    inp = Input(interactive, console)
+    shoe = Shoe.shuffled(rules.decks, rng, pack=rules.pack, penetration=rules.penetration)
+    shoes_done = 0
+    played = 0
+    start = balance
+    console.print(f"[bold]{rules.name}[/bold] - {rules.decks} decks, table {fmt(rules.table_min)} to {fmt(rules.table_max)}")
+    try:
+        while True:
+            if shoe.needs_shuffle:
+                shoes_done += 1
+                if shoes is not None and shoes_done >= shoes:
+                    console.print(f"the cut card is out: end of shoe {shoes_done}")
+                    break
+                console.print("[cyan]the cut card is out: shuffling a new shoe[/cyan]")
+                shoe = Shoe.shuffled(rules.decks, rng, pack=rules.pack, penetration=rules.penetration)
+            if rounds is not None and played >= rounds:
+                break
+            if balance < bet * boxes:
+                console.print(f"balance {fmt(balance)} is below the stake {fmt(bet * boxes)}: game over")
+                break
+            ans = inp.ask(f"round {played + 1}: [bold]Enter[/bold] deal {boxes} x {fmt(bet)}  [bold]b[/bold] change bet  [bold]q[/bold] quit >")
+            if ans in ("q", "quit"):
+                break
+            if ans in ("b", "bet"):
+                raw = inp.ask(f"new bet ({fmt(rules.table_min)} to {fmt(rules.table_max)}) >")
+                try:
+                    new = to_money(raw, "bet")
+                    if not rules.table_min <= new <= rules.table_max:
+                        raise PontoonError(f"bet {fmt(new)} is outside {fmt(rules.table_min)} to {fmt(rules.table_max)}")
+                    bet = new
+                except PontoonError as err:
+                    console.print(f"[red]{err}[/red]")
+                continue
+            if ans not in ("", "n", "deal"):
+                console.print(f"[red]'{ans}' is not a choice here: Enter, b or q[/red]")
+                continue
+            rnd = CasinoRound(rules, shoe, rng=rng)
+            for b in range(1, boxes + 1):
+                rnd.place_bet(b, player, "main", bet)
+            rnd.close_bets()
+            quit_now = False
+            try:
+                while not rnd.is_over:
+                    draw_table(console, rnd, balance, player)
+                    action = choose(inp, console, rnd, hints)
+                    if action is None:
+                        quit_now = True
+                        finish_for_absent_player(rnd)
+                        break
+                    rnd.act(action)
+            except EndOfInput:
+                finish_for_absent_player(rnd)
+                raise
+            finally:
+                if rnd.is_over:
+                    res = rnd.result()
+                    net = res.net.get(player, {}).get("total", Decimal(0))
+                    balance += net
+                    played += 1
+                    draw_table(console, rnd, balance, player)
+                    if res.status == "void":
+                        console.print(f"[yellow]round void: {res.void_reason}; every wager returned[/yellow]")
+                    else:
+                        colour = "green" if net > 0 else "red" if net < 0 else "white"
+                        console.print(f"[{colour}]round result: {'+' if net > 0 else ''}{fmt(net)}[/{colour}]")
+            if quit_now:
+                break
+    except EndOfInput:
+        pass
+    console.print(f"played {played} rounds; balance {fmt(balance)} ({'+' if balance >= start else ''}{fmt(balance - start)})")
+    return balance
+
+
+def play_command(
+    rules: str = typer.Option("mbs", "--rules", "-r", help="preset id or alias, or a .toml table file"),
+    set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE"),
+    boxes: int = typer.Option(1, "--boxes", "-b", min=1, help="how many boxes you play"),
+    bet: str = typer.Option(None, "--bet", help="main wager per box (default: table minimum)"),
+    balance: str = typer.Option("1000", "--balance", help="starting balance"),
+    seed: int = typer.Option(None, "--seed", help="seed for the shuffle (default: random)"),
+    hints: bool = typer.Option(False, "--hints", help="show the best action and each action's expectation"),
+    player: str = typer.Option("you", "--player", help="your name at the table"),
+    shoes: int = typer.Option(None, "--shoes", help="stop when the cut card of this many shoes has come out"),
+    rounds: int = typer.Option(None, "--rounds", help="stop after this many rounds"),
+    seat: str = typer.Option(None, "--seat", help="British game: your seat (a player name or 'banker')"),
+) -> None:
+    """Play at a table in the terminal (one key per choice; pipe lines in to script it)."""
+    r = resolve_rules(rules, parse_set_options(set_))
+    console = Console(highlight=False)
+    interactive = sys.stdin.isatty()
+    if not isinstance(r, CasinoRules):
+        from pontoon.british.cli import play_british
+
+        play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive)
+        return
+    if boxes > r.max_boxes:
+        raise typer.BadParameter(f"at most {r.max_boxes} boxes at this table", param_hint="--boxes")
+    stake = r.table_min if bet is None else to_money(bet, "--bet")
+    if not r.table_min <= stake <= r.table_max:
+        raise PontoonError(f"--bet {fmt(stake)} is outside the table limits {fmt(r.table_min)} to {fmt(r.table_max)}")
+    bal = to_money(balance, "--balance")
+    if bal <= 0:
+        raise PontoonError("--balance must be positive")
+    play_casino(
+        r,
+        boxes=boxes,
+        bet=stake,
+        balance=bal,
+        seed=seed,
+        hints=hints,
+        player=player,
+        shoes=shoes,
+        rounds=rounds,
+        console=console,
+        interactive=interactive,
+    )
+
