@@ -1,0 +1,383 @@
+"""The simulator's friendly front: validate, normalise the seed, draw the random numbers, call
+the numba kernels with plain arrays, add up exact integer totals.
+
+``simulate(rules, rounds, ...)`` returns the report dict (``stats.report``). Work is cut into
+chunks of ``chunk_rounds`` rounds; chunk ``i`` is a pure function of (spec, seed entropy, i,
+rounds) whose random numbers come from ``SeedSequence(entropy, spawn_key=(i,))``, so the totals
+for a seed do not depend on how many processes or Dask workers ran the chunks.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pontoon.cards import pack_cards
+from pontoon.errors import PontoonError, RulesError
+from pontoon.rules.model import CasinoRules
+from pontoon.sim import _kernels as K
+from pontoon.sim.tables import fallback_chart, load_chart, strategy_table
+
+CENT = Decimal("0.01")
+DEFAULT_CHUNK = 500_000
+BATCH = 65_536
+
+
+class SimulationError(PontoonError):
+    """Bad simulator input (rounds, boxes, side bets, strategy, cluster options)."""
+
+
+@dataclass(frozen=True)
+class SimSpec:
+    """Everything a chunk needs, as plain picklable data."""
+
+    P: np.ndarray
+    pan_pay: np.ndarray
+    pan_cum: np.ndarray
+    strat: np.ndarray
+    shoe: np.ndarray
+    quantum: Fraction
+    boxes: int
+    side_bets: tuple[str, ...]
+    insurance: bool
+    preset: str
+    bet: Decimal
+    side_bet: Decimal
+    strategy_source: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+
+@dataclass
+class Totals:
+    """Exact integer totals of some chunks (added with ``+=``)."""
+
+    acc: np.ndarray = field(default_factory=lambda: np.zeros((K.NL, 2), dtype=np.int64))
+    mom: list[int] = field(default_factory=lambda: [0] * 6)
+    sessions: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, acc: np.ndarray, mom: np.ndarray, sess: np.ndarray | None) -> None:
+        self.acc += acc
+        self.mom = [a + int(b) for a, b in zip(self.mom, mom, strict=True)]
+        if sess is not None and sess.size:
+            self.sessions.append(sess)
+
+
+# ---- rules -> arrays ---------------------------------------------------------------------------
+def _fr(d: Decimal) -> Fraction:
+    return Fraction(d)
+
+
+def _half_cents(w: Decimal) -> Decimal:
+    return (w / 2).quantize(CENT, rounding=ROUND_DOWN)  # engine: half a wager, to the cent
+
+
+def build_spec(
+    rules: CasinoRules,
+    *,
+    boxes: int = 1,
+    strategy: Any = None,
+    side_bets: Iterable[str] = (),
+    insurance: str = "never",
+    penetration: float | None = None,
+    csm: bool = False,
+    bet: Decimal | int | str | None = None,
+    side_bet: Decimal | int | str | None = None,
+) -> SimSpec:
+    """Validate the options and turn the rules and strategy into the kernel's arrays."""
+    if not isinstance(rules, CasinoRules):
+        raise SimulationError(
+            f"the fast simulator plays casino tables; {getattr(rules, 'preset', rules)!r} is not one"
+        )
+    if not isinstance(boxes, int) or not 1 <= boxes <= rules.max_boxes:
+        raise SimulationError(f"boxes={boxes!r}: {rules.preset} has boxes 1 to {rules.max_boxes}")
+    sides = tuple(dict.fromkeys(s.strip().lower() for s in side_bets if s.strip()))
+    for s in sides:
+        if s not in rules.side_bets:
+            offered = ", ".join(rules.side_bets) or "none"
+            raise SimulationError(
+                f"side bet {s!r} is not offered in {rules.preset}: offered side bets are {offered}"
+            )
+    if insurance not in ("never", "always"):
+        raise SimulationError(f"insurance={insurance!r}: accepted never, always")
+    if insurance == "always" and not rules.insurance:
+        raise SimulationError(f"{rules.preset} offers no insurance: use --insurance never")
+    if csm and penetration is not None:
+        raise SimulationError("give either a penetration or the continuous shuffler (--csm), not both")
+    pen = rules.penetration if penetration is None else float(penetration)
+    if not 0.1 < pen <= 1.0:
+        raise SimulationError(f"penetration={pen}: accepted a fraction above 0.1 and at most 1")
+    W = rules.table_min if bet is None else Decimal(str(bet))
+    if not rules.table_min <= W <= rules.table_max:
+        raise SimulationError(f"bet={W}: the main wager must be {rules.table_min} to {rules.table_max}")
+    S = rules.side_min if side_bet is None else Decimal(str(side_bet))
+    if sides and not rules.side_min <= S <= rules.side_max:
+        raise SimulationError(f"side bet {S}: side wagers must be {rules.side_min} to {rules.side_max}")
+
+    chart, source, notes = resolve_strategy(rules, strategy)
+    strat = strategy_table(chart)
+
+    # money: every payment as an exact multiple of one quantum
+    bp = rules.bonus_pays
+    ins = _half_cents(W)
+    sb_amount = rules.super_bonus_amount(W) or rules.super_bonus_other_payment
+    amounts: dict[str, Decimal] = {
+        "W": W,
+        "WIN": W * rules.regular_pays,
+        "NAT": W * rules.pontoon_pays,
+        "5C": W * rules.pays_5_card_21,
+        "6C": W * rules.pays_6_card_21,
+        "7C": W * rules.pays_7_card_21,
+        "678M": W * rules.pays_678_mixed,
+        "678S": W * rules.pays_678_suited,
+        "678SP": W * rules.pays_678_spades,
+        "777M": W * rules.pays_777_mixed,
+        "777S": W * rules.pays_777_suited,
+        "777SP": W * rules.pays_777_spades,
+        "INS": ins,
+        "INSWIN": ins * rules.insurance_pays,
+        "SURR": _half_cents(W),
+        "SIDE": S,
+        "PAIRWIN": S * rules.pair_pays,
+        "B_SA": S * bp.suited_aces,
+        "B_AA": S * bp.aces,
+        "B_HP": S * bp.high_pair,
+        "B_AP": S * bp.ace_picture,
+        "B_LP": S * bp.low_pair,
+        "B_AL": S * bp.ace_low,
+        "SB": sb_amount,
+        "SBO": rules.super_bonus_other_payment,
+    }
+    pan_amounts = [S * m for m in rules.pandemonium_multipliers]
+    fr = [_fr(v) for v in (*amounts.values(), *pan_amounts)]
+    lcm = 1
+    for f in fr:
+        lcm = lcm * f.denominator // math.gcd(lcm, f.denominator)
+    g = 0
+    for f in fr:
+        g = math.gcd(g, int(f * lcm))
+    quantum = Fraction(g, lcm) if g else Fraction(1)
+
+    def q(v: Decimal) -> int:
+        x = _fr(v) / quantum
+        assert x.denominator == 1
+        return int(x)
+
+    P = np.zeros(K.NP, dtype=np.int64)
+    n = len(pack_cards(rules.pack)) * rules.decks
+    P[K.P_CUT] = 0 if csm else int(n * pen)
+    P[K.P_BOXES] = boxes
+    P[K.P_HOLE] = int(rules.dealer_hole_card)
+    P[K.P_PEEK] = int(rules.dealer_peeks)
+    P[K.P_H17] = int(rules.dealer_hits_soft_17)
+    P[K.P_21WINS] = int(rules.player_21_wins)
+    P[K.P_NATPUSH] = int(rules.natural_vs_dealer_natural == "push")
+    P[K.P_SPLIT_RANK] = int(rules.split_by == "rank")
+    P[K.P_MAXHANDS] = rules.max_split_hands
+    P[K.P_RSA] = int(rules.resplit_aces)
+    P[K.P_HSA] = int(rules.hit_split_aces)
+    P[K.P_DBL_ANY] = int(rules.double_on == "any")
+    P[K.P_DAS] = int(rules.double_after_split)
+    P[K.P_DSA] = int(rules.double_split_aces)
+    P[K.P_DBL_ACE1] = int(rules.double_ace_counts_one)
+    P[K.P_RESCUE] = int(rules.rescue)
+    P[K.P_DBL_ORIG] = int(rules.double_loses_original_only)
+    P[K.P_SPLIT_ONE] = int(rules.split_loses_one_wager)
+    P[K.P_SURR] = {"none": 0, "early": 1, "late": 2}[rules.surrender]
+    P[K.P_SUR_ANYUP] = int(rules.surrender == "late")
+    P[K.P_INS] = int(insurance == "always")
+    P[K.P_FORCED] = rules.forced_draw_below
+    P[K.P_SB_ON] = int(rules.super_bonus)
+    P[K.P_SB_AMT] = q(amounts["SB"])
+    P[K.P_SB_OTHER] = q(amounts["SBO"])
+    P[K.P_PAIR] = int("pair" in sides)
+    P[K.P_BONUS] = int("bonus" in sides)
+    P[K.P_PAN] = int("pandemonium" in sides)
+    P[K.P_SPLIT_NAT] = int(rules.split_ace_21_is_natural)
+    for key, idx in (
+        ("W", K.P_W), ("WIN", K.P_WIN), ("NAT", K.P_NAT), ("5C", K.P_5C), ("6C", K.P_6C), ("7C", K.P_7C),
+        ("678M", K.P_678M), ("678S", K.P_678S), ("678SP", K.P_678SP), ("777M", K.P_777M),
+        ("777S", K.P_777S), ("777SP", K.P_777SP), ("INS", K.P_INS_STAKE), ("INSWIN", K.P_INS_WIN),
+        ("SURR", K.P_SURR_LOSS), ("SIDE", K.P_SIDE), ("PAIRWIN", K.P_PAIR_WIN), ("B_SA", K.P_B_SA),
+        ("B_AA", K.P_B_AA), ("B_HP", K.P_B_HP), ("B_AP", K.P_B_AP), ("B_LP", K.P_B_LP), ("B_AL", K.P_B_AL),
+    ):  # fmt: skip
+        P[idx] = q(amounts[key])
+    pan_pay = np.array([q(v) for v in pan_amounts], dtype=np.int64)
+    probs = np.array([p for _, p in rules.pandemonium_probabilities()], dtype=np.float64)
+    pan_cum = np.cumsum(probs)
+    pan_cum[-1] = 1.0
+    shoe = np.array([c.code for c in pack_cards(rules.pack)] * rules.decks, dtype=np.int64)
+    return SimSpec(
+        P=P, pan_pay=pan_pay, pan_cum=pan_cum, strat=strat, shoe=shoe, quantum=quantum, boxes=boxes,
+        side_bets=sides, insurance=insurance == "always", preset=rules.preset, bet=W, side_bet=S,
+        strategy_source=source, notes=tuple(notes),
+    )  # fmt: skip
+
+
+def resolve_strategy(rules: CasinoRules, strategy: Any) -> tuple[Mapping[str, Any], str, list[str]]:
+    """(chart, where it came from, notes) for ``None``/"basic", "optimal", a JSON path or a dict."""
+    notes: list[str] = []
+    if isinstance(strategy, Mapping):
+        return strategy, "chart given", notes
+    if strategy is None or strategy in ("basic", "optimal"):
+        want = strategy or "basic"
+        an: Any
+        try:
+            from pontoon.analysis import strategy as an  # the analyser (may not exist yet)
+        except ImportError:
+            an = None
+        if want == "optimal" and an is not None:
+            for name in ("optimal_strategy", "optimal_chart", "composition_strategy"):
+                fn = getattr(an, name, None)
+                if fn is not None:
+                    return fn(rules), f"analyser {name}", notes
+            notes.append("the analyser exports no richer 'optimal' table: playing its basic strategy")
+        if an is not None and hasattr(an, "basic_strategy"):
+            return an.basic_strategy(rules), "analyser basic_strategy", notes
+        notes.append(
+            "pontoon.analysis.strategy.basic_strategy is not available: using the built-in fallback chart"
+        )
+        return fallback_chart(rules), "built-in fallback chart", notes
+    if isinstance(strategy, str | Path):
+        return load_chart(strategy), f"file {strategy}", notes
+    raise SimulationError(f"strategy {strategy!r}: accepted basic, optimal or a JSON file")
+
+
+# ---- chunks ------------------------------------------------------------------------------------
+def chunk_seed(entropy: int, index: int) -> np.random.SeedSequence:
+    """The seed of chunk ``index``: independent of the worker count (spawn_key by index)."""
+    return np.random.SeedSequence(entropy=entropy, spawn_key=(index,))
+
+
+def run_chunk(
+    spec: SimSpec, entropy: int, index: int, rounds: int, session_length: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play ``rounds`` rounds: a pure function of its arguments (Dask may recompute it anywhere).
+
+    Returns (acc[NL, 2], mom[6], sessions) as integer arrays.
+    """
+    rng = np.random.default_rng(chunk_seed(entropy, index))
+    shoe = spec.shoe.copy()
+    n = shoe.shape[0]
+    st = np.zeros(4, dtype=np.int64)
+    st[0] = n  # shuffle before the first round
+    acc = np.zeros((K.NL, 2), dtype=np.int64)
+    mom = np.zeros(6, dtype=np.int64)
+    nsess = rounds // session_length if session_length > 0 else 0
+    sess = np.zeros(nsess, dtype=np.int64)
+    per_round = int(2 + 3.5 * spec.boxes)
+    pan = bool(spec.P[K.P_PAN])
+    done = 0
+    while done < rounds:
+        batch = min(rounds - done, BATCH)
+        ru = rng.random(batch * per_round + n + 1)
+        ju = rng.random(batch * spec.boxes + spec.boxes) if pan else np.zeros(1)
+        st[1] = 0
+        st[2] = 0
+        done += K.run_random(
+            shoe, st, ru, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, batch, acc, mom, sess,
+            max(session_length, 1), done,
+        )  # fmt: skip
+    return acc, mom, sess
+
+
+def plan_chunks(rounds: int, chunk_rounds: int) -> list[int]:
+    full, rest = divmod(rounds, chunk_rounds)
+    return [chunk_rounds] * full + ([rest] if rest else [])
+
+
+def normalise_seed(seed: int | None) -> int:
+    if seed is None:
+        return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise SimulationError(f"seed={seed!r}: a seed is a non-negative integer")
+    return int(seed)
+
+
+def simulate(
+    rules: Any,
+    rounds: int,
+    *,
+    boxes: int = 1,
+    strategy: Any = None,
+    side_bets: Iterable[str] = (),
+    insurance: str = "never",
+    penetration: float | None = None,
+    csm: bool = False,
+    seed: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    session_length: int = 0,
+    bet: Decimal | int | str | None = None,
+    side_bet: Decimal | int | str | None = None,
+    chunk_rounds: int = DEFAULT_CHUNK,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Simulate ``rounds`` rounds and return the report (see ``stats.report``)."""
+    from pontoon.sim.stats import report
+
+    if not isinstance(rounds, int) or rounds < 1:
+        raise SimulationError(f"rounds={rounds!r}: give a positive number of rounds")
+    if not isinstance(chunk_rounds, int) or chunk_rounds < 1:
+        raise SimulationError(f"chunk_rounds={chunk_rounds!r} must be positive")
+    if session_length < 0:
+        raise SimulationError(f"session length {session_length} must be positive")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise SimulationError(f"workers={workers!r}: give at least 1")
+    if workers is not None and scheduler is not None:
+        raise SimulationError("give either --workers (a local Dask cluster) or --scheduler ADDRESS, not both")
+    if not isinstance(rules, CasinoRules):
+        return _british(rules, rounds, seed)
+    spec = build_spec(
+        rules, boxes=boxes, strategy=strategy, side_bets=side_bets, insurance=insurance,
+        penetration=penetration, csm=csm, bet=bet, side_bet=side_bet,
+    )  # fmt: skip
+    entropy = normalise_seed(seed)
+    sizes = plan_chunks(rounds, chunk_rounds)
+    if session_length:
+        # sessions never straddle chunks: round the chunk size down to whole sessions
+        if session_length > chunk_rounds:
+            raise SimulationError(
+                f"session length {session_length} is longer than a chunk ({chunk_rounds} rounds)"
+            )
+        cr = chunk_rounds - chunk_rounds % session_length
+        sizes = plan_chunks(rounds, cr)
+    totals = Totals()
+    t0 = time.perf_counter()
+    if workers is None and scheduler is None:
+        for i, n in enumerate(sizes):
+            acc, mom, sess = run_chunk(spec, entropy, i, n, session_length)
+            totals.add(acc, mom, sess)
+            if progress:
+                progress(n)
+        used = 1
+    else:
+        from pontoon.sim.cluster import run_on_dask
+
+        used = run_on_dask(spec, entropy, sizes, session_length, totals, workers, scheduler, progress)
+    seconds = time.perf_counter() - t0
+    return report(spec, totals, rounds, seconds, seed=entropy, workers=used, session_length=session_length)
+
+
+def _british(rules: Any, rounds: int, seed: int | None) -> dict[str, Any]:
+    """British Pontoon: delegated to the British engine's simulator (another team's module)."""
+    try:
+        from pontoon.british.sim import simulate_british  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        raise RulesError(
+            f"{getattr(rules, 'preset', 'british')}: the British simulator (pontoon.british.sim) is not available yet"
+        ) from None
+    t0 = time.perf_counter()
+    out = dict(simulate_british(rules, rounds, normalise_seed(seed), players=4))
+    out.setdefault("rounds", rounds)
+    out.setdefault("seconds", time.perf_counter() - t0)
+    if out.get("seconds"):
+        out.setdefault("rounds_per_second", rounds / out["seconds"])
+    return out

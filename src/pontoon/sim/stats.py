@@ -1,0 +1,161 @@
+"""From exact integer totals to the report: house edge, 95% CI, sd, every pay line, sessions.
+
+Figures are per initial main wager (``bet``) and per box-round unless named otherwise; side bets
+are per unit of side wager. Money totals are exact (``Decimal`` strings in ``totals``).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pontoon.sim import _kernels as K
+
+if TYPE_CHECKING:
+    from pontoon.sim.api import SimSpec, Totals
+
+# report name -> kernel line (main-game lines: per box-round, return per main wager)
+MAIN_LINES: dict[str, int] = {
+    "pontoon": K.L_PONTOON,
+    "21_5_cards": K.L_21_5,
+    "21_6_cards": K.L_21_6,
+    "21_7plus_cards": K.L_21_7,
+    "678_mixed": K.L_678_M,
+    "678_suited": K.L_678_S,
+    "678_spades": K.L_678_SP,
+    "777_mixed": K.L_777_M,
+    "777_suited": K.L_777_S,
+    "777_spades": K.L_777_SP,
+    "21_other": K.L_21,
+    "win": K.L_WIN,
+    "push": K.L_PUSH,
+    "loss": K.L_LOSS,
+    "bust": K.L_BUST,
+    "surrender": K.L_SURR,
+    "rescue": K.L_RESCUE,
+    "super_bonus": K.L_SB,
+    "super_bonus_other": K.L_SB_OTHER,
+}
+# side wagers: (win line, lose line)
+SIDE_LINES: dict[str, tuple[int, int]] = {
+    "insurance": (K.L_INS, K.L_INS_LOSE),
+    "pair": (K.L_PAIR, K.L_PAIR_LOSE),
+    "bonus": (K.L_BONUS, K.L_BONUS_LOSE),
+    "pandemonium": (K.L_PAN, K.L_PAN_LOSE),
+}
+BONUS_SUBLINES: dict[str, int] = {
+    "bonus_suited_aces": K.L_B_SA,
+    "bonus_aces": K.L_B_AA,
+    "bonus_high_pair": K.L_B_HP,
+    "bonus_ace_picture": K.L_B_AP,
+    "bonus_low_pair": K.L_B_LP,
+    "bonus_ace_low": K.L_B_AL,
+}
+COUNTS: dict[str, int] = {
+    "doubles": K.L_DOUBLE,
+    "splits": K.L_SPLIT,
+    "dealer_pontoon": K.L_DEALER_PONTOON,
+    "void_rounds": K.L_VOID,
+}
+
+
+def _money(quanta: int, quantum: Fraction) -> Decimal:
+    f = quanta * quantum
+    return Decimal(f.numerator) / Decimal(f.denominator)
+
+
+def report(
+    spec: SimSpec,
+    totals: Totals,
+    rounds: int,
+    seconds: float,
+    *,
+    seed: int,
+    workers: int,
+    session_length: int,
+) -> dict[str, Any]:
+    acc = totals.acc
+    q = spec.quantum
+    W = int(spec.P[K.P_W])
+    S = int(spec.P[K.P_SIDE])
+    n, _voids, sx, sxx, st, stt = totals.mom
+    boxes = spec.boxes
+    hands = n * boxes
+    mean = sx / n
+    var = max(sxx / n - mean * mean, 0.0)
+    sd = math.sqrt(var) / W  # per round, in main wagers
+    edge = -sx / (hands * W)
+    ci = 1.96 * sd / math.sqrt(n) / boxes
+    lines: dict[str, dict[str, Any]] = {}
+    for name, ln in MAIN_LINES.items():
+        c, m = int(acc[ln, 0]), int(acc[ln, 1])
+        lines[name] = {"hits": c, "hit_rate": c / hands, "return": m / (hands * W)}
+    for name, (win, lose) in SIDE_LINES.items():
+        if name == "insurance":
+            if not spec.insurance:
+                continue
+            stake = int(spec.P[K.P_INS_STAKE])
+        else:
+            if name not in spec.side_bets:
+                continue
+            stake = S
+        hits = int(acc[win, 0])
+        wagers = hits + int(acc[lose, 0])
+        net = int(acc[win, 1]) + int(acc[lose, 1])
+        lines[name] = {
+            "hits": hits,
+            "wagers": wagers,
+            "hit_rate": hits / wagers if wagers else 0.0,
+            "return": net / (wagers * stake) if wagers else 0.0,
+            "house_edge": -net / (wagers * stake) if wagers else 0.0,
+        }
+    if "bonus" in spec.side_bets:
+        wagers = lines["bonus"]["wagers"]
+        for name, ln in BONUS_SUBLINES.items():
+            c, m = int(acc[ln, 0]), int(acc[ln, 1])
+            lines[name] = {"hits": c, "hit_rate": c / wagers, "return": m / (wagers * S)}
+    counts = {name: int(acc[ln, 0]) for name, ln in COUNTS.items()}
+    out: dict[str, Any] = {
+        "rules": spec.preset,
+        "rounds": n,
+        "boxes": boxes,
+        "seconds": seconds,
+        "rounds_per_second": n / seconds if seconds > 0 else float("inf"),
+        "workers": workers,
+        "seed": seed,
+        "strategy": spec.strategy_source,
+        "bet": str(spec.bet),
+        "side_bet": str(spec.side_bet) if spec.side_bets else None,
+        "side_bets": list(spec.side_bets),
+        "insurance": "always" if spec.insurance else "never",
+        "shuffle": "continuous" if spec.P[K.P_CUT] == 0 else f"cut card after {int(spec.P[K.P_CUT])} cards",
+        "house_edge": edge,
+        "ci95": ci,
+        "sd": sd,
+        "lines": lines,
+        "counts": counts,
+        "totals": {
+            "main_game_net": str(_money(sx, q)),
+            "all_wagers_net": str(_money(st, q)),
+            "main_wagered_initial": str(_money(hands * W, q)),
+        },
+        "notes": list(spec.notes),
+    }
+    if session_length and totals.sessions:
+        sess = np.concatenate(totals.sessions).astype(np.float64) / W
+        out["sessions"] = {
+            "length": session_length,
+            "count": int(sess.size),
+            "mean": float(sess.mean()),
+            "sd": float(sess.std()),
+            "p_ahead": float((sess > 0).mean()),
+            "p_behind": float((sess < 0).mean()),
+            "p5": float(np.percentile(sess, 5)),
+            "p95": float(np.percentile(sess, 95)),
+        }
+        out["_session_nets"] = sess
+    return out
