@@ -19,7 +19,6 @@ from pontoon.casino.actions import Action
 from pontoon.casino.round import CasinoRound
 from pontoon.errors import IllegalAction
 from pontoon.rules import apply_overrides, find_rules
-from pontoon.settlement import LAYOUT
 from pontoon.shoe import Shoe
 
 PRESETS = ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"]

@@ -742,7 +742,13 @@ class CasinoRound:
         h = self.current
         assert h is not None
         h.acted = True
-        self._run(lambda: (self._maybe_peek(), self._deal_subsequent(h), self._advance()))
+
+        def go() -> None:
+            self._maybe_peek()
+            self._deal_subsequent(h)
+            self._advance()
+
+        self._run(go)
 
     def _do_stand(self, a: Action) -> None:
         h = self.current
@@ -750,7 +756,12 @@ class CasinoRound:
         h.acted = True
         h.finished = True
         h.awaiting_rescue = False
-        self._run(lambda: (self._maybe_peek(), self._advance()))
+
+        def go() -> None:
+            self._maybe_peek()
+            self._advance()
+
+        self._run(go)
 
     def _do_double(self, a: Action) -> None:
         h = self.current

@@ -89,7 +89,7 @@ def draw_table(console: Console, rnd: CasinoRound, balance: Decimal, player: str
     to_act = rnd.current
     for n in sorted(rnd.boxes):
         for h in rnd.boxes[n].hands:
-            wager = sum(h.stakes.values()) + sum(h.doubles.values())
+            wager = sum(h.stakes.values(), Decimal(0)) + sum(h.doubles.values(), Decimal(0))
             state = h.result_word() if h.outcome else ("to act" if h is to_act else ("done" if h.finished else ""))
             if h.awaiting_rescue:
                 state = "rescue?"
@@ -148,7 +148,7 @@ def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool) -> Actio
                 options[key] = a
         if hints:
             show_hints(console, rnd, legal)
-        menu = "  ".join(f"[bold]{k}[/bold] {options[k].verb}" + (f" {fmt(options[k].amount)}" if options[k].amount else "") for k in options)
+        menu = "  ".join(f"[bold]{k}[/bold] {options[k].verb}" + (f" {fmt(options[k].amount or Decimal(0))}" if options[k].amount else "") for k in options)
         ans = inp.ask(f"{menu}  [bold]q[/bold] quit >")
         if ans in ("q", "quit"):
             return None
