@@ -82,11 +82,11 @@ def simulate_british(
                 line_net[line] += players_net
         for h in rnd.hands:
             hands += 1
-            line = {"pontoon": "pontoon", "royal pontoon": "royal_pontoon", "five card trick": "five_card_trick",
-                    "bust": "player_bust"}.get(h.outcome)
-            if line:
-                counts[line] += 1
-                line_net[line] += h.net
+            hline = {"pontoon": "pontoon", "royal pontoon": "royal_pontoon", "five card trick": "five_card_trick",
+                     "bust": "player_bust"}.get(h.outcome)
+            if hline:
+                counts[hline] += 1
+                line_net[hline] += h.net
     seconds = time.perf_counter() - t0
     n = len(nets)
     total_stake = sum(stakes)
