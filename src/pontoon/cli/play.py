@@ -186,6 +186,7 @@ def play_casino(
     hints: bool,
     player: str,
     shoes: int | None,
+    sides: dict[str, Decimal] | None = None,
     rounds: int | None,
     console: Console,
     interactive: bool,
@@ -208,8 +209,9 @@ def play_casino(
                 shoe = Shoe.shuffled(rules.decks, rng, pack=rules.pack, penetration=rules.penetration)
             if rounds is not None and played >= rounds:
                 break
-            if balance < bet * boxes:
-                console.print(f"balance {fmt(balance)} is below the stake {fmt(bet * boxes)}: game over")
+            stake = (bet + sum((sides or {}).values(), Decimal(0))) * boxes
+            if balance < stake:
+                console.print(f"balance {fmt(balance)} is below the stake {fmt(stake)}: game over")
                 break
             ans = inp.ask(f"round {played + 1}: [bold]Enter[/bold] deal {boxes} x {fmt(bet)}  [bold]b[/bold] change bet  [bold]q[/bold] quit >")
             if ans in ("q", "quit"):
@@ -230,6 +232,8 @@ def play_casino(
             rnd = CasinoRound(rules, shoe, rng=rng)
             for b in range(1, boxes + 1):
                 rnd.place_bet(b, player, "main", bet)
+                for kind, amount in (sides or {}).items():
+                    rnd.place_bet(b, player, kind, amount)
             rnd.close_bets()
             quit_now = False
             try:
@@ -255,7 +259,9 @@ def play_casino(
                         console.print(f"[yellow]round void: {res.void_reason}; every wager returned[/yellow]")
                     else:
                         colour = "green" if net > 0 else "red" if net < 0 else "white"
-                        console.print(f"[{colour}]round result: {'+' if net > 0 else ''}{fmt(net)}[/{colour}]")
+                        kinds = {k: v for k, v in res.net.get(player, {}).items() if k != "total"}
+                        detail = ", ".join(f"{k} {'+' if v > 0 else ''}{fmt(v)}" for k, v in kinds.items())
+                        console.print(f"[{colour}]round result: {'+' if net > 0 else ''}{fmt(net)}[/{colour}]  ({detail})")
             if quit_now:
                 break
     except EndOfInput:
@@ -275,6 +281,7 @@ def play_command(
     player: str = typer.Option("you", "--player", help="your name at the table"),
     shoes: int = typer.Option(None, "--shoes", help="stop when the cut card of this many shoes has come out"),
     rounds: int = typer.Option(None, "--rounds", help="stop after this many rounds"),
+    side: list[str] = typer.Option([], "--side", help="a side bet on each of your boxes: KIND=AMOUNT (pair, bonus, pandemonium)"),
     seat: str = typer.Option(None, "--seat", help="British game: your seat (a player name or 'banker')"),
 ) -> None:
     """Play at a table in the terminal (one key per choice; pipe lines in to script it)."""
@@ -291,6 +298,14 @@ def play_command(
     stake = r.table_min if bet is None else to_money(bet, "--bet")
     if not r.table_min <= stake <= r.table_max:
         raise PontoonError(f"--bet {fmt(stake)} is outside the table limits {fmt(r.table_min)} to {fmt(r.table_max)}")
+    sides: dict[str, Decimal] = {}
+    for item in side:
+        kind, _, amount = item.partition("=")
+        if kind not in r.side_bets:
+            raise PontoonError(f"--side {item!r}: {r.preset} offers {', '.join(r.side_bets) or 'no side bets'}; write KIND=AMOUNT")
+        sides[kind] = to_money(amount, f"--side {kind}")
+        if not r.side_min <= sides[kind] <= r.side_max:
+            raise PontoonError(f"--side {item!r}: side bets are {fmt(r.side_min)} to {fmt(r.side_max)}")
     bal = to_money(balance, "--balance")
     if bal <= 0:
         raise PontoonError("--balance must be positive")
@@ -302,6 +317,7 @@ def play_command(
         seed=seed,
         hints=hints,
         player=player,
+        sides=sides,
         shoes=shoes,
         rounds=rounds,
         console=console,
