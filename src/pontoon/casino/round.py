@@ -1068,6 +1068,10 @@ class CasinoRound:
                     amount = ZERO  # rul 17: FED pays the fixed amount to the controlling wager only
                 why = "Super Bonus (000 4.1.1.1, 001, 004 4.1.2)"
                 if amount == 0:
+                    if r.super_bonus_other_scope == "seated_per_box":
+                        # rul 17, 002 4.2, 004 4.1.2: no Super Bonus below 10, and the 50 goes only to the
+                        # seated player of each *other* betting circle, so a small wager here gets nothing
+                        continue
                     amount, why = other, "Super Bonus round: other wager (000 4.1.1.2, 001)"
                 self.ledger.pay(p, "super_bonus", amount, why)
         for n, b in self.boxes.items():
