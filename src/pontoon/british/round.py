@@ -559,7 +559,7 @@ class BritishRound:
         h.status = "pontoon"
         ace = next(i for i, c in enumerate(h.cards) if c.is_ace)
         h.up[ace] = True
-        self.log.add("pontoon", "003 Declare a Pontoon", seat=h.owner, hand=self.hand_number(h))
+        self.log.add("pontoon", "003 Declare a Pontoon", seat=h.owner, hand=self.hand_number(h), ace=str(h.cards[ace]))
 
     def _next_hand(self) -> None:
         self.phase = "play"
@@ -698,7 +698,7 @@ class BritishRound:
                     break
         assert self.ledger.on_layout() == 0
         self.log.add("settled", "003 The Banker's Turn: outcomes", banker_outcome=self.banker_outcome,
-                     next_banker=self.next_banker, net=self.net_json())
+                     exposed=self.exposed_all, next_banker=self.next_banker, net=self.net_json())
 
     def _void(self, reason: str) -> Event:
         # rulings 2: running out of cards voids the round; every wager returned
