@@ -236,6 +236,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, logl, loga
     # box bookkeeping: nh[b] hands in hi rows b*4 .. b*4+nh-1
     nh = np.zeros(nb, dtype=np.int64)
     ins = np.zeros(nb, dtype=np.int64)
+    anyplay = False
     for b in range(nb):
         h = b * 4
         nh[b] = 1
@@ -299,7 +300,12 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, logl, loga
                 # rulings 5: paid 3 to 2 at once, can no longer lose
                 nlog = _log(logl, loga, logb, nlog, L_PONTOON, P[P_NAT], b)
                 hi[h, F_N] = -2  # marks "finished natural"
-        if P[P_INS] == 1 and upr == 0:  # rulings 8
+        if not natural:
+            anyplay = True
+    # rulings 8: insurance when the dealer shows an Ace (the engine opens the window only while
+    # some hand is still to act)
+    if P[P_INS] == 1 and upr == 0 and anyplay:
+        for b in range(nb):
             ins[b] = 1
     # ---- blackjack: peek for a natural ----
     dealer_nat = False
@@ -707,8 +713,6 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, rec):
             rec[i, b, NK + 1] = 0
         if nlog < 0:
             rec[i, 0, NK + 1] = 1
-            for b in range(nb):
-                rec[i, b, NK] = -1
             continue
         for e in range(nlog):
             kd = LINE_KIND[logl[e]]

@@ -381,3 +381,25 @@ def _british(rules: Any, rounds: int, seed: int | None) -> dict[str, Any]:
     if out.get("seconds"):
         out.setdefault("rounds_per_second", rounds / out["seconds"])
     return out
+
+
+def run_stacked(spec: SimSpec, shoes: list[list[Any]], ju: np.ndarray | None = None) -> np.ndarray:
+    """Play one round per stacked shoe (lists of Card or card codes, dealt in order) in the kernel.
+
+    Returns ``rec[i, box, :]``: the net per wager kind in quanta (``_kernels.K_MAIN`` ..
+    ``K_SUPER``), then the Pandemonium multiplier index drawn from ``ju`` (-1 none), then 1 when
+    the round was void. For tests and the differential check against the round engine.
+    """
+    rows = len(shoes)
+    width = max((len(s) for s in shoes), default=1) or 1
+    arr = np.zeros((rows, width), dtype=np.int64)
+    lens = np.zeros(rows, dtype=np.int64)
+    for i, s in enumerate(shoes):
+        codes = [c if isinstance(c, int | np.integer) else c.code for c in s]
+        arr[i, : len(codes)] = codes
+        lens[i] = len(codes)
+    if ju is None:
+        ju = np.zeros(rows * spec.boxes + 1)
+    rec = np.zeros((rows, spec.boxes, K.REC_W), dtype=np.int64)
+    K.run_stacked(arr, lens, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, rec)
+    return rec

@@ -1,0 +1,130 @@
+"""The engine-side policy driver: plays the real round engine with the same strategy table the
+kernel reads, so the two can be compared round by round on stacked shoes (tests/sim).
+
+It decides from the table and asks the engine what is legal (``can``), never re-deriving the
+rules itself: a code the engine refuses falls back the way the chart codes say (D -> hit,
+Ds -> stand, R -> hit, Rs -> stand, P -> play the total) and a refused stand becomes a hit
+(forced draws, rulings 14).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import ROUND_DOWN, Decimal
+from typing import Any
+
+import numpy as np
+
+from pontoon.cards import Card
+from pontoon.casino.actions import Action
+from pontoon.casino.round import CasinoRound, Phase
+from pontoon.hands import hand_total
+from pontoon.rules.model import CasinoRules
+from pontoon.shoe import Shoe
+from pontoon.sim import _kernels as K
+
+KINDS = ("main", "insurance", "pair", "bonus", "pandemonium", "super_bonus")  # kernel K_MAIN .. K_SUPER
+CENT = Decimal("0.01")
+
+
+def _plan(rules: CasinoRules, strat: np.ndarray, cards: Sequence[Card], up: Card) -> str:
+    """The chart's verb for a hand that is not doubled: split, stand, hit, double, ds, surrender, rs."""
+    n = len(cards)
+    tot, soft = hand_total(cards, 0)
+    nci = min(n, K.NC_MAX)
+    upp = up.points
+    if n == 2:
+        a, b = cards
+        same = a.rank == b.rank if rules.split_by == "rank" else a.points == b.points
+        if same and strat[K.K_PAIR, a.points, nci, upp] == K.C_P:
+            return "split"
+    code = int(strat[K.K_SOFT if soft else K.K_HARD, tot, nci, upp])
+    return {K.C_H: "hit", K.C_S: "stand", K.C_D: "double", K.C_DS: "ds", K.C_R: "surrender", K.C_RS: "rs"}[
+        code
+    ]
+
+
+def play_engine_round(
+    rules: CasinoRules,
+    cards: Sequence[Card],
+    strat: np.ndarray,
+    *,
+    boxes: int = 1,
+    bet: Decimal = Decimal(10),
+    side_bet: Decimal = Decimal(5),
+    side_bets: Sequence[str] = (),
+    insurance: bool = False,
+    jackpot: Sequence[int] = (),
+) -> tuple[str, dict[int, dict[str, Decimal]]]:
+    """Play one round of the engine from a stacked shoe; returns (status, {box: {kind: net}})."""
+    rnd = CasinoRound(rules, Shoe.stacked_from(list(cards), pack=rules.pack), jackpot=list(jackpot))
+    for b in range(1, boxes + 1):
+        rnd.place_bet(b, f"p{b}", "main", bet)
+        for kind in side_bets:
+            rnd.place_bet(b, f"p{b}", kind, side_bet)
+    rnd.close_bets()
+    window_done = False
+    while not rnd.is_over:
+        up = rnd.dealer_cards[0]
+        if rnd.phase is Phase.WINDOW and not window_done:
+            window_done = True
+            if insurance:
+                for b in range(1, boxes + 1):
+                    a = Action("insure", b, f"p{b}", (bet / 2).quantize(CENT, rounding=ROUND_DOWN))
+                    if rnd.can(a):
+                        rnd.act(a)
+            for b in range(1, boxes + 1):
+                h0 = rnd.boxes[b].hands[0]
+                if len(h0.cards) == 2 and not h0.finished:
+                    plan = _plan(rules, strat, h0.cards, up)
+                    if plan in ("surrender", "rs") and rnd.can(Action("surrender", b)):
+                        rnd.act(Action("surrender", b))
+                        if rnd.is_over:
+                            break
+            continue
+        h = rnd.current_hand()
+        if h is None:  # pragma: no cover - the engine finishes rounds by itself
+            raise RuntimeError("engine round is not over but no hand is to act")
+        box = h.box
+        if h.awaiting_rescue:
+            fixed = 2 if rules.double_ace_counts_one else 0
+            total = hand_total(h.cards, fixed)[0]
+            want = strat[K.K_RESCUE, total, 3, up.points] == 1
+            verbs = ["rescue", "stand"] if want else ["stand"]
+        else:
+            plan = _plan(rules, strat, h.cards, up)
+            if plan == "split":
+                if rnd.can(Action("split", box)):
+                    rnd.act(Action("split", box))
+                    continue
+                tot, soft = hand_total(h.cards, 0)
+                code = int(strat[K.K_SOFT if soft else K.K_HARD, tot, min(len(h.cards), K.NC_MAX), up.points])
+                plan = {
+                    K.C_H: "hit",
+                    K.C_S: "stand",
+                    K.C_D: "double",
+                    K.C_DS: "ds",
+                    K.C_R: "surrender",
+                    K.C_RS: "rs",
+                }[code]
+            verbs = {
+                "hit": ["hit", "stand"],
+                "stand": ["stand", "hit"],
+                "double": ["double", "hit", "stand"],
+                "ds": ["double", "stand", "hit"],
+                "surrender": ["surrender", "hit", "stand"],
+                "rs": ["surrender", "stand", "hit"],
+            }[plan]
+        for v in verbs:
+            a = Action(v, box)
+            if rnd.can(a):
+                rnd.act(a)
+                break
+        else:  # pragma: no cover
+            raise RuntimeError(f"no legal action among {verbs}: {rnd.legal_actions()}")
+    res = rnd.result()
+    out: dict[int, dict[str, Decimal]] = {}
+    for b in range(1, boxes + 1):
+        net: dict[str, Any] = res.net.get(f"p{b}", {})
+        out[b] = {k: Decimal(net.get(k, 0)) for k in KINDS}
+    return res.status, out
