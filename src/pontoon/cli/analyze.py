@@ -1,11 +1,123 @@
-"""``pontoon analyze``: placeholder until its issue lands (owned by that work)."""
+"""``pontoon analyze``: exact house edge, optimal and basic strategy, side bets (issue 4)."""
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from pontoon.errors import PontoonError, RulesError
 
 
-def analyze_command(rules: str = typer.Option("mbs", "--rules")) -> None:
-    """Not available yet."""
-    typer.echo("error: pontoon analyze is not built yet", err=True)
-    raise typer.Exit(2)
+def _bet(text: str | None) -> Decimal | None:
+    if text is None:
+        return None
+    try:
+        b = Decimal(text)
+    except InvalidOperation:
+        raise PontoonError(f"bad --bet {text!r}: expected an amount such as 10 or 25.50") from None
+    if not b.is_finite() or b <= 0:
+        raise PontoonError(f"bad --bet {text!r}: the bet must be a positive amount")
+    return b
+
+
+def _rules(name: str, sets: list[str]) -> Any:
+    from pontoon.rules.load import parse_set_options, resolve_rules
+    from pontoon.rules.model import CasinoRules
+
+    rules = resolve_rules(name, parse_set_options(sets) if sets else None)
+    if not isinstance(rules, CasinoRules):
+        raise RulesError(f"pontoon analyze covers the casino presets and blackjack, not {name!r}")
+    return rules
+
+
+def _differences(all_rules: list[Any]) -> list[str]:
+    base = all_rules[0].model_dump()
+    skip = {"preset", "name", "document"}
+    fields = [
+        k for k in base
+        if k not in skip and any(r.model_dump()[k] != base[k] for r in all_rules[1:])
+    ]
+    return fields
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, tuple | list):
+        return ", ".join(_fmt(x) for x in v) if len(v) <= 4 else f"{len(v)} items"
+    if hasattr(v, "model_dump"):
+        return "..."
+    return str(v)
+
+
+def _compare(names: list[str], sets: list[str], bet: Decimal | None, as_json: bool) -> None:
+    from pontoon.analysis.report import analyze, to_json
+
+    all_rules = [_rules(n, sets) for n in names]
+    reports = [analyze(r, bet) for r in all_rules]
+    if as_json:
+        typer.echo(to_json({"compare": {r.preset if i == 0 or r.preset != all_rules[0].preset else f"{r.preset}#{i}": rep
+                                        for i, (r, rep) in enumerate(zip(all_rules, reports, strict=True))}}))
+        return
+    con = Console()
+    t = Table(title="Presets side by side")
+    t.add_column("")
+    for r in all_rules:
+        t.add_column(r.preset, justify="right")
+    t.add_row("house edge, basic", *[f"{rep['house_edge']['basic'] * 100:.3f}%" for rep in reports])
+    t.add_row("house edge, optimal", *[f"{rep['house_edge']['optimal'] * 100:.3f}%" for rep in reports])
+    kinds = sorted({k for rep in reports for k in rep["side_bets"]})
+    for k in kinds:
+        cells = []
+        for rep in reports:
+            sb = rep["side_bets"].get(k)
+            if sb is None:
+                cells.append("-")
+            elif "house_edge" in sb:
+                cells.append(f"{sb['house_edge'] * 100:.2f}%")
+            else:
+                cells.append(f"{sb['probability']:.2e}")
+        t.add_row(f"{k} ({'per round' if k == 'super_bonus' else 'house edge'})", *cells)
+    for f in _differences(all_rules):
+        t.add_row(f, *[_fmt(r.model_dump()[f]) for r in all_rules])
+    con.print(t)
+
+
+def analyze_command(
+    rules: str = typer.Option("mbs", "--rules", help="preset id/alias or a table's .toml file"),
+    set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE (repeatable)"),
+    bet: str = typer.Option(None, "--bet", help="main wager for the Super Bonus (default: table minimum)"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+    chart: str = typer.Option(None, "--chart", help="also write the strategy chart to this PNG file"),
+    compare: list[str] = typer.Option(
+        None, "--compare", help="presets to show side by side, e.g. --compare mbs federal rws-plus blackjack"
+    ),
+    extra: list[str] = typer.Argument(None, hidden=True),
+) -> None:
+    """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
+    from pontoon.analysis.render import print_report, save_chart
+    from pontoon.analysis.report import analyze, to_json
+
+    b = _bet(bet)
+    if compare:
+        _compare(list(compare) + list(extra or []), set_, b, as_json)
+        return
+    if extra:
+        raise PontoonError(f"unexpected argument {extra[0]!r}: use --rules PRESET or --compare PRESET ...")
+    r = _rules(rules, set_)
+    report = analyze(r, b)
+    if chart:
+        try:
+            save_chart(report, chart)
+        except OSError as err:
+            raise PontoonError(f"cannot write chart {chart!r}: {err.strerror or err}") from None
+    if as_json:
+        typer.echo(to_json(report))
+    else:
+        print_report(report)
+        if chart:
+            typer.echo(f"chart written to {chart}")

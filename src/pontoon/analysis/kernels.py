@@ -1,0 +1,425 @@
+"""Numba kernels of the analyser: arrays in, arrays out, no objects.
+
+Outcome index of a dealer distribution: 0..4 = final 17..21, 5 = natural (Pontoon: the dealer's
+first two cards are an Ace and a ten-value card), 6 = bust. Value index of a card: 0 = Ace,
+1..8 = 2..9, 9 = ten-value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NAT = 5
+BUST = 6
+
+# policy codes for a state (``chain``)
+OPTIMAL = -1
+STAND = 0
+HIT = 1
+DOUBLE_HIT = 2  # double, else hit
+DOUBLE_STAND = 3  # double, else stand
+
+
+@njit(cache=True)
+def dealer_dist(c: np.ndarray, up: int, h17: bool, out: np.ndarray) -> None:
+    """Final outcome of the dealer holding ``up``, drawing from counts ``c`` (modified, restored).
+
+    The dealer draws to hard 16 and soft 17 when ``h17`` (rulings 7; 000 3.19), else stands on all
+    17s. A natural is recorded separately whatever the game does with it.
+    """
+    for k in range(7):
+        out[k] = 0.0
+    n = 0
+    for r in range(10):
+        n += c[r]
+    if n <= 0:
+        return
+    stack_r = np.zeros(24, np.int64)
+    stack_w = np.zeros(24)
+    stack_h = np.zeros(24, np.int64)
+    stack_a = np.zeros(24, np.bool_)
+    # level 0: the second card (natural check)
+    depth = 0
+    stack_r[0] = 0
+    stack_w[0] = 1.0
+    stack_h[0] = up + 1
+    stack_a[0] = up == 0
+    while depth >= 0:
+        r = stack_r[depth]
+        if r == 10:
+            depth -= 1
+            if depth >= 0:
+                c[stack_r[depth] - 1] += 1
+                n += 1
+            continue
+        stack_r[depth] = r + 1
+        cr = c[r]
+        if cr == 0:
+            continue
+        p = stack_w[depth] * cr / n
+        if depth == 0 and ((up == 0 and r == 9) or (up == 9 and r == 0)):
+            out[NAT] += p
+            continue
+        h2 = stack_h[depth] + r + 1
+        a2 = stack_a[depth] or r == 0
+        if h2 > 21:
+            out[BUST] += p
+            continue
+        best = h2
+        soft = False
+        if a2 and h2 + 10 <= 21:
+            best = h2 + 10
+            soft = True
+        if best > 17 or (best == 17 and not (soft and h17)):
+            out[best - 17] += p
+            continue
+        c[r] -= 1
+        n -= 1
+        depth += 1
+        stack_r[depth] = 0
+        stack_w[depth] = p
+        stack_h[depth] = h2
+        stack_a[depth] = a2
+
+
+@njit(cache=True)
+def dealer_batch(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> np.ndarray:
+    """Dealer distributions for ``base - removed[k]`` for every row k (rows not fitting: zeros)."""
+    k_n = removed.shape[0]
+    out = np.zeros((k_n, 7))
+    c = np.zeros(10, np.int64)
+    tmp = np.zeros(7)
+    for k in range(k_n):
+        ok = True
+        for r in range(10):
+            c[r] = base[r] - removed[k, r]
+            if c[r] < 0:
+                ok = False
+        if not ok:
+            continue
+        dealer_dist(c, up, h17, tmp)
+        for j in range(7):
+            out[k, j] = tmp[j]
+    return out
+
+
+@njit(cache=True)
+def stand_value(d: np.ndarray, t: int, factor: float, nat_loss: float, peek: bool) -> float:
+    """Expectation of standing on ``t`` against distribution ``d``: ``factor`` units won or lost,
+    ``nat_loss`` lost to a dealer natural (0 in peek mode, where naturals are settled before play)."""
+    win = d[BUST]
+    lose = 0.0
+    for k in range(5):
+        dt = 17 + k
+        if dt < t:
+            win += d[k]
+        elif dt > t:
+            lose += d[k]
+    v = factor * (win - lose)
+    if not peek:
+        v -= nat_loss * d[NAT]
+    return v
+
+
+@njit(cache=True)
+def _nonnat(base: np.ndarray, cnt: np.ndarray, extra: int, up: int, peek: bool) -> float:
+    """In peek mode: probability the dealer has no natural given the cards now out (else 1)."""
+    if not peek or (up != 0 and up != 9):
+        return 1.0
+    n = 0
+    for r in range(10):
+        n += base[r] - cnt[r]
+    if extra >= 0:
+        n -= 1
+    if n <= 0:
+        return 1.0
+    other = 9 if up == 0 else 0
+    k = base[other] - cnt[other]
+    if extra == other:
+        k -= 1
+    return 1.0 - k / n
+
+
+@njit(cache=True)
+def chain(
+    counts: np.ndarray,
+    hard: np.ndarray,
+    ncards: np.ndarray,
+    nace: np.ndarray,
+    trans: np.ndarray,
+    active: np.ndarray,
+    base: np.ndarray,
+    dist: np.ndarray,
+    pay21: np.ndarray,
+    up: int,
+    peek: bool,
+    p21wins: bool,
+    nat_loss: float,
+    nat_loss_dbl: float,
+    forced: int,
+    dbl2: bool,
+    dbl_any: bool,
+    a2: int,
+    ace_one: bool,
+    rescue: bool,
+    policy: np.ndarray,
+    resc_pol: np.ndarray,
+    build: bool,
+    weights: np.ndarray,
+    st: np.ndarray,
+    hit: np.ndarray,
+    dbl: np.ndarray,
+    val: np.ndarray,
+    dec: np.ndarray,
+    racc: np.ndarray,
+) -> None:
+    """Values of every active state, highest hard total first (a card always raises it).
+
+    ``st`` stand, ``hit`` hit then play on, ``dbl`` double (one card, then keep or rescue),
+    ``val`` the value of holding the state undoubled (21 paid at once where ``p21wins``).
+    ``policy[s]``: OPTIMAL or a fixed code. In ``build`` mode, states of three or more cards take
+    the action that is best summed over their class (soft, best total, cards) with ``weights``,
+    recorded in ``dec[soft, best, min(cards, 11)]`` (a total-dependent chart with card counts).
+    ``racc[t]`` accumulates the weighted advantage of keeping a double on total t over rescuing.
+    """
+    s_n = hard.shape[0]
+    nbase = 0
+    for r in range(10):
+        nbase += base[r]
+    s = 0
+    acc = np.zeros((2, 22, 12, 3))
+    seen = np.zeros((2, 22, 12), np.bool_)
+    while s < s_n:
+        g0 = s
+        h = hard[s]
+        while s < s_n and hard[s] == h:
+            s += 1
+        g1 = s
+        # pass 1: stand, hit, double of every state of this hard total
+        for i in range(g0, g1):
+            if not active[i] or ncards[i] < 1:
+                continue
+            n_left = nbase - ncards[i]
+            hv = hard[i]
+            bt = hv
+            if nace[i] > 0 and hv + 10 <= 21:
+                bt = hv + 10
+            st[i] = stand_value(dist[i], bt, 1.0, nat_loss, peek)
+            hsum = 0.0
+            dsum = 0.0
+            a2e = a2
+            if ncards[i] == 2:
+                a2e = nace[i]
+            for r in range(10):
+                cr = base[r] - counts[i, r]
+                if cr <= 0 or n_left <= 0:
+                    continue
+                p = cr / n_left
+                j = trans[i, r]
+                if j < 0:
+                    f = _nonnat(base, counts[i], r, up, peek)
+                    hsum -= p * f
+                    dsum -= 2.0 * p * f
+                    continue
+                hsum += p * val[j]
+                # doubled: Aces among the first two cards count 1 (000 3.17.2, 002 3.14, 004 3.25.2)
+                free = nace[j] > 0
+                if ace_one:
+                    free = nace[j] > a2e
+                dt = hard[j]
+                if free and dt + 10 <= 21:
+                    dt += 10
+                f = _nonnat(base, counts[j], -1, up, peek)
+                if dt == 21 and p21wins:
+                    dv = 2.0 * f  # rulings 5: doubled 21 paid 1 to 1 at once
+                else:
+                    keep = stand_value(dist[j], dt, 2.0, nat_loss_dbl, peek)
+                    dv = keep
+                    if rescue and dt < 21:
+                        # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
+                        forf = -1.0 * f
+                        racc[dt] += weights[i] * p * (keep - forf)
+                        rp = resc_pol[dt]
+                        if rp == 1 or (rp == -1 and forf > keep):
+                            dv = forf
+                dsum += p * dv
+            hit[i] = hsum
+            dbl[i] = dsum
+        # pass 2: the value of holding each state
+        if build:
+            for i in range(g0, g1):
+                if not active[i] or ncards[i] < 3:
+                    continue
+                hv = hard[i]
+                sf = 0
+                bt = hv
+                if nace[i] > 0 and hv + 10 <= 21:
+                    bt = hv + 10
+                    sf = 1
+                if bt >= 21:
+                    continue
+                nc = min(ncards[i], 11)
+                w = weights[i]
+                acc[sf, bt, nc, 0] += w * st[i]
+                acc[sf, bt, nc, 1] += w * hit[i]
+                acc[sf, bt, nc, 2] += w * dbl[i]
+                seen[sf, bt, nc] = True
+        for i in range(g0, g1):
+            if not active[i] or ncards[i] < 1:
+                continue
+            hv = hard[i]
+            sf = 0
+            bt = hv
+            if nace[i] > 0 and hv + 10 <= 21:
+                bt = hv + 10
+                sf = 1
+            if bt == 21:
+                if p21wins:
+                    val[i] = pay21[i] * _nonnat(base, counts[i], -1, up, peek)
+                else:
+                    val[i] = st[i]
+                continue
+            can_stand = bt >= forced  # rulings 14: forced draw below the limit
+            can_dbl = dbl_any or (ncards[i] == 2 and dbl2)
+            code = policy[i]
+            if build and ncards[i] >= 3:
+                nc = min(ncards[i], 11)
+                a_s = acc[sf, bt, nc, 0]
+                a_h = acc[sf, bt, nc, 1]
+                a_d = acc[sf, bt, nc, 2]
+                best_c = HIT
+                bv = a_h
+                if can_stand and a_s > bv:
+                    best_c = STAND
+                    bv = a_s
+                if can_dbl and a_d > bv:
+                    best_c = DOUBLE_HIT if (a_h >= a_s or not can_stand) else DOUBLE_STAND
+                code = best_c
+                dec[sf, bt, nc] = best_c
+            if code == OPTIMAL:
+                v = hit[i]
+                if can_stand and st[i] > v:
+                    v = st[i]
+                if can_dbl and dbl[i] > v:
+                    v = dbl[i]
+            elif code == STAND:
+                v = st[i] if can_stand else hit[i]
+            elif code == HIT:
+                v = hit[i]
+            elif code == DOUBLE_HIT:
+                v = dbl[i] if can_dbl else hit[i]
+            else:
+                if can_dbl:
+                    v = dbl[i]
+                elif can_stand:
+                    v = st[i]
+                else:
+                    v = hit[i]
+            val[i] = v
+
+
+# ---------------------------------------------------------------------------------------
+# Fast dealer distributions. The probability of one ordered run of dealer cards depends only on
+# the multiset of its cards: prod_r c_r (c_r - 1) ... / N (N - 1) ...; so each upcard's dealer
+# runs are grouped once by multiset (with their number of valid orders), and a composition's
+# distribution is a sum over a few hundred multisets instead of a walk over thousands of runs.
+
+
+def dealer_table(up: int, h17: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(ranks, mults, starts, outcome, orders) of every multiset of dealer cards after ``up``."""
+    groups: dict[tuple[int, ...], list[float]] = {}
+
+    def walk(cnt: list[int], hard: int, ace: bool, depth: int) -> None:
+        for r in range(10):
+            if depth == 0 and ((up == 0 and r == 9) or (up == 9 and r == 0)):
+                key = tuple(1 if k == r else 0 for k in range(10))
+                g = groups.setdefault(key, [NAT, 0.0])
+                g[1] += 1.0
+                continue
+            h2 = hard + r + 1
+            a2 = ace or r == 0
+            cnt[r] += 1
+            if h2 > 21:
+                outc = BUST
+            else:
+                best = h2 + 10 if (a2 and h2 + 10 <= 21) else h2
+                soft = a2 and h2 + 10 <= 21
+                outc = best - 17 if (best > 17 or (best == 17 and not (soft and h17))) else -1
+            if outc >= 0:
+                g = groups.setdefault(tuple(cnt), [outc, 0.0])
+                g[1] += 1.0
+            else:
+                walk(cnt, h2, a2, depth + 1)
+            cnt[r] -= 1
+
+    walk([0] * 10, up + 1, up == 0, 0)
+    ranks: list[int] = []
+    mults: list[int] = []
+    starts = [0]
+    outcome = []
+    orders = []
+    for key, (outc, n) in groups.items():
+        for r in range(10):
+            if key[r]:
+                ranks.append(r)
+                mults.append(key[r])
+        starts.append(len(ranks))
+        outcome.append(int(outc))
+        orders.append(n)
+    return (
+        np.array(ranks, np.int64),
+        np.array(mults, np.int64),
+        np.array(starts, np.int64),
+        np.array(outcome, np.int64),
+        np.array(orders, np.float64),
+    )
+
+
+@njit(cache=True)
+def dealer_batch_table(
+    base: np.ndarray,
+    removed: np.ndarray,
+    ranks: np.ndarray,
+    mults: np.ndarray,
+    starts: np.ndarray,
+    outcome: np.ndarray,
+    orders: np.ndarray,
+) -> np.ndarray:
+    k_n = removed.shape[0]
+    m_n = outcome.shape[0]
+    out = np.zeros((k_n, 7))
+    fall = np.zeros((10, 24))
+    den = np.zeros(24)
+    c = np.zeros(10, np.int64)
+    for k in range(k_n):
+        ok = True
+        n = 0
+        for r in range(10):
+            c[r] = base[r] - removed[k, r]
+            if c[r] < 0:
+                ok = False
+            n += c[r]
+        if not ok or n <= 0:
+            continue
+        for r in range(10):
+            f = 1.0
+            fall[r, 0] = 1.0
+            for m in range(1, 24):
+                f *= max(c[r] - m + 1, 0)
+                fall[r, m] = f
+        den[0] = 1.0
+        for m in range(1, 24):
+            x = n - m + 1
+            den[m] = den[m - 1] * x if x > 0 else 0.0
+        for j in range(m_n):
+            p = orders[j]
+            tot = 0
+            for t in range(starts[j], starts[j + 1]):
+                p *= fall[ranks[t], mults[t]]
+                tot += mults[t]
+                if p == 0.0:
+                    break
+            if p != 0.0:
+                out[k, outcome[j]] += p / den[tot]
+    return out

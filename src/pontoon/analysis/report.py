@@ -1,0 +1,67 @@
+"""The ``pontoon analyze`` report as a plain dict (docs: shared/spec/analysis-json.md)."""
+
+from __future__ import annotations
+
+import json
+import time
+from decimal import Decimal
+from typing import Any
+
+from pontoon.analysis.sidebets import side_bets
+from pontoon.analysis.strategy import NOTATION, solve
+from pontoon.rules.model import CasinoRules
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+def rules_dict(rules: CasinoRules) -> dict[str, Any]:
+    return _plain(rules.model_dump())  # type: ignore[no-any-return]
+
+
+def analyze(rules: CasinoRules, bet: Decimal | float | int | None = None) -> dict[str, Any]:
+    """Run the whole analysis and return the report object."""
+    t0 = time.perf_counter()
+    sol = solve(rules, bet)
+    strategy = sol.strategy
+    pair7 = strategy.get("pair", {}).get("7", {}).get("7")
+    report: dict[str, Any] = {
+        "rules": rules_dict(rules),
+        "bet": _plain(Decimal(str(bet)) if bet is not None else rules.table_min),
+        "house_edge": {"basic": -float(sol.ev_basic), "optimal": -float(sol.ev_optimal)},
+        "dealer": {u: {k: float(v) for k, v in d.items()} for u, d in sol.dealer.items()},
+        "side_bets": side_bets(rules, pair7),
+        "strategy": strategy,
+        "notation": NOTATION,
+        "by_upcard": {
+            u.label: {"probability": u.prob, "ev_basic": float(u.ev_basic), "ev_optimal": float(u.ev_optimal)}
+            for u in sol.upcards
+        },
+        "method": {
+            "optimal": (
+                "composition-dependent: each two-card hand against each upcard, every later decision on the "
+                "exact cards held, suits tracked for 6-7-8 / 7-7-7 and the Super Bonus; dealer drawn from "
+                "the shoe less every card seen"
+            ),
+            "splits": (
+                "each split hand played against the shoe less the upcard, both pair cards and its own cards; "
+                "resplits through expected hand counts"
+            ),
+        },
+        "seconds": 0.0,
+    }
+    if rules.dealer_hole_card and rules.dealer_peeks:
+        report["dealer_note"] = "dealer probabilities are before the peek (naturals included)"
+    report["seconds"] = time.perf_counter() - t0
+    return report
+
+
+def to_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2)
