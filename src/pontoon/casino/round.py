@@ -702,7 +702,7 @@ class CasinoRound:
         h, why = self._hand_to_act(a)
         if h is None:
             return why
-        if len(self.boxes[h.box].bettors) != 1:
+        if sum(1 for x in self.boxes[h.box].bettors if x.main > 0) != 1:  # 004 5.3: the only Player betting (main wager) on the box
             return "the House plays for a player who walks away only when he is the box's only bettor (004 5.3)"
         if h.awaiting_rescue:
             return "the hand is waiting for a rescue decision"
