@@ -183,3 +183,10 @@ def test_cli_hides_bots_bought_cards() -> None:
     for line in out.splitlines():
         if "buys a card for" in line and not line.startswith("you"):
             assert ":" not in line
+
+
+def test_first_banker_chosen_at_random_from_the_injected_rng() -> None:
+    # 003: "the first banker is chosen at random (whoever cuts the highest card)"
+    chosen = {BritishGame(BRITISH, ["a", "b", "c"], rng=seed).banker for seed in range(40)}
+    assert chosen == {"a", "b", "c"}
+    assert BritishGame(BRITISH, ["a", "b", "c"], rng=5).banker == BritishGame(BRITISH, ["a", "b", "c"], rng=5).banker
