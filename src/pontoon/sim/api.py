@@ -127,7 +127,7 @@ def build_spec(
     # money: every payment as an exact multiple of one quantum
     bp = rules.bonus_pays
     ins = _half_cents(W)
-    sb_amount = rules.super_bonus_amount(W) or rules.super_bonus_other_payment
+    sb_amount = rules.super_bonus_amount(W)  # 0 below the lowest tier (engine: nothing on that hand)
     amounts: dict[str, Decimal] = {
         "W": W,
         "WIN": W * rules.regular_pays,
