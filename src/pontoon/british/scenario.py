@@ -14,8 +14,9 @@ Verbs: ``stake AMOUNT``, ``buy AMOUNT`` (the amount added to the stake), ``twist
 ``double`` (the banker, with ``banker_may_double``); the banker's ``twist`` and ``stick``.
 
 Optional decisions need no action: when the seat to act is at a shoot window, or the banker may
-double, and the next action is not that seat's, the runner passes for it; when a hand's only legal
-action is ``stick`` (a hard 21) and the next action is not that seat's, it sticks.
+double, and the next action is not that seat's ``shoot``/``pass``/``double``, the runner passes for
+it; when a hand's only legal action is ``stick`` (a hard 21) and the next action is not that seat's,
+it sticks.
 
 Errors: ScenarioError for malformed input; IllegalAction (BetError for a bad amount) for an
 action that is not legal at that moment, naming the action, who is to act and the legal actions.
@@ -79,16 +80,18 @@ def _parse_action(item: Any, n: int) -> tuple[str, str, str | None]:
     return seat, verb, amount
 
 
-def _auto(rnd: BritishRound, next_seat: str | None) -> None:
+def _auto(rnd: BritishRound, next_seat: str | None, next_verb: str | None) -> None:
     """Take the optional decisions the scenario did not write (see the module docstring)."""
     while not rnd.over:
         who = rnd.to_act()
         assert who is not None
-        if who == next_seat:
-            return
         verbs = [a.verb for a in rnd.legal_actions()]
         if rnd.phase in ("shoot", "split_shoot", "double") and "pass" in verbs:
+            if who == next_seat and next_verb in verbs:
+                return
             rnd.act(who, "pass")
+        elif who == next_seat:
+            return
         elif verbs == ["stick"] and rnd.phase == "play":
             rnd.act(who, "stick")
         else:
@@ -148,7 +151,7 @@ def run_british_scenario(data: dict[str, Any]) -> dict[str, Any]:
     rnd, parsed = build_round(data)
     for i, (seat, verb, amount) in enumerate(parsed):
         text = f"{seat} {verb}" + (f" {amount}" if amount is not None else "")
-        _auto(rnd, seat)
+        _auto(rnd, seat, verb)
         if rnd.over:
             if rnd.phase == "void":
                 break
@@ -157,7 +160,7 @@ def run_british_scenario(data: dict[str, Any]) -> dict[str, Any]:
             rnd.act(seat, verb, amount)
         except IllegalAction as err:
             raise type(err)(f"action {i + 1} {text!r}: {err}") from None
-    _auto(rnd, None)
+    _auto(rnd, None, None)
     if not rnd.over:
         who = rnd.to_act()
         legal = ", ".join(str(a) for a in rnd.legal_actions())
