@@ -1072,6 +1072,11 @@ class CasinoRound:
                         # rul 17, 002 4.2, 004 4.1.2: no Super Bonus below 10, and the 50 goes only to the
                         # seated player of each *other* betting circle, so a small wager here gets nothing
                         continue
+                    if not (r.super_bonus_controlling_only and i > 0):
+                        # rul 17, 000 4.1.1.1-4.1.1.2: in MBS a wager on the Super Bonus hand itself is no
+                        # "other" wager; below 10 it gets no Super Bonus and no 50 (only FED pays the 50 to
+                        # the other bettors on the Super Bonus box)
+                        continue
                     amount, why = other, "Super Bonus round: other wager (000 4.1.1.2, 001)"
                 self.ledger.pay(p, "super_bonus", amount, why)
         for n, b in self.boxes.items():
