@@ -157,7 +157,12 @@ def run_cli(text: str, **kw: object) -> tuple[int, str]:
 
 def test_cli_piped_actions_play_to_the_end() -> None:
     rc, out = run_cli("stake 5\ns\nt\n\n" + "\n" * 200, seed=4, rounds=3)
-    assert rc == 0 and "After 3 rounds" in out
+    assert rc == 0 and "After 3 rounds" in out and "[k] stake 1..100" in out
+
+
+def test_cli_seat_none_means_you() -> None:
+    rc, out = run_cli("", seat=None, seed=1, rounds=1)
+    assert rc == 0 and "you are you" in out
 
 
 def test_cli_ends_cleanly_at_end_of_input() -> None:

@@ -5,7 +5,7 @@ Signature (called by ``pontoon play --rules british|shoot``)::
     play_british(
         rules: BritishRules,
         *,
-        seat: str = "you",            # the human's name; "bank" or "banker": the human ("you") starts as banker
+        seat: str | None = "you",     # the human's name (None: "you"); "bank" or "banker": "you" start as banker
         seed: int | None = None,      # RNG seed for the pack and the first banker; None = fresh entropy
         rounds: int | None = None,    # stop after this many rounds; None = until end of input or "q"
         stdin_is_tty: bool = True,    # True: one-key choices; False: one action per line from input_stream
@@ -170,7 +170,7 @@ def _public_line(ev: Event, human: str) -> str | None:
 def play_british(
     rules: BritishRules,
     *,
-    seat: str = "you",
+    seat: str | None = "you",
     seed: int | None = None,
     rounds: int | None = None,
     stdin_is_tty: bool = True,
@@ -183,7 +183,7 @@ def play_british(
     stream = input_stream if input_stream is not None else sys.stdin
     inp = _Input(stream, stdin_is_tty, console)
     bots = bots or Bots()
-    seats, banker, human = _names(seat, players)
+    seats, banker, human = _names(seat or "you", players)
     game = BritishGame(rules, seats, banker=banker, rng=seed)
     console.print(f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
                   f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}.")
@@ -266,8 +266,8 @@ def _parse(text: str, legal: dict[str, LegalAction]) -> tuple[str, str | None] |
 def _human_turn(rnd: BritishRound, human: str, inp: _Input, console: Console) -> None:
     while True:
         legal = {a.verb: a for a in rnd.legal_actions()}
-        menu = "  ".join(f"[{VERB_KEY.get(v, '?')}] {a}" for v, a in legal.items())
-        text = inp.key(f"{menu}  [q] quit > ")
+        menu = "  ".join(f"\\[{VERB_KEY.get(v, '?')}] {a}" for v, a in legal.items())
+        text = inp.key(f"{menu}  \\[q] quit > ")
         if text.lower() in ("q", "quit"):
             raise _Quit
         parsed = _parse(text, legal)

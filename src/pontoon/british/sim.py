@@ -13,7 +13,7 @@ shuffles as in 003). Results are from the banker's side:
   ``hit_rate`` is per player hand and ``return`` is the players' net on those hands per unit of all
   initial stakes; for the banker (``banker_pontoon``, ``banker_five_card_trick``, ``banker_bust``)
   ``hit_rate`` is per round and ``return`` is the players' net in those rounds per unit of all
-  initial stakes.
+  initial stakes. ``hits`` is the count.
 """
 
 from __future__ import annotations
@@ -98,12 +98,12 @@ def simulate_british(
     else:
         sd = 0.0
     ci95 = 1.96 * sd / math.sqrt(n) if n else 0.0
-    lines: dict[str, dict[str, float]] = {}
+    lines: dict[str, dict[str, Any]] = {}
     for k in PLAYER_LINES:
-        lines[k] = {"hit_rate": counts[k] / hands if hands else 0.0,
+        lines[k] = {"hits": counts[k], "hit_rate": counts[k] / hands if hands else 0.0,
                     "return": float(line_net[k]) / total_stake if total_stake else 0.0}
     for k in BANKER_LINES:
-        lines[k] = {"hit_rate": counts[k] / n if n else 0.0,
+        lines[k] = {"hits": counts[k], "hit_rate": counts[k] / n if n else 0.0,
                     "return": float(line_net[k]) / total_stake if total_stake else 0.0}
     out: dict[str, Any] = {
         "rules": rules.preset,
