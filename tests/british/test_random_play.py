@@ -134,6 +134,20 @@ def test_random_legal_play(variations: dict[str, Any], shoot: bool, n_players: i
     seats = [f"s{i}" for i in range(n_players + 1)]
     game = BritishGame(rules, seats, rng=seed)
     for _ in range(data.draw(st.integers(1, 3), label="rounds")):
+        # between rounds: sometimes the bank is sold (003), or the kitty topped up (003 Shoot)
+        between = data.draw(st.sampled_from(["none", "none", "sell", "top_up"]), label="between")
+        if between == "sell":
+            buyer = data.draw(st.sampled_from([s for s in seats if s != game.banker]), label="buyer")
+            old, kitty = game.banker, game.kitty
+            before = game.balance(old)
+            game.sell_bank(buyer, "3.5")
+            assert game.banker == buyer and game.kitty == 0
+            assert game.balance(old) == before + Decimal("3.5") + kitty
+        elif between == "top_up" and game.rules.shoot and game.kitty > 0:
+            k = game.kitty
+            game.top_up_kitty(2)
+            assert game.kitty == k + 2
+        assert game.total_money() == 0
         if game.needs_kitty:
             game.put_kitty(data.draw(st.sampled_from(["1", "7.5", "100"]), label="kitty"))
         start = len(game.log)

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pontoon.british import ranking
+from pontoon.british import ranking, settle
 from pontoon.british.pack import BritishPack
+from pontoon.british.settle import KITTY
 from pontoon.cards import Card
 from pontoon.errors import BetError, IllegalAction, ShoeExhausted
 from pontoon.events import Event, EventLog
@@ -30,7 +31,6 @@ from pontoon.money import fmt, to_money
 from pontoon.rules.british import BritishRules
 from pontoon.settlement import LAYOUT, Ledger
 
-KITTY = "kitty"
 ZERO = Decimal(0)
 PHASES = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
 
@@ -612,93 +612,12 @@ class BritishRound:
         self.log.add("banker_turn", "003 The Banker's Turn", cards=[str(c) for c in self.banker_cards])
 
     # ---------------------------------------------------------------------------------------
-    # money
-    def _pay(self, h: BritishHand, times: Decimal, reason: str) -> None:
-        self.ledger.give_back(h.owner, "stake", h.stake, "stake returned")
-        self.ledger.pay(h.owner, "stake", h.stake * times, reason, source=self.banker)
-        h.result, h.net = "win", h.stake * times
-
+    # money (settle.py)
     def _collect(self, h: BritishHand, times: Decimal, reason: str) -> None:
-        self.ledger.move(LAYOUT, self.banker, h.stake, kind="stake", player=h.owner, reason=reason)
-        if times > 1:
-            self.ledger.move(h.owner, self.banker, h.stake * (times - 1), kind="stake", player=h.owner, reason=reason)
-        h.result, h.net = "lose", -h.stake * times
-
-    def _settle_shoot(self, h: BritishHand, won: bool) -> None:
-        if not h.shoot_open:
-            return
-        h.shoot_open = False
-        if won:  # 003 Shoot: "paid an amount equal to their shoot bets out of the kitty"
-            self.ledger.give_back(h.owner, "shoot", h.shoot, "shoot bet returned")
-            self.ledger.pay(h.owner, "shoot", h.shoot, "shoot won", source=KITTY)
-        else:  # 003 Shoot: "have their shoot bets added to the kitty"
-            self.ledger.move(LAYOUT, KITTY, h.shoot, kind="shoot", player=h.owner, reason="shoot lost")
+        settle.collect(self, h, times, reason)
 
     def _settle(self, how: str) -> None:
-        r = self.rules
-        banker_best = ranking.best(self.banker_cards)
-        self.banker_outcome = {
-            "pontoon": "pontoon",
-            "bust": "bust",
-            "five": "five card trick",
-        }.get(how, str(banker_best))
-        bgrade = ranking.pontoon_grade(self.banker_cards, r) if how == "pontoon" else (0, 0)
-        for h in self.hands:
-            if not h.live:
-                continue
-            royal = ranking.is_royal_pontoon(h.cards, r)
-            pontoon = h.status == "pontoon"
-            five = h.status == "five"
-            h.outcome = ranking.describe(h.cards, r, split=h.split)
-            if how == "pontoon":
-                # 003: the banker's Pontoon "collects double the amount staked from each of the players";
-                # variations: natural / ace-picture Pontoons beat lesser Pontoons (ties to the banker)
-                if ranking.is_pontoon(h.cards, r, split=h.split) and ranking.pontoon_grade(h.cards, r) > bgrade:
-                    self._pay(h, r.pontoon_pays, "pontoon beats banker's pontoon")
-                    self._settle_shoot(h, True)
-                else:
-                    self._collect(h, r.banker_pontoon_collects, "banker's pontoon")
-                    # 003 Shoot: "If the dealer has a Pontoon, all the shoot bets are added to the pot"
-                    self._settle_shoot(h, False)
-                continue
-            if royal:
-                # 003 variation: Royal Pontoon "beats everything and is paid treble"
-                self._pay(h, r.royal_pontoon_pays, "royal pontoon")
-            elif how == "five":
-                # 003 "The dealer makes a Five Card Trick": pays Pontoons only, double; everyone else loses
-                # double (the banker's doubling does not affect it)
-                if pontoon:
-                    self._pay(h, r.pontoon_pays, "pontoon beats banker's five card trick")
-                else:
-                    self._collect(h, r.five_card_trick_pays, "banker's five card trick")
-            elif pontoon:
-                self._pay(h, r.pontoon_pays, "pontoon")  # 003 "Pontoons and Five Card Tricks are paid double"
-            elif five:
-                self._pay(h, r.five_card_trick_pays, "five card trick")
-            elif how in ("bust", "unplayed"):
-                self._pay(h, self.mult, "banker bust")  # 003 "The dealer goes bust"
-            elif ranking.best(h.cards) > banker_best:
-                # 003 "pays ... any player who has a higher value hand than the dealer"
-                self._pay(h, self.mult, f"beats banker's {banker_best}")
-            else:
-                # 003 "collects from those who have equal or less" (ties to the banker)
-                self._collect(h, self.mult, f"banker's {banker_best}")
-            self._settle_shoot(h, h.result == "win")
-        if how == "stay":
-            # 003: "Everyone then exposes their cards"
-            self.exposed_all = True
-            for h in self.hands:
-                h.up = [True] * len(h.cards)
-        self.phase = "settled"
-        # 003 The New Deal: the bank passes to the unsplit Pontoon nearest the dealer's left
-        if not self.banker_pontoon:
-            for p in self.players:
-                if any(h.owner == p and h.status == "pontoon" and not h.split for h in self.hands):
-                    self.next_banker = p
-                    break
-        assert self.ledger.on_layout() == 0
-        self.log.add("settled", "003 The Banker's Turn: outcomes", banker_outcome=self.banker_outcome,
-                     exposed=self.exposed_all, next_banker=self.next_banker, net=self.net_json())
+        settle.settle(self, how)
 
     def _void(self, reason: str) -> Event:
         # rulings 2: running out of cards voids the round; every wager returned
