@@ -128,7 +128,8 @@ def draw_sessions(nets: Any, out: dict[str, Any], path: Path) -> None:
     s = out["sessions"]
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     lo, hi = float(np.min(nets)), float(np.max(nets))
-    bins: Any = np.arange(math.floor(lo) - 0.25, math.ceil(hi) + 0.75, 0.5) if hi - lo < 200 else 120
+    step = max(1.0, float(math.ceil((hi - lo) / 90)))  # results are in half wagers: whole-wager bins
+    bins: Any = np.arange(math.floor(lo) - step / 2, math.ceil(hi) + step, step)
     ax.hist(nets, bins=bins, color="#2f6f9f", alpha=0.85, density=True, label="sessions")
     xs = np.linspace(lo, hi, 400)
     if s["sd"] > 0:

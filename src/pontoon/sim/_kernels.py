@@ -185,8 +185,8 @@ def _log(logl, loga, logb, n, line, amount, box):
     return n + 1
 
 
-@njit(cache=True)
-def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, logl, loga, logb, jrec):
+@njit(cache=True, inline="always")
+def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, loga, logb, jrec):
     """Play one round. Returns the number of log entries, or -1 when the round is void.
 
     Workspace: hc[h, k] cards of hand h; hi[h, :] integer hand fields (see below).
@@ -210,6 +210,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, logl, loga
     F_SB = 11
     for b in range(nb):
         jrec[b] = -1
+        bx[1, b] = 0
     # ---- initial deal (scenario-format: boxes in order, dealer, second card to each box) ----
     for b in range(nb):
         h = b * 4
@@ -234,8 +235,8 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, logl, loga
         if hole < 0:
             return -1
     # box bookkeeping: nh[b] hands in hi rows b*4 .. b*4+nh-1
-    nh = np.zeros(nb, dtype=np.int64)
-    ins = np.zeros(nb, dtype=np.int64)
+    nh = bx[0]
+    ins = bx[1]
     anyplay = False
     for b in range(nb):
         h = b * 4
@@ -621,7 +622,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, logl, loga
     return nlog
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _commit(nlog, logl, loga, acc):
     """Add one round's log to the line totals; returns (main-game net, total net) in quanta."""
     x = 0
@@ -654,6 +655,7 @@ def run_random(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, max_rounds, acc, mo
     loga = np.zeros(LOGN, dtype=np.int64)
     logb = np.zeros(LOGN, dtype=np.int64)
     jrec = np.zeros(nb, dtype=np.int64)
+    bx = np.zeros((2, nb), dtype=np.int64)
     cut = P[P_CUT]
     nsess = sess.shape[0]
     done = 0
@@ -664,7 +666,7 @@ def run_random(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, max_rounds, acc, mo
             break
         if st[0] >= cut:
             st[0] = 0  # shuffle (lazy: every later card is uniform over the unseen ones)
-        nlog = _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, logl, loga, logb, jrec)
+        nlog = _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, loga, logb, jrec)
         mom[0] += 1
         if nlog < 0:  # rulings 2: the shoe ran out, the round is void
             mom[1] += 1
@@ -698,6 +700,7 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, rec):
     loga = np.zeros(LOGN, dtype=np.int64)
     logb = np.zeros(LOGN, dtype=np.int64)
     jrec = np.zeros(nb, dtype=np.int64)
+    bx = np.zeros((2, nb), dtype=np.int64)
     st = np.zeros(4, dtype=np.int64)
     acc = np.zeros((NL, 2), dtype=np.int64)
     for i in range(shoes.shape[0]):
@@ -705,7 +708,7 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, rec):
         ru = np.zeros(shoe.shape[0] + 1)
         st[0] = 0
         st[1] = 0
-        nlog = _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, logl, loga, logb, jrec)
+        nlog = _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, loga, logb, jrec)
         for b in range(nb):
             for k in range(NK):
                 rec[i, b, k] = 0

@@ -1,0 +1,76 @@
+"""Rounds per second of the fast simulator (issue 5), per core, against the round engine.
+
+mbs, one box, the analyser's basic strategy (or the built-in fallback chart), cut-card shoe.
+Prints: the kernel alone (random numbers drawn beforehand), the whole single-process path
+(random numbers + kernel + totals), and the reference engine driven by the same strategy table in
+the same run (reference.py policy driver, stacked 60-card shoes), and the ratio.
+
+    .venv/bin/python bench/bench_sim.py [ROUNDS]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from pontoon.cards import pack_cards
+from pontoon.rules import find_rules
+from pontoon.sim import _kernels as K
+from pontoon.sim.api import build_spec, run_chunk
+from pontoon.sim.reference import play_engine_round
+
+
+def kernel_only(spec, rounds: int) -> float:
+    rng = np.random.default_rng(1)
+    shoe = spec.shoe.copy()
+    st = np.zeros(4, dtype=np.int64)
+    st[0] = shoe.shape[0]
+    acc = np.zeros((K.NL, 2), dtype=np.int64)
+    mom = np.zeros(6, dtype=np.int64)
+    sess = np.zeros(0, dtype=np.int64)
+    ru = rng.random(int(rounds * 6) + 400)
+    ju = np.zeros(1)
+    K.run_random(shoe, st, ru, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, 1000, acc, mom, sess, 1, 0)
+    st[1] = 0
+    t0 = time.perf_counter()
+    done = K.run_random(
+        shoe, st, ru, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, rounds, acc, mom, sess, 1, 0
+    )
+    return done / (time.perf_counter() - t0)
+
+
+def full_path(spec, rounds: int) -> float:
+    run_chunk(spec, 1, 0, 1000)
+    t0 = time.perf_counter()
+    run_chunk(spec, 1, 0, rounds)
+    return rounds / (time.perf_counter() - t0)
+
+
+def engine(spec, rules, rounds: int) -> float:
+    rng = np.random.default_rng(2)
+    full = list(pack_cards(rules.pack)) * rules.decks
+    shoes = [[full[j] for j in rng.permutation(len(full))[:60]] for _ in range(rounds)]
+    t0 = time.perf_counter()
+    for cards in shoes:
+        play_engine_round(rules, cards, spec.strat, bet=spec.bet)
+    return rounds / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5_000_000
+    rules = find_rules("mbs")
+    spec = build_spec(rules, boxes=1)
+    k = max(kernel_only(spec, rounds) for _ in range(3))
+    f = max(full_path(spec, rounds) for _ in range(2))
+    e = engine(spec, rules, 3000)
+    print(f"strategy: {spec.strategy_source}")
+    print(f"kernel only          : {k:14,.0f} rounds/s per core (mbs, 1 box, basic)")
+    print(f"simulator (rng+kernel): {f:14,.0f} rounds/s per core")
+    print(f"round engine (driver): {e:14,.0f} rounds/s")
+    print(f"ratio simulator/engine: {f / e:,.0f}x")
+
+
+if __name__ == "__main__":
+    main()
