@@ -181,6 +181,7 @@ class UpcardSolver:
         self.up = up
         sp = self.sp
         fits = np.all(sp.counts <= self.base[None, :], axis=1) & (sp.ncards >= 1)
+        self.fits = fits
         self.active = fits if active is None else (fits & active)
         idx = np.nonzero(self.active)[0]
         self.dist = np.zeros((sp.size, 7))
@@ -245,7 +246,7 @@ class UpcardSolver:
         sp = self.sp
         base_s = self.base.copy()
         base_s[p] -= 1
-        act = self.active.copy() if base_s[p] >= 0 else np.zeros(sp.size, dtype=bool)
+        act = self.fits.copy() if base_s[p] >= 0 else np.zeros(sp.size, dtype=bool)
         act &= (sp.counts[:, p] >= 1) & (sp.ncards >= 2) & np.all(sp.counts <= base_s[None, :], axis=1)
         dist = np.zeros((sp.size, 7))
         idx = np.nonzero(act)[0]
@@ -388,7 +389,8 @@ class UpcardSolver:
             opts["P"] = split_ev + extra
         if self.up in pr.surrender_upcards:
             # rulings 9: half the wager, the whole wager if the dealer makes Pontoon
-            opts["R"] = -0.5 * (1 - q0) - q0
+            # late surrender without a peek (engine): half the wager whatever the dealer makes
+            opts["R"] = -0.5 if (pr.surrender == "late" and not pr.peek) else -0.5 * (1 - q0) - q0
         classes = [(1.0, 0.0)]
         key = (i, j)
         if key in BONUS_COMPLETION and pr.p21wins:

@@ -198,12 +198,12 @@ def _solve(rules: CasinoRules, bet: Decimal | float | int | None, shoe: tuple[in
             row = _row_key(i, j, int(sp.best[s]), bool(sp.soft[s]))
             target = cls_pair_only if i == j else cls_sums
             acc = target.setdefault(row, {})
-            for k, v in opts.items():
-                acc[k] = acc.get(k, 0.0) + w * v
+            for name, v in opts.items():
+                acc[name] = acc.get(name, 0.0) + w * v
             if i == j:
                 ps = pair_sums.setdefault(i, {})
-                for k, v in opts.items():
-                    ps[k] = ps.get(k, 0.0) + w * v
+                for name, v in opts.items():
+                    ps[name] = ps.get(name, 0.0) + w * v
                 if i in split_opt and not np.isnan(split_opt[i]):
                     ps["P"] = ps.get("P", 0.0) + w * (split_opt[i] + (-solver.q_nat(s) if pr.peek else 0.0))
         row_code: dict[tuple[str, int], str] = {}

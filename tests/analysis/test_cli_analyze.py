@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pontoon.analysis.states import UPCARD_LABELS
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    code = "from pontoon.cli.app import main; main()"
+    return subprocess.run([sys.executable, "-c", code, "analyze", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_json_report_shape(tmp_path: Path) -> None:
+    png = tmp_path / "c.png"
+    r = _run("--rules", "rws-plus", "--set", "decks=8", "--json", "--chart", str(png))
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["rules"]["preset"] == "rws-plus" and rep["rules"]["decks"] == 8
+    assert set(rep["house_edge"]) == {"basic", "optimal"}
+    assert list(rep["dealer"]) == list(UPCARD_LABELS)
+    for d in rep["dealer"].values():
+        assert set(d) == {"17", "18", "19", "20", "21", "pontoon", "bust"}
+        assert sum(d.values()) == pytest.approx(1.0)
+    assert set(rep["side_bets"]) == {"pair", "bonus", "insurance", "super_bonus"}
+    assert set(rep["strategy"]) == {"hard", "soft", "pair", "rescue"}
+    assert isinstance(rep["notation"], str) and rep["seconds"] > 0
+    assert png.stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--rules", "nope"], ["--rules", "mbs", "--set", "decks=9"], ["--rules", "mbs", "--set", "foo"],
+     ["--rules", "mbs", "--bet", "-5"], ["--rules", "british"]],
+)
+def test_bad_input_is_one_line_exit_2(args: list[str]) -> None:
+    r = _run(*args)
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+
+
+def test_compare_side_by_side() -> None:
+    r = _run("--compare", "mbs", "federal", "blackjack")
+    assert r.returncode == 0, r.stderr
+    for word in ("mbs", "federal", "blackjack", "house edge, basic", "pack", "max_split_hands"):
+        assert word in r.stdout
