@@ -11,7 +11,7 @@ from rich.table import Table
 from pontoon.analysis.states import UPCARD_LABELS
 
 COLOURS = {
-    "H": ("white", "#d9d9d9"),
+    "H": ("black", "#d9d9d9"),
     "S": ("black", "#f4d03f"),
     "D": ("white", "#2e86c1"),
     "Ds": ("white", "#5dade2"),
