@@ -544,6 +544,13 @@ class CasinoRound:
             action = Action.parse(action)
         self.verify(action)
         self.log.add("action", action=str(action))
+        if self._peek_pending and action.verb not in ("insure", "interrupt"):
+            # blackjack: insurance is over; the dealer peeks before any play decision takes effect
+            self.phase = Phase.PLAY
+            self._peek()
+            if self.phase is Phase.OVER:
+                self.log.add("action_moot", action=str(action), reason="dealer natural at the peek")
+                return
         getattr(self, f"_do_{action.verb}")(action)
 
     # per-verb checks return a reason string when illegal ------------------------------------
@@ -957,6 +964,7 @@ class CasinoRound:
             bool(live)
             or any(h.surrendered for h in hands)
             or any(x.insurance > 0 for b in self.boxes.values() for x in b.bettors)
+            or bool(self._natural_pending)  # a natural waiting to see whether the dealer has one too
         )
         if needs and len(self.dealer) < 2:
             self._deal_dealer()  # rul 4: the dealer's second card after all players have acted

@@ -132,7 +132,9 @@ class CasinoRules(BaseModel):
     bonus_pays: BonusPayTable = BonusPayTable()
     pandemonium_bet: bool = False
     pandemonium_multipliers: tuple[int, ...] = (2, 3, 5, 10, 20, 25, 50, 100)
-    pandemonium_weights: tuple[float, ...] = (0.30, 0.25, 0.20, 0.12, 0.06, 0.04, 0.02, 0.01)
+    # 002 gives no probabilities for the multipliers (rulings 20). This documented default has a
+    # mean multiplier of 20.31, a house edge of about 11% on 6 decks: a casino sets its own.
+    pandemonium_weights: tuple[float, ...] = (0.10, 0.12, 0.15, 0.20, 0.15, 0.12, 0.10, 0.06)
 
     # walking away (004 5.3): the House draws for the absent player to this total
     walk_away_draw_to: int = Field(12, ge=2, le=21)
