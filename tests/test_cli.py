@@ -115,3 +115,23 @@ def test_play_ends_cleanly_at_end_of_input() -> None:
     p = pontoon("play", "--seed", "1", stdin="\n")
     assert p.returncode == 0, p.stderr
     assert "played 1 rounds" in p.stdout
+
+
+@pytest.mark.parametrize("preset", ["british", "shoot"])
+def test_play_british_from_piped_input(preset: str) -> None:
+    # a blank line takes the first legal action at its smallest amount (003: stake, buy, twist...)
+    p = pontoon("play", "--rules", preset, "--seed", "3", "--rounds", "5", stdin="\n" * 400)
+    assert p.returncode == 0, p.stderr
+    assert "After 5 rounds" in p.stdout
+
+
+def test_play_british_refuses_a_stake_over_the_limit_and_asks_again() -> None:
+    p = pontoon("play", "--rules", "british", "--seed", "1", stdin="stake 500\n")
+    assert p.returncode == 0 and "stake 500 is out of range: accepted 1 to 100" in p.stdout
+
+
+@pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium"])
+def test_play_with_hints(preset: str) -> None:
+    p = pontoon("play", "--rules", preset, "--seed", "5", "--hints", "--rounds", "3", stdin=("\n" + "s\nh\n" * 3) * 3)
+    assert p.returncode == 0, p.stderr
+    assert "hint: " in p.stdout and "stand" in p.stdout.split("hint: ", 1)[1]
