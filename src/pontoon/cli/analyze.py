@@ -47,10 +47,14 @@ def _differences(all_rules: list[Any]) -> list[str]:
 def _fmt(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, dict) and set(v) == {"min_wager", "amount"}:
+        return f"{_fmt(v['amount'])} from {_fmt(v['min_wager'])}"
     if isinstance(v, tuple | list):
         return ", ".join(_fmt(x) for x in v) if len(v) <= 4 else f"{len(v)} items"
-    if hasattr(v, "model_dump"):
-        return "..."
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_fmt(x)}" for k, x in v.items())
+    if isinstance(v, Decimal):
+        return f"{v.normalize():f}"
     return str(v)
 
 
@@ -63,9 +67,9 @@ def _compare(names: list[str], sets: list[str], bet: Decimal | None, as_json: bo
         typer.echo(to_json({"compare": {r.preset if i == 0 or r.preset != all_rules[0].preset else f"{r.preset}#{i}": rep
                                         for i, (r, rep) in enumerate(zip(all_rules, reports, strict=True))}}))
         return
-    con = Console()
+    con = Console(width=max(Console().width, 30 + 16 * len(all_rules)))
     t = Table(title="Presets side by side")
-    t.add_column("")
+    t.add_column("", no_wrap=True)
     for r in all_rules:
         t.add_column(r.preset, justify="right")
     t.add_row("house edge, basic", *[f"{rep['house_edge']['basic'] * 100:.3f}%" for rep in reports])
