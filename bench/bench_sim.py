@@ -32,12 +32,11 @@ def kernel_only(spec, rounds: int) -> float:
     sess = np.zeros(0, dtype=np.int64)
     ru = rng.random(int(rounds * 6) + 400)
     ju = np.zeros(1)
-    K.run_random(shoe, st, ru, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, 1000, acc, mom, sess, 1, 0)
+    args = (ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp)
+    K.run_random(shoe, st, ru, *args, 1000, acc, mom, sess, 1, 0)
     st[1] = 0
     t0 = time.perf_counter()
-    done = K.run_random(
-        shoe, st, ru, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, rounds, acc, mom, sess, 1, 0
-    )
+    done = K.run_random(shoe, st, ru, *args, rounds, acc, mom, sess, 1, 0)
     return done / (time.perf_counter() - t0)
 
 

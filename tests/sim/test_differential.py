@@ -7,6 +7,7 @@ import os
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -57,13 +58,24 @@ CASES = [
     ("blackjack", {}),
     ("blackjack", {"surrender": "late", "hits_soft_17": True, "resplit_aces": True}),
     ("blackjack", {"dealer_peeks": False}),
+    ("mbs", "optimal"),
+    ("federal", "optimal"),
+    ("blackjack", "optimal"),
 ]
 
 
-@pytest.mark.parametrize("preset,overrides", CASES, ids=[f"{p}{'+' if o else ''}" for p, o in CASES])
-def test_kernel_matches_engine(preset: str, overrides: dict) -> None:
+def _case_id(p: str, o: dict | str) -> str:
+    return p + ("-optimal" if o == "optimal" else "+" if o else "")
+
+
+@pytest.mark.parametrize("preset,overrides", CASES, ids=[_case_id(p, o) for p, o in CASES])
+def test_kernel_matches_engine(preset: str, overrides: dict | str) -> None:
+    """``overrides == "optimal"``: the preset with ``--strategy optimal`` (composition table)."""
+    optimal = overrides == "optimal"
+    if optimal:
+        overrides = {}
     rules = resolve_rules(preset, overrides or None)
-    chart = load_chart(DATA / "wild_chart.json")
+    chart: Any = "optimal" if optimal else load_chart(DATA / "wild_chart.json")
     rng = np.random.default_rng(12345 + len(preset) + len(overrides))
     per_spec = ROUNDS // 6
     checked = 0
@@ -90,6 +102,7 @@ def test_kernel_matches_engine(preset: str, overrides: dict) -> None:
                     side_bets=spec.side_bets,
                     insurance=insurance == "always",
                     jackpot=jackpot,
+                    comp=spec.comp,
                 )
                 kvoid = bool(rec[i, 0, K.NK + 1])
                 where = f"{preset} boxes={boxes} insurance={insurance} shoe={' '.join(map(str, cards))}"

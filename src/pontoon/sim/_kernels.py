@@ -71,7 +71,8 @@ P_B_AL = 48
 P_SUR_ANYUP = 49  # surrender against any up card (blackjack late surrender)
 P_SPLIT_NAT = 50  # split Ace + ten counts as a natural
 P_SB_ON = 51  # Super Bonus offered (rulings 17)
-NP = 52
+P_COMP = 52  # 1 = the composition table ``comp`` overrides the chart (``--strategy optimal``)
+NP = 53
 
 # ---- strategy codes -----------------------------------------------------------------------
 C_H = 0
@@ -87,6 +88,10 @@ K_SOFT = 1
 K_PAIR = 2
 K_RESCUE = 3
 NC_MAX = 9  # card-count index: min(ncards, NC_MAX)
+# composition table comp[n - 2, upcard points, key]: key = sorted card values (0 = Ace .. 9 = ten)
+# as decimal digits, padded with 0 (a*1000 + b*100 + c*10 + d); -1 = no entry (play the chart).
+# n = 2: the first decision of an unsplit starting hand (C_H C_S C_D C_P C_R); n = 3, 4: any hand.
+COMP_KEYS = 10000
 
 # ---- lines (acc[line, 0] = count, acc[line, 1] = net quanta) --------------------------------
 L_PONTOON = 0
@@ -178,6 +183,35 @@ def _pts(c):
 
 
 @njit(cache=True, inline="always")
+def _comp_key(hc, h, n):
+    """Sorted value digits (0 = Ace .. 9 = ten) of the first ``n`` (2..4) cards of hand ``h``."""
+    a = _pts(hc[h, 0]) - 1
+    b = _pts(hc[h, 1]) - 1
+    if a > b:
+        a, b = b, a
+    if n == 2:
+        return a * 1000 + b * 100
+    x = _pts(hc[h, 2]) - 1
+    if n == 3:
+        if x < a:
+            return x * 1000 + a * 100 + b * 10
+        if x < b:
+            return a * 1000 + x * 100 + b * 10
+        return a * 1000 + b * 100 + x * 10
+    c = x
+    d = _pts(hc[h, 3]) - 1
+    if c > d:
+        c, d = d, c
+    if a > c:
+        a, c = c, a
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return a * 1000 + b * 100 + c * 10 + d
+
+
+@njit(cache=True, inline="always")
 def _log(logl, loga, logb, n, line, amount, box):
     logl[n] = line
     loga[n] = amount
@@ -186,7 +220,7 @@ def _log(logl, loga, logb, n, line, amount, box):
 
 
 @njit(cache=True, inline="always")
-def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, loga, logb, jrec):
+def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec):
     """Play one round. Returns the number of log entries, or -1 when the round is void.
 
     Workspace: hc[h, k] cards of hand h; hi[h, :] integer hand fields (see below).
@@ -430,6 +464,9 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, 
                 # 000 3.9.1: split Aces take one card each and no further action
                 locked = hi[h, F_SACE] == 1 and P[P_HSA] == 0
                 nci = n if n < NC_MAX else NC_MAX
+                oc = -1  # composition table's code
+                if P[P_COMP] == 1 and not locked and 2 <= n <= 4 and (n > 2 or hi[h, F_SPLIT] == 0):
+                    oc = comp[n - 2, upp, _comp_key(hc, h, n)]
                 # -- split? --
                 if n == 2:
                     c0 = hc[h, 0]
@@ -437,7 +474,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, 
                     p0 = _pts(c0)
                     pairok = (c0 >> 2) == (c1 >> 2) if P[P_SPLIT_RANK] == 1 else p0 == _pts(c1)
                     if pairok and nh[b] < P[P_MAXHANDS] and (p0 != 1 or hi[h, F_SACE] == 0 or P[P_RSA] == 1):
-                        if strat[K_PAIR, p0, nci, upp] == C_P:
+                        if (oc == C_P) if oc >= 0 else (strat[K_PAIR, p0, nci, upp] == C_P):
                             # split: this hand keeps its first card and draws its second now
                             last = b * 4 + nh[b]
                             nn = h + 1
@@ -475,6 +512,8 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, 
                     live_any = True
                     break
                 code = strat[K_SOFT if soft else K_HARD, tot, nci, upp]
+                if oc >= 0 and oc != C_P:
+                    code = oc
                 # -- resolve the code against what is legal --
                 can_dbl = False
                 if P[P_DBL_ANY] == 1 or n == 2:
@@ -641,7 +680,7 @@ def _commit(nlog, logl, loga, acc):
 
 
 @njit(cache=True)
-def run_random(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, max_rounds, acc, mom, sess, sess_len, r0):
+def run_random(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, mom, sess, sess_len, r0):
     """Play up to ``max_rounds`` rounds from a shuffled shoe; stops early when ``ru`` or ``ju``
     could run short. ``st`` = [pos, ru index, ju index, ...] and ``shoe`` carry over between calls.
     ``mom`` = [rounds, voids, sum x, sum x^2, sum t, sum t^2]. ``sess[(r0 + i) // sess_len]`` adds
@@ -666,7 +705,9 @@ def run_random(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, max_rounds, acc, mo
             break
         if st[0] >= cut:
             st[0] = 0  # shuffle (lazy: every later card is uniform over the unseen ones)
-        nlog = _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, loga, logb, jrec)
+        nlog = _play_round(
+            shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
+        )
         mom[0] += 1
         if nlog < 0:  # rulings 2: the shoe ran out, the round is void
             mom[1] += 1
@@ -687,7 +728,7 @@ def run_random(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, max_rounds, acc, mo
 
 
 @njit(cache=True)
-def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, rec):
+def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, rec):
     """One round per row of ``shoes`` (card codes, ``lens[i]`` of them), dealt in order.
 
     ``rec[i, box, :NK]`` receives the net per wager kind, ``rec[i, box, NK]`` the Pandemonium
@@ -708,7 +749,9 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, rec):
         ru = np.zeros(shoe.shape[0] + 1)
         st[0] = 0
         st[1] = 0
-        nlog = _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, hc, hi, bx, logl, loga, logb, jrec)
+        nlog = _play_round(
+            shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
+        )
         for b in range(nb):
             for k in range(NK):
                 rec[i, b, k] = 0

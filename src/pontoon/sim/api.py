@@ -24,7 +24,7 @@ from pontoon.cards import pack_cards
 from pontoon.errors import PontoonError, RulesError
 from pontoon.rules.model import CasinoRules
 from pontoon.sim import _kernels as K
-from pontoon.sim.tables import fallback_chart, load_chart, strategy_table
+from pontoon.sim.tables import comp_table, empty_comp, fallback_chart, load_chart, strategy_table
 
 CENT = Decimal("0.01")
 DEFAULT_CHUNK = 500_000
@@ -53,6 +53,7 @@ class SimSpec:
     side_bet: Decimal
     strategy_source: str = ""
     notes: tuple[str, ...] = field(default=())
+    comp: np.ndarray = field(default_factory=empty_comp)  # composition table (optimal) or empty
 
 
 @dataclass
@@ -123,6 +124,15 @@ def build_spec(
 
     chart, source, notes = resolve_strategy(rules, strategy)
     strat = strategy_table(chart)
+    comp = empty_comp()
+    if strategy == "optimal":
+        try:
+            from pontoon.analysis.optimal_table import optimal_decisions
+        except ImportError:
+            notes.append("the analyser's optimal table is not available: playing the chart")
+        else:
+            comp = comp_table(optimal_decisions(rules))
+            source = "analyser optimal_decisions (composition-dependent 2-4 card decisions) over " + source
 
     # money: every payment as an exact multiple of one quantum
     bp = rules.bonus_pays
@@ -201,6 +211,7 @@ def build_spec(
     P[K.P_BONUS] = int("bonus" in sides)
     P[K.P_PAN] = int("pandemonium" in sides)
     P[K.P_SPLIT_NAT] = int(rules.split_ace_21_is_natural)
+    P[K.P_COMP] = int(comp.shape[0] > 1)
     for key, idx in (
         ("W", K.P_W), ("WIN", K.P_WIN), ("NAT", K.P_NAT), ("5C", K.P_5C), ("6C", K.P_6C), ("7C", K.P_7C),
         ("678M", K.P_678M), ("678S", K.P_678S), ("678SP", K.P_678SP), ("777M", K.P_777M),
@@ -217,7 +228,7 @@ def build_spec(
     return SimSpec(
         P=P, pan_pay=pan_pay, pan_cum=pan_cum, strat=strat, shoe=shoe, quantum=quantum, boxes=boxes,
         side_bets=sides, insurance=insurance == "always", preset=rules.preset, bet=W, side_bet=S,
-        strategy_source=source, notes=tuple(notes),
+        strategy_source=source, notes=tuple(notes), comp=comp,
     )  # fmt: skip
 
 
@@ -233,12 +244,12 @@ def resolve_strategy(rules: CasinoRules, strategy: Any) -> tuple[Mapping[str, An
             from pontoon.analysis import strategy as an  # the analyser (may not exist yet)
         except ImportError:
             an = None
-        if want == "optimal" and an is not None:
-            for name in ("optimal_strategy", "optimal_chart", "composition_strategy"):
-                fn = getattr(an, name, None)
-                if fn is not None:
-                    return fn(rules), f"analyser {name}", notes
-            notes.append("the analyser exports no richer 'optimal' table: playing its basic strategy")
+        if want == "optimal":
+            # build_spec adds the composition table (optimal_table.optimal_decisions) over this chart
+            notes.append(
+                "optimal: the analyser's composition-dependent decisions for 2-card starting hands and "
+                "3-4 card hands; split hands' first decisions, 5+ card hands and rescues play the basic chart"
+            )
         if an is not None and hasattr(an, "basic_strategy"):
             return an.basic_strategy(rules), "analyser basic_strategy", notes
         notes.append(
@@ -282,7 +293,7 @@ def run_chunk(
         st[1] = 0
         st[2] = 0
         done += K.run_random(
-            shoe, st, ru, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, batch, acc, mom, sess,
+            shoe, st, ru, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, batch, acc, mom, sess,
             max(session_length, 1), done,
         )  # fmt: skip
     return acc, mom, sess
@@ -401,5 +412,5 @@ def run_stacked(spec: SimSpec, shoes: list[list[Any]], ju: np.ndarray | None = N
     if ju is None:
         ju = np.zeros(rows * spec.boxes + 1)
     rec = np.zeros((rows, spec.boxes, K.REC_W), dtype=np.int64)
-    K.run_stacked(arr, lens, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, rec)
+    K.run_stacked(arr, lens, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, rec)
     return rec

@@ -27,18 +27,42 @@ KINDS = ("main", "insurance", "pair", "bonus", "pandemonium", "super_bonus")  # 
 CENT = Decimal("0.01")
 
 
-def _plan(rules: CasinoRules, strat: np.ndarray, cards: Sequence[Card], up: Card) -> str:
-    """The chart's verb for a hand that is not doubled: split, stand, hit, double, ds, surrender, rs."""
+def _comp_code(comp: np.ndarray | None, cards: Sequence[Card], up: Card, first: bool) -> int:
+    """The composition table's code for this hand (-1: none); the kernel's ``_comp_key``."""
+    n = len(cards)
+    if comp is None or comp.shape[0] < 2 or not 2 <= n <= 4 or (n == 2 and not first):
+        return -1
+    digits = sorted(c.points - 1 for c in cards) + [0] * (4 - n)
+    key = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
+    return int(comp[n - 2, up.points, key])
+
+
+def _plan(
+    rules: CasinoRules,
+    strat: np.ndarray,
+    cards: Sequence[Card],
+    up: Card,
+    comp: np.ndarray | None = None,
+    first: bool = False,
+) -> str:
+    """The verb for a hand that is not doubled: split, stand, hit, double, ds, surrender, rs.
+
+    ``comp``: the composition table (``--strategy optimal``), consulted for 2-card hands when
+    ``first`` (an unsplit starting hand) and for 3- and 4-card hands; the chart otherwise."""
     n = len(cards)
     tot, soft = hand_total(cards, 0)
     nci = min(n, K.NC_MAX)
     upp = up.points
+    oc = _comp_code(comp, cards, up, first)
     if n == 2:
         a, b = cards
         same = a.rank == b.rank if rules.split_by == "rank" else a.points == b.points
-        if same and strat[K.K_PAIR, a.points, nci, upp] == K.C_P:
+        want = oc == K.C_P if oc >= 0 else strat[K.K_PAIR, a.points, nci, upp] == K.C_P
+        if same and want:
             return "split"
     code = int(strat[K.K_SOFT if soft else K.K_HARD, tot, nci, upp])
+    if oc >= 0 and oc != K.C_P:
+        code = oc
     return {K.C_H: "hit", K.C_S: "stand", K.C_D: "double", K.C_DS: "ds", K.C_R: "surrender", K.C_RS: "rs"}[
         code
     ]
@@ -55,6 +79,7 @@ def play_engine_round(
     side_bets: Sequence[str] = (),
     insurance: bool = False,
     jackpot: Sequence[int] = (),
+    comp: np.ndarray | None = None,
 ) -> tuple[str, dict[int, dict[str, Decimal]]]:
     """Play one round of the engine from a stacked shoe; returns (status, {box: {kind: net}})."""
     rnd = CasinoRound(rules, Shoe.stacked_from(list(cards), pack=rules.pack), jackpot=list(jackpot))
@@ -76,7 +101,7 @@ def play_engine_round(
             for b in range(1, boxes + 1):
                 h0 = rnd.boxes[b].hands[0]
                 if len(h0.cards) == 2 and not h0.finished:
-                    plan = _plan(rules, strat, h0.cards, up)
+                    plan = _plan(rules, strat, h0.cards, up, comp, not h0.from_split)
                     if plan in ("surrender", "rs") and rnd.can(Action("surrender", b)):
                         rnd.act(Action("surrender", b))
                         if rnd.is_over:
@@ -92,7 +117,7 @@ def play_engine_round(
             want = strat[K.K_RESCUE, total, 3, up.points] == 1
             verbs = ["rescue", "stand"] if want else ["stand"]
         else:
-            plan = _plan(rules, strat, h.cards, up)
+            plan = _plan(rules, strat, h.cards, up, comp, not h.from_split)
             if plan == "split":
                 if rnd.can(Action("split", box)):
                     rnd.act(Action("split", box))

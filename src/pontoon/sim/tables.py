@@ -219,3 +219,28 @@ def fallback_chart(rules: Any) -> dict[str, Any]:
         str(t): {u: ("F" if t <= 16 and u in ("9", "T", "A") else "S") for u in ups} for t in range(4, 21)
     }
     return {"hard": hard, "soft": soft, "pair": pair, "rescue": rescue}
+
+
+COMP_CODES: dict[str, int] = {"H": K.C_H, "S": K.C_S, "D": K.C_D, "P": K.C_P, "R": K.C_R}
+COMP_SHAPE = (3, 11, K.COMP_KEYS)
+
+
+def empty_comp() -> np.ndarray:
+    """A composition table with no entries (the chart decides everything)."""
+    return np.full((1, 1, 1), -1, dtype=np.int8)
+
+
+def comp_table(decisions: Mapping[str, Mapping[tuple[int, ...], str]]) -> np.ndarray:
+    """The kernel's composition table ``int8[n - 2, upcard points, key]`` from
+    ``pontoon.analysis.optimal_table.optimal_decisions``: ``"two"``, ``"three"``, ``"four"`` map
+    (sorted value indices..., upcard value index) to S H D P R. Missing keys hold -1 (chart)."""
+    t = np.full(COMP_SHAPE, -1, dtype=np.int8)
+    for n, section in ((2, "two"), (3, "three"), (4, "four")):
+        for key, code in (decisions.get(section) or {}).items():
+            *vals, up = key
+            if len(vals) != n or code not in COMP_CODES:
+                raise StrategyError(f"composition table {section}: bad entry {key!r} -> {code!r}")
+            digits = sorted(int(v) for v in vals) + [0] * (4 - n)
+            k = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
+            t[n - 2, int(up) + 1, k] = COMP_CODES[code]
+    return t
