@@ -1,8 +1,8 @@
 """Rounds per second of the fast simulator (issue 5), per core, against the round engine.
 
 mbs, one box, the analyser's basic strategy (or the built-in fallback chart), cut-card shoe.
-Prints: the kernel alone (random numbers drawn beforehand), the whole single-process path
-(random numbers + kernel + totals), and the reference engine driven by the same strategy table in
+Prints: the kernel alone (its own xoshiro256** generator included), the whole single-process
+path (``run_chunk``: seeding, kernel, totals), and the reference engine driven by the same strategy table in
 the same run (reference.py policy driver, stacked 60-card shoes), and the ratio.
 
     .venv/bin/python bench/bench_sim.py [ROUNDS]
@@ -23,20 +23,18 @@ from pontoon.sim.reference import play_engine_round
 
 
 def kernel_only(spec, rounds: int) -> float:
-    rng = np.random.default_rng(1)
+    """The kernel call alone (its xoshiro256** generator included), without the chunk set-up."""
+    rs = np.random.SeedSequence(1).generate_state(4, np.uint64)
     shoe = spec.shoe.copy()
     st = np.zeros(4, dtype=np.int64)
     st[0] = shoe.shape[0]
     acc = np.zeros((K.NL, 2), dtype=np.int64)
     mom = np.zeros(6, dtype=np.int64)
     sess = np.zeros(0, dtype=np.int64)
-    ru = rng.random(int(rounds * 6) + 400)
-    ju = np.zeros(1)
-    args = (ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp)
-    K.run_random(shoe, st, ru, *args, 1000, acc, mom, sess, 1, 0)
-    st[1] = 0
+    args = (spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp)
+    K.run_random(shoe, st, rs, *args, 1000, acc, mom, sess, 1, 0)
     t0 = time.perf_counter()
-    done = K.run_random(shoe, st, ru, *args, rounds, acc, mom, sess, 1, 0)
+    done = K.run_random(shoe, st, rs, *args, rounds, acc, mom, sess, 1, 0)
     return done / (time.perf_counter() - t0)
 
 

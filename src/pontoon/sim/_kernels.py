@@ -6,9 +6,11 @@ turns the rules into the ``P`` parameter vector, the strategy into the ``strat``
 unchecked fast path; the public functions in ``api.py`` validate everything first.
 
 The shoe is dealt by a lazy Fisher-Yates shuffle: the card at ``pos`` is swapped with a card
-chosen uniformly from ``shoe[pos:]`` using the next float of ``ru``. Resetting ``pos`` to 0 is
-therefore a full reshuffle, which is how both the cut card and the continuous shuffler are
-modelled. With ``ru`` all zeros the shoe is dealt in stored order (stacked shoes, tests).
+chosen uniformly from ``shoe[pos:]`` using the next float of the kernel's xoshiro256**
+generator (state ``rs``, seeded once per chunk by ``api.py`` from the chunk's SeedSequence).
+Resetting ``pos`` to 0 is therefore a full reshuffle, which is how both the cut card and the
+continuous shuffler are modelled. Stacked shoes (``st[3] == 1``, tests) are dealt in stored
+order and take Pandemonium presses from ``ju``.
 
 Speed: the per-round functions are compiled with ``_nrt=False`` (no reference counting: they
 never allocate). Compiled with it, numba increfs/decrefs every array argument with atomic
@@ -163,19 +165,55 @@ LOGN = 256
 POINTS = np.array([min(r + 1, 10) for r in range(13) for _ in range(4)], dtype=np.int64)
 
 
+U64_1 = np.uint64(1)
+INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
 @njit(cache=True, _nrt=False)
-def _draw(shoe, st, ru):
-    """Next card: lazy Fisher-Yates step. -1 when the shoe is empty (the round is void)."""
+def _next(rs):
+    """xoshiro256** (Blackman and Vigna): next 64-bit output of the state ``rs`` (uint64[4])."""
+    s0 = rs[0]
+    s1 = rs[1]
+    s2 = rs[2]
+    s3 = rs[3]
+    t = s1 * np.uint64(5)
+    r = ((t << np.uint64(7)) | (t >> np.uint64(57))) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
+    rs[0] = s0
+    rs[1] = s1
+    rs[2] = s2
+    rs[3] = s3
+    return r
+
+
+@njit(cache=True, _nrt=False)
+def _uniform(rs):
+    """A float in [0, 1) with 53 random bits."""
+    return np.float64(_next(rs) >> np.uint64(11)) * INV53
+
+
+@njit(cache=True, _nrt=False)
+def _draw(shoe, st, rs):
+    """Next card: lazy Fisher-Yates step. -1 when the shoe is empty (the round is void).
+
+    ``st[3] == 1`` (stacked shoes): the cards are dealt in stored order, ``rs`` is not used."""
     pos = st[0]
     n = shoe.shape[0]
     if pos >= n:
         return -1
-    j = pos + np.int64(ru[st[1]] * (n - pos))
-    st[1] += 1
+    st[0] = pos + 1
+    if st[3] == 1:
+        return shoe[pos]
+    j = pos + np.int64(_uniform(rs) * (n - pos))
     c = shoe[j]
     shoe[j] = shoe[pos]
     shoe[pos] = c
-    st[0] = pos + 1
     return c
 
 
@@ -225,7 +263,7 @@ def _log(logl, loga, logb, n, line, amount, box):
 
 
 @njit(cache=True, _nrt=False)
-def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec):
+def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec):
     """Play one round. Returns the number of log entries, or -1 when the round is void.
 
     Workspace: hc[h, k] cards of hand h; hi[h, :] integer hand fields (see below).
@@ -253,16 +291,16 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
     # ---- initial deal (scenario-format: boxes in order, dealer, second card to each box) ----
     for b in range(nb):
         h = b * 4
-        c = _draw(shoe, st, ru)
+        c = _draw(shoe, st, rs)
         if c < 0:
             return -1
         hc[h, 0] = c
-    up = _draw(shoe, st, ru)
+    up = _draw(shoe, st, rs)
     if up < 0:
         return -1
     for b in range(nb):
         h = b * 4
-        c = _draw(shoe, st, ru)
+        c = _draw(shoe, st, rs)
         if c < 0:
             return -1
         hc[h, 1] = c
@@ -270,7 +308,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
     upr = up >> 2
     hole = -1
     if P[P_HOLE] == 1:
-        hole = _draw(shoe, st, ru)
+        hole = _draw(shoe, st, rs)
         if hole < 0:
             return -1
     # box bookkeeping: nh[b] hands in hi rows b*4 .. b*4+nh-1
@@ -324,8 +362,11 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
         natural = (pa == 1 and pc == 10) or (pa == 10 and pc == 1)
         if P[P_PAN] == 1:  # rulings 20: one press per box
             if natural:
-                u = ju[st[2]]
-                st[2] += 1
+                if st[3] == 1:
+                    u = ju[st[2]]
+                    st[2] += 1
+                else:
+                    u = _uniform(rs)
                 k = 0
                 while k < pan_cum.shape[0] - 1 and u >= pan_cum[k]:
                     k += 1
@@ -384,7 +425,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                 continue
             if hi[h, F_N] == 1:
                 # a split hand gets its second card when its turn comes (004 3.24.2)
-                c = _draw(shoe, st, ru)
+                c = _draw(shoe, st, rs)
                 if c < 0:
                     return -1
                 hc[h, 1] = c
@@ -504,7 +545,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                             hi[nn, F_SB] = 0
                             hi[h, F_SPLIT] = 1
                             hi[h, F_SACE] = 1 if p0 == 1 else 0
-                            c = _draw(shoe, st, ru)
+                            c = _draw(shoe, st, rs)
                             if c < 0:
                                 return -1
                             hc[h, 1] = c
@@ -554,7 +595,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                     hi[h, F_SURR] = 1
                     pending = True
                     break
-                c = _draw(shoe, st, ru)
+                c = _draw(shoe, st, rs)
                 if c < 0:
                     return -1
                 pc = _pts(c)
@@ -590,7 +631,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
     dt = 0
     if live_any or pending:
         if hole < 0:
-            hole = _draw(shoe, st, ru)
+            hole = _draw(shoe, st, rs)
             if hole < 0:
                 return -1
         hp = _pts(hole)
@@ -608,7 +649,7 @@ def _play_round(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                     dsoft = True
                 if dt > 17 or (dt == 17 and not (dsoft and P[P_H17] == 1)):
                     break
-                c = _draw(shoe, st, ru)
+                c = _draw(shoe, st, rs)
                 if c < 0:
                     return -1
                 pc = _pts(c)
@@ -685,9 +726,10 @@ def _commit(nlog, logl, loga, acc):
 
 
 @njit(cache=True)
-def run_random(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, mom, sess, sess_len, r0):
-    """Play up to ``max_rounds`` rounds from a shuffled shoe; stops early when ``ru`` or ``ju``
-    could run short. ``st`` = [pos, ru index, ju index, ...] and ``shoe`` carry over between calls.
+def run_random(shoe, st, rs, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, mom, sess, sess_len, r0):
+    """Play ``max_rounds`` rounds, drawing every random number from the xoshiro256** state ``rs``
+    (uint64[4], seeded by the caller; never all zero). ``st`` = [pos, -, -, 0] and ``shoe`` and
+    ``rs`` carry over between calls (``st[0] >= len(shoe)``: shuffle before the first round).
     ``mom`` = [rounds, voids, sum x, sum x^2, sum t, sum t^2]. ``sess[(r0 + i) // sess_len]`` adds
     each round's main-game net (when ``sess`` is not empty). Returns the rounds played.
     """
@@ -703,15 +745,13 @@ def run_random(shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, max_rounds, a
     cut = P[P_CUT]
     nsess = sess.shape[0]
     done = 0
+    ju = np.zeros(1)  # Pandemonium presses come from rs too (st[3] == 0)
+    st[3] = 0
     while done < max_rounds:
-        if ru.shape[0] - st[1] < n + 1:
-            break
-        if P[P_PAN] == 1 and ju.shape[0] - st[2] < nb:
-            break
         if st[0] >= cut:
             st[0] = 0  # shuffle (lazy: every later card is uniform over the unseen ones)
         nlog = _play_round(
-            shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
+            shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
         )
         mom[0] += 1
         if nlog < 0:  # rulings 2: the shoe ran out, the round is void
@@ -748,14 +788,14 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, rec):
     jrec = np.zeros(nb, dtype=np.int64)
     bx = np.zeros((2, nb), dtype=np.int64)
     st = np.zeros(4, dtype=np.int64)
+    st[3] = 1  # deal in stored order; Pandemonium presses from ju
+    rs = np.ones(4, dtype=np.uint64)  # not used
     acc = np.zeros((NL, 2), dtype=np.int64)
     for i in range(shoes.shape[0]):
         shoe = shoes[i, : lens[i]].copy()
-        ru = np.zeros(shoe.shape[0] + 1)
         st[0] = 0
-        st[1] = 0
         nlog = _play_round(
-            shoe, st, ru, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
+            shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
         )
         for b in range(nb):
             for k in range(NK):

@@ -28,7 +28,6 @@ from pontoon.sim.tables import comp_table, empty_comp, fallback_chart, load_char
 
 CENT = Decimal("0.01")
 DEFAULT_CHUNK = 500_000
-BATCH = 65_536
 
 
 class SimulationError(PontoonError):
@@ -274,7 +273,9 @@ def run_chunk(
 
     Returns (acc[NL, 2], mom[6], sessions) as integer arrays.
     """
-    rng = np.random.default_rng(chunk_seed(entropy, index))
+    rs = chunk_seed(entropy, index).generate_state(4, np.uint64)
+    if not rs.any():  # pragma: no cover - xoshiro's one forbidden state
+        rs[0] = 1
     shoe = spec.shoe.copy()
     n = shoe.shape[0]
     st = np.zeros(4, dtype=np.int64)
@@ -283,19 +284,10 @@ def run_chunk(
     mom = np.zeros(6, dtype=np.int64)
     nsess = rounds // session_length if session_length > 0 else 0
     sess = np.zeros(nsess, dtype=np.int64)
-    per_round = int(2 + 3.5 * spec.boxes)
-    pan = bool(spec.P[K.P_PAN])
-    done = 0
-    while done < rounds:
-        batch = min(rounds - done, BATCH)
-        ru = rng.random(batch * per_round + n + 1)
-        ju = rng.random(batch * spec.boxes + spec.boxes) if pan else np.zeros(1)
-        st[1] = 0
-        st[2] = 0
-        done += K.run_random(
-            shoe, st, ru, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, batch, acc, mom, sess,
-            max(session_length, 1), done,
-        )  # fmt: skip
+    K.run_random(
+        shoe, st, rs, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, rounds, acc, mom, sess,
+        max(session_length, 1), 0,
+    )  # fmt: skip
     return acc, mom, sess
 
 
