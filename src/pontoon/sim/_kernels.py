@@ -262,7 +262,7 @@ def _log(logl, loga, logb, n, line, amount, box):
     return n + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec):
     """Play one round. Returns the number of log entries, or -1 when the round is void.
 
@@ -734,7 +734,6 @@ def run_random(shoe, st, rs, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, 
     each round's main-game net (when ``sess`` is not empty). Returns the rounds played.
     """
     nb = P[P_BOXES]
-    n = shoe.shape[0]
     hc = np.zeros((nb * 4, MAXCARDS), dtype=np.int64)
     hi = np.zeros((nb * 4, 12), dtype=np.int64)
     logl = np.zeros(LOGN, dtype=np.int64)
@@ -742,11 +741,24 @@ def run_random(shoe, st, rs, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, 
     logb = np.zeros(LOGN, dtype=np.int64)
     jrec = np.zeros(nb, dtype=np.int64)
     bx = np.zeros((2, nb), dtype=np.int64)
+    ju = np.zeros(1)  # Pandemonium presses come from rs too (st[3] == 0)
+    st[3] = 0
+    return _run_loop(
+        shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
+        max_rounds, acc, mom, sess, sess_len, r0,
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False)
+def _run_loop(
+    shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
+    max_rounds, acc, mom, sess, sess_len, r0,
+):  # fmt: skip
+    """The round loop of ``run_random`` (no allocation; ``_play_round`` inlined, no refcounts)."""
+    n = shoe.shape[0]
     cut = P[P_CUT]
     nsess = sess.shape[0]
     done = 0
-    ju = np.zeros(1)  # Pandemonium presses come from rs too (st[3] == 0)
-    st[3] = 0
     while done < max_rounds:
         if st[0] >= cut:
             st[0] = 0  # shuffle (lazy: every later card is uniform over the unseen ones)
