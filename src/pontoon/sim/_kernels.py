@@ -22,8 +22,13 @@ Money is integer "quanta" (``api.py`` picks the quantum so that every payment is
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
+
+# no reference counting (the functions never allocate): see the module docstring
+_NO_NRT: dict[str, Any] = {"cache": True, "_nrt": False}
 
 # ---- parameter vector indices -------------------------------------------------------------
 P_CUT = 0  # cards dealt before the cut card comes out; 0 = continuous shuffler (every round)
@@ -169,7 +174,7 @@ U64_1 = np.uint64(1)
 INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit(cache=True, _nrt=False)
+@njit(**_NO_NRT)
 def _next(rs):
     """xoshiro256** (Blackman and Vigna): next 64-bit output of the state ``rs`` (uint64[4])."""
     s0 = rs[0]
@@ -192,13 +197,13 @@ def _next(rs):
     return r
 
 
-@njit(cache=True, _nrt=False)
+@njit(**_NO_NRT)
 def _uniform(rs):
     """A float in [0, 1) with 53 random bits."""
     return np.float64(_next(rs) >> np.uint64(11)) * INV53
 
 
-@njit(cache=True, _nrt=False)
+@njit(**_NO_NRT)
 def _draw(shoe, st, rs):
     """Next card: lazy Fisher-Yates step. -1 when the shoe is empty (the round is void).
 
@@ -217,7 +222,7 @@ def _draw(shoe, st, rs):
     return c
 
 
-@njit(cache=True, _nrt=False)
+@njit(**_NO_NRT)
 def _pts(c):
     r = c >> 2
     if r >= 9:
@@ -225,7 +230,7 @@ def _pts(c):
     return r + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(**_NO_NRT)
 def _comp_key(hc, h, n):
     """Sorted value digits (0 = Ace .. 9 = ten) of the first ``n`` (2..4) cards of hand ``h``."""
     a = _pts(hc[h, 0]) - 1
@@ -254,7 +259,7 @@ def _comp_key(hc, h, n):
     return a * 1000 + b * 100 + c * 10 + d
 
 
-@njit(cache=True, _nrt=False)
+@njit(**_NO_NRT)
 def _log(logl, loga, logb, n, line, amount, box):
     logl[n] = line
     loga[n] = amount
@@ -262,7 +267,7 @@ def _log(logl, loga, logb, n, line, amount, box):
     return n + 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**_NO_NRT, inline="always")
 def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec):
     """Play one round. Returns the number of log entries, or -1 when the round is void.
 
@@ -707,7 +712,7 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@njit(**_NO_NRT)
 def _commit(nlog, logl, loga, acc):
     """Add one round's log to the line totals; returns (main-game net, total net) in quanta."""
     x = 0
@@ -749,7 +754,7 @@ def run_random(shoe, st, rs, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, 
     )  # fmt: skip
 
 
-@njit(cache=True, _nrt=False)
+@njit(**_NO_NRT)
 def _run_loop(
     shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
     max_rounds, acc, mom, sess, sess_len, r0,
