@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 # no reference counting (the functions never allocate): see the module docstring
-_NO_NRT: dict[str, Any] = {"cache": True, "_nrt": False}
+_NO_NRT: dict[str, Any] = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 # ---- parameter vector indices -------------------------------------------------------------
 P_CUT = 0  # cards dealt before the cut card comes out; 0 = continuous shuffler (every round)
