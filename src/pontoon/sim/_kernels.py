@@ -6,8 +6,10 @@ turns the rules into the ``P`` parameter vector, the strategy into the ``strat``
 unchecked fast path; the public functions in ``api.py`` validate everything first.
 
 The shoe is dealt by a lazy Fisher-Yates shuffle: the card at ``pos`` is swapped with a card
-chosen uniformly from ``shoe[pos:]`` using the next float of the kernel's xoshiro256**
-generator (state ``rs``, seeded once per chunk by ``api.py`` from the chunk's SeedSequence).
+chosen uniformly from ``shoe[pos:]`` (``_below``: exact, by Lemire's multiply-shift with
+rejection) using the next 32 bits of the buffer ``ur``, which ``api.py`` fills from numpy's SFC64
+bit generator, seeded per chunk from the chunk's SeedSequence: the kernel has no generator of
+its own.
 Resetting ``pos`` to 0 is therefore a full reshuffle, which is how both the cut card and the
 continuous shuffler are modelled. Stacked shoes (``st[3] == 1``, tests) are dealt in stored
 order and take Pandemonium presses from ``ju``.
@@ -170,44 +172,50 @@ LOGN = 256
 POINTS = np.array([min(r + 1, 10) for r in range(13) for _ in range(4)], dtype=np.int64)
 
 
-U64_1 = np.uint64(1)
-INV53 = 1.0 / 9007199254740992.0  # 2**-53
+U32 = np.uint64(0xFFFFFFFF)
+INV32 = 1.0 / 4294967296.0  # 2**-32
 
 
 @njit(**_NO_NRT)
-def _next(rs):
-    """xoshiro256** (Blackman and Vigna): next 64-bit output of the state ``rs`` (uint64[4])."""
-    s0 = rs[0]
-    s1 = rs[1]
-    s2 = rs[2]
-    s3 = rs[3]
-    t = s1 * np.uint64(5)
-    r = ((t << np.uint64(7)) | (t >> np.uint64(57))) * np.uint64(9)
-    t = s1 << np.uint64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
-    rs[0] = s0
-    rs[1] = s1
-    rs[2] = s2
-    rs[3] = s3
-    return r
+def _u32(st, ur):
+    """The next 32 random bits of the buffer ``ur`` (drawn by ``api.py``), at index ``st[1]``.
+
+    Past the end of the buffer (possible only after some 2**32 / n improbable rejections in
+    ``_below``: never in practice) it wraps to the start rather than read outside it."""
+    i = st[1]
+    if i >= ur.shape[0]:
+        i = 0
+    st[1] = i + 1
+    return np.uint64(ur[i])
 
 
 @njit(**_NO_NRT)
-def _uniform(rs):
-    """A float in [0, 1) with 53 random bits."""
-    return np.float64(_next(rs) >> np.uint64(11)) * INV53
+def _below(st, ur, m):
+    """A uniform integer in [0, m) (0 < m < 2**32): Lemire's multiply-shift with rejection, so
+    every value has exactly the same probability (the rejection happens with probability below
+    m / 2**32, under 1e-7 for a shoe)."""
+    mm = np.uint64(m)
+    x = _u32(st, ur) * mm
+    low = x & U32
+    if low < mm:
+        t = (U32 + np.uint64(1) - mm) % mm
+        while low < t:
+            x = _u32(st, ur) * mm
+            low = x & U32
+    return np.int64(x >> np.uint64(32))
 
 
 @njit(**_NO_NRT)
-def _draw(shoe, st, rs):
+def _uniform(st, ur):
+    """A float in [0, 1) with 32 random bits (Pandemonium presses)."""
+    return np.float64(_u32(st, ur)) * INV32
+
+
+@njit(**_NO_NRT)
+def _draw(shoe, st, ur):
     """Next card: lazy Fisher-Yates step. -1 when the shoe is empty (the round is void).
 
-    ``st[3] == 1`` (stacked shoes): the cards are dealt in stored order, ``rs`` is not used."""
+    ``st[3] == 1`` (stacked shoes): the cards are dealt in stored order, ``ur`` is not used."""
     pos = st[0]
     n = shoe.shape[0]
     if pos >= n:
@@ -215,7 +223,7 @@ def _draw(shoe, st, rs):
     st[0] = pos + 1
     if st[3] == 1:
         return shoe[pos]
-    j = pos + np.int64(_uniform(rs) * (n - pos))
+    j = pos + _below(st, ur, n - pos)
     c = shoe[j]
     shoe[j] = shoe[pos]
     shoe[pos] = c
@@ -268,7 +276,7 @@ def _log(logl, loga, logb, n, line, amount, box):
 
 
 @njit(**_NO_NRT, inline="always")
-def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec):
+def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec):
     """Play one round. Returns the number of log entries, or -1 when the round is void.
 
     Workspace: hc[h, k] cards of hand h; hi[h, :] integer hand fields (see below).
@@ -296,16 +304,16 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
     # ---- initial deal (scenario-format: boxes in order, dealer, second card to each box) ----
     for b in range(nb):
         h = b * 4
-        c = _draw(shoe, st, rs)
+        c = _draw(shoe, st, ur)
         if c < 0:
             return -1
         hc[h, 0] = c
-    up = _draw(shoe, st, rs)
+    up = _draw(shoe, st, ur)
     if up < 0:
         return -1
     for b in range(nb):
         h = b * 4
-        c = _draw(shoe, st, rs)
+        c = _draw(shoe, st, ur)
         if c < 0:
             return -1
         hc[h, 1] = c
@@ -313,7 +321,7 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
     upr = up >> 2
     hole = -1
     if P[P_HOLE] == 1:
-        hole = _draw(shoe, st, rs)
+        hole = _draw(shoe, st, ur)
         if hole < 0:
             return -1
     # box bookkeeping: nh[b] hands in hi rows b*4 .. b*4+nh-1
@@ -371,7 +379,7 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                     u = ju[st[2]]
                     st[2] += 1
                 else:
-                    u = _uniform(rs)
+                    u = _uniform(st, ur)
                 k = 0
                 while k < pan_cum.shape[0] - 1 and u >= pan_cum[k]:
                     k += 1
@@ -430,7 +438,7 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                 continue
             if hi[h, F_N] == 1:
                 # a split hand gets its second card when its turn comes (004 3.24.2)
-                c = _draw(shoe, st, rs)
+                c = _draw(shoe, st, ur)
                 if c < 0:
                     return -1
                 hc[h, 1] = c
@@ -550,7 +558,7 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                             hi[nn, F_SB] = 0
                             hi[h, F_SPLIT] = 1
                             hi[h, F_SACE] = 1 if p0 == 1 else 0
-                            c = _draw(shoe, st, rs)
+                            c = _draw(shoe, st, ur)
                             if c < 0:
                                 return -1
                             hc[h, 1] = c
@@ -600,7 +608,7 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                     hi[h, F_SURR] = 1
                     pending = True
                     break
-                c = _draw(shoe, st, rs)
+                c = _draw(shoe, st, ur)
                 if c < 0:
                     return -1
                 pc = _pts(c)
@@ -636,7 +644,7 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
     dt = 0
     if live_any or pending:
         if hole < 0:
-            hole = _draw(shoe, st, rs)
+            hole = _draw(shoe, st, ur)
             if hole < 0:
                 return -1
         hp = _pts(hole)
@@ -654,7 +662,7 @@ def _play_round(shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                     dsoft = True
                 if dt > 17 or (dt == 17 and not (dsoft and P[P_H17] == 1)):
                     break
-                c = _draw(shoe, st, rs)
+                c = _draw(shoe, st, ur)
                 if c < 0:
                     return -1
                 pc = _pts(c)
@@ -731,12 +739,15 @@ def _commit(nlog, logl, loga, acc):
 
 
 @njit(cache=True)
-def run_random(shoe, st, rs, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, mom, sess, sess_len, r0):
-    """Play ``max_rounds`` rounds, drawing every random number from the xoshiro256** state ``rs``
-    (uint64[4], seeded by the caller; never all zero). ``st`` = [pos, -, -, 0] and ``shoe`` and
-    ``rs`` carry over between calls (``st[0] >= len(shoe)``: shuffle before the first round).
-    ``mom`` = [rounds, voids, sum x, sum x^2, sum t, sum t^2]. ``sess[(r0 + i) // sess_len]`` adds
-    each round's main-game net (when ``sess`` is not empty). Returns the rounds played.
+def run_random(shoe, st, ur, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, mom, sess, sess_len, r0):
+    """Play up to ``max_rounds`` rounds, taking every random number from ``ur`` (uint32 random
+    bits drawn by the caller) from index ``st[1]`` on. A round starts only while ``ur`` holds at
+    least ``len(shoe) + boxes`` unused numbers (no round can use more: one per card dealt, one
+    Pandemonium press per box), so a round never runs out; the caller refills ``ur`` and calls
+    again. ``st`` = [pos, ur index, -, 0]; ``shoe`` and ``st[0]`` carry over between calls
+    (``st[0] >= len(shoe)``: shuffle before the first round). ``mom`` = [rounds, voids, sum x,
+    sum x^2, sum t, sum t^2]. ``sess[(r0 + i) // sess_len]`` adds each round's main-game net (when
+    ``sess`` is not empty). Returns the rounds played.
     """
     nb = P[P_BOXES]
     hc = np.zeros((nb * 4, MAXCARDS), dtype=np.int64)
@@ -746,17 +757,17 @@ def run_random(shoe, st, rs, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, 
     logb = np.zeros(LOGN, dtype=np.int64)
     jrec = np.zeros(nb, dtype=np.int64)
     bx = np.zeros((2, nb), dtype=np.int64)
-    ju = np.zeros(1)  # Pandemonium presses come from rs too (st[3] == 0)
+    ju = np.zeros(1)  # Pandemonium presses come from ur too (st[3] == 0)
     st[3] = 0
     return _run_loop(
-        shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
+        shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
         max_rounds, acc, mom, sess, sess_len, r0,
     )  # fmt: skip
 
 
 @njit(**_NO_NRT)
 def _run_loop(
-    shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
+    shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
     max_rounds, acc, mom, sess, sess_len, r0,
 ):  # fmt: skip
     """The round loop of ``run_random`` (no allocation; ``_play_round`` inlined, no refcounts)."""
@@ -764,11 +775,12 @@ def _run_loop(
     cut = P[P_CUT]
     nsess = sess.shape[0]
     done = 0
-    while done < max_rounds:
+    last = ur.shape[0] - n - P[P_BOXES]  # a round may use at most n + boxes numbers
+    while done < max_rounds and st[1] <= last:
         if st[0] >= cut:
             st[0] = 0  # shuffle (lazy: every later card is uniform over the unseen ones)
         nlog = _play_round(
-            shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
+            shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
         )
         mom[0] += 1
         if nlog < 0:  # rulings 2: the shoe ran out, the round is void
@@ -806,13 +818,13 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, rec):
     bx = np.zeros((2, nb), dtype=np.int64)
     st = np.zeros(4, dtype=np.int64)
     st[3] = 1  # deal in stored order; Pandemonium presses from ju
-    rs = np.ones(4, dtype=np.uint64)  # not used
+    ur = np.zeros(1, dtype=np.uint32)  # not used
     acc = np.zeros((NL, 2), dtype=np.int64)
     for i in range(shoes.shape[0]):
         shoe = shoes[i, : lens[i]].copy()
         st[0] = 0
         nlog = _play_round(
-            shoe, st, rs, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
+            shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
         )
         for b in range(nb):
             for k in range(NK):

@@ -28,6 +28,7 @@ from pontoon.sim.tables import comp_table, empty_comp, fallback_chart, load_char
 
 CENT = Decimal("0.01")
 DEFAULT_CHUNK = 500_000
+RANDOM_BLOCK = 1 << 16  # 32-bit random words per refill (256 KiB: stays in the L2 cache)
 
 
 class SimulationError(PontoonError):
@@ -273,9 +274,7 @@ def run_chunk(
 
     Returns (acc[NL, 2], mom[6], sessions) as integer arrays.
     """
-    rs = chunk_seed(entropy, index).generate_state(4, np.uint64)
-    if not rs.any():  # pragma: no cover - xoshiro's one forbidden state
-        rs[0] = 1
+    bits = np.random.SFC64(chunk_seed(entropy, index))
     shoe = spec.shoe.copy()
     n = shoe.shape[0]
     st = np.zeros(4, dtype=np.int64)
@@ -284,11 +283,30 @@ def run_chunk(
     mom = np.zeros(6, dtype=np.int64)
     nsess = rounds // session_length if session_length > 0 else 0
     sess = np.zeros(nsess, dtype=np.int64)
-    K.run_random(
-        shoe, st, rs, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, rounds, acc, mom, sess,
-        max(session_length, 1), 0,
-    )  # fmt: skip
+    # the random numbers: 32-bit words drawn here (numpy SFC64), a block at a time, read by the
+    # kernel; a round starts only while the block holds enough for any round (K.run_random), and
+    # the unused tail moves to the front before the refill, so no number is skipped or reused
+    ur = np.empty(max(RANDOM_BLOCK, 8 * (n + int(spec.P[K.P_BOXES]))), dtype=np.uint32)
+    ur[:] = _raw32(bits, ur.shape[0])
+    done = 0
+    while done < rounds:
+        done += K.run_random(
+            shoe, st, ur, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, rounds - done, acc,
+            mom, sess, max(session_length, 1), done,
+        )  # fmt: skip
+        if done >= rounds:
+            break
+        used = int(st[1])
+        keep = ur.shape[0] - used
+        ur[:keep] = ur[used:]
+        ur[keep:] = _raw32(bits, used)
+        st[1] = 0
     return acc, mom, sess
+
+
+def _raw32(bits: np.random.BitGenerator, k: int) -> np.ndarray:
+    """``k`` random 32-bit words from the bit generator (two per 64-bit output)."""
+    return bits.random_raw((k + 1) // 2).view(np.uint32)[:k]  # type: ignore[no-any-return]
 
 
 def plan_chunks(rounds: int, chunk_rounds: int) -> list[int]:
