@@ -132,6 +132,27 @@ class ChainOut:
     racc: np.ndarray
 
 
+@dataclass
+class SplitChains:
+    """The chains behind ``UpcardSolver.split_value`` for one pair value: ``outs`` by a2 (Aces
+    among a split hand's first two cards; the hand's first card is the pair card), run on ``base``
+    (the shoe less the upcard and the other pair card) over the states ``active``; ``dbl2``
+    whether a split hand may double on two cards; ``max_hands`` the hands allowed for this pair
+    (2: no resplit); ``n_np`` / ``n_p`` the expected hand counts of ``split_hand_counts``."""
+
+    outs: dict[int, ChainOut]
+    base: np.ndarray
+    active: np.ndarray
+    dbl2: bool
+    max_hands: int
+    n_np: float
+    n_p: float
+
+    def out_for(self, a2: int) -> ChainOut:
+        """The chain of a hand with ``a2`` Aces among its first two cards (as ``split_value``)."""
+        return self.outs.get(a2, next(iter(self.outs.values())))
+
+
 def split_hand_counts(c_p: int, n: int, max_hands: int) -> tuple[float, float]:
     """Expected numbers of split hands that end (a) with a second card that is not a pair card,
     (b) with a pair card but no split left. Starts with two hands; a hand that draws a pair card is
@@ -268,33 +289,25 @@ class UpcardSolver:
         self._split_dist[p] = (act, dist)
         return act, dist
 
-    def split_value(
+    def split_chains(
         self,
         p: int,
         *,
         policy: np.ndarray | None = None,
         resc_pol: np.ndarray | None = None,
         max_hands: int | None = None,
-    ) -> float:
-        """Expectation of splitting a pair of value ``p`` (per original wager of the hand).
-
-        Algorithm: every split hand is valued against the shoe less the upcard, both pair cards and
-        its own cards, played optimally (or by ``policy``), doubles allowed when the rules allow
-        them after a split. With E_np the mean value of a hand whose second card is not a pair card
-        and E_p the value of a hand with two pair cards that may split no more,
-        value = N_np * E_np + N_p * E_p, N_* the expected counts of such hands (``split_hand_counts``).
-        Exact for one split without resplit up to the removal of the first hand's cards from the
-        second hand's shoe; resplits are approximated through the hand counts.
-        """
-        pr, sp = self.pr, self.sp
+    ) -> SplitChains | None:
+        """The chains that value the hands of a split of value ``p`` (see ``split_value``), or
+        None where the pair cannot be split (fewer than two hands allowed, or too few cards)."""
+        pr = self.pr
         m = pr.max_hands if max_hands is None else max_hands
         if m < 2:
-            return float("nan")
+            return None
         if p == 0 and not pr.resplit_aces:
             m = 2
         n = self.n
         if self.base[p] < 2 or n < 3:
-            return float("nan")
+            return None
         n_np, n_p = split_hand_counts(int(self.base[p]), n, m)
         hands = n_np + n_p
         act, dist = self.split_setup(p)
@@ -308,10 +321,24 @@ class UpcardSolver:
         a2s = (0, 1) if p != 0 else (1, 2)
         for a2 in a2s if pr.dbl_any else (a2s[0],):
             out_by_a2[a2] = self.run(
-                base=base_s, dist=dist, active=act, a2=a2, nat_loss=loss, nat_loss_dbl=loss_d,
-                dbl2=dbl2, policy=policy, resc_pol=resc_pol,
+                base=base_s,
+                dist=dist,
+                active=act,
+                a2=a2,
+                nat_loss=loss,
+                nat_loss_dbl=loss_d,
+                dbl2=dbl2,
+                policy=policy,
+                resc_pol=resc_pol,
             )
-        left = n - 2  # the second card of a split hand comes from the shoe less both pair cards
+        return SplitChains(out_by_a2, base_s, act, dbl2, m, n_np, n_p)
+
+    def split_combine(self, p: int, sc: SplitChains) -> float:
+        """``split_value`` from the chains of ``split_chains(p)``."""
+        pr, sp = self.pr, self.sp
+        base_s = sc.base
+        out_by_a2 = sc.outs
+        left = self.n - 2  # the second card of a split hand comes from the shoe less both pair cards
         e_np = 0.0
         w_np = 0.0
         e_p = 0.0
@@ -338,7 +365,30 @@ class UpcardSolver:
                 w_np += pr_r
         if w_np > 0:
             e_np /= w_np
-        return n_np * e_np + n_p * e_p
+        return sc.n_np * e_np + sc.n_p * e_p
+
+    def split_value(
+        self,
+        p: int,
+        *,
+        policy: np.ndarray | None = None,
+        resc_pol: np.ndarray | None = None,
+        max_hands: int | None = None,
+    ) -> float:
+        """Expectation of splitting a pair of value ``p`` (per original wager of the hand).
+
+        Algorithm: every split hand is valued against the shoe less the upcard, both pair cards and
+        its own cards, played optimally (or by ``policy``), doubles allowed when the rules allow
+        them after a split. With E_np the mean value of a hand whose second card is not a pair card
+        and E_p the value of a hand with two pair cards that may split no more,
+        value = N_np * E_np + N_p * E_p, N_* the expected counts of such hands (``split_hand_counts``).
+        Exact for one split without resplit up to the removal of the first hand's cards from the
+        second hand's shoe; resplits are approximated through the hand counts.
+        """
+        sc = self.split_chains(p, policy=policy, resc_pol=resc_pol, max_hands=max_hands)
+        if sc is None:
+            return float("nan")
+        return self.split_combine(p, sc)
 
     # two-card starting hands -----------------------------------------------------------
     def start_weights(self) -> list[tuple[int, int, float]]:
