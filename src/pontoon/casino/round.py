@@ -99,7 +99,9 @@ class CasinoRound:
                 try:
                     return int(next(it))
                 except StopIteration:
-                    raise ScenarioError("jackpot: a Pandemonium button was pressed but no multiplier is left") from None
+                    raise ScenarioError(
+                        "jackpot: a Pandemonium button was pressed but no multiplier is left"
+                    ) from None
 
             self._jackpot = _next
 
@@ -316,7 +318,9 @@ class CasinoRound:
         return check(self, action)
 
     def _illegal(self, action: Action, why: str) -> IllegalAction:
-        where = "no hand is to act" if self.to_act is None else "box {} hand {} is to act".format(*self.to_act)
+        where = (
+            "no hand is to act" if self.to_act is None else "box {} hand {} is to act".format(*self.to_act)
+        )
         legal = ", ".join(str(a) for a in self.legal_actions()) or "none"
         return IllegalAction(f"illegal action '{action}': {why}; {where}; legal: {legal}")
 
@@ -370,7 +374,9 @@ class CasinoRound:
         self.act(Action("stand", box))
 
     def verify_double(self, box: int, amount: object = None, decline: Iterable[str] = ()) -> None:
-        self.verify(Action("double", box, amount=None if amount is None else to_money(amount), decline=tuple(decline)))
+        self.verify(
+            Action("double", box, amount=None if amount is None else to_money(amount), decline=tuple(decline))
+        )
 
     def can_double(self, box: int, amount: object = None, decline: Iterable[str] = ()) -> bool:
         try:
@@ -380,7 +386,9 @@ class CasinoRound:
             return False
 
     def double(self, box: int, amount: object = None, decline: Iterable[str] = ()) -> None:
-        self.act(Action("double", box, amount=None if amount is None else to_money(amount), decline=tuple(decline)))
+        self.act(
+            Action("double", box, amount=None if amount is None else to_money(amount), decline=tuple(decline))
+        )
 
     def verify_split(self, box: int, decline: Iterable[str] = ()) -> None:
         self.verify(Action("split", box, decline=tuple(decline)))
@@ -442,7 +450,12 @@ class CasinoRound:
         net = self.ledger.net(self.players())
         house = -sum((d["total"] for d in net.values()), ZERO)
         hands = tuple(
-            HandResult(h.box, h.index, tuple(str(c) for c in h.cards), "void" if self.void_reason else h.result_word())
+            HandResult(
+                h.box,
+                h.index,
+                tuple(str(c) for c in h.cards),
+                "void" if self.void_reason else h.result_word(),
+            )
             for h in self.all_hands()
         )
         return RoundResult(
