@@ -61,6 +61,7 @@ CASES = [
     ("mbs", "optimal"),
     ("federal", "optimal"),
     ("blackjack", "optimal"),
+    ("rws-pandemonium", "optimal"),
 ]
 
 

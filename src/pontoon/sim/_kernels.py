@@ -86,7 +86,8 @@ P_SUR_ANYUP = 49  # surrender against any up card (blackjack late surrender)
 P_SPLIT_NAT = 50  # split Ace + ten counts as a natural
 P_SB_ON = 51  # Super Bonus offered (rulings 17)
 P_COMP = 52  # 1 = the composition table ``comp`` overrides the chart (``--strategy optimal``)
-NP = 53
+P_ROOT = 53  # the empty hand's state in ``trans`` (``--strategy optimal``)
+NP = 54
 
 # ---- strategy codes -----------------------------------------------------------------------
 C_H = 0
@@ -102,10 +103,14 @@ K_SOFT = 1
 K_PAIR = 2
 K_RESCUE = 3
 NC_MAX = 9  # card-count index: min(ncards, NC_MAX)
-# composition table comp[n - 2, upcard points, key]: key = sorted card values (0 = Ace .. 9 = ten)
-# as decimal digits, padded with 0 (a*1000 + b*100 + c*10 + d); -1 = no entry (play the chart).
-# n = 2: the first decision of an unsplit starting hand (C_H C_S C_D C_P C_R); n = 3, 4: any hand.
-COMP_KEYS = 10000
+# composition table (``--strategy optimal``, ``analysis.optimal_table.optimal_tables``):
+# comp[upcard points, kind, state]; state = the hand's multiset of card values, followed card by
+# card through trans[state, value index] (``analysis.states.state_space``); kind 0 / 1 = an
+# unsplit two-card hand of different / one suit, 2 = an unsplit hand of 3+ cards, 3 + p = a hand
+# from a split of value index p. -1 = no entry (play the chart); else ``code & 7`` is C_H C_S
+# C_D or C_R and ``code & COMP_SPLIT`` says split (or resplit) where the rules allow it.
+COMP_SPLIT = 8
+COMP_KIND_SPLIT = 3
 
 # ---- lines (acc[line, 0] = count, acc[line, 1] = net quanta) --------------------------------
 L_PONTOON = 0
@@ -239,35 +244,6 @@ def _pts(c):
 
 
 @njit(**_NO_NRT)
-def _comp_key(hc, h, n):
-    """Sorted value digits (0 = Ace .. 9 = ten) of the first ``n`` (2..4) cards of hand ``h``."""
-    a = _pts(hc[h, 0]) - 1
-    b = _pts(hc[h, 1]) - 1
-    if a > b:
-        a, b = b, a
-    if n == 2:
-        return a * 1000 + b * 100
-    x = _pts(hc[h, 2]) - 1
-    if n == 3:
-        if x < a:
-            return x * 1000 + a * 100 + b * 10
-        if x < b:
-            return a * 1000 + x * 100 + b * 10
-        return a * 1000 + b * 100 + x * 10
-    c = x
-    d = _pts(hc[h, 3]) - 1
-    if c > d:
-        c, d = d, c
-    if a > c:
-        a, c = c, a
-    if b > d:
-        b, d = d, b
-    if b > c:
-        b, c = c, b
-    return a * 1000 + b * 100 + c * 10 + d
-
-
-@njit(**_NO_NRT)
 def _log(logl, loga, logb, n, line, amount, box):
     logl[n] = line
     loga[n] = amount
@@ -276,7 +252,9 @@ def _log(logl, loga, logb, n, line, amount, box):
 
 
 @njit(**_NO_NRT, inline="always")
-def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec):
+def _play_round(
+    shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, trans, hc, hi, bx, logl, loga, logb, jrec
+):
     """Play one round. Returns the number of log entries, or -1 when the round is void.
 
     Workspace: hc[h, k] cards of hand h; hi[h, :] integer hand fields (see below).
@@ -298,6 +276,10 @@ def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
     F_NAT = 9  # natural waiting for the dealer (blackjack push rule)
     F_TOT = 10  # final total of a live hand
     F_SB = 11
+    F_ST = 12  # the hand's state in ``trans`` (-1 past 21), kept only with a composition table
+    F_KD = 13  # its composition-table kind when split (3 + pair value index), else -1
+    cp = P[P_COMP] == 1
+    root = P[P_ROOT]
     for b in range(nb):
         jrec[b] = -1
         bx[1, b] = 0
@@ -346,6 +328,9 @@ def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
         hi[h, F_SURR] = 0
         hi[h, F_NAT] = 0
         hi[h, F_SB] = 0
+        if cp:
+            hi[h, F_ST] = trans[trans[root, pa - 1], pc - 1]
+            hi[h, F_KD] = -1
         ra = a >> 2
         rc = c >> 2
         # ---- interim settlement: side bets on the box's first two cards ----
@@ -446,6 +431,8 @@ def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                 hi[h, F_HARD] += _pts(c)
                 if _pts(c) == 1:
                     hi[h, F_ACE] = 1
+                if cp:
+                    hi[h, F_ST] = trans[hi[h, F_ST], _pts(c) - 1]
             while True:
                 n = hi[h, F_N]
                 hard = hi[h, F_HARD]
@@ -524,8 +511,14 @@ def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                 locked = hi[h, F_SACE] == 1 and P[P_HSA] == 0
                 nci = n if n < NC_MAX else NC_MAX
                 oc = -1  # composition table's code
-                if P[P_COMP] == 1 and not locked and 2 <= n <= 4 and (n > 2 or hi[h, F_SPLIT] == 0):
-                    oc = comp[n - 2, upp, _comp_key(hc, h, n)]
+                if cp and hi[h, F_ST] >= 0:
+                    kd = hi[h, F_KD]
+                    if kd < 0:
+                        if n == 2:
+                            kd = 1 if (hc[h, 0] & 3) == (hc[h, 1] & 3) else 0
+                        else:
+                            kd = 2
+                    oc = comp[upp, kd, hi[h, F_ST]]
                 # -- split? --
                 if n == 2:
                     c0 = hc[h, 0]
@@ -533,12 +526,12 @@ def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                     p0 = _pts(c0)
                     pairok = (c0 >> 2) == (c1 >> 2) if P[P_SPLIT_RANK] == 1 else p0 == _pts(c1)
                     if pairok and nh[b] < P[P_MAXHANDS] and (p0 != 1 or hi[h, F_SACE] == 0 or P[P_RSA] == 1):
-                        if (oc == C_P) if oc >= 0 else (strat[K_PAIR, p0, nci, upp] == C_P):
+                        if ((oc & COMP_SPLIT) != 0) if oc >= 0 else (strat[K_PAIR, p0, nci, upp] == C_P):
                             # split: this hand keeps its first card and draws its second now
                             last = b * 4 + nh[b]
                             nn = h + 1
                             for q in range(last, nn, -1):
-                                for f in range(12):
+                                for f in range(14):
                                     hi[q, f] = hi[q - 1, f]
                                 for f in range(3):
                                     hc[q, f] = hc[q - 1, f]
@@ -564,6 +557,11 @@ def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                             hc[h, 1] = c
                             hi[h, F_HARD] = p0 + _pts(c)
                             hi[h, F_ACE] = 1 if (p0 == 1 or _pts(c) == 1) else 0
+                            if cp:
+                                hi[nn, F_ST] = trans[root, p0 - 1]
+                                hi[nn, F_KD] = COMP_KIND_SPLIT + p0 - 1
+                                hi[h, F_ST] = trans[trans[root, p0 - 1], _pts(c) - 1]
+                                hi[h, F_KD] = COMP_KIND_SPLIT + p0 - 1
                             continue
                 if locked:
                     hi[h, F_LIVE] = 1
@@ -571,8 +569,8 @@ def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                     live_any = True
                     break
                 code = strat[K_SOFT if soft else K_HARD, tot, nci, upp]
-                if oc >= 0 and oc != C_P:
-                    code = oc
+                if oc >= 0:
+                    code = oc & 7
                 # -- resolve the code against what is legal --
                 can_dbl = False
                 if P[P_DBL_ANY] == 1 or n == 2:
@@ -618,6 +616,8 @@ def _play_round(shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, 
                 if pc == 1:
                     hi[h, F_ACE] = 1
                     hi[h, F_ACE2] = 1
+                if cp and hi[h, F_ST] >= 0:
+                    hi[h, F_ST] = trans[hi[h, F_ST], pc - 1]
                 if act == C_D:
                     # rulings 12: exactly one card; Aces of the first two cards count 1
                     hi[h, F_DBL] = 1
@@ -739,7 +739,9 @@ def _commit(nlog, logl, loga, acc):
 
 
 @njit(cache=True)
-def run_random(shoe, st, ur, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, mom, sess, sess_len, r0):
+def run_random(
+    shoe, st, ur, P, pan_pay, pan_cum, strat, comp, trans, max_rounds, acc, mom, sess, sess_len, r0
+):
     """Play up to ``max_rounds`` rounds, taking every random number from ``ur`` (uint32 random
     bits drawn by the caller) from index ``st[1]`` on. A round starts only while ``ur`` holds at
     least ``len(shoe) + boxes`` unused numbers (no round can use more: one per card dealt, one
@@ -751,7 +753,7 @@ def run_random(shoe, st, ur, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, 
     """
     nb = P[P_BOXES]
     hc = np.zeros((nb * 4, MAXCARDS), dtype=np.int64)
-    hi = np.zeros((nb * 4, 12), dtype=np.int64)
+    hi = np.zeros((nb * 4, 14), dtype=np.int64)
     logl = np.zeros(LOGN, dtype=np.int64)
     loga = np.zeros(LOGN, dtype=np.int64)
     logb = np.zeros(LOGN, dtype=np.int64)
@@ -760,14 +762,14 @@ def run_random(shoe, st, ur, P, pan_pay, pan_cum, strat, comp, max_rounds, acc, 
     ju = np.zeros(1)  # Pandemonium presses come from ur too (st[3] == 0)
     st[3] = 0
     return _run_loop(
-        shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
+        shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, trans, hc, hi, bx, logl, loga, logb, jrec,
         max_rounds, acc, mom, sess, sess_len, r0,
     )  # fmt: skip
 
 
 @njit(**_NO_NRT)
 def _run_loop(
-    shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec,
+    shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, trans, hc, hi, bx, logl, loga, logb, jrec,
     max_rounds, acc, mom, sess, sess_len, r0,
 ):  # fmt: skip
     """The round loop of ``run_random`` (no allocation; ``_play_round`` inlined, no refcounts)."""
@@ -780,7 +782,7 @@ def _run_loop(
         if st[0] >= cut:
             st[0] = 0  # shuffle (lazy: every later card is uniform over the unseen ones)
         nlog = _play_round(
-            shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
+            shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, trans, hc, hi, bx, logl, loga, logb, jrec
         )
         mom[0] += 1
         if nlog < 0:  # rulings 2: the shoe ran out, the round is void
@@ -802,7 +804,7 @@ def _run_loop(
 
 
 @njit(cache=True)
-def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, rec):
+def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, trans, rec):
     """One round per row of ``shoes`` (card codes, ``lens[i]`` of them), dealt in order.
 
     ``rec[i, box, :NK]`` receives the net per wager kind, ``rec[i, box, NK]`` the Pandemonium
@@ -810,7 +812,7 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, rec):
     """
     nb = P[P_BOXES]
     hc = np.zeros((nb * 4, MAXCARDS), dtype=np.int64)
-    hi = np.zeros((nb * 4, 12), dtype=np.int64)
+    hi = np.zeros((nb * 4, 14), dtype=np.int64)
     logl = np.zeros(LOGN, dtype=np.int64)
     loga = np.zeros(LOGN, dtype=np.int64)
     logb = np.zeros(LOGN, dtype=np.int64)
@@ -824,7 +826,7 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, rec):
         shoe = shoes[i, : lens[i]].copy()
         st[0] = 0
         nlog = _play_round(
-            shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, hc, hi, bx, logl, loga, logb, jrec
+            shoe, st, ur, ju, P, pan_pay, pan_cum, strat, comp, trans, hc, hi, bx, logl, loga, logb, jrec
         )
         for b in range(nb):
             for k in range(NK):

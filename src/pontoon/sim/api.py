@@ -24,7 +24,7 @@ from pontoon.cards import pack_cards
 from pontoon.errors import PontoonError, RulesError
 from pontoon.rules.model import CasinoRules
 from pontoon.sim import _kernels as K
-from pontoon.sim.tables import comp_table, empty_comp, fallback_chart, load_chart, strategy_table
+from pontoon.sim.tables import comp_table, empty_comp, empty_trans, fallback_chart, load_chart, strategy_table
 
 CENT = Decimal("0.01")
 DEFAULT_CHUNK = 500_000
@@ -54,6 +54,8 @@ class SimSpec:
     strategy_source: str = ""
     notes: tuple[str, ...] = field(default=())
     comp: np.ndarray = field(default_factory=empty_comp)  # composition table (optimal) or empty
+    trans: np.ndarray = field(default_factory=empty_trans)  # its hand-state transitions (or empty)
+    root: int = 0  # the empty hand's state in ``trans``
 
 
 @dataclass
@@ -125,14 +127,20 @@ def build_spec(
     chart, source, notes = resolve_strategy(rules, strategy)
     strat = strategy_table(chart)
     comp = empty_comp()
+    trans = empty_trans()
+    root = 0
     if strategy == "optimal":
         try:
-            from pontoon.analysis.optimal_table import optimal_decisions
+            from pontoon.analysis.optimal_table import optimal_tables
+            from pontoon.analysis.states import state_space
         except ImportError:
             notes.append("the analyser's optimal table is not available: playing the chart")
         else:
-            comp = comp_table(optimal_decisions(rules))
-            source = "analyser optimal_decisions (composition-dependent 2-4 card decisions) over " + source
+            sp = state_space()
+            comp = comp_table(optimal_tables(rules), sp.size)
+            trans = np.ascontiguousarray(sp.trans, dtype=np.int64)
+            root = sp.find([0] * 10)
+            source = "analyser optimal_tables (composition-dependent decisions of every hand) over " + source
 
     # money: every payment as an exact multiple of one quantum
     bp = rules.bonus_pays
@@ -212,6 +220,7 @@ def build_spec(
     P[K.P_PAN] = int("pandemonium" in sides)
     P[K.P_SPLIT_NAT] = int(rules.split_ace_21_is_natural)
     P[K.P_COMP] = int(comp.shape[0] > 1)
+    P[K.P_ROOT] = root
     for key, idx in (
         ("W", K.P_W), ("WIN", K.P_WIN), ("NAT", K.P_NAT), ("5C", K.P_5C), ("6C", K.P_6C), ("7C", K.P_7C),
         ("678M", K.P_678M), ("678S", K.P_678S), ("678SP", K.P_678SP), ("777M", K.P_777M),
@@ -228,7 +237,7 @@ def build_spec(
     return SimSpec(
         P=P, pan_pay=pan_pay, pan_cum=pan_cum, strat=strat, shoe=shoe, quantum=quantum, boxes=boxes,
         side_bets=sides, insurance=insurance == "always", preset=rules.preset, bet=W, side_bet=S,
-        strategy_source=source, notes=tuple(notes), comp=comp,
+        strategy_source=source, notes=tuple(notes), comp=comp, trans=trans, root=root,
     )  # fmt: skip
 
 
@@ -247,8 +256,9 @@ def resolve_strategy(rules: CasinoRules, strategy: Any) -> tuple[Mapping[str, An
         if want == "optimal":
             # build_spec adds the composition table (optimal_table.optimal_decisions) over this chart
             notes.append(
-                "optimal: the analyser's composition-dependent decisions for 2-card starting hands and "
-                "3-4 card hands; split hands' first decisions, 5+ card hands and rescues play the basic chart"
+                "optimal: the analyser's composition-dependent decision for every hand (by its cards, the "
+                "two first cards' suit relation, and the pair a split hand came from); rescues play the "
+                "basic chart"
             )
         if an is not None and hasattr(an, "basic_strategy"):
             return an.basic_strategy(rules), "analyser basic_strategy", notes
@@ -291,7 +301,8 @@ def run_chunk(
     done = 0
     while done < rounds:
         done += K.run_random(
-            shoe, st, ur, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, rounds - done, acc,
+            shoe, st, ur, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, spec.trans, rounds - done,
+            acc,
             mom, sess, max(session_length, 1), done,
         )  # fmt: skip
         if done >= rounds:
@@ -422,5 +433,5 @@ def run_stacked(spec: SimSpec, shoes: list[list[Any]], ju: np.ndarray | None = N
     if ju is None:
         ju = np.zeros(rows * spec.boxes + 1)
     rec = np.zeros((rows, spec.boxes, K.REC_W), dtype=np.int64)
-    K.run_stacked(arr, lens, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, rec)
+    K.run_stacked(arr, lens, ju, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, spec.trans, rec)
     return rec

@@ -27,14 +27,37 @@ KINDS = ("main", "insurance", "pair", "bonus", "pandemonium", "super_bonus")  # 
 CENT = Decimal("0.01")
 
 
-def _comp_code(comp: np.ndarray | None, cards: Sequence[Card], up: Card, first: bool) -> int:
-    """The composition table's code for this hand (-1: none); the kernel's ``_comp_key``."""
-    n = len(cards)
-    if comp is None or comp.shape[0] < 2 or not 2 <= n <= 4 or (n == 2 and not first):
+def _comp_code(comp: np.ndarray | None, cards: Sequence[Card], up: Card, from_split: bool) -> int:
+    """The composition table's code for this hand (-1: none): the kernel's lookup (its state by
+    the hand's card values, its kind by split pair or the two first cards' suits)."""
+    if comp is None or comp.shape[0] < 2:
         return -1
-    digits = sorted(c.points - 1 for c in cards) + [0] * (4 - n)
-    key = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
-    return int(comp[n - 2, up.points, key])
+    from pontoon.analysis.states import state_space
+
+    counts = [0] * 10
+    for c in cards:
+        counts[c.points - 1] += 1
+    s = state_space().find(counts)
+    if s < 0:
+        return -1
+    if from_split:
+        kind = K.COMP_KIND_SPLIT + cards[0].points - 1
+    elif len(cards) == 2:
+        kind = 1 if cards[0].suit == cards[1].suit else 0
+    else:
+        kind = 2
+    return int(comp[up.points, kind, s])
+
+
+NAMES = {K.C_H: "hit", K.C_S: "stand", K.C_D: "double", K.C_DS: "ds", K.C_R: "surrender", K.C_RS: "rs"}
+
+
+def _code(strat: np.ndarray, cards: Sequence[Card], up: Card, oc: int) -> int:
+    """The play code other than a split: the composition table's where it has one, else the chart's."""
+    if oc >= 0:
+        return oc & 7
+    tot, soft = hand_total(cards, 0)
+    return int(strat[K.K_SOFT if soft else K.K_HARD, tot, min(len(cards), K.NC_MAX), up.points])
 
 
 def _plan(
@@ -43,29 +66,21 @@ def _plan(
     cards: Sequence[Card],
     up: Card,
     comp: np.ndarray | None = None,
-    first: bool = False,
+    from_split: bool = False,
 ) -> str:
     """The verb for a hand that is not doubled: split, stand, hit, double, ds, surrender, rs.
 
-    ``comp``: the composition table (``--strategy optimal``), consulted for 2-card hands when
-    ``first`` (an unsplit starting hand) and for 3- and 4-card hands; the chart otherwise."""
-    n = len(cards)
-    tot, soft = hand_total(cards, 0)
-    nci = min(n, K.NC_MAX)
-    upp = up.points
-    oc = _comp_code(comp, cards, up, first)
-    if n == 2:
+    ``comp``: the composition table (``--strategy optimal``), consulted for every hand; the chart
+    where it has no entry."""
+    oc = _comp_code(comp, cards, up, from_split)
+    if len(cards) == 2:
         a, b = cards
         same = a.rank == b.rank if rules.split_by == "rank" else a.points == b.points
-        want = oc == K.C_P if oc >= 0 else strat[K.K_PAIR, a.points, nci, upp] == K.C_P
+        nci = min(len(cards), K.NC_MAX)
+        want = (oc & K.COMP_SPLIT) != 0 if oc >= 0 else strat[K.K_PAIR, a.points, nci, up.points] == K.C_P
         if same and want:
             return "split"
-    code = int(strat[K.K_SOFT if soft else K.K_HARD, tot, nci, upp])
-    if oc >= 0 and oc != K.C_P:
-        code = oc
-    return {K.C_H: "hit", K.C_S: "stand", K.C_D: "double", K.C_DS: "ds", K.C_R: "surrender", K.C_RS: "rs"}[
-        code
-    ]
+    return NAMES[_code(strat, cards, up, oc)]
 
 
 def play_engine_round(
@@ -101,7 +116,7 @@ def play_engine_round(
             for b in range(1, boxes + 1):
                 h0 = rnd.boxes[b].hands[0]
                 if len(h0.cards) == 2 and not h0.finished:
-                    plan = _plan(rules, strat, h0.cards, up, comp, not h0.from_split)
+                    plan = _plan(rules, strat, h0.cards, up, comp, h0.from_split)
                     if plan in ("surrender", "rs") and rnd.can(Action("surrender", b)):
                         rnd.act(Action("surrender", b))
                         if rnd.is_over:
@@ -117,21 +132,12 @@ def play_engine_round(
             want = strat[K.K_RESCUE, total, 3, up.points] == 1
             verbs = ["rescue", "stand"] if want else ["stand"]
         else:
-            plan = _plan(rules, strat, h.cards, up, comp, not h.from_split)
+            plan = _plan(rules, strat, h.cards, up, comp, h.from_split)
             if plan == "split":
                 if rnd.can(Action("split", box)):
                     rnd.act(Action("split", box))
                     continue
-                tot, soft = hand_total(h.cards, 0)
-                code = int(strat[K.K_SOFT if soft else K.K_HARD, tot, min(len(h.cards), K.NC_MAX), up.points])
-                plan = {
-                    K.C_H: "hit",
-                    K.C_S: "stand",
-                    K.C_D: "double",
-                    K.C_DS: "ds",
-                    K.C_R: "surrender",
-                    K.C_RS: "rs",
-                }[code]
+                plan = NAMES[_code(strat, h.cards, up, _comp_code(comp, h.cards, up, h.from_split))]
             verbs = {
                 "hit": ["hit", "stand"],
                 "stand": ["stand", "hit"],

@@ -221,26 +221,30 @@ def fallback_chart(rules: Any) -> dict[str, Any]:
     return {"hard": hard, "soft": soft, "pair": pair, "rescue": rescue}
 
 
-COMP_CODES: dict[str, int] = {"H": K.C_H, "S": K.C_S, "D": K.C_D, "P": K.C_P, "R": K.C_R}
-COMP_SHAPE = (3, 11, K.COMP_KEYS)
-
-
 def empty_comp() -> np.ndarray:
     """A composition table with no entries (the chart decides everything)."""
     return np.full((1, 1, 1), -1, dtype=np.int8)
 
 
-def comp_table(decisions: Mapping[str, Mapping[tuple[int, ...], str]]) -> np.ndarray:
-    """The kernel's composition table ``int8[n - 2, upcard points, key]`` from
-    ``pontoon.analysis.optimal_table.optimal_decisions``: ``"two"``, ``"three"``, ``"four"`` map
-    (sorted value indices..., upcard value index) to S H D P R. Missing keys hold -1 (chart)."""
-    t = np.full(COMP_SHAPE, -1, dtype=np.int8)
-    for n, section in ((2, "two"), (3, "three"), (4, "four")):
-        for key, code in (decisions.get(section) or {}).items():
-            *vals, up = key
-            if len(vals) != n or code not in COMP_CODES:
-                raise StrategyError(f"composition table {section}: bad entry {key!r} -> {code!r}")
-            digits = sorted(int(v) for v in vals) + [0] * (4 - n)
-            k = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
-            t[n - 2, int(up) + 1, k] = COMP_CODES[code]
-    return t
+def empty_trans() -> np.ndarray:
+    """No hand-state transitions (there is no composition table)."""
+    return np.full((1, 10), -1, dtype=np.int64)
+
+
+def comp_table(codes: np.ndarray, states: int) -> np.ndarray:
+    """The kernel's composition table from ``pontoon.analysis.optimal_table.optimal_tables``:
+    ``int8[upcard points 0..10, kind 0..12, state]`` (layout: ``_kernels`` and the analyser's module
+    docstring), checked: the shape, and every entry -1 or a hit / stand / double / surrender code
+    with or without the split bit."""
+    arr = np.asarray(codes)
+    if arr.dtype != np.int8 or arr.shape != (11, K.COMP_KIND_SPLIT + 10, states):
+        raise StrategyError(
+            f"composition table: expected int8 of shape (11, {K.COMP_KIND_SPLIT + 10}, {states}), "
+            f"got {arr.dtype} {arr.shape}"
+        )
+    base = arr & 7
+    ok = (arr == -1) | ((arr >= 0) & np.isin(base, (K.C_H, K.C_S, K.C_D, K.C_R)) & (arr < 16))
+    if not ok.all():
+        bad = tuple(int(x) for x in np.argwhere(~ok)[0])
+        raise StrategyError(f"composition table: entry {bad} = {int(arr[bad])} is not a decision code")
+    return np.ascontiguousarray(arr)
