@@ -254,7 +254,7 @@ def resolve_strategy(rules: CasinoRules, strategy: Any) -> tuple[Mapping[str, An
         except ImportError:
             an = None
         if want == "optimal":
-            # build_spec adds the composition table (optimal_table.optimal_decisions) over this chart
+            # build_spec adds the composition table (optimal_table.optimal_tables) over this chart
             notes.append(
                 "optimal: the analyser's composition-dependent decision for every hand (by its cards, the "
                 "two first cards' suit relation, and the pair a split hand came from); rescues play the "
