@@ -56,8 +56,8 @@ Playing the table through the analyser's own chains (tests/analysis/test_optimal
 ``house_edge.optimal`` exactly for blackjack, within 1.1e-7 for mbs (suits) and 5.2e-5 for
 federal (a2). The Super Bonus is valued at the table minimum wager (``Params.of(rules)``).
 
-``optimal_decisions(rules)`` is the older, smaller export (kept for the simulator's composition
-table). It returns, for the full shoe and every up card:
+``optimal_decisions(rules)`` is the older, smaller export, a readable dict (the simulator reads
+``optimal_tables``; the tests check the two agree where both decide). It returns, for the full shoe and every up card:
 
 * ``"two"``: the best first decision of every unsplit starting two-card hand, by the unordered
   pair of card values (suits ignored: the 7-7 suit classes of the Super Bonus are folded into
