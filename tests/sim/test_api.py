@@ -96,3 +96,39 @@ def test_dask_gives_identical_totals() -> None:
     dask = simulate(MBS, 60_000, workers=2, **kw)
     assert dask["workers"] == 2
     assert _key(single) == _key(dask)
+
+
+def test_dask_recomputes_a_lost_workers_chunks() -> None:
+    """A worker killed (SIGKILL) while it runs chunks: they are recomputed elsewhere, none lost or
+    counted twice (the totals are the single process's to the last integer)."""
+    pytest.importorskip("dask.distributed")
+    import os
+    import signal
+
+    from dask.distributed import Client, LocalCluster
+
+    kw = dict(seed=77, chunk_rounds=500_000, boxes=1)
+    rounds = 16 * 500_000
+    single = simulate(MBS, rounds, **kw)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as killer:
+            killed: list[tuple[str, tuple]] = []
+
+            def kill_a_busy_worker(_n: int) -> None:
+                if killed:
+                    return
+                busy = {w: keys for w, keys in killer.processing().items() if keys}
+                if not busy:
+                    return
+                victim = sorted(busy)[0]
+                pid = killer.run(os.getpid, workers=[victim])[victim]
+                os.kill(pid, signal.SIGKILL)
+                killed.append((victim, tuple(busy[victim])))
+
+            out = simulate(
+                MBS, rounds, scheduler=cluster.scheduler_address, progress=kill_a_busy_worker, **kw
+            )
+            alive = set(killer.scheduler_info()["workers"])
+    assert killed and killed[0][1], "no worker was killed while running a chunk"
+    assert killed[0][0] not in alive  # it died (its nanny started a new one)
+    assert _key(out) == _key(single)

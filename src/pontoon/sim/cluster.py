@@ -61,13 +61,13 @@ def run_on_dask(
                 client.submit(run_chunk, spec_f, entropy, i, n, session_length, pure=True, retries=2)
                 for i, n in enumerate(sizes)
             ]
-            for fut, n in zip(futures, sizes, strict=True):
-                fut.n_rounds = n  # type: ignore[attr-defined]
+            index = {fut.key: i for i, fut in enumerate(futures)}
             results = {}
             for fut in as_completed(futures):
-                results[futures.index(fut)] = fut.result()
+                i = index[fut.key]
+                results[i] = fut.result()
                 if progress:
-                    progress(fut.n_rounds)  # type: ignore[attr-defined]
+                    progress(sizes[i])
                 fut.release()
             # add in chunk order (integer sums: the order does not matter, but sessions keep it)
             for i in range(len(sizes)):
