@@ -1,6 +1,7 @@
 """Rounds per second of the fast simulator (issue 5), per core, against the round engine.
 
-mbs, one box, the analyser's basic strategy (or the built-in fallback chart), cut-card shoe.
+mbs, one box, the analyser's basic strategy (or the built-in fallback chart), cut-card shoe; then
+the same with `--strategy optimal`, and with 3 boxes and the pair bet.
 Prints: the kernel alone (reading one block of pre-drawn random words over and over, so no random
 number generation is timed), the whole single-process path (``run_chunk``: numpy SFC64 draws
 the random words, the kernel plays, totals), the reference engine driven by the same strategy table
@@ -32,7 +33,7 @@ def kernel_only(spec, rounds: int) -> float:
     acc = np.zeros((K.NL, 2), dtype=np.int64)
     mom = np.zeros(6, dtype=np.int64)
     sess = np.zeros(0, dtype=np.int64)
-    args = (spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp)
+    args = (spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, spec.trans)
     K.run_random(shoe, st, ur, *args, 1000, acc, mom, sess, 1, 0)
     done = 0
     t0 = time.perf_counter()
@@ -65,10 +66,16 @@ def main() -> None:
     spec = build_spec(rules, boxes=1)
     k = max(kernel_only(spec, rounds) for _ in range(3))
     f = max(full_path(spec, rounds) for _ in range(2))
+    spec_opt = build_spec(rules, boxes=1, strategy="optimal")
+    o = max(full_path(spec_opt, rounds) for _ in range(2))
+    spec_3 = build_spec(rules, boxes=3, side_bets=["pair"])
+    b3 = max(full_path(spec_3, rounds // 3) for _ in range(2))
     e = engine(spec, rules, 3000)
     print(f"strategy: {spec.strategy_source}")
     print(f"kernel only          : {k:14,.0f} rounds/s per core (mbs, 1 box, basic)")
     print(f"simulator (numpy rng+kernel): {f:14,.0f} rounds/s per core")
+    print(f"  --strategy optimal  : {o:14,.0f} rounds/s per core")
+    print(f"  3 boxes + pair bet  : {b3:14,.0f} rounds/s per core ({3 * b3:,.0f} box-rounds/s)")
     print(f"round engine (driver): {e:14,.0f} rounds/s")
     print(f"ratio simulator/engine: {f / e:,.0f}x")
 

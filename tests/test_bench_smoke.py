@@ -1,0 +1,24 @@
+"""The benchmark scripts still run (tiny sizes): ``make bench`` must not rot between releases.
+They print figures, not assertions about speed (speed is measured, not unit-tested)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+@pytest.mark.parametrize(
+    "script,args,needle",
+    [("bench_sim.py", ["20000"], "ratio simulator/engine"), ("bench_engine.py", ["300"], "rounds/s")],
+)
+def test_bench_script_runs(script: str, args: list[str], needle: str) -> None:
+    out = subprocess.run(
+        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert needle in out.stdout
