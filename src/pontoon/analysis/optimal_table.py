@@ -74,6 +74,7 @@ option values (``UpcardSolver.hand_options`` and the optimal chain run), not rec
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import product
 
@@ -110,6 +111,25 @@ def _cached(key: str) -> Decisions:
     return _build(CasinoRules.model_validate_json(key))
 
 
+def _upcard_chains(
+    rules: CasinoRules, pr: Params
+) -> Iterator[tuple[int, np.ndarray, UpcardSolver, dict[int, ChainOut]]]:
+    """For every up card the full shoe can show: (up, the shoe less it, its solver, the optimal
+    chain run by a2, the Aces among the first two cards; doubles weighted as the solver does)."""
+    sp = state_space()
+    full = shoe_counts(rules.pack, rules.decks)
+    for up in range(10):
+        if full[up] <= 0:
+            continue
+        base = full.copy()
+        base[up] -= 1
+        solver = UpcardSolver(rules, pr, base, up)
+        w_all = comp_weights(base, sp.counts)
+        w_dbl = w_all if pr.dbl_any else np.where(sp.ncards == 2, w_all, 0.0)
+        a2s = (0, 1, 2) if pr.dbl_any else (0,)
+        yield up, base, solver, {a2: solver.run(a2=a2, weights=w_dbl) for a2 in a2s}
+
+
 def _best(opts: dict[str, float]) -> str:
     finite = {k: v for k, v in opts.items() if v == v}
     return max(finite, key=lambda k: finite[k])
@@ -118,19 +138,8 @@ def _best(opts: dict[str, float]) -> str:
 def _build(rules: CasinoRules) -> Decisions:
     pr = Params.of(rules)
     sp = state_space()
-    full = shoe_counts(rules.pack, rules.decks)
-    two_st = sp.ncards == 2
     out: Decisions = {"two": {}, "three": {}, "four": {}}
-    for up in range(10):
-        if full[up] <= 0:
-            continue
-        base = full.copy()
-        base[up] -= 1
-        solver = UpcardSolver(rules, pr, base, up)
-        w_all = comp_weights(base, sp.counts)
-        w_dbl = w_all if pr.dbl_any else np.where(two_st, w_all, 0.0)
-        a2s = (0, 1, 2) if pr.dbl_any else (0,)
-        outs = {a2: solver.run(a2=a2, weights=w_dbl) for a2 in a2s}
+    for up, base, solver, outs in _upcard_chains(rules, pr):
         for i, j, _w in solver.start_weights():
             split_ev = solver.split_value(i) if (i == j and pr.max_hands >= 2) else None
             opts, classes = solver.hand_options(i, j, outs, split_ev)
@@ -323,23 +332,14 @@ def _build_tables(rules: CasinoRules) -> np.ndarray:
     pr = Params.of(rules)
     sp = state_space()
     size = sp.size
-    full = shoe_counts(rules.pack, rules.decks)
     codes = np.full((11, N_KINDS, size), -1, dtype=np.int8)
     two = sp.ncards == 2
     many = sp.ncards >= 3
     live = sp.best < 21
     can_s = sp.best >= pr.forced  # rulings 14: no standing below the forced-draw limit
     by_a2 = pr.dbl_any and pr.ace_one  # values of hands with Aces depend on a2
-    for up in range(10):
-        if full[up] <= 0:
-            continue
-        base = full.copy()
-        base[up] -= 1
-        solver = UpcardSolver(rules, pr, base, up)
-        w_all = comp_weights(base, sp.counts)
-        w_dbl = w_all if pr.dbl_any else np.where(two, w_all, 0.0)
-        a2s = (0, 1, 2) if pr.dbl_any else (0,)
-        outs = {a2: solver.run(a2=a2, weights=w_dbl) for a2 in a2s}
+    for up, base, solver, outs in _upcard_chains(rules, pr):
+        a2s = tuple(outs)
         chains: dict[int, SplitChains] = {}
         split_ev: dict[int, float] = {}
         if pr.max_hands >= 2:

@@ -111,6 +111,7 @@ NC_MAX = 9  # card-count index: min(ncards, NC_MAX)
 # C_D or C_R and ``code & COMP_SPLIT`` says split (or resplit) where the rules allow it.
 COMP_SPLIT = 8
 COMP_KIND_SPLIT = 3
+NF = 14  # integer fields per hand (``_play_round``: F_N .. F_KD)
 
 # ---- lines (acc[line, 0] = count, acc[line, 1] = net quanta) --------------------------------
 L_PONTOON = 0
@@ -531,7 +532,7 @@ def _play_round(
                             last = b * 4 + nh[b]
                             nn = h + 1
                             for q in range(last, nn, -1):
-                                for f in range(14):
+                                for f in range(NF):
                                     hi[q, f] = hi[q - 1, f]
                                 for f in range(3):
                                     hc[q, f] = hc[q - 1, f]
@@ -739,6 +740,20 @@ def _commit(nlog, logl, loga, acc):
 
 
 @njit(cache=True)
+def _workspace(nb):
+    """The round's scratch arrays for ``nb`` boxes (up to 4 hands each): hand cards, hand fields,
+    the pay-line log, Pandemonium draws, box bookkeeping."""
+    hc = np.zeros((nb * 4, MAXCARDS), dtype=np.int64)
+    hi = np.zeros((nb * 4, NF), dtype=np.int64)
+    logl = np.zeros(LOGN, dtype=np.int64)
+    loga = np.zeros(LOGN, dtype=np.int64)
+    logb = np.zeros(LOGN, dtype=np.int64)
+    jrec = np.zeros(nb, dtype=np.int64)
+    bx = np.zeros((2, nb), dtype=np.int64)
+    return hc, hi, logl, loga, logb, jrec, bx
+
+
+@njit(cache=True)
 def run_random(
     shoe, st, ur, P, pan_pay, pan_cum, strat, comp, trans, max_rounds, acc, mom, sess, sess_len, r0
 ):
@@ -752,13 +767,7 @@ def run_random(
     ``sess`` is not empty). Returns the rounds played.
     """
     nb = P[P_BOXES]
-    hc = np.zeros((nb * 4, MAXCARDS), dtype=np.int64)
-    hi = np.zeros((nb * 4, 14), dtype=np.int64)
-    logl = np.zeros(LOGN, dtype=np.int64)
-    loga = np.zeros(LOGN, dtype=np.int64)
-    logb = np.zeros(LOGN, dtype=np.int64)
-    jrec = np.zeros(nb, dtype=np.int64)
-    bx = np.zeros((2, nb), dtype=np.int64)
+    hc, hi, logl, loga, logb, jrec, bx = _workspace(nb)
     ju = np.zeros(1)  # Pandemonium presses come from ur too (st[3] == 0)
     st[3] = 0
     return _run_loop(
@@ -811,13 +820,7 @@ def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, trans, rec):
     multiplier index drawn (-1 none) and ``rec[i, 0, NK + 1]`` is 1 when the round was void.
     """
     nb = P[P_BOXES]
-    hc = np.zeros((nb * 4, MAXCARDS), dtype=np.int64)
-    hi = np.zeros((nb * 4, 14), dtype=np.int64)
-    logl = np.zeros(LOGN, dtype=np.int64)
-    loga = np.zeros(LOGN, dtype=np.int64)
-    logb = np.zeros(LOGN, dtype=np.int64)
-    jrec = np.zeros(nb, dtype=np.int64)
-    bx = np.zeros((2, nb), dtype=np.int64)
+    hc, hi, logl, loga, logb, jrec, bx = _workspace(nb)
     st = np.zeros(4, dtype=np.int64)
     st[3] = 1  # deal in stored order; Pandemonium presses from ju
     ur = np.zeros(1, dtype=np.uint32)  # not used
