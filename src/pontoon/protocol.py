@@ -1,0 +1,218 @@
+"""The table protocol: one interface that every round engine implements and every interface drives.
+
+Both engines (``casino.round.CasinoRound`` and ``british.round.BritishRound``) implement
+``TableRound`` exactly; the terminal game, the scenario runner, the history store, the web server and
+the RL environments drive a round only through it (architecture.md, "The table protocol").
+
+- ``seats()`` the people at the round (casino: every bettor; British: the players and the banker).
+- ``to_act()`` the person who must decide now, ``BETTING`` while wagers may still be placed (casino),
+  or ``None`` once the round is over. The engines do the chance chores themselves (dealing, the
+  dealer's play, settlement), so ``CHANCE`` is only seen by drivers that step chores one at a time.
+- ``legal_actions(seat)`` what that person may do now: frozen ``Action`` records; an amount that
+  the person chooses is given as the range ``low``..``high`` (``amount`` is then a suggestion).
+- ``verify(seat, action)`` raises ``IllegalAction`` with the reason; ``can`` is its bool; ``act``
+  does it and returns the frozen events it logged. An action for a box whose seated bettor is
+  another person is refused; a standing bettor's own choices (insurance, his own surrender or
+  rescue, declining a split or a double) are his.
+- ``view(seat)`` plain JSON-ready data: exactly what that person may see. ``view(SPECTATOR)`` shows
+  only what is public.
+- ``events()`` the round's log, enough to replay it exactly (``pontoon.replay.replay``).
+
+``TABLE`` is the authority of the table itself (a scripted scenario, the dealer's inspector): it may
+take any box's action as the documents' scenario files do. It is an enum member, never a string, so no
+player name can alias it (rulings 32).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from pontoon.errors import ScenarioError
+from pontoon.money import fmt, to_money
+
+if TYPE_CHECKING:
+    from pontoon.events import Event
+
+
+class Marker(Enum):
+    """Who acts when no person does; never equal to any seat name."""
+
+    CHANCE = "chance"
+    BETTING = "betting"
+    SPECTATOR = "spectator"
+    TABLE = "table"
+
+    def __str__(self) -> str:
+        return f"<{self.value}>"
+
+
+CHANCE = Marker.CHANCE
+BETTING = Marker.BETTING
+SPECTATOR = Marker.SPECTATOR
+TABLE = Marker.TABLE
+
+Seat = str
+Actor = str | Marker
+
+CASINO_VERBS = (
+    "insure",
+    "surrender",
+    "hit",
+    "stand",
+    "split",
+    "double",
+    "rescue",
+    "walk",
+    "interrupt",
+    "decline",
+)
+BRITISH_VERBS = ("stake", "double", "pass", "shoot", "buy", "twist", "stick", "split", "burn")
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One decision, shared by both games.
+
+    ``verb`` names it. Casino: ``box`` (and ``hand``, informative) is the box it concerns; ``player``
+    names the bettor for ``insure``; ``players`` the bettors who take a surrender or rescue (None =
+    every bettor on the hand the actor speaks for); ``decline`` the standing bettors who do not follow
+    a split or double (004 3.24.1, 3.25.1); ``what`` the verb a standing bettor declines in advance
+    (``decline``). British: ``hand`` is the actor's hand number. ``amount``: the chosen amount;
+    ``low``/``high`` the accepted range in a legal-action listing.
+    """
+
+    verb: str
+    box: int | None = None
+    player: str | None = None
+    amount: Decimal | None = None
+    players: tuple[str, ...] | None = None
+    decline: tuple[str, ...] = field(default=())
+    hand: int | None = None
+    low: Decimal | None = None
+    high: Decimal | None = None
+    what: str | None = None
+
+    def with_amount(self, amount: object) -> Action:
+        """The same action with a concrete amount (checked as money)."""
+        return Action(
+            self.verb,
+            self.box,
+            self.player,
+            to_money(amount, f"{self.verb} amount"),
+            self.players,
+            self.decline,
+            self.hand,
+            None,
+            None,
+            self.what,
+        )
+
+    def __str__(self) -> str:
+        parts = [] if self.box is None else [str(self.box)]
+        parts.append(self.verb)
+        if self.what is not None:
+            parts.append(self.what)
+        if self.player is not None:
+            parts.append(self.player)
+        if self.amount is not None:
+            parts.append(fmt(self.amount))
+        elif self.low is not None:
+            parts.append(f"{fmt(self.low)}..{fmt(self.high if self.high is not None else self.low)}")
+        s = " ".join(parts)
+        if self.players is not None:
+            s += f" players={','.join(self.players)}"
+        if self.decline:
+            s += f" decline={','.join(self.decline)}"
+        return s
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data (amounts as exact decimal text)."""
+        out: dict[str, Any] = {"verb": self.verb}
+        for k in ("box", "player", "hand", "what"):
+            v = getattr(self, k)
+            if v is not None:
+                out[k] = v
+        for k in ("amount", "low", "high"):
+            v = getattr(self, k)
+            if v is not None:
+                out[k] = fmt(v)
+        if self.players is not None:
+            out["players"] = list(self.players)
+        if self.decline:
+            out["decline"] = list(self.decline)
+        return out
+
+    @classmethod
+    def from_json(cls, obj: object) -> Action:
+        """The inverse of ``to_json``; a one-line ScenarioError names what is wrong."""
+        if not isinstance(obj, dict):
+            raise ScenarioError(f"bad action {obj!r}: expected an object with 'verb'")
+        allowed = {"verb", "box", "player", "hand", "what", "amount", "low", "high", "players", "decline"}
+        extra = set(obj) - allowed
+        if extra:
+            raise ScenarioError(f"bad action: unknown keys {sorted(extra)}; accepted: {sorted(allowed)}")
+        verb = obj.get("verb")
+        if verb not in CASINO_VERBS and verb not in BRITISH_VERBS:
+            raise ScenarioError(
+                f"bad action: verb {verb!r} is not one of {', '.join(sorted(set(CASINO_VERBS + BRITISH_VERBS)))}"
+            )
+        ints: dict[str, int | None] = {}
+        for k in ("box", "hand"):
+            v = obj.get(k)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 0 < v < 1000):
+                raise ScenarioError(f"bad action: {k!r} must be a whole number from 1 to 999, not {v!r}")
+            ints[k] = v
+        strs: dict[str, str | None] = {}
+        for k in ("player", "what"):
+            v = obj.get(k)
+            if v is not None and not isinstance(v, str):
+                raise ScenarioError(f"bad action: {k!r} must be a string, not {type(v).__name__}")
+            strs[k] = v
+        lists: dict[str, tuple[str, ...] | None] = {}
+        for k in ("players", "decline"):
+            v = obj.get(k)
+            if v is not None and (not isinstance(v, list) or not all(isinstance(p, str) for p in v)):
+                raise ScenarioError(f"bad action: {k!r} must be a list of names")
+            lists[k] = None if v is None else tuple(v)
+        money: dict[str, Decimal | None] = {}
+        for k in ("amount", "low", "high"):
+            v = obj.get(k)
+            money[k] = None if v is None else to_money(v, f"action {k}")
+        return cls(
+            str(verb),
+            ints["box"],
+            strs["player"],
+            money["amount"],
+            lists["players"],
+            lists["decline"] or (),
+            ints["hand"],
+            money["low"],
+            money["high"],
+            strs["what"],
+        )
+
+
+@runtime_checkable
+class TableRound(Protocol):
+    """What every round engine offers its drivers (see the module docstring)."""
+
+    def seats(self) -> tuple[Seat, ...]: ...
+
+    def to_act(self) -> Seat | Marker | None: ...
+
+    def is_over(self) -> bool: ...
+
+    def legal_actions(self, seat: Actor) -> list[Action]: ...
+
+    def verify(self, seat: Actor, action: Action) -> None: ...
+
+    def can(self, seat: Actor, action: Action) -> bool: ...
+
+    def act(self, seat: Actor, action: Action) -> tuple[Event, ...]: ...
+
+    def view(self, seat: Actor) -> dict[str, Any]: ...
+
+    def events(self) -> tuple[Event, ...]: ...
