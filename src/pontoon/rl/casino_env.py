@@ -1,0 +1,265 @@
+"""``pontoon/Pontoon-v0``: one box at a casino table (any preset or rules file) as a Gymnasium env.
+
+An episode is one round. The shoe is finite and carried across episodes; a new shoe is shuffled
+(from the env's ``np_random``) when the cut card has come out (rules' ``penetration``) or when
+``reset(seed=...)`` is given a seed. The round engine (``pontoon.casino.round.CasinoRound``) is the
+only truth: the env places the wagers, asks the engine what is legal and passes the chosen action on.
+
+Actions (``Discrete(7)``): 0 hit, 1 stand, 2 double, 3 split, 4 rescue, 5 surrender, 6 insurance
+(half the main wager, rounded down to the cent). The mask of legal ones is in the observation
+(``obs["action_mask"]``) and in ``info["action_mask"]`` (MaskablePPO's convention).
+
+A round that needs no decision (a Pontoon paid at once, a void round) still shows one observation:
+its mask holds only ``stand``, which acknowledges it; ``info["decision"]`` is False there.
+An action the mask forbids leaves the round unchanged and earns ``illegal_reward`` (default 0,
+``info["illegal_action"]`` True), or raises ``IllegalAction`` with ``illegal="raise"``.
+
+Rewards are the round's net result for the agent in units of the main wager (insurance and, when
+``side_bets`` are configured, the side bets included), given when the round ends; exact Decimal
+money underneath (``info["net"]`` is the exact decimal text).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from pontoon.casino.round import CasinoRound
+from pontoon.errors import IllegalAction, RulesError
+from pontoon.money import fmt, to_money
+from pontoon.rl import _engine
+from pontoon.rules import CasinoRules, resolve_rules
+from pontoon.shoe import Shoe
+
+ACTIONS = ("hit", "stand", "double", "split", "rescue", "surrender", "insure")
+ACTION_INDEX = {v: i for i, v in enumerate(ACTIONS)}
+N_ACTIONS = len(ACTIONS)
+PLAYER = "agent"
+BOX = 1
+MAX_CARDS = 21  # no hand can hold more cards with a hard total of 21 or less
+
+
+def casino_rules(rules: str | CasinoRules, overrides: dict[str, Any] | None = None) -> CasinoRules:
+    """A casino preset id/alias, a rules file, or a CasinoRules object, with optional field overrides."""
+    if isinstance(rules, CasinoRules):
+        r: Any = rules.with_(**overrides) if overrides else rules
+    elif isinstance(rules, str):
+        r = resolve_rules(rules, overrides or None)
+    else:
+        raise RulesError(f"rules must be a preset name, a .toml file or CasinoRules, not {type(rules).__name__}")
+    if not isinstance(r, CasinoRules):
+        raise RulesError(
+            f"rules {getattr(r, 'preset', rules)!r} are not a casino game: Pontoon-v0 takes mbs, federal, "
+            "rws-plus, rws-pandemonium, blackjack or a casino rules file (British games: pontoon.rl.british_v0)"
+        )
+    return r
+
+
+class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
+    """One box against the dealer. See the module docstring."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        rules: str | CasinoRules = "mbs",
+        *,
+        decks: int | None = None,
+        penetration: float | None = None,
+        bet: object = None,
+        side_bets: dict[str, object] | None = None,
+        counts: bool = False,
+        illegal: str = "ignore",
+        illegal_reward: float = 0.0,
+        render_mode: str | None = None,
+        **overrides: Any,
+    ) -> None:
+        changes: dict[str, Any] = dict(overrides)
+        if decks is not None:
+            changes["decks"] = decks
+        if penetration is not None:
+            changes["penetration"] = penetration
+        self.rules = casino_rules(rules, changes)
+        r = self.rules
+        self.bet = r.table_min if bet is None else to_money(bet, "bet")
+        if not r.table_min <= self.bet <= r.table_max:
+            raise RulesError(f"bet {fmt(self.bet)} is outside the table limits {fmt(r.table_min)} to {fmt(r.table_max)}")
+        self.side_bets: dict[str, Decimal] = {}
+        for kind, amount in (side_bets or {}).items():
+            if kind not in r.side_bets:
+                raise RulesError(f"side bet {kind!r}: {r.preset} offers {', '.join(r.side_bets) or 'no side bets'}")
+            amt = to_money(amount, f"side bet {kind}")
+            if not r.side_min <= amt <= r.side_max:
+                raise RulesError(f"side bet {kind} {fmt(amt)}: accepted {fmt(r.side_min)} to {fmt(r.side_max)}")
+            self.side_bets[kind] = amt
+        if illegal not in ("ignore", "raise"):
+            raise RulesError(f"illegal={illegal!r}: accepted 'ignore' or 'raise'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise RulesError(f"render_mode={render_mode!r}: accepted {self.metadata['render_modes']} or None")
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.counts = counts
+        self._unit = self.bet
+        self._n_cards = (48 if r.pack == "pontoon48" else 52) * r.decks
+        space: dict[str, spaces.Space[Any]] = {
+            "total": spaces.Discrete(32),  # best total of the hand to act (22..31: bust)
+            "soft": spaces.Discrete(2),
+            "pair": spaces.Discrete(2),  # two cards of equal value (rulings 10)
+            "num_cards": spaces.Discrete(MAX_CARDS + 1),
+            "upcard": spaces.Discrete(11),  # dealer's up card in points (1 = Ace), 0 before the deal
+            "hands": spaces.Discrete(5),  # hands in the box after splits
+            "doubled": spaces.Discrete(2),  # the hand has doubled and holds its doubling card (rescue spot)
+            "action_mask": spaces.MultiBinary(N_ACTIONS),
+        }
+        if counts:
+            # cards left in the shoe by point value (index 0 = Aces .. 9 = ten-value cards)
+            space["shoe"] = spaces.Box(0, self._n_cards, shape=(10,), dtype=np.int64)
+        self.observation_space = spaces.Dict(space)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.shoe: Shoe | None = None
+        self.round: CasinoRound | None = None
+        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        self._legal: dict[int, Any] = {}
+        self._over = False
+        self._net: Decimal | None = None
+        self.shoes_used = 0
+
+    # ------------------------------------------------------------------------------------------
+    def _new_shoe(self) -> Shoe:
+        r = self.rules
+        self.shoes_used += 1
+        return Shoe.shuffled(r.decks, self.np_random, pack=r.pack, penetration=r.penetration)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None or self.shoe is None or self.shoe.needs_shuffle:
+            self.shoe = self._new_shoe()  # the cut card is out (000 5.x shoe; rules.penetration)
+        rnd = CasinoRound(self.rules, self.shoe, rng=self.np_random)
+        rnd.place_bet(BOX, PLAYER, "main", self.bet)
+        for kind, amount in self.side_bets.items():
+            rnd.place_bet(BOX, PLAYER, kind, amount)
+        rnd.close_bets()
+        self.round = rnd
+        self._refresh()
+        return self._obs(), self._info()
+
+    def _refresh(self) -> None:
+        rnd = self.round
+        assert rnd is not None
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        legal: dict[int, Any] = {}
+        self._over = _engine.is_over(rnd)
+        self._net = None
+        if not self._over:
+            for a in _engine.legal(rnd, PLAYER):
+                i = ACTION_INDEX.get(a.verb)
+                if i is not None and i not in legal:
+                    legal[i] = a
+                    mask[i] = 1
+        if not legal:
+            mask[ACTION_INDEX["stand"]] = 1  # acknowledge a round that needs no decision
+        self._mask = mask
+        self._legal = legal
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        rnd = self.round
+        if rnd is None:
+            raise IllegalAction("step before reset: call reset() first")
+        a = int(action)
+        if self._over:
+            if a != ACTION_INDEX["stand"]:
+                return self._refuse(a)
+            return self._obs(), self._reward(), True, False, self._info()
+        if a not in self._legal:
+            return self._refuse(a)
+        _engine.act(rnd, PLAYER, self._legal[a])
+        self._refresh()
+        if self._over:
+            return self._obs(), self._reward(), True, False, self._info()
+        return self._obs(), 0.0, False, False, self._info()
+
+    def _refuse(self, a: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        legal = [ACTIONS[i] for i in np.nonzero(self._mask)[0]]
+        what = ACTIONS[a] if 0 <= a < N_ACTIONS else repr(a)
+        if self.illegal == "raise":
+            raise IllegalAction(f"action {a} ({what}) is not legal now; legal: {', '.join(legal)}")
+        info = self._info()
+        info["illegal_action"] = True
+        return self._obs(), self.illegal_reward, False, False, info
+
+    # ------------------------------------------------------------------------------------------
+    def net(self) -> Decimal:
+        """The agent's exact net result of the round so far (all its wagers)."""
+        rnd = self.round
+        if rnd is None:
+            return Decimal(0)
+        net = self._net
+        if net is None or not self._over:
+            net = rnd.ledger.net([PLAYER]).get(PLAYER, {}).get("total", Decimal(0))
+            self._net = net
+        return net
+
+    def _reward(self) -> float:
+        return float(self.net() / self._unit)
+
+    def _obs(self) -> dict[str, Any]:
+        rnd = self.round
+        assert rnd is not None
+        h = rnd.current
+        box = rnd.boxes.get(BOX)
+        if h is None and box is not None and box.hands:
+            h = box.hands[-1]
+        total = soft = pair = n = doubled = 0
+        if h is not None:
+            t, s = h.total(self.rules.double_ace_counts_one)
+            total, soft, n = min(t, 31), int(s), min(len(h.cards), MAX_CARDS)
+            pair = int(n == 2 and h.cards[0].points == h.cards[1].points)
+            doubled = int(h.doubled)
+        up = rnd.dealer[0].points if rnd.dealer else 0
+        obs: dict[str, Any] = {
+            "total": total,
+            "soft": soft,
+            "pair": pair,
+            "num_cards": n,
+            "upcard": up,
+            "hands": min(len(box.hands), 4) if box is not None else 0,
+            "doubled": doubled,
+            "action_mask": self._mask.copy(),
+        }
+        if self.counts:
+            c = np.zeros(10, dtype=np.int64)
+            shoe = self.shoe
+            assert shoe is not None
+            for card in shoe.remaining_cards():
+                c[card.points - 1] += 1
+            obs["shoe"] = c
+        return obs
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self._mask.copy(), "decision": bool(self._legal)}
+        if self._over:
+            rnd = self.round
+            assert rnd is not None
+            info["net"] = fmt(self.net())
+            info["void"] = rnd.void_reason is not None
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """sb3-contrib's MaskablePPO asks the env for this."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:  # type: ignore[override]
+        if self.render_mode != "ansi" or self.round is None:
+            return None
+        rnd = self.round
+        lines = [f"dealer: {' '.join(str(c) for c in rnd.dealer)}"]
+        for h in rnd.all_hands():
+            t, s = h.total(self.rules.double_ace_counts_one)
+            lines.append(f"box {h.box}.{h.index}: {' '.join(str(c) for c in h.cards)} ({'soft ' if s else ''}{t})")
+        lines.append("legal: " + ", ".join(ACTIONS[i] for i in sorted(self._legal)))
+        return "\n".join(lines)
