@@ -249,6 +249,10 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
             info["void"] = rnd.void_reason is not None
         return info
 
+    def legal_verbs(self) -> list[str]:
+        """The engine's legal actions for the agent now, by name (empty when no decision is due)."""
+        return [ACTIONS[i] for i in sorted(self._legal)]
+
     def action_masks(self) -> np.ndarray:
         """sb3-contrib's MaskablePPO asks the env for this."""
         return self._mask.astype(bool)

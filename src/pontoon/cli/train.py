@@ -1,0 +1,251 @@
+"""``pontoon train``: a terminal drill that teaches exact play.
+
+It deals hands from any casino preset (or only the hard cases: ``--only soft``, ``pairs``,
+``rescue``, ``forced``), asks for each decision, and after every answer tells the exact
+expectation of each legal action for that hand against that shoe (``pontoon.analysis.hints``),
+so a mistake is told with its cost and the best action. The session ends with a summary:
+accuracy, cost per 100 hands and the worst spots.
+
+Input works like ``pontoon play``: one key per answer in a terminal; piped input gives one answer
+per line, and the end of input ends the session cleanly (exit 0, the summary printed).
+Insurance is not drilled (it is never part of a chart; ``--only`` spots never offer it as an answer).
+
+The summary is handed to ``save_summary`` at the end of a session: the hook the history store
+(history helper) fills in to keep drill sessions; until then it does nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from pontoon.cli.play import KEYS, VERB_KEY, EndOfInput, Input, hand_line
+from pontoon.errors import PontoonError
+from pontoon.money import fmt
+from pontoon.rl.casino_env import ACTION_INDEX, PontoonEnv
+from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
+
+ONLY = ("all", "soft", "pairs", "rescue", "forced")
+DRILL_VERBS = ("hit", "stand", "double", "split", "surrender", "rescue")
+MAX_DEALS = 20_000  # deals tried to find one spot of the asked kind (never an endless loop)
+
+
+@dataclass
+class Spot:
+    label: str  # e.g. "soft 18 v 9"
+    answer: str
+    best: str
+    values: dict[str, float]
+
+    @property
+    def cost(self) -> float:
+        return self.values[self.best] - self.values[self.answer]
+
+
+@dataclass
+class Session:
+    rules: str
+    only: str
+    hands: int = 0
+    spots: list[Spot] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        n = len(self.spots)
+        right = sum(1 for s in self.spots if s.cost <= 1e-12)
+        cost = sum(s.cost for s in self.spots)
+        worst = sorted((s for s in self.spots if s.cost > 1e-12), key=lambda s: -s.cost)[:5]
+        return {
+            "rules": self.rules,
+            "only": self.only,
+            "hands": self.hands,
+            "decisions": n,
+            "correct": right,
+            "accuracy": right / n if n else 0.0,
+            "cost": cost,
+            "cost_per_100_hands": 100 * cost / self.hands if self.hands else 0.0,
+            "worst": [
+                {"spot": s.label, "answer": s.answer, "best": s.best, "cost": s.cost} for s in worst
+            ],
+        }
+
+
+def save_summary(summary: dict[str, Any]) -> None:
+    """History hook: the history store keeps drill sessions here (filled in by the history issue)."""
+    return None
+
+
+def _upcard_label(env: PontoonEnv) -> str:
+    rnd = env.round
+    assert rnd is not None
+    up = rnd.dealer[0]
+    return "A" if up.rank == "A" else ("T" if up.points == 10 else up.rank)
+
+
+def _spot_label(env: PontoonEnv) -> str:
+    rnd = env.round
+    assert rnd is not None and rnd.current is not None
+    h = rnd.current
+    total, soft = h.total(env.rules.double_ace_counts_one)
+    if h.doubled:
+        kind = f"doubled {total}"
+    elif len(h.cards) == 2 and h.cards[0].points == h.cards[1].points:
+        kind = f"pair {h.cards[0].rank if h.cards[0].points < 10 else 'T'}s"
+    else:
+        kind = f"{'soft' if soft else 'hard'} {total}" + (f" ({len(h.cards)} cards)" if len(h.cards) > 2 else "")
+    return f"{kind} v {_upcard_label(env)}"
+
+
+def action_values_now(env: PontoonEnv, verbs: list[str]) -> dict[str, float]:
+    """Exact expectation of each legal verb for the hand to act (analysis/hints.py)."""
+    from pontoon.analysis.hints import action_values
+
+    rnd = env.round
+    assert rnd is not None and rnd.current is not None and env.shoe is not None
+    h = rnd.current
+    return action_values(
+        env.rules,
+        env.shoe.remaining_counts(),
+        list(h.cards),
+        rnd.dealer[0],
+        legal=verbs,
+        split_hands_so_far=len(rnd.boxes[h.box].hands),
+        is_split_hand=h.from_split,
+        doubled=h.doubled,
+    )
+
+
+def _matches(env: PontoonEnv, only: str) -> bool:
+    rnd = env.round
+    if rnd is None or rnd.current is None:
+        return False
+    h = rnd.current
+    verbs = env.legal_verbs()
+    total, soft = h.total(env.rules.double_ace_counts_one)
+    if only == "soft":
+        return soft and not h.doubled
+    if only == "pairs":
+        return "split" in verbs
+    if only == "rescue":
+        return "rescue" in verbs
+    if only == "forced":
+        return "stand" not in verbs and "hit" in verbs and not h.doubled
+    return True
+
+
+def _deal_spot(env: PontoonEnv, only: str) -> None:
+    """Deal until a decision of the asked kind is due (a rescue spot: the hand doubles first)."""
+    for _ in range(MAX_DEALS):
+        env.reset()
+        if not env.legal_verbs():
+            continue
+        if only == "rescue" and "double" in env.legal_verbs():
+            env.step(ACTION_INDEX["double"])
+        if _matches(env, only):
+            return
+    raise PontoonError(f"--only {only}: no such spot in {MAX_DEALS} deals at this table")
+
+
+def _check_only(rules: CasinoRules, only: str) -> None:
+    if only not in ONLY:
+        raise PontoonError(f"--only {only!r}: accepted {', '.join(ONLY)}")
+    if only == "rescue" and not rules.rescue:
+        raise PontoonError(f"--only rescue: {rules.preset} has no rescue (000 3.11.4)")
+    if only == "forced" and rules.forced_draw_below == 0:
+        raise PontoonError(f"--only forced: {rules.preset} has no forced draw (rulings 14)")
+
+
+def run_drill(
+    rules: CasinoRules,
+    *,
+    only: str = "all",
+    hands: int | None = None,
+    seed: int | None = None,
+    console: Console,
+    ask: Callable[[str], str],
+) -> Session:
+    """The drill loop; ``ask(prompt)`` returns one answer or raises EndOfInput."""
+    _check_only(rules, only)
+    env = PontoonEnv(rules)
+    env.reset(seed=seed)
+    session = Session(rules.preset, only)
+    try:
+        while hands is None or session.hands < hands:
+            _deal_spot(env, only)
+            session.hands += 1
+            asked_one = False
+            while env.legal_verbs():
+                rnd = env.round
+                assert rnd is not None and rnd.current is not None
+                h = rnd.current
+                verbs = [v for v in env.legal_verbs() if v in DRILL_VERBS]
+                values = action_values_now(env, verbs)
+                best = max(values, key=lambda v: values[v])
+                if only != "all" and asked_one:
+                    env.step(ACTION_INDEX[best])  # the rest of a drilled hand is played best
+                    continue
+                label = _spot_label(env)
+                line = hand_line(list(h.cards), h.aces_fixed if rules.double_ace_counts_one else 0)
+                console.print(f"hand {session.hands}: dealer shows [bold]{rnd.dealer[0]}[/bold]   you: ", line)
+                menu = "  ".join(f"[bold]{VERB_KEY[v]}[/bold] {v}" for v in verbs)
+                while True:
+                    ans = ask(f"{menu}  [bold]q[/bold] quit >")
+                    if ans in ("q", "quit"):
+                        raise EndOfInput()
+                    word = KEYS.get(ans, ans)
+                    if word in verbs:
+                        break
+                    console.print(f"[red]'{ans}' is not a choice here: choose one of {', '.join(VERB_KEY[v] for v in verbs)} or q[/red]")
+                spot = Spot(label, word, best, values)
+                session.spots.append(spot)
+                asked_one = True
+                detail = "   ".join(f"{v} {values[v]:+.4f}" for v in sorted(values, key=lambda v: -values[v]))
+                if spot.cost <= 1e-12:
+                    console.print(f"[green]correct[/green]: {word} ({detail})")
+                else:
+                    console.print(
+                        f"[red]mistake[/red]: best is [bold]{best}[/bold] {values[best]:+.4f}, yours {word} "
+                        f"{values[word]:+.4f}: costs {spot.cost:.4f} of the wager   ({detail})"
+                    )
+                env.step(ACTION_INDEX[word])
+            rnd = env.round
+            assert rnd is not None
+            cards = "  ".join(" ".join(str(c) for c in x.cards) for x in rnd.all_hands())
+            console.print(f"  dealer {' '.join(str(c) for c in rnd.dealer)}; your cards {cards}; net {'+' if env.net() > 0 else ''}{fmt(env.net())}")
+    except EndOfInput:
+        pass
+    return session
+
+
+def print_summary(console: Console, s: dict[str, Any]) -> None:
+    console.print(
+        f"session: {s['hands']} hands, {s['decisions']} decisions, {s['correct']} correct "
+        f"({100 * s['accuracy']:.1f}%); cost {s['cost']:.4f} wagers, {s['cost_per_100_hands']:.3f} per 100 hands"
+    )
+    for w in s["worst"]:
+        console.print(f"  worst: {w['spot']}: you {w['answer']}, best {w['best']} (cost {w['cost']:.4f})")
+
+
+def train_command(
+    rules: str = typer.Option("mbs", "--rules", "-r", help="casino preset or a table .toml file"),
+    only: str = typer.Option("all", "--only", help="all, soft, pairs, rescue (doubled hands) or forced (forced draws)"),
+    hands: int = typer.Option(None, "--hands", help="stop after this many hands (default: until q or end of input)"),
+    seed: int = typer.Option(None, "--seed", help="seed of the shoe"),
+    set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE"),
+) -> None:
+    """Drill decisions: each answer is graded with its exact EV cost and the best action."""
+    r = resolve_rules(rules, parse_set_options(set_))
+    if not isinstance(r, CasinoRules):
+        raise PontoonError(f"--rules {rules!r}: the drill deals casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)")
+    if hands is not None and hands < 1:
+        raise PontoonError(f"--hands {hands}: at least 1")
+    console = Console(highlight=False)
+    inp = Input(sys.stdin.isatty(), console)
+    session = run_drill(r, only=only, hands=hands, seed=seed, console=console, ask=inp.ask)
+    summary = session.summary()
+    print_summary(console, summary)
+    save_summary(summary)
