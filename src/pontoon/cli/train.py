@@ -243,7 +243,7 @@ def train_command(
         raise PontoonError(f"--rules {rules!r}: the drill deals casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)")
     if hands is not None and hands < 1:
         raise PontoonError(f"--hands {hands}: at least 1")
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)  # one line per message, piped or not
     inp = Input(sys.stdin.isatty(), console)
     session = run_drill(r, only=only, hands=hands, seed=seed, console=console, ask=inp.ask)
     summary = session.summary()

@@ -68,11 +68,13 @@ class ChartPolicy:
             if ok("rescue") and self.code(3, total, n, up) == 1:
                 return ACTION_INDEX["rescue"]
             return ACTION_INDEX["stand"] if ok("stand") else ACTION_INDEX[legal[0]]
-        if obs["pair"] and ok("split"):
-            pv = 1 if soft else total // 2
-            if self.code(2, pv, n, up) == 4:
-                return ACTION_INDEX["split"]
         c = CODE_NAMES[self.code(1 if soft else 0, total, n, up)]
+        if obs["pair"] and n == 2:
+            pc = self.code(2, 1 if soft else total // 2, n, up)
+            if pc == 4 and ok("split"):
+                return ACTION_INDEX["split"]
+            if 0 <= pc != 4:
+                c = CODE_NAMES[pc]  # a pair row may say how to play the pair unsplit (analyser's charts)
         order = {
             "H": ("hit", "stand"),
             "S": ("stand", "hit"),
@@ -149,7 +151,10 @@ def chart_ev(rules: CasinoRules, chart: Mapping[str, Any]) -> float:
                 continue
             s = solver.state_of(i, j)
             code = code_of(s)
-            if i == j and pr.max_hands >= 2 and int(tab[2, i + 1, 2, pts]) == 4:
+            pc = int(tab[2, i + 1, 2, pts]) if i == j else -1
+            if 0 <= pc != 4:
+                code = CODE_NAMES[pc]  # the pair played unsplit as its pair row says (as strategy.py)
+            if pc == 4 and pr.max_hands >= 2:
                 v = solver.split_value(i, policy=pol, resc_pol=resc)
                 if v == v:  # not NaN: the pair can be split here
                     ev += w * (v + (-solver.q_nat(s) if pr.peek else 0.0))
