@@ -29,7 +29,7 @@ def play(preset: str, rounds: int, seed: int = 1) -> tuple[float, int]:
         rnd = CasinoRound(rules, shoe, rng=rng)
         rnd.place_bet(1, "ann", "main", 10)
         rnd.close_bets()
-        while not rnd.is_over:
+        while not rnd.is_over():
             h = rnd.current
             assert h is not None
             total, _ = h.total()

@@ -83,7 +83,7 @@ def draw_table(console: Console, rnd: CasinoRound, balance: Decimal, player: str
     table.add_column("wager", justify="right")
     table.add_column("state")
     dealer = rnd.dealer
-    if rnd.rules.dealer_hole_card and not rnd.is_over and len(dealer) > 1:
+    if rnd.rules.dealer_hole_card and not rnd.is_over() and len(dealer) > 1:
         dealer = dealer[:1]  # blackjack: the hole card stays face down until the dealer's turn
     table.add_row("dealer", hand_line(dealer), "", "")
     to_act = rnd.current
@@ -162,7 +162,7 @@ def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool) -> Actio
 
 def finish_for_absent_player(rnd: CasinoRound) -> None:
     """End of input mid-round: 004 5.3, the House plays the hand to 12 or more, then stands."""
-    while not rnd.is_over:
+    while not rnd.is_over():
         h = rnd.current
         if h is None:
             break
@@ -237,7 +237,7 @@ def play_casino(
             rnd.close_bets()
             quit_now = False
             try:
-                while not rnd.is_over:
+                while not rnd.is_over():
                     draw_table(console, rnd, balance, player)
                     action = choose(inp, console, rnd, hints)
                     if action is None:
@@ -249,7 +249,7 @@ def play_casino(
                 finish_for_absent_player(rnd)
                 raise
             finally:
-                if rnd.is_over:
+                if rnd.is_over():
                     res = rnd.result()
                     net = res.net.get(player, {}).get("total", Decimal(0))
                     balance += net
@@ -289,7 +289,7 @@ def play_command(
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
     if not isinstance(r, CasinoRules):
-        from pontoon.british.cli import play_british
+        from pontoon.cli.play_british import play_british
 
         play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive)
         return

@@ -34,7 +34,7 @@ from rich.console import Console
 from rich.table import Table
 
 from pontoon.british.bots import Bots
-from pontoon.british.round import BritishRound, LegalAction
+from pontoon.british.round import LegalAction
 from pontoon.british.table import BritishGame
 from pontoon.errors import IllegalAction, PontoonError
 from pontoon.events import Event
@@ -193,21 +193,21 @@ def play_british(
             _between_rounds(game, human, inp, console, bots)
             rnd = game.new_round()
             console.rule(f"Round {played + 1}: {rnd.banker} holds the bank")
-            seen = len(game.log)
-            while not rnd.over:
+            seen = 0
+            while not rnd.is_over():
                 who = rnd.to_act()
                 assert who is not None
                 if who == human:
                     _render(console, rnd.view(human), human)
-                    _human_turn(rnd, human, inp, console)
+                    _human_turn(game, human, inp, console)
                 else:
                     s, verb, amt = bots.decide(rnd)
-                    rnd.act(s, verb, amt)
-                for ev in game.log.events[seen:]:
+                    game.act(s, verb, amt)
+                for ev in rnd.log.events[seen:]:
                     line = _public_line(ev, human)
                     if line:
                         console.print(line)
-                seen = len(game.log)
+                seen = len(rnd.log)
             _render(console, rnd.view(human), human)
             if rnd.phase == "void":
                 console.print(f"Round void: {rnd.void_reason}; every stake returned.")
@@ -222,7 +222,7 @@ def play_british(
         console.print("End of input.")
     except _Quit:
         console.print("Goodbye.")
-    if game.round is not None and game.round.over:
+    if game.round is not None and game.round.is_over():
         game.end_round()
     _balances(game, console)
     return 0
@@ -263,7 +263,9 @@ def _parse(text: str, legal: dict[str, LegalAction]) -> tuple[str, str | None] |
     return verb, amount
 
 
-def _human_turn(rnd: BritishRound, human: str, inp: _Input, console: Console) -> None:
+def _human_turn(game: BritishGame, human: str, inp: _Input, console: Console) -> None:
+    rnd = game.round
+    assert rnd is not None
     while True:
         legal = {a.verb: a for a in rnd.legal_actions()}
         menu = "  ".join(f"\\[{VERB_KEY.get(v, '?')}] {a}" for v, a in legal.items())
@@ -286,7 +288,7 @@ def _human_turn(rnd: BritishRound, human: str, inp: _Input, console: Console) ->
         try:
             if amount is not None:
                 to_money(amount, f"{verb} amount")
-            rnd.act(human, verb, amount)
+            game.act(human, verb, amount)
             return
         except IllegalAction as err:
             console.print(f"[red]{err}[/red]")
