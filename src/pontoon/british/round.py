@@ -643,6 +643,12 @@ class BritishRound:
     def _settle(self, how: str) -> None:
         settle.settle(self, how)
 
+    def abandon(self, reason: str) -> Event:
+        """End an unfinished round as void (a player left, the table closed): every wager returned."""
+        if self.is_over():
+            raise IllegalAction(f"abandon: the round is already over ({self.phase})")
+        return self._void(reason)
+
     def _void(self, reason: str) -> Event:
         # rulings 2: running out of cards voids the round; every wager returned
         for t in reversed(list(self.ledger.transfers)):

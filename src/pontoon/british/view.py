@@ -71,7 +71,6 @@ def round_view(rnd: BritishRound, seat: Actor) -> dict[str, Any]:
         "hands": hands,
         "banker_cards": [str(c) if seen else HIDDEN for c in rnd.banker_cards],
         "bets_doubled": rnd.mult > 1,
-        "pack_size": len(rnd.pack),
     }
     cur = rnd.current_hand()
     out["current_hand"] = None if cur is None else {"owner": cur.owner, "hand": rnd.hand_number(cur)}

@@ -189,6 +189,15 @@ def _box_view(rnd: CasinoRound, b: Box) -> dict[str, Any]:
     }
 
 
+def _dealer_view(rnd: CasinoRound) -> list[str]:
+    """The dealer's cards; blackjack's hole card stays face down until the dealer's turn (rul 4)."""
+    cards = [str(c) for c in rnd.dealer]
+    hidden = rnd.rules.dealer_hole_card and rnd.phase is not Phase.OVER and rnd.current is not None
+    if hidden and len(cards) > 1:
+        cards[1] = "??"
+    return cards
+
+
 def view(rnd: CasinoRound, seat: Actor) -> dict[str, Any]:
     """Everything dealt face up is public at a casino table; the shoe's cards to come never are."""
     cur = rnd.current
@@ -201,9 +210,8 @@ def view(rnd: CasinoRound, seat: Actor) -> dict[str, Any]:
         "spectator": seat is SPECTATOR,
         "to_act": actor.value if isinstance(actor, Marker) else actor,
         "hand_to_act": None if cur is None else {"box": cur.box, "hand": cur.index},
-        "dealer": [str(c) for c in rnd.dealer],
+        "dealer": _dealer_view(rnd),
         "boxes": [_box_view(rnd, rnd.boxes[n]) for n in sorted(rnd.boxes)],
-        "shoe": {"remaining": rnd.shoe.remaining},
         "void_reason": rnd.void_reason,
         "legal_actions": [] if isinstance(seat, Marker) else [a.to_json() for a in legal_for(rnd, seat)],
     }

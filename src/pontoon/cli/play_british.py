@@ -188,6 +188,7 @@ def play_british(
     console.print(f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
                   f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}.")
     played = 0
+    interrupted = False
     try:
         while rounds is None or played < rounds:
             _between_rounds(game, human, inp, console, bots)
@@ -222,10 +223,25 @@ def play_british(
         console.print("End of input.")
     except _Quit:
         console.print("Goodbye.")
-    if game.round is not None and game.round.is_over():
-        game.end_round()
+    except KeyboardInterrupt:
+        interrupted = True
+    _leave_round(game, console, played)
     _balances(game, console)
+    if interrupted:
+        raise KeyboardInterrupt
     return 0
+
+
+def _leave_round(game: BritishGame, console: Console, played: int) -> None:
+    """Leaving mid-round: the British documents have no walk-away rule, so the unfinished round is
+    void and every stake returned (rulings 2's void); a finished round is booked as usual."""
+    rnd = game.round
+    if rnd is None:
+        return
+    if not rnd.is_over():
+        rnd.abandon("the player left the table mid-round")
+        console.print(f"Round {played + 1} unfinished: void, every stake returned.")
+    game.end_round()
 
 
 def _balances(game: BritishGame, console: Console) -> None:
