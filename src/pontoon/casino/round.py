@@ -86,6 +86,7 @@ class CasinoRound:
         self._natural_pending: list[Hand] = []
         self.foreign_cards: list[Card] = []  # drawn but not part of the pack: they void the round
         self.declines: dict[tuple[int, str], set[str]] = {}  # standing bettors' decline orders (seats.py)
+        self._order: list[Box] | None = None  # boxes in number order (turn order), made once the deal is on
         if jackpot is None:
             gen = make_rng(rng)
             probs = rules.pandemonium_probabilities()
@@ -195,10 +196,13 @@ class CasinoRound:
     # ---------------------------------------------------------------------------- whose turn
     @property
     def current(self) -> Hand | None:
-        if self.phase in (Phase.BETTING, Phase.OVER):
+        if self.phase is Phase.BETTING or self.phase is Phase.OVER:
             return None
-        for n in sorted(self.boxes):
-            for h in self.boxes[n].hands:
+        order = self._order
+        if order is None or len(order) != len(self.boxes):
+            order = self._order = [self.boxes[n] for n in sorted(self.boxes)]
+        for b in order:
+            for h in b.hands:
                 if not h.finished:
                     return h
         return None

@@ -137,6 +137,8 @@ def legal_for(rnd: CasinoRound, seat: Actor) -> list[Action]:
     out = [a for a in every if not why_not_for(rnd, seat, a)]
     if rnd.phase in (Phase.WINDOW, Phase.PLAY):
         for n in sorted(rnd.boxes):
+            if len(rnd.boxes[n].bettors) < 2:
+                continue  # nobody stands on this box: no standing bettor's own choice
             h = rnd.current
             # his own rescue of a doubled hand (rul 27)
             if h is not None and h.box == n and seat in h.doubles and seat != seated_of(rnd, n):
