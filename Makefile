@@ -17,6 +17,7 @@ run: install
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/lint-imports
 
 typecheck: install
 	$(VENV)/bin/mypy src

@@ -33,7 +33,7 @@ def snapshot(rnd: CasinoRound) -> tuple:
         len(rnd.ledger.transfers),
         len(rnd.log),
         tuple(str(c) for c in rnd.cards_in_play()),
-        rnd.to_act,
+        rnd.hand_to_act,
         tuple(str(a) for a in rnd.legal_actions()),
     )
 
@@ -43,7 +43,7 @@ def check_invariants(rnd: CasinoRound) -> None:
     assert rnd.ledger.on_layout() >= 0
     dealt = rnd.shoe.dealt_cards()[rnd.first_dealt :]
     assert Counter(map(str, dealt)) == Counter(map(str, rnd.cards_in_play())), "cards not accounted for"
-    if rnd.is_over:
+    if rnd.is_over():
         assert rnd.ledger.on_layout() == 0, "a wager was left on the layout"
         res = rnd.result()
         assert res.house == -sum(d["total"] for d in res.net.values())
@@ -118,7 +118,7 @@ def play_random_round(draw, preset: str) -> CasinoRound:
     rnd.close_bets()
     check_invariants(rnd)
     steps = 0
-    while not rnd.is_over:
+    while not rnd.is_over():
         steps += 1
         assert steps < 200
         legal = rnd.legal_actions()

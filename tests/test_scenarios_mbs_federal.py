@@ -106,7 +106,7 @@ def snapshot(rnd: CasinoRound) -> tuple[Any, ...]:
         rnd.ledger.on_layout(),
         hands,
         bettors,
-        rnd.to_act,
+        rnd.hand_to_act,
         len(rnd.log),
     )
 
@@ -202,7 +202,7 @@ def test_000_3_9_1_split_aces_one_card_no_action() -> None:
     rnd = deal("mbs", "AS 5S 9D AH 9S KC 4D", {1: [main("ann", 10)], 2: [main("bob", 10)]}, "1 split")
     assert [len(h.cards) for h in rnd.boxes[1].hands] == [2, 2]
     assert all(h.finished for h in rnd.boxes[1].hands)
-    assert rnd.to_act == (2, 1)
+    assert rnd.hand_to_act == (2, 1)
     for a in ("1 hit", "1 double", "1 split", "1 stand"):
         refused(rnd, a)
 
@@ -272,7 +272,7 @@ def test_000_3_11_4_no_rescue_on_21() -> None:
     """000 3.11.4 (point total after the double less than 21), 3.15: a doubled 21 is paid at once."""
     rnd = deal("mbs", "6S 9S 9D 5H 8C KC", {1: [main("ann", 20)], 2: [main("bob", 10)]}, "1 double")
     assert rnd.boxes[1].hands[0].outcome == {"ann": "win"}
-    assert rnd.to_act == (2, 1)
+    assert rnd.hand_to_act == (2, 1)
     refused(rnd, "1 rescue")
 
 
@@ -290,7 +290,7 @@ def test_000_3_12_insurance_at_most_half_and_only_against_ace() -> None:
 def test_000_3_15_no_draw_or_double_on_21() -> None:
     """000 3.15: a hand of 21 may not draw or double; play moves on."""
     rnd = deal("mbs", "9S 8S 7D 5H 9H 7C 4C KC", {1: [main("ann", 10)], 2: [main("bob", 10)]}, "1 hit")
-    assert rnd.to_act == (2, 1)
+    assert rnd.hand_to_act == (2, 1)
     for a in ("1 hit", "1 double", "1 stand"):
         refused(rnd, a)
 
@@ -317,7 +317,7 @@ def test_000_actions_refused_before_the_deal_and_after_the_round() -> None:
         rnd.act("1 stand")
     rnd.close_bets()
     rnd.act("1 stand")
-    assert rnd.is_over
+    assert rnd.is_over()
     with pytest.raises(IllegalAction, match="round is over"):
         rnd.act("1 hit")
 
@@ -446,5 +446,5 @@ def test_001_surrender_play_on_gets_no_more_cards() -> None:
         {1: [main("ann", 20), main("bob", 10)]},
         {"box": 1, "do": "surrender", "players": ["ann"]},
     )
-    assert rnd.is_over
+    assert rnd.is_over()
     assert [str(c) for c in rnd.boxes[1].hands[0].cards] == ["9S", "7H"]

@@ -65,7 +65,7 @@ def snapshot(rnd: CasinoRound) -> tuple[Any, ...]:
         len(rnd.ledger.transfers),
         rnd.shoe.dealt,
         len(rnd.log),
-        rnd.to_act,
+        rnd.hand_to_act,
         tuple(str(c) for c in rnd.dealer),
         tuple((h.box, h.index, tuple(str(c) for c in h.cards), h.doubled, h.finished) for h in rnd.all_hands()),
         tuple(
@@ -247,7 +247,7 @@ def test_stand_below_12_refused(preset: str) -> None:
     assert rnd.can_hit(1) and rnd.can_double(1)
     rnd.hit(1)  # 5-6-3 = 14
     rnd.stand(1)
-    assert rnd.is_over
+    assert rnd.is_over()
 
 
 @pytest.mark.parametrize("preset", BOTH)
@@ -270,7 +270,7 @@ def test_split_limits(preset: str) -> None:
     assert rnd.can_double(1)  # A-A may double before splitting (soft 12 is not a Pontoon or soft 21)
     rnd.split(1)
     # each Ace took exactly one card and no decision remains: the dealer played at once
-    assert rnd.is_over
+    assert rnd.is_over()
     assert [len(h.cards) for h in rnd.all_hands()] == [2, 2]
 
 
@@ -281,7 +281,7 @@ def test_split_aces_cannot_resplit_or_double(preset: str) -> None:
     rnd.place_bet(1, "ann", "main", 10)
     rnd.close_bets()
     rnd.split(1)  # hand 1 draws AD: A-A again, but Aces split once only -> finished
-    assert rnd.is_over
+    assert rnd.is_over()
     assert [[str(c) for c in h.cards] for h in rnd.all_hands()] == [["AS", "AD"], ["AH", "9S"]]
 
 
@@ -303,7 +303,7 @@ def test_double_refusals(preset: str) -> None:
         rnd.double(1)
     rnd.hit(1)  # 18
     rnd.stand(1)
-    assert rnd.is_over
+    assert rnd.is_over()
 
     rnd = new_round(preset, "6S 9D 5H 2C KD")
     rnd.place_bet(1, "ann", "main", 20)
@@ -322,7 +322,7 @@ def test_no_rescue_on_doubled_21(preset: str) -> None:
     rnd.place_bet(1, "ann", "main", 20)
     rnd.close_bets()
     rnd.double(1)  # 5-5-A = 21 (the doubling card's Ace counts 11)
-    assert rnd.is_over
+    assert rnd.is_over()
     assert net(rnd)["ann"]["main"] == 40
     with pytest.raises(IllegalAction):
         rnd.rescue(1)
@@ -384,7 +384,7 @@ def test_interrupt_before_any_outcome_voids() -> None:
     rnd.place_bet(1, "ann", "main", 10)
     rnd.close_bets()
     assert rnd.interrupt() == "void"
-    assert rnd.is_over
+    assert rnd.is_over()
     res = rnd.result()
     assert res.status == "void" and "5.4.2" in (res.void_reason or "")
     assert res.net["ann"]["total"] == 0

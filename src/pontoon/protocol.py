@@ -146,6 +146,69 @@ class Action:
         return out
 
     @classmethod
+    def parse(cls, spec: str | dict[str, Any]) -> Action:
+        """``"1 hit"``, ``"2 insure ann 5"``, ``"3 double 50"`` or ``{"box": 2, "do": "split", "decline": ["cat"]}``."""
+        if isinstance(spec, dict):
+            return cls._from_obj(spec)
+        if not isinstance(spec, str):
+            raise ScenarioError(f"bad action {spec!r}: expected a string like '1 hit' or an object")
+        words = spec.split()
+        if words == ["interrupt"]:
+            return cls("interrupt")
+        if len(words) < 2:
+            raise ScenarioError(f"bad action {spec!r}: expected 'BOX VERB [ARG...]', verbs: {', '.join(CASINO_VERBS)}")
+        try:
+            box = int(words[0])
+        except ValueError:
+            raise ScenarioError(f"bad action {spec!r}: {words[0]!r} is not a box number") from None
+        verb = words[1].lower()
+        args = words[2:]
+        if verb not in CASINO_VERBS:
+            raise ScenarioError(f"bad action {spec!r}: unknown verb {verb!r}; verbs: {', '.join(CASINO_VERBS)}")
+        if verb == "insure":
+            if len(args) != 2:
+                raise ScenarioError(f"bad action {spec!r}: expected 'BOX insure PLAYER AMOUNT'")
+            return cls("insure", box, args[0], to_money(args[1], "insurance amount"))
+        if verb == "decline":
+            if len(args) != 2:
+                raise ScenarioError(f"bad action {spec!r}: expected 'BOX decline split|double|surrender|rescue PLAYER'")
+            return cls("decline", box, args[1], what=args[0].lower())
+        if verb == "double":
+            if len(args) > 1:
+                raise ScenarioError(f"bad action {spec!r}: expected 'BOX double [AMOUNT]'")
+            return cls("double", box, amount=to_money(args[0], "double amount") if args else None)
+        if args:
+            raise ScenarioError(f"bad action {spec!r}: {verb} takes no arguments in the text form")
+        return cls(verb, box)
+
+    @classmethod
+    def _from_obj(cls, obj: dict[str, Any]) -> Action:
+        allowed = {"box", "do", "player", "amount", "players", "decline"}
+        extra = set(obj) - allowed
+        if extra:
+            raise ScenarioError(f"bad action {obj!r}: unknown keys {sorted(extra)}; accepted: {sorted(allowed)}")
+        verb = str(obj.get("do", "")).lower()
+        if verb not in CASINO_VERBS:
+            raise ScenarioError(f"bad action {obj!r}: 'do' must be one of {', '.join(CASINO_VERBS)}")
+        box = obj.get("box")
+        if verb != "interrupt" and (not isinstance(box, int) or isinstance(box, bool)):
+            raise ScenarioError(f"bad action {obj!r}: 'box' must be a box number")
+        amount = obj.get("amount")
+        players = obj.get("players")
+        decline = obj.get("decline", [])
+        for name, val in (("players", players), ("decline", decline)):
+            if val is not None and (not isinstance(val, list) or not all(isinstance(p, str) for p in val)):
+                raise ScenarioError(f"bad action {obj!r}: {name!r} must be a list of player names")
+        return cls(
+            verb,
+            box,
+            obj.get("player"),
+            None if amount is None else to_money(amount, f"{verb} amount"),
+            None if players is None else tuple(players),
+            tuple(decline),
+        )
+
+    @classmethod
     def from_json(cls, obj: object) -> Action:
         """The inverse of ``to_json``; a one-line ScenarioError names what is wrong."""
         if not isinstance(obj, dict):

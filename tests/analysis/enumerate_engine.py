@@ -53,7 +53,7 @@ def play_round(rules: CasinoRules, order: list[str], policy: Policy, rescue: Res
     rnd = CasinoRound(rules, Shoe.stacked_from(order, pack=rules.pack))
     rnd.place_bet(1, "p", "main", Decimal(10))
     rnd.close_bets()
-    while not rnd.is_over:
+    while not rnd.is_over():
         h = rnd.current_hand()
         assert h is not None, "the engine waits but no hand is to act"
         up = card_index(rnd.dealer_cards[0])

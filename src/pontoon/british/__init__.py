@@ -2,7 +2,7 @@
 
 Entry points: ``BritishRound`` (one round), ``BritishGame`` (a table across rounds),
 ``run_british_scenario`` (scenario files), ``simulate_british`` (bots through the engine) and
-``pontoon.british.cli.play_british`` (terminal play).
+``pontoon.cli.play_british.play_british`` (terminal play).
 """
 
 from pontoon.british.round import BritishHand, BritishRound, LegalAction

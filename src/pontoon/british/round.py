@@ -16,66 +16,26 @@ the layout (stakes on the table) and, in Shoot Pontoon, the ``kitty`` account (t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pontoon.british import ranking, settle
+from pontoon.british import moves, ranking, settle
 from pontoon.british.pack import BritishPack
 from pontoon.british.settle import KITTY
+from pontoon.british.state import ZERO, BritishHand
 from pontoon.cards import Card
 from pontoon.errors import BetError, IllegalAction, ShoeExhausted
 from pontoon.events import Event, EventLog
 from pontoon.hands import hard_total
 from pontoon.money import fmt, to_money
+from pontoon.protocol import SPECTATOR, Action, Actor, Marker
 from pontoon.rules.british import BritishRules
 from pontoon.settlement import LAYOUT, Ledger
 
-ZERO = Decimal(0)
 PHASES = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
 
 
-@dataclass(frozen=True, slots=True)
-class LegalAction:
-    """One thing the seat to act may do; ``low``/``high`` bound its amount when it takes one."""
-
-    seat: str
-    verb: str
-    low: Decimal | None = None
-    high: Decimal | None = None
-
-    def __str__(self) -> str:
-        if self.low is None:
-            return self.verb
-        return f"{self.verb} {fmt(self.low)}..{fmt(self.high or self.low)}"
-
-
-@dataclass
-class BritishHand:
-    """A player's hand: cards with their face-up flags, stake, shoot bet and state."""
-
-    owner: str
-    cards: list[Card]
-    up: list[bool]
-    stake: Decimal = ZERO
-    initial: Decimal = ZERO
-    last_buy: Decimal | None = None
-    twisted: bool = False
-    split: bool = False
-    shoot: Decimal = ZERO
-    shoot_open: bool = False  # shoot bet still on the layout
-    shot_fourth: bool = False  # 003 Shoot "The fourth card": used
-    must_draw: bool = False  # shot before the fourth card: the card must now be taken
-    status: str = "waiting"  # waiting, playing, stuck, bust, pontoon, five
-    burned: list[Card] = field(default_factory=list)
-    returned: bool = False  # cards already back in the pack (bust)
-    result: str = ""  # win / lose once settled
-    net: Decimal = ZERO  # the owner's net on this hand's stake (shoot bet not included)
-    outcome: str = ""  # pontoon, royal pontoon, five card trick, bust, or the total
-
-    @property
-    def live(self) -> bool:
-        return self.status != "bust"
+LegalAction = Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
 
 
 class BritishRound:
@@ -103,6 +63,7 @@ class BritishRound:
         self.pack = pack
         self.ledger = Ledger()
         self.log = log if log is not None else EventLog()
+        self._log_start = len(self.log)
         self.kitty_start = to_money(kitty, "kitty")
         self.phase = "stake"
         self.idx = 0  # seat index in the stake and shoot phases
@@ -149,6 +110,27 @@ class BritishRound:
     def over(self) -> bool:
         return self.phase in ("settled", "void")
 
+    # ---------------------------------------------------------------------------- the table protocol
+    def is_over(self) -> bool:
+        return self.phase in ("settled", "void")
+
+    def seats(self) -> tuple[str, ...]:
+        """The players from the banker's left, then the banker."""
+        return (*self.players, self.banker)
+
+    def events(self) -> tuple[Event, ...]:
+        """This round's events (from its ``round_start``)."""
+        return tuple(self.log.events[self._log_start :])
+
+    def _split_action(self, action: Action | str, amount: object) -> tuple[str, object]:
+        if isinstance(action, Action):
+            if amount is not None:
+                raise IllegalAction("give the amount inside the Action")
+            return action.verb, action.amount
+        if not isinstance(action, str):
+            raise IllegalAction(f"an action is an Action or a verb, not {type(action).__name__}")
+        return action, amount
+
     def current_hand(self) -> BritishHand | None:
         if self.phase == "play":
             return self.hands[self.cur]
@@ -180,30 +162,30 @@ class BritishRound:
             return f"{who} is to act on hand {self.hand_number(h)} ({self.phase})"
         return f"{who} is to act ({self.phase})"
 
-    def legal_actions(self) -> list[LegalAction]:
-        """Everything the seat to act may do now (empty when the round is over)."""
+    def legal_actions(self, seat: Actor | None = None) -> list[Action]:
+        """Everything ``seat`` (default: the seat to act) may do now; empty when it is not his turn."""
         who = self.to_act()
-        if who is None:
+        if who is None or (seat is not None and seat != who):
             return []
         r = self.rules
         out: list[LegalAction] = []
         if self.phase == "stake":
-            out.append(LegalAction(who, "stake", r.stake_min, r.stake_max))  # 003 initial bets
+            out.append(Action("stake", low=r.stake_min, high=r.stake_max))  # 003 initial bets
         elif self.phase == "double":
-            out += [LegalAction(who, "double"), LegalAction(who, "pass")]  # 003 variation: banker doubles
+            out += [Action("double"), Action("pass")]  # 003 variation: banker doubles
         elif self.phase in ("shoot", "split_shoot"):
             cap = self.shoot_capacity()
             if cap >= r.shoot_min:
-                out.append(LegalAction(who, "shoot", r.shoot_min, cap))
-            out.append(LegalAction(who, "pass"))  # 003 Shoot "You are never forced to make a shoot bet"
+                out.append(Action("shoot", low=r.shoot_min, high=cap))
+            out.append(Action("pass"))  # 003 Shoot "You are never forced to make a shoot bet"
         elif self.phase == "play":
             h = self.hands[self.cur]
             out += self._hand_actions(h)
         elif self.phase == "banker":
             cards = self.banker_cards
             if hard_total(cards) < 21 and len(cards) < 5:
-                out.append(LegalAction(who, "twist"))  # 003 Banker's Turn: adds cards face up
-            out.append(LegalAction(who, "stick"))  # 003 "when satisfied with the hand the banker can stay"
+                out.append(Action("twist"))  # 003 Banker's Turn: adds cards face up
+            out.append(Action("stick"))  # 003 "when satisfied with the hand the banker can stay"
         return out
 
     def _hand_actions(self, h: BritishHand) -> list[LegalAction]:
@@ -222,33 +204,36 @@ class BritishRound:
                 buy_ok = False
             if buy_ok:
                 if h.last_buy is None:  # 003 Buy: "at least equal to and not more than twice your initial stake"
-                    out.append(LegalAction(who, "buy", h.initial, h.initial * 2))
+                    out.append(Action("buy", low=h.initial, high=h.initial * 2))
                 else:  # 003 Buy: "between your initial stake and the amount you added previously"
-                    out.append(LegalAction(who, "buy", h.initial, h.last_buy))
-            out.append(LegalAction(who, "twist"))  # 003 Twist
+                    out.append(Action("buy", low=h.initial, high=h.last_buy))
+            out.append(Action("twist"))  # 003 Twist
         # 003 Stick: "at least 15 and not more than 21"; variation 16
         if r.stick_minimum <= best <= 21 and not h.must_draw:
-            out.append(LegalAction(who, "stick"))
+            out.append(Action("stick"))
         if n == 2 and not h.must_draw:
             a, b = h.cards
             owned = sum(1 for x in self.hands if x.owner == who)
             # 003 Split: "equal in rank"; "three or even (theoretically) four"; variation: only aces
             if a.rank == b.rank and owned < r.max_split_hands and (not r.split_only_aces or a.is_ace):
-                out.append(LegalAction(who, "split"))
+                out.append(Action("split"))
             if ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
-                out.append(LegalAction(who, "burn"))
+                out.append(Action("burn"))
         # 003 Shoot "The fourth card": a shoot bet before the fourth card of a three card hand below 21
         if r.shoot and n == 3 and hard < 21 and not h.shot_fourth:
             cap = self.shoot_capacity()
             if cap >= r.shoot_min:
-                out.append(LegalAction(who, "shoot", r.shoot_min, cap))
+                out.append(Action("shoot", low=r.shoot_min, high=cap))
         return out
 
     # ---------------------------------------------------------------------------------------
     # the generic checked path
-    def verify(self, seat: str, verb: str, amount: object = None) -> Decimal | None:
-        """Raise IllegalAction (or BetError for a bad amount) unless ``seat`` may ``verb`` now;
-        returns the parsed amount for verbs that take one."""
+    def verify(self, seat: Actor, action: Action | str, amount: object = None) -> Decimal | None:
+        """Raise IllegalAction (or BetError for a bad amount) unless ``seat`` may take ``action`` (an
+        ``Action``, or a verb and an amount) now; returns the parsed amount for verbs that take one."""
+        verb, amount = self._split_action(action, amount)
+        if isinstance(seat, Marker) or not isinstance(seat, str):
+            raise IllegalAction(f"{seat} {verb}: only a seated person acts in the British game")
         who = self.to_act()
         if who is None:
             raise IllegalAction(f"{seat} {verb}: no action is legal, the round is over ({self.phase})")
@@ -273,19 +258,27 @@ class BritishRound:
             )
         return amt
 
-    def can(self, seat: str, verb: str, amount: object = None) -> bool:
+    def can(self, seat: Actor, action: Action | str, amount: object = None) -> bool:
         try:
-            self.verify(seat, verb, amount)
+            self.verify(seat, action, amount)
         except IllegalAction:
             return False
         return True
 
-    def act(self, seat: str, verb: str, amount: object = None) -> Event:
-        """Do ``verb`` for ``seat`` (checked); returns the logged event."""
+    def act(self, seat: Actor, action: Action | str, amount: object = None) -> tuple[Event, ...]:
+        """Take ``action`` for ``seat`` (checked); returns the events it logged."""
+        start = len(self.log)
+        self._act_one(seat, action, amount)
+        return tuple(self.log.events[start:])
+
+    def _act_one(self, seat: Actor, action: Action | str, amount: object = None) -> Event:
+        verb, amount = self._split_action(action, amount)
         amt = self.verify(seat, verb, amount)
-        handler = getattr(self, "_do_" + verb)
+        assert isinstance(seat, str)
+        self.log.add("action", seat=seat, act=Action(verb, amount=amt).to_json())
+        handler = moves.DOERS[verb]
         try:
-            ev: Event = handler(seat, amt) if amt is not None else handler(seat)
+            ev: Event = handler(self, seat, amt) if amt is not None else handler(self, seat)
         except ShoeExhausted:
             ev = self._void("insufficient cards")
         return ev
@@ -298,7 +291,7 @@ class BritishRound:
         return self.can(seat, "stake", amount)
 
     def stake(self, seat: str, amount: object) -> Event:
-        return self.act(seat, "stake", amount)
+        return self._act_one(seat, "stake", amount)
 
     def verify_double(self, seat: str) -> None:
         self.verify(seat, "double")
@@ -307,7 +300,7 @@ class BritishRound:
         return self.can(seat, "double")
 
     def double(self, seat: str) -> Event:
-        return self.act(seat, "double")
+        return self._act_one(seat, "double")
 
     def verify_pass(self, seat: str) -> None:
         self.verify(seat, "pass")
@@ -316,7 +309,7 @@ class BritishRound:
         return self.can(seat, "pass")
 
     def pass_(self, seat: str) -> Event:
-        return self.act(seat, "pass")
+        return self._act_one(seat, "pass")
 
     def verify_shoot(self, seat: str, amount: object) -> None:
         self.verify(seat, "shoot", amount)
@@ -325,7 +318,7 @@ class BritishRound:
         return self.can(seat, "shoot", amount)
 
     def shoot(self, seat: str, amount: object) -> Event:
-        return self.act(seat, "shoot", amount)
+        return self._act_one(seat, "shoot", amount)
 
     def verify_buy(self, seat: str, amount: object) -> None:
         self.verify(seat, "buy", amount)
@@ -334,7 +327,7 @@ class BritishRound:
         return self.can(seat, "buy", amount)
 
     def buy(self, seat: str, amount: object) -> Event:
-        return self.act(seat, "buy", amount)
+        return self._act_one(seat, "buy", amount)
 
     def verify_twist(self, seat: str) -> None:
         self.verify(seat, "twist")
@@ -343,7 +336,7 @@ class BritishRound:
         return self.can(seat, "twist")
 
     def twist(self, seat: str) -> Event:
-        return self.act(seat, "twist")
+        return self._act_one(seat, "twist")
 
     def verify_stick(self, seat: str) -> None:
         self.verify(seat, "stick")
@@ -352,7 +345,7 @@ class BritishRound:
         return self.can(seat, "stick")
 
     def stick(self, seat: str) -> Event:
-        return self.act(seat, "stick")
+        return self._act_one(seat, "stick")
 
     def verify_split(self, seat: str) -> None:
         self.verify(seat, "split")
@@ -361,7 +354,7 @@ class BritishRound:
         return self.can(seat, "split")
 
     def split(self, seat: str) -> Event:
-        return self.act(seat, "split")
+        return self._act_one(seat, "split")
 
     def verify_burn(self, seat: str) -> None:
         self.verify(seat, "burn")
@@ -370,157 +363,20 @@ class BritishRound:
         return self.can(seat, "burn")
 
     def burn(self, seat: str) -> Event:
-        return self.act(seat, "burn")
+        return self._act_one(seat, "burn")
 
     # ---------------------------------------------------------------------------------------
     # dealing
     def _draw(self) -> Card:
-        return self.pack.draw()
+        c = self.pack.draw()
+        self.log.add("draw", card=str(c))  # every card drawn, for replay (the log is never a view)
+        return c
 
     def _deal(self, h: BritishHand, *, up: bool) -> Card:
         c = self._draw()
         h.cards.append(c)
         h.up.append(up)
         return c
-
-    # ---------------------------------------------------------------------------------------
-    # action bodies (called only after verify)
-    def _do_stake(self, seat: str, amount: Decimal) -> Event:
-        h = next(x for x in self.hands if x.owner == seat)
-        self.ledger.stake(seat, "stake", amount)  # 003 "place their initial bets in front of them"
-        h.stake = h.initial = amount
-        ev = self.log.add("stake", "003 The Deal and Initial Stakes", seat=seat, amount=fmt(amount))
-        self.idx += 1
-        if self.idx == len(self.players):
-            self.banker_looked = True  # the banker's first card was dealt face down; he now may look
-            if self.rules.banker_may_double:
-                self.phase = "double"  # 003 variation: "the banker looks at his own first card"
-            else:
-                self._open_shoot()
-        return ev
-
-    def _do_double(self, seat: str) -> Event:
-        self.mult = Decimal(2)  # 003 variation: "the final payments are doubled"
-        ev = self.log.add("banker_double", "003 variation: banker doubles the bets", seat=seat)
-        self._open_shoot()
-        return ev
-
-    def _do_pass(self, seat: str) -> Event:
-        if self.phase == "double":
-            ev = self.log.add("banker_no_double", "003 variation: banker doubles the bets", seat=seat)
-            self._open_shoot()
-        elif self.phase == "shoot":
-            ev = self.log.add("no_shoot", "003 Shoot: never forced to make a shoot bet", seat=seat)
-            self._next_shooter()
-        else:  # split_shoot
-            ev = self.log.add("no_shoot", "003 Shoot: new shoot bet on the other hand", seat=seat)
-            self._finish_split()
-        return ev
-
-    def _do_shoot(self, seat: str, amount: Decimal) -> Event:
-        if self.phase == "shoot":
-            h = next(x for x in self.hands if x.owner == seat)
-            clause = "003 Shoot: shoot bet before the second card"
-        elif self.phase == "split_shoot":
-            h = self.hands[self.pending_split]
-            clause = "003 Shoot: new shoot bet on the other hand after a split"
-        else:
-            h = self.hands[self.cur]
-            h.shot_fourth = True
-            h.must_draw = True  # the bet is placed "before receiving the card"
-            clause = "003 Shoot: The fourth card"
-        self.ledger.stake(seat, "shoot", amount, reason="shoot bet")
-        h.shoot += amount
-        h.shoot_open = True
-        ev = self.log.add("shoot", clause, seat=seat, hand=self.hand_number(h), amount=fmt(amount))
-        if self.phase == "shoot":
-            self._next_shooter()
-        elif self.phase == "split_shoot":
-            self._finish_split()
-        return ev
-
-    def _do_buy(self, seat: str, amount: Decimal) -> Event:
-        h = self.hands[self.cur]
-        self.ledger.stake(seat, "stake", amount, reason="buy")  # 003 Buy: "increase your stake"
-        h.stake += amount
-        h.last_buy = amount
-        h.must_draw = False
-        self._deal(h, up=False)  # 003 Buy: "deals you another card face down"
-        ev = self.log.add("buy", "003 Buy a card", seat=seat, hand=self.hand_number(h), amount=fmt(amount),
-                          card=str(h.cards[-1]))
-        self._after_card(h)
-        return ev
-
-    def _do_twist(self, seat: str) -> Event:
-        if self.phase == "banker":
-            c = self._draw()
-            self.banker_cards.append(c)  # 003 Banker's Turn: "dealing them face up one at a time"
-            ev = self.log.add("banker_twist", "003 The Banker's Turn", seat=seat, card=str(c))
-            if ranking.is_bust(self.banker_cards):
-                self._settle("bust")  # 003 "The dealer goes bust"
-            elif len(self.banker_cards) == 5:
-                self._settle("five")  # 003 "The dealer makes a Five Card Trick"
-            return ev
-        h = self.hands[self.cur]
-        h.twisted = True
-        h.must_draw = False
-        self._deal(h, up=True)  # 003 Twist: "deals you one card face up"
-        ev = self.log.add("twist", "003 Twist", seat=seat, hand=self.hand_number(h), card=str(h.cards[-1]))
-        self._after_card(h)
-        return ev
-
-    def _do_stick(self, seat: str) -> Event:
-        if self.phase == "banker":
-            ev = self.log.add("banker_stick", "003 The Banker's Turn: stay", seat=seat)
-            self._settle("stay")
-            return ev
-        h = self.hands[self.cur]
-        h.status = "stuck"
-        ev = self.log.add("stick", "003 Stick", seat=seat, hand=self.hand_number(h))
-        self._next_hand()
-        return ev
-
-    def _do_split(self, seat: str) -> Event:
-        h = self.hands[self.cur]
-        c1, c2 = h.cards
-        # 003 Split: "putting them face up on the table and placing another bet equal to your initial bet"
-        self.ledger.stake(seat, "stake", h.initial, reason="split")
-        new = BritishHand(owner=seat, cards=[c2], up=[True], stake=h.initial, initial=h.initial, split=True)
-        h.cards, h.up, h.split = [c1], [True], True
-        self.hands.insert(self.cur + 1, new)
-        ev = self.log.add("split", "003 Split your cards", seat=seat, hand=self.hand_number(h), cards=[str(c1), str(c2)])
-        self.pending_split = self.cur + 1
-        # 003 Shoot: "the player has the option to place a new shoot bet ... on the other hand"
-        if self.rules.shoot and self.shoot_capacity() >= self.rules.shoot_min:
-            self.phase = "split_shoot"
-        else:
-            self._finish_split()
-        return ev
-
-    def _finish_split(self) -> None:
-        self.phase = "play"
-        # 003 Split: "The banker immediately deals another card face down to each of your hands"
-        a, b = self.hands[self.cur], self.hands[self.pending_split]
-        self.pending_split = -1
-        self._deal(a, up=False)
-        self._deal(b, up=False)
-        self.log.add("split_deal", "003 Split your cards", seat=a.owner)
-
-    def _do_burn(self, seat: str) -> Event:
-        h = self.hands[self.cur]
-        old = list(h.cards)
-        # 003 variation: "These two cards are shown and discarded, and two new cards dealt"
-        h.burned.extend(old)
-        h.cards, h.up = [], []
-        self.pack.to_bottom(old)
-        self._deal(h, up=False)
-        self._deal(h, up=False)
-        ev = self.log.add("burn", "003 variation: burn a hard 13 (14)", seat=seat, hand=self.hand_number(h),
-                          burned=[str(c) for c in old])
-        if not h.split and ranking.is_pontoon(h.cards, self.rules):
-            self._declare(h)
-            self._next_hand()
-        return ev
 
     # ---------------------------------------------------------------------------------------
     # flow
@@ -619,6 +475,12 @@ class BritishRound:
     def _settle(self, how: str) -> None:
         settle.settle(self, how)
 
+    def abandon(self, reason: str) -> Event:
+        """End an unfinished round as void (a player left, the table closed): every wager returned."""
+        if self.is_over():
+            raise IllegalAction(f"abandon: the round is already over ({self.phase})")
+        return self._void(reason)
+
     def _void(self, reason: str) -> Event:
         # rulings 2: running out of cards voids the round; every wager returned
         for t in reversed(list(self.ledger.transfers)):
@@ -679,7 +541,10 @@ class BritishRound:
         """The players' initial stakes, split stakes included (the units the banker's edge is measured in)."""
         return sum((h.initial for h in self.hands), ZERO)
 
-    def view(self, seat: str) -> dict[str, Any]:
+    def view(self, seat: Actor) -> dict[str, Any]:
+        """What ``seat`` may see (``SPECTATOR``: only what is face up), as JSON-ready data."""
         from pontoon.british.view import round_view
 
+        if isinstance(seat, Marker) and seat is not SPECTATOR:
+            raise IllegalAction(f"no view for {seat}; a seat name or SPECTATOR")
         return round_view(self, seat)

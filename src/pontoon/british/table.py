@@ -14,6 +14,7 @@ the kitty. Between rounds:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -21,15 +22,23 @@ from typing import Any
 from pontoon.british.pack import BritishPack
 from pontoon.british.round import KITTY, ZERO, BritishRound
 from pontoon.errors import BetError, IllegalAction
-from pontoon.events import EventLog
+from pontoon.events import Event, EventLog, Publisher
 from pontoon.money import fmt, to_money
+from pontoon.protocol import Action, Actor
 from pontoon.rules.british import BritishRules
 from pontoon.settlement import Ledger
 from pontoon.shoe import RngLike, make_rng
 
 
-class BritishGame:
-    """Seats in clockwise order; the round's players are the seats from the banker's left."""
+class BritishGame(Publisher):
+    """Seats in clockwise order; the round's players are the seats from the banker's left.
+
+    Like ``casino.table.CasinoTable``: ``subscribe(fn)`` hands every event (with the transfers it
+    caused) to ``fn`` as it happens, when the round is driven through ``act``; each round keeps its own
+    log, and only the last ``window_size`` round summaries stay in memory (``history``).
+    """
+
+    game = "british"
 
     def __init__(
         self,
@@ -39,7 +48,9 @@ class BritishGame:
         banker: str | None = None,
         rng: RngLike = None,
         pack: BritishPack | None = None,
+        window_size: int = 50,
     ) -> None:
+        super().__init__()
         if len(seats) < 2:
             raise IllegalAction("003: Pontoon needs two or more players (the banker included)")
         if len(set(seats)) != len(seats):
@@ -55,10 +66,13 @@ class BritishGame:
         self.banker = banker
         self.pack = pack if pack is not None else BritishPack.shuffled(rules.packs_for(len(self.seats)), self.rng)
         self.ledger = Ledger()
-        self.log = EventLog()
+        self.log = EventLog(maxlen=200)  # the table's own events; each round has its own log
         self.round: BritishRound | None = None
         self.rounds_played = 0
-        self.history: list[dict[str, Any]] = []
+        self.history: deque[dict[str, Any]] = deque(maxlen=window_size)
+        self._seen = 0
+        self._moved = 0
+        self._table_moved = 0  # table-ledger transfers already published
 
     # ---------------------------------------------------------------------------------------
     @property
@@ -114,7 +128,7 @@ class BritishGame:
     def put_kitty(self, amount: object) -> None:
         amt = self.verify_put_kitty(amount)
         self.ledger.move(self.banker, KITTY, amt, kind="kitty", player=self.banker, reason="new kitty")
-        self.log.add("kitty", "003 Shoot Pontoon: the dealer forms a kitty", seat=self.banker, amount=fmt(amt))
+        self._table_event("kitty", "003 Shoot Pontoon: the dealer forms a kitty", seat=self.banker, amount=fmt(amt))
 
     def verify_top_up_kitty(self, amount: object) -> Decimal:
         self._between_rounds("top_up_kitty")
@@ -137,7 +151,7 @@ class BritishGame:
     def top_up_kitty(self, amount: object) -> None:
         amt = self.verify_top_up_kitty(amount)
         self.ledger.move(self.banker, KITTY, amt, kind="kitty", player=self.banker, reason="top-up")
-        self.log.add("kitty_top_up", "003 Shoot Pontoon: add more money to the kitty", seat=self.banker, amount=fmt(amt))
+        self._table_event("kitty_top_up", "003 Shoot Pontoon: add more money to the kitty", seat=self.banker, amount=fmt(amt))
 
     # ---------------------------------------------------------------------------------------
     # the bank changing hands
@@ -147,7 +161,7 @@ class BritishGame:
             # 003 Shoot: "the old dealer retrieves anything that was left in the kitty"
             self.ledger.move(KITTY, old, self.kitty, kind="kitty", player=old, reason="kitty retrieved")
         self.banker = new
-        self.log.add("bank_passes", clause, old=old, new=new)
+        self._table_event("bank_passes", clause, old=old, new=new)
 
     def verify_sell_bank(self, buyer: str, price: object) -> Decimal:
         self._between_rounds("sell_bank")
@@ -180,8 +194,28 @@ class BritishGame:
                 "new_round: the kitty is empty; the banker must put up a new kitty (put_kitty) "
                 "or sell the bank (sell_bank) (003 Shoot Pontoon)"
             )
-        self.round = BritishRound(self.rules, self.players, self.banker, self.pack, kitty=self.kitty, log=self.log)
+        self.round = BritishRound(self.rules, self.players, self.banker, self.pack, kitty=self.kitty)
+        self._seen = self._moved = 0
+        self._flush()
         return self.round
+
+    def act(self, seat: Actor, action: Action | str, amount: object = None) -> tuple[Event, ...]:
+        """Take an action in the current round (checked), publishing its events."""
+        if self.round is None:
+            raise IllegalAction("no round is open: start one with new_round")
+        evs = self.round.act(seat, action, amount)
+        self._flush()
+        return evs
+
+    def _flush(self) -> None:
+        rnd = self.round
+        if rnd is None:
+            return
+        evs = rnd.log.events[self._seen :]
+        moved = rnd.ledger.transfers[self._moved :]
+        self._seen += len(evs)
+        self._moved += len(moved)
+        self._publish(self.rounds_played + 1, evs, moved)
 
     def end_round(self) -> dict[str, Any]:
         """Book the finished round, return the used cards to the pack, pass the bank if due."""
@@ -190,6 +224,7 @@ class BritishGame:
             raise IllegalAction("end_round: the round is not over yet")
         for t in rnd.ledger.transfers:
             self.ledger.move(t.source, t.dest, t.amount, kind=t.kind, player=t.player, reason=t.reason)
+        self._table_moved = len(self.ledger.transfers)  # published with the round's own events
         used = rnd.in_play_cards()
         shuffled = rnd.had_pontoon
         if shuffled:
@@ -206,6 +241,7 @@ class BritishGame:
         }
         if rnd.next_banker != self.banker:
             self._pass_bank(rnd.next_banker, "003 The New Deal: a Pontoon takes the bank")
+        self._flush()
         self.round = None
         self.rounds_played += 1
         self.history.append(summary)
@@ -225,3 +261,13 @@ class BritishGame:
             rb = self.round.ledger.balances
             total += sum((rb[s] for s in self.seats), ZERO) + rb[KITTY] + self.round.ledger.on_layout()
         return total
+
+    def _table_event(self, kind: str, clause: str = "", **data: Any) -> None:
+        """An event between rounds (kitty, bank passing), with the transfers it made."""
+        ev = self.log.add(kind, clause, **data)
+        self._publish(0, [ev], self._table_moves())
+
+    def _table_moves(self) -> list[Any]:
+        moved = self.ledger.transfers[self._table_moved :]
+        self._table_moved = len(self.ledger.transfers)
+        return moved

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pontoon.money import fmt
+from pontoon.protocol import SPECTATOR, Actor, Marker
 
 if TYPE_CHECKING:
     from pontoon.british.round import BritishHand, BritishRound
@@ -24,17 +25,17 @@ if TYPE_CHECKING:
 HIDDEN = "??"
 
 
-def card_visible(rnd: BritishRound, seat: str, h: BritishHand, i: int) -> bool:
+def card_visible(rnd: BritishRound, seat: Actor, h: BritishHand, i: int) -> bool:
     return h.owner == seat or h.up[i]
 
 
-def banker_visible(rnd: BritishRound, seat: str) -> bool:
+def banker_visible(rnd: BritishRound, seat: Actor) -> bool:
     if seat == rnd.banker:
         return rnd.banker_looked or rnd.banker_up
     return rnd.banker_up
 
 
-def round_view(rnd: BritishRound, seat: str) -> dict[str, Any]:
+def round_view(rnd: BritishRound, seat: Actor) -> dict[str, Any]:
     hands = []
     for h in rnd.hands:
         cards = [str(c) if card_visible(rnd, seat, h, i) else HIDDEN for i, c in enumerate(h.cards)]
@@ -59,7 +60,10 @@ def round_view(rnd: BritishRound, seat: str) -> dict[str, Any]:
         hands.append(entry)
     seen = banker_visible(rnd, seat)
     out: dict[str, Any] = {
-        "seat": seat,
+        "game": "british",
+        "preset": rnd.rules.preset,
+        "seat": None if isinstance(seat, Marker) else seat,
+        "spectator": seat is SPECTATOR,
         "phase": rnd.phase,
         "to_act": rnd.to_act(),
         "banker": rnd.banker,
@@ -67,14 +71,13 @@ def round_view(rnd: BritishRound, seat: str) -> dict[str, Any]:
         "hands": hands,
         "banker_cards": [str(c) if seen else HIDDEN for c in rnd.banker_cards],
         "bets_doubled": rnd.mult > 1,
-        "pack_size": len(rnd.pack),
     }
     cur = rnd.current_hand()
     out["current_hand"] = None if cur is None else {"owner": cur.owner, "hand": rnd.hand_number(cur)}
     if rnd.rules.shoot:
         out["kitty"] = fmt(rnd.kitty())
         out["shoot_capacity"] = fmt(rnd.shoot_capacity())
-    out["legal_actions"] = [str(a) for a in rnd.legal_actions()] if rnd.to_act() == seat else []
+    out["legal_actions"] = [a.to_json() for a in rnd.legal_actions(seat)] if rnd.to_act() == seat else []
     if rnd.over:
         out["void_reason"] = rnd.void_reason
         out["banker_outcome"] = rnd.banker_outcome if seen or rnd.banker_outcome in ("", "pontoon") else ""

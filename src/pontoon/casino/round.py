@@ -26,14 +26,15 @@ from typing import Any
 import numpy as np
 
 from pontoon.cards import Card, in_pack
-from pontoon.casino import bets, irregular, settle, verbs
+from pontoon.casino import bets, irregular, seats, settle, verbs
 from pontoon.casino.actions import Action
 from pontoon.casino.irregular import _Void
 from pontoon.casino.phase import Phase
 from pontoon.casino.state import Box, Hand
-from pontoon.errors import IllegalAction, ScenarioError, ShoeExhausted
-from pontoon.events import EventLog
+from pontoon.errors import IllegalAction, PontoonError, ScenarioError, ShoeExhausted
+from pontoon.events import Event, EventLog
 from pontoon.money import CENT, to_money
+from pontoon.protocol import TABLE, Actor, Marker
 from pontoon.rules.model import CasinoRules
 from pontoon.settlement import Ledger
 from pontoon.shoe import Shoe, make_rng
@@ -84,6 +85,8 @@ class CasinoRound:
         self._peek_pending = False
         self._natural_pending: list[Hand] = []
         self.foreign_cards: list[Card] = []  # drawn but not part of the pack: they void the round
+        self.declines: dict[tuple[int, str], set[str]] = {}  # standing bettors' decline orders (seats.py)
+        self._order: list[Box] | None = None  # boxes in number order (turn order), made once the deal is on
         if jackpot is None:
             gen = make_rng(rng)
             probs = rules.pandemonium_probabilities()
@@ -188,28 +191,47 @@ class CasinoRound:
         up = self.dealer[0]
         ins = r.insurance and up.is_ace  # rul 8
         sur = r.surrender == "early" and (up.is_ace or up.is_picture)  # rul 9
-        return (ins or sur) and self.to_act is not None
+        return (ins or sur) and self.hand_to_act is not None
 
     # ---------------------------------------------------------------------------- whose turn
     @property
     def current(self) -> Hand | None:
-        if self.phase in (Phase.BETTING, Phase.OVER):
+        if self.phase is Phase.BETTING or self.phase is Phase.OVER:
             return None
-        for n in sorted(self.boxes):
-            for h in self.boxes[n].hands:
+        order = self._order
+        if order is None or len(order) != len(self.boxes):
+            order = self._order = [self.boxes[n] for n in sorted(self.boxes)]
+        for b in order:
+            for h in b.hands:
                 if not h.finished:
                     return h
         return None
 
     @property
-    def to_act(self) -> tuple[int, int] | None:
+    def hand_to_act(self) -> tuple[int, int] | None:
+        """(box, hand) of the hand waiting for a decision, or None."""
         h = self.current
         return None if h is None else (h.box, h.index)
+
+    # ---------------------------------------------------------------------------- the table protocol
+    def seats(self) -> tuple[str, ...]:
+        """Every bettor at the round, in box and seat order."""
+        return tuple(self.players())
+
+    def to_act(self) -> str | Marker | None:
+        """The seated bettor of the hand to act; BETTING while wagers are open; None once over."""
+        return seats.to_act(self)
+
+    def view(self, seat: Actor) -> dict[str, Any]:
+        """What ``seat`` sees (JSON-ready): everything dealt face up, never the cards to come."""
+        return seats.view(self, seat)
+
+    def events(self) -> tuple[Event, ...]:
+        return tuple(self.log.events)
 
     def current_hand(self) -> Hand | None:
         return self.current
 
-    @property
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
 
@@ -279,7 +301,11 @@ class CasinoRound:
                 h.finished = True
 
     # ---------------------------------------------------------------------------- actions (verbs.py)
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self, seat: Actor = TABLE) -> list[Action]:
+        """What ``seat`` may do now; ``TABLE`` (the default): every action of every box."""
+        return seats.legal_for(self, seat)
+
+    def legal_actions_all(self) -> list[Action]:
         """Every action that may be taken now (defaults: full double, every bettor)."""
         if self.phase in (Phase.BETTING, Phase.OVER):
             return []
@@ -288,9 +314,10 @@ class CasinoRound:
             for n in sorted(self.boxes):
                 b = self.boxes[n]
                 for x in b.bettors:
-                    a = Action("insure", n, x.player, (x.main / 2).quantize(CENT, rounding=ROUND_DOWN))
+                    half = (x.main / 2).quantize(CENT, rounding=ROUND_DOWN)
+                    a = Action("insure", n, x.player, half)
                     if x.main > 0 and self.can(a):
-                        out.append(a)
+                        out.append(Action("insure", n, x.player, half, low=CENT, high=half))
                 a = Action("surrender", n)
                 if self.can(a):
                     out.append(a)
@@ -304,40 +331,83 @@ class CasinoRound:
                     out.append(a)
         return out
 
-    def can(self, action: Action) -> bool:
-        return not self._why_illegal(action)
+    def _actor_args(self, args: tuple[Any, ...]) -> tuple[Actor, Action]:
+        if len(args) == 1:
+            seat: Any = TABLE
+            action = args[0]
+        elif len(args) == 2:
+            seat, action = args
+        else:
+            raise TypeError("expected (seat, action) or (action)")
+        if not isinstance(seat, str | Marker):
+            raise IllegalAction(f"a seat is a player name, not {type(seat).__name__}")
+        if not isinstance(action, Action):
+            action = Action.parse(action)
+        return seat, action
 
-    def _why_illegal(self, action: Action) -> str:
+    def can(self, *args: Any) -> bool:
+        """``can(seat, action)`` (or ``can(action)`` for the table): would ``verify`` pass?"""
+        try:
+            seat, action = self._actor_args(args)
+        except PontoonError:
+            return False
+        return not self._why_illegal(action, seat)
+
+    def _why_illegal(self, action: Action, seat: Actor = TABLE) -> str:
         if self.phase is Phase.OVER:
             return "the round is over"
         if self.phase is Phase.BETTING:
             return "bets are still open (close_bets first)"
+        if action.verb == "decline":
+            who = action.player if action.player is not None else seat
+            if not isinstance(who, str):
+                return "decline names the standing bettor who declines"
+            if seat is not TABLE and who != seat:
+                return f"{seat} may decline only for himself"
+            return seats.why_not_decline(self, who, action)
+        why = seats.why_not_for(self, seat, action)
+        if why:
+            return why
         check = verbs.CHECKS.get(action.verb)
         if check is None:
             return f"unknown verb {action.verb!r}"
-        return check(self, action)
+        return check(self, seats.with_orders(self, seat, action))
 
     def _illegal(self, action: Action, why: str) -> IllegalAction:
         where = (
-            "no hand is to act" if self.to_act is None else "box {} hand {} is to act".format(*self.to_act)
+            "no hand is to act" if self.hand_to_act is None else "box {} hand {} is to act".format(*self.hand_to_act)
         )
-        legal = ", ".join(str(a) for a in self.legal_actions()) or "none"
+        legal = ", ".join(str(a) for a in self.legal_actions_all()) or "none"
         return IllegalAction(f"illegal action '{action}': {why}; {where}; legal: {legal}")
 
-    def verify(self, action: Action) -> None:
-        """Raise IllegalAction (naming the action, who is to act and what is legal) unless legal now."""
-        why = self._why_illegal(action)
+    def verify(self, *args: Any) -> None:
+        """``verify(seat, action)`` (or ``verify(action)`` for the table): raise IllegalAction naming the
+        action, who is to act and what is legal, unless ``seat`` may take ``action`` now."""
+        seat, action = self._actor_args(args)
+        why = self._why_illegal(action, seat)
         if why:
             if self.phase in (Phase.OVER, Phase.BETTING):
                 raise IllegalAction(f"illegal action '{action}': {why}")
             raise self._illegal(action, why)
 
-    def act(self, action: Action | str | dict[str, Any]) -> None:
-        """Take an action (an Action, or its scenario text / object form)."""
-        if not isinstance(action, Action):
-            action = Action.parse(action)
-        self.verify(action)
-        self.log.add("action", action=str(action))
+    def act(self, *args: Any) -> tuple[Event, ...]:
+        """``act(seat, action)`` (or ``act(action)`` for the table; an Action or its scenario text or
+        object form): take it and return the events it logged."""
+        seat, action = self._actor_args(args)
+        self.verify(seat, action)
+        start = len(self.log)
+        who: dict[str, Any] = {"authority": "table"} if seat is TABLE else {"seat": seat}
+        self.log.add("action", action=str(action), act=action.to_json(), **who)
+        if action.verb == "decline":  # a standing bettor's order (seats.py)
+            who_declines = action.player if action.player is not None else seat
+            assert action.box is not None and action.what is not None and isinstance(who_declines, str)
+            self.declines.setdefault((action.box, who_declines), set()).add(action.what)
+            return tuple(self.log.events[start:])
+        action = seats.with_orders(self, seat, action)
+        self._do(action)
+        return tuple(self.log.events[start:])
+
+    def _do(self, action: Action) -> None:
         if self._peek_pending and action.verb not in ("insure", "interrupt"):
             # blackjack: insurance is over; the dealer peeks before any play decision takes effect
             self.phase = Phase.PLAY
@@ -346,6 +416,7 @@ class CasinoRound:
                 self.log.add("action_moot", action=str(action), reason="dealer natural at the peek")
                 return
         verbs.DOERS[action.verb](self, action)
+
 
     def interrupt(self) -> str:
         """A technical interruption (004 5.4): void unless some wager has already won or lost.

@@ -76,12 +76,12 @@ def run_casino_scenario(data: dict[str, Any]) -> dict[str, Any]:
     rnd, actions = build_round(data)
     rnd.close_bets()
     for a in actions:
-        if rnd.is_over:
+        if rnd.is_over():
             raise ScenarioError(f"action '{a}' comes after the round is over")
         rnd.act(a)
-    if not rnd.is_over:
+    if not rnd.is_over():
         legal = ", ".join(str(a) for a in rnd.legal_actions())
-        where = rnd.to_act
+        where = rnd.hand_to_act
         raise ScenarioError(
             f"the actions ended before the round did: box {where[0]} hand {where[1]} is to act; legal: {legal}"
             if where

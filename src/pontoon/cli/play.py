@@ -20,11 +20,12 @@ from rich.text import Text
 
 from pontoon.casino.actions import Action
 from pontoon.casino.round import CasinoRound
+from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.hands import hand_total
 from pontoon.money import fmt, to_money
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
-from pontoon.shoe import Shoe, make_rng
+from pontoon.shoe import make_rng
 
 KEYS = {"h": "hit", "s": "stand", "d": "double", "p": "split", "r": "rescue", "u": "surrender", "i": "insure"}
 VERB_KEY = {v: k for k, v in KEYS.items()}
@@ -46,7 +47,11 @@ class Input:
     def ask(self, prompt: str) -> str:
         self.console.print(prompt, end=" ")
         if self.interactive:
-            ch = click.getchar()
+            try:
+                ch = click.getchar()  # Ctrl-C raises KeyboardInterrupt, Ctrl-D EOFError
+            except EOFError:
+                self.console.print()
+                raise EndOfInput() from None
             self.console.print(ch if ch.isprintable() else "")
             return "" if ch in ("\r", "\n") else ch.strip().lower()
         try:
@@ -83,7 +88,7 @@ def draw_table(console: Console, rnd: CasinoRound, balance: Decimal, player: str
     table.add_column("wager", justify="right")
     table.add_column("state")
     dealer = rnd.dealer
-    if rnd.rules.dealer_hole_card and not rnd.is_over and len(dealer) > 1:
+    if rnd.rules.dealer_hole_card and not rnd.is_over() and len(dealer) > 1:
         dealer = dealer[:1]  # blackjack: the hole card stays face down until the dealer's turn
     table.add_row("dealer", hand_line(dealer), "", "")
     to_act = rnd.current
@@ -131,11 +136,12 @@ def show_hints(console: Console, rnd: CasinoRound, legal: list[Action]) -> None:
     console.print("hint: " + "   ".join(parts))
 
 
-def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool) -> Action | None:
-    """Ask for one action among the legal ones; None means quit."""
+def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool, player: str) -> Action | None:
+    """Ask for one action among ``player``'s legal ones; None means quit."""
     while True:
-        legal = rnd.legal_actions()
+        legal = rnd.legal_actions(player)
         h = rnd.current
+        legal = [a for a in legal if a.verb in VERB_KEY]
         mine = [a for a in legal if h is not None and a.box == h.box and a.verb not in ("insure", "surrender")]
         window = [a for a in legal if a.verb in ("insure", "surrender")]
         options: dict[str, Action] = {}
@@ -160,20 +166,38 @@ def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool) -> Actio
         return picked
 
 
-def finish_for_absent_player(rnd: CasinoRound) -> None:
-    """End of input mid-round: 004 5.3, the House plays the hand to 12 or more, then stands."""
-    while not rnd.is_over:
-        h = rnd.current
-        if h is None:
-            break
-        if h.awaiting_rescue:
-            rnd.act(Action("stand", h.box))
+def _round_line(console: Console, rnd: CasinoRound, player: str, balance: Decimal) -> None:
+    res = rnd.result()
+    net = res.net.get(player, {}).get("total", Decimal(0))
+    draw_table(console, rnd, balance, player)
+    if res.status == "void":
+        console.print(f"[yellow]round void: {res.void_reason}; every wager returned[/yellow]")
+        return
+    colour = "green" if net > 0 else "red" if net < 0 else "white"
+    kinds = {k: v for k, v in res.net.get(player, {}).items() if k != "total"}
+    detail = ", ".join(f"{k} {'+' if v > 0 else ''}{fmt(v)}" for k, v in kinds.items())
+    console.print(f"[{colour}]round result: {'+' if net > 0 else ''}{fmt(net)}[/{colour}]  ({detail})")
+
+
+def _ask_round(inp: Input, console: Console, rules: CasinoRules, played: int, boxes: int, bet: Decimal) -> str | Decimal:
+    """Between rounds: 'deal', 'quit', or a new bet."""
+    while True:
+        ans = inp.ask(f"round {played + 1}: [bold]Enter[/bold] deal {boxes} x {fmt(bet)}  [bold]b[/bold] change bet  [bold]q[/bold] quit >")
+        if ans in ("q", "quit"):
+            return "quit"
+        if ans in ("", "n", "deal"):
+            return "deal"
+        if ans in ("b", "bet"):
+            raw = inp.ask(f"new bet ({fmt(rules.table_min)} to {fmt(rules.table_max)}) >")
+            try:
+                new = to_money(raw, "bet")
+                if not rules.table_min <= new <= rules.table_max:
+                    raise PontoonError(f"bet {fmt(new)} is outside {fmt(rules.table_min)} to {fmt(rules.table_max)}")
+                return new
+            except PontoonError as err:
+                console.print(f"[red]{err}[/red]")
             continue
-        total, _ = h.total(rnd.rules.double_ace_counts_one)
-        if total < rnd.rules.walk_away_draw_to and rnd.can(Action("hit", h.box)):
-            rnd.act(Action("hit", h.box))
-        else:
-            rnd.act(Action("stand", h.box) if rnd.can(Action("stand", h.box)) else Action("hit", h.box))
+        console.print(f"[red]'{ans}' is not a choice here: Enter, b or q[/red]")
 
 
 def play_casino(
@@ -191,94 +215,84 @@ def play_casino(
     console: Console,
     interactive: bool,
 ) -> Decimal:
-    rng = make_rng(seed)
+    """A terminal view over ``CasinoTable``: one person, one or more boxes, the table protocol.
+
+    End of input (Ctrl-D, or the end of a pipe) and Ctrl-C both end the session: a round in progress
+    is finished by the rules for the absent player (004 5.3: the House draws his hand to 12 or more,
+    then stands) and booked, then the summary is printed. Ctrl-C exits with 130 (``KeyboardInterrupt``
+    is re-raised after the summary), end of input with 0.
+    """
+    table = CasinoTable(rules, rng=make_rng(seed))
+    table.join(player, balance)
     inp = Input(interactive, console)
-    shoe = Shoe.shuffled(rules.decks, rng, pack=rules.pack, penetration=rules.penetration)
-    shoes_done = 0
     played = 0
     start = balance
     console.print(f"[bold]{rules.name}[/bold] - {rules.decks} decks, table {fmt(rules.table_min)} to {fmt(rules.table_max)}")
+    interrupted: KeyboardInterrupt | None = None
     try:
         while True:
-            if shoe.needs_shuffle:
-                shoes_done += 1
-                if shoes is not None and shoes_done >= shoes:
-                    console.print(f"the cut card is out: end of shoe {shoes_done}")
+            if table.shoe.needs_shuffle:
+                if shoes is not None and table.shoes_used >= shoes:
+                    console.print(f"the cut card is out: end of shoe {table.shoes_used}")
                     break
                 console.print("[cyan]the cut card is out: shuffling a new shoe[/cyan]")
-                shoe = Shoe.shuffled(rules.decks, rng, pack=rules.pack, penetration=rules.penetration)
             if rounds is not None and played >= rounds:
                 break
             stake = (bet + sum((sides or {}).values(), Decimal(0))) * boxes
-            if balance < stake:
-                console.print(f"balance {fmt(balance)} is below the stake {fmt(stake)}: game over")
+            if table.balance(player) < stake:
+                console.print(f"balance {fmt(table.balance(player))} is below the stake {fmt(stake)}: game over")
                 break
-            ans = inp.ask(f"round {played + 1}: [bold]Enter[/bold] deal {boxes} x {fmt(bet)}  [bold]b[/bold] change bet  [bold]q[/bold] quit >")
-            if ans in ("q", "quit"):
+            what = _ask_round(inp, console, rules, played, boxes, bet)
+            if what == "quit":
                 break
-            if ans in ("b", "bet"):
-                raw = inp.ask(f"new bet ({fmt(rules.table_min)} to {fmt(rules.table_max)}) >")
-                try:
-                    new = to_money(raw, "bet")
-                    if not rules.table_min <= new <= rules.table_max:
-                        raise PontoonError(f"bet {fmt(new)} is outside {fmt(rules.table_min)} to {fmt(rules.table_max)}")
-                    bet = new
-                except PontoonError as err:
-                    console.print(f"[red]{err}[/red]")
+            if isinstance(what, Decimal):
+                bet = what
                 continue
-            if ans not in ("", "n", "deal"):
-                console.print(f"[red]'{ans}' is not a choice here: Enter, b or q[/red]")
-                continue
-            rnd = CasinoRound(rules, shoe, rng=rng)
+            rnd = table.new_round()
             for b in range(1, boxes + 1):
-                rnd.place_bet(b, player, "main", bet)
+                table.place_bet(b, player, "main", bet)
                 for kind, amount in (sides or {}).items():
-                    rnd.place_bet(b, player, kind, amount)
-            rnd.close_bets()
+                    table.place_bet(b, player, kind, amount)
+            table.deal()
             quit_now = False
             try:
-                while not rnd.is_over:
-                    draw_table(console, rnd, balance, player)
-                    action = choose(inp, console, rnd, hints)
+                while not rnd.is_over():
+                    draw_table(console, rnd, table.balance(player), player)
+                    action = choose(inp, console, rnd, hints, player)
                     if action is None:
                         quit_now = True
-                        finish_for_absent_player(rnd)
                         break
-                    rnd.act(action)
-            except EndOfInput:
-                finish_for_absent_player(rnd)
-                raise
+                    table.act(player, action)
             finally:
-                if rnd.is_over:
-                    res = rnd.result()
-                    net = res.net.get(player, {}).get("total", Decimal(0))
-                    balance += net
-                    played += 1
-                    draw_table(console, rnd, balance, player)
-                    if res.status == "void":
-                        console.print(f"[yellow]round void: {res.void_reason}; every wager returned[/yellow]")
-                    else:
-                        colour = "green" if net > 0 else "red" if net < 0 else "white"
-                        kinds = {k: v for k, v in res.net.get(player, {}).items() if k != "total"}
-                        detail = ", ".join(f"{k} {'+' if v > 0 else ''}{fmt(v)}" for k, v in kinds.items())
-                        console.print(f"[{colour}]round result: {'+' if net > 0 else ''}{fmt(net)}[/{colour}]  ({detail})")
+                if not rnd.is_over():
+                    console.print(f"[yellow]round {played + 1} unfinished: played out for you by the rules (004 5.3)[/yellow]")
+                    table.play_out_for_absent()
+                table.end_round()
+                played += 1
+                _round_line(console, rnd, player, table.balance(player))
             if quit_now:
                 break
     except EndOfInput:
         pass
-    console.print(f"played {played} rounds; balance {fmt(balance)} ({'+' if balance >= start else ''}{fmt(balance - start)})")
-    return balance
+    except KeyboardInterrupt as err:
+        console.print()
+        interrupted = err
+    final = table.balance(player)
+    console.print(f"played {played} rounds; balance {fmt(final)} ({'+' if final >= start else ''}{fmt(final - start)})")
+    if interrupted is not None:
+        raise interrupted
+    return final
 
 
 def play_command(
     rules: str = typer.Option("mbs", "--rules", "-r", help="preset id or alias, or a .toml table file"),
     set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE"),
-    boxes: int = typer.Option(1, "--boxes", "-b", min=1, help="how many boxes you play"),
+    boxes: int = typer.Option(None, "--boxes", "-b", help="casino: how many boxes you play (default 1)"),
     bet: str = typer.Option(None, "--bet", help="main wager per box (default: table minimum)"),
-    balance: str = typer.Option("1000", "--balance", help="starting balance"),
+    balance: str = typer.Option(None, "--balance", help="casino: starting balance (default 1000)"),
     seed: int = typer.Option(None, "--seed", help="seed for the shuffle (default: random)"),
     hints: bool = typer.Option(False, "--hints", help="show the best action and each action's expectation"),
-    player: str = typer.Option("you", "--player", help="your name at the table"),
+    player: str = typer.Option(None, "--player", help="casino: your name at the table (default 'you'; any printable name)"),
     shoes: int = typer.Option(None, "--shoes", help="stop when the cut card of this many shoes has come out"),
     rounds: int = typer.Option(None, "--rounds", help="stop after this many rounds"),
     side: list[str] = typer.Option([], "--side", help="a side bet on each of your boxes: KIND=AMOUNT (pair, bonus, pandemonium)"),
@@ -288,13 +302,37 @@ def play_command(
     r = resolve_rules(rules, parse_set_options(set_))
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
+    if seed is not None and not 0 <= seed < 2**63:
+        raise PontoonError(f"--seed {seed}: a seed is a whole number from 0 to 2**63-1")
+    if rounds is not None and not 1 <= rounds <= 10**9:
+        raise PontoonError(f"--rounds {rounds}: give 1 to 1000000000 rounds (or leave it out to play until you quit)")
+    if shoes is not None and not 1 <= shoes <= 10**6:
+        raise PontoonError(f"--shoes {shoes}: give 1 to 1000000 shoes (or leave it out)")
     if not isinstance(r, CasinoRules):
-        from pontoon.british.cli import play_british
+        given = [n for n, v in (("--boxes", boxes), ("--bet", bet), ("--balance", balance), ("--player", player),
+                                ("--shoes", shoes)) if v is not None]
+        given += ["--side"] if side else []
+        given += ["--hints"] if hints else []
+        if given:
+            raise PontoonError(
+                f"{', '.join(given)} apply to the casino games, not {r.preset}; the British game takes --seat, --seed, --rounds"
+            )
+        from pontoon.cli.play_british import play_british
 
-        play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive)
+        try:
+            play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive)
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None  # Ctrl-C: the unfinished round is void, the summary printed
         return
-    if boxes > r.max_boxes:
-        raise typer.BadParameter(f"at most {r.max_boxes} boxes at this table", param_hint="--boxes")
+    if seat is not None:
+        raise PontoonError(f"--seat applies to the British game, not {r.preset}; at a casino table use --player")
+    boxes = 1 if boxes is None else boxes
+    player = "you" if player is None else player
+    balance = "1000" if balance is None else balance
+    if not 1 <= boxes <= r.max_boxes:
+        raise PontoonError(f"--boxes {boxes}: give 1 to {r.max_boxes} boxes at this table")
+    if not player or not player.isprintable() or len(player) > 64:
+        raise PontoonError(f"--player {player!r}: a name is 1 to 64 printable characters")
     stake = r.table_min if bet is None else to_money(bet, "--bet")
     if not r.table_min <= stake <= r.table_max:
         raise PontoonError(f"--bet {fmt(stake)} is outside the table limits {fmt(r.table_min)} to {fmt(r.table_max)}")
@@ -309,18 +347,21 @@ def play_command(
     bal = to_money(balance, "--balance")
     if bal <= 0:
         raise PontoonError("--balance must be positive")
-    play_casino(
-        r,
-        boxes=boxes,
-        bet=stake,
-        balance=bal,
-        seed=seed,
-        hints=hints,
-        player=player,
-        sides=sides,
-        shoes=shoes,
-        rounds=rounds,
-        console=console,
-        interactive=interactive,
-    )
+    try:
+        play_casino(
+            r,
+            boxes=boxes,
+            bet=stake,
+            balance=bal,
+            seed=seed,
+            hints=hints,
+            player=player,
+            sides=sides,
+            shoes=shoes,
+            rounds=rounds,
+            console=console,
+            interactive=interactive,
+        )
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None  # Ctrl-C: the summary is printed, the round played out (004 5.3)
 

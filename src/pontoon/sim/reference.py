@@ -104,7 +104,7 @@ def play_engine_round(
             rnd.place_bet(b, f"p{b}", kind, side_bet)
     rnd.close_bets()
     window_done = False
-    while not rnd.is_over:
+    while not rnd.is_over():
         up = rnd.dealer_cards[0]
         if rnd.phase is Phase.WINDOW and not window_done:
             window_done = True
@@ -119,7 +119,7 @@ def play_engine_round(
                     plan = _plan(rules, strat, h0.cards, up, comp, h0.from_split)
                     if plan in ("surrender", "rs") and rnd.can(Action("surrender", b)):
                         rnd.act(Action("surrender", b))
-                        if rnd.is_over:
+                        if rnd.is_over():
                             break
             continue
         h = rnd.current_hand()

@@ -34,7 +34,7 @@ from rich.console import Console
 from rich.table import Table
 
 from pontoon.british.bots import Bots
-from pontoon.british.round import BritishRound, LegalAction
+from pontoon.british.round import LegalAction
 from pontoon.british.table import BritishGame
 from pontoon.errors import IllegalAction, PontoonError
 from pontoon.events import Event
@@ -188,26 +188,27 @@ def play_british(
     console.print(f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
                   f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}.")
     played = 0
+    interrupted = False
     try:
         while rounds is None or played < rounds:
             _between_rounds(game, human, inp, console, bots)
             rnd = game.new_round()
             console.rule(f"Round {played + 1}: {rnd.banker} holds the bank")
-            seen = len(game.log)
-            while not rnd.over:
+            seen = 0
+            while not rnd.is_over():
                 who = rnd.to_act()
                 assert who is not None
                 if who == human:
                     _render(console, rnd.view(human), human)
-                    _human_turn(rnd, human, inp, console)
+                    _human_turn(game, human, inp, console)
                 else:
                     s, verb, amt = bots.decide(rnd)
-                    rnd.act(s, verb, amt)
-                for ev in game.log.events[seen:]:
+                    game.act(s, verb, amt)
+                for ev in rnd.log.events[seen:]:
                     line = _public_line(ev, human)
                     if line:
                         console.print(line)
-                seen = len(game.log)
+                seen = len(rnd.log)
             _render(console, rnd.view(human), human)
             if rnd.phase == "void":
                 console.print(f"Round void: {rnd.void_reason}; every stake returned.")
@@ -222,10 +223,25 @@ def play_british(
         console.print("End of input.")
     except _Quit:
         console.print("Goodbye.")
-    if game.round is not None and game.round.over:
-        game.end_round()
+    except KeyboardInterrupt:
+        interrupted = True
+    _leave_round(game, console, played)
     _balances(game, console)
+    if interrupted:
+        raise KeyboardInterrupt
     return 0
+
+
+def _leave_round(game: BritishGame, console: Console, played: int) -> None:
+    """Leaving mid-round: the British documents have no walk-away rule, so the unfinished round is
+    void and every stake returned (rulings 2's void); a finished round is booked as usual."""
+    rnd = game.round
+    if rnd is None:
+        return
+    if not rnd.is_over():
+        rnd.abandon("the player left the table mid-round")
+        console.print(f"Round {played + 1} unfinished: void, every stake returned.")
+    game.end_round()
 
 
 def _balances(game: BritishGame, console: Console) -> None:
@@ -263,7 +279,9 @@ def _parse(text: str, legal: dict[str, LegalAction]) -> tuple[str, str | None] |
     return verb, amount
 
 
-def _human_turn(rnd: BritishRound, human: str, inp: _Input, console: Console) -> None:
+def _human_turn(game: BritishGame, human: str, inp: _Input, console: Console) -> None:
+    rnd = game.round
+    assert rnd is not None
     while True:
         legal = {a.verb: a for a in rnd.legal_actions()}
         menu = "  ".join(f"\\[{VERB_KEY.get(v, '?')}] {a}" for v, a in legal.items())
@@ -286,7 +304,7 @@ def _human_turn(rnd: BritishRound, human: str, inp: _Input, console: Console) ->
         try:
             if amount is not None:
                 to_money(amount, f"{verb} amount")
-            rnd.act(human, verb, amount)
+            game.act(human, verb, amount)
             return
         except IllegalAction as err:
             console.print(f"[red]{err}[/red]")
