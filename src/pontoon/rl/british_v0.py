@@ -40,7 +40,7 @@ FEATURES = (
     "is_banker", "my_turn", *(f"phase_{p}" for p in PHASES),
     "hand_best", "hand_hard", "hand_cards", "my_hands", "hand_twisted", "my_stake",
     "banker_cards", "banker_best", "busted_hands", "others_face_up", "bets_doubled",
-    "kitty", "shoot_capacity", "pack_size", "rounds_left",
+    "kitty", "shoot_capacity", "players", "rounds_left",
 )
 N_FEATURES = len(FEATURES)
 
@@ -228,7 +228,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         if "kitty" in v:
             f[i + 11] = float(Decimal(v["kitty"]) / self.unit)
             f[i + 12] = float(Decimal(v["shoot_capacity"]) / self.unit)
-        f[i + 13] = float(v["pack_size"])
+        f[i + 13] = float(len(v["players"]))
         return f
 
     # ------------------------------------------------------------------------------------------
