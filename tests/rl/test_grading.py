@@ -149,7 +149,7 @@ def test_bench_rl_runs() -> None:
 
 
 def test_example_script_runs_tiny(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "train_mc_mbs.py"), "--episodes", "2000",
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "train_tabular_mbs.py"), "--episodes", "2000",
                           "--out", str(tmp_path / "c.json")], capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "cells differing" in out.stdout and (tmp_path / "c.json").exists()

@@ -1,9 +1,9 @@
-"""A tabular Monte Carlo control agent for ``PontoonEnv``, its chart, and the comparison of a
+"""A tabular Q-learning / Monte Carlo control agent for ``PontoonEnv``, its chart, and the comparison of a
 learned chart with the analyser's basic strategy (cells that differ, exact EV cost).
 
 The agent's state is what a basic-strategy chart reads: (total, soft, pair, two cards or more,
-up card, doubled). Every-visit Monte Carlo control, epsilon-greedy over the legal actions; an
-episode is one round, so the return of every decision is the round's reward.
+up card, doubled). Q-learning (default) or every-visit Monte Carlo control, epsilon-greedy over
+the legal actions; an episode is one round.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def state_of(obs: Mapping[str, Any]) -> tuple[int, ...]:
 
 
 class MCControlAgent:
-    """Every-visit Monte Carlo control with a decaying epsilon; never insures."""
+    """Tabular Q-learning or Monte Carlo control with a decaying epsilon; never insures."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.q = np.zeros((*SHAPE, N_ACTIONS))
@@ -51,31 +51,51 @@ class MCControlAgent:
 
     name = "mc-control"
 
-    def train(self, env: PontoonEnv, episodes: int, *, eps0: float = 0.5, seed: int | None = None) -> float:
-        """Train for ``episodes`` rounds; returns seconds taken."""
+    def train(
+        self, env: PontoonEnv, episodes: int, *, eps0: float = 0.5, seed: int | None = None, method: str = "q"
+    ) -> float:
+        """Train for ``episodes`` rounds; returns seconds taken.
+
+        ``method="q"``: Q-learning (the target of a decision is the best value of the next state,
+        which takes the noise of later exploration out of it); ``"mc"``: every-visit Monte Carlo
+        control (the target is the round's reward). Step size 1/n per state and action.
+        """
+        if method not in ("q", "mc"):
+            raise ValueError(f"method={method!r}: accepted 'q' or 'mc'")
         t0 = time.perf_counter()
         env.reset(seed=seed)
         rng = self.rng
         q, n = self.q, self.n
+        ins = ACTION_INDEX["insure"]
         for k in range(episodes):
             eps = max(0.02, eps0 * (1.0 - k / episodes))
             obs, info = env.reset()
+            if not info["decision"]:
+                env.step(S)  # nothing to decide: acknowledge the settled round
+                continue
             visited: list[tuple[int, ...]] = []
             done = False
             r = 0.0
             while not done:
-                if not info["decision"]:
-                    obs, r, done, _t, info = env.step(S)
-                    break
-                legal = [i for i in np.flatnonzero(obs["action_mask"]) if i != ACTION_INDEX["insure"]]
+                legal = [i for i in np.flatnonzero(obs["action_mask"]) if i != ins]
                 st = state_of(obs)
+                qs = q[st]
                 if rng.random() < eps:
                     a = int(legal[int(rng.integers(len(legal)))])
                 else:
-                    qs = q[st]
                     a = int(max(legal, key=lambda i: qs[i]))
-                visited.append((*st, a))
+                sa = (*st, a)
                 obs, r, done, _t, info = env.step(a)
+                if method == "q":
+                    if done:
+                        target = r
+                    else:
+                        nxt = q[state_of(obs)]
+                        target = max(nxt[i] for i in np.flatnonzero(obs["action_mask"]) if i != ins)
+                    n[sa] += 1
+                    q[sa] += (target - q[sa]) / n[sa]
+                else:
+                    visited.append(sa)
             for sa in visited:
                 n[sa] += 1
                 q[sa] += (r - q[sa]) / n[sa]

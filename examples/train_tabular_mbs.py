@@ -1,6 +1,6 @@
-"""Train a tabular Monte Carlo control agent on MBS Pontoon and grade its chart exactly.
+"""Train a tabular Q-learning (or Monte Carlo control) agent on MBS Pontoon and grade its chart exactly.
 
-    .venv/bin/python examples/train_mc_mbs.py --episodes 1000000 --out learned-mbs.json
+    .venv/bin/python examples/train_tabular_mbs.py --episodes 1000000 --out learned-mbs.json
 
 Prints the cells where the learned chart differs from the analyser's basic strategy and the
 exact EV of both charts (pontoon.rl.charts.chart_ev), so the EV cost of what it got wrong.
@@ -22,12 +22,13 @@ def main() -> None:
     ap.add_argument("--rules", default="mbs")
     ap.add_argument("--episodes", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--method", default="q", choices=["q", "mc"], help="Q-learning or Monte Carlo control")
     ap.add_argument("--out", default=None, help="write the learned chart here (JSON)")
     args = ap.parse_args()
 
     env = PontoonEnv(args.rules)
     agent = MCControlAgent(seed=args.seed)
-    secs = agent.train(env, args.episodes, seed=args.seed)
+    secs = agent.train(env, args.episodes, seed=args.seed, method=args.method)
     learned = agent.chart(env)
     sol = solve(env.rules)
     cmp = compare_charts(learned, sol.strategy)
