@@ -2,7 +2,7 @@
 learned chart with the analyser's basic strategy (cells that differ, exact EV cost).
 
 The agent's state is what a basic-strategy chart reads: (total, soft, pair, two cards or more,
-up card, doubled). Q-learning (default) or every-visit Monte Carlo control, epsilon-greedy over
+up card, doubled), and whether the box has split. Q-learning (default) or every-visit Monte Carlo control, epsilon-greedy over
 the legal actions; an episode is one round.
 """
 
@@ -19,14 +19,16 @@ from pontoon.rl.casino_env import ACTION_INDEX, ACTIONS, N_ACTIONS, PontoonEnv
 UPS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
 UP_POINTS = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 10, "A": 1}
 H, S, D, P, RESC, R = (ACTION_INDEX[v] for v in ("hit", "stand", "double", "split", "rescue", "surrender"))
-# state index: total 0..31, soft 0..1, pair 0..1, more than two cards 0..1, upcard 0..10, doubled 0..1
-SHAPE = (32, 2, 2, 2, 11, 2)
+# state index: total 0..31, soft 0..1, pair 0..1, more than two cards 0..1, upcard 0..10, doubled 0..1,
+# split 0..1 (the box holds more than one hand: its later rewards carry every hand's wager, so a split
+# hand's values must not be mixed with those of an unsplit hand of the same total)
+SHAPE = (32, 2, 2, 2, 11, 2, 2)
 
 
 def state_of(obs: Mapping[str, Any]) -> tuple[int, ...]:
     return (
         int(obs["total"]), int(obs["soft"]), int(obs["pair"]), int(obs["num_cards"] > 2),
-        int(obs["upcard"]), int(obs["doubled"]),
+        int(obs["upcard"]), int(obs["doubled"]), int(obs["hands"] > 1),
     )
 
 
@@ -134,16 +136,16 @@ class MCControlAgent:
                     up = UP_POINTS[u]
                     # rulings 9: surrender against an Ace or a picture only in casino Pontoon
                     can_r = sur and (up in (1, 10) or not rules.is_pontoon)
-                    base = self._code((t, soft, 0, 0, up, 0), can_r, False)
-                    more = self._code((t, soft, 0, 1, up, 0), False, True)
+                    base = self._code((t, soft, 0, 0, up, 0, 0), can_r, False)
+                    more = self._code((t, soft, 0, 1, up, 0, 0), False, True)
                     fallback = "S" if base in ("S", "Ds", "Rs") else "H"
-                    row[u] = base if more == fallback or self.n[(t, soft, 0, 1, up, 0)].sum() == 0 else f"{base}; {more} with 3+ cards"
+                    row[u] = base if more == fallback or self.n[(t, soft, 0, 1, up, 0, 0)].sum() == 0 else f"{base}; {more} with 3+ cards"
                 out[kind][str(t)] = row
         for pv, key in [(1, "A")] + [(v, str(v)) for v in range(2, 10)] + [(10, "T")]:
             t, soft = (12, 1) if pv == 1 else (2 * pv, 0)
             row = {}
             for u in UPS:
-                st = (t, soft, 1, 0, UP_POINTS[u], 0)
+                st = (t, soft, 1, 0, UP_POINTS[u], 0, 0)
                 b = self._best(st, (H, S, D, P))
                 row[u] = "P" if b == P else self._code(st, False, False)
             out["pair"][key] = row
@@ -152,7 +154,7 @@ class MCControlAgent:
             for t in range(4, 21):
                 row = {}
                 for u in UPS:
-                    st = (t, 0, 0, 1, UP_POINTS[u], 1)
+                    st = (t, 0, 0, 1, UP_POINTS[u], 1, 0)
                     b = self._best(st, (S, RESC))
                     row[u] = "F" if b == RESC else "S"
                 out["rescue"][str(t)] = row
