@@ -11,12 +11,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pontoon.british import ranking
-from pontoon.settlement import LAYOUT
+from pontoon.settlement import KITTY, LAYOUT
 
 if TYPE_CHECKING:
     from pontoon.british.round import BritishHand, BritishRound
 
-KITTY = "kitty"
+__all__ = ["KITTY", "collect", "pay", "settle", "settle_shoot"]  # KITTY: the ledger's own account (rul 32)
 
 
 def pay(rnd: BritishRound, h: BritishHand, times: Decimal, reason: str) -> None:
