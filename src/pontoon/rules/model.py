@@ -106,7 +106,7 @@ class CasinoRules(BaseModel):
     double_ace_counts_one: bool = True  # 000 3.17.2
     double_min_table_min: bool = True  # 000 1.1.1: increase not below the table minimum
     rescue: bool = True  # 000 3.11.4
-    rescue_each_bettor: bool = False  # 000 3.11.4.1: each bettor decides for his own wager
+    rescue_each_bettor: bool = True  # 000 3.11.4.1; rul 27: in every casino game each bettor decides for his own wager
 
     # dealer Pontoon / natural against live hands (rulings 6)
     double_loses_original_only: bool = True  # 000 4.4.1
