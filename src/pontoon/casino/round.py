@@ -421,8 +421,16 @@ class CasinoRound:
     def interrupt(self) -> str:
         """A technical interruption (004 5.4): void unless some wager has already won or lost.
 
-        Returns ``"void"`` or ``"continue"`` (the round stays open and is concluded later).
+        Returns ``"void"`` or ``"continue"`` (the round stays open and is concluded later). Called
+        directly (the table declares it) it is logged as the table's action, as ``act`` logs it.
         """
+        if self.phase is Phase.OVER:
+            return "over"
+        self.verify(TABLE, Action("interrupt"))
+        self.log.add("action", action="interrupt", act={"verb": "interrupt"}, authority="table")
+        return self._interrupt()
+
+    def _interrupt(self) -> str:
         return irregular.interrupt(self)
 
     # named triads (python-chess/pokerkit style) -------------------------------------------------
