@@ -167,7 +167,9 @@ def test_cli_seat_none_means_you() -> None:
 
 def test_cli_ends_cleanly_at_end_of_input() -> None:
     rc, out = run_cli("k 5\n", seed=4, rounds=None)
-    assert rc == 0 and "End of input." in out and "After 0 rounds" in out
+    # the unfinished round is void (every stake returned) and counted as a round of the table
+    assert rc == 0 and "End of input." in out and "Round 1 unfinished: void, every stake returned." in out
+    assert "After 1 rounds" in out and "you 0" in out
 
 
 def test_cli_bad_input_is_reported_and_reread() -> None:

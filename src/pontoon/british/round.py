@@ -16,13 +16,13 @@ the layout (stakes on the table) and, in Shoot Pontoon, the ``kitty`` account (t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pontoon.british import ranking, settle
+from pontoon.british import moves, ranking, settle
 from pontoon.british.pack import BritishPack
 from pontoon.british.settle import KITTY
+from pontoon.british.state import ZERO, BritishHand
 from pontoon.cards import Card
 from pontoon.errors import BetError, IllegalAction, ShoeExhausted
 from pontoon.events import Event, EventLog
@@ -32,39 +32,10 @@ from pontoon.protocol import SPECTATOR, Action, Actor, Marker
 from pontoon.rules.british import BritishRules
 from pontoon.settlement import LAYOUT, Account, Ledger, System
 
-ZERO = Decimal(0)
 PHASES = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
 
 
 LegalAction = Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
-
-
-@dataclass
-class BritishHand:
-    """A player's hand: cards with their face-up flags, stake, shoot bet and state."""
-
-    owner: str
-    cards: list[Card]
-    up: list[bool]
-    stake: Decimal = ZERO
-    initial: Decimal = ZERO
-    last_buy: Decimal | None = None
-    twisted: bool = False
-    split: bool = False
-    shoot: Decimal = ZERO
-    shoot_open: bool = False  # shoot bet still on the layout
-    shot_fourth: bool = False  # 003 Shoot "The fourth card": used
-    must_draw: bool = False  # shot before the fourth card: the card must now be taken
-    status: str = "waiting"  # waiting, playing, stuck, bust, pontoon, five
-    burned: list[Card] = field(default_factory=list)
-    returned: bool = False  # cards already back in the pack (bust)
-    result: str = ""  # win / lose once settled
-    net: Decimal = ZERO  # the owner's net on this hand's stake (shoot bet not included)
-    outcome: str = ""  # pontoon, royal pontoon, five card trick, bust, or the total
-
-    @property
-    def live(self) -> bool:
-        return self.status != "bust"
 
 
 class BritishRound:
@@ -305,9 +276,9 @@ class BritishRound:
         amt = self.verify(seat, verb, amount)
         assert isinstance(seat, str)
         self.log.add("action", seat=seat, act=Action(verb, amount=amt).to_json())
-        handler = getattr(self, "_do_" + verb)
+        handler = moves.DOERS[verb]
         try:
-            ev: Event = handler(seat, amt) if amt is not None else handler(seat)
+            ev: Event = handler(self, seat, amt) if amt is not None else handler(self, seat)
         except ShoeExhausted:
             ev = self._void("insufficient cards")
         return ev
@@ -406,145 +377,6 @@ class BritishRound:
         h.cards.append(c)
         h.up.append(up)
         return c
-
-    # ---------------------------------------------------------------------------------------
-    # action bodies (called only after verify)
-    def _do_stake(self, seat: str, amount: Decimal) -> Event:
-        h = next(x for x in self.hands if x.owner == seat)
-        self.ledger.stake(seat, "stake", amount)  # 003 "place their initial bets in front of them"
-        h.stake = h.initial = amount
-        ev = self.log.add("stake", "003 The Deal and Initial Stakes", seat=seat, amount=fmt(amount))
-        self.idx += 1
-        if self.idx == len(self.players):
-            self.banker_looked = True  # the banker's first card was dealt face down; he now may look
-            if self.rules.banker_may_double:
-                self.phase = "double"  # 003 variation: "the banker looks at his own first card"
-            else:
-                self._open_shoot()
-        return ev
-
-    def _do_double(self, seat: str) -> Event:
-        self.mult = Decimal(2)  # 003 variation: "the final payments are doubled"
-        ev = self.log.add("banker_double", "003 variation: banker doubles the bets", seat=seat)
-        self._open_shoot()
-        return ev
-
-    def _do_pass(self, seat: str) -> Event:
-        if self.phase == "double":
-            ev = self.log.add("banker_no_double", "003 variation: banker doubles the bets", seat=seat)
-            self._open_shoot()
-        elif self.phase == "shoot":
-            ev = self.log.add("no_shoot", "003 Shoot: never forced to make a shoot bet", seat=seat)
-            self._next_shooter()
-        else:  # split_shoot
-            ev = self.log.add("no_shoot", "003 Shoot: new shoot bet on the other hand", seat=seat)
-            self._finish_split()
-        return ev
-
-    def _do_shoot(self, seat: str, amount: Decimal) -> Event:
-        if self.phase == "shoot":
-            h = next(x for x in self.hands if x.owner == seat)
-            clause = "003 Shoot: shoot bet before the second card"
-        elif self.phase == "split_shoot":
-            h = self.hands[self.pending_split]
-            clause = "003 Shoot: new shoot bet on the other hand after a split"
-        else:
-            h = self.hands[self.cur]
-            h.shot_fourth = True
-            h.must_draw = True  # the bet is placed "before receiving the card"
-            clause = "003 Shoot: The fourth card"
-        self.ledger.stake(seat, "shoot", amount, reason="shoot bet")
-        h.shoot += amount
-        h.shoot_open = True
-        ev = self.log.add("shoot", clause, seat=seat, hand=self.hand_number(h), amount=fmt(amount))
-        if self.phase == "shoot":
-            self._next_shooter()
-        elif self.phase == "split_shoot":
-            self._finish_split()
-        return ev
-
-    def _do_buy(self, seat: str, amount: Decimal) -> Event:
-        h = self.hands[self.cur]
-        self.ledger.stake(seat, "stake", amount, reason="buy")  # 003 Buy: "increase your stake"
-        h.stake += amount
-        h.last_buy = amount
-        h.must_draw = False
-        self._deal(h, up=False)  # 003 Buy: "deals you another card face down"
-        ev = self.log.add("buy", "003 Buy a card", seat=seat, hand=self.hand_number(h), amount=fmt(amount),
-                          card=str(h.cards[-1]))
-        self._after_card(h)
-        return ev
-
-    def _do_twist(self, seat: str) -> Event:
-        if self.phase == "banker":
-            c = self._draw()
-            self.banker_cards.append(c)  # 003 Banker's Turn: "dealing them face up one at a time"
-            ev = self.log.add("banker_twist", "003 The Banker's Turn", seat=seat, card=str(c))
-            if ranking.is_bust(self.banker_cards):
-                self._settle("bust")  # 003 "The dealer goes bust"
-            elif len(self.banker_cards) == 5:
-                self._settle("five")  # 003 "The dealer makes a Five Card Trick"
-            return ev
-        h = self.hands[self.cur]
-        h.twisted = True
-        h.must_draw = False
-        self._deal(h, up=True)  # 003 Twist: "deals you one card face up"
-        ev = self.log.add("twist", "003 Twist", seat=seat, hand=self.hand_number(h), card=str(h.cards[-1]))
-        self._after_card(h)
-        return ev
-
-    def _do_stick(self, seat: str) -> Event:
-        if self.phase == "banker":
-            ev = self.log.add("banker_stick", "003 The Banker's Turn: stay", seat=seat)
-            self._settle("stay")
-            return ev
-        h = self.hands[self.cur]
-        h.status = "stuck"
-        ev = self.log.add("stick", "003 Stick", seat=seat, hand=self.hand_number(h))
-        self._next_hand()
-        return ev
-
-    def _do_split(self, seat: str) -> Event:
-        h = self.hands[self.cur]
-        c1, c2 = h.cards
-        # 003 Split: "putting them face up on the table and placing another bet equal to your initial bet"
-        self.ledger.stake(seat, "stake", h.initial, reason="split")
-        new = BritishHand(owner=seat, cards=[c2], up=[True], stake=h.initial, initial=h.initial, split=True)
-        h.cards, h.up, h.split = [c1], [True], True
-        self.hands.insert(self.cur + 1, new)
-        ev = self.log.add("split", "003 Split your cards", seat=seat, hand=self.hand_number(h), cards=[str(c1), str(c2)])
-        self.pending_split = self.cur + 1
-        # 003 Shoot: "the player has the option to place a new shoot bet ... on the other hand"
-        if self.rules.shoot and self.shoot_capacity() >= self.rules.shoot_min:
-            self.phase = "split_shoot"
-        else:
-            self._finish_split()
-        return ev
-
-    def _finish_split(self) -> None:
-        self.phase = "play"
-        # 003 Split: "The banker immediately deals another card face down to each of your hands"
-        a, b = self.hands[self.cur], self.hands[self.pending_split]
-        self.pending_split = -1
-        self._deal(a, up=False)
-        self._deal(b, up=False)
-        self.log.add("split_deal", "003 Split your cards", seat=a.owner)
-
-    def _do_burn(self, seat: str) -> Event:
-        h = self.hands[self.cur]
-        old = list(h.cards)
-        # 003 variation: "These two cards are shown and discarded, and two new cards dealt"
-        h.burned.extend(old)
-        h.cards, h.up = [], []
-        self.pack.to_bottom(old)
-        self._deal(h, up=False)
-        self._deal(h, up=False)
-        ev = self.log.add("burn", "003 variation: burn a hard 13 (14)", seat=seat, hand=self.hand_number(h),
-                          burned=[str(c) for c in old])
-        if not h.split and ranking.is_pontoon(h.cards, self.rules):
-            self._declare(h)
-            self._next_hand()
-        return ev
 
     # ---------------------------------------------------------------------------------------
     # flow

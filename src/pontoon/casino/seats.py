@@ -134,7 +134,8 @@ def legal_for(rnd: CasinoRound, seat: Actor) -> list[Action]:
         return every
     if isinstance(seat, Marker):
         return []
-    out = [a for a in every if not why_not_for(rnd, seat, a)]
+    # checked as this seat would take it: the standing bettors' decline orders applied (with_orders)
+    out = [a for a in every if not why_not_for(rnd, seat, a) and not rnd._why_illegal(a, seat)]
     if rnd.phase in (Phase.WINDOW, Phase.PLAY):
         for n in sorted(rnd.boxes):
             if len(rnd.boxes[n].bettors) < 2:

@@ -345,7 +345,7 @@ def do_walk(rnd: CasinoRound, a: Action) -> None:
 
 
 def do_interrupt(rnd: CasinoRound, a: Action) -> None:
-    rnd.interrupt()
+    rnd._interrupt()
 
 
 CHECKS: dict[str, Callable[[CasinoRound, Action], str]] = {

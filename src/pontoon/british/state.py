@@ -1,0 +1,38 @@
+"""The mutable state of a British hand (owned by ``BritishRound``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from pontoon.cards import Card
+
+ZERO = Decimal(0)
+
+
+@dataclass
+class BritishHand:
+    """A player's hand: cards with their face-up flags, stake, shoot bet and state."""
+
+    owner: str
+    cards: list[Card]
+    up: list[bool]
+    stake: Decimal = ZERO
+    initial: Decimal = ZERO
+    last_buy: Decimal | None = None
+    twisted: bool = False
+    split: bool = False
+    shoot: Decimal = ZERO
+    shoot_open: bool = False  # shoot bet still on the layout
+    shot_fourth: bool = False  # 003 Shoot "The fourth card": used
+    must_draw: bool = False  # shot before the fourth card: the card must now be taken
+    status: str = "waiting"  # waiting, playing, stuck, bust, pontoon, five
+    burned: list[Card] = field(default_factory=list)
+    returned: bool = False  # cards already back in the pack (bust)
+    result: str = ""  # win / lose once settled
+    net: Decimal = ZERO  # the owner's net on this hand's stake (shoot bet not included)
+    outcome: str = ""  # pontoon, royal pontoon, five card trick, bust, or the total
+
+    @property
+    def live(self) -> bool:
+        return self.status != "bust"
