@@ -449,7 +449,7 @@ class BritishRound:
         h.status = "bust"
         h.up = [True] * len(h.cards)
         h.result, h.outcome = "lose", "bust"
-        self._collect(h, self.mult, "bust")  # 003 variation: doubled bets lose double
+        self._collect(h, self.mult, "bust")  # 003 variation: doubled bets lose double (rul 30: a bust too)
         if h.shoot_open:
             # 003 Shoot "Going bust": "that hand's shoot bet ... is immediately added to the kitty"
             self.ledger.move(LAYOUT, KITTY, h.shoot, kind="shoot", player=h.owner, reason="bust")

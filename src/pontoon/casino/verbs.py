@@ -177,6 +177,11 @@ def check_rescue(rnd: CasinoRound, a: Action) -> str:
     # has nothing to forfeit and plays on. ``rescue_each_bettor=False`` (not a document's rule) makes the
     # seated player decide for the whole hand.
     doubled = [p for p in h.doubles if p in h.live_bettors()]
+    if a.player is not None:
+        # a bettor's own decision (rul 27): only for his own doubled wager
+        if a.player not in doubled or a.players not in (None, (a.player,)):
+            return f"{a.player} has no doubled wager to forfeit on box {a.box}: bettors who doubled: {', '.join(doubled)} (rul 27: one who did not follow the double plays on)"
+        return ""
     if a.players is not None:
         bad = [p for p in a.players if p not in doubled]
         if bad or not a.players:
@@ -315,14 +320,23 @@ def do_rescue(rnd: CasinoRound, a: Action) -> None:
     h = rnd.current
     assert h is not None
     # rul 27: only the bettors named (default: every bettor whose wager was doubled) forfeit; the others
-    # keep the doubled hand, and a bettor who did not follow the double plays on with his original wager
-    who = list(a.players) if a.players is not None else [p for p in h.doubles if p in h.live_bettors()]
+    # keep the doubled hand, and a bettor who did not follow the double plays on with his original wager.
+    # ``a.player`` set: one bettor's own decision for his own wager; the others still decide (the seated
+    # bettor's rescue or stand then finishes the hand). Otherwise (the seated bettor, the table) the
+    # decision is made for the box and the hand is finished.
+    own = a.player is not None
+    if a.player is not None:
+        who = [a.player]
+    else:
+        who = list(a.players) if a.players is not None else [p for p in h.doubles if p in h.live_bettors()]
     for p in who:
         # 000 3.11.4: withdraw the doubled portion, the dealer collects the original wager
         rnd.ledger.give_back(p, "main", h.doubles[p], "double withdrawn (000 3.11.4)")
         rnd.ledger.collect(p, "main", h.stakes[p], "original wager forfeited (000 3.11.4)")
         h.outcome[p] = "forfeit"
         h.rescued.add(p)
+    if own and any(p in h.live_bettors() for p in h.doubles):
+        return  # the other bettors whose wager was doubled still decide (rul 27)
     h.awaiting_rescue = False
     h.finished = True
     irregular.run_step(rnd, rnd._advance)
