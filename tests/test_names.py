@@ -141,6 +141,28 @@ def test_transfer_accounts_encode_without_ambiguity() -> None:
         enc = account_json(acct)
         assert account_from_json(json.loads(json.dumps(enc))) == acct
     assert account_json(HOUSE) != account_json("house")
+    with pytest.raises(PontoonError):
+        account_from_json({"system": "nobody"})
+    with pytest.raises(PontoonError):
+        account_from_json(7)
+
+
+def test_transfers_round_trip_through_json() -> None:
+    from pontoon.settlement import Transfer
+
+    led = Ledger()
+    led.stake("house", "main", Decimal("12.50"))
+    led.collect("house", "main", Decimal("12.50"), "lose")
+    for t in led.transfers:
+        again = Transfer.from_json(json.loads(json.dumps(t.to_json())))
+        assert again == t
+    assert led.transfers[1].to_json()["dest"] == {"system": "house"}
+    assert led.transfers[1].to_json()["player"] == "house"
+    for bad in ({}, {"source": "a", "dest": "b", "amount": "NaN", "kind": "k", "player": "p", "reason": "r"},
+                {"source": "a", "dest": "b", "amount": "-1", "kind": "k", "player": "p", "reason": "r"},
+                {"source": "a", "dest": "b", "amount": "x", "kind": "k", "player": "p", "reason": "r"}):
+        with pytest.raises(PontoonError):
+            Transfer.from_json(bad)
 
 
 # --------------------------------------------------------------------------------------------

@@ -80,6 +80,35 @@ class Transfer:
     player: str  # whose wager this concerns
     reason: str  # short text, e.g. "stake", "win 3:2", "returned (void)"
 
+    def to_json(self) -> dict[str, Any]:
+        """Plain data: accounts by ``account_json`` (a system account never reads as a name), the amount
+        as exact decimal text."""
+        return {
+            "source": account_json(self.source),
+            "dest": account_json(self.dest),
+            "amount": str(self.amount),
+            "kind": self.kind,
+            "player": self.player,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Transfer:
+        """The inverse of ``to_json``; raises PontoonError on anything else."""
+        keys = {"source", "dest", "amount", "kind", "player", "reason"}
+        if not isinstance(obj, dict) or set(obj) != keys:
+            raise PontoonError(f"a transfer is an object with exactly {sorted(keys)}, not {obj!r:.80}")
+        if not all(isinstance(obj[k], str) for k in ("amount", "kind", "player", "reason")):
+            raise PontoonError("a transfer's amount, kind, player and reason are strings")
+        try:
+            amount = Decimal(obj["amount"])
+        except ArithmeticError:
+            raise PontoonError(f"transfer amount {obj['amount']!r:.40} is not a decimal") from None
+        if not amount.is_finite() or amount < 0:
+            raise PontoonError(f"transfer amount {obj['amount']!r:.40} must be a finite amount of 0 or more")
+        return cls(account_from_json(obj["source"]), account_from_json(obj["dest"]), amount,
+                   obj["kind"], obj["player"], obj["reason"])
+
 
 class Ledger:
     """Append-only list of transfers with running balances."""
