@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 import typer
@@ -15,11 +15,10 @@ from pontoon.errors import PontoonError, RulesError
 def _bet(text: str | None) -> Decimal | None:
     if text is None:
         return None
-    try:
-        b = Decimal(text)
-    except InvalidOperation:
-        raise PontoonError(f"bad --bet {text!r}: expected an amount such as 10 or 25.50") from None
-    if not b.is_finite() or b <= 0:
+    from pontoon.money import to_money
+
+    b = to_money(text, "--bet")  # bounded before any arithmetic (an enormous bet hung the solver)
+    if b <= 0:
         raise PontoonError(f"bad --bet {text!r}: the bet must be a positive amount")
     return b
 
