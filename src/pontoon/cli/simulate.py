@@ -101,15 +101,17 @@ def simulate_command(
         if plot is not None and sl < 1:
             _fail(f"--session-length {sl}: give a positive number of rounds")
         cr = DEFAULT_CHUNK if chunk_rounds is None else chunk_rounds
-        bar = None
-        cb = None
-        if progress and not as_json and rounds >= 2 * cr:
-            from tqdm import tqdm
+        bars: list[Any] = []
 
-            bar = tqdm(
-                total=rounds, unit="rd", unit_scale=True, file=sys.stderr, desc="simulate", smoothing=0.1
-            )
-            cb = bar.update
+        def cb(n: int) -> None:  # the bar appears with the first finished chunk (never before an error)
+            if not bars:
+                from tqdm import tqdm
+
+                bars.append(
+                    tqdm(total=rounds, unit="rd", unit_scale=True, file=sys.stderr, desc="simulate", smoothing=0.1)
+                )
+            bars[0].update(n)
+
         try:
             out = simulate(
                 table,
@@ -126,11 +128,11 @@ def simulate_command(
                 session_length=sess,
                 bet=bet,
                 chunk_rounds=cr,
-                progress=cb,
+                progress=cb if progress and not as_json and rounds >= 2 * cr else None,
                 dashboard=dashboard,
             )
         finally:
-            if bar is not None:
+            for bar in bars:
                 bar.close()
     except PontoonError as err:
         _fail(str(err))
