@@ -9,7 +9,7 @@ replaying the event log reproduces the round (events, money and views).
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,7 +36,7 @@ def _amount(data: st.DataObject, a: Action) -> Action:
         return a
     assert a.high is not None and a.low <= a.high
     pick = data.draw(st.sampled_from(["low", "high", "mid"]), label="amount")
-    amt = a.low if pick == "low" else a.high if pick == "high" else ((a.low + a.high) / 2).quantize(Decimal("0.01"))
+    amt = a.low if pick == "low" else a.high if pick == "high" else ((a.low + a.high) / 2).quantize(Decimal("0.01"), ROUND_DOWN)
     return a.with_amount(amt)
 
 

@@ -56,6 +56,6 @@ def configure() -> bool:
     if ok and where is not None:
         import numba
 
-        numba.config.CACHE_DIR = where
+        setattr(numba.config, "CACHE_DIR", where)  # noqa: B010 (numba.config has no stubs for it)
         os.environ["NUMBA_CACHE_DIR"] = where
     return ok
