@@ -9,7 +9,7 @@ replaying the event log reproduces the round (events, money and views).
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,7 +36,7 @@ def _amount(data: st.DataObject, a: Action) -> Action:
         return a
     assert a.high is not None and a.low <= a.high
     pick = data.draw(st.sampled_from(["low", "high", "mid"]), label="amount")
-    amt = a.low if pick == "low" else a.high if pick == "high" else ((a.low + a.high) / 2).quantize(Decimal("0.01"))
+    amt = a.low if pick == "low" else a.high if pick == "high" else ((a.low + a.high) / 2).quantize(Decimal("0.01"), ROUND_DOWN)
     return a.with_amount(amt)
 
 
@@ -219,3 +219,27 @@ def test_replay_names_the_first_difference() -> None:
     bet["data"]["amount"] = "11"
     with pytest.raises(ReplayMismatch, match="differs"):
         replay(rules, evs)
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_replay_of_an_interrupted_round(direct: bool) -> None:
+    rules = find_rules("rws-plus")  # 004 5.4 technical interruption
+    assert isinstance(rules, CasinoRules)
+    table = CasinoTable(rules, rng=11)
+    table.join("ann", 1000)
+    rnd = table.new_round()
+    table.place_bet(1, "ann", "main", rules.table_min)
+    table.deal()
+    if rnd.is_over():
+        return
+    if direct:
+        table.interrupt()
+    else:
+        table.act(TABLE, Action("interrupt"))
+    while not rnd.is_over():
+        who = rnd.to_act()
+        assert isinstance(who, str)
+        table.act(who, rnd.legal_actions(who)[0])
+    again = replay(rules, rnd.events())
+    assert again.ledger.net(again.players()) == rnd.ledger.net(rnd.players())
+    assert [e.kind for e in rnd.events()].count("interrupted") == 1

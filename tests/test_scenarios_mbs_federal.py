@@ -409,10 +409,22 @@ def test_001_no_forfeit_without_double() -> None:
     refused(rnd, "1 rescue")
 
 
-def test_001_forfeit_is_for_the_whole_hand() -> None:
-    """rulings 13: per-bettor rescue is an MBS rule (000 3.11.4.1); in FED the box forfeits together."""
+def test_001_forfeit_is_decided_by_each_bettor() -> None:
+    """rul 27 (001 Forfeits "Players may forfeit a doubled hand"): each bettor whose wager was doubled
+    decides for his own wager, in FED too (before rul 27 the box forfeited together)."""
     rnd = deal("federal", "6S 9D 5H 2C 8C", {1: [main("ann", 20), main("bob", 10)]}, "1 double")
-    refused(rnd, {"box": 1, "do": "rescue", "players": ["bob"]})
+    refused(rnd, {"box": 1, "do": "rescue", "players": ["cat"]})
+    assert rnd.can(Action.parse({"box": 1, "do": "rescue", "players": ["bob"]}))
+    rnd.act({"box": 1, "do": "rescue", "players": ["bob"]})
+    # ann keeps her doubled 13 (40) against 9-8 = 17: -40; bob forfeits his 10: -10
+    assert rnd.is_over() and [str(c) for c in rnd.dealer] == ["9D", "8C"]
+    net = rnd.ledger.net()
+    assert net["ann"]["total"] == -40 and net["bob"]["total"] == -10
+    # the option off (not a document's rule): the seated player decides for the box
+    off = make("federal", "6S 9D 5H 2C 8C", {1: [main("ann", 20), main("bob", 10)]}, {"rescue_each_bettor": False})
+    off.close_bets()
+    off.act("1 double")
+    refused(off, {"box": 1, "do": "rescue", "players": ["bob"]})
 
 
 def test_001_surrender_is_decided_by_the_controlling_player() -> None:

@@ -78,7 +78,7 @@ def replay_casino(rules: CasinoRules, events: Sequence[Event]) -> CasinoRound:
         elif k == "action":
             act = Action.from_json(e.data["act"])
             if act.verb == "interrupt":
-                rnd.interrupt() if _actor(e.data) is TABLE else rnd.act(_actor(e.data), act)
+                rnd.interrupt()  # 004 5.4: declared by the table; logged as its action either way
             else:
                 rnd.act(_actor(e.data), act)
     return rnd

@@ -1,9 +1,13 @@
 """The ledger: every movement of money in a round is a transfer between accounts.
 
-Accounts are ``"house"``, ``"layout"`` (stakes on the table) and players by name. A wager placed
-moves its stake from the player to the layout; settling it moves the stake back or to the house,
-and winnings from the house. Every transfer conserves money by construction, and a finished
-round leaves the layout empty. ``net()`` gives each player's result per wager kind.
+An account is either a person, by name (any string: a name is data, never a key of the house), or
+one of the table's own accounts, members of the ``System`` enum: ``HOUSE``, ``LAYOUT`` (stakes on the
+table), ``KITTY`` (Shoot Pontoon) and ``BANK``. A ``System`` member is never equal to any string, so a
+player called ``house``, ``layout``, ``kitty`` or ``bank`` keeps his own account (rulings 32).
+
+A wager placed moves its stake from the player to the layout; settling it moves the stake back or to
+the house, and winnings from the house. Every transfer conserves money by construction, and a
+finished round leaves the layout empty. ``net()`` gives each person's result per wager kind.
 """
 
 from __future__ import annotations
@@ -11,20 +15,99 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
+from enum import Enum
+from typing import Any, TypeGuard
 
-HOUSE = "house"
-LAYOUT = "layout"
+from pontoon.errors import PontoonError
+
+
+class System(Enum):
+    """The table's own accounts (rul 32): a namespace of their own, never a player's name.
+
+    A plain ``Enum`` (not a ``str`` enum), so ``System.HOUSE != "house"`` and the two are different
+    dictionary keys.
+    """
+
+    HOUSE = "house"  # the casino's bank: wins collected, winnings paid
+    LAYOUT = "layout"  # stakes on the table, not yet settled
+    KITTY = "kitty"  # 003 Shoot Pontoon: the kitty (the banker's money, kept apart)
+    BANK = "bank"  # a bank that is nobody's seat (reserved: the British banker pays from his own seat)
+
+    def __str__(self) -> str:
+        return f"<{self.value}>"
+
+
+Account = str | System  # a person's name, or one of the table's own accounts
+
+HOUSE = System.HOUSE
+LAYOUT = System.LAYOUT
+KITTY = System.KITTY
+BANK = System.BANK
 ZERO = Decimal(0)
+
+
+def is_system(account: object) -> TypeGuard[System]:
+    """True for the table's own accounts; False for every name, whatever it spells (rul 32)."""
+    return isinstance(account, System)
+
+
+def account_json(account: Account) -> str | dict[str, str]:
+    """An account as JSON: a person's name as itself, a system account as ``{"system": "house"}``."""
+    if isinstance(account, System):
+        return {"system": account.value}
+    return account
+
+
+def account_from_json(value: Any) -> Account:
+    """The inverse of ``account_json``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and set(value) == {"system"}:
+        try:
+            return System(value["system"])
+        except ValueError:
+            pass
+    accepted = ", ".join(f'{{"system": "{s.value}"}}' for s in System)
+    raise PontoonError(f"account {value!r:.80} is neither a name nor a system account ({accepted})")
 
 
 @dataclass(frozen=True, slots=True)
 class Transfer:
-    source: str
-    dest: str
+    source: Account
+    dest: Account
     amount: Decimal
     kind: str  # wager kind: main, insurance, pair, bonus, pandemonium, super_bonus, stake, shoot ...
     player: str  # whose wager this concerns
     reason: str  # short text, e.g. "stake", "win 3:2", "returned (void)"
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data: accounts by ``account_json`` (a system account never reads as a name), the amount
+        as exact decimal text."""
+        return {
+            "source": account_json(self.source),
+            "dest": account_json(self.dest),
+            "amount": str(self.amount),
+            "kind": self.kind,
+            "player": self.player,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Transfer:
+        """The inverse of ``to_json``; raises PontoonError on anything else."""
+        keys = {"source", "dest", "amount", "kind", "player", "reason"}
+        if not isinstance(obj, dict) or set(obj) != keys:
+            raise PontoonError(f"a transfer is an object with exactly {sorted(keys)}, not {obj!r:.80}")
+        if not all(isinstance(obj[k], str) for k in ("amount", "kind", "player", "reason")):
+            raise PontoonError("a transfer's amount, kind, player and reason are strings")
+        try:
+            amount = Decimal(obj["amount"])
+        except ArithmeticError:
+            raise PontoonError(f"transfer amount {obj['amount']!r:.40} is not a decimal") from None
+        if not amount.is_finite() or amount < 0:
+            raise PontoonError(f"transfer amount {obj['amount']!r:.40} must be a finite amount of 0 or more")
+        return cls(account_from_json(obj["source"]), account_from_json(obj["dest"]), amount,
+                   obj["kind"], obj["player"], obj["reason"])
 
 
 class Ledger:
@@ -34,9 +117,9 @@ class Ledger:
 
     def __init__(self) -> None:
         self.transfers: list[Transfer] = []
-        self.balances: defaultdict[str, Decimal] = defaultdict(lambda: ZERO)
+        self.balances: defaultdict[Account, Decimal] = defaultdict(lambda: ZERO)
 
-    def move(self, source: str, dest: str, amount: Decimal, *, kind: str, player: str, reason: str) -> None:
+    def move(self, source: Account, dest: Account, amount: Decimal, *, kind: str, player: str, reason: str) -> None:
         if amount < 0:
             raise ValueError(f"negative transfer {amount}")
         if amount == 0:
@@ -57,7 +140,7 @@ class Ledger:
         """A losing stake goes from the layout to the house."""
         self.move(LAYOUT, HOUSE, amount, kind=kind, player=player, reason=reason)
 
-    def pay(self, player: str, kind: str, amount: Decimal, reason: str, source: str = HOUSE) -> None:
+    def pay(self, player: str, kind: str, amount: Decimal, reason: str, source: Account = HOUSE) -> None:
         """Winnings from the house (or the banker / kitty in the British game) to the player."""
         self.move(source, player, amount, kind=kind, player=player, reason=reason)
 
@@ -67,11 +150,13 @@ class Ledger:
         return sum(self.balances.values(), ZERO)
 
     def net(self, accounts: list[str] | None = None) -> dict[str, dict[str, Decimal]]:
-        """Each player's net result per wager kind, plus ``total`` (stakes on the layout count as out)."""
+        """Each person's net result per wager kind, plus ``total`` (stakes on the layout count as out).
+
+        The table's own accounts are skipped by type, never by name (rul 32)."""
         out: dict[str, dict[str, Decimal]] = {}
         for t in self.transfers:
             for acct, sign in ((t.source, -1), (t.dest, 1)):
-                if acct in (HOUSE, LAYOUT):
+                if isinstance(acct, System):
                     continue
                 d = out.setdefault(acct, {})
                 d[t.kind] = d.get(t.kind, ZERO) + sign * t.amount

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -177,7 +177,7 @@ def test_random_legal_play(variations: dict[str, Any], shoot: bool, n_players: i
             if a.low is not None:
                 assert a.high is not None
                 pick = data.draw(st.sampled_from(["low", "high", "mid"]), label="amount")
-                amount = a.low if pick == "low" else a.high if pick == "high" else (a.low + a.high) / 2
+                amount = a.low if pick == "low" else a.high if pick == "high" else ((a.low + a.high) / 2).quantize(Decimal("0.01"), ROUND_DOWN)
             assert r.can(who, a.verb, amount)
             evs = r.act(who, a.verb, amount)
             assert evs and evs[0].kind == "action"

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pontoon.british.scenario import run_british_scenario
+from pontoon.money import dumps
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted((ROOT / "scenarios" / "british").glob("*.json"))
@@ -42,7 +43,7 @@ def test_scenario(path: Path) -> None:
     assert subset_mismatches(data["expect"], result) == []
     # money is conserved: every seat's totals sum to zero
     assert sum(d["total"] for d in result["net"].values()) == 0
-    json.dumps(result)
+    dumps(result)  # exact decimals as JSON numbers (money.dumps)
 
 
 @pytest.mark.skipif(not EXAMPLE.exists(), reason="shared example not present")

@@ -11,12 +11,12 @@ from rich.console import Console
 
 from pontoon.british.bots import Bots, PlayerPolicy, play_round
 from pontoon.british.pack import BritishPack
-from pontoon.british.sim import simulate_british
 from pontoon.british.table import BritishGame
 from pontoon.cards import PACKS, parse_cards
 from pontoon.cli.play_british import play_british
 from pontoon.errors import BetError, IllegalAction
 from pontoon.rules.british import BRITISH, SHOOT
+from pontoon.sim.british import simulate_british
 
 D = Decimal
 

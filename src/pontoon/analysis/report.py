@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import time
 from decimal import Decimal
 from typing import Any
 
 from pontoon.analysis.sidebets import side_bets
 from pontoon.analysis.strategy import NOTATION, solve
+from pontoon.errors import BetError
+from pontoon.money import dumps, fmt, money_json, to_money
 from pontoon.rules.model import CasinoRules
 
 
 def _plain(v: Any) -> Any:
-    if isinstance(v, Decimal):
-        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, Decimal):  # exact: written by money.dumps from the decimal's text (issue 10 item 10)
+        return int(v) if v == v.to_integral_value() else money_json(v)
     if isinstance(v, dict):
         return {k: _plain(x) for k, x in v.items()}
     if isinstance(v, list | tuple):
@@ -28,13 +29,18 @@ def rules_dict(rules: CasinoRules) -> dict[str, Any]:
 
 def analyze(rules: CasinoRules, bet: Decimal | float | int | None = None) -> dict[str, Any]:
     """Run the whole analysis and return the report object."""
+    if bet is not None:
+        # bounded before the solver sees it: an enormous bet (1e999999999) hung the solver
+        bet = to_money(bet, "bet")
+        if not rules.table_min <= bet <= rules.table_max:
+            raise BetError(f"bet {fmt(bet)}: the main wager is {fmt(rules.table_min)} to {fmt(rules.table_max)} at this table")
     t0 = time.perf_counter()
     sol = solve(rules, bet)
     strategy = sol.strategy
     pair7 = strategy.get("pair", {}).get("7", {}).get("7")
     report: dict[str, Any] = {
         "rules": rules_dict(rules),
-        "bet": _plain(Decimal(str(bet)) if bet is not None else rules.table_min),
+        "bet": _plain(bet if bet is not None else rules.table_min),
         "house_edge": {"basic": -float(sol.ev_basic), "optimal": -float(sol.ev_optimal)},
         "dealer": {u: {k: float(v) for k, v in d.items()} for u, d in sol.dealer.items()},
         "side_bets": side_bets(rules, pair7),
@@ -64,4 +70,4 @@ def analyze(rules: CasinoRules, bet: Decimal | float | int | None = None) -> dic
 
 
 def to_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2)
+    return dumps(report, indent=2)

@@ -58,7 +58,7 @@ def do_shoot(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
     else:
         h = rnd.hands[rnd.cur]
         h.shot_fourth = True
-        h.must_draw = True  # the bet is placed "before receiving the card"
+        h.must_draw = True  # the bet is placed "before receiving the card"; rul 31: it commits him to take it
         clause = "003 Shoot: The fourth card"
     rnd.ledger.stake(seat, "shoot", amount, reason="shoot bet")
     h.shoot += amount
@@ -121,7 +121,8 @@ def do_split(rnd: BritishRound, seat: str) -> Event:
     rnd.hands.insert(rnd.cur + 1, new)
     ev = rnd.log.add("split", "003 Split your cards", seat=seat, hand=rnd.hand_number(h), cards=[str(c1), str(c2)])
     rnd.pending_split = rnd.cur + 1
-    # 003 Shoot: "the player has the option to place a new shoot bet ... on the other hand"
+    # 003 Shoot: "the player has the option to place a new shoot bet ... on the other hand"; rul 31: the
+    # window opens before the new cards are dealt (finish_split deals them)
     if rnd.rules.shoot and rnd.shoot_capacity() >= rnd.rules.shoot_min:
         rnd.phase = "split_shoot"
     else:

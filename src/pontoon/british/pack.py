@@ -9,11 +9,11 @@ put to its bottom are kept aside and never dealt, so running out voids the round
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable
 
 from pontoon.cards import Card
-from pontoon.errors import ShoeExhausted
+from pontoon.errors import CardError, ShoeExhausted
 from pontoon.shoe import RngLike, Shoe
 
 
@@ -33,10 +33,24 @@ class BritishPack:
         return cls(shoe.remaining_cards(), packs=packs)
 
     @classmethod
-    def stacked_from(cls, cards: str | Iterable[str]) -> BritishPack:
-        """Exactly these cards, top first (``"9S 8H 7C"``)."""
+    def stacked_from(cls, cards: str | Iterable[str], *, packs: int | None = None) -> BritishPack:
+        """Exactly these cards, top first (``"9S 8H 7C"``).
+
+        With ``packs`` (the table's ``rules.packs_for(people)``, banker included: rul 28), a card may
+        appear at most ``packs`` times: a table of fewer than 8 people plays one 52-card pack (003), so a
+        stacked pack that repeats a card describes no real deal.
+        """
         shoe = Shoe.stacked_from(cards, pack="standard52")
-        return cls(shoe.remaining_cards(), stacked=True)
+        dealt = shoe.remaining_cards()
+        if packs is not None:
+            seen = Counter(str(c) for c in dealt)
+            over = sorted(c for c, n in seen.items() if n > packs)
+            if over:
+                raise CardError(
+                    f"{', '.join(over)} appear(s) more than {packs} time(s): this table uses {packs} pack(s) of "
+                    f"52 (003: two packs for 8 or more people, the banker included: rul 28)"
+                )
+        return cls(dealt, stacked=True, packs=packs or 1)
 
     def draw(self) -> Card:
         if not self._cards:

@@ -30,7 +30,7 @@ from pontoon.hands import hard_total
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action, Actor, Marker
 from pontoon.rules.british import BritishRules
-from pontoon.settlement import LAYOUT, Ledger
+from pontoon.settlement import LAYOUT, Account, Ledger, System
 
 PHASES = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
 
@@ -449,7 +449,7 @@ class BritishRound:
         h.status = "bust"
         h.up = [True] * len(h.cards)
         h.result, h.outcome = "lose", "bust"
-        self._collect(h, self.mult, "bust")  # 003 variation: doubled bets lose double
+        self._collect(h, self.mult, "bust")  # 003 variation: doubled bets lose double (rul 30: a bust too)
         if h.shoot_open:
             # 003 Shoot "Going bust": "that hand's shoot bet ... is immediately added to the kitty"
             self.ledger.move(LAYOUT, KITTY, h.shoot, kind="shoot", player=h.owner, reason="bust")
@@ -502,11 +502,12 @@ class BritishRound:
             return False
         return self.banker_pontoon or any(h.status == "pontoon" for h in self.hands)
 
-    def owner_of(self, account: str) -> str | None:
-        """The seat an account belongs to: the kitty is the banker's money (scenario-format)."""
-        if account == KITTY:
+    def owner_of(self, account: Account) -> str | None:
+        """The seat an account belongs to: the kitty is the banker's money (scenario-format); the
+        layout is nobody's. System accounts are told apart by type, never by name (rul 32)."""
+        if account is KITTY:
             return self.banker
-        if account == LAYOUT:
+        if isinstance(account, System):
             return None
         return account
 

@@ -116,10 +116,10 @@ def build_round(data: dict[str, Any]) -> tuple[BritishRound, list[tuple[str, str
     if len(set(players)) != len(players) or banker in players:
         raise ScenarioError(f"seat names must be distinct: players {players}, banker {banker!r}")
     shoe = data.get("shoe")
-    if not isinstance(shoe, str | list):
+    if not isinstance(shoe, str | list) or (isinstance(shoe, list) and not all(isinstance(c, str) for c in shoe)):
         raise ScenarioError("\"shoe\" must be the cards from the top, e.g. \"9S 8H 7C\"")
     try:
-        pack = BritishPack.stacked_from(shoe)
+        pack = BritishPack.stacked_from(shoe, packs=rules.packs_for(len(players) + 1))  # rul 28: the banker counts
     except PontoonError as err:
         raise ScenarioError(f"shoe: {err}") from None
     kitty: Decimal = Decimal(0)

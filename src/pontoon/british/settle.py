@@ -11,12 +11,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pontoon.british import ranking
-from pontoon.settlement import LAYOUT
+from pontoon.settlement import KITTY, LAYOUT
 
 if TYPE_CHECKING:
     from pontoon.british.round import BritishHand, BritishRound
 
-KITTY = "kitty"
+__all__ = ["KITTY", "collect", "pay", "settle", "settle_shoot"]  # KITTY: the ledger's own account (rul 32)
 
 
 def pay(rnd: BritishRound, h: BritishHand, times: Decimal, reason: str) -> None:
@@ -61,7 +61,9 @@ def settle(rnd: BritishRound, how: str) -> None:
         h.outcome = ranking.describe(h.cards, r, split=h.split)
         if how == "pontoon":
             # 003: the banker's Pontoon "collects double the amount staked from each of the players";
-            # variations: natural / ace-picture Pontoons beat lesser Pontoons (ties to the banker)
+            # variations V9, V11 (rul 29): a player's Pontoon that outranks the banker's wins and is paid
+            # as a Pontoon (the bank does not pass on it: see below); equal rank goes to the banker.
+            # rul 30: neither payment is doubled by the banker's doubling (no ``rnd.mult`` here)
             if ranking.is_pontoon(h.cards, r, split=h.split) and ranking.pontoon_grade(h.cards, r) > bgrade:
                 pay(rnd, h, r.pontoon_pays, "pontoon beats banker's pontoon")
                 settle_shoot(rnd, h, True)
@@ -70,6 +72,8 @@ def settle(rnd: BritishRound, how: str) -> None:
                 # 003 Shoot: "If the dealer has a Pontoon, all the shoot bets are added to the pot"
                 settle_shoot(rnd, h, False)
             continue
+        # rul 30 (V3, V4): the banker's doubling (``rnd.mult``) doubles only ordinary wins and losses;
+        # Royal Pontoons, Pontoons, Five Card Tricks and the banker's Five Card Trick are paid as they are
         if royal:
             # 003 variation: Royal Pontoon "beats everything and is paid treble"
             pay(rnd, h, r.royal_pontoon_pays, "royal pontoon")
@@ -99,7 +103,8 @@ def settle(rnd: BritishRound, how: str) -> None:
         for h in rnd.hands:
             h.up = [True] * len(h.cards)
     rnd.phase = "settled"
-    # 003 The New Deal: the bank passes to the unsplit Pontoon nearest the dealer's left
+    # 003 The New Deal: the bank passes to the unsplit Pontoon nearest the dealer's left; never when the
+    # banker had a Pontoon, even one that a player's Pontoon outranked (rul 29)
     if not rnd.banker_pontoon:
         for p in rnd.players:
             if any(h.owner == p and h.status == "pontoon" and not h.split for h in rnd.hands):

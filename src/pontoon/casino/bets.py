@@ -135,19 +135,30 @@ def close_wagers(rnd: CasinoRound) -> None:
 
 
 def apply_pro_rata(rnd: CasinoRound, b: Box) -> None:
+    """004 5.1.1, 5.1.2 as rul 24 reads them (MBS and PAN likewise, option ``over_limit="pro_rata"``).
+
+    Each bettor's share of a box over its maximum is his wager times maximum over the box total,
+    rounded down to the cent; a share below the minimum is raised to the minimum, so the box may
+    settle slightly above its maximum (004 5.1.1 second sentence). A bettor whose own wager is below
+    the minimum is settled on his whole wager (004 5.1.2); the others keep their pro rata shares.
+    The excess of each wager over its share is returned before the deal.
+    """
     r = rnd.rules
     total = b.main_total
     if total <= r.table_max:
         return
     bettors = [x for x in b.bettors if x.placed > 0]
-    if any(x.placed < r.table_min for x in bettors):
-        rnd.log.add("pro_rata_not_applied", clause="004 5.1.2", box=b.number)
-        return  # 004 5.1.2: a bettor under the minimum: no pro rata
+    whole = [x.player for x in bettors if x.placed < r.table_min]
     for x in bettors:
-        share = (x.placed * r.table_max / total).quantize(CENT, rounding=ROUND_DOWN)
-        share = max(share, r.table_min)  # 004 5.1.1: never below the minimum
+        if x.placed < r.table_min:
+            continue  # rul 24, 004 5.1.2: under the minimum: no pro rata, his whole wager plays
+        share = (x.placed * r.table_max / total).quantize(CENT, rounding=ROUND_DOWN)  # rul 24: down to the cent
+        share = max(share, r.table_min)  # rul 24, 004 5.1.1: never a share below the minimum
         excess = x.placed - share
         x.main = share
         if excess > 0:
-            rnd.ledger.give_back(x.player, "main", excess, "excess over box maximum returned (004 5.1.1)")
-    rnd.log.add("pro_rata", clause="004 5.1.1", box=b.number, wagers={x.player: fmt(x.main) for x in bettors})
+            rnd.ledger.give_back(x.player, "main", excess, "excess over box maximum returned (004 5.1.1, rul 24)")
+    rnd.log.add(
+        "pro_rata", clause="004 5.1.1, 5.1.2, rul 24", box=b.number,
+        wagers={x.player: fmt(x.main) for x in bettors}, whole_wager=whole,
+    )

@@ -316,10 +316,10 @@ class CasinoRound:
                 for x in b.bettors:
                     half = (x.main / 2).quantize(CENT, rounding=ROUND_DOWN)
                     a = Action("insure", n, x.player, half)
-                    if x.main > 0 and self.can(a):
+                    if x.main > 0 and not self._why_illegal(a):
                         out.append(Action("insure", n, x.player, half, low=CENT, high=half))
                 a = Action("surrender", n)
-                if self.can(a):
+                if not self._why_illegal(a):
                     out.append(a)
         h = self.current
         if h is not None:
@@ -327,7 +327,7 @@ class CasinoRound:
                 a = Action(verb, h.box)
                 if verb == "surrender" and self.phase is Phase.WINDOW:
                     continue  # listed above
-                if self.can(a):
+                if not self._why_illegal(a):
                     out.append(a)
         return out
 
@@ -421,8 +421,16 @@ class CasinoRound:
     def interrupt(self) -> str:
         """A technical interruption (004 5.4): void unless some wager has already won or lost.
 
-        Returns ``"void"`` or ``"continue"`` (the round stays open and is concluded later).
+        Returns ``"void"`` or ``"continue"`` (the round stays open and is concluded later). Called
+        directly (the table declares it) it is logged as the table's action, as ``act`` logs it.
         """
+        if self.phase is Phase.OVER:
+            return "over"
+        self.verify(TABLE, Action("interrupt"))
+        self.log.add("action", action="interrupt", act={"verb": "interrupt"}, authority="table")
+        return self._interrupt()
+
+    def _interrupt(self) -> str:
         return irregular.interrupt(self)
 
     # named triads (python-chess/pokerkit style) -------------------------------------------------

@@ -33,7 +33,9 @@ def build_round(data: dict[str, Any]) -> tuple[CasinoRound, list[Action]]:
     if options:
         rules = apply_overrides(rules, options, source="options")
     shoe_spec = data.get("shoe")
-    if not isinstance(shoe_spec, str | list):
+    if not isinstance(shoe_spec, str | list) or (
+        isinstance(shoe_spec, list) and not all(isinstance(c, str) for c in shoe_spec)
+    ):
         raise ScenarioError("'shoe' must be a string of cards like \"7S 9H QD\" (or a list of card strings)")
     try:
         shoe = Shoe.stacked_from(shoe_spec, pack=rules.pack)
@@ -51,7 +53,9 @@ def build_round(data: dict[str, Any]) -> tuple[CasinoRound, list[Action]]:
         try:
             box = int(key)
         except (TypeError, ValueError):
-            raise ScenarioError(f"box key {key!r} is not a box number") from None
+            raise ScenarioError(f"box key {key[:20]!r} is not a box number") from None
+        if not 1 <= box <= rules.max_boxes:
+            raise ScenarioError(f"box {key[:20]!r} does not exist: boxes are 1 to {rules.max_boxes}")
         if not isinstance(bettors, list) or not bettors:
             raise ScenarioError(f"box {key}: expected a non-empty list of bettors")
         for b in bettors:
@@ -69,6 +73,8 @@ def build_round(data: dict[str, Any]) -> tuple[CasinoRound, list[Action]]:
     actions = data.get("actions", [])
     if not isinstance(actions, list):
         raise ScenarioError("'actions' must be a list")
+    if not all(isinstance(a, str | dict) for a in actions):
+        raise ScenarioError("each action is a string such as \"hit 1\" (or an action object)")
     return rnd, [Action.parse(a) for a in actions]
 
 

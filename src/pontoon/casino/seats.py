@@ -108,6 +108,8 @@ def why_not_for(rnd: CasinoRound, seat: Actor, a: Action) -> str:
 
 def with_orders(rnd: CasinoRound, seat: Actor, a: Action) -> Action:
     """The seated bettor's split, double, surrender or rescue with the standing bettors' decline orders."""
+    if a.verb == "rescue" and isinstance(seat, str) and a.box is not None and seat != seated_of(rnd, a.box):
+        return replace(a, player=seat, players=(seat,))  # rul 27: a standing bettor's own forfeit; the others still decide
     if seat is TABLE or a.verb not in DECLINABLE or a.box is None or a.decline or a.players is not None:
         return a
     if seat != seated_of(rnd, a.box):
@@ -134,7 +136,8 @@ def legal_for(rnd: CasinoRound, seat: Actor) -> list[Action]:
         return every
     if isinstance(seat, Marker):
         return []
-    out = [a for a in every if not why_not_for(rnd, seat, a)]
+    # checked as this seat would take it: the standing bettors' decline orders applied (with_orders)
+    out = [a for a in every if not why_not_for(rnd, seat, a) and not rnd._why_illegal(a, seat)]
     if rnd.phase in (Phase.WINDOW, Phase.PLAY):
         for n in sorted(rnd.boxes):
             if len(rnd.boxes[n].bettors) < 2:

@@ -251,7 +251,10 @@ def finish_dealer_natural(rnd: CasinoRound) -> None:
                 if p in h.surrendered:
                     settle_surrender(rnd, h, p, dealer_pontoon=True)
                 elif split_box and r.split_loses_one_wager:
-                    # 001 Splits: only one bet removed; the other live wagers are returned
+                    # 001 Splits: only one bet removed; the other live wagers are returned. rul 26: a
+                    # split hand that busted before the dealer's Pontoon is settled already (it is not
+                    # among the live bettors here), stays lost and is not the "one bet": the one
+                    # original wager is taken from the first live hand of each bettor
                     if p in charged:
                         push(rnd, h, p, "returned: only one split wager lost (001 Splits)")
                     else:
@@ -289,6 +292,8 @@ def super_bonus_payments(rnd: CasinoRound) -> None:
                 amount = ZERO  # rul 17: FED pays the fixed amount to the controlling wager only
             why = "Super Bonus (000 4.1.1.1, 001, 004 4.1.2)"
             if amount == 0:
+                # rul 25: a main wager under 10 on the Super Bonus hand itself (MBS, PAN, PLUS) gets its
+                # 7-7-7 payout only (paid with the 21): no Super Bonus and no 50
                 if r.super_bonus_other_scope == "seated_per_box":
                     # rul 17, 002 4.2, 004 4.1.2: no Super Bonus below 10, and the 50 goes only to the
                     # seated player of each *other* betting circle, so a small wager here gets nothing

@@ -189,7 +189,10 @@ class CasinoTable(Publisher):
         return True
 
     def act(self, seat: Actor, action: Action) -> tuple[Event, ...]:
-        self.verify(seat, action)
+        """Take ``action`` for ``seat`` (checked by the engine, and the balance for a split or double)."""
+        extra = self._extra_stake(seat, action)
+        if extra is not None and self.balance(extra[0]) < extra[1]:
+            raise BetError(f"{extra[0]} has {fmt(self.balance(extra[0]))}, not enough to {action.verb} ({fmt(extra[1])})")
         evs = self._open().act(seat, action)
         self._flush()
         return evs

@@ -172,13 +172,22 @@ def check_rescue(rnd: CasinoRound, a: Action) -> str:
         return why
     if not h.awaiting_rescue:
         return "rescue is only possible right after the double card, below 21 (000 3.11.4, 004 3.25.3)"
+    # rul 27 (000 3.11.4.1, 001 Forfeits, 002 3.14, 004 3.25.3): in every casino game each bettor whose
+    # wager was doubled decides for his own wager; a bettor who did not follow the double (004 3.25.1)
+    # has nothing to forfeit and plays on. ``rescue_each_bettor=False`` (not a document's rule) makes the
+    # seated player decide for the whole hand.
     doubled = [p for p in h.doubles if p in h.live_bettors()]
+    if a.player is not None:
+        # a bettor's own decision (rul 27): only for his own doubled wager
+        if a.player not in doubled or a.players not in (None, (a.player,)):
+            return f"{a.player} has no doubled wager to forfeit on box {a.box}: bettors who doubled: {', '.join(doubled)} (rul 27: one who did not follow the double plays on)"
+        return ""
     if a.players is not None:
         bad = [p for p in a.players if p not in doubled]
         if bad or not a.players:
-            return f"players must be bettors who doubled: {', '.join(doubled)}"
+            return f"players must be bettors who doubled: {', '.join(doubled)} (rul 27: one who did not follow the double plays on)"
         if set(a.players) != set(doubled) and not rnd.rules.rescue_each_bettor:
-            return f"in {rnd.rules.preset} the seated player decides the rescue for the box"
+            return "with rescue_each_bettor=false the seated player decides the rescue for the box (rul 27 is off)"
     return ""
 
 
@@ -310,13 +319,24 @@ def do_split(rnd: CasinoRound, a: Action) -> None:
 def do_rescue(rnd: CasinoRound, a: Action) -> None:
     h = rnd.current
     assert h is not None
-    who = list(a.players) if a.players is not None else [p for p in h.doubles if p in h.live_bettors()]
+    # rul 27: only the bettors named (default: every bettor whose wager was doubled) forfeit; the others
+    # keep the doubled hand, and a bettor who did not follow the double plays on with his original wager.
+    # ``a.player`` set: one bettor's own decision for his own wager; the others still decide (the seated
+    # bettor's rescue or stand then finishes the hand). Otherwise (the seated bettor, the table) the
+    # decision is made for the box and the hand is finished.
+    own = a.player is not None
+    if a.player is not None:
+        who = [a.player]
+    else:
+        who = list(a.players) if a.players is not None else [p for p in h.doubles if p in h.live_bettors()]
     for p in who:
         # 000 3.11.4: withdraw the doubled portion, the dealer collects the original wager
         rnd.ledger.give_back(p, "main", h.doubles[p], "double withdrawn (000 3.11.4)")
         rnd.ledger.collect(p, "main", h.stakes[p], "original wager forfeited (000 3.11.4)")
         h.outcome[p] = "forfeit"
         h.rescued.add(p)
+    if own and any(p in h.live_bettors() for p in h.doubles):
+        return  # the other bettors whose wager was doubled still decide (rul 27)
     h.awaiting_rescue = False
     h.finished = True
     irregular.run_step(rnd, rnd._advance)
@@ -339,7 +359,7 @@ def do_walk(rnd: CasinoRound, a: Action) -> None:
 
 
 def do_interrupt(rnd: CasinoRound, a: Action) -> None:
-    rnd.interrupt()
+    rnd._interrupt()
 
 
 CHECKS: dict[str, Callable[[CasinoRound, Action], str]] = {

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -15,13 +16,26 @@ from pontoon.errors import PontoonError, RulesError
 def _bet(text: str | None) -> Decimal | None:
     if text is None:
         return None
-    try:
-        b = Decimal(text)
-    except InvalidOperation:
-        raise PontoonError(f"bad --bet {text!r}: expected an amount such as 10 or 25.50") from None
-    if not b.is_finite() or b <= 0:
+    from pontoon.money import to_money
+
+    b = to_money(text, "--bet")  # bounded before any arithmetic (an enormous bet hung the solver)
+    if b <= 0:
         raise PontoonError(f"bad --bet {text!r}: the bet must be a positive amount")
     return b
+
+
+CHART_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def _check_chart(chart: str) -> None:
+    """--chart names a new or existing picture file: .png, .svg or .pdf, not a directory (issue 10 item 5)."""
+    p = Path(chart)
+    if chart.endswith(("/", "\\")) or p.is_dir():
+        raise PontoonError(f"--chart {chart!r} is a directory: give a file name such as chart.png")
+    if p.suffix.lower() not in CHART_SUFFIXES:
+        raise PontoonError(f"--chart {chart!r}: give a picture file name ending in {', '.join(CHART_SUFFIXES)}")
+    if not p.parent.is_dir():
+        raise PontoonError(f"--chart {chart!r}: the folder {str(p.parent)!r} does not exist")
 
 
 def _rules(name: str, sets: list[str]) -> Any:
@@ -107,6 +121,8 @@ def analyze_command(
     from pontoon.analysis.report import analyze, to_json
 
     b = _bet(bet)
+    if chart:
+        _check_chart(chart)  # before the analysis: a bad name answers at once
     if compare:
         _compare(list(compare) + list(extra or []), set_, b, as_json)
         return

@@ -42,19 +42,56 @@ def fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def main() -> None:
+def _one_line(text: str) -> str:
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def run(args: list[str] | None = None) -> int:
+    """Run the command line in this process and return its exit status (never raises).
+
+    Usage errors of the parser (an unknown option, a value of the wrong type) and bad input of
+    any kind print ONE line ``error: ...`` on standard error and return 2; Ctrl-C returns 130.
+    """
+    cx = sys.modules[typer.BadParameter.__module__]  # typer's own click exceptions (it vendors click)
+
     try:
-        app()
+        rv = app(args=args, prog_name="pontoon", standalone_mode=False)
+    except cx.NoArgsIsHelpError:  # bare ``pontoon``: the help is already printed
+        return 0
+    except cx.UsageError as err:  # BadParameter, NoSuchOption, MissingParameter ...
+        where = f" (see pontoon {err.ctx.info_name} --help)" if err.ctx and err.ctx.parent else ""
+        where = where.replace("pontoon pontoon ", "pontoon ")
+        typer.echo(f"error: {_one_line(err.format_message())}{where}", err=True)
+        return 2
+    except cx.ClickException as err:
+        typer.echo(f"error: {_one_line(err.format_message())}", err=True)
+        return 2 if err.exit_code in (1, 2) else err.exit_code
+    except typer.Abort:  # Ctrl-C reaches click as Abort
+        return 130
     except PontoonError as err:
-        typer.echo(f"error: {err}", err=True)
-        sys.exit(2)
+        typer.echo(f"error: {_one_line(str(err))}", err=True)
+        return 2
     except KeyboardInterrupt:
-        sys.exit(130)
+        return 130
+    except RecursionError:
+        typer.echo("error: the input is nested too deeply", err=True)
+        return 2
+    except MemoryError:
+        typer.echo("error: the input needs more memory than this machine has", err=True)
+        return 2
     except Exception as err:  # a bug, not bad input: one line, the traceback on request
         if os.environ.get("PONTOON_DEBUG"):
             raise
-        typer.echo(f"internal error: {type(err).__name__}: {err} (set PONTOON_DEBUG=1 for the traceback)", err=True)
-        sys.exit(1)
+        typer.echo(
+            f"internal error: {type(err).__name__}: {_one_line(str(err))[:300]} (set PONTOON_DEBUG=1 for the traceback)",
+            err=True,
+        )
+        return 1
+    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+
+
+def main() -> None:
+    sys.exit(run())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import typer
 
 from pontoon.errors import PontoonError
-from pontoon.scenario_runner import compare, run_scenario
+from pontoon.money import dumps
+from pontoon.scenario_runner import compare, parse_scenario, run_scenario
 
 
 def scenario_command(
@@ -21,21 +21,21 @@ def scenario_command(
     for f in files:
         name = "<stdin>" if f == "-" else f
         try:
-            text = sys.stdin.read() if f == "-" else Path(f).read_text()
+            raw = sys.stdin.buffer.read() if f == "-" else Path(f).read_bytes()
         except OSError as err:
-            typer.echo(f"error: {name}: cannot read: {err.strerror}", err=True)
+            typer.echo(f"error: {name}: cannot read: {err.strerror or err}", err=True)
             raise typer.Exit(2) from None
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            typer.echo(f"error: {name}: not valid JSON: {err.msg} at line {err.lineno} column {err.colno}", err=True)
+            data = parse_scenario(raw, name)
+        except PontoonError as err:
+            typer.echo(f"error: {err}", err=True)
             raise typer.Exit(2) from None
         try:
             out = run_scenario(data)
         except PontoonError as err:
             typer.echo(f"error: {name}: {err}", err=True)
             raise typer.Exit(2) from None
-        typer.echo(json.dumps(out, indent=2))
+        typer.echo(dumps(out, indent=2))  # net and house written from the exact decimals
         if check:
             expect = data.get("expect") if isinstance(data, dict) else None
             if expect is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -11,11 +10,17 @@ from typing import Any
 import typer
 
 from pontoon.errors import PontoonError
+from pontoon.money import dumps
 
 
 def _fail(message: str) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
+
+
+# options that describe casino play: refused for the British games, not ignored (issue 10 item 5)
+CASINO_ONLY = ("--boxes", "--strategy", "--side-bets", "--insurance", "--penetration", "--csm", "--bet", "--plot",
+               "--session-length", "--workers", "--scheduler", "--chunk-rounds", "--dashboard")
 
 
 def simulate_command(
@@ -24,71 +29,97 @@ def simulate_command(
         "--rules",
         help="preset (mbs, federal, rws-plus, rws-pandemonium, blackjack, british, shoot) or a table .toml",
     ),
-    rounds: int = typer.Option(1_000_000, "--rounds", "-n", help="rounds to play"),
-    boxes: int = typer.Option(1, "--boxes", help="boxes played each round (one bettor each)"),
-    strategy: str = typer.Option("basic", "--strategy", help="basic, optimal or a JSON chart file"),
-    side_bets: str = typer.Option(
-        "", "--side-bets", help="comma-separated side bets to place on every box: pair,bonus,pandemonium"
+    rounds: int = typer.Option(1_000_000, "--rounds", "-n", help="rounds to play (1 to 10**15)"),
+    boxes: int | None = typer.Option(None, "--boxes", help="boxes played each round (one bettor each; default 1)"),
+    strategy: str | None = typer.Option(None, "--strategy", help="basic (default), optimal or a JSON chart file"),
+    side_bets: str | None = typer.Option(
+        None, "--side-bets", help="comma-separated side bets to place on every box: pair,bonus,pandemonium"
     ),
-    insurance: str = typer.Option(
-        "never", "--insurance", help="never or always (half the wager, when the dealer shows an Ace)"
+    insurance: str | None = typer.Option(
+        None, "--insurance", help="never (default) or always (half the wager, when the dealer shows an Ace)"
     ),
     penetration: float | None = typer.Option(
         None, "--penetration", help="fraction of the shoe dealt before the cut card"
     ),
     csm: bool = typer.Option(False, "--csm", help="continuous shuffler: reshuffle before every round"),
     seed: int | None = typer.Option(
-        None, "--seed", help="seed: the same seed gives the same totals on any number of workers"
+        None, "--seed", help="seed (0 to 2**128-1): the same seed gives the same totals on any number of workers"
     ),
     workers: int | None = typer.Option(
-        None, "--workers", help="start a local Dask cluster of this many worker processes"
+        None, "--workers", help="start a local Dask cluster of this many worker processes (1 to 256)"
     ),
     scheduler: str | None = typer.Option(
         None, "--scheduler", help="address of an existing Dask scheduler, e.g. tcp://10.0.0.5:8786"
+    ),
+    dashboard: bool = typer.Option(
+        False, "--dashboard", help="with --workers: open the Dask dashboard on 127.0.0.1:8787 (off by default)"
     ),
     as_json: bool = typer.Option(False, "--json", help="print the report as one JSON object"),
     plot: Path | None = typer.Option(
         None, "--plot", help="draw the distribution of session results to this PNG"
     ),
-    session_length: int = typer.Option(100, "--session-length", help="rounds per session for --plot"),
+    session_length: int | None = typer.Option(None, "--session-length", help="rounds per session for --plot (default 100)"),
     bet: str | None = typer.Option(None, "--bet", help="main wager per box (default: the table minimum)"),
     set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE (repeatable)"),
-    chunk_rounds: int = typer.Option(
-        500_000, "--chunk-rounds", help="rounds per work chunk (part of what a seed reproduces)"
+    chunk_rounds: int | None = typer.Option(
+        None, "--chunk-rounds", help="rounds per work chunk, 1 to 5,000,000 (part of what a seed reproduces)"
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar on standard error"),
 ) -> None:
     """Simulate many rounds fast and report the house edge, its 95% CI and every pay line."""
     from pontoon.rules import parse_set_options, resolve_rules
-    from pontoon.sim.api import simulate
+    from pontoon.rules.model import CasinoRules
+    from pontoon.sim.api import DEFAULT_CHUNK, simulate
 
     try:
         if rounds < 1:
             _fail(f"--rounds {rounds}: give a positive number of rounds")
         table = resolve_rules(rules, parse_set_options(set_) if set_ else None)
-        sides = [s for s in side_bets.split(",") if s.strip()]
-        if plot is not None and plot.suffix.lower() != ".png":
-            _fail(f"--plot {str(plot)!r}: the picture is written as PNG, give a .png file name")
-        sess = session_length if plot is not None else 0
-        if plot is not None and session_length < 1:
-            _fail(f"--session-length {session_length}: give a positive number of rounds")
-        bar = None
-        cb = None
-        if progress and not as_json and rounds >= 2 * chunk_rounds:
-            from tqdm import tqdm
+        given = {
+            "--boxes": boxes is not None, "--strategy": strategy is not None, "--side-bets": side_bets is not None,
+            "--insurance": insurance is not None, "--penetration": penetration is not None, "--csm": csm,
+            "--bet": bet is not None, "--plot": plot is not None, "--session-length": session_length is not None,
+            "--workers": workers is not None, "--scheduler": scheduler is not None,
+            "--chunk-rounds": chunk_rounds is not None, "--dashboard": dashboard,
+        }  # fmt: skip
+        if not isinstance(table, CasinoRules):
+            bad = [k for k in CASINO_ONLY if given[k]]
+            if bad:
+                _fail(
+                    f"{', '.join(bad)} does not apply to {table.preset}: the British simulator plays bots "
+                    "through the engine (accepted: --rounds, --seed, --set, --json)"
+                )
+        if dashboard and workers is None:
+            _fail("--dashboard needs --workers N (it shows the local Dask cluster)")
+        sides = [s for s in (side_bets or "").split(",") if s.strip()]
+        if plot is not None:
+            _check_plot_path(plot)
+        sl = 100 if session_length is None else session_length
+        if session_length is not None and plot is None:
+            _fail("--session-length applies to --plot: give --plot FILE.png too")
+        sess = sl if plot is not None else 0
+        if plot is not None and sl < 1:
+            _fail(f"--session-length {sl}: give a positive number of rounds")
+        cr = DEFAULT_CHUNK if chunk_rounds is None else chunk_rounds
+        bars: list[Any] = []
 
-            bar = tqdm(
-                total=rounds, unit="rd", unit_scale=True, file=sys.stderr, desc="simulate", smoothing=0.1
-            )
-            cb = bar.update
+        def cb(n: int) -> None:  # the bar appears with the first finished chunk (never before an error)
+            if not bars:
+                from tqdm import tqdm
+
+                bars.append(
+                    tqdm(total=rounds, unit="rd", unit_scale=True, file=sys.stderr, desc="simulate", smoothing=0.1)
+                )
+            bars[0].update(n)
+
         try:
             out = simulate(
                 table,
                 rounds,
-                boxes=boxes,
-                strategy=strategy,
+                boxes=1 if boxes is None else boxes,
+                strategy=strategy or "basic",
                 side_bets=sides,
-                insurance=insurance,
+                insurance=insurance or "never",
                 penetration=penetration,
                 csm=csm,
                 seed=seed,
@@ -96,29 +127,40 @@ def simulate_command(
                 scheduler=scheduler,
                 session_length=sess,
                 bet=bet,
-                chunk_rounds=chunk_rounds,
-                progress=cb,
+                chunk_rounds=cr,
+                progress=cb if progress and not as_json and rounds >= 2 * cr else None,
+                dashboard=dashboard,
             )
         finally:
-            if bar is not None:
+            for bar in bars:
                 bar.close()
     except PontoonError as err:
         _fail(str(err))
         return
-    nets = out.pop("_session_nets", None)
+    hist_w = out.pop("_session_hist", None)
     if plot is not None:
-        if nets is None:
-            _fail(f"--plot: no complete session of {session_length} rounds was played")
-        draw_sessions(nets, out, plot)
+        if hist_w is None:
+            _fail(f"--plot: no complete session of {sl} rounds was played")
+        draw_sessions(hist_w, out, plot)
         out["plot"] = str(plot)
     if as_json:
-        typer.echo(json.dumps(out, indent=2, default=str))
+        typer.echo(dumps(out, indent=2, default=str))  # exact decimals as JSON numbers (issue 10 item 10)
     else:
         print_report(out)
 
 
-def draw_sessions(nets: Any, out: dict[str, Any], path: Path) -> None:
-    """A histogram of the net result of each session, in main wagers (matplotlib, Agg)."""
+def _check_plot_path(plot: Path) -> None:
+    if plot.suffix.lower() != ".png":
+        _fail(f"--plot {str(plot)!r}: the picture is written as PNG, give a .png file name")
+    if plot.is_dir():
+        _fail(f"--plot {str(plot)!r} is a directory: give a .png file name")
+    if not plot.parent.is_dir():
+        _fail(f"--plot {str(plot)!r}: the folder {str(plot.parent)!r} does not exist")
+
+
+def draw_sessions(hist_w: tuple[Any, int], out: dict[str, Any], path: Path) -> None:
+    """A histogram of the net result of each session, in main wagers (matplotlib, Agg), drawn from
+    the streamed fixed-size histogram (``sim/sessions.py``): no session is kept in memory."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -126,11 +168,20 @@ def draw_sessions(nets: Any, out: dict[str, Any], path: Path) -> None:
     import numpy as np
 
     s = out["sessions"]
+    hist, wager_quanta = hist_w  # the histogram is in money quanta; a main wager is wager_quanta of them
+    edges, counts = hist.bins()
+    left = edges / wager_quanta
+    width = hist.width / wager_quanta
+    # regroup to about 90 bars of whole wagers
+    group = max(1, int(math.ceil(len(counts) / 90)), int(math.ceil(1.0 / width)) if width < 1 else 1)
+    k = int(math.ceil(len(counts) / group)) * group
+    c = np.zeros(k, dtype=np.float64)
+    c[: len(counts)] = counts
+    c = c.reshape(-1, group).sum(axis=1)
+    e = left[0] + np.arange(len(c) + 1) * width * group
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
-    lo, hi = float(np.min(nets)), float(np.max(nets))
-    step = max(1.0, float(math.ceil((hi - lo) / 90)))  # results are in half wagers: whole-wager bins
-    bins: Any = np.arange(math.floor(lo) - step / 2, math.ceil(hi) + step, step)
-    ax.hist(nets, bins=bins, color="#2f6f9f", alpha=0.85, density=True, label="sessions")
+    ax.stairs(c / (c.sum() * width * group), e, fill=True, color="#2f6f9f", alpha=0.85, label="sessions")
+    lo, hi = float(e[0]), float(e[-1])
     xs = np.linspace(lo, hi, 400)
     if s["sd"] > 0:
         ax.plot(
@@ -180,6 +231,8 @@ def print_report(out: dict[str, Any]) -> None:
     con.print(
         f"{out['seconds']:.2f} s, [bold]{out['rounds_per_second']:,.0f}[/bold] rounds/s"
         + (f" on {out['workers']} worker(s)" if "workers" in out else "")
+        + (f" (simulation only; compiling or loading the kernels took {out['compile_seconds']:.2f} s more)"
+           if "compile_seconds" in out else "")
     )
     t = Table(title="pay lines (per box-round; return per main wager; side bets per side wager)")
     t.add_column("line")

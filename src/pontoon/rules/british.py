@@ -10,11 +10,14 @@ Field names are the names accepted by scenario ``options`` and ``--set``.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Money = Decimal
+from pontoon.rules.overrides import apply_overrides
+
+MAX_AMOUNT = 10**12  # the largest amount anywhere (money.MAX_AMOUNT; README "Limits")
+Money = Annotated[Decimal, Field(le=MAX_AMOUNT, decimal_places=2, allow_inf_nan=False)]
 
 
 class BritishRules(BaseModel):
@@ -23,13 +26,15 @@ class BritishRules(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
     # identity
-    preset: str = Field(description="preset id this table is based on")
-    name: str = ""
-    document: str = "003_8651e4cdf686b569.txt"
+    preset: str = Field(description="preset id this table is based on", max_length=40)
+    name: str = Field("", max_length=200)
+    document: str = Field("003_8651e4cdf686b569.txt", max_length=200)
 
     # cards: 003 "standard 52 card pack ... say 8 or more, two 52 packs can be mixed together"
     pack: Literal["standard52"] = "standard52"
     two_packs_from: int = Field(default=8, ge=2, le=50, description="people at the table (banker included) from which two packs are used")
+    # rul 28: the banker counts among the 8 players; the number of packs is a rule field that may be set
+    packs: int | None = Field(default=None, ge=1, le=2, description="packs used whatever the table size (None: by two_packs_from)")
 
     # stakes: 003 "A minimum and maximum for initial bets must be agreed" (rulings 15a: 1 to 100)
     stake_min: Money = Field(default=Decimal(1), gt=0)
@@ -81,6 +86,8 @@ class BritishRules(BaseModel):
             raise ValueError(f"stake_min={self.stake_min} is above stake_max={self.stake_max}")
         if self.kitty_min > self.kitty_max:
             raise ValueError(f"kitty_min={self.kitty_min} is above kitty_max={self.kitty_max}")
+        if self.shoot and self.shoot_min > self.kitty_max:
+            raise ValueError(f"shoot_min={self.shoot_min} is above kitty_max={self.kitty_max}: no shoot could be accepted")
         if self.ace_ten_not_pontoon and self.ace_picture_beats_ace_ten:
             raise ValueError("ace_picture_beats_ace_ten needs A-10 to be a Pontoon; it conflicts with ace_ten_not_pontoon=true")
         return self
@@ -93,12 +100,12 @@ class BritishRules(BaseModel):
 
     def packs_for(self, people: int) -> int:
         """Packs used for a table of ``people`` (banker included): 003 "two 52 packs" for 8 or more."""
+        if self.packs is not None:  # rul 28: set by the table
+            return self.packs
         return 2 if people >= self.two_packs_from else 1
 
     def with_(self, **changes: object) -> BritishRules:
         """A validated copy with some fields changed (raises RulesError on bad values)."""
-        from pontoon.rules.load import apply_overrides
-
         return apply_overrides(self, changes, source="overrides")  # type: ignore[return-value]
 
 

@@ -7,9 +7,18 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from pontoon.errors import RulesError
+from pontoon.rules.british import BRITISH_PRESETS
+from pontoon.rules.overrides import FIELD_ALIASES, apply_overrides
+from pontoon.rules.presets import CASINO_PRESETS
+
+__all__ = ["ALIASES", "FIELD_ALIASES", "apply_overrides", "find_rules", "load_rules_file", "parse_set_options",
+           "preset_ids", "resolve_rules"]
+
+MAX_RULES_BYTES = 1 << 20  # a table's TOML file is at most 1 MiB
+MAX_DEPTH = 8  # TOML tables and arrays nested at most this deep
 
 ALIASES: dict[str, str] = {
     "mbs": "mbs",
@@ -34,14 +43,7 @@ ALIASES: dict[str, str] = {
     "shoot-pontoon": "shoot",
 }
 
-# names accepted by --set / options that differ from the model's field names
-FIELD_ALIASES: dict[str, str] = {"hits_soft_17": "dealer_hits_soft_17"}
-
-
 def _registry() -> dict[str, BaseModel]:
-    from pontoon.rules.british import BRITISH_PRESETS
-    from pontoon.rules.presets import CASINO_PRESETS
-
     return {**CASINO_PRESETS, **BRITISH_PRESETS}
 
 
@@ -51,22 +53,13 @@ def preset_ids() -> list[str]:
 
 def find_rules(name: str) -> Any:
     """The preset with this id or alias (``"mbs"``, ``"plus"``, ``"fed"`` ...)."""
+    if not isinstance(name, str):
+        raise RulesError(f"a preset is named by a string such as 'mbs', not {type(name).__name__}")
     key = ALIASES.get(name.strip().lower())
     reg = _registry()
     if key is None or key not in reg:
         raise RulesError(f"unknown preset {name!r}: accepted presets are {', '.join(reg)}")
     return reg[key]
-
-
-def _coerce(value: Any) -> Any:
-    # keep money exact: a TOML or JSON float becomes the Decimal of its shortest text
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    if isinstance(value, list):
-        return tuple(_coerce(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _coerce(v) for k, v in value.items()}
-    return value
 
 
 def _parse_text_value(text: str) -> Any:
@@ -97,45 +90,31 @@ def parse_set_options(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def _one_line(err: ValidationError, source: str, model: type[BaseModel]) -> str:
-    e = err.errors()[0]
-    loc = ".".join(str(p) for p in e["loc"]) or "rules"
-    if e["type"] == "extra_forbidden":
-        fields = ", ".join(sorted(model.model_fields))
-        return f"{source}: unknown rule field {loc!r}; accepted fields: {fields}"
-    msg = e["msg"].removeprefix("Value error, ")
-    val = e.get("input")
-    if loc == "rules" or isinstance(val, dict):
-        return f"{source}: {msg}"
-    return f"{source}: {loc}={val!r} is not allowed: {msg}"
-
-
-def apply_overrides(base: BaseModel, changes: dict[str, Any], *, source: str = "options") -> BaseModel:
-    """A validated copy of ``base`` with ``changes``; raises RulesError with a one-line message."""
-    data = base.model_dump()
-    changes = {FIELD_ALIASES.get(k, k): _coerce(v) for k, v in changes.items()}
-    # blackjack: dealer_peeks=false means no hole card at all (analysis-json.md)
-    if "dealer_peeks" in changes and "dealer_hole_card" not in changes and "dealer_hole_card" in data:
-        changes["dealer_hole_card"] = bool(changes["dealer_peeks"])
-    if "preset" in changes and changes["preset"] != data.get("preset"):
-        raise RulesError(f"{source}: 'preset' cannot be overridden; name the base preset instead")
-    data.update(changes)
-    model = type(base)
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        raise RulesError(_one_line(err, source, model)) from None
-
-
 def load_rules_file(path: str | Path) -> Any:
     """A table described in TOML: ``preset = "mbs"`` plus any rule fields to override."""
     p = Path(path)
     try:
-        raw = tomllib.loads(p.read_text())
+        with p.open("rb") as fh:
+            data = fh.read(MAX_RULES_BYTES + 1)
     except FileNotFoundError:
         raise RulesError(f"rules file {str(p)!r} not found") from None
+    except OSError as err:
+        raise RulesError(f"rules file {str(p)!r} cannot be read: {err.strerror or err}") from None
+    if len(data) > MAX_RULES_BYTES:
+        raise RulesError(f"rules file {str(p)!r} is larger than {MAX_RULES_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RulesError(f"rules file {str(p)!r} is not UTF-8 text (byte {err.start}): a table is a TOML file") from None
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise RulesError(f"rules file {str(p)!r} is not valid TOML: {err}") from None
+        raise RulesError(f"rules file {str(p)!r} is not valid TOML: {str(err).splitlines()[0]}") from None
+    except RecursionError:
+        raise RulesError(f"rules file {str(p)!r} is nested too deeply (at most {MAX_DEPTH} levels)") from None
+    except ValueError as err:  # e.g. an integer of more than 4300 digits
+        raise RulesError(f"rules file {str(p)!r}: a value cannot be read: {str(err).splitlines()[0]}") from None
+    _check_depth(raw, str(p))
     base_name = raw.pop("preset", None) or raw.pop("base", None)
     if not isinstance(base_name, str):
         raise RulesError(f"{p.name}: missing 'preset = \"mbs\"' (the preset the table is based on)")
@@ -143,9 +122,29 @@ def load_rules_file(path: str | Path) -> Any:
     return apply_overrides(base, raw, source=p.name)
 
 
+def _check_depth(data: Any, where: str) -> None:
+    """Tables and arrays nested at most ``MAX_DEPTH`` deep (iterative: never a RecursionError)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        obj, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise RulesError(f"rules file {where!r} is nested too deeply (at most {MAX_DEPTH} levels)")
+        items = obj.values() if isinstance(obj, dict) else obj
+        stack.extend((x, depth + 1) for x in items if isinstance(x, dict | list))
+
+
+def _is_file(name: str) -> bool:
+    try:
+        return Path(name).is_file()
+    except (OSError, ValueError):  # a name too long, or with a NUL byte, is no file
+        return False
+
+
 def resolve_rules(name_or_path: str, overrides: dict[str, Any] | None = None) -> Any:
     """A preset id/alias or a ``.toml`` path, then optional overrides."""
-    if name_or_path.endswith(".toml") or Path(name_or_path).is_file():
+    if not isinstance(name_or_path, str):
+        raise RulesError(f"rules are named by a preset id or a .toml path, not {type(name_or_path).__name__}")
+    if name_or_path.endswith(".toml") or _is_file(name_or_path):
         rules = load_rules_file(name_or_path)
     else:
         rules = find_rules(name_or_path)

@@ -7,13 +7,19 @@ Pay odds are Decimals (3 to 2 is ``Decimal("1.5")``): money stays exact (archite
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Money = Decimal
-Odds = Decimal
+from pontoon.rules.overrides import apply_overrides
+
+MAX_AMOUNT = 10**12  # the largest amount anywhere (money.MAX_AMOUNT; README "Limits")
+# an amount: a finite decimal of at most two places, 0 to MAX_AMOUNT (a field adds gt=0 where 0 is no table)
+Money = Annotated[Decimal, Field(ge=0, le=MAX_AMOUNT, decimal_places=2, allow_inf_nan=False)]
+# a pay multiple: finite, 0 to 10,000 times the wager
+Odds = Annotated[Decimal, Field(ge=0, le=10_000, allow_inf_nan=False)]
 
 
 class SuperBonusTier(BaseModel):
@@ -42,14 +48,16 @@ class CasinoRules(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
     # identity
-    preset: str = Field(description="preset id this table is based on")
-    name: str = ""
-    document: str = Field("", description="rule document file")
+    preset: str = Field(description="preset id this table is based on", max_length=40)
+    name: str = Field("", max_length=200)
+    document: str = Field("", description="rule document file", max_length=200)
 
     # cards and shoe (rulings 1)
     pack: Literal["pontoon48", "standard52"] = "pontoon48"
     decks: int = Field(6, ge=1, le=8)
-    penetration: float = Field(0.75, gt=0.1, le=1.0, description="fraction dealt before the cut card")
+    penetration: float = Field(
+        0.75, gt=0.1, le=1.0, allow_inf_nan=False, description="fraction dealt before the cut card, above 0.1 and at most 1"
+    )
 
     # table (rulings 15a)
     max_boxes: int = Field(7, ge=1, le=12)
@@ -84,10 +92,10 @@ class CasinoRules(BaseModel):
 
     # Super Bonus (rulings 17)
     super_bonus: bool = True
-    super_bonus_tiers: tuple[SuperBonusTier, ...] = (
+    super_bonus_tiers: tuple[SuperBonusTier, ...] = Field((
         SuperBonusTier(min_wager=Decimal(10), amount=Decimal(1000)),
         SuperBonusTier(min_wager=Decimal(100), amount=Decimal(5000)),
-    )
+    ), max_length=16)
     super_bonus_controlling_only: bool = False  # FED: to the controlling player's wager only
     super_bonus_other_payment: Money = Decimal(50)
     super_bonus_other_scope: Literal["each_wager", "seated_per_box"] = "each_wager"
@@ -106,7 +114,7 @@ class CasinoRules(BaseModel):
     double_ace_counts_one: bool = True  # 000 3.17.2
     double_min_table_min: bool = True  # 000 1.1.1: increase not below the table minimum
     rescue: bool = True  # 000 3.11.4
-    rescue_each_bettor: bool = False  # 000 3.11.4.1: each bettor decides for his own wager
+    rescue_each_bettor: bool = True  # 000 3.11.4.1; rul 27: in every casino game each bettor decides for his own wager
 
     # dealer Pontoon / natural against live hands (rulings 6)
     double_loses_original_only: bool = True  # 000 4.4.1
@@ -131,16 +139,27 @@ class CasinoRules(BaseModel):
     bonus_bet: bool = False
     bonus_pays: BonusPayTable = BonusPayTable()
     pandemonium_bet: bool = False
-    pandemonium_multipliers: tuple[int, ...] = (2, 3, 5, 10, 20, 25, 50, 100)
+    pandemonium_multipliers: tuple[Annotated[int, Field(ge=1, le=10_000)], ...] = Field(
+        (2, 3, 5, 10, 20, 25, 50, 100), min_length=1, max_length=64
+    )
     # 002 gives no probabilities for the multipliers (rulings 20). This documented default has a
     # mean multiplier of 20.31, a house edge of about 11% on 6 decks: a casino sets its own.
-    pandemonium_weights: tuple[float, ...] = (0.10, 0.12, 0.15, 0.20, 0.15, 0.12, 0.10, 0.06)
+    pandemonium_weights: tuple[Annotated[float, Field(ge=0, allow_inf_nan=False)], ...] = Field(
+        (0.10, 0.12, 0.15, 0.20, 0.15, 0.12, 0.10, 0.06), min_length=1, max_length=64
+    )
 
     # walking away (004 5.3): the House draws for the absent player to this total
     walk_away_draw_to: int = Field(12, ge=2, le=21)
 
     @model_validator(mode="after")
     def _check(self) -> CasinoRules:
+        # rulings 1: Pontoon is dealt from 48-card Spanish-style decks; the 52-card pack is blackjack's
+        if self.preset == "blackjack" and self.pack != "standard52":
+            raise ValueError("pack: blackjack is dealt from standard52 decks; pontoon48 is for the Pontoon presets")
+        if self.preset != "blackjack" and self.pack != "pontoon48":
+            raise ValueError(
+                f"pack={self.pack!r} does not describe a {self.preset} table: Pontoon presets use pontoon48 (rulings 1)"
+            )
         if self.pack == "pontoon48" and not 4 <= self.decks <= 8:
             raise ValueError(f"decks={self.decks} is out of range: Pontoon tables use 4 to 8 decks of 48 cards")
         if self.table_min > self.table_max:
@@ -149,8 +168,15 @@ class CasinoRules(BaseModel):
             raise ValueError(f"side_min={self.side_min} is above side_max={self.side_max}")
         if len(self.pandemonium_weights) != len(self.pandemonium_multipliers):
             raise ValueError("pandemonium_weights needs one weight per multiplier")
-        if any(w < 0 for w in self.pandemonium_weights) or sum(self.pandemonium_weights) <= 0:
-            raise ValueError("pandemonium_weights must be non-negative and not all zero")
+        if not all(math.isfinite(w) and w >= 0 for w in self.pandemonium_weights) or sum(self.pandemonium_weights) <= 0:
+            raise ValueError("pandemonium_weights must be finite, non-negative and not all zero")
+        mins = [t.min_wager for t in self.super_bonus_tiers]
+        if mins != sorted(set(mins)):
+            raise ValueError("super_bonus_tiers must list strictly increasing min_wager values")
+        if self.super_bonus and not self.super_bonus_tiers:
+            raise ValueError("super_bonus=true needs at least one super_bonus_tiers entry")
+        if self.regular_pays <= 0:
+            raise ValueError(f"regular_pays={self.regular_pays}: an ordinary win pays a positive multiple (1 = even money)")
         if self.dealer_peeks and not self.dealer_hole_card:
             raise ValueError("dealer_peeks=true needs dealer_hole_card=true")
         return self
@@ -185,6 +211,4 @@ class CasinoRules(BaseModel):
 
     def with_(self, **changes: object) -> CasinoRules:
         """A validated copy with some fields changed (raises RulesError on bad values)."""
-        from pontoon.rules.load import apply_overrides
-
         return apply_overrides(self, changes, source="overrides")  # type: ignore[return-value]

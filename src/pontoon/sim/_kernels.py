@@ -29,8 +29,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from pontoon.sim.numba_cache import configure
+
+# compiled kernels cached on disk where that can be written (numba_cache.py; never fails read-only)
+CACHE = configure()
 # no reference counting (the functions never allocate): see the module docstring
-_NO_NRT: dict[str, Any] = {"cache": True, "_nrt": False, "error_model": "numpy"}
+_NO_NRT: dict[str, Any] = {"cache": CACHE, "_nrt": False, "error_model": "numpy"}
 
 # ---- parameter vector indices -------------------------------------------------------------
 P_CUT = 0  # cards dealt before the cut card comes out; 0 = continuous shuffler (every round)
@@ -739,7 +743,7 @@ def _commit(nlog, logl, loga, acc):
     return x, t
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _workspace(nb):
     """The round's scratch arrays for ``nb`` boxes (up to 4 hands each): hand cards, hand fields,
     the pay-line log, Pandemonium draws, box bookkeeping."""
@@ -753,7 +757,7 @@ def _workspace(nb):
     return hc, hi, logl, loga, logb, jrec, bx
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def run_random(
     shoe, st, ur, P, pan_pay, pan_cum, strat, comp, trans, max_rounds, acc, mom, sess, sess_len, r0
 ):
@@ -812,7 +816,7 @@ def _run_loop(
     return done
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def run_stacked(shoes, lens, ju, P, pan_pay, pan_cum, strat, comp, trans, rec):
     """One round per row of ``shoes`` (card codes, ``lens[i]`` of them), dealt in order.
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -21,56 +20,35 @@ from typing import Any
 import numpy as np
 
 from pontoon.cards import pack_cards
-from pontoon.errors import PontoonError, RulesError
+from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
 from pontoon.sim import _kernels as K
+from pontoon.sim.chunk import (
+    RANDOM_BLOCK,
+    SimSpec,
+    Totals,
+    chunk_seed,
+    run_chunk,
+    run_chunk_summary,
+    warm_up,
+)
+from pontoon.sim.stats import report
 from pontoon.sim.tables import comp_table, empty_comp, empty_trans, fallback_chart, load_chart, strategy_table
+
+__all__ = [
+    "MAX_ROUNDS", "MAX_WORKERS", "RANDOM_BLOCK", "SimSpec", "SimulationError", "Totals", "build_spec",
+    "chunk_seed", "plan_chunks", "run_chunk", "run_chunk_summary", "run_stacked", "simulate",
+]  # fmt: skip
 
 CENT = Decimal("0.01")
 DEFAULT_CHUNK = 500_000
-RANDOM_BLOCK = 1 << 16  # 32-bit random words per refill (256 KiB: stays in the L2 cache)
+MAX_CHUNK = 5_000_000  # rounds per chunk at most (a chunk's session array stays under 40 MB)
+MAX_ROUNDS = 10**15  # rounds per run at most (README "Limits"; about a day on 1,000 cores)
+MAX_WORKERS = 256  # local Dask worker processes at most (README "Limits")
 
 
 class SimulationError(PontoonError):
     """Bad simulator input (rounds, boxes, side bets, strategy, cluster options)."""
-
-
-@dataclass(frozen=True)
-class SimSpec:
-    """Everything a chunk needs, as plain picklable data."""
-
-    P: np.ndarray
-    pan_pay: np.ndarray
-    pan_cum: np.ndarray
-    strat: np.ndarray
-    shoe: np.ndarray
-    quantum: Fraction
-    boxes: int
-    side_bets: tuple[str, ...]
-    insurance: bool
-    preset: str
-    bet: Decimal
-    side_bet: Decimal
-    strategy_source: str = ""
-    notes: tuple[str, ...] = field(default=())
-    comp: np.ndarray = field(default_factory=empty_comp)  # composition table (optimal) or empty
-    trans: np.ndarray = field(default_factory=empty_trans)  # its hand-state transitions (or empty)
-    root: int = 0  # the empty hand's state in ``trans``
-
-
-@dataclass
-class Totals:
-    """Exact integer totals of some chunks (added with ``+=``)."""
-
-    acc: np.ndarray = field(default_factory=lambda: np.zeros((K.NL, 2), dtype=np.int64))
-    mom: list[int] = field(default_factory=lambda: [0] * 6)
-    sessions: list[np.ndarray] = field(default_factory=list)
-
-    def add(self, acc: np.ndarray, mom: np.ndarray, sess: np.ndarray | None) -> None:
-        self.acc += acc
-        self.mom = [a + int(b) for a, b in zip(self.mom, mom, strict=True)]
-        if sess is not None and sess.size:
-            self.sessions.append(sess)
 
 
 # ---- rules -> arrays ---------------------------------------------------------------------------
@@ -271,66 +249,47 @@ def resolve_strategy(rules: CasinoRules, strategy: Any) -> tuple[Mapping[str, An
     raise SimulationError(f"strategy {strategy!r}: accepted basic, optimal or a JSON file")
 
 
-# ---- chunks ------------------------------------------------------------------------------------
-def chunk_seed(entropy: int, index: int) -> np.random.SeedSequence:
-    """The seed of chunk ``index``: independent of the worker count (spawn_key by index)."""
-    return np.random.SeedSequence(entropy=entropy, spawn_key=(index,))
-
-
-def run_chunk(
-    spec: SimSpec, entropy: int, index: int, rounds: int, session_length: int = 0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Play ``rounds`` rounds: a pure function of its arguments (Dask may recompute it anywhere).
-
-    Returns (acc[NL, 2], mom[6], sessions) as integer arrays.
-    """
-    bits = np.random.SFC64(chunk_seed(entropy, index))
-    shoe = spec.shoe.copy()
-    n = shoe.shape[0]
-    st = np.zeros(4, dtype=np.int64)
-    st[0] = n  # shuffle before the first round
-    acc = np.zeros((K.NL, 2), dtype=np.int64)
-    mom = np.zeros(6, dtype=np.int64)
-    nsess = rounds // session_length if session_length > 0 else 0
-    sess = np.zeros(nsess, dtype=np.int64)
-    # the random numbers: 32-bit words drawn here (numpy SFC64), a block at a time, read by the
-    # kernel; a round starts only while the block holds enough for any round (K.run_random), and
-    # the unused tail moves to the front before the refill, so no number is skipped or reused
-    ur = np.empty(max(RANDOM_BLOCK, 8 * (n + int(spec.P[K.P_BOXES]))), dtype=np.uint32)
-    ur[:] = _raw32(bits, ur.shape[0])
-    done = 0
-    while done < rounds:
-        done += K.run_random(
-            shoe, st, ur, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, spec.trans, rounds - done,
-            acc,
-            mom, sess, max(session_length, 1), done,
-        )  # fmt: skip
-        if done >= rounds:
-            break
-        used = int(st[1])
-        keep = ur.shape[0] - used
-        ur[:keep] = ur[used:]
-        ur[keep:] = _raw32(bits, used)
-        st[1] = 0
-    return acc, mom, sess
-
-
-def _raw32(bits: np.random.BitGenerator, k: int) -> np.ndarray:
-    """``k`` random 32-bit words from the bit generator (two per 64-bit output)."""
-    return bits.random_raw((k + 1) // 2).view(np.uint32)[:k]  # type: ignore[no-any-return]
-
-
-def plan_chunks(rounds: int, chunk_rounds: int) -> list[int]:
+def plan_chunks(rounds: int, chunk_rounds: int) -> Iterator[int]:
+    """The chunk sizes, made lazily (10**15 rounds are 2*10**9 chunks: never a list in memory)."""
     full, rest = divmod(rounds, chunk_rounds)
-    return [chunk_rounds] * full + ([rest] if rest else [])
+    for _ in range(full):
+        yield chunk_rounds
+    if rest:
+        yield rest
+
+
+def chunk_count(rounds: int, chunk_rounds: int) -> int:
+    return -(-rounds // chunk_rounds)
 
 
 def normalise_seed(seed: int | None) -> int:
     if seed is None:
         return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
-    if not isinstance(seed, int | np.integer) or seed < 0:
-        raise SimulationError(f"seed={seed!r}: a seed is a non-negative integer")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**128:
+        raise SimulationError(f"seed={seed!r}: a seed is an integer from 0 to 2**128 - 1")
     return int(seed)
+
+
+def _check_run(
+    rounds: Any, chunk_rounds: Any, session_length: Any, workers: Any, scheduler: Any
+) -> None:
+    """Every count of a run within its documented limits (README "Limits"), before any work."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
+        raise SimulationError(f"rounds={rounds!r}: give a number of rounds from 1 to {MAX_ROUNDS:,}")
+    if isinstance(chunk_rounds, bool) or not isinstance(chunk_rounds, int) or not 1 <= chunk_rounds <= MAX_CHUNK:
+        raise SimulationError(f"chunk_rounds={chunk_rounds!r}: give 1 to {MAX_CHUNK:,} rounds per chunk")
+    if isinstance(session_length, bool) or not isinstance(session_length, int) or session_length < 0:
+        raise SimulationError(f"session length {session_length!r} must be a positive number of rounds")
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS
+    ):
+        raise SimulationError(f"workers={workers!r}: give 1 to {MAX_WORKERS} local worker processes")
+    if workers is not None and scheduler is not None:
+        raise SimulationError("give either --workers (a local Dask cluster) or --scheduler ADDRESS, not both")
+    if scheduler is not None:
+        from pontoon.sim.cluster import check_address
+
+        check_address(scheduler)
 
 
 def simulate(
@@ -351,20 +310,14 @@ def simulate(
     side_bet: Decimal | int | str | None = None,
     chunk_rounds: int = DEFAULT_CHUNK,
     progress: Callable[[int], None] | None = None,
+    dashboard: bool = False,
 ) -> dict[str, Any]:
-    """Simulate ``rounds`` rounds and return the report (see ``stats.report``)."""
-    from pontoon.sim.stats import report
+    """Simulate ``rounds`` rounds and return the report (see ``stats.report``).
 
-    if not isinstance(rounds, int) or rounds < 1:
-        raise SimulationError(f"rounds={rounds!r}: give a positive number of rounds")
-    if not isinstance(chunk_rounds, int) or chunk_rounds < 1:
-        raise SimulationError(f"chunk_rounds={chunk_rounds!r} must be positive")
-    if session_length < 0:
-        raise SimulationError(f"session length {session_length} must be positive")
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise SimulationError(f"workers={workers!r}: give at least 1")
-    if workers is not None and scheduler is not None:
-        raise SimulationError("give either --workers (a local Dask cluster) or --scheduler ADDRESS, not both")
+    ``compile_seconds`` (kernels compiled, or loaded from numba's cache) is reported apart from
+    ``seconds`` and ``rounds_per_second``, which time the simulation alone (issue 10 item 8).
+    """
+    _check_run(rounds, chunk_rounds, session_length, workers, scheduler)
     if not isinstance(rules, CasinoRules):
         return _british(rules, rounds, seed)
     spec = build_spec(
@@ -372,7 +325,7 @@ def simulate(
         penetration=penetration, csm=csm, bet=bet, side_bet=side_bet,
     )  # fmt: skip
     entropy = normalise_seed(seed)
-    sizes = plan_chunks(rounds, chunk_rounds)
+    cr = chunk_rounds
     if session_length:
         # sessions never straddle chunks: round the chunk size down to whole sessions
         if session_length > chunk_rounds:
@@ -380,32 +333,33 @@ def simulate(
                 f"session length {session_length} is longer than a chunk ({chunk_rounds} rounds)"
             )
         cr = chunk_rounds - chunk_rounds % session_length
-        sizes = plan_chunks(rounds, cr)
+    sizes = plan_chunks(rounds, cr)
     totals = Totals()
-    t0 = time.perf_counter()
     if workers is None and scheduler is None:
+        compile_seconds = warm_up(spec)
+        t0 = time.perf_counter()
         for i, n in enumerate(sizes):
             acc, mom, sess = run_chunk(spec, entropy, i, n, session_length)
             totals.add(acc, mom, sess)
             if progress:
                 progress(n)
         used = 1
+        seconds = time.perf_counter() - t0
     else:
         from pontoon.sim.cluster import run_on_dask
 
-        used = run_on_dask(spec, entropy, sizes, session_length, totals, workers, scheduler, progress)
-    seconds = time.perf_counter() - t0
-    return report(spec, totals, rounds, seconds, seed=entropy, workers=used, session_length=session_length)
+        used, compile_seconds, seconds = run_on_dask(
+            spec, entropy, sizes, session_length, totals, workers, scheduler, progress, dashboard=dashboard
+        )
+    out = report(spec, totals, rounds, seconds, seed=entropy, workers=used, session_length=session_length)
+    out["compile_seconds"] = compile_seconds
+    return out
 
 
 def _british(rules: Any, rounds: int, seed: int | None) -> dict[str, Any]:
     """British Pontoon: delegated to the British engine's simulator (another team's module)."""
-    try:
-        from pontoon.british.sim import simulate_british  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        raise RulesError(
-            f"{getattr(rules, 'preset', 'british')}: the British simulator (pontoon.british.sim) is not available yet"
-        ) from None
+    from pontoon.sim.british import simulate_british
+
     t0 = time.perf_counter()
     out = dict(simulate_british(rules, rounds, normalise_seed(seed), players=4))
     out.setdefault("rounds", rounds)

@@ -11,12 +11,11 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from pontoon.money import money_json
 from pontoon.sim import _kernels as K
 
 if TYPE_CHECKING:
-    from pontoon.sim.api import SimSpec, Totals
+    from pontoon.sim.chunk import SimSpec, Totals
 
 # report name -> kernel line (main-game lines: per box-round, return per main wager)
 MAIN_LINES: dict[str, int] = {
@@ -138,24 +137,26 @@ def report(
         "sd": sd,
         "lines": lines,
         "counts": counts,
-        "totals": {
-            "main_game_net": str(_money(sx, q)),
-            "all_wagers_net": str(_money(st, q)),
-            "main_wagered_initial": str(_money(hands * W, q)),
+        "totals": {  # exact decimals: written by money.dumps as JSON numbers from their text
+            "main_game_net": money_json(_money(sx, q)),
+            "all_wagers_net": money_json(_money(st, q)),
+            "main_wagered_initial": money_json(_money(hands * W, q)),
         },
         "notes": list(spec.notes),
     }
-    if session_length and totals.sessions:
-        sess = np.concatenate(totals.sessions).astype(np.float64) / W
+    h = totals.sessions
+    if session_length and h.n:
+        # streamed into a fixed-size histogram (sessions.py): memory does not grow with the rounds
         out["sessions"] = {
             "length": session_length,
-            "count": int(sess.size),
-            "mean": float(sess.mean()),
-            "sd": float(sess.std()),
-            "p_ahead": float((sess > 0).mean()),
-            "p_behind": float((sess < 0).mean()),
-            "p5": float(np.percentile(sess, 5)),
-            "p95": float(np.percentile(sess, 95)),
+            "count": h.n,
+            "mean": h.mean() / W,
+            "sd": h.sd() / W,
+            "p_ahead": h.ahead / h.n,
+            "p_behind": h.behind / h.n,
+            "p5": h.percentile(5) / W,
+            "p95": h.percentile(95) / W,
+            "bin_width": h.width / W,
         }
-        out["_session_nets"] = sess
+        out["_session_hist"] = (h, W)  # for the plot: not part of the JSON report
     return out

@@ -1,4 +1,4 @@
-"""Simulation of the British game through the real engine, with bots in every seat (issue 5 hook).
+"""Simulation of the British game (moved from ``british/sim.py``: simulation lives in ``sim/``) through the real engine, with bots in every seat (issue 5 hook).
 
 ``simulate_british(rules, rounds, seed, players=4) -> dict``
 
@@ -44,8 +44,9 @@ def simulate_british(
     bots = bots or Bots()
     seats = [f"p{i + 1}" for i in range(players + 1)]
     game = BritishGame(rules, seats, rng=seed)
-    nets: list[float] = []
-    stakes: list[float] = []
+    # running sums (memory does not grow with the rounds: issue 10 item 7)
+    n = 0
+    sum_x = sum_s = sum_xx = sum_xs = sum_ss = 0.0
     hands = 0
     counts = {k: 0 for k in (*PLAYER_LINES, *BANKER_LINES)}
     line_net = {k: Decimal(0) for k in counts}
@@ -66,8 +67,13 @@ def simulate_british(
             continue
         bnet = summary["net"][rnd.banker]
         s = rnd.initial_stakes()
-        nets.append(float(bnet["stake"]))
-        stakes.append(float(s))
+        x, st = float(bnet["stake"]), float(s)
+        n += 1
+        sum_x += x
+        sum_s += st
+        sum_xx += x * x
+        sum_xs += x * st
+        sum_ss += st * st
         if rules.shoot:
             shoot_net += bnet.get("shoot", Decimal(0))
             shot += sum((h.shoot for h in rnd.hands), Decimal(0))
@@ -88,13 +94,13 @@ def simulate_british(
                 counts[hline] += 1
                 line_net[hline] += h.net
     seconds = time.perf_counter() - t0
-    n = len(nets)
-    total_stake = sum(stakes)
-    edge = sum(nets) / total_stake if total_stake else 0.0
+    total_stake = sum_s
+    edge = sum_x / total_stake if total_stake else 0.0
     mean_s = total_stake / n if n else 0.0
     if n > 1 and mean_s > 0:
-        resid = [x - edge * s for x, s in zip(nets, stakes, strict=True)]
-        sd = math.sqrt(sum(e * e for e in resid) / (n - 1)) / mean_s
+        # sum of (x - edge*s)^2 from the running sums
+        ss = max(sum_xx - 2 * edge * sum_xs + edge * edge * sum_ss, 0.0)
+        sd = math.sqrt(ss / (n - 1)) / mean_s
     else:
         sd = 0.0
     ci95 = 1.96 * sd / math.sqrt(n) if n else 0.0
