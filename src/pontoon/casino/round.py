@@ -87,6 +87,9 @@ class CasinoRound:
         self.foreign_cards: list[Card] = []  # drawn but not part of the pack: they void the round
         self.declines: dict[tuple[int, str], set[str]] = {}  # standing bettors' decline orders (seats.py)
         self._order: list[Box] | None = None  # boxes in number order (turn order), made once the deal is on
+        self._legal: dict[Actor, list[Action]] = {}  # listings for the round's version _legal_v
+        self._legal_v = -1
+        self._all: list[Action] | None = None
         if jackpot is None:
             gen = make_rng(rng)
             probs = rules.pandemonium_probabilities()
@@ -302,11 +305,32 @@ class CasinoRound:
 
     # ---------------------------------------------------------------------------- actions (verbs.py)
     def legal_actions(self, seat: Actor = TABLE) -> list[Action]:
-        """What ``seat`` may do now; ``TABLE`` (the default): every action of every box."""
-        return seats.legal_for(self, seat)
+        """What ``seat`` may do now; ``TABLE`` (the default): every action of every box.
+
+        Listings are kept until the round changes (every change logs an event, so the log's count is
+        the round's version); a listed action taken as listed is not checked twice."""
+        return list(self._listing(seat))
+
+    def _listing(self, seat: Actor) -> list[Action]:
+        v = self.log.count
+        if v != self._legal_v:
+            self._legal = {}
+            self._all = None
+            self._legal_v = v
+        got = self._legal.get(seat)
+        if got is None:
+            got = self._legal[seat] = seats.legal_for(self, seat)
+        return got
 
     def legal_actions_all(self) -> list[Action]:
         """Every action that may be taken now (defaults: full double, every bettor)."""
+        if self._legal_v == self.log.count and self._all is not None:
+            return self._all
+        out = self._legal_actions_all()
+        self._all = out if self._legal_v == self.log.count else None
+        return out
+
+    def _legal_actions_all(self) -> list[Action]:
         if self.phase in (Phase.BETTING, Phase.OVER):
             return []
         out: list[Action] = []
@@ -394,7 +418,8 @@ class CasinoRound:
         """``act(seat, action)`` (or ``act(action)`` for the table; an Action or its scenario text or
         object form): take it and return the events it logged."""
         seat, action = self._actor_args(args)
-        self.verify(seat, action)
+        if not (self._legal_v == self.log.count and action in self._legal.get(seat, ())):
+            self.verify(seat, action)
         start = len(self.log)
         who: dict[str, Any] = {"authority": "table"} if seat is TABLE else {"seat": seat}
         self.log.add("action", action=str(action), act=action.to_json(), **who)

@@ -137,7 +137,11 @@ def legal_for(rnd: CasinoRound, seat: Actor) -> list[Action]:
     if isinstance(seat, Marker):
         return []
     # checked as this seat would take it: the standing bettors' decline orders applied (with_orders)
-    out = [a for a in every if not why_not_for(rnd, seat, a) and not rnd._why_illegal(a, seat)]
+    out = [
+        a for a in every
+        if not why_not_for(rnd, seat, a)
+        and (with_orders(rnd, seat, a) is a or not rnd._why_illegal(a, seat))
+    ]
     if rnd.phase in (Phase.WINDOW, Phase.PLAY):
         for n in sorted(rnd.boxes):
             if len(rnd.boxes[n].bettors) < 2:
