@@ -66,11 +66,13 @@ def play_round(rules: CasinoRules, order: list[str], policy: Policy, rescue: Res
             counts[card_index(c)] += 1
         code = policy(tuple(counts), up)
         legal = {a.verb for a in rnd.legal_actions() if a.box == 1}
-        if code in ("R", "Rs") and "surrender" in legal:
+        if code == "P" and "split" in legal:
+            verb = "split"
+        elif code in ("R", "Rs") and "surrender" in legal:
             verb = "surrender"
         elif code in ("D", "Ds") and "double" in legal:
             verb = "double"
-        elif code in ("S", "Ds", "Rs") and "stand" in legal:
+        elif code in ("S", "Ds", "Rs", "P") and "stand" in legal:
             verb = "stand"
         else:
             verb = "hit"

@@ -35,7 +35,7 @@ def test_json_report_shape(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "args",
     [["--rules", "nope"], ["--rules", "mbs", "--set", "decks=9"], ["--rules", "mbs", "--set", "foo"],
-     ["--rules", "mbs", "--bet", "-5"], ["--rules", "british"]],
+     ["--rules", "mbs", "--bet", "-5"], ["--rules", "british"], ["--rules", "mbs", "--split-strategy", "cdq"]],
 )
 def test_bad_input_is_one_line_exit_2(args: list[str]) -> None:
     r = _run(*args)
@@ -48,3 +48,14 @@ def test_compare_side_by_side() -> None:
     assert r.returncode == 0, r.stderr
     for word in ("mbs", "federal", "blackjack", "house edge, basic", "pack", "max_split_hands"):
         assert word in r.stdout
+
+
+def test_split_strategy_option_reaches_the_analysis() -> None:
+    """--split-strategy cdz on 1 deck S17 gives Farmer's CDZ- figure (tests/analysis/test_farmer.py),
+    and the report names the strategy in its method."""
+    r = _run("--rules", "blackjack", "--set", "decks=1", "--split-strategy", "cdz", "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert -rep["house_edge"]["optimal"] == pytest.approx(0.181934306 / 100, abs=1e-9)
+    assert "CDZ-" in rep["method"]["splits"]
+    assert any("FED" in a for a in rep["method"]["approximations"])

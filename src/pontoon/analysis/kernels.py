@@ -423,3 +423,124 @@ def dealer_batch_table(
             if p != 0.0:
                 out[k, outcome[j]] += p / den[tot]
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Dealer distributions for every up card at once (the way E. Farmer's analyser does it): the
+# dealer's whole hand, up card included, is a multiset M; P(M dealt in one given order) =
+# prod_r c_r (c_r - 1) ... / N (N - 1) ... does not depend on the order, so a trie of the
+# multisets (ranks added in increasing order) gives every product with one multiplication per
+# node, shared by all up cards; the distribution given up card u divides by P(first card u).
+
+
+def dealer_trie(h17: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(parent, rank, used, depth, contrib, orders): trie nodes (node 0 = empty multiset; node i
+    adds ``rank[i]``, ``used[i]`` of that rank already in, ``depth[i]`` cards before it) and the
+    non-bust final hands: ``contrib[k] = (node, up, outcome)`` with ``orders[k]`` dealing orders
+    that start with ``up`` (outcome NAT for the two-card natural)."""
+    parent = [0]
+    rank = [0]
+    used = [0]
+    depth = [0]
+    children: dict[tuple[int, int], int] = {}
+    contrib: list[tuple[int, int, int]] = []
+    orders: list[float] = []
+    for up in range(10):
+        ranks, mults, starts, outcome, ords = dealer_table(up, h17)
+        for g in range(len(outcome)):
+            if outcome[g] == BUST:
+                continue
+            cnt = [0] * 10
+            cnt[up] += 1
+            for t in range(starts[g], starts[g + 1]):
+                cnt[ranks[t]] += mults[t]
+            node = 0
+            k = 0
+            for r in range(10):
+                for m in range(cnt[r]):
+                    key = (node, r)
+                    if key not in children:
+                        children[key] = len(parent)
+                        parent.append(node)
+                        rank.append(r)
+                        used.append(m)
+                        depth.append(k)
+                    node = children[key]
+                    k += 1
+            contrib.append((node, up, int(outcome[g])))
+            orders.append(float(ords[g]))
+    return (
+        np.array(parent, np.int64),
+        np.array(rank, np.int64),
+        np.array(used, np.int64),
+        np.array(depth, np.int64),
+        np.array(contrib, np.int64).reshape(-1, 3),
+        np.array(orders, np.float64),
+    )
+
+
+@njit(cache=True)
+def dealer_all_upcards(
+    full: np.ndarray,
+    removed: np.ndarray,
+    parent: np.ndarray,
+    rank: np.ndarray,
+    used: np.ndarray,
+    depth: np.ndarray,
+    contrib: np.ndarray,
+    orders: np.ndarray,
+) -> np.ndarray:
+    """``out[k, up]``: the dealer's outcome distribution (17..21, natural, bust) given up card
+    ``up`` dealt from ``full - removed[k]`` (zeros where that shoe lacks the card or a row does
+    not fit)."""
+    k_n = removed.shape[0]
+    n_nodes = parent.shape[0]
+    n_c = contrib.shape[0]
+    out = np.zeros((k_n, 10, 7))
+    prod = np.zeros(n_nodes)
+    inv = np.zeros(32)
+    fac = np.zeros(10 * 24)
+    acc = np.zeros(70)
+    c = np.zeros(10, np.int64)
+    # node i multiplies by fac[slot[i]] * inv[depth[i]]; contribution t adds into acc[cell[t]]
+    slot = np.zeros(n_nodes, np.int64)
+    for i in range(n_nodes):
+        slot[i] = rank[i] * 24 + min(used[i], 23)
+    cell = np.zeros(n_c, np.int64)
+    node = np.zeros(n_c, np.int64)
+    for t in range(n_c):
+        cell[t] = contrib[t, 1] * 7 + contrib[t, 2]
+        node[t] = contrib[t, 0]
+    for k in range(k_n):
+        ok = True
+        n = 0
+        for r in range(10):
+            c[r] = full[r] - removed[k, r]
+            if c[r] < 0:
+                ok = False
+            n += c[r]
+        if not ok or n <= 0:
+            continue
+        for d in range(32):
+            inv[d] = 1.0 / (n - d) if n - d > 0 else 0.0
+        for r in range(10):
+            for j in range(24):
+                fac[r * 24 + j] = max(c[r] - j, 0)
+        prod[0] = 1.0
+        for i in range(1, n_nodes):
+            prod[i] = prod[parent[i]] * (fac[slot[i]] * inv[depth[i]])
+        for x in range(70):
+            acc[x] = 0.0
+        for t in range(n_c):
+            acc[cell[t]] += orders[t] * prod[node[t]]
+        for u in range(10):
+            if c[u] <= 0:
+                continue
+            scale = n / c[u]
+            tot = 0.0
+            for o in range(6):
+                v = acc[u * 7 + o] * scale
+                out[k, u, o] = v
+                tot += v
+            out[k, u, BUST] = max(1.0 - tot, 0.0)
+    return out

@@ -40,9 +40,11 @@ chains), ties going S, H, D, R in kinds 0/1 (as ``optimal_decisions``) and H, S,
 the chain). Where a state alone cannot say everything the analyser conditions on, the table
 holds the best state-only decision, an approximation:
 
-* resplits: ``split_value`` values a split through expected hand counts (every pair card drawn
-  is resplit while hands remain); the resplit bit compares ``split_value(p)`` (two fresh hands of
-  one pair card each) with the best other option of the ``(p, p)`` hand in the split chain;
+* resplits: ``split_value`` values a split exactly (every pair card drawn is resplit while hands
+  remain, post-split play CDP1: the decisions exported here are those of the first split, which
+  CDP1 keeps when more pair cards are out); the resplit bit compares ``split_value(p)`` (two
+  fresh hands of one pair card each) with the best other option of the ``(p, p)`` hand in the
+  split chain;
 * suits: kinds 0/1 know whether the two cards share a suit, not which suit nor the up card's
   suit (which change a 6-7-8 / 7-7-7 pay with a spades class, and the Super Bonus odds a little);
 * doubles with Aces counting one (``double_on = "any"`` and ``double_ace_counts_one``): the values

@@ -16,9 +16,12 @@ Exactness (one box against the dealer, which is the whole game for a single box)
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -30,6 +33,7 @@ from pontoon.analysis.suits import (
     completion_classes,
     super_bonus_units,
 )
+from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
 
 
@@ -38,10 +42,128 @@ def _table(up: int, h17: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return K.dealer_table(up, h17)
 
 
+_TRIE_DIR = Path(__file__).resolve().parent / "__pycache__"  # beside numba's cache of the kernels
+
+
+@lru_cache(maxsize=4)
+def _trie(h17: bool) -> tuple[np.ndarray, ...]:
+    """``K.dealer_trie(h17)``, kept on disk beside the compiled kernels so that a new process
+    does not rebuild it (a pure function of ``h17``; rebuilt if the file is missing or bad)."""
+    path = _TRIE_DIR / f"dealer_trie_{'h17' if h17 else 's17'}_v1.npz"
+    names = ("parent", "rank", "used", "depth", "contrib", "orders")
+    try:
+        with np.load(path) as f:
+            return tuple(f[n] for n in names)
+    except (OSError, KeyError, ValueError):
+        pass
+    arrays = K.dealer_trie(h17)
+    try:
+        _TRIE_DIR.mkdir(exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(tmp, parent=arrays[0], rank=arrays[1], used=arrays[2], depth=arrays[3], contrib=arrays[4],
+                 orders=arrays[5])
+        os.replace(tmp, path)
+    except OSError:
+        pass  # read-only install: build it each process
+    return arrays
+
+
+class DealerCache:
+    """Dealer distributions for every up card of ``full - removed`` (``K.dealer_all_upcards``),
+    computed once per removed multiset and shared by the up cards' solvers."""
+
+    def __init__(self, full: np.ndarray, h17: bool) -> None:
+        self.full = np.asarray(full, dtype=np.int64)
+        self.h17 = h17
+        self.keys = np.zeros(0, dtype=np.int64)
+        self.rows = np.zeros((0, 10, 7))
+        self._pos: dict[tuple[int, int], np.ndarray] = {}
+
+    def state_positions(self, p: int, k: int) -> np.ndarray:
+        """For every state s of two or more cards holding a ``p``: the row of ``s`` plus ``k``
+        cards of value ``p`` (-1 where that does not fit ``full``, or for other states); kept
+        (until rows are added), so that the up cards share one lookup."""
+        key = (p, k)
+        if key not in self._pos:
+            sp = state_space()
+            rem = sp.counts.copy()
+            rem[:, p] += k
+            ok = np.all(rem <= self.full[None, :], axis=1) & (sp.ncards >= 2) & (sp.counts[:, p] >= 1)
+            pos = np.full(sp.size, -1, dtype=np.int64)
+            idx = np.nonzero(ok)[0]
+            pos[idx] = self._positions(rem[idx])
+            self._pos[key] = pos
+        return self._pos[key]
+
+    def add(self, rem: np.ndarray) -> None:
+        """Compute the rows of ``rem`` not yet known (one kernel call)."""
+        self._positions(np.asarray(rem, dtype=np.int64))
+
+    def _positions(self, rem: np.ndarray) -> np.ndarray:
+        """Row indices of ``rem`` in ``rows``, computing the missing ones first."""
+        keys = rem @ _KEY
+        pos = np.searchsorted(self.keys, keys)
+        found = pos < len(self.keys)
+        found[found] = self.keys[pos[found]] == keys[found]
+        if found.all():
+            return pos
+        miss = np.nonzero(~found)[0]
+        uk, first = np.unique(keys[miss], return_index=True)
+        new = K.dealer_all_upcards(self.full, rem[miss[first]], *_trie(self.h17))
+        self._pos.clear()  # row numbers change
+        if not len(self.keys):
+            self.keys, self.rows = uk, new
+        else:
+            allk = np.concatenate([self.keys, uk])
+            order = np.argsort(allk, kind="stable")
+            self.keys = allk[order]
+            self.rows = np.concatenate([self.rows, new])[order]
+        return np.searchsorted(self.keys, keys)
+
+    def get(self, rem: np.ndarray, up: int) -> np.ndarray:
+        """(k, 7): the distributions given up card ``up`` of the rows ``rem`` (card counts
+        removed from ``full``)."""
+        pos = self._positions(np.asarray(rem, dtype=np.int64))  # may replace self.rows
+        return self.rows[pos, up]
+
+    def prefetch(self, pr: Params) -> None:
+        """Every row an analysis of ``full`` asks for: the hands, and the split hands with 1 to
+        2 (max_hands - 2) + 1 further pair cards out."""
+        sp = state_space()
+        fits = np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 1)
+        rows = [np.zeros((1, 10), dtype=np.int64), sp.counts[fits]]
+        if pr.max_hands >= 2:
+            for p in range(10):
+                m = 2 if (p == 0 and not pr.resplit_aces) else pr.max_hands
+                if self.full[p] < 2:
+                    continue
+                sel = sp.counts[fits & (sp.counts[:, p] >= 1) & (sp.ncards >= 2)]
+                for k in range(1, min(2 * (m - 2), int(self.full[p]) - 2) + 2):
+                    r = sel.copy()
+                    r[:, p] += k
+                    rows.append(r[np.all(r <= self.full[None, :], axis=1)])
+        self.add(np.concatenate(rows))
+
+
+_DEALER_CACHES: dict[tuple[bytes, bool], DealerCache] = {}
+
+
+def dealer_cache(full: np.ndarray, h17: bool) -> DealerCache:
+    """The shared ``DealerCache`` of a full shoe (a few kept)."""
+    key = (np.asarray(full, dtype=np.int64).tobytes(), h17)
+    if key not in _DEALER_CACHES:
+        if len(_DEALER_CACHES) >= 4:
+            _DEALER_CACHES.pop(next(iter(_DEALER_CACHES)))
+        _DEALER_CACHES[key] = DealerCache(np.asarray(full, dtype=np.int64), h17)
+    return _DEALER_CACHES[key]
+
+
 def dealer_dists(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> np.ndarray:
     """Dealer outcome distributions (17..21, natural, bust) for ``base - removed[k]``."""
     return K.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
 
+
+_KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
 
 CODE_TO_POLICY = {"S": K.STAND, "H": K.HIT, "D": K.DOUBLE_HIT, "Ds": K.DOUBLE_STAND, "R": K.HIT, "Rs": K.STAND}
 
@@ -132,55 +254,77 @@ class ChainOut:
     racc: np.ndarray
 
 
+SPLIT_STRATEGIES = ("cdz", "cdp1", "cdp")
+
+
 @dataclass
 class SplitChains:
-    """The chains behind ``UpcardSolver.split_value`` for one pair value: ``outs`` by a2 (Aces
-    among a split hand's first two cards; the hand's first card is the pair card), run on ``base``
-    (the shoe less the upcard and the other pair card) over the states ``active``; ``dbl2``
-    whether a split hand may double on two cards; ``max_hands`` the hands allowed for this pair
-    (2: no resplit); ``n_np`` / ``n_p`` the expected hand counts of ``split_hand_counts``."""
+    """The chains behind ``UpcardSolver.split_value`` for one pair value ``p``.
 
-    outs: dict[int, ChainOut]
-    base: np.ndarray
+    ``by_a[a]``: the chains (by a2, Aces among a split hand's first two cards) of a split hand
+    (its state includes the pair card it kept) when ``a`` pair cards besides the two of the
+    original pair are out of the shoe, run on ``bases[a]`` = the shoe less the up card and
+    ``1 + a`` pair cards; ``outs`` / ``base`` / ``active`` are those of ``a = 0`` (the hands'
+    decisions that the optimal tables export); ``dbl2`` whether a split hand may double on two
+    cards; ``max_hands`` the hands allowed for this pair (2: no resplit)."""
+
+    by_a: list[dict[int, ChainOut]]
+    bases: list[np.ndarray]
     active: np.ndarray
     dbl2: bool
     max_hands: int
-    n_np: float
-    n_p: float
+    pols: list[dict[int, np.ndarray | None]] = field(default_factory=list)  # fixed policies used
+    resc_pol: np.ndarray | None = None
 
-    def out_for(self, a2: int) -> ChainOut:
+    @property
+    def outs(self) -> dict[int, ChainOut]:
+        return self.by_a[0]
+
+    @property
+    def base(self) -> np.ndarray:
+        return self.bases[0]
+
+    def out_for(self, a2: int, a: int = 0) -> ChainOut:
         """The chain of a hand with ``a2`` Aces among its first two cards (as ``split_value``)."""
-        return self.outs.get(a2, next(iter(self.outs.values())))
+        outs = self.by_a[a]
+        return outs.get(a2, next(iter(outs.values())))
 
 
-def split_hand_counts(c_p: int, n: int, max_hands: int) -> tuple[float, float]:
-    """Expected numbers of split hands that end (a) with a second card that is not a pair card,
-    (b) with a pair card but no split left. Starts with two hands; a hand that draws a pair card is
-    split again while fewer than ``max_hands`` hands exist. The chance of a pair card when h hands
-    exist is (c_p - h) / (n - h) (each hand holds one pair card; other hands' cards ignored)."""
-    memo: dict[tuple[int, int], tuple[float, float]] = {}
+def split_terminals(n_pair: int, n_other: int, max_hands: int) -> tuple[dict[int, float], dict[int, float]]:
+    """Probabilities of how the second cards of a split fall (exact, any hand limit).
 
-    def f(h: int, k: int) -> tuple[float, float]:
-        if k == 0:
-            return 0.0, 0.0
-        key = (h, k)
-        if key in memo:
-            return memo[key]
-        pp = max(c_p - h, 0) / (n - h) if n - h > 0 else 0.0
-        a, b = f(h, k - 1)
-        np_, p_ = (1 - pp) * (a + 1), (1 - pp) * b
-        if pp > 0:
-            if h < max_hands:
-                a2, b2 = f(h + 1, k + 1)
-                np_ += pp * a2
-                p_ += pp * b2
-            else:
-                np_ += pp * a
-                p_ += pp * (b + 1)
-        memo[key] = (np_, p_)
-        return memo[key]
-
-    return f(2, 2)
+    Hands get their second cards one at a time; a pair card starts a new hand while fewer than
+    ``max_hands`` exist (000 3.9, the rules' ``max_split_hands``). ``n_pair`` pair cards and
+    ``n_other`` other cards remain after the up card and the two pair cards. Returns
+    (``early``, ``full``): ``early[h]`` = P(the split ends with h < max_hands hands, every second
+    card a non-pair card), ``full[k]`` = P(max_hands hands are reached after k hands were completed
+    by a non-pair card). With a pair cards and b other cards drawn, the next card is a pair card
+    with chance (n_pair - a) / (n_pair + n_other - a - b)."""
+    early: dict[int, float] = {}
+    full: dict[int, float] = {}
+    m = max_hands
+    if m <= 2:
+        return early, {0: 1.0}
+    frontier = {(0, 0): 1.0}  # (a, b) -> probability; 2 + a - b hands still wait for a card
+    while frontier:
+        nxt: dict[tuple[int, int], float] = {}
+        for (a, b), pr in frontier.items():
+            left = n_pair + n_other - a - b
+            if left <= 0:
+                continue
+            q = max(n_pair - a, 0) / left
+            if q > 0:
+                if 2 + a + 1 >= m:
+                    full[b] = full.get(b, 0.0) + pr * q
+                else:
+                    nxt[(a + 1, b)] = nxt.get((a + 1, b), 0.0) + pr * q
+            if q < 1:
+                if 2 + a - (b + 1) == 0:
+                    early[2 + a] = early.get(2 + a, 0.0) + pr * (1 - q)
+                else:
+                    nxt[(a, b + 1)] = nxt.get((a, b + 1), 0.0) + pr * (1 - q)
+        frontier = nxt
+    return early, full
 
 
 class UpcardSolver:
@@ -193,7 +337,11 @@ class UpcardSolver:
         base: np.ndarray,
         up: int,
         active: np.ndarray | None = None,
+        split_strategy: str = "cdp1",
     ) -> None:
+        if split_strategy not in SPLIT_STRATEGIES:
+            raise PontoonError(f"split strategy {split_strategy!r}: accepted {', '.join(SPLIT_STRATEGIES)}")
+        self.split_strategy = split_strategy
         self.rules = rules
         self.pr = params
         self.sp: StateSpace = state_space()
@@ -206,9 +354,13 @@ class UpcardSolver:
         self.active = fits if active is None else (fits & active)
         idx = np.nonzero(self.active)[0]
         self.dist = np.zeros((sp.size, 7))
+        full = self.base.copy()
+        full[up] += 1
+        self.dealers = dealer_cache(full, params.h17)  # shared by the up cards of one shoe
         if len(idx):
-            self.dist[idx] = dealer_dists(self.base, sp.counts[idx], up, params.h17)
-        self._split_dist: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+            self.dist[idx] = self.dealers.get(sp.counts[idx], up)
+        self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.main_outs: dict[int, ChainOut] = {}
         self.q0_cache: dict[int, float] = {}
 
     # ---------------------------------------------------------------------------------
@@ -259,35 +411,51 @@ class UpcardSolver:
         return out
 
     # splits ----------------------------------------------------------------------------
-    def split_setup(self, p: int) -> tuple[np.ndarray, np.ndarray]:
-        """Active mask and dealer distributions for the hands of a split of value ``p``: the
-        shoe lacks the other pair card, so a state s sees the dealer of s + p."""
-        if p in self._split_dist:
-            return self._split_dist[p]
+    def _removal_dists(self, rem: np.ndarray) -> np.ndarray:
+        """Dealer distributions for ``base - rem[k]`` (rows of card counts)."""
+        if not len(rem):
+            return np.zeros((0, 7))
+        return self.dealers.get(rem, self.up)
+
+    def split_setup(self, p: int, a: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Active mask and dealer distributions for the hands of a split of value ``p`` when
+        ``1 + a`` other pair cards are out: a state s (holding its own pair card) sees the dealer
+        of the shoe less s and those pair cards."""
+        key = (p, a)
+        if key in self._split_dist:
+            return self._split_dist[key]
         sp = self.sp
-        base_s = self.base.copy()
-        base_s[p] -= 1
-        act = self.fits.copy() if base_s[p] >= 0 else np.zeros(sp.size, dtype=bool)
-        act &= (sp.counts[:, p] >= 1) & (sp.ncards >= 2) & np.all(sp.counts <= base_s[None, :], axis=1)
+        c_p = sp.counts[:, p]
+        # the shoe less 1 + a pair cards: only the pair value's count changes (self.fits: the rest)
+        act = self.fits & (c_p >= 1) & (c_p <= int(self.base[p]) - 1 - a) & (sp.ncards >= 2)
         dist = np.zeros((sp.size, 7))
         idx = np.nonzero(act)[0]
-        tr = sp.trans[idx, p]
-        have = tr >= 0
-        dist[idx[have]] = self.dist[tr[have]]
-        # states whose own total plus p passes 21 were never needed by the main chain
-        miss = idx[~have]
-        if len(miss):
-            rem = sp.counts[miss].copy()
-            rem[:, p] += 1
-            dist[miss] = dealer_dists(self.base, rem, self.up, self.pr.h17)
-        # main-chain rows missing because of an ``active`` restriction
-        lost = idx[have][~self.active[tr[have]]]
-        if len(lost):
-            rem = sp.counts[lost].copy()
-            rem[:, p] += 1
-            dist[lost] = dealer_dists(self.base, rem, self.up, self.pr.h17)
-        self._split_dist[p] = (act, dist)
+        if len(idx):
+            pos = self.dealers.state_positions(p, 1 + a)  # may add rows: index after it
+            dist[idx] = self.dealers.rows[pos[idx], self.up]
+        self._split_dist[key] = (act, dist)
         return act, dist
+
+    def main_out(self, a2: int) -> ChainOut:
+        """The unsplit chain (optimal play) for ``a2`` (CDZ- decisions of split hands)."""
+        if a2 not in self.main_outs:
+            self.main_outs[a2] = self.run(a2=a2)
+        return self.main_outs[a2]
+
+    def _decisions(self, o: ChainOut, act: np.ndarray, dbl2: bool) -> np.ndarray:
+        """The policy codes of the best option of every active state of ``o`` (stand, then hit
+        if better, then double if better and allowed, as the kernel's OPTIMAL)."""
+        sp, pr = self.sp, self.pr
+        can_s = sp.best >= pr.forced
+        can_d = np.full(sp.size, pr.dbl_any) | ((sp.ncards == 2) & dbl2)
+        code = np.full(sp.size, K.HIT, dtype=np.int64)
+        v = o.hit.copy()
+        better_s = can_s & (o.st > v)
+        code[better_s] = K.STAND
+        v = np.where(better_s, o.st, v)
+        better_d = can_d & (o.dbl > v)
+        code[better_d] = K.DOUBLE_HIT
+        return np.where(act, code, K.HIT)
 
     def split_chains(
         self,
@@ -304,41 +472,57 @@ class UpcardSolver:
         if m < 2:
             return None
         if p == 0 and not pr.resplit_aces:
-            m = 2
-        n = self.n
-        if self.base[p] < 2 or n < 3:
+            m = 2  # 000 3.9.1: split Aces are not split again unless the rules say so
+        if self.base[p] < 2 or self.n < 3:
             return None
-        n_np, n_p = split_hand_counts(int(self.base[p]), n, m)
-        hands = n_np + n_p
-        act, dist = self.split_setup(p)
-        base_s = self.base.copy()
-        base_s[p] -= 1
-        # 001 Splits: against a dealer Pontoon the box loses one wager only (spread over its hands)
-        loss = 1.0 / hands if pr.split_one_wager else 1.0
-        loss_d = loss if pr.split_one_wager else pr.nat_loss_dbl
+        # pair cards that can be out besides the original two: m - 2 resplits, and up to m - 2
+        # more from the hands' removal recursion (Farmer's EV[X; a, b] in terms of EV[X; a, 0])
+        a_max = min(2 * (m - 2), int(self.base[p]) - 2)
+        # 001 Splits: against a dealer Pontoon the box loses one wager only (see split_combine)
+        loss = 0.0 if pr.split_one_wager else 1.0
+        loss_d = 0.0 if pr.split_one_wager else pr.nat_loss_dbl
         dbl2 = pr.das and not (p == 0 and not self.rules.double_split_aces)
-        out_by_a2: dict[int, ChainOut] = {}
-        a2s = (0, 1) if p != 0 else (1, 2)
-        for a2 in a2s if pr.dbl_any else (a2s[0],):
-            out_by_a2[a2] = self.run(
-                base=base_s,
-                dist=dist,
-                active=act,
-                a2=a2,
-                nat_loss=loss,
-                nat_loss_dbl=loss_d,
-                dbl2=dbl2,
-                policy=policy,
-                resc_pol=resc_pol,
-            )
-        return SplitChains(out_by_a2, base_s, act, dbl2, m, n_np, n_p)
+        a2_all = (0, 1) if p != 0 else (1, 2)
+        a2s: tuple[int, ...] = a2_all if pr.dbl_any else (a2_all[0],)
+        strat = self.split_strategy
+        by_a: list[dict[int, ChainOut]] = []
+        pols: list[dict[int, np.ndarray | None]] = []
+        bases: list[np.ndarray] = []
+        act0 = np.zeros(self.sp.size, dtype=bool)
+        for a in range(a_max + 1):
+            act, dist = self.split_setup(p, a)
+            if a == 0:
+                act0 = act
+            base_s = self.base.copy()
+            base_s[p] -= 1 + a
+            outs: dict[int, ChainOut] = {}
+            pol_a: dict[int, np.ndarray | None] = {}
+            for a2 in a2s:
+                pol = policy
+                if pol is None and strat == "cdz":
+                    # CDZ-: the unsplit hand's best option (among those a split hand has)
+                    pol = self._decisions(self.main_out(a2), act, dbl2)
+                elif pol is None and strat == "cdp1" and a > 0:
+                    # CDP1: the decisions of the first split (one pair card besides the hand's out)
+                    pol = self._decisions(by_a[0][a2], act0, dbl2)
+                outs[a2] = self.run(
+                    base=base_s, dist=dist, active=act, a2=a2, nat_loss=loss, nat_loss_dbl=loss_d,
+                    dbl2=dbl2, policy=pol, resc_pol=resc_pol,
+                )
+                pol_a[a2] = pol
+            by_a.append(outs)
+            pols.append(pol_a)
+            bases.append(base_s)
+        return SplitChains(by_a, bases, act0, dbl2, m, pols, resc_pol)
 
-    def split_combine(self, p: int, sc: SplitChains) -> float:
-        """``split_value`` from the chains of ``split_chains(p)``."""
+    def _hand_values(self, p: int, sc: SplitChains, a: int) -> tuple[float, float, float]:
+        """(EV[X; a, 0], EV[N; a, 0], EV[P; a, 0]): the value of one split hand whose second card
+        is any card / a non-pair card / a pair card it may not split, with ``a`` pair cards out
+        besides the original two (Farmer's notation, blackjack_split.pdf)."""
         pr, sp = self.pr, self.sp
-        base_s = sc.base
-        out_by_a2 = sc.outs
-        left = self.n - 2  # the second card of a split hand comes from the shoe less both pair cards
+        base_s = sc.bases[a]
+        left = self.n - 2 - a  # the shoe less the up card, 2 + a pair cards
+        ev_x = 0.0
         e_np = 0.0
         w_np = 0.0
         e_p = 0.0
@@ -351,21 +535,121 @@ class UpcardSolver:
             cnt[p] += 1
             cnt[r] += 1
             s2 = sp.index[tuple(cnt)]
-            a2 = int(sp.nace[s2])
-            o = out_by_a2.get(a2, next(iter(out_by_a2.values())))
+            o = sc.out_for(int(sp.nace[s2]), a)
             if p == 0 and not pr.hit_split_aces:
                 # 000 3.9.1: one card on each split Ace, no further action
                 w = o.val[s2] if sp.best[s2] == 21 else o.st[s2]
             else:
                 w = o.val[s2]
+            ev_x += pr_r * w
             if r == p:
                 e_p = w
             else:
                 e_np += pr_r * w
                 w_np += pr_r
-        if w_np > 0:
-            e_np /= w_np
-        return sc.n_np * e_np + sc.n_p * e_p
+        return ev_x, (e_np / w_np if w_np > 0 else 0.0), e_p
+
+    def _removal_ev(self, p: int, hv: list[tuple[float, float, float]]) -> Callable[[int, int, int], float]:
+        """EV[X; a, b] (kind 0) and EV[N; a, b] (kind 1) from the values ``hv[a]`` of
+        ``_hand_values``: b non-pair cards out too, by the removal recursion (a random card out is
+        a pair card with chance v, so E[a, b-1] = v E[a+1, b-1] + (1 - v) E[a, b])."""
+        n_pair = int(self.base[p]) - 2
+        n_other = self.n - int(self.base[p])
+        a_max = len(hv) - 1
+        memo: dict[tuple[int, int, int], float] = {}
+
+        def ev(kind: int, a: int, b: int) -> float:
+            if a > a_max or a > n_pair or b < 0:
+                return 0.0
+            if b == 0:
+                return hv[a][kind]
+            key = (kind, a, b)
+            if key in memo:
+                return memo[key]
+            left = n_pair + n_other - a - (b - 1) - kind  # N: its own second card is out too
+            v = (n_pair - a) / left if left > 0 else 0.0
+            res = 0.0 if v >= 1.0 else (ev(kind, a, b - 1) - v * ev(kind, a + 1, b - 1)) / (1.0 - v)
+            memo[key] = res
+            return res
+
+        return ev
+
+    def split_combine(self, p: int, sc: SplitChains) -> float:
+        """``split_value`` from the chains of ``split_chains(p)`` (exact; see ``split_value``)."""
+        m = sc.max_hands
+        n_pair = int(self.base[p]) - 2
+        n_other = self.n - int(self.base[p])
+        ev = self._removal_ev(p, [self._hand_values(p, sc, a) for a in range(len(sc.by_a))])
+        early, full = split_terminals(n_pair, n_other, m)
+        total = 0.0
+        for h, q in early.items():
+            total += q * h * ev(1, h - 2, h - 1)
+        for k, q in full.items():
+            if k > 0:
+                total += q * k * ev(1, m - 2, k - 1)
+            total += q * (m - k) * ev(0, m - 2, k)
+        if self.pr.split_one_wager:
+            total -= self._split_nat_loss(p, sc, early, full)
+        return total
+
+    def _split_nat_loss(
+        self, p: int, sc: SplitChains, early: dict[int, float], full: dict[int, float]
+    ) -> float:
+        """001 Splits, rul 6 and 26: against a dealer Pontoon a split box loses one wager in all; a
+        busted split hand was settled (lost) at once and is not that wager, nor is a 21 paid at
+        once. The chains value live hands at 0 against a Pontoon, so the box loses
+        P(dealer Pontoon and some hand alive). Each final hand's x = P(Pontoon and this hand
+        alive) is exact (chains charging the loss, played as without it, through the same
+        removal recursion); the union over a split's H hands is d (1 - prod (1 - x_i / d)),
+        d = P(Pontoon) given the cards known out: hands alive independently given the Pontoon
+        (the approximation by design, named in the report's ``method``)."""
+        if self.up not in (0, 9):
+            return 0.0
+        m = sc.max_hands
+        by_a1: list[dict[int, ChainOut]] = []
+        for a, outs in enumerate(sc.by_a):
+            act, dist = self.split_setup(p, a)
+            o1: dict[int, ChainOut] = {}
+            for a2, o in outs.items():
+                fixed = sc.pols[a].get(a2) if a < len(sc.pols) else None
+                pol = fixed if fixed is not None else self._decisions(o, act, sc.dbl2)
+                o1[a2] = self.run(
+                    base=sc.bases[a], dist=dist, active=act, a2=a2, nat_loss=1.0, nat_loss_dbl=1.0,
+                    dbl2=sc.dbl2, policy=pol, resc_pol=sc.resc_pol,
+                )
+            by_a1.append(o1)
+        sc1 = SplitChains(by_a1, sc.bases, sc.active, sc.dbl2, m)
+        dhv: list[tuple[float, float, float]] = []
+        for a in range(len(sc.by_a)):
+            v0 = self._hand_values(p, sc, a)
+            v1 = self._hand_values(p, sc1, a)
+            dhv.append((v0[0] - v1[0], v0[1] - v1[1], v0[2] - v1[2]))
+        xev = self._removal_ev(p, dhv)
+        other = 9 if self.up == 0 else 0
+        n_other = self.n - int(self.base[p])
+        c_o = int(self.base[other]) - (2 if p == other else 0)
+
+        def union(xs: list[float], a: int, b: int) -> float:
+            left = self.n - 2 - a - b
+            if p == other:
+                co = float(c_o - a)
+            else:
+                co = c_o * (1.0 - b / n_other) if n_other > 0 else 0.0
+            d = co / left if left > 0 else 0.0
+            if d <= 0:
+                return 0.0
+            keep = 1.0
+            for x in xs:
+                keep *= 1.0 - min(max(x, 0.0) / d, 1.0)
+            return d * (1.0 - keep)
+
+        total = 0.0
+        for h, q in early.items():
+            total += q * union([xev(1, h - 2, h - 1)] * h, h - 2, h - 1)
+        for k, q in full.items():
+            xs = ([xev(1, m - 2, k - 1)] * k if k > 0 else []) + [xev(0, m - 2, k)] * (m - k)
+            total += q * union(xs, m - 2, k)
+        return total
 
     def split_value(
         self,
@@ -377,13 +661,14 @@ class UpcardSolver:
     ) -> float:
         """Expectation of splitting a pair of value ``p`` (per original wager of the hand).
 
-        Algorithm: every split hand is valued against the shoe less the upcard, both pair cards and
-        its own cards, played optimally (or by ``policy``), doubles allowed when the rules allow
-        them after a split. With E_np the mean value of a hand whose second card is not a pair card
-        and E_p the value of a hand with two pair cards that may split no more,
-        value = N_np * E_np + N_p * E_p, N_* the expected counts of such hands (``split_hand_counts``).
-        Exact for one split without resplit up to the removal of the first hand's cards from the
-        second hand's shoe; resplits are approximated through the hand counts.
+        Exact for the post-split strategy ``split_strategy`` (CDZ-, CDP1, CDP as in Farmer's
+        analyser) or the fixed ``policy``: every split hand's value is the mean over the ways the
+        split's second cards fall (``split_terminals``) of the hands' values with the pair cards
+        and non-pair second cards known to be out removed from their shoe (other cards are
+        exchangeable); a hand's value with b non-pair cards out follows from those with none
+        out through the removal recursion of ``split_combine`` (E. Farmer, "Optimal
+        expected values for blackjack splits"). Every pair card drawn is resplit while fewer
+        than the rules' ``max_split_hands`` hands exist (Aces once unless ``resplit_aces``).
         """
         sc = self.split_chains(p, policy=policy, resc_pol=resc_pol, max_hands=max_hands)
         if sc is None:

@@ -23,19 +23,37 @@ def _plain(v: Any) -> Any:
     return v
 
 
+SPLIT_NAMES = {
+    "cdz": "CDZ- (the unsplit hand's best option)",
+    "cdp1": "CDP1 (re-optimised for the shoe less the pair cards of the first split, then kept)",
+    "cdp": "CDP (re-optimised for every number of pair cards out)",
+}
+# what stays approximate by design (docs/analysis.md, "Exact and approximate")
+APPROXIMATIONS = [
+    "FED (001 Splits, rulings 6 and 26): a split box's one-wager loss to a dealer Pontoon is P(Pontoon and "
+    "some split hand alive), each hand's P(Pontoon and alive) exact, the union over the hands taken as if "
+    "the hands were alive independently given the Pontoon",
+    "6-7-8 and 7-7-7 made inside split hands (and in unsplit hands after the first decision) are paid "
+    "their average over the suits of the full shoe; on the starting hand the suits are exact",
+    "the basic chart is a strategy restriction (total-dependent with card-count exceptions)",
+]
+
+
 def rules_dict(rules: CasinoRules) -> dict[str, Any]:
     return _plain(rules.model_dump())  # type: ignore[no-any-return]
 
 
-def analyze(rules: CasinoRules, bet: Decimal | float | int | None = None) -> dict[str, Any]:
-    """Run the whole analysis and return the report object."""
+def analyze(
+    rules: CasinoRules, bet: Decimal | float | int | None = None, split_strategy: str = "cdp1"
+) -> dict[str, Any]:
+    """Run the whole analysis and return the report object (``split_strategy``: cdz, cdp1, cdp)."""
     if bet is not None:
         # bounded before the solver sees it: an enormous bet (1e999999999) hung the solver
         bet = to_money(bet, "bet")
         if not rules.table_min <= bet <= rules.table_max:
             raise BetError(f"bet {fmt(bet)}: the main wager is {fmt(rules.table_min)} to {fmt(rules.table_max)} at this table")
     t0 = time.perf_counter()
-    sol = solve(rules, bet)
+    sol = solve(rules, bet, split_strategy=split_strategy)
     strategy = sol.strategy
     pair7 = strategy.get("pair", {}).get("7", {}).get("7")
     report: dict[str, Any] = {
@@ -57,9 +75,13 @@ def analyze(rules: CasinoRules, bet: Decimal | float | int | None = None) -> dic
                 "the shoe less every card seen"
             ),
             "splits": (
-                "each split hand played against the shoe less the upcard, both pair cards and its own cards; "
-                "resplits through expected hand counts"
+                "exact for the post-split strategy: every pair card drawn is resplit while fewer than "
+                "max_split_hands hands exist (Aces once unless resplit_aces); each split hand's value is "
+                "averaged over how the split's second cards fall, with the pair cards and the non-pair "
+                "second cards known to be out removed from its shoe (E. Farmer's removal recursion); "
+                f"split hands played {SPLIT_NAMES[split_strategy]}"
             ),
+            "approximations": APPROXIMATIONS,
         },
         "seconds": 0.0,
     }

@@ -18,8 +18,16 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis import kernels as K
-from pontoon.analysis.player import CODE_TO_POLICY, ChainOut, Params, UpcardSolver, dealer_dists
+from pontoon.analysis.player import (
+    CODE_TO_POLICY,
+    SPLIT_STRATEGIES,
+    ChainOut,
+    Params,
+    UpcardSolver,
+    dealer_cache,
+)
 from pontoon.analysis.states import UPCARD_INDEX, UPCARD_LABELS, VALUE_RANKS, shoe_counts, state_space
+from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
 
 NOTATION = (
@@ -87,33 +95,47 @@ def solve(
     rules: CasinoRules,
     bet: Decimal | float | int | None = None,
     shoe: tuple[int, ...] | None = None,
+    split_strategy: str = "cdp1",
 ) -> Solution:
-    """Analyse the table (``shoe``: the full shoe by value index, default the rules' shoe)."""
-    key = (rules.model_dump_json(), None if bet is None else str(bet), shoe)
-    return _solve_cached(key, rules, bet, shoe)
+    """Analyse the table (``shoe``: the full shoe by value index, default the rules' shoe;
+    ``split_strategy``: how split hands are played under optimal play, ``cdz`` / ``cdp1`` /
+    ``cdp`` as in ``UpcardSolver.split_value``)."""
+    if split_strategy not in SPLIT_STRATEGIES:
+        raise PontoonError(
+            f"split strategy {split_strategy!r} is not known: accepted {', '.join(SPLIT_STRATEGIES)}"
+        )
+    key = (rules.model_dump_json(), None if bet is None else str(bet), shoe, split_strategy)
+    return _solve_cached(key, rules, bet, shoe, split_strategy)
 
 
 _CACHE: dict[tuple[Any, ...], Solution] = {}
 
 
 def _solve_cached(
-    key: tuple[Any, ...], rules: CasinoRules, bet: Decimal | float | int | None, shoe: tuple[int, ...] | None
+    key: tuple[Any, ...],
+    rules: CasinoRules,
+    bet: Decimal | float | int | None,
+    shoe: tuple[int, ...] | None,
+    split_strategy: str,
 ) -> Solution:
     if key in _CACHE:
         return _CACHE[key]
-    sol = _solve(rules, bet, shoe)
+    sol = _solve(rules, bet, shoe, split_strategy)
     if len(_CACHE) > 32:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = sol
     return sol
 
 
-def _solve(rules: CasinoRules, bet: Decimal | float | int | None, shoe: tuple[int, ...] | None) -> Solution:
+def _solve(
+    rules: CasinoRules, bet: Decimal | float | int | None, shoe: tuple[int, ...] | None, split_strategy: str
+) -> Solution:
     t0 = time.perf_counter()
     pr = Params.of(rules, bet)
     sp = state_space()
     full = np.array(shoe, dtype=np.int64) if shoe is not None else shoe_counts(rules.pack, rules.decks)
     n_full = int(full.sum())
+    dealer_cache(full, pr.h17).prefetch(pr)  # every dealer distribution in one kernel call
     two = sp.ncards == 2
     hard_rows: dict[int, dict[str, str]] = {}
     soft_rows: dict[int, dict[str, str]] = {}
@@ -129,8 +151,8 @@ def _solve(rules: CasinoRules, bet: Decimal | float | int | None, shoe: tuple[in
         p_up = float(full[up]) / n_full
         base = full.copy()
         base[up] -= 1
-        solver = UpcardSolver(rules, pr, base, up)
-        d0 = dealer_dists(base, np.zeros((1, 10), dtype=np.int64), up, pr.h17)[0]
+        solver = UpcardSolver(rules, pr, base, up, split_strategy=split_strategy)
+        d0 = solver.dealers.get(np.zeros((1, 10), dtype=np.int64), up)[0]
         dealer[label] = {
             "17": d0[0], "18": d0[1], "19": d0[2], "20": d0[3], "21": d0[4], "pontoon": d0[5], "bust": d0[6],
         }
@@ -138,6 +160,7 @@ def _solve(rules: CasinoRules, bet: Decimal | float | int | None, shoe: tuple[in
         w_dbl = w_all if pr.dbl_any else np.where(two, w_all, 0.0)
         a2s = (0, 1, 2) if pr.dbl_any else (0,)
         outs_a = {a2: solver.run(a2=a2, weights=w_dbl) for a2 in a2s}
+        solver.main_outs.update(outs_a)  # the CDZ- decisions of split hands (weights: rescue chart only)
         starts = solver.start_weights()
         split_opt: dict[int, float] = {}
         for i, j, _w in starts:
@@ -316,11 +339,12 @@ def evaluate_policy(
     policy: Callable[[tuple[int, ...], int], str],
     rescue: Callable[[int, int], bool] | None = None,
 ) -> float:
-    """Expectation of a fixed strategy without splits on the shoe ``shoe`` (cards by value index).
+    """Expectation of a fixed strategy on the shoe ``shoe`` (cards by value index).
 
-    ``policy(state_counts, upcard)`` returns S, H, D, Ds, R or Rs for every hand of two or more
-    cards (D/Ds on two cards only, R/Rs where surrender is offered); ``rescue(total, upcard)``
-    says whether to rescue a doubled total. Used to check the analyser against enumeration.
+    ``policy(state_counts, upcard)`` returns S, H, D, Ds, R, Rs or P for every hand of two or more
+    cards (D/Ds on two cards only, R/Rs where surrender is offered; P on a two-card pair: split,
+    and resplit whenever the rules allow, else stand); ``rescue(total, upcard)`` says whether to
+    rescue a doubled total. Used to check the analyser against enumeration.
     """
     pr = Params.of(rules)
     sp = state_space()
@@ -335,7 +359,7 @@ def evaluate_policy(
         solver = UpcardSolver(rules, pr, base, up)
         pol = np.full(sp.size, K.HIT, dtype=np.int64)
         for s in np.nonzero(solver.active & (sp.ncards >= 2))[0]:
-            pol[s] = CODE_TO_POLICY[policy(tuple(int(x) for x in sp.counts[s]), up)]
+            pol[s] = CODE_TO_POLICY.get(policy(tuple(int(x) for x in sp.counts[s]), up), K.STAND)
         resc = np.full(22, 0, dtype=np.int64)
         if rescue is not None:
             for t in range(22):
@@ -349,7 +373,10 @@ def evaluate_policy(
                 continue
             code = policy(tuple(int(x) for x in sp.counts[solver.state_of(i, j)]), up)
             adj = sum(cw * a for cw, a in classes)
-            if code in ("R", "Rs") and "R" in opts:
+            if code == "P" and i == j and pr.max_hands >= 2:
+                sv = solver.split_value(i, policy=pol, resc_pol=resc)
+                v = sv + (-solver.q_nat(solver.state_of(i, j)) if pr.peek else 0.0)
+            elif code in ("R", "Rs") and "R" in opts:
                 v = opts["R"]
             elif code in ("D", "Ds"):
                 v = opts["D"]

@@ -72,11 +72,11 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _compare(names: list[str], sets: list[str], bet: Decimal | None, as_json: bool) -> None:
+def _compare(names: list[str], sets: list[str], bet: Decimal | None, as_json: bool, split: str = "cdp1") -> None:
     from pontoon.analysis.report import analyze, to_json
 
     all_rules = [_rules(n, sets) for n in names]
-    reports = [analyze(r, bet) for r in all_rules]
+    reports = [analyze(r, bet, split_strategy=split) for r in all_rules]
     if as_json:
         typer.echo(to_json({"compare": {r.preset if i == 0 or r.preset != all_rules[0].preset else f"{r.preset}#{i}": rep
                                         for i, (r, rep) in enumerate(zip(all_rules, reports, strict=True))}}))
@@ -114,6 +114,12 @@ def analyze_command(
     compare: list[str] = typer.Option(
         None, "--compare", help="presets to show side by side, e.g. --compare mbs federal rws-plus blackjack"
     ),
+    split_strategy: str = typer.Option(
+        "cdp1",
+        "--split-strategy",
+        help="play of split hands under optimal play: cdz (as unsplit hands), cdp1 (re-optimised for the "
+        "removed pair cards, the default) or cdp (also by the number of pair cards out)",
+    ),
     extra: list[str] = typer.Argument(None, hidden=True),
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
@@ -123,13 +129,16 @@ def analyze_command(
     b = _bet(bet)
     if chart:
         _check_chart(chart)  # before the analysis: a bad name answers at once
+    split = split_strategy.strip().lower()
+    if split not in ("cdz", "cdp1", "cdp"):
+        raise PontoonError(f"bad --split-strategy {split_strategy!r}: accepted cdz, cdp1, cdp")
     if compare:
-        _compare(list(compare) + list(extra or []), set_, b, as_json)
+        _compare(list(compare) + list(extra or []), set_, b, as_json, split)
         return
     if extra:
         raise PontoonError(f"unexpected argument {extra[0]!r}: use --rules PRESET or --compare PRESET ...")
     r = _rules(rules, set_)
-    report = analyze(r, b)
+    report = analyze(r, b, split_strategy=split)
     if chart:
         try:
             save_chart(report, chart)

@@ -153,14 +153,14 @@ class CasinoRules(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> CasinoRules:
-        # rulings 1: Pontoon is dealt from 48-card Spanish-style decks; the 52-card pack is blackjack's
-        if self.preset == "blackjack" and self.pack != "standard52":
-            raise ValueError("pack: blackjack is dealt from standard52 decks; pontoon48 is for the Pontoon presets")
+        # rulings 1: Pontoon is dealt from 48-card Spanish-style decks. Plain blackjack (the comparison
+        # preset) may be dealt from either pack: a shoe of 48-card decks is how the exact analyser is
+        # compared with published blackjack analysers on Spanish shoes (issue 15).
         if self.preset != "blackjack" and self.pack != "pontoon48":
             raise ValueError(
                 f"pack={self.pack!r} does not describe a {self.preset} table: Pontoon presets use pontoon48 (rulings 1)"
             )
-        if self.pack == "pontoon48" and not 4 <= self.decks <= 8:
+        if self.preset != "blackjack" and not 4 <= self.decks <= 8:
             raise ValueError(f"decks={self.decks} is out of range: Pontoon tables use 4 to 8 decks of 48 cards")
         if self.table_min > self.table_max:
             raise ValueError(f"table_min={self.table_min} is above table_max={self.table_max}")
