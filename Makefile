@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-slow bench lint typecheck clean
+.PHONY: install sysdeps run test test-slow bench lint typecheck clean
 
 install: $(STAMP)
 
@@ -11,6 +11,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# System packages the real-part tests use: Debian's chromium (browser tests through Playwright) and
+# postgresql (the history store on a real server). Installed when missing and we are root with apt-get;
+# otherwise the script says what to install and those tests are skipped with that reason.
+sysdeps:
+	@bash scripts/sysdeps.sh
 
 run: install
 	$(VENV)/bin/pontoon play
@@ -22,10 +28,10 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy src
 
-test: install lint typecheck
+test: install sysdeps lint typecheck
 	$(VENV)/bin/pytest -q -n 2
 
-test-slow: install
+test-slow: install sysdeps
 	$(VENV)/bin/pytest -q -m slow
 
 bench: install
