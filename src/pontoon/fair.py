@@ -200,6 +200,8 @@ class FairShuffler:
 
     ``new_shoe(pack, decks)`` returns the cards (top first) and the commitment data the table logs
     (event ``new_shoe``) before dealing; ``retire()`` returns the reveal (event ``shoe_retired``).
+    Each server seed is drawn one shoe ahead: ``next_commitment`` (also in every ``new_shoe`` event)
+    is the next shoe's commitment, fixed before the player chooses the client seed for that shoe.
     ``set_client_seed`` changes the client seed from the next shoe on (the current order is committed).
     """
 
@@ -213,6 +215,17 @@ class FairShuffler:
         self.nonce = 0  # shoes shuffled so far; the next shoe's nonce is nonce + 1
         self._server_seed: str | None = None  # the live shoe's seed: secret until retire()
         self._live: dict[str, Any] | None = None
+        # the next shoe's seed is drawn (and its commitment shown) a shoe ahead, so that a player can
+        # choose the client seed after seeing it: the house cannot then pick a seed to suit the client seed
+        self._next_seed = self._draw_seed(1)
+
+    def _draw_seed(self, nonce: int) -> str:
+        return new_server_seed() if self.test_seed is None else deterministic_server_seed(self.test_seed, nonce)
+
+    @property
+    def next_commitment(self) -> str:
+        """The commitment of the next shoe's server seed (shown before the player sets a client seed)."""
+        return commitment(self._next_seed)
 
     @property
     def client_seed(self) -> str:
@@ -233,9 +246,10 @@ class FairShuffler:
         if self._live is not None:
             raise RuntimeError("retire() the shoe in use before shuffling a new one (its seed must be revealed)")
         self.nonce += 1
-        seed = new_server_seed() if self.test_seed is None else deterministic_server_seed(self.test_seed, self.nonce)
+        seed = self._next_seed
         cards = shuffled_shoe(pack, decks, seed, self._client_seed, self.nonce)
         self._server_seed = seed
+        self._next_seed = self._draw_seed(self.nonce + 1)
         self._live = {
             "scheme": SCHEME,
             "commitment": commitment(seed),
@@ -244,6 +258,7 @@ class FairShuffler:
             "pack": pack,
             "decks": decks,
             "cards": len(cards),
+            "next_commitment": commitment(self._next_seed),
         }
         if self.test_seed is not None:
             self._live["secret"] = False  # test mode: the seed follows from test_seed (not secret)
