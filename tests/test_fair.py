@@ -460,6 +460,9 @@ def test_verify_finds_the_first_difference() -> None:
     rec["dealt"][0], rec["dealt"][1] = rec["dealt"][1], rec["dealt"][0]
     if rec["dealt"][0] != rec["dealt"][1]:
         assert (verify_record(rec).difference or "").startswith("card 1 dealt was")
+    assert verify_record({**good_record(), "shoe": 17}).ok and verify_record({**good_record(), "shoe": "t1-17"}).ok
+    with pytest.raises(FairRecordError, match="shoe must be"):
+        parse_record({**good_record(), "shoe": [1]})
     rec = good_record(288)
     assert verify_record(rec).ok
     rec["dealt"].append("AS")

@@ -315,6 +315,11 @@ def parse_record(data: object) -> FairRecord:
         raise FairRecordError(
             f"unknown key {_show(str(unknown[0]))}: a record has {', '.join(RECORD_KEYS)} (and optionally shoe)"
         )
+    shoe = data.get("shoe")
+    if shoe is not None and not (
+        (isinstance(shoe, int) and not isinstance(shoe, bool)) or (isinstance(shoe, str) and len(shoe) <= 64)
+    ):
+        raise FairRecordError(f"shoe must be an integer or a string of at most 64 characters, not {_show(shoe)}")
     missing = [k for k in RECORD_KEYS if k not in data]
     if missing:
         raise FairRecordError(f"the record has no {missing[0]!r}: a record has {', '.join(RECORD_KEYS)}")
