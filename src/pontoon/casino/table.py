@@ -118,7 +118,7 @@ class CasinoTable(Publisher):
             self._retire_shoe()
             cards, commit = self.fair.new_shoe(r.pack, r.decks)
             self.shoes_used += 1
-            shoe = Shoe(cards, cut_index=int(len(cards) * r.penetration), pack=r.pack, decks=r.decks)
+            shoe = Shoe(cards, cut_index=int(len(cards) * r.penetration), pack=r.pack, decks=r.decks)  # 000 3.2, 004 3.6
             self._table_event("new_shoe", shoe=self.shoes_used, cut=shoe.cut_index, **commit)
             return shoe
         self.shoes_used += 1
