@@ -18,13 +18,14 @@ from pontoon.shoe import RngLike, Shoe
 
 
 class BritishPack:
-    __slots__ = ("_cards", "stacked", "discards", "packs")
+    __slots__ = ("_cards", "stacked", "discards", "packs", "drawn")
 
     def __init__(self, cards: Iterable[Card], *, stacked: bool = False, packs: int = 1) -> None:
         self._cards: deque[Card] = deque(cards)
         self.stacked = stacked
         self.discards: list[Card] = []  # stacked packs only: cards put to the bottom
         self.packs = packs
+        self.drawn = 0  # cards drawn since this pack was made or last shuffled (a fair shoe's reveal counts them)
 
     @classmethod
     def shuffled(cls, packs: int, rng: RngLike) -> BritishPack:
@@ -55,6 +56,7 @@ class BritishPack:
     def draw(self) -> Card:
         if not self._cards:
             raise ShoeExhausted("the pack has no card left to deal")
+        self.drawn += 1
         return self._cards.popleft()
 
     def to_bottom(self, cards: Iterable[Card]) -> None:
@@ -71,6 +73,7 @@ class BritishPack:
         everything = list(self._cards) + list(extra)
         order = make_rng(rng).permutation(len(everything))
         self._cards = deque(everything[i] for i in order)
+        self.drawn = 0
 
     def cards(self) -> list[Card]:
         """The cards in the pack, top first (never part of any seat's view)."""

@@ -4,7 +4,9 @@
 transfer since the table opened, so each seat's balance is its net result) and, in Shoot Pontoon,
 the kitty. Between rounds:
 - used cards go to the bottom of the pack without a shuffle, unless there was a Pontoon; then the
-  whole pack is shuffled with the injected RNG (003 The New Deal);
+  whole pack is shuffled with the injected RNG (003 The New Deal); with ``fair=FairShuffler()`` the
+  first pack and every such shuffle are provably fair, each with its own commitment (``new_shoe``)
+  and reveal (``shoe_retired``) (``docs/fairness.md``);
 - the bank passes to the player with an unsplit Pontoon nearest the banker's left when the banker
   had none (003 The New Deal), or to a buyer at an agreed price (003 "sell the bank");
 - Shoot Pontoon: the banker may top the kitty up but not take from it; an empty kitty must be
@@ -23,6 +25,7 @@ from pontoon.british.pack import BritishPack
 from pontoon.british.round import KITTY, ZERO, BritishRound
 from pontoon.errors import BetError, IllegalAction
 from pontoon.events import Event, EventLog, Publisher
+from pontoon.fair import FairShuffler, canonical_shoe
 from pontoon.money import fmt, to_money
 from pontoon.protocol import Action, Actor
 from pontoon.rules.british import BritishRules
@@ -49,8 +52,11 @@ class BritishGame(Publisher):
         rng: RngLike = None,
         pack: BritishPack | None = None,
         window_size: int = 50,
+        fair: FairShuffler | None = None,
     ) -> None:
         super().__init__()
+        if fair is not None and pack is not None:
+            raise IllegalAction("a fair table shuffles its own pack: give fair or pack, not both")
         if len(seats) < 2:
             raise IllegalAction("003: Pontoon needs two or more players (the banker included)")
         if len(set(seats)) != len(seats):
@@ -64,7 +70,13 @@ class BritishGame(Publisher):
         if banker not in self.seats:
             raise IllegalAction(f"banker {banker!r} is not seated; seats are {', '.join(self.seats)}")
         self.banker = banker
-        self.pack = pack if pack is not None else BritishPack.shuffled(rules.packs_for(len(self.seats)), self.rng)
+        self.fair = fair
+        self.closed = False
+        n = rules.packs_for(len(self.seats))
+        if fair is not None:  # shuffled when the first round needs it: its commitment reaches the subscribers
+            self.pack = BritishPack([], packs=n)
+        else:
+            self.pack = pack if pack is not None else BritishPack.shuffled(n, self.rng)
         self.ledger = Ledger()
         self.log = EventLog(maxlen=200)  # the table's own events; each round has its own log
         self.round: BritishRound | None = None
@@ -186,14 +198,42 @@ class BritishGame(Publisher):
         self._pass_bank(buyer, "003 The New Deal: sell the bank")
 
     # ---------------------------------------------------------------------------------------
+    # the fair pack (docs/fairness.md)
+    def _fair_shuffle(self) -> None:
+        """003 "shuffled and cut": a fair shuffle of the whole pack (the cut is part of the shuffle)."""
+        fair = self.fair
+        if fair is None:
+            return
+        self._retire_pack()
+        cards, commit = fair.new_shoe("standard52", self.pack.packs)
+        self.pack = BritishPack(cards, packs=self.pack.packs)
+        self._table_event("new_shoe", "003 The New Deal: shuffled and cut", shoe=commit["nonce"], cut=None, **commit)
+
+    def _retire_pack(self) -> None:
+        reveal = self.fair.retire() if self.fair is not None else None
+        if reveal is not None:
+            self._table_event("shoe_retired", shoe=reveal["nonce"], dealt=self.pack.drawn, **reveal)
+
+    def close(self) -> None:
+        """Close the table (between rounds): a fair pack's seed is revealed."""
+        self._between_rounds("close")
+        if not self.closed:
+            self._retire_pack()
+            self.closed = True
+
+    # ---------------------------------------------------------------------------------------
     # rounds
     def new_round(self) -> BritishRound:
         self._between_rounds("new_round")
+        if self.closed:
+            raise IllegalAction("new_round: the table is closed")
         if self.needs_kitty:
             raise IllegalAction(
                 "new_round: the kitty is empty; the banker must put up a new kitty (put_kitty) "
                 "or sell the bank (sell_bank) (003 Shoot Pontoon)"
             )
+        if self.fair is not None and not self.fair.live:
+            self._fair_shuffle()  # the first pack (003 "shuffled and cut")
         self.round = BritishRound(self.rules, self.players, self.banker, self.pack, kitty=self.kitty)
         self._seen = self._moved = 0
         self._flush()
@@ -227,7 +267,11 @@ class BritishGame(Publisher):
         self._table_moved = len(self.ledger.transfers)  # published with the round's own events
         used = rnd.in_play_cards()
         shuffled = rnd.had_pontoon
-        if shuffled:
+        if shuffled and self.fair is not None:
+            self._flush()  # the round's draws are published before the reveal and the next commitment
+            self._check_whole_pack(used)
+            self._fair_shuffle()  # 003 "If there was a Pontoon, the cards are shuffled and cut"
+        elif shuffled:
             self.pack.reshuffle(used, self.rng)  # 003 "If there was a Pontoon, the cards are shuffled and cut"
         else:
             self.pack.to_bottom(used)  # 003 "adds all the used cards to the bottom of the pack and without shuffling"
@@ -246,6 +290,13 @@ class BritishGame(Publisher):
         self.rounds_played += 1
         self.history.append(summary)
         return summary
+
+    def _check_whole_pack(self, used: list[Any]) -> None:
+        """A fair shuffle starts from the whole pack in canonical order: the cards must all be back."""
+        have = sorted(c.code for c in self.pack.cards() + list(used))
+        want = sorted(c.code for c in canonical_shoe("standard52", self.pack.packs))
+        if have != want:
+            raise IllegalAction(f"the pack is not whole ({len(have)} cards, {len(want)} expected): cannot shuffle fairly")
 
     def cards_accounted(self) -> list[Any]:
         """Every card of the table: the pack plus the cards on the table (for invariant checks)."""

@@ -6,7 +6,9 @@
   come from the engine);
 - the shoe carries across rounds; when the cut card has come out the next round starts from a new
   shoe (000 3.2, 004 3.6: the cut card; rulings 3), made by the table's ``shuffler`` (default: a
-  seeded numpy shuffle; the history store plugs in its provably fair shuffle);
+  seeded numpy shuffle); with ``fair=FairShuffler()`` (recorded tables) each shoe is a provably fair
+  shuffle whose commitment is logged (``new_shoe``) before its first card and whose seed is revealed
+  (``shoe_retired``) when it is replaced or the table closes (``docs/fairness.md``);
 - ``subscribe(fn)`` hands every event, with the ledger transfers it caused, to ``fn`` as it happens,
   before anything is shown (the history store records them); ``window`` keeps only the last
   ``window_size`` finished rounds' summaries in memory, so memory does not grow with the rounds played.
@@ -26,6 +28,7 @@ from pontoon.cards import Card
 from pontoon.casino.round import CasinoRound
 from pontoon.errors import BetError, IllegalAction
 from pontoon.events import Event, EventLog, Publisher
+from pontoon.fair import FairShuffler
 from pontoon.money import fmt, to_money
 from pontoon.protocol import TABLE, Action, Actor
 from pontoon.rules.model import CasinoRules
@@ -46,11 +49,16 @@ class CasinoTable(Publisher):
         shuffler: Shuffler | None = None,
         window_size: int = 50,
         shoe: Shoe | None = None,
+        fair: FairShuffler | None = None,
     ) -> None:
         super().__init__()
+        if fair is not None and (shoe is not None or shuffler is not None):
+            raise IllegalAction("a fair table shuffles its own shoes: give fair, or shoe/shuffler, not both")
         self.rules = rules
         self.rng: np.random.Generator = make_rng(rng)
         self.shuffler = shuffler
+        self.fair = fair
+        self.closed = False
         self.balances_: dict[str, Decimal] = {}
         self.round: CasinoRound | None = None
         self.rounds_played = 0
@@ -60,7 +68,10 @@ class CasinoTable(Publisher):
         self._seen = 0  # events of the current round already published
         self._moved = 0  # transfers of the current round already published
         self._booked = True  # the last round is booked into the balances (no round open)
-        self.shoe = shoe if shoe is not None else self._new_shoe()
+        if fair is not None:  # shuffled when the first round needs it: its commitment reaches the subscribers
+            self.shoe = Shoe([], cut_index=0, pack=rules.pack, decks=rules.decks)
+        else:
+            self.shoe = shoe if shoe is not None else self._new_shoe()
 
     # ---------------------------------------------------------------------------------------
     # seats and money
@@ -103,6 +114,13 @@ class CasinoTable(Publisher):
     # the shoe
     def _new_shoe(self) -> Shoe:
         r = self.rules
+        if self.fair is not None:
+            self._retire_shoe()
+            cards, commit = self.fair.new_shoe(r.pack, r.decks)
+            self.shoes_used += 1
+            shoe = Shoe(cards, cut_index=int(len(cards) * r.penetration), pack=r.pack, decks=r.decks)  # 000 3.2, 004 3.6
+            self._table_event("new_shoe", shoe=self.shoes_used, cut=shoe.cut_index, **commit)
+            return shoe
         self.shoes_used += 1
         if self.shuffler is None:
             shoe = Shoe.shuffled(r.decks, self.rng, pack=r.pack, penetration=r.penetration)
@@ -112,6 +130,18 @@ class CasinoTable(Publisher):
             shoe = Shoe(cards, cut_index=base.cut_index, pack=r.pack, decks=r.decks)
         self._table_event("new_shoe", shoe=self.shoes_used, cards=len(shoe), cut=shoe.cut_index)
         return shoe
+
+    def _retire_shoe(self) -> None:
+        reveal = self.fair.retire() if self.fair is not None else None
+        if reveal is not None:
+            self._table_event("shoe_retired", shoe=self.shoes_used, dealt=self.shoe.dealt, **reveal)
+
+    def close(self) -> None:
+        """Close the table (between rounds): the shoe is retired, a fair shoe's seed revealed."""
+        self._between_rounds("close")
+        if not self.closed:
+            self._retire_shoe()
+            self.closed = True
 
     # ---------------------------------------------------------------------------------------
     # rounds
@@ -126,6 +156,8 @@ class CasinoTable(Publisher):
     def new_round(self) -> CasinoRound:
         """Open betting for the next round (a new shoe first if the cut card has come out)."""
         self._between_rounds("new_round")
+        if self.closed:
+            raise IllegalAction("new_round: the table is closed")
         if self.shoe.needs_shuffle:
             self.shoe = self._new_shoe()  # 000 3.2, 004 3.6: the cut card; rul 3
         self.round = CasinoRound(self.rules, self.shoe, rng=self.rng)

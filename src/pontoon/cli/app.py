@@ -23,13 +23,14 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from pontoon.cli import analyze, play, rules_cmd, scenario, simulate
+    from pontoon.cli import analyze, play, rules_cmd, scenario, simulate, verify
 
     app.command("play")(play.play_command)
     app.command("scenario")(scenario.scenario_command)
     app.command("analyze")(analyze.analyze_command)
     app.command("simulate")(simulate.simulate_command)
     app.command("rules")(rules_cmd.rules_command)
+    app.command("verify")(verify.verify_command)  # provably fair shoes (docs/fairness.md)
     __import__("pontoon.cli.rl", fromlist=["register"]).register(app)  # rl evaluate, train (issue 14)
 
 
