@@ -83,3 +83,53 @@ def test_out_of_turn_and_foreign_box_refused(live: LiveServer) -> None:
     assert "illegal action" in waiting.error()
     ca.close()
     cb.close()
+
+
+def test_blackjack_hole_card_hidden_and_public_state_shared(live: LiveServer) -> None:
+    """Three clients and a spectator: the same public round at every version, the hole card hidden
+    while hands are to play, and never a card to come (no message names more cards than were dealt)."""
+    import json
+
+    from tests.web.play import casino_choice
+
+    tid = live.table(preset="blackjack", seed=21)
+    toks = [live.join(tid, live.account(n), box=b, buy_in="300") for n, b in (("ann", 1), ("bob", 2), ("cat", 4))]
+    spec = live.ws(tid)
+    cs = [live.ws(tid, t) for t in toks]
+    for c in cs:
+        c.send({"type": "bet", "amount": "10"})
+    rounds_seen = 0
+    for _ in range(3000):
+        for c in cs + [spec]:
+            c.drain(0.03)
+        rounds_seen = len(spec.state.get("history", []))
+        if rounds_seen >= 3:
+            break
+        for c in cs:
+            pick = casino_choice(c.state)
+            if pick is not None:
+                c.send({"type": "act", "action": pick})
+                c.until(lambda m: m.get("type") in ("state", "error"))
+            elif c.state.get("phase") == "betting" and not c.state["bets"].get(c.state["you"]):
+                c.send({"type": "bet", "amount": "10"})
+                c.until(lambda m: m.get("type") in ("state", "error"))
+    assert rounds_seen >= 3
+    by_version = {m["version"]: m for m in spec.received if m.get("type") == "state"}
+    hidden_seen = 0
+    for c in cs:
+        for m in c.received:
+            if m.get("type") != "state" or m["version"] not in by_version or m["round"] is None:
+                continue
+            pub = dict(by_version[m["version"]]["round"])
+            mine = dict(m["round"])
+            for k in ("seat", "spectator", "legal_actions"):
+                pub.pop(k), mine.pop(k)
+            assert mine == pub
+            if m["phase"] == "play" and m["round"]["hand_to_act"] is not None and len(m["round"]["dealer"]) == 2:
+                assert m["round"]["dealer"][1] == "??"
+                hidden_seen += 1
+            text = json.dumps(m)
+            assert "remaining" not in text and "cards_to_come" not in text
+    assert hidden_seen > 0
+    for c in cs + [spec]:
+        c.close()
