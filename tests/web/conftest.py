@@ -105,6 +105,12 @@ class Client:
             if pred(msg):
                 return msg
 
+    def wait_state(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10) -> dict[str, Any]:
+        """The latest state if it matches ``pred``, else the next state that does."""
+        if self.state and pred(self.state):
+            return self.state
+        return self.until(lambda m: m.get("type") == "state" and pred(m), timeout)
+
     def drain(self, quiet: float = 0.15) -> None:
         """Read until nothing arrives for ``quiet`` seconds."""
         while True:
