@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import time
@@ -237,6 +238,27 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
         if host is None:
             return _err(404, f"no table {tid}")
         return [host.history_for(h, None) for h in host.history]
+
+    @app.get("/api/tables/{tid}/shoes", responses={404: {}})
+    async def shoes(tid: TableId) -> Any:
+        """The live shoe's commitment and the revealed seeds of retired shoes (provably fair tables)."""
+        host = srv.lobby.tables.get(tid)
+        if host is None:
+            return _err(404, f"no table {tid}")
+        return {"live": host.fair, "revealed": list(host.revealed)}
+
+    @app.post("/api/verify", responses={400: {}, 404: {}})
+    async def verify(record: Annotated[dict[str, Any], Body(description="a revealed shoe's record (docs/fairness.md)")]) -> Any:
+        """Check a retired shoe's record: its commitment, its order and every card dealt from it."""
+        try:
+            fair = importlib.import_module("pontoon.fair")
+        except ImportError:
+            return _err(404, "this build has no provably fair shuffle (pontoon.fair)")
+        try:
+            res = fair.verify_record(record)
+        except PontoonError as err:
+            return _err(400, str(err))
+        return {"ok": res.ok, "checked": list(res.checked), "difference": res.difference}
 
     @app.post("/api/tables/{tid}/join", response_model=JoinOut, responses={400: {}, 401: {}, 404: {}, 429: {}})
     async def join(request: Request, tid: TableId, body: JoinIn | None = Body(None),

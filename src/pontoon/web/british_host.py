@@ -29,7 +29,7 @@ from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action
 from pontoon.rules.british import BritishRules
 from pontoon.settlement import KITTY
-from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, step_text
+from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
 from pontoon.web.persistence import TablePersistence
 
 ZERO = Decimal(0)
@@ -43,12 +43,13 @@ class BritishHost(HostedTable):
 
     def __init__(
         self, table_id: str, title: str, rules: BritishRules, seed: int, seats: int, settings: Settings,
-        store: TablePersistence, pay_out: PayOut,
+        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False,
     ) -> None:
         super().__init__(table_id, title, rules, settings, store, pay_out)
         self.rules: BritishRules = rules
         self.seed = seed
         self.seats = seats
+        self.seeded = seeded
         self.games = 0
         self.game_obj: BritishGame | None = None
 
@@ -69,8 +70,11 @@ class BritishHost(HostedTable):
 
     def _start(self) -> None:
         self.games += 1
-        g = BritishGame(self.rules, list(self.members), rng=self.seed + self.games)  # 003: banker drawn at random
-        g.subscribe(lambda rec: self.store.record(self.id, rec))
+        fair = fair_shuffler(self.seed + self.games if self.seeded else None)
+        extra: dict[str, Any] = {} if fair is None else {"fair": fair}
+        # 003: the first banker is drawn at random
+        g = BritishGame(self.rules, list(self.members), rng=self.seed + self.games, **extra)
+        g.subscribe(self.watch)
         self.game_obj = g
         self._advance()
 
@@ -103,6 +107,9 @@ class BritishHost(HostedTable):
                 self._remove(m, total)
             else:
                 m.buy_in = total
+        closer = getattr(g, "close", None)  # a fair pack's seed is revealed when the game closes
+        if closer is not None:
+            closer()
         self.game_obj = None
         self.set_timer(None)
         self.bump()

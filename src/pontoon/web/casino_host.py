@@ -20,7 +20,7 @@ from pontoon.errors import PontoonError
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, TABLE, Action
 from pontoon.rules.model import CasinoRules
-from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, step_text
+from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
 from pontoon.web.persistence import TablePersistence
 
 ZERO = Decimal(0)
@@ -31,12 +31,14 @@ class CasinoHost(HostedTable):
 
     def __init__(
         self, table_id: str, title: str, rules: CasinoRules, seed: int, settings: Settings,
-        store: TablePersistence, pay_out: PayOut,
+        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False,
     ) -> None:
         super().__init__(table_id, title, rules, settings, store, pay_out)
         self.rules: CasinoRules = rules
-        self.table = CasinoTable(rules, rng=seed, window_size=settings.history_rounds)
-        self.table.subscribe(lambda rec: store.record(table_id, rec))
+        fair = fair_shuffler(seed if seeded else None)
+        extra: dict[str, Any] = {} if fair is None else {"fair": fair}
+        self.table = CasinoTable(rules, rng=seed, window_size=settings.history_rounds, **extra)
+        self.table.subscribe(self.watch)
         self.bets: dict[str, dict[str, Decimal]] = {}
 
     # ------------------------------------------------------------------ seats
@@ -346,4 +348,7 @@ class CasinoHost(HostedTable):
             self._advance()
         for m in list(self.members.values()):
             self._remove(m)
+        closer = getattr(self.table, "close", None)  # a fair shoe's seed is revealed when the table closes
+        if closer is not None:
+            closer()
         self.closed = True

@@ -17,6 +17,7 @@ round holds it.
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections import deque
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from pontoon.errors import PontoonError
-from pontoon.events import Event
+from pontoon.events import Event, TableRecord
 from pontoon.money import fmt
 from pontoon.web.persistence import TablePersistence
 
@@ -98,6 +99,19 @@ class HostedTable:
         self.history: deque[dict[str, Any]] = deque(maxlen=settings.history_rounds)
         self.notices: dict[str, str] = {}  # one-line messages for one person, sent with his next state
         self.closed = False
+        self.fair: dict[str, Any] | None = None  # the live shoe's commitment (provably fair tables)
+        self.revealed: deque[dict[str, Any]] = deque(maxlen=20)  # retired shoes' seeds, newest last
+
+    def watch(self, rec: TableRecord) -> None:
+        """Every table event: to the store, and the fair shuffle's commitments and reveals for the page."""
+        self.store.record(self.id, rec)
+        ev = rec.event
+        if ev.kind == "new_shoe" and "commitment" in ev.data:
+            keep = ("shoe", "scheme", "commitment", "client_seed", "nonce", "next_commitment", "secret")
+            self.fair = {k: ev.data[k] for k in keep if k in ev.data}
+        elif ev.kind == "shoe_retired" and "server_seed" in ev.data:
+            self.revealed.append({k: v for k, v in ev.data.items() if k in ("shoe", "scheme", "nonce", "server_seed")}
+                                 | {"commitment": (self.fair or {}).get("commitment")})
 
     # ------------------------------------------------------------------ members and connections
     def connected(self, name: str | None) -> None:
@@ -175,7 +189,7 @@ class HostedTable:
             "timer_s": None if left is None else round(left, 1),
             "turn_timeout_s": self.settings.turn_timeout_s,
             "history": [self.history_for(h, name) for h in self.history],
-            "fair": None,  # the shoe's commitment and revealed seed: with the fair shuffle (issue 12)
+            "fair": None if self.fair is None else dict(self.fair, revealed=list(self.revealed)[-3:]),
         }
         note = self.notices.pop(name or "", None)
         if note:
@@ -191,6 +205,18 @@ class HostedTable:
     def close_all(self) -> None:
         """The table closes: every member's money back to his account."""
         raise NotImplementedError
+
+
+def fair_shuffler(seed: int | None) -> Any:
+    """A provably fair shuffler when this build has ``pontoon.fair`` (else None: a seeded numpy shuffle).
+
+    A table made with an explicit seed (tests, replays) gets the deterministic test mode, which is
+    NOT secret (docs/fairness.md); every other table gets fresh secret server seeds."""
+    try:
+        fair = importlib.import_module("pontoon.fair")
+    except ImportError:
+        return None
+    return fair.FairShuffler() if seed is None else fair.FairShuffler(test_seed=seed)
 
 
 def step_text(ev: Event) -> str:

@@ -109,9 +109,10 @@ class Lobby:
         title = spec.name or f"{getattr(rules, 'name', None) or rules.preset} {tid}"
         host: HostedTable
         if isinstance(rules, CasinoRules):
-            host = CasinoHost(tid, title, rules, seed, self.settings, self.store, self.credit)
+            host = CasinoHost(tid, title, rules, seed, self.settings, self.store, self.credit, seeded=spec.seed is not None)
         elif isinstance(rules, BritishRules):
-            host = BritishHost(tid, title, rules, seed, spec.seats, self.settings, self.store, self.credit)
+            host = BritishHost(tid, title, rules, seed, spec.seats, self.settings, self.store, self.credit,
+                               seeded=spec.seed is not None)
         else:  # pragma: no cover - the rules registry holds only these two
             raise HostError(f"rules of type {type(rules).__name__} cannot be hosted")
         self.tables[tid] = host

@@ -406,8 +406,15 @@ function renderHistory(st) {
 function renderShoe(st) {
   $("#shoe-info").textContent = st.shoe ? `shoe ${st.shoe.number}: ${st.shoe.cards_left} cards left` +
     (st.shoe.needs_shuffle ? " (cut card out: a new shoe next round)" : "") : (st.game === "british" ? "the pack stays on the table between rounds (003)" : "");
-  $("#fair-info").textContent = st.fair ? `commitment ${st.fair.commitment}` + (st.fair.seed ? ` · revealed seed ${st.fair.seed}` : "") :
-    "provably fair shuffle: not enabled on this server";
+  const fair = $("#fair-info");
+  fair.replaceChildren();
+  if (!st.fair) { fair.textContent = "provably fair shuffle: not enabled on this server"; return; }
+  fair.appendChild(el("div", `shoe ${st.fair.nonce ?? st.fair.shoe}: commitment ${st.fair.commitment}`, "commitment"));
+  fair.appendChild(el("div", `client seed ${st.fair.client_seed} · next shoe's commitment ${st.fair.next_commitment}`));
+  if (st.fair.secret === false) fair.appendChild(el("div", "test mode: this table's seeds follow from its seed (not secret)"));
+  for (const r of st.fair.revealed || []) {
+    fair.appendChild(el("div", `shoe ${r.nonce} retired: server seed ${r.server_seed} (commitment ${r.commitment})`, "revealed"));
+  }
 }
 
 function maybeAskHints(st) {
