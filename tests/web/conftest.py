@@ -92,6 +92,8 @@ class Client:
         msg = json.loads(self.conn.recv(timeout=timeout))
         self.received.append(msg)
         if msg.get("type") == "state":
+            if "history" not in msg:  # sent only when it changes: keep the last one
+                msg["history"] = self.state.get("history", [])
             self.state = msg
         return msg
 

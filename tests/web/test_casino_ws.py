@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from tests.web.conftest import Client, LiveServer
 
 
@@ -132,4 +134,61 @@ def test_blackjack_hole_card_hidden_and_public_state_shared(live: LiveServer) ->
             assert "remaining" not in text and "cards_to_come" not in text
     assert hidden_seen > 0
     for c in cs + [spec]:
+        c.close()
+
+
+def test_exact_ev_hints_for_the_hand_to_act(live: LiveServer) -> None:
+    tid = live.table(preset="mbs", seed=12)
+    ta = live.join(tid, live.account("ann"), box=1)
+    tb = live.join(tid, live.account("bob"), box=2)
+    ca, cb = live.ws(tid, ta), live.ws(tid, tb)
+    ca.send({"type": "bet", "amount": "10"})
+    cb.send({"type": "bet", "amount": "10"})
+    st = ca.wait_state(lambda m: m["phase"] == "play")
+    me, other = (ca, cb) if st["to_act"] == "ann" else (cb, ca)
+    other.send({"type": "hints"})
+    assert "not your hand" in other.error()
+    me.send({"type": "hints"})
+    h = me.until(lambda m: m.get("type") == "hints", timeout=120)
+    box = me.state["round"]["hand_to_act"]["box"]
+    listed = {a["verb"] for a in me.state["legal"] if a.get("box") == box} & {"hit", "stand", "double", "split", "surrender"}
+    assert set(h["values"]) == listed and "stand" in listed
+    assert all(v is None or -2.0 <= v <= 2.0 for v in h["values"].values())
+    ca.close()
+    cb.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"])
+def test_every_casino_preset_to_the_end_of_a_shoe(make_live, preset: str) -> None:
+    """Two players play until the cut card has come out and the next shoe is in use."""
+    from dataclasses import replace
+
+    from tests.web.conftest import FAST
+    from tests.web.play import casino_choice
+
+    live = make_live(replace(FAST, history_rounds=500))  # every round's net stays in the window
+    tid = live.table(preset=preset, seed=31)
+    cs = [live.ws(tid, live.join(tid, live.account(n), box=b, buy_in="1000")) for n, b in (("ann", 1), ("bob", 2))]
+    before = live.total_money()
+    host = live.srv.lobby.tables[tid]
+    for _ in range(20_000):
+        if host.table.shoes_used >= 2:
+            break
+        for c in cs:
+            c.drain(0.01)
+            st = c.state
+            pick = casino_choice(st) if st else None
+            if pick is not None:
+                c.send({"type": "act", "action": pick})
+                c.until(lambda m: m.get("type") in ("state", "error"))
+            elif st and st["phase"] == "betting" and st["you"] not in st["bets"]:
+                c.send({"type": "bet", "amount": "10"})
+                c.until(lambda m: m.get("type") in ("state", "error"))
+    assert host.table.shoes_used >= 2 and host.table.rounds_played > 10
+    nets = sum((Decimal(h["net"][p]["total"]) for h in host.table.window for p in h["net"]), Decimal(0))
+    assert host.table.rounds_played == len(host.table.window)  # the window holds every round played here
+    open_round = sum(host.table.round.ledger.balances[n] for n in ("ann", "bob")) if host.table.in_round else 0
+    assert live.total_money() == before + nets + open_round
+    for c in cs:
         c.close()

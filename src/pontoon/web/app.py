@@ -86,12 +86,19 @@ class Conn:
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
     dropped: int = 0
     overflow: bool = False
+    history_mark: int = -1  # the host's history_mark when this connection was last sent the history
 
     def push(self, text: str) -> None:
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
-            self.overflow = True  # a client that does not read: closed; it may reconnect
+            if not self.overflow:  # a client that does not read: closed (bounded memory); it may reconnect
+                self.overflow = True
+                asyncio.get_running_loop().create_task(self._close())
+
+    async def _close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=1008, reason="too many unread messages")
 
 
 class Server:
@@ -111,11 +118,13 @@ class Server:
         return self.locks.setdefault(tid, asyncio.Lock())
 
     def broadcast(self, host: HostedTable) -> None:
-        cache: dict[str | None, str] = {}
+        cache: dict[tuple[str | None, bool], str] = {}
         for c in list(self.conns.get(host.id, ())):
-            if c.name not in cache or (c.name and c.name in host.notices):
-                cache[c.name] = json.dumps(host.state_for(c.name))
-            c.push(cache[c.name])
+            key = (c.name, c.history_mark != host.history_mark)
+            if key not in cache or (c.name and c.name in host.notices):
+                cache[key] = json.dumps(host.state_for(c.name, key[1]))
+            c.history_mark = host.history_mark
+            c.push(cache[key])
 
     async def tick(self) -> None:
         """The turn timers and the grace periods of every table."""
@@ -164,7 +173,7 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
         yield
         task.cancel()
 
-    app = FastAPI(title="pontoon table server", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="pontoon table server", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Play Pontoon at shared tables: lobby, tables, accounts, one WebSocket per table.")
     app.state.server = srv
 

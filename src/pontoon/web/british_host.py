@@ -177,7 +177,7 @@ class BritishHost(HostedTable):
 
     def _book(self, g: BritishGame, rnd: BritishRound) -> None:
         summary = g.end_round()
-        self.history.append({
+        self.add_history({
             "round": summary["round"] + 0,
             "banker": summary["banker"],
             "status": summary["status"],
@@ -222,8 +222,8 @@ class BritishHost(HostedTable):
             return []
         return [a.to_json() for a in g.round.legal_actions(name)]
 
-    def state_for(self, name: str | None) -> dict[str, Any]:
-        out = self.base_state(name)
+    def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
+        out = self.base_state(name, history)
         g = self.game_obj
         me = name if name in self.members else None
         rnd = None if g is None else g.round

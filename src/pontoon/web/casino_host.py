@@ -234,7 +234,7 @@ class CasinoHost(HostedTable):
         rnd = self.table.round
         assert rnd is not None
         summary = self.table.end_round()
-        self.history.append({
+        self.add_history({
             "round": summary["round"],
             "status": summary["status"],
             "dealer": summary["dealer"],
@@ -299,8 +299,8 @@ class CasinoHost(HostedTable):
             out += [{"verb": "deal"}, {"verb": "clear_bets"}]
         return out
 
-    def state_for(self, name: str | None) -> dict[str, Any]:
-        out = self.base_state(name)
+    def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
+        out = self.base_state(name, history)
         rnd = self.table.round
         me = name if name in self.members and not self.members[name].pending else None
         out["phase"] = "play" if self.table.in_round else "betting"

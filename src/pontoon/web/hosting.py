@@ -97,6 +97,7 @@ class HostedTable:
         self.version = 0
         self.deadline: float | None = None  # monotonic time the turn timer runs out
         self.history: deque[dict[str, Any]] = deque(maxlen=settings.history_rounds)
+        self.history_mark = 0  # counts the rounds booked: a connection is sent the history when it changes
         self.notices: dict[str, str] = {}  # one-line messages for one person, sent with his next state
         self.closed = False
         self.fair: dict[str, Any] | None = None  # the live shoe's commitment (provably fair tables)
@@ -173,10 +174,14 @@ class HostedTable:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ what each person sees
-    def state_for(self, name: str | None) -> dict[str, Any]:
+    def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
         raise NotImplementedError
 
-    def base_state(self, name: str | None) -> dict[str, Any]:
+    def add_history(self, entry: dict[str, Any]) -> None:
+        self.history.append(entry)
+        self.history_mark += 1
+
+    def base_state(self, name: str | None, history: bool = True) -> dict[str, Any]:
         left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
         out: dict[str, Any] = {
             "type": "state",
@@ -188,9 +193,11 @@ class HostedTable:
             "version": self.version,
             "timer_s": None if left is None else round(left, 1),
             "turn_timeout_s": self.settings.turn_timeout_s,
-            "history": [self.history_for(h, name) for h in self.history],
+            "history_mark": self.history_mark,
             "fair": None if self.fair is None else dict(self.fair, revealed=list(self.revealed)[-3:]),
         }
+        if history:  # else the client keeps the history it was last sent (history_mark unchanged)
+            out["history"] = [self.history_for(h, name) for h in self.history]
         note = self.notices.pop(name or "", None)
         if note:
             out["notice"] = note

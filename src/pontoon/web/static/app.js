@@ -197,7 +197,9 @@ function connect() {
   S.ws = ws;
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
-    if (m.type === "state") { S.state = m; if (m.notice) notice(m.notice); render(m); }
+    if (m.type === "state") {
+      if (m.history === undefined) m.history = S.state ? S.state.history : [];  // sent only when it changes
+      S.state = m; if (m.notice) notice(m.notice); render(m); }
     else if (m.type === "error") notice(m.error);
     else if (m.type === "hints") { S.hints = m; renderHints(); }
   };
