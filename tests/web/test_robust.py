@@ -195,3 +195,20 @@ def test_reconnect_within_grace_keeps_the_seat(make_live) -> None:
     assert all(not x["absent"] for x in again["members"])
     ca2.close()
     del tb
+
+
+def test_a_deal_that_cannot_go_through_opens_no_round() -> None:
+    """Wagers are tried on a scratch round first: a refused deal leaves the table between rounds."""
+    from pontoon.rules import find_rules
+    from pontoon.web.casino_host import CasinoHost
+    from pontoon.web.hosting import HostError, Settings
+    from pontoon.web.persistence import MemoryPersistence
+
+    paid: list[tuple[str, Decimal]] = []
+    h = CasinoHost("t1", "t", find_rules("mbs"), 1, Settings(), MemoryPersistence(), lambda n, a: paid.append((n, a)))
+    h.join("ann", 1, None, Decimal(1000))
+    h.bets["ann"] = {"main": Decimal(5)}  # below the minimum (the bet message refuses it; forced here)
+    with pytest.raises(HostError, match="below the table minimum"):
+        h._deal()
+    assert not h.table.in_round and h.bets == {} and "not dealt" in h.notices["ann"]
+    assert h.leave("ann") == Decimal(1000) and paid == [("ann", Decimal(1000))]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from pontoon.casino.round import CasinoRound
 from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.money import fmt, to_money
@@ -171,33 +172,36 @@ class CasinoHost(HostedTable):
             self.set_timer(None)
 
     def _deal(self) -> None:
+        """Open the round, place the wagers (seated bettors first, main before side) and deal.
+
+        The wagers are first tried on a scratch round (no card is drawn before the deal), so that the
+        table's round is opened only when the deal will go through: a refused wager is dropped with
+        its reason, and no round is ever left open without wagers."""
         if self.table.in_round or not any("main" in b for b in self.bets.values()):
             return
-        self.table.new_round()
         order = sorted(self.bets, key=lambda n: (self.members[n].role != "seated", self.members[n].box or 0))
+        scratch = CasinoRound(self.rules, self.table.shoe, rng=0)
+        placed: list[tuple[str, int, str, Decimal]] = []
         for name in order:
-            m = self.members[name]
+            box = self.members[name].box or 0
             for kind, amount in sorted(self.bets[name].items(), key=lambda kv: kv[0] != "main"):
                 try:
-                    self.table.place_bet(m.box or 0, name, kind, amount)
+                    scratch.place_bet(box, name, kind, amount)
+                    placed.append((name, box, kind, amount))
                 except PontoonError as err:
                     self.notices[name] = f"wager not placed: {err}"
-        self.bets.clear()
         try:
-            self.table.deal()
-        except PontoonError as err:  # no wager could be placed: withdraw what was, nothing dealt
-            rnd = self.table.round
-            assert rnd is not None
-            for b in list(rnd.boxes.values()):
-                for x in list(b.bettors):
-                    for kind in ("main", *x.side):
-                        try:
-                            self.table.withdraw_bet(b.number, x.player, kind)
-                        except PontoonError:
-                            pass
+            scratch.verify_close_bets()
+        except PontoonError as err:
+            self.bets.clear()
             for name in order:
                 self.notices[name] = f"not dealt: {err}"
             raise HostError(f"not dealt: {err}") from None
+        self.bets.clear()
+        self.table.new_round()
+        for name, box, kind, amount in placed:
+            self.table.place_bet(box, name, kind, amount)
+        self.table.deal()
 
     # ------------------------------------------------------------------ the round's progress
     def _advance(self) -> None:
