@@ -83,6 +83,12 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
             page.click('#actions button[data-verb="bet"][data-kind="main"]')
             state["hit"] = False
             return True
+        if "stand" in verbs and page.is_checked("#hints") and not state.get("hinted"):
+            # the exact-EV hints toggle: the analyser's value of each legal verb, the best in bold
+            page.wait_for_function("document.querySelector('#hint-values').textContent.includes('stand')",
+                                   timeout=90_000)
+            state["hinted"] = True
+            state["hint_text"] = page.text_content("#hint-values")
         if "hit" in verbs and not state.get("hit"):
             state["hit"] = True
             page.keyboard.press("h")  # the key for hit
@@ -94,7 +100,7 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     return True
 
 
-def play(pages: list[Any], rounds: int, british: bool) -> None:
+def play(pages: list[Any], rounds: int, british: bool) -> list[dict[str, Any]]:
     states: list[dict[str, Any]] = [{} for _ in pages]
     end = time.monotonic() + 150
     while rounds_on_page(pages[0]) < rounds:
@@ -108,6 +114,7 @@ def play(pages: list[Any], rounds: int, british: bool) -> None:
                 st["seen"], st["twists"] = rounds_on_page(page), 0
         if not acted:
             pages[0].wait_for_timeout(150)
+    return states
 
 
 def shot(page: Any, name: str, docs: bool = False) -> None:
@@ -136,7 +143,9 @@ def test_two_people_play_casino_through_the_page(browser: Any, live: LiveServer)
     brow.locator("button.join-sit").click()
     bob.wait_for_selector("#table:not([hidden])")
     bob.wait_for_selector('#members tr[data-name="ann"]')
-    play([ann, bob], 3, british=False)
+    ann.check("#hints")
+    states = play([ann, bob], 3, british=False)
+    assert states[0].get("hinted") and re.search(r"stand [+-]\d\.\d{4}", states[0]["hint_text"])
     ann.wait_for_timeout(300)
     host = live.srv.lobby.tables[tid]
     for page, name in ((ann, "ann"), (bob, "bob")):
