@@ -192,3 +192,28 @@ def test_every_casino_preset_to_the_end_of_a_shoe(make_live, preset: str) -> Non
     assert live.total_money() == before + nets + open_round
     for c in cs:
         c.close()
+
+
+def test_standing_bettor_wagers_after_the_seated_and_never_plays_the_box(live: LiveServer) -> None:
+    """004 3.3: the box is played by its seated bettor; a standing bettor's wager waits for his."""
+    tid = live.table(preset="mbs", seed=40)
+    ta = live.join(tid, live.account("ann"), box=2, buy_in="200")
+    tc = live.join(tid, live.account("cat"), stand_on=2, buy_in="200")
+    r = live.http.post(f"/api/tables/{tid}/join", json={"stand_on": 5},
+                       headers={"Authorization": f"Bearer {live.account('dan')}"})
+    assert r.status_code == 400 and "nobody sits at box 5" in r.json()["detail"]
+    ca, cc = live.ws(tid, ta), live.ws(tid, tc)
+    cc.send({"type": "bet", "amount": "10"})
+    assert "seated bettor's main wager comes first" in cc.error()
+    ca.send({"type": "bet", "amount": "10"})
+    ca.wait_state(lambda m: "ann" in m["bets"])
+    cc.send({"type": "bet", "amount": "20"})  # everyone present has bet: dealt
+    st = cc.wait_state(lambda m: m["phase"] == "play")
+    box = st["round"]["boxes"][0]
+    assert box["seated"] == "ann" and [b["player"] for b in box["bettors"]] == ["ann", "cat"]
+    assert not [a for a in st["legal"] if a["verb"] in ("hit", "stand")]  # cat never plays the box
+    if st["to_act"] == "ann":
+        cc.send({"type": "act", "action": {"verb": "stand", "box": 2}})
+        assert "played by its seated bettor ann" in cc.error()
+    ca.close()
+    cc.close()

@@ -212,3 +212,16 @@ def test_a_deal_that_cannot_go_through_opens_no_round() -> None:
         h._deal()
     assert not h.table.in_round and h.bets == {} and "not dealt" in h.notices["ann"]
     assert h.leave("ann") == Decimal(1000) and paid == [("ann", Decimal(1000))]
+
+
+def test_an_idle_empty_table_is_closed(make_live) -> None:
+    live = make_live(replace(FAST, idle_table_s=0.3))
+    tid = live.table(preset="british")
+    kept = live.table(preset="mbs")
+    live.join(kept, live.account("ann"), box=1)
+    end = time.monotonic() + 10
+    while tid in live.srv.lobby.tables:
+        assert time.monotonic() < end
+        time.sleep(0.1)
+    assert kept in live.srv.lobby.tables  # someone sits there
+    assert live.http.get(f"/api/tables/{tid}").status_code == 404

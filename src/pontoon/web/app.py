@@ -130,6 +130,14 @@ class Server:
         """The turn timers and the grace periods of every table."""
         now = time.monotonic()
         for host in list(self.lobby.tables.values()):
+            if not host.members and not self.conns.get(host.id) and now - host.last_change > self.settings.idle_table_s:
+                async with self.lock(host.id):
+                    host.close_all()  # nobody's money is there; a fair shoe's seed is revealed
+                    self.lobby.tables.pop(host.id, None)
+                    self.lobby.store.table_closed(host.id)
+                    self.conns.pop(host.id, None)
+                    self.locks.pop(host.id, None)
+                continue
             if not (host.due(now) or any(m.gone_since is not None and not m.absent for m in host.members.values())):
                 continue
             async with self.lock(host.id):

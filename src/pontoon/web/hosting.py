@@ -51,6 +51,7 @@ class Settings:
     action_burst: float = 20.0  # messages per connection
     action_rate: float = 10.0
     max_frame: int = 4096  # bytes in one WebSocket message (the hard cap)
+    idle_table_s: float = 1800.0  # a table nobody sits at or watches is closed after this long
     secret: str | None = None
 
 
@@ -97,6 +98,7 @@ class HostedTable:
         self.version = 0
         self.deadline: float | None = None  # monotonic time the turn timer runs out
         self.history: deque[dict[str, Any]] = deque(maxlen=settings.history_rounds)
+        self.last_change = time.monotonic()
         self.history_mark = 0  # counts the rounds booked: a connection is sent the history when it changes
         self.notices: dict[str, str] = {}  # one-line messages for one person, sent with his next state
         self.closed = False
@@ -147,6 +149,7 @@ class HostedTable:
 
     def bump(self) -> None:
         self.version += 1
+        self.last_change = time.monotonic()
 
     def member(self, name: str | None) -> Member:
         m = self.members.get(name or "")
