@@ -22,9 +22,9 @@ FAST = Settings(turn_timeout_s=30.0, bet_timeout_s=30.0, grace_s=30.0, join_burs
 
 
 class LiveServer:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, persistence: Any = None) -> None:
         self.settings = settings
-        self.app = create_app(settings, tick_s=0.05)
+        self.app = create_app(settings, persistence, tick_s=0.05)
         cfg = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning",
                              ws_max_size=settings.max_frame * 4, lifespan="on")
         self.server = uvicorn.Server(cfg)
@@ -141,8 +141,8 @@ def live() -> Iterator[LiveServer]:
 def make_live() -> Iterator[Callable[[Settings], LiveServer]]:
     made: list[LiveServer] = []
 
-    def make(settings: Settings) -> LiveServer:
-        s = LiveServer(settings)
+    def make(settings: Settings, persistence: Any = None) -> LiveServer:
+        s = LiveServer(settings, persistence)
         made.append(s)
         return s
 

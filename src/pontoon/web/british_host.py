@@ -43,15 +43,19 @@ class BritishHost(HostedTable):
 
     def __init__(
         self, table_id: str, title: str, rules: BritishRules, seed: int, seats: int, settings: Settings,
-        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False,
+        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False, game: BritishGame | None = None,
     ) -> None:
+        """``game``: adopt a game rebuilt by the history store's recovery (then ``restore_members``)."""
         super().__init__(table_id, title, rules, settings, store, pay_out)
         self.rules: BritishRules = rules
         self.seed = seed
         self.seats = seats
         self.seeded = seeded
         self.games = 0
-        self.game_obj: BritishGame | None = None
+        self.game_obj: BritishGame | None = game
+        if game is not None:
+            self.games = 1
+            game.subscribe(self.watch)
 
     # ------------------------------------------------------------------ seats
     def join(self, name: str, box: int | None, stand_on: int | None, buy_in: Decimal) -> Member:
@@ -62,7 +66,7 @@ class BritishHost(HostedTable):
             raise HostError(f"table {self.id} is full: its {self.seats} seats are playing; make another table")
         m = Member(name, "seat", None, buy_in)
         self.members[name] = m
-        self.store.member_changed(self.id, name, {"join": "seat", "buy_in": fmt(buy_in)})
+        self.note_member(name, {"join": "seat", "buy_in": fmt(buy_in)})
         self.bump()
         if len(self.members) == self.seats:
             self._start()
@@ -89,7 +93,7 @@ class BritishHost(HostedTable):
 
     def _remove(self, m: Member, amount: Decimal) -> Decimal:
         del self.members[m.name]
-        self.store.member_changed(self.id, m.name, {"leave": fmt(amount)})
+        self.note_member(m.name, {"leave": fmt(amount)})
         self.pay_out(m.name, amount)
         self.bump()
         return amount
@@ -107,6 +111,7 @@ class BritishHost(HostedTable):
                 self._remove(m, total)
             else:
                 m.buy_in = total
+                self.note_member(m.name, {"game_closed": fmt(total)})
         closer = getattr(g, "close", None)  # a fair pack's seed is revealed when the game closes
         if closer is not None:
             closer()
@@ -185,6 +190,9 @@ class BritishHost(HostedTable):
             "next_banker": summary["next_banker"],
             "_round": rnd,
         })
+
+    def resume(self) -> None:
+        self._advance()
 
     def on_timer(self, now: float) -> None:
         self.deadline = None

@@ -32,13 +32,16 @@ class CasinoHost(HostedTable):
 
     def __init__(
         self, table_id: str, title: str, rules: CasinoRules, seed: int, settings: Settings,
-        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False,
+        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False, table: CasinoTable | None = None,
     ) -> None:
+        """``table``: adopt a table rebuilt by the history store's recovery instead of making one."""
         super().__init__(table_id, title, rules, settings, store, pay_out)
         self.rules: CasinoRules = rules
-        fair = fair_shuffler(seed if seeded else None)
-        extra: dict[str, Any] = {} if fair is None else {"fair": fair}
-        self.table = CasinoTable(rules, rng=seed, window_size=settings.history_rounds, **extra)
+        if table is None:
+            fair = fair_shuffler(seed if seeded else None)
+            extra: dict[str, Any] = {} if fair is None else {"fair": fair}
+            table = CasinoTable(rules, rng=seed, window_size=settings.history_rounds, **extra)
+        self.table = table
         self.table.subscribe(self.watch)
         self.bets: dict[str, dict[str, Decimal]] = {}
 
@@ -69,7 +72,7 @@ class CasinoHost(HostedTable):
         else:
             self.table.join(name, buy_in)
         self.members[name] = m
-        self.store.member_changed(self.id, name, {"join": m.role, "box": n, "buy_in": fmt(buy_in)})
+        self.note_member(name, {"join": m.role, "box": n, "buy_in": fmt(buy_in)})
         self.bump()
         return m
 
@@ -87,6 +90,7 @@ class CasinoHost(HostedTable):
         amount = m.buy_in if m.pending else self.table.leave(m.name)
         del self.members[m.name]
         self.bets.pop(m.name, None)
+        heir: Member | None = None
         if m.role == "seated":  # the first standing bettor behind the box takes the seat
             heir = next((x for x in self.members.values() if x.box == m.box and x.role == "standing"), None)
             if heir is not None:
@@ -94,7 +98,7 @@ class CasinoHost(HostedTable):
             for x in self.members.values():
                 if x.box == m.box and x.role == "standing":
                     self.bets.pop(x.name, None)
-        self.store.member_changed(self.id, m.name, {"leave": fmt(amount)})
+        self.note_member(m.name, {"leave": fmt(amount)} | ({"seated": heir.name} if heir is not None else {}))
         self.pay_out(m.name, amount)
         self.bump()
         return amount
@@ -251,6 +255,10 @@ class CasinoHost(HostedTable):
             elif m.pending:
                 self.table.join(m.name, m.buy_in)
                 m.pending = False
+                self.note_member(m.name, {"sits_down": m.box})
+
+    def resume(self) -> None:
+        self._advance()
 
     def on_timer(self, now: float) -> None:
         self.deadline = None

@@ -27,7 +27,7 @@ from typing import Any
 
 from pontoon.errors import PontoonError
 from pontoon.events import Event, TableRecord
-from pontoon.money import fmt
+from pontoon.money import fmt, to_money
 from pontoon.web.persistence import TablePersistence
 
 
@@ -150,6 +150,30 @@ class HostedTable:
     def bump(self) -> None:
         self.version += 1
         self.last_change = time.monotonic()
+
+    # ------------------------------------------------------------------ the members' record (store, recovery)
+    def members_snapshot(self) -> list[dict[str, Any]]:
+        """Who sits where with what buy-in: JSON-ready, enough to restore the table's people."""
+        return [{"name": m.name, "role": m.role, "box": m.box, "buy_in": fmt(m.buy_in), "pending": m.pending,
+                 "leaving": m.leaving} for m in self.members.values()]
+
+    def note_member(self, name: str, change: dict[str, Any]) -> None:
+        """Tell the store of a change of the people at the table, with the whole snapshot after it."""
+        self.store.member_changed(self.id, name, dict(change, members=self.members_snapshot()))
+
+    def restore_members(self, snapshot: list[dict[str, Any]], now: float | None = None) -> None:
+        """After a restart: the people as the snapshot says, none connected yet (the grace period runs)."""
+        t = time.monotonic() if now is None else now
+        for d in snapshot:
+            self.members[d["name"]] = Member(
+                d["name"], d["role"], d.get("box"), to_money(d["buy_in"], "buy_in"), gone_since=t,
+                pending=bool(d.get("pending")), leaving=bool(d.get("leaving")), absent=bool(d.get("leaving")),
+            )
+        self.bump()
+
+    def resume(self) -> None:
+        """After adopting a recovered table: take up its flow (absent turns, the timer)."""
+        raise NotImplementedError
 
     def member(self, name: str | None) -> Member:
         m = self.members.get(name or "")

@@ -120,6 +120,14 @@ class Lobby:
                                        "game": host.game, "seats": spec.seats})
         return host
 
+    def adopt(self, host: HostedTable) -> None:
+        """A table recovered after a restart (the history store rebuilt its engine table; the host's
+        people restored from their last snapshot): hosted again under its own id."""
+        if host.id in self.tables:
+            raise HostError(f"table {host.id} is already hosted")
+        self.tables[host.id] = host
+        host.resume()
+
     def table(self, tid: str) -> HostedTable:
         t = self.tables.get(tid)
         if t is None:
