@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tests.web.conftest import FAST
-from tests.web.play import british_choice, casino_choice
-
 from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
 from pontoon.web.persistence import MemoryPersistence
+from tests.web.conftest import FAST
+from tests.web.play import british_choice, casino_choice
 
 
 def _strip(state: dict) -> dict:
