@@ -55,6 +55,8 @@ class BritishHost(HostedTable):
         self.game_obj: BritishGame | None = game
         if game is not None:
             self.games = 1
+            for ev in game.log.events:  # an adopted game: its pack's commitment and reveals so far
+                self.fair_event(ev)
             game.subscribe(self.watch)
 
     # ------------------------------------------------------------------ seats

@@ -42,6 +42,8 @@ class CasinoHost(HostedTable):
             extra: dict[str, Any] = {} if fair is None else {"fair": fair}
             table = CasinoTable(rules, rng=seed, window_size=settings.history_rounds, **extra)
         self.table = table
+        for ev in table.log.events:  # an adopted table: its shoe's commitment and reveals so far
+            self.fair_event(ev)
         self.table.subscribe(self.watch)
         self.bets: dict[str, dict[str, Decimal]] = {}
 

@@ -108,7 +108,10 @@ class HostedTable:
     def watch(self, rec: TableRecord) -> None:
         """Every table event: to the store, and the fair shuffle's commitments and reveals for the page."""
         self.store.record(self.id, rec)
-        ev = rec.event
+        self.fair_event(rec.event)
+
+    def fair_event(self, ev: Event) -> None:
+        """Follow the fair shuffle's commitments and reveals (also replayed from an adopted table's log)."""
         if ev.kind == "new_shoe" and "commitment" in ev.data:
             keep = ("shoe", "scheme", "commitment", "client_seed", "nonce", "next_commitment", "secret")
             self.fair = {k: ev.data[k] for k in keep if k in ev.data}
