@@ -31,6 +31,7 @@ def _register() -> None:
     app.command("simulate")(simulate.simulate_command)
     app.command("rules")(rules_cmd.rules_command)
     app.command("verify")(verify.verify_command)  # provably fair shoes (docs/fairness.md)
+    app.command("serve")(__import__("pontoon.cli.serve", fromlist=["serve_command"]).serve_command)  # issue 13
     __import__("pontoon.cli.rl", fromlist=["register"]).register(app)  # rl evaluate, train (issue 14)
 
 

@@ -1,0 +1,202 @@
+"""Load benchmark of the table server: simulated WebSocket players on loopback.
+
+``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]``
+
+For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
+raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
+this process's event loop); every player bets the minimum, hits below 17 and stands, for M rounds.
+Reported: rounds per second (all tables together), the action latency (from sending a bet or an
+action to the first state that answers it) at p50 and p99, the server process's CPU time per round,
+and its memory (RSS) before and after (the clients run in this process, on the same cores). A baseline is measured in the same run: the same rounds played on ``CasinoTable``
+directly in one process (no server), so the ratio says what the server costs per round.
+Not a timed test; numbers depend on the machine (2 shared cores here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import psutil
+from websockets.asyncio.client import connect
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def serve(port: int) -> None:
+    import uvicorn
+
+    from pontoon.web.app import create_app
+    from pontoon.web.hosting import Settings
+
+    s = Settings(join_burst=1e6, join_rate=1e6, action_burst=1e6, action_rate=1e6, max_tables=10_000)
+    uvicorn.run(create_app(s), host="127.0.0.1", port=port, log_level="warning", ws_max_size=16384)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def choose(state: dict[str, Any]) -> dict[str, Any] | None:
+    if state.get("phase") != "play" or state.get("to_act") != state.get("you"):
+        return None
+    rnd = state["round"]
+    hta = rnd.get("hand_to_act")
+    if hta is None:
+        return None
+    verbs = {a["verb"]: a for a in state["legal"] if a.get("box") == hta["box"]}
+    box = next(b for b in rnd["boxes"] if b["box"] == hta["box"])
+    hand = next((h for h in box["hands"] if h["hand"] == hta["hand"]), box["hands"][-1])
+    for verb in (("hit", "stand") if hand["total"] < 17 else ("stand", "hit")):
+        if verb in verbs:
+            return {"type": "act", "action": {k: v for k, v in verbs[verb].items() if k not in ("low", "high")}}
+    return None
+
+
+def completed(state: dict[str, Any]) -> int:
+    n = int(state.get("round_no", 0))
+    return n if state.get("phase") == "betting" else n - 1
+
+
+async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list[str]) -> None:
+    """One player: acts only on a state that answers its previous message (never on a stale one)."""
+    async with connect(url, max_size=2**22) as ws:
+        sent_at: float | None = None
+        sent_version = sent_round = -1
+        while True:
+            msg = json.loads(await ws.recv())
+            if msg.get("type") == "error":
+                errors.append(msg["error"])
+                sent_at = None
+                continue
+            if msg.get("type") != "state":
+                continue
+            state = msg
+            if sent_at is not None:
+                betting = state["phase"] == "betting" and state["you"] not in state["bets"]
+                if state["version"] <= sent_version or betting and completed(state) == sent_round:
+                    continue  # not yet the answer to what this player sent
+                lat.append(time.perf_counter() - sent_at)
+                sent_at = None
+            if completed(state) >= rounds:
+                return
+            out: dict[str, Any] | None = None
+            if state["phase"] == "betting" and state["you"] not in state["bets"]:
+                out = {"type": "bet", "amount": bet}
+            else:
+                out = choose(state)
+            if out is not None:
+                sent_at, sent_version, sent_round = time.perf_counter(), state["version"], completed(state)
+                await ws.send(json.dumps(out))
+
+
+async def run_load(base: str, tables: int, players: int, rounds: int, preset: str) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        urls = []
+        for t in range(tables):
+            tid = (await http.post("/api/tables", json={"preset": preset, "seed": t})).json()["id"]
+            for p in range(players):
+                name = f"t{t}p{p}"
+                tok = (await http.post("/api/accounts", json={"name": name})).json()["token"]
+                r = await http.post(f"/api/tables/{tid}/join", json={"box": p + 1, "buy_in": "1000"},
+                                    headers={"Authorization": f"Bearer {tok}"})
+                urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}?token={r.json()['token']}")
+        lat: list[float] = []
+        errors: list[str] = []
+        t0 = time.perf_counter()
+        await asyncio.gather(*(player(u, rounds, "10", lat, errors) for u in urls))
+        wall = time.perf_counter() - t0
+    return {"wall": wall, "lat": lat, "errors": errors}
+
+
+def baseline(tables: int, players: int, rounds: int, preset: str) -> float:
+    """Rounds per second of the same play on CasinoTable directly (no server, no JSON, no sockets)."""
+    from pontoon.casino.table import CasinoTable
+    from pontoon.protocol import Action
+    from pontoon.rules import find_rules
+
+    rules = find_rules(preset)
+    t0 = time.perf_counter()
+    for t in range(tables):
+        table = CasinoTable(rules, rng=t)
+        names = [f"p{p}" for p in range(players)]
+        for n in names:
+            table.join(n, Decimal(1000))
+        for _ in range(rounds):
+            rnd = table.new_round()
+            for i, n in enumerate(names):
+                table.place_bet(i + 1, n, "main", Decimal(10))
+            table.deal()
+            while not rnd.is_over():
+                h = rnd.current
+                assert h is not None
+                who = rnd.to_act()
+                total, _ = h.total(rules.double_ace_counts_one)
+                verb = "hit" if total < 17 else "stand"
+                a = Action(verb, h.box)
+                table.act(who, a if rnd.can(who, a) else Action("stand" if verb == "hit" else "hit", h.box))
+            table.end_round()
+    return tables * rounds / (time.perf_counter() - t0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", default="1,10,100", help="table counts, comma separated")
+    ap.add_argument("--rounds", type=int, default=10, help="rounds per table")
+    ap.add_argument("--players", type=int, default=2, help="players (WebSocket clients) per table")
+    ap.add_argument("--preset", default="mbs")
+    ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.serve is not None:
+        serve(a.serve)
+        return 0
+    counts = [int(x) for x in a.tables.split(",") if x]
+    print(f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
+          f"{os.cpu_count()} CPUs")
+    print(f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'RSS MB start':>12} {'RSS MB end':>10}")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for tables in counts:
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", str(port)], env=env)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            for _ in range(300):
+                try:
+                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            ps = psutil.Process(proc.pid)
+            rss0 = ps.memory_info().rss / 2**20
+            cpu0 = sum(ps.cpu_times()[:2])
+            res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset))
+            rss1 = ps.memory_info().rss / 2**20
+            cpu_ms = (sum(ps.cpu_times()[:2]) - cpu0) * 1000 / (tables * a.rounds)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+        lat = sorted(res["lat"])
+        p50 = statistics.median(lat) * 1000 if lat else float("nan")
+        p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))] * 1000 if lat else float("nan")
+        rps = tables * a.rounds / res["wall"]
+        direct = baseline(tables, a.players, a.rounds, a.preset)
+        print(f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
+              f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {rss0:>12.1f} {rss1:>10.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""``pontoon serve``: the table server and its web page on uvicorn (docs/server.md)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+
+import typer
+
+from pontoon.errors import PontoonError
+
+
+class ServeError(PontoonError):
+    """A bad --host, --port or server option."""
+
+
+def _check_host(host: str) -> None:
+    try:
+        ipaddress.ip_address(host)
+        return
+    except ValueError:
+        pass
+    if host != "localhost":
+        try:
+            socket.getaddrinfo(host, None)
+        except (OSError, UnicodeError):
+            raise ServeError(f"--host {host!r}: not an IP address or a name this machine can resolve") from None
+
+
+def serve_command(
+    db: str = typer.Option(None, "--db", help="history store URL (sqlite:///path or postgresql://...)"),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
+    port: int = typer.Option(8000, "--port", help="port to listen on (1 to 65535)"),
+    turn_timeout: float = typer.Option(30.0, "--turn-timeout", help="seconds before the default action"),
+    grace: float = typer.Option(60.0, "--grace", help="seconds a disconnected player's seat is kept"),
+) -> None:
+    """Serve the tables and the web page (open http://HOST:PORT/ in a browser)."""
+    if not 1 <= port <= 65535:
+        raise ServeError(f"--port {port}: a port is a whole number from 1 to 65535")
+    _check_host(host)
+    if not 0.1 <= turn_timeout <= 3600 or not 0 <= grace <= 86400:
+        raise ServeError("--turn-timeout is 0.1 to 3600 seconds, --grace 0 to 86400 seconds")
+    if db is not None:
+        # TODO(issue 12): open_store(db) as the TablePersistence once pontoon.history lands
+        raise ServeError("--db: the history store (issue 12) is not part of this build yet; leave --db out")
+    try:  # a port in use or an address not of this machine: one line, exit 2
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as err:
+        raise ServeError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    import uvicorn
+
+    from pontoon.web.app import create_app
+    from pontoon.web.hosting import Settings
+
+    settings = Settings(turn_timeout_s=turn_timeout, grace_s=grace, secret=os.environ.get("PONTOON_SECRET"))
+    app = create_app(settings)
+    try:
+        uvicorn.run(app, host=host, port=port, ws_max_size=settings.max_frame * 4, log_level="info")
+    except OSError as err:
+        raise ServeError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None

@@ -1,0 +1,445 @@
+"""The ASGI app: REST for the lobby, tables and accounts; a WebSocket per table; the page.
+
+``create_app(settings, persistence)`` builds it; ``pontoon serve`` runs it on uvicorn. Every table is
+driven under its own asyncio lock; after every change each connection is sent its own state
+(``HostedTable.state_for``). Bad input of any kind gets a 4xx with a one-line reason (REST) or an
+``{"type": "error"}`` message (WebSocket); the connection and the server stay up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, Header, Request, WebSocket
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pontoon.errors import PontoonError
+from pontoon.money import fmt
+from pontoon.web.hosting import HostedTable, HostError, Settings
+from pontoon.web.lobby import Lobby
+from pontoon.web.models import AccountIn, AccountOut, Envelope, JoinIn, JoinOut, LeaveIn, TableIn
+from pontoon.web.persistence import MemoryPersistence, TablePersistence
+from pontoon.web.ratelimit import RateLimiter
+from pontoon.web.tokens import Signer, TokenError
+
+log = logging.getLogger("pontoon.web")
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 64 * 1024
+TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
+AccountName = Annotated[str, PathParam(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")]
+
+
+class BodyLimit:
+    """Refuse a request body over ``cap`` bytes with 413 (also a chunked one), before any route sees it."""
+
+    def __init__(self, app: ASGIApp, cap: int) -> None:
+        self.app = app
+        self.cap = cap
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        more = True
+        while more:
+            msg = await receive()
+            if msg["type"] == "http.disconnect":
+                return
+            body += msg.get("body", b"")
+            more = msg.get("more_body", False)
+            if len(body) > self.cap:
+                resp = JSONResponse({"detail": f"request body over {self.cap} bytes"}, status_code=413)
+                await resp(scope, receive, send)
+                return
+        done = False
+
+        async def replay() -> Message:
+            nonlocal done
+            if not done:
+                done = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+@dataclass(eq=False)
+class Conn:
+    name: str | None
+    ws: WebSocket
+    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
+    dropped: int = 0
+    overflow: bool = False
+    history_mark: int = -1  # the host's history_mark when this connection was last sent the history
+
+    def push(self, text: str) -> None:
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            if not self.overflow:  # a client that does not read: closed (bounded memory); it may reconnect
+                self.overflow = True
+                asyncio.get_running_loop().create_task(self._close())
+
+    async def _close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=1008, reason="too many unread messages")
+
+
+class Server:
+    """The app's state: the lobby, a lock and the connections of every table, the rate limits."""
+
+    def __init__(self, settings: Settings, store: TablePersistence) -> None:
+        self.settings = settings
+        self.signer = Signer.new(settings.secret, settings.token_ttl_s)
+        self.lobby = Lobby(settings, store, self.signer)
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.conns: dict[str, set[Conn]] = {}
+        self.joins = RateLimiter(settings.join_burst, settings.join_rate)
+        self.actions = RateLimiter(settings.action_burst, settings.action_rate)
+        self.hint_slot = asyncio.Semaphore(1)
+
+    def lock(self, tid: str) -> asyncio.Lock:
+        return self.locks.setdefault(tid, asyncio.Lock())
+
+    def broadcast(self, host: HostedTable) -> None:
+        cache: dict[tuple[str | None, bool], str] = {}
+        for c in list(self.conns.get(host.id, ())):
+            key = (c.name, c.history_mark != host.history_mark)
+            if key not in cache or (c.name and c.name in host.notices):
+                cache[key] = json.dumps(host.state_for(c.name, key[1]))
+            c.history_mark = host.history_mark
+            c.push(cache[key])
+
+    async def tick(self) -> None:
+        """The turn timers and the grace periods of every table."""
+        now = time.monotonic()
+        for host in list(self.lobby.tables.values()):
+            if not host.members and not self.conns.get(host.id) and now - host.last_change > self.settings.idle_table_s:
+                async with self.lock(host.id):
+                    host.close_all()  # nobody's money is there; a fair shoe's seed is revealed
+                    self.lobby.tables.pop(host.id, None)
+                    self.lobby.store.table_closed(host.id)
+                    self.conns.pop(host.id, None)
+                    self.locks.pop(host.id, None)
+                continue
+            if not (host.due(now) or any(m.gone_since is not None and not m.absent for m in host.members.values())):
+                continue
+            async with self.lock(host.id):
+                before = host.version
+                try:
+                    host.check_grace(now)
+                    if host.due(now):
+                        host.on_timer(now)
+                except PontoonError as err:  # the default action refused: leave the round as it is
+                    log.warning("table %s: timer: %s", host.id, err)
+                    host.deadline = None
+                if host.version != before:
+                    self.broadcast(host)
+
+
+def _err(status: int, msg: str) -> JSONResponse:
+    return JSONResponse({"detail": msg}, status_code=status)
+
+
+def _client(request: Request | WebSocket) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def create_app(settings: Settings | None = None, persistence: TablePersistence | None = None,
+               tick_s: float = 0.2) -> FastAPI:
+    settings = settings or Settings()
+    store: TablePersistence = persistence if persistence is not None else MemoryPersistence()
+    srv = Server(settings, store)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async def timers() -> None:
+            while True:
+                await asyncio.sleep(tick_s)
+                try:
+                    await srv.tick()
+                except Exception:  # a bug must not stop every table's timer
+                    log.exception("timer tick")
+
+        task = asyncio.create_task(timers())
+        yield
+        task.cancel()
+
+    app = FastAPI(title="pontoon table server", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  description="Play Pontoon at shared tables: lobby, tables, accounts, one WebSocket per table.")
+    app.state.server = srv
+
+    @app.exception_handler(HostError)
+    async def _host_error(request: Request, err: HostError) -> JSONResponse:
+        return _err(400, str(err))
+
+    @app.exception_handler(PontoonError)
+    async def _pontoon_error(request: Request, err: PontoonError) -> JSONResponse:
+        return _err(400, str(err))
+
+    @app.exception_handler(TokenError)
+    async def _token_error(request: Request, err: TokenError) -> JSONResponse:
+        return _err(401, str(err))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
+        return _err(422, _one_error(err.errors()))
+
+    def limited(request: Request) -> JSONResponse | None:
+        if not srv.joins.allow(_client(request)):
+            return _err(429, f"too many requests from {_client(request)}: {srv.joins.describe()}; wait a moment")
+        return None
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        return {"ok": True, "tables": len(srv.lobby.tables)}
+
+    @app.get("/api/presets")
+    async def presets() -> list[dict[str, Any]]:
+        return srv.lobby.presets()
+
+    @app.post("/api/accounts", response_model=AccountOut, status_code=201,
+              responses={400: {}, 409: {}, 422: {}, 429: {}})
+    async def create_account(request: Request, body: AccountIn) -> Any:
+        if (r := limited(request)) is not None:
+            return r
+        if body.name in srv.lobby.accounts:
+            return _err(409, f"account {body.name!r} exists; pick another name")
+        bal, token = srv.lobby.create_account(body.name)
+        return AccountOut(name=body.name, balance=fmt(bal), token=token)
+
+    @app.get("/api/accounts/{name}", response_model=AccountOut, responses={404: {}})
+    async def get_account(name: AccountName) -> Any:
+        if name not in srv.lobby.accounts:
+            return _err(404, f"no account {name!r}")
+        return AccountOut(name=name, balance=fmt(srv.lobby.accounts[name]),
+                          at_tables=fmt(srv.lobby.money_at_tables(name)))
+
+    @app.get("/api/tables")
+    async def tables() -> list[dict[str, Any]]:
+        return [t.summary() for t in srv.lobby.tables.values()]
+
+    @app.post("/api/tables", status_code=201, responses={400: {}, 422: {}, 429: {}})
+    async def create_table(request: Request, body: TableIn) -> Any:
+        if (r := limited(request)) is not None:
+            return r
+        host = srv.lobby.create_table(body)
+        return host.summary()
+
+    @app.get("/api/tables/{tid}", responses={404: {}})
+    async def table(tid: TableId) -> Any:
+        host = srv.lobby.tables.get(tid)
+        if host is None:
+            return _err(404, f"no table {tid}")
+        return dict(host.summary(), state=host.state_for(None))
+
+    @app.get("/api/tables/{tid}/history", responses={404: {}})
+    async def history(tid: TableId) -> Any:
+        host = srv.lobby.tables.get(tid)
+        if host is None:
+            return _err(404, f"no table {tid}")
+        return [host.history_for(h, None) for h in host.history]
+
+    @app.get("/api/tables/{tid}/shoes", responses={404: {}})
+    async def shoes(tid: TableId) -> Any:
+        """The live shoe's commitment and the revealed seeds of retired shoes (provably fair tables)."""
+        host = srv.lobby.tables.get(tid)
+        if host is None:
+            return _err(404, f"no table {tid}")
+        return {"live": host.fair, "revealed": list(host.revealed)}
+
+    @app.post("/api/verify", responses={400: {}, 404: {}})
+    async def verify(record: Annotated[dict[str, Any], Body(description="a revealed shoe's record (docs/fairness.md)")]) -> Any:
+        """Check a retired shoe's record: its commitment, its order and every card dealt from it."""
+        try:
+            fair = importlib.import_module("pontoon.fair")
+        except ImportError:
+            return _err(404, "this build has no provably fair shuffle (pontoon.fair)")
+        try:
+            res = fair.verify_record(record)
+        except PontoonError as err:
+            return _err(400, str(err))
+        return {"ok": res.ok, "checked": list(res.checked), "difference": res.difference}
+
+    @app.post("/api/tables/{tid}/join", response_model=JoinOut, responses={400: {}, 401: {}, 404: {}, 429: {}})
+    async def join(request: Request, tid: TableId, body: JoinIn | None = Body(None),
+                   authorization: Annotated[str | None, Header(max_length=1100)] = None) -> Any:
+        if (r := limited(request)) is not None:
+            return r
+        host = srv.lobby.tables.get(tid)
+        if host is None:
+            return _err(404, f"no table {tid}")
+        token = (authorization or "").removeprefix("Bearer ").strip()
+        name = srv.lobby.account_of(token)
+        async with srv.lock(tid):
+            out = srv.lobby.join(host, name, body or JoinIn())
+            srv.broadcast(host)
+        return out
+
+    @app.post("/api/tables/{tid}/leave", responses={400: {}, 401: {}, 404: {}})
+    async def leave(tid: TableId, body: LeaveIn) -> Any:
+        host = srv.lobby.tables.get(tid)
+        if host is None:
+            return _err(404, f"no table {tid}")
+        _, name = srv.lobby.seat_of(body.token, tid)
+        async with srv.lock(tid):
+            if name not in host.members:
+                return _err(400, f"{name} is no longer at table {tid}")
+            got: Decimal | None = host.leave(name)  # type: ignore[attr-defined]
+            srv.broadcast(host)
+        return {"left": got is not None, "returned": None if got is None else fmt(got),
+                "note": None if got is not None else "you leave when the round in play ends (004 5.3 plays your hand)"}
+
+    @app.websocket("/ws/tables/{tid}")
+    async def ws(websocket: WebSocket, tid: str, token: str | None = None) -> None:
+        await table_socket(srv, websocket, tid, token)
+
+    if STATIC.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+        @app.get("/", include_in_schema=False)
+        async def index() -> FileResponse:
+            return FileResponse(STATIC / "index.html")
+
+    app.add_middleware(BodyLimit, cap=MAX_BODY)
+    return app
+
+
+def _one_error(errors: Any) -> str:
+    try:
+        e = errors[0]
+        where = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body", "msg"))
+        return f"{where or 'message'}: {e.get('msg', 'invalid')}"[:300]
+    except (IndexError, KeyError, TypeError, AttributeError):
+        return "the request is not valid"
+
+
+async def table_socket(srv: Server, websocket: WebSocket, tid: str, token: str | None) -> None:
+    host = srv.lobby.tables.get(tid)
+    name: str | None = None
+    if host is None:
+        await websocket.close(code=4404, reason=f"no table {tid[:16]!r}")
+        return
+    if token:
+        try:
+            _, name = srv.lobby.seat_of(token, tid)
+        except (TokenError, HostError) as err:
+            await websocket.close(code=4401, reason=str(err)[:120])
+            return
+        if name not in host.members:
+            await websocket.close(code=4403, reason="you are no longer at this table; join again")
+            return
+    await websocket.accept()
+    conn = Conn(name, websocket)
+    srv.conns.setdefault(tid, set()).add(conn)
+    async with srv.lock(tid):
+        host.connected(name)
+        srv.broadcast(host)
+    sender = asyncio.create_task(_sender(conn))
+    key = f"{token or _client(websocket)}"
+    try:
+        while not conn.overflow and not sender.done():
+            msg = await websocket.receive()
+            if msg["type"] == "websocket.disconnect":
+                break
+            await _one_message(srv, host, conn, key, msg)
+    except Exception as err:  # the client vanished mid-send, or a bug: this connection ends, not the server
+        if not isinstance(err, RuntimeError | ConnectionError):
+            log.exception("table %s: connection of %s", tid, name)
+    finally:
+        sender.cancel()
+        srv.conns.get(tid, set()).discard(conn)
+        async with srv.lock(tid):
+            host.disconnected(name)
+            srv.broadcast(host)
+        if conn.overflow:
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1008, reason="too many unread messages")
+
+
+async def _sender(conn: Conn) -> None:
+    while True:
+        text = await conn.queue.get()
+        await conn.ws.send_text(text)
+
+
+def _error(conn: Conn, message: str) -> None:
+    conn.push(json.dumps({"type": "error", "error": message[:500]}))
+
+
+async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw: Message) -> None:
+    text = raw.get("text")
+    if text is None:
+        _error(conn, "binary frames are not accepted: send JSON text such as {\"type\": \"ping\"}")
+        return
+    if len(text) > srv.settings.max_frame:
+        _error(conn, f"message of {len(text)} characters refused: at most {srv.settings.max_frame}")
+        return
+    if not srv.actions.allow(key):
+        conn.dropped += 1
+        if conn.dropped > 200:
+            conn.overflow = True  # a flood: the connection is closed
+        _error(conn, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
+        return
+    try:
+        data = json.loads(text)
+        msg = Envelope.model_validate({"msg": data}).msg
+    except (ValueError, RecursionError) as err:
+        detail = _one_error(err.errors()) if isinstance(err, ValidationError) else "not JSON text"
+        _error(conn, f"bad message: {detail}; send e.g. {{\"type\": \"act\", \"action\": {{\"verb\": \"stand\", \"box\": 1}}}}")
+        return
+    if msg.type == "ping":
+        conn.push(json.dumps({"type": "pong"}))
+        return
+    if conn.name is None:
+        _error(conn, "spectators cannot act: join the table for a seat token")
+        return
+    if msg.type == "hints":
+        await _hints(srv, host, conn)
+        return
+    async with srv.lock(host.id):
+        try:
+            host.handle(conn.name, msg)  # type: ignore[attr-defined]
+        except PontoonError as err:
+            _error(conn, str(err))
+        srv.broadcast(host)
+
+
+async def _hints(srv: Server, host: HostedTable, conn: Conn) -> None:
+    """The analyser's exact expectation of each legal verb for the hand to act (casino)."""
+    if host.game != "casino":
+        _error(conn, "hints: the exact-EV hints are for the casino games")
+        return
+    async with srv.lock(host.id):
+        try:
+            inputs = host.hint_inputs(conn.name or "")  # type: ignore[attr-defined]
+        except PontoonError as err:
+            _error(conn, str(err))
+            return
+        version = host.version
+    from pontoon.analysis.hints import action_values
+
+    async with srv.hint_slot:
+        try:
+            values = await asyncio.wait_for(asyncio.to_thread(action_values, **inputs), timeout=120)
+        except (PontoonError, TimeoutError) as err:
+            _error(conn, f"hints unavailable: {err or 'the analyser took too long'}")
+            return
+    clean = {k: (None if v != v else round(v, 6)) for k, v in values.items()}
+    conn.push(json.dumps({"type": "hints", "version": version, "values": clean}))

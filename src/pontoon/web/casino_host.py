@@ -1,0 +1,368 @@
+"""A casino table hosted by the server: boxes with their seated and standing bettors, wagers
+collected before the deal, rounds driven through ``CasinoTable`` and the table protocol.
+
+Flow: between rounds people place wagers (``bet``: main or a side bet the rules offer, within the
+table limits and their balance); the round is dealt when everyone present has a main wager, when
+one of them asks (``deal``), or when the betting timer runs out. The round is then played through
+``CasinoTable.act`` (checked by the engine); when it is over it is booked and the next betting opens.
+A standing bettor's wager waits for the seated bettor's main wager on that box (004 3.3: the box is
+played by its seated bettor). The turn timer's default is ``stand``; an absent person's hand is
+drawn by the House to 12 or more, then stood (004 5.3).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from pontoon.casino.round import CasinoRound
+from pontoon.casino.table import CasinoTable
+from pontoon.errors import PontoonError
+from pontoon.money import fmt, to_money
+from pontoon.protocol import SPECTATOR, TABLE, Action
+from pontoon.rules.model import CasinoRules
+from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
+from pontoon.web.persistence import TablePersistence
+
+ZERO = Decimal(0)
+
+
+class CasinoHost(HostedTable):
+    game = "casino"
+
+    def __init__(
+        self, table_id: str, title: str, rules: CasinoRules, seed: int, settings: Settings,
+        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False, table: CasinoTable | None = None,
+    ) -> None:
+        """``table``: adopt a table rebuilt by the history store's recovery instead of making one."""
+        super().__init__(table_id, title, rules, settings, store, pay_out)
+        self.rules: CasinoRules = rules
+        if table is None:
+            fair = fair_shuffler(seed if seeded else None)
+            extra: dict[str, Any] = {} if fair is None else {"fair": fair}
+            table = CasinoTable(rules, rng=seed, window_size=settings.history_rounds, **extra)
+        self.table = table
+        for ev in table.log.events:  # an adopted table: its shoe's commitment and reveals so far
+            self.fair_event(ev)
+        self.table.subscribe(self.watch)
+        self.bets: dict[str, dict[str, Decimal]] = {}
+
+    # ------------------------------------------------------------------ seats
+    def seated_at(self, box: int) -> Member | None:
+        return next((m for m in self.members.values() if m.role == "seated" and m.box == box), None)
+
+    def join(self, name: str, box: int | None, stand_on: int | None, buy_in: Decimal) -> Member:
+        self._check_new_name(name)
+        r = self.rules
+        if (box is None) == (stand_on is None):
+            raise HostError("join a casino table with either box (to sit) or stand_on (to stand behind a box)")
+        n = box if box is not None else stand_on
+        assert n is not None
+        if not 1 <= n <= r.max_boxes:
+            raise HostError(f"box {n} does not exist: boxes are 1 to {r.max_boxes} at this table")
+        if box is not None and self.seated_at(box) is not None:
+            raise HostError(f"box {box} is taken; sit at a free box or stand behind this one (stand_on)")
+        if stand_on is not None:
+            if self.seated_at(stand_on) is None:
+                raise HostError(f"nobody sits at box {stand_on}: sit there (box) instead of standing")
+            on_box = sum(1 for m in self.members.values() if m.box == stand_on)
+            if on_box >= r.max_bettors_per_box:  # 004 3.3 / the rules' bettors per box
+                raise HostError(f"box {stand_on} already has {on_box} bettors: at most {r.max_bettors_per_box}")
+        m = Member(name, "seated" if box is not None else "standing", n, buy_in)
+        if self.table.in_round:
+            m.pending = True  # sits down when the round ends (CasinoTable: join between rounds)
+        else:
+            self.table.join(name, buy_in)
+        self.members[name] = m
+        self.note_member(name, {"join": m.role, "box": n, "buy_in": fmt(buy_in)})
+        self.bump()
+        return m
+
+    def leave(self, name: str) -> Decimal | None:
+        """Stand up: the balance goes back to the account now, or when the round holding it ends."""
+        m = self.member(name)
+        if self.table.in_round and not m.pending:  # CasinoTable: leave between rounds
+            m.leaving = m.absent = True
+            self.bump()
+            self._advance()
+            return None
+        return self._remove(m)
+
+    def _remove(self, m: Member) -> Decimal:
+        amount = m.buy_in if m.pending else self.table.leave(m.name)
+        del self.members[m.name]
+        self.bets.pop(m.name, None)
+        heir: Member | None = None
+        if m.role == "seated":  # the first standing bettor behind the box takes the seat
+            heir = next((x for x in self.members.values() if x.box == m.box and x.role == "standing"), None)
+            if heir is not None:
+                heir.role = "seated"
+            for x in self.members.values():
+                if x.box == m.box and x.role == "standing":
+                    self.bets.pop(x.name, None)
+        self.note_member(m.name, {"leave": fmt(amount)} | ({"seated": heir.name} if heir is not None else {}))
+        self.pay_out(m.name, amount)
+        self.bump()
+        return amount
+
+    def balance(self, name: str) -> Decimal:
+        m = self.members[name]
+        return m.buy_in if m.pending else self.table.balance(name)
+
+    # ------------------------------------------------------------------ messages
+    def handle(self, name: str, msg: Any) -> None:
+        m = self.member(name)
+        kind = msg.type
+        if kind == "bet":
+            self._bet(m, msg.kind, to_money(msg.amount, "wager"))
+        elif kind == "clear_bets":
+            self._clear(m)
+        elif kind == "deal":
+            if not self.bets.get(name, {}).get("main"):
+                raise HostError("deal: place a main wager first")
+            self._deal()
+        elif kind == "act":
+            if not self.table.in_round:
+                raise HostError("no round is in play: place a wager (bet) and deal")
+            a = msg.action
+            action = Action.from_json(a.model_dump(exclude_none=True, exclude_defaults=True) | {"verb": a.verb})
+            self.table.act(name, action)  # checked by the engine (verify) and the balance
+        elif kind == "kitty":
+            raise HostError("kitty: there is no kitty at a casino table")
+        else:
+            raise HostError(f"{kind}: not an action")
+        self.bump()
+        self._advance()
+
+    def _bet(self, m: Member, kind: str, amount: Decimal) -> None:
+        r = self.rules
+        if self.table.in_round:
+            raise HostError("bets open when this round is over")
+        if m.pending:
+            raise HostError("you sit down when this round ends")
+        if kind == "main":
+            lo, hi = r.table_min, r.table_max
+        elif kind in r.side_bets:
+            lo, hi = r.side_min, r.side_max
+            if "main" not in self.bets.get(m.name, {}):
+                raise HostError(f"a {kind} side bet needs your main wager first (000 3.5.2, 004 3.9)")
+        else:
+            raise HostError(f"wager kind {kind!r} is not offered: accepted {', '.join(('main', *r.side_bets))}")
+        if not lo <= amount <= hi:
+            raise HostError(f"{kind} wager {fmt(amount)} is outside the limits {fmt(lo)} to {fmt(hi)}")
+        if m.role == "standing":
+            seated = self.seated_at(m.box or 0)
+            if seated is None or "main" not in self.bets.get(seated.name, {}):
+                raise HostError(f"box {m.box}: the seated bettor's main wager comes first (004 3.3)")
+        mine = dict(self.bets.get(m.name, {}))
+        mine[kind] = amount
+        total = sum(mine.values(), ZERO)
+        if total > self.balance(m.name):
+            raise HostError(f"wagers of {fmt(total)} are more than your balance {fmt(self.balance(m.name))}")
+        self.bets[m.name] = mine
+        if len(self.bets) == 1 and len(mine) == 1:
+            self.set_timer(self.settings.bet_timeout_s)
+        present = [x for x in self.members.values() if not x.absent and not x.pending]
+        if present and all("main" in self.bets.get(x.name, {}) for x in present):
+            self._deal()  # everyone present has a wager
+
+    def _clear(self, m: Member) -> None:
+        if self.table.in_round:
+            raise HostError("the wagers of a round in play cannot be taken back (000 5.4)")
+        self.bets.pop(m.name, None)
+        if m.role == "seated":
+            for x in self.members.values():
+                if x.box == m.box and x.role == "standing":
+                    self.bets.pop(x.name, None)
+        if not self.bets:
+            self.set_timer(None)
+
+    def _deal(self) -> None:
+        """Open the round, place the wagers (seated bettors first, main before side) and deal.
+
+        The wagers are first tried on a scratch round (no card is drawn before the deal), so that the
+        table's round is opened only when the deal will go through: a refused wager is dropped with
+        its reason, and no round is ever left open without wagers."""
+        if self.table.in_round or not any("main" in b for b in self.bets.values()):
+            return
+        order = sorted(self.bets, key=lambda n: (self.members[n].role != "seated", self.members[n].box or 0))
+        scratch = CasinoRound(self.rules, self.table.shoe, rng=0)
+        placed: list[tuple[str, int, str, Decimal]] = []
+        for name in order:
+            box = self.members[name].box or 0
+            for kind, amount in sorted(self.bets[name].items(), key=lambda kv: kv[0] != "main"):
+                try:
+                    scratch.place_bet(box, name, kind, amount)
+                    placed.append((name, box, kind, amount))
+                except PontoonError as err:
+                    self.notices[name] = f"wager not placed: {err}"
+        try:
+            scratch.verify_close_bets()
+        except PontoonError as err:
+            self.bets.clear()
+            for name in order:
+                self.notices[name] = f"not dealt: {err}"
+            raise HostError(f"not dealt: {err}") from None
+        self.bets.clear()
+        self.table.new_round()
+        for name, box, kind, amount in placed:
+            self.table.place_bet(box, name, kind, amount)
+        self.table.deal()
+
+    # ------------------------------------------------------------------ the round's progress
+    def _advance(self) -> None:
+        """Take absent people's turns (004 5.3); book a finished round; restart the timer."""
+        rnd = self.table.round
+        while rnd is not None and self.table.in_round and not rnd.is_over():
+            who = rnd.to_act()
+            m = self.members.get(who) if isinstance(who, str) else None
+            if m is None or not m.absent:
+                break
+            self._play_out_hand()
+        if rnd is not None and self.table.in_round and rnd.is_over():
+            self._book()
+        if self.table.in_round:
+            self.set_timer(self.settings.turn_timeout_s)
+        elif not self.bets:
+            self.set_timer(None)
+
+    def _play_out_hand(self) -> None:
+        """004 5.3: a player who walks away: the House draws his hand to 12 or more, then stands."""
+        rnd = self.table.round
+        assert rnd is not None
+        h = rnd.current
+        if h is None:
+            return
+        total, _ = h.total(rnd.rules.double_ace_counts_one)
+        want = "hit" if (not h.awaiting_rescue and total < rnd.rules.walk_away_draw_to) else "stand"
+        a = Action(want, h.box)
+        if not rnd.can(TABLE, a):
+            a = Action("hit" if want == "stand" else "stand", h.box)
+        self.table.act(TABLE, a)
+
+    def _book(self) -> None:
+        rnd = self.table.round
+        assert rnd is not None
+        summary = self.table.end_round()
+        self.add_history({
+            "round": summary["round"],
+            "status": summary["status"],
+            "dealer": summary["dealer"],
+            "net": summary["net"],
+            "steps": [step_text(ev) for ev in rnd.events() if ev.kind != "action"],
+        })
+        for m in list(self.members.values()):
+            if m.leaving or (m.absent and m.connections == 0):
+                self._remove(m)
+            elif m.pending:
+                self.table.join(m.name, m.buy_in)
+                m.pending = False
+                self.note_member(m.name, {"sits_down": m.box})
+
+    def resume(self) -> None:
+        self._advance()
+
+    def on_timer(self, now: float) -> None:
+        self.deadline = None
+        rnd = self.table.round
+        if not self.table.in_round:
+            try:
+                self._deal()  # betting time is over: deal the wagers placed
+            except HostError:
+                pass
+        elif rnd is not None and not rnd.is_over():
+            who = rnd.to_act()
+            h = rnd.current
+            if isinstance(who, str) and h is not None:
+                a = Action("stand", h.box)  # the documented default: stand
+                if rnd.can(who, a):
+                    self.table.act(who, a)
+                else:
+                    self._play_out_hand()
+                self.notices[who] = "time ran out: the server stood for you"
+        self.bump()
+        self._advance()
+
+    def on_absent(self) -> None:
+        self._advance()
+        if not self.table.in_round:
+            for m in list(self.members.values()):
+                if m.absent and m.connections == 0:
+                    self._remove(m)
+
+    # ------------------------------------------------------------------ views
+    def legal_for(self, name: str | None) -> list[dict[str, Any]]:
+        m = self.members.get(name or "")
+        if m is None:
+            return []
+        rnd = self.table.round
+        if self.table.in_round and rnd is not None:
+            return [a.to_json() for a in rnd.legal_actions(m.name)] if not m.absent else []
+        if m.pending:
+            return []
+        r = self.rules
+        room = self.balance(m.name) - sum(self.bets.get(m.name, {}).values(), ZERO)
+        out: list[dict[str, Any]] = []
+        has_main = "main" in self.bets.get(m.name, {})
+        if not has_main and room >= r.table_min:
+            out.append({"verb": "bet", "kind": "main", "low": fmt(r.table_min), "high": fmt(min(r.table_max, room))})
+        for kind in r.side_bets:
+            if has_main and kind not in self.bets[m.name] and room >= r.side_min:
+                out.append({"verb": "bet", "kind": kind, "low": fmt(r.side_min), "high": fmt(min(r.side_max, room))})
+        if has_main:
+            out += [{"verb": "deal"}, {"verb": "clear_bets"}]
+        return out
+
+    def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
+        out = self.base_state(name, history)
+        rnd = self.table.round
+        me = name if name in self.members and not self.members[name].pending else None
+        out["phase"] = "play" if self.table.in_round else "betting"
+        out["round"] = None if rnd is None else rnd.view(me if me is not None else SPECTATOR)
+        out["round_no"] = self.table.rounds_played + (1 if self.table.in_round else 0)
+        out["legal"] = self.legal_for(name)
+        out["to_act"] = None if not self.table.in_round or rnd is None else out["round"]["to_act"]
+        out["members"] = [dict(m.public(), balance=fmt(self.balance(m.name))) for m in self.members.values()]
+        out["bets"] = {n: {k: fmt(v) for k, v in b.items()} for n, b in self.bets.items()}
+        out["limits"] = {
+            "table_min": fmt(self.rules.table_min), "table_max": fmt(self.rules.table_max),
+            "side_bets": list(self.rules.side_bets), "boxes": self.rules.max_boxes,
+        }
+        shoe = self.table.shoe
+        out["shoe"] = {"number": self.table.shoes_used, "cards_left": len(shoe), "needs_shuffle": shoe.needs_shuffle}
+        out["hints_available"] = True
+        return out
+
+    def hint_inputs(self, name: str) -> dict[str, Any]:
+        """What the analyser needs for ``name``'s hand to act (casino only)."""
+        rnd = self.table.round
+        if rnd is None or not self.table.in_round or rnd.to_act() != name or rnd.current is None:
+            raise HostError("hints: it is not your hand to act")
+        h = rnd.current
+        legal = [a.verb for a in rnd.legal_actions(name) if a.box == h.box]
+        return {
+            "rules": rnd.rules, "remaining": rnd.shoe.remaining_counts(), "hand": list(h.cards),
+            "upcard": rnd.dealer[0], "legal": legal, "split_hands_so_far": len(rnd.boxes[h.box].hands),
+            "is_split_hand": h.from_split, "doubled": h.doubled,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "title": self.title, "game": self.game, "preset": self.rules.preset,
+            "name": self.rules.name, "members": [m.public() for m in self.members.values()],
+            "boxes": self.rules.max_boxes, "rounds": self.table.rounds_played,
+            "table_min": fmt(self.rules.table_min), "table_max": fmt(self.rules.table_max),
+            "free_boxes": [b for b in range(1, self.rules.max_boxes + 1) if self.seated_at(b) is None],
+        }
+
+    def close_all(self) -> None:
+        if self.table.in_round:
+            for m in self.members.values():
+                m.absent = m.leaving = True
+            self._advance()
+        for m in list(self.members.values()):
+            self._remove(m)
+        closer = getattr(self.table, "close", None)  # a fair shoe's seed is revealed when the table closes
+        if closer is not None:
+            closer()
+        self.closed = True

@@ -1,0 +1,275 @@
+"""What every hosted table shares: members and their connections, the turn timer, the grace period,
+the last rounds, and the per-connection state message.
+
+A ``HostedTable`` is driven synchronously (the app holds the table's lock around every call) and
+only through the engine's table object and the table protocol; ``casino_host.py`` and
+``british_host.py`` add each game's flow. Every change bumps ``version``; the app then sends each
+connection ``state_for(its name)``: its own view of the round (``round.view(seat)``, spectators
+``view(SPECTATOR)``), never another seat's hidden card, never the cards to come.
+
+The turn timer (``Settings.turn_timeout_s``): when the person to act has not acted in time the
+server takes the documented default action for him (casino: stand; British: see ``british_host``).
+A person whose every connection has gone is kept for ``grace_s``; after that he is absent: his
+turns are taken at once by the same default rules (casino: 004 5.3, the House draws his hand to 12
+or more, then stands), he is dealt no further round and his money goes back to his account once no
+round holds it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from pontoon.errors import PontoonError
+from pontoon.events import Event, TableRecord
+from pontoon.money import fmt, to_money
+from pontoon.web.persistence import TablePersistence
+
+
+class HostError(PontoonError):
+    """A request the table refuses (one line: what was wrong and what is accepted)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    turn_timeout_s: float = 30.0  # the turn timer; then the default action (docs/server.md)
+    bet_timeout_s: float = 30.0  # casino: after the first wager, betting closes after this long
+    grace_s: float = 60.0  # a disconnected person's seat is kept this long
+    start_balance: Decimal = Decimal(1000)  # a new play-money account
+    default_buy_in: Decimal = Decimal(1000)
+    token_ttl_s: float = 12 * 3600.0
+    history_rounds: int = 10  # finished rounds kept per table for the page
+    max_tables: int = 500
+    max_accounts: int = 100_000
+    join_burst: float = 10.0  # rate limits: joins per client address
+    join_rate: float = 1.0
+    action_burst: float = 20.0  # messages per connection
+    action_rate: float = 10.0
+    max_frame: int = 4096  # bytes in one WebSocket message (the hard cap)
+    idle_table_s: float = 1800.0  # a table nobody sits at or watches is closed after this long
+    secret: str | None = None
+
+
+@dataclass
+class Member:
+    name: str
+    role: str  # "seated" | "standing" (casino), "seat" (British)
+    box: int | None = None
+    buy_in: Decimal = Decimal(0)
+    connections: int = 0
+    gone_since: float | None = None  # when the last connection closed
+    absent: bool = False  # past the grace period, or left mid-round
+    leaving: bool = False  # leaves once no round holds his money
+    pending: bool = False  # joined mid-round: sits down when it ends
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "role": self.role,
+            "box": self.box,
+            "connected": self.connections > 0,
+            "absent": self.absent,
+            "leaving": self.leaving,
+            "pending": self.pending,
+        }
+
+
+PayOut = Callable[[str, Decimal], None]
+
+
+class HostedTable:
+    game = ""
+
+    def __init__(
+        self, table_id: str, title: str, rules: Any, settings: Settings, store: TablePersistence, pay_out: PayOut
+    ) -> None:
+        self.id = table_id
+        self.title = title
+        self.rules = rules
+        self.settings = settings
+        self.store = store
+        self.pay_out = pay_out
+        self.members: dict[str, Member] = {}
+        self.version = 0
+        self.deadline: float | None = None  # monotonic time the turn timer runs out
+        self.history: deque[dict[str, Any]] = deque(maxlen=settings.history_rounds)
+        self.last_change = time.monotonic()
+        self.history_mark = 0  # counts the rounds booked: a connection is sent the history when it changes
+        self.notices: dict[str, str] = {}  # one-line messages for one person, sent with his next state
+        self.closed = False
+        self.fair: dict[str, Any] | None = None  # the live shoe's commitment (provably fair tables)
+        self.revealed: deque[dict[str, Any]] = deque(maxlen=20)  # retired shoes' seeds, newest last
+
+    def watch(self, rec: TableRecord) -> None:
+        """Every table event: to the store, and the fair shuffle's commitments and reveals for the page."""
+        self.store.record(self.id, rec)
+        self.fair_event(rec.event)
+
+    def fair_event(self, ev: Event) -> None:
+        """Follow the fair shuffle's commitments and reveals (also replayed from an adopted table's log)."""
+        if ev.kind == "new_shoe" and "commitment" in ev.data:
+            keep = ("shoe", "scheme", "commitment", "client_seed", "nonce", "next_commitment", "secret")
+            self.fair = {k: ev.data[k] for k in keep if k in ev.data}
+        elif ev.kind == "shoe_retired" and "server_seed" in ev.data:
+            self.revealed.append({k: v for k, v in ev.data.items() if k in ("shoe", "scheme", "nonce", "server_seed")}
+                                 | {"commitment": (self.fair or {}).get("commitment")})
+
+    # ------------------------------------------------------------------ members and connections
+    def connected(self, name: str | None) -> None:
+        m = self.members.get(name or "")
+        if m is not None:
+            m.connections += 1
+            m.gone_since = None
+            if m.absent and not m.leaving:
+                m.absent = False  # back within the game: he plays his own turns again
+            self.bump()
+
+    def disconnected(self, name: str | None, now: float | None = None) -> None:
+        m = self.members.get(name or "")
+        if m is not None:
+            m.connections = max(0, m.connections - 1)
+            if m.connections == 0:
+                m.gone_since = time.monotonic() if now is None else now
+            self.bump()
+
+    def check_grace(self, now: float) -> bool:
+        """Mark absent everyone gone longer than the grace period; True if anything changed."""
+        changed = False
+        for m in self.members.values():
+            if m.connections == 0 and m.gone_since is not None and not m.absent:
+                if now - m.gone_since >= self.settings.grace_s:
+                    m.absent = True
+                    changed = True
+        if changed:
+            self.on_absent()
+            self.bump()
+        return changed
+
+    def bump(self) -> None:
+        self.version += 1
+        self.last_change = time.monotonic()
+
+    # ------------------------------------------------------------------ the members' record (store, recovery)
+    def members_snapshot(self) -> list[dict[str, Any]]:
+        """Who sits where with what buy-in: JSON-ready, enough to restore the table's people."""
+        return [{"name": m.name, "role": m.role, "box": m.box, "buy_in": fmt(m.buy_in), "pending": m.pending,
+                 "leaving": m.leaving} for m in self.members.values()]
+
+    def note_member(self, name: str, change: dict[str, Any]) -> None:
+        """Tell the store of a change of the people at the table, with the whole snapshot after it."""
+        self.store.member_changed(self.id, name, dict(change, members=self.members_snapshot()))
+
+    def restore_members(self, snapshot: list[dict[str, Any]], now: float | None = None) -> None:
+        """After a restart: the people as the snapshot says, none connected yet (the grace period runs)."""
+        t = time.monotonic() if now is None else now
+        for d in snapshot:
+            self.members[d["name"]] = Member(
+                d["name"], d["role"], d.get("box"), to_money(d["buy_in"], "buy_in"), gone_since=t,
+                pending=bool(d.get("pending")), leaving=bool(d.get("leaving")), absent=bool(d.get("leaving")),
+            )
+        self.bump()
+
+    def resume(self) -> None:
+        """After adopting a recovered table: take up its flow (absent turns, the timer)."""
+        raise NotImplementedError
+
+    def member(self, name: str | None) -> Member:
+        m = self.members.get(name or "")
+        if m is None:
+            raise HostError(f"{name!r} is not at table {self.id}; join first")
+        return m
+
+    def _check_new_name(self, name: str) -> None:
+        if name in self.members:
+            raise HostError(f"{name!r} is already at table {self.id}")
+
+    # ------------------------------------------------------------------ the timer
+    def set_timer(self, seconds: float | None, now: float | None = None) -> None:
+        self.deadline = None if seconds is None else (time.monotonic() if now is None else now) + seconds
+
+    def due(self, now: float) -> bool:
+        return self.deadline is not None and now >= self.deadline
+
+    def on_timer(self, now: float) -> None:
+        """The turn timer ran out: the default action (each game says which)."""
+        raise NotImplementedError
+
+    def on_absent(self) -> None:
+        """Someone became absent: take his turns by the default rules."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ what each person sees
+    def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def add_history(self, entry: dict[str, Any]) -> None:
+        self.history.append(entry)
+        self.history_mark += 1
+
+    def base_state(self, name: str | None, history: bool = True) -> dict[str, Any]:
+        left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+        out: dict[str, Any] = {
+            "type": "state",
+            "table": self.id,
+            "title": self.title,
+            "game": self.game,
+            "preset": self.rules.preset,
+            "you": name if name in self.members else None,
+            "version": self.version,
+            "timer_s": None if left is None else round(left, 1),
+            "turn_timeout_s": self.settings.turn_timeout_s,
+            "history_mark": self.history_mark,
+            "fair": None if self.fair is None else dict(self.fair, revealed=list(self.revealed)[-3:]),
+        }
+        if history:  # else the client keeps the history it was last sent (history_mark unchanged)
+            out["history"] = [self.history_for(h, name) for h in self.history]
+        note = self.notices.pop(name or "", None)
+        if note:
+            out["notice"] = note
+        return out
+
+    def history_for(self, entry: dict[str, Any], name: str | None) -> dict[str, Any]:
+        return {k: v for k, v in entry.items() if not k.startswith("_")}
+
+    def summary(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def close_all(self) -> None:
+        """The table closes: every member's money back to his account."""
+        raise NotImplementedError
+
+
+def fair_shuffler(seed: int | None) -> Any:
+    """A provably fair shuffler when this build has ``pontoon.fair`` (else None: a seeded numpy shuffle).
+
+    A table made with an explicit seed (tests, replays) gets the deterministic test mode, which is
+    NOT secret (docs/fairness.md); every other table gets fresh secret server seeds."""
+    try:
+        fair = importlib.import_module("pontoon.fair")
+    except ImportError:
+        return None
+    return fair.FairShuffler() if seed is None else fair.FairShuffler(test_seed=seed)
+
+
+def step_text(ev: Event) -> str:
+    """One event as a short line for the page's round history."""
+    d = dict(ev.data)
+    d.pop("act", None)
+    parts = [ev.kind.replace("_", " ")]
+    for k, v in d.items():
+        if isinstance(v, list):
+            v = " ".join(str(x) for x in v)
+        elif isinstance(v, dict):
+            v = ", ".join(f"{a}: {b}" for a, b in v.items())
+        elif isinstance(v, Decimal):
+            v = fmt(v)
+        parts.append(f"{k}={v}")
+    line = " ".join(str(p) for p in parts)
+    if ev.clause:
+        line += f" [{ev.clause}]"
+    return line[:300]

@@ -1,0 +1,162 @@
+"""The lobby: play-money accounts and the tables, made from a preset or a rules file's TOML text.
+
+Accounts hold exact balances (``Decimal``); joining a table moves the buy-in from the account to the
+table, leaving moves the table balance back (``pay_out``), so money is conserved across the server:
+accounts plus what sits at the tables never changes except by a round's result.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tomllib
+from decimal import Decimal
+from typing import Any
+
+from pontoon.errors import PontoonError, RulesError
+from pontoon.money import fmt, to_money
+from pontoon.rules import apply_overrides, find_rules, preset_ids
+from pontoon.rules.british import BritishRules
+from pontoon.rules.model import CasinoRules
+from pontoon.web.british_host import BritishHost
+from pontoon.web.casino_host import CasinoHost
+from pontoon.web.hosting import HostedTable, HostError, Settings
+from pontoon.web.models import JoinIn, TableIn
+from pontoon.web.persistence import TablePersistence
+from pontoon.web.tokens import Signer
+
+MAX_DEPTH = 8
+
+
+def rules_from_toml(text: str) -> Any:
+    """A rules file's text (``preset = "mbs"`` plus rule fields), validated by the rules model."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise RulesError(f"rules_toml is not valid TOML: {str(err).splitlines()[0]}") from None
+    except (RecursionError, ValueError) as err:
+        raise RulesError(f"rules_toml cannot be read: {str(err).splitlines()[0] if str(err) else 'too deep'}") from None
+    stack: list[tuple[Any, int]] = [(raw, 1)]
+    while stack:
+        obj, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise RulesError(f"rules_toml is nested too deeply (at most {MAX_DEPTH} levels)")
+        items = obj.values() if isinstance(obj, dict) else obj
+        stack.extend((x, depth + 1) for x in items if isinstance(x, dict | list))
+    base = raw.pop("preset", None) or raw.pop("base", None)
+    if not isinstance(base, str):
+        raise RulesError("rules_toml: missing 'preset = \"mbs\"' (the preset the table is based on)")
+    return apply_overrides(find_rules(base), raw, source="rules_toml")
+
+
+class Lobby:
+    def __init__(self, settings: Settings, store: TablePersistence, signer: Signer) -> None:
+        self.settings = settings
+        self.store = store
+        self.signer = signer
+        self.accounts: dict[str, Decimal] = dict(store.load_accounts())
+        self.tables: dict[str, HostedTable] = {}
+
+    # ------------------------------------------------------------------ accounts
+    def create_account(self, name: str) -> tuple[Decimal, str]:
+        if name in self.accounts:
+            raise HostError(f"account {name!r} exists; pick another name")
+        if len(self.accounts) >= self.settings.max_accounts:
+            raise HostError(f"the server holds its maximum of {self.settings.max_accounts} accounts")
+        self.accounts[name] = self.settings.start_balance
+        self.store.save_account(name, self.settings.start_balance)
+        return self.settings.start_balance, self.signer.sign("account", a=name)
+
+    def account_of(self, token: object) -> str:
+        claims = self.signer.check(token, "account")
+        name = claims.get("a")
+        if not isinstance(name, str) or name not in self.accounts:
+            raise HostError("the account token names no account on this server")
+        return name
+
+    def credit(self, name: str, amount: Decimal) -> None:
+        self.accounts[name] = self.accounts.get(name, Decimal(0)) + amount
+        self.store.save_account(name, self.accounts[name])
+
+    def money_at_tables(self, name: str) -> Decimal:
+        out = Decimal(0)
+        for t in self.tables.values():
+            if name in t.members:
+                out += t.balance(name)  # type: ignore[attr-defined]
+        return out
+
+    # ------------------------------------------------------------------ tables
+    def presets(self) -> list[dict[str, Any]]:
+        out = []
+        for p in preset_ids():
+            r = find_rules(p)
+            casino = isinstance(r, CasinoRules)
+            out.append({
+                "id": p, "game": "casino" if casino else "british", "name": getattr(r, "name", None) or p,
+                "min": fmt(r.table_min if casino else r.stake_min), "max": fmt(r.table_max if casino else r.stake_max),
+            })
+        return out
+
+    def create_table(self, spec: TableIn) -> HostedTable:
+        if len(self.tables) >= self.settings.max_tables:
+            raise HostError(f"the server holds its maximum of {self.settings.max_tables} tables")
+        if (spec.preset is None) == (spec.rules_toml is None):
+            raise HostError("give either preset (a preset id) or rules_toml (a rules file's text)")
+        rules = find_rules(spec.preset) if spec.preset is not None else rules_from_toml(spec.rules_toml or "")
+        tid = secrets.token_hex(4)
+        while tid in self.tables:
+            tid = secrets.token_hex(4)
+        seed = spec.seed if spec.seed is not None else secrets.randbits(62)
+        title = spec.name or f"{getattr(rules, 'name', None) or rules.preset} {tid}"
+        host: HostedTable
+        if isinstance(rules, CasinoRules):
+            host = CasinoHost(tid, title, rules, seed, self.settings, self.store, self.credit, seeded=spec.seed is not None)
+        elif isinstance(rules, BritishRules):
+            host = BritishHost(tid, title, rules, seed, spec.seats, self.settings, self.store, self.credit,
+                               seeded=spec.seed is not None)
+        else:  # pragma: no cover - the rules registry holds only these two
+            raise HostError(f"rules of type {type(rules).__name__} cannot be hosted")
+        self.tables[tid] = host
+        self.store.table_created(tid, {"rules": rules.model_dump(mode="json"), "seed": str(seed), "title": title,
+                                       "game": host.game, "seats": spec.seats})
+        return host
+
+    def adopt(self, host: HostedTable) -> None:
+        """A table recovered after a restart (the history store rebuilt its engine table; the host's
+        people restored from their last snapshot): hosted again under its own id."""
+        if host.id in self.tables:
+            raise HostError(f"table {host.id} is already hosted")
+        self.tables[host.id] = host
+        host.resume()
+
+    def table(self, tid: str) -> HostedTable:
+        t = self.tables.get(tid)
+        if t is None:
+            raise KeyError(tid)
+        return t
+
+    def join(self, host: HostedTable, name: str, req: JoinIn) -> dict[str, Any]:
+        want = to_money(req.buy_in, "buy_in") if req.buy_in is not None else min(
+            self.settings.default_buy_in, self.accounts[name]
+        )
+        if want <= 0:
+            raise HostError(f"buy_in must be above 0; your account holds {fmt(self.accounts[name])}")
+        if want > self.accounts[name]:
+            raise HostError(f"buy_in {fmt(want)} is more than your account's {fmt(self.accounts[name])}")
+        m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
+        self.accounts[name] -= want
+        self.store.save_account(name, self.accounts[name])
+        token = self.signer.sign("seat", t=host.id, n=name)
+        return {"table": host.id, "name": name, "token": token, "expires_in_s": int(self.settings.token_ttl_s),
+                "role": m.role, "box": m.box}
+
+    def seat_of(self, token: object, tid: str | None = None) -> tuple[str, str]:
+        claims = self.signer.check(token, "seat")
+        t, n = claims.get("t"), claims.get("n")
+        if not isinstance(t, str) or not isinstance(n, str):
+            raise HostError("the seat token is malformed")
+        if tid is not None and t != tid:
+            raise HostError(f"this seat token is for table {t}, not {tid}")
+        return t, n
+
+
+__all__ = ["Lobby", "PontoonError", "rules_from_toml"]

@@ -1,0 +1,96 @@
+"""Every message the server accepts, as pydantic models (unknown fields refused, sizes bounded)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+# A name is data (rulings 32): the engines keep the house, layout, bank and kitty as enum accounts,
+# so no name can alias them; the server also keeps names short and printable for the page.
+Name = Annotated[str, StringConstraints(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")]
+Money = Annotated[str, StringConstraints(min_length=1, max_length=16, pattern=r"^[0-9]{1,9}(\.[0-9]{1,2})?$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AccountIn(Strict):
+    name: Name
+
+
+class AccountOut(Strict):
+    name: str
+    balance: str
+    token: str | None = None
+    at_tables: str | None = None
+
+
+class TableIn(Strict):
+    preset: str | None = Field(None, max_length=40, description="a preset id or alias (see /api/presets)")
+    rules_toml: str | None = Field(
+        None, max_length=16_000, description="a rules file's TOML text: preset = \"mbs\" plus rule fields"
+    )
+    name: str | None = Field(None, max_length=40, pattern=r"^[^\x00-\x1f<>&]*$")
+    seats: int = Field(2, ge=2, le=6, description="British: how many seats (the game starts when all are taken)")
+    seed: int | None = Field(None, ge=0, lt=2**63, description="seed for the shuffle (default: random)")
+
+
+class JoinIn(Strict):
+    box: int | None = Field(None, ge=1, le=9, description="casino: the box to sit at as its seated bettor")
+    stand_on: int | None = Field(None, ge=1, le=9, description="casino: the box to stand behind")
+    buy_in: Money | None = Field(None, description="money brought to the table (default: up to 1000)")
+
+
+class JoinOut(Strict):
+    table: str
+    name: str
+    token: str
+    expires_in_s: int
+    role: str
+    box: int | None = None
+
+
+class LeaveIn(Strict):
+    token: str = Field(max_length=1024)
+
+
+class ActionIn(Strict):
+    """An engine action as ``Action.to_json`` writes it (no ``low``/``high``: those are listings)."""
+
+    verb: str = Field(max_length=16)
+    box: int | None = Field(None, ge=1, le=99)
+    hand: int | None = Field(None, ge=1, le=99)
+    player: Name | None = None
+    amount: Money | None = None
+    players: list[Name] | None = Field(None, max_length=8)
+    decline: list[Name] = Field(default_factory=list, max_length=8)
+    what: str | None = Field(None, max_length=16)
+
+
+class ActMsg(Strict):
+    type: Literal["act"]
+    action: ActionIn
+
+
+class BetMsg(Strict):
+    type: Literal["bet"]
+    kind: str = Field("main", max_length=16)
+    amount: Money
+
+
+class SimpleMsg(Strict):
+    type: Literal["deal", "clear_bets", "ping", "hints"]
+
+
+class KittyMsg(Strict):
+    type: Literal["kitty"]
+    amount: Money
+
+
+ClientMsg = Annotated[ActMsg | BetMsg | SimpleMsg | KittyMsg, Field(discriminator="type")]
+
+
+class Envelope(Strict):
+    msg: ClientMsg

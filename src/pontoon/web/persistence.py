@@ -1,0 +1,63 @@
+"""The seam between the server and the history store (issue 12).
+
+``TablePersistence`` is what the server calls at every point where the store records: an account's
+balance, a table created or closed, a member sitting down or leaving (with the money moved), and
+every table event (``table.subscribe``: a ``TableRecord`` with the ledger transfers it caused).
+``MemoryPersistence`` is used when no store is configured: it keeps the accounts and a bounded tail
+of each table's records in memory (nothing survives a restart). The store's implementation plugs in
+through ``create_app(persistence=...)`` (see docs/server.md, "The history store").
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from decimal import Decimal
+from typing import Any, Protocol, runtime_checkable
+
+from pontoon.events import TableRecord
+
+
+@runtime_checkable
+class TablePersistence(Protocol):
+    def load_accounts(self) -> dict[str, Decimal]: ...
+
+    def save_account(self, name: str, balance: Decimal) -> None: ...
+
+    def table_created(self, table_id: str, spec: dict[str, Any]) -> None: ...
+
+    def table_closed(self, table_id: str) -> None: ...
+
+    def member_changed(self, table_id: str, name: str, change: dict[str, Any]) -> None: ...
+
+    def record(self, table_id: str, rec: TableRecord) -> None: ...
+
+
+class MemoryPersistence:
+    """Everything in memory; the last ``keep`` records of each table."""
+
+    def __init__(self, keep: int = 2000) -> None:
+        self.accounts: dict[str, Decimal] = {}
+        self.tables: dict[str, dict[str, Any]] = {}
+        self.members: dict[str, deque[tuple[str, dict[str, Any]]]] = {}
+        self.records: dict[str, deque[TableRecord]] = {}
+        self.keep = keep
+
+    def load_accounts(self) -> dict[str, Decimal]:
+        return dict(self.accounts)
+
+    def save_account(self, name: str, balance: Decimal) -> None:
+        self.accounts[name] = balance
+
+    def table_created(self, table_id: str, spec: dict[str, Any]) -> None:
+        self.tables[table_id] = dict(spec)
+        self.records[table_id] = deque(maxlen=self.keep)
+        self.members[table_id] = deque(maxlen=self.keep)
+
+    def table_closed(self, table_id: str) -> None:
+        self.tables.pop(table_id, None)
+
+    def member_changed(self, table_id: str, name: str, change: dict[str, Any]) -> None:
+        self.members.setdefault(table_id, deque(maxlen=self.keep)).append((name, change))
+
+    def record(self, table_id: str, rec: TableRecord) -> None:
+        self.records.setdefault(table_id, deque(maxlen=self.keep)).append(rec)

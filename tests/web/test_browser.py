@@ -1,0 +1,192 @@
+"""A real browser (Debian's chromium through Playwright) plays through the page: two people at one
+table, on a casino preset and on British; balances and history checked on the page; screenshots in
+tests/artifacts/ (one copied to docs/img/ for the docs)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import LiveServer
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (make sysdeps, or apt-get install chromium)"),
+]
+
+
+@pytest.fixture
+def browser() -> Any:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def open_person(browser: Any, live: LiveServer, name: str) -> Any:
+    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+    page.set_default_timeout(15_000)
+    page.goto(live.url + "/")
+    page.fill("#account-name", name)
+    page.click("#account-create")
+    page.wait_for_selector("#account-info:not([hidden])")
+    assert page.text_content("#account-label") == name
+    return page
+
+
+def rounds_on_page(page: Any) -> int:
+    return int(page.locator("#history details.round").count())
+
+
+def balance_on_page(page: Any, name: str) -> Decimal:
+    return Decimal(page.text_content(f'#members tr[data-name="{name}"] .balance') or "nan")
+
+
+def step(page: Any, state: dict[str, Any], british: bool) -> bool:
+    """One action through the page's buttons and keys; False when this page has nothing to do."""
+    buttons = page.locator("#actions button.action-btn")
+    if buttons.count() == 0:
+        return False
+    verbs = [buttons.nth(i).get_attribute("data-verb") for i in range(buttons.count())]
+    if british:
+        for verb in ("stake", "pass", "kitty"):
+            if verb in verbs:
+                page.click(f'#actions button[data-verb="{verb}"]')
+                return True
+        cards = state.setdefault("twists", 0)
+        if "twist" in verbs and cards < 1:
+            state["twists"] = cards + 1
+            page.keyboard.press("t")  # the key for twist
+            return True
+        for verb in ("stick", "twist"):
+            if verb in verbs:
+                page.click(f'#actions button[data-verb="{verb}"]')
+                return True
+    else:
+        if "bet" in verbs:
+            page.fill("#amount", "10")
+            page.click('#actions button[data-verb="bet"][data-kind="main"]')
+            state["hit"] = False
+            return True
+        if "stand" in verbs and page.is_checked("#hints") and not state.get("hinted"):
+            # the exact-EV hints toggle: the analyser's value of each legal verb, the best in bold
+            page.wait_for_function("document.querySelector('#hint-values').textContent.includes('stand')",
+                                   timeout=90_000)
+            state["hinted"] = True
+            state["hint_text"] = page.text_content("#hint-values")
+        if "hit" in verbs and not state.get("hit"):
+            state["hit"] = True
+            page.keyboard.press("h")  # the key for hit
+            return True
+        if "stand" in verbs:
+            page.keyboard.press("s")
+            return True
+    page.locator("#actions button.action-btn").first.click()
+    return True
+
+
+def play(pages: list[Any], rounds: int, british: bool) -> list[dict[str, Any]]:
+    states: list[dict[str, Any]] = [{} for _ in pages]
+    end = time.monotonic() + 150
+    while rounds_on_page(pages[0]) < rounds:
+        assert time.monotonic() < end, "the rounds did not finish through the page"
+        acted = False
+        for page, st in zip(pages, states, strict=True):
+            if step(page, st, british):
+                acted = True
+                page.wait_for_timeout(120)
+            if british and rounds_on_page(page) != st.get("seen"):
+                st["seen"], st["twists"] = rounds_on_page(page), 0
+        if not acted:
+            pages[0].wait_for_timeout(150)
+    return states
+
+
+def shot(page: Any, name: str, docs: bool = False) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=True)
+    if docs:
+        (ROOT / "docs" / "img").mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, ROOT / "docs" / "img" / name)
+
+
+def test_two_people_play_casino_through_the_page(browser: Any, live: LiveServer) -> None:
+    ann = open_person(browser, live, "ann")
+    bob = open_person(browser, live, "bob")
+    ann.select_option("#preset", "mbs")
+    ann.fill("#seed", "4")
+    ann.click("#create-table")
+    row = ann.locator("#table-list tbody tr").first
+    row.wait_for()
+    tid = row.get_attribute("data-table")
+    row.locator("button.join-sit").click()  # box 1
+    ann.wait_for_selector("#table:not([hidden])")
+    bob.wait_for_selector(f'#table-list tr[data-table="{tid}"]')
+    brow = bob.locator(f'#table-list tr[data-table="{tid}"]')
+    brow.locator("select.box-select").select_option("3")
+    brow.locator("button.join-sit").click()
+    bob.wait_for_selector("#table:not([hidden])")
+    bob.wait_for_selector('#members tr[data-name="ann"]')
+    ann.check("#hints")
+    states = play([ann, bob], 3, british=False)
+    assert states[0].get("hinted") and re.search(r"stand [+-]\d\.\d{4}", states[0]["hint_text"])
+    ann.wait_for_timeout(300)
+    host = live.srv.lobby.tables[tid]
+    for page, name in ((ann, "ann"), (bob, "bob")):
+        assert rounds_on_page(page) >= 3
+        # the page's balance is the server's, and it is the buy-in plus the nets the page's history shows
+        assert balance_on_page(page, name) == host.balance(name)
+        nets = [Decimal(m) for m in re.findall(r"you (-?[\d.]+)", page.inner_text("#history"))]
+        assert balance_on_page(page, name) == Decimal(1000) + sum(nets, Decimal(0))
+    ann.locator("#history details.round").first.click()
+    assert "card" in ann.inner_text("#history")  # every step of the round is listed
+    shot(ann, "table-casino.png", docs=True)
+    shot(bob, "table-casino-bob.png")
+
+
+def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer) -> None:
+    ann = open_person(browser, live, "ann")
+    bob = open_person(browser, live, "bob")
+    ann.select_option("#preset", "british")
+    ann.fill("#seats", "2")
+    ann.fill("#seed", "9")
+    ann.click("#create-table")
+    row = ann.locator("#table-list tbody tr").first
+    row.wait_for()
+    tid = row.get_attribute("data-table")
+    row.locator("button.join-seat").click()
+    ann.wait_for_selector("#table:not([hidden])")
+    bob.wait_for_selector(f'#table-list tr[data-table="{tid}"] button.join-seat')
+    bob.locator(f'#table-list tr[data-table="{tid}"] button.join-seat').click()
+    bob.wait_for_selector("#table:not([hidden])")
+    ann.wait_for_selector("#spots .spot")
+    # the other person's first card is face down on each page (003 The Deal): his hand or the bank's
+    hidden = ann.locator('#spots .spot:not([data-owner="ann"]) svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]')
+    mine = ann.locator('#spots .spot[data-owner="ann"] svg.card[data-card="??"]')
+    assert hidden.count() >= 1 and mine.count() == 0
+    play([ann, bob], 3, british=True)
+    ann.wait_for_timeout(300)
+    host = live.srv.lobby.tables[tid]
+    for page in (ann, bob):
+        assert rounds_on_page(page) >= 3
+        a, b = balance_on_page(page, "ann"), balance_on_page(page, "bob")
+        assert a + b == Decimal(2000)  # two seats: one's loss is the other's gain
+        assert a == host.balance("ann") and b == host.balance("bob")
+    ann.locator("#history details.round").first.click()
+    shot(ann, "table-british.png", docs=True)
