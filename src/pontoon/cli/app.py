@@ -31,6 +31,10 @@ def _register() -> None:
     app.command("simulate")(simulate.simulate_command)
     app.command("rules")(rules_cmd.rules_command)
     __import__("pontoon.cli.rl", fromlist=["register"]).register(app)  # rl evaluate, train (issue 14)
+    from pontoon.cli import history  # pontoon history, pontoon replay (issue 12)
+
+    app.command("history")(history.history_command)
+    app.command("replay")(history.replay_command)
 
 
 _register()

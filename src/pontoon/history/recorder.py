@@ -17,11 +17,14 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from pontoon.british.round import BritishRound
 from pontoon.british.table import BritishGame
+from pontoon.casino.round import CasinoRound
 from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.events import TableRecord
 from pontoon.history.store import CASHIER, Batch, HistoryError, Row, Store, canon
+from pontoon.money import fmt
 
 DEFERRED = ("new_shoe", "shoe_retired")  # written with the round_start that follows (see above)
 AnyTable = CasinoTable | BritishGame
@@ -47,24 +50,23 @@ def _row(rec: TableRecord) -> Row:
 
 def round_result(table: AnyTable) -> tuple[str, dict[str, Any]] | None:
     """(status, result JSON) of the table's round when it is over, else None."""
-    if isinstance(table, CasinoTable):
-        crnd = table.round
-        if crnd is None or not crnd.is_over():
-            return None
-        res = crnd.result()
-        from pontoon.money import fmt
+    return result_of(table.round)
 
+
+def result_of(rnd: CasinoRound | BritishRound | None) -> tuple[str, dict[str, Any]] | None:
+    """(status, result JSON) of a finished round: what every view shows at its end."""
+    if rnd is None or not rnd.is_over():
+        return None
+    if isinstance(rnd, CasinoRound):
+        res = rnd.result()
         return res.status, {
             "status": res.status, "void_reason": res.void_reason, "dealer": list(res.dealer),
-            "seats": sorted(crnd.players()),
+            "seats": sorted(rnd.players()),
             "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in res.net.items()}, "house": fmt(res.house),
         }
-    brnd = table.round
-    if brnd is None or not brnd.is_over():
-        return None
-    status = "void" if brnd.phase == "void" else "settled"
-    return status, {"status": status, "void_reason": brnd.void_reason, "banker": brnd.banker,
-                    "seats": [*brnd.players, brnd.banker], "net": brnd.net_json(), "next_banker": brnd.next_banker}
+    status = "void" if rnd.phase == "void" else "settled"
+    return status, {"status": status, "void_reason": rnd.void_reason, "banker": rnd.banker,
+                    "seats": [*rnd.players, rnd.banker], "net": rnd.net_json(), "next_banker": rnd.next_banker}
 
 
 class Recorder:
