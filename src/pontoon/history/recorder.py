@@ -23,7 +23,7 @@ from pontoon.casino.round import CasinoRound
 from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.events import TableRecord
-from pontoon.history.store import CASHIER, Batch, HistoryError, Row, Store, canon
+from pontoon.history.store import CASHIER, Batch, HistoryError, Row, Store, canon, money_rows
 from pontoon.money import fmt
 
 DEFERRED = ("new_shoe", "shoe_retired")  # written with the round_start that follows (see above)
@@ -137,8 +137,8 @@ class Recorder:
 
     def _check(self, row: Row) -> None:
         e = self.expect.popleft()
-        got = (row.round_no, row.seq, row.kind, canon(row.data), row.clause, canon(row.transfers))
-        want = (e["round_no"], e["seq"], e["kind"], canon(e["data"]), e["clause"], canon(e.get("transfers", [])))
+        got = (row.round_no, row.seq, row.kind, canon(row.data), row.clause, money_rows(row.transfers))
+        want = (e["round_no"], e["seq"], e["kind"], canon(e["data"]), e["clause"], money_rows(e.get("transfers", [])))
         if got != want:
             raise RecoveryMismatch(
                 f"table {self.table_id}: re-made event round {row.round_no} #{row.seq} {row.kind} {canon(row.data)[:160]} "

@@ -13,7 +13,8 @@ Then ``policy`` decides an open round:
   continuation of the round" (004 5.4) and no void is due.
 - ``"interruption"``: the crash is treated as a technical interruption. Casino games: 004 5.4, the
   table declares it (``interrupt``): void with every wager returned when no outcome was established
-  (5.4.2), else the round continues and is concluded (5.4.1). British games: 003 has no clause for an
+  (5.4.2), else the round continues and is concluded (5.4.1); a round still taking wagers has no card
+  dealt and nothing to void: it stays open (each wager can be withdrawn). British games: 003 has no clause for an
   interrupted deal and no walk-away rule, so the round is void and every stake returned (rulings 2's
   void). The log says which (an ``interrupted`` event citing 004 5.4, or a ``void`` event).
 """
@@ -31,7 +32,7 @@ from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.history.recorder import AnyTable, Recorder, RecoveryMismatch
 from pontoon.history.store import HistoryError, Store, canon
-from pontoon.protocol import TABLE, Action, Actor
+from pontoon.protocol import BETTING, TABLE, Action, Actor
 from pontoon.rules.british import BritishRules
 from pontoon.rules.model import CasinoRules
 from pontoon.shoe import Shoe
@@ -189,6 +190,8 @@ def recover_table(store: Store, table_id: int, *, policy: str = "resume") -> Rec
 
 def _interrupt(table: AnyTable) -> str:
     if isinstance(table, CasinoTable):
+        if table.round is not None and table.round.to_act() is BETTING:
+            return "resumed"  # wagers still open, no card dealt: nothing to void; each can be withdrawn
         res = table.interrupt()  # 004 5.4: void before any outcome (5.4.2), else continue (5.4.1)
         return "void" if res == "void" else "continued"
     rnd = table.round

@@ -48,6 +48,12 @@ def account_key(acct: Any) -> str:
     return canon(acct)
 
 
+def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """Transfers for comparison: the amount as a Decimal (5.00 equals 5), the rest exactly."""
+    return [(canon(t["source"]), canon(t["dest"]), Decimal(t["amount"]), t["kind"], t["player"], t["reason"])
+            for t in transfers]
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -125,7 +131,11 @@ def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def make_engine(url: str, *, synchronous: str = "FULL") -> Engine:
+def _sqlite_begin_read(conn: Connection) -> None:
+    conn.exec_driver_sql("BEGIN")  # a reader: a WAL snapshot, never the write lock
+
+
+def make_engine(url: str, *, synchronous: str = "FULL", reader: bool = False) -> Engine:
     """An engine for ``url`` with the pragmas set on every SQLite connection."""
     if not isinstance(url, str) or "://" not in url:
         raise HistoryError(f"database URL {url!r:.80}: give sqlite:///PATH or postgresql://USER@HOST/DB")
@@ -146,7 +156,7 @@ def make_engine(url: str, *, synchronous: str = "FULL") -> Engine:
                 if synchronous != "FULL":  # the benchmark's baseline only
                     dbapi_conn.execute(f"PRAGMA synchronous={synchronous}")
 
-            event.listen(engine, "begin", _sqlite_begin)
+            event.listen(engine, "begin", _sqlite_begin_read if reader else _sqlite_begin)
         elif url.startswith("postgresql"):
             engine = create_engine(url, pool_pre_ping=True)
         else:
@@ -208,20 +218,24 @@ def open_store(url: str | None = None, *, synchronous: str = "FULL") -> Store:
         engine.dispose()
         first = str(err).splitlines()[0][:200]
         raise HistoryError(f"cannot open the history database {url}: {first}") from None
-    return Store(engine, url)
+    reader = make_engine(url, synchronous=synchronous, reader=True) if engine.dialect.name == "sqlite" else engine
+    return Store(engine, url, reader=reader)
 
 
 class Store:
     """The one entry point to the records. Writers: ``create_table``, ``append``, ``close_table``."""
 
-    def __init__(self, engine: Engine, url: str) -> None:
-        self.engine = engine
+    def __init__(self, engine: Engine, url: str, *, reader: Engine | None = None) -> None:
+        self.engine = engine  # writers: every transaction BEGIN IMMEDIATE on SQLite
+        self.reader = reader or engine  # readers: plain BEGIN, a snapshot that never blocks a writer
         self.url = url
         self._round_ids: dict[tuple[int, int], int] = {}
         self._crash = _Crash()
 
     def close(self) -> None:
         self.engine.dispose()
+        if self.reader is not self.engine:
+            self.reader.dispose()
 
     # ------------------------------------------------------------------------------------------
     # writing
@@ -326,7 +340,7 @@ class Store:
     # ------------------------------------------------------------------------------------------
     # reading
     def table(self, table_id: int) -> dict[str, Any]:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             r = conn.execute(select(s.tables).where(s.tables.c.id == table_id)).mappings().first()
         if r is None:
             raise HistoryError(f"no table {table_id} in the history at {self.url}")
@@ -342,14 +356,14 @@ class Store:
             q = q.where(s.tables.c.status == status)
         if label is not None:
             q = q.where(s.tables.c.label == label)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
 
     def events_(self, table_id: int, *, after_id: int = 0, round_no: int | None = None) -> list[dict[str, Any]]:
         q = select(s.events).where(s.events.c.table_id == table_id, s.events.c.id > after_id).order_by(s.events.c.id)
         if round_no is not None:
             q = q.where(s.events.c.round_no == round_no)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
         for r in rows:
             r["data"] = json.loads(r.pop("payload"))
@@ -361,7 +375,7 @@ class Store:
             q = q.where(s.ledger.c.table_id == table_id)
         if round_id is not None:
             q = q.where(s.ledger.c.round_id == round_id)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
         for r in rows:
             r["source"] = json.loads(r["source"])
@@ -372,7 +386,7 @@ class Store:
         q = select(s.accounts).order_by(s.accounts.c.table_id, s.accounts.c.account)
         if table_id is not None:
             q = q.where(s.accounts.c.table_id == table_id)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
 
     def balances(self, table_id: int) -> dict[str, Decimal]:
@@ -388,7 +402,7 @@ class Store:
         q = q.order_by(s.rounds.c.id.desc())
         if last is not None:
             q = q.limit(last)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
         rows.reverse()
         for r in rows:
@@ -405,14 +419,14 @@ class Store:
         q = select(s.shoes).where(s.shoes.c.table_id == table_id).order_by(s.shoes.c.number)
         if number is not None:
             q = q.where(s.shoes.c.number == number)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check`` on SQLite (``ok`` when sound); ``ok`` on PostgreSQL."""
         if self.engine.dialect.name != "sqlite":
             return "ok"
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             out = str(conn.exec_driver_sql("PRAGMA integrity_check").scalar())
             conn.rollback()
         return out
