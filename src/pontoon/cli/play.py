@@ -25,6 +25,7 @@ from pontoon.errors import PontoonError
 from pontoon.hands import hand_total
 from pontoon.history.session import Session
 from pontoon.money import fmt, to_money
+from pontoon.protocol import BETTING
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
 from pontoon.shoe import make_rng
 
@@ -267,10 +268,12 @@ def play_casino(
                         session.note_bet(bet)
                     continue
                 rnd = table.new_round()
-                for b in range(1, boxes + 1):
-                    table.place_bet(b, player, "main", bet)
-                    for kind, amount in (sides or {}).items():
-                        table.place_bet(b, player, kind, amount)
+            if rnd.to_act() is BETTING:  # (a resumed round may stop anywhere in its wagers)
+                plan = [(b, kind, amount) for b in range(1, boxes + 1)
+                        for kind, amount in [("main", bet), *(sides or {}).items()]]
+                done = sum(1 for e in rnd.log.events if e.kind == "bet")
+                for b, kind, amount in plan[done:]:
+                    table.place_bet(b, player, kind, amount)
                 table.deal()
             quit_now = False
             try:
