@@ -27,7 +27,7 @@ def test_two_writers_on_one_file(tmp_path: Path) -> None:
              for p, s in jobs]
     outs = [p.communicate(timeout=180) for p in procs]
     wall = time.monotonic() - t0
-    for p, (out, err) in zip(procs, outs, strict=True):
+    for p, (_out, err) in zip(procs, outs, strict=True):
         assert p.returncode == 0, err[-2000:]
     ids = sorted(json.loads(o)["table"] for o, _ in outs)
     assert ids == [1, 2]
