@@ -34,7 +34,7 @@ def pick(n: int, *parts: object) -> int:
     return zlib.crc32(":".join(map(str, parts)).encode()) % n
 
 
-def new_table(store: Store, preset: str, seed: int) -> tuple[CasinoTable | BritishGame, Recorder]:
+def new_table(store: Store, preset: str, seed: int, balance: int = 1000) -> tuple[CasinoTable | BritishGame, Recorder]:
     rules = resolve_rules(preset)
     t: CasinoTable | BritishGame
     if preset in BRITISH:
@@ -43,8 +43,8 @@ def new_table(store: Store, preset: str, seed: int) -> tuple[CasinoTable | Briti
     else:
         t = CasinoTable(rules, rng=seed)
         rec = Recorder(store, t, label=LABEL, meta={"preset": preset, "seed": seed})
-        t.join("ann", 1000)
-        t.join("bob", 1000)
+        t.join("ann", balance)
+        t.join("bob", balance)
     return t, rec
 
 
@@ -113,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"error": "no open table"}))
             return 3
         t, rec = got[-1].table, got[-1].recorder
+        if isinstance(t, CasinoTable):  # killed while the players were still sitting down
+            for who in ("ann", "bob"):
+                if who not in t.seats():
+                    t.join(who, 1000)
     else:
         t, rec = new_table(store, a.preset, a.seed)
     play(t, a.seed, a.rounds)

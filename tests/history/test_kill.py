@@ -41,11 +41,13 @@ def _reference(tmp: Path, preset: str, seed: int, rounds: int) -> dict[str, obje
 def _killed_run(tmp: Path, preset: str, seed: int, rounds: int, crashes: list[str], stats: Counter[str]) -> dict[str, object]:
     url = f"sqlite:///{tmp / f'kill-{preset}-{seed}.sqlite'}"
     first = True
+    finished = False
     for crash in crashes:
         args = ["--preset", preset, "--seed", str(seed), "--rounds", str(rounds)] + ([] if first else ["--resume"])
         p = run_driver(url, *args, crash=crash)
         if p.returncode == 0:
-            break  # the run finished before the crash point
+            finished = True  # the run finished before the crash point
+            break
         assert p.returncode == -signal.SIGKILL, p.stderr[-2000:]
         first = False
         stats["kills"] += 1
@@ -54,9 +56,10 @@ def _killed_run(tmp: Path, preset: str, seed: int, rounds: int, crashes: list[st
         evs = s.events_(1)
         stats[f"last:{evs[-1]['kind'] if evs else 'none'}"] += 1
         s.close()
-    p = run_driver(url, "--seed", str(seed), "--rounds", str(rounds), *([] if first else ["--resume"]),
-                   *(["--preset", preset] if first else []))
-    assert p.returncode == 0, p.stderr[-2000:]
+    if not finished:
+        p = run_driver(url, "--seed", str(seed), "--rounds", str(rounds), *([] if first else ["--resume"]),
+                       *(["--preset", preset] if first else []))
+        assert p.returncode == 0, p.stderr[-2000:]
     s = open_store(url)
     assert s.integrity() == "ok"
     audit(s)

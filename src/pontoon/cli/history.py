@@ -29,7 +29,7 @@ def _open(db: str | None) -> Store:
 
 
 def _round_id(text: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 2**62:
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 2**62:
         raise HistoryError(f"round {text!r:.40}: a round is given by its id, a whole number (see `pontoon history`)")
     return int(text)
 
