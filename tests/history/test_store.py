@@ -145,3 +145,26 @@ def test_bench_history_runs() -> None:
                          capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "synchronous=FULL" in out.stdout and "events/s" in out.stdout
+
+
+def test_shoe_record_gives_the_cards_dealt_in_order(store):  # type: ignore[no-untyped-def]
+    from pontoon.history import shoe_record
+
+    rules = resolve_rules("mbs").model_copy(update={"decks": 1, "penetration": 0.5})
+    t = CasinoTable(rules, rng=3)
+    rec = Recorder(store, t)
+    t.join("ann", 10_000)
+    t.join("bob", 10_000)
+    from tests.history.driver import play as play_
+
+    play_(t, 3, 12)  # a one-pack shoe cut at half: several shoes
+    rec.close()
+    shoes = store.shoes_(rec.table_id)
+    assert len(shoes) >= 2
+    first = shoe_record(store, int(shoes[0]["id"]))
+    assert first["retired"] and first["events"][0]["kind"] == "new_shoe"
+    assert first["dealt"] == first["cards"][: len(first["dealt"])] and len(first["dealt"]) >= 24
+    last = shoe_record(store, int(shoes[-1]["id"]))
+    assert not last["retired"] and "cards" not in last  # never the cards to come of a shoe in play
+    with pytest.raises(HistoryError, match="no shoe 999"):
+        shoe_record(store, 999)

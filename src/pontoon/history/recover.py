@@ -207,16 +207,32 @@ def recover(store: Store, *, policy: str = "resume", label: str | None = None) -
     return [recover_table(store, int(t["id"]), policy=policy) for t in store.tables_(status="open", label=label)]
 
 
-def shoe_record(store: Store, table_id: int, shoe_no: int) -> dict[str, Any]:
-    """A retired (or current) casino shoe: its table events (``new_shoe`` with the commitment, and
-    ``shoe_retired`` with the revealed seed where the fair shuffle wrote them) and the cards dealt
-    from it, in order. The full order is included only once the shoe is retired."""
+def shoe_record(store: Store, shoe_id: int) -> dict[str, Any]:
+    """A casino shoe by its id (``shoes.id``): its table events (``new_shoe``, with the fair shuffle's
+    commitment where it wrote one, and ``shoe_retired`` with the revealed seed), the rounds dealt from
+    it and the cards dealt, in order. Its full order is included only once it is retired (a
+    ``shoe_retired`` event, or a later shoe at the table): never while cards are still to come."""
+    from sqlalchemy import select
+
+    from pontoon.history import schema as sc
+
+    with store.reader.connect() as conn:
+        row = conn.execute(select(sc.shoes).where(sc.shoes.c.id == shoe_id)).mappings().first()
+    if row is None:
+        raise HistoryError(f"no shoe {shoe_id} in the history at {store.url}")
+    return shoe_record_of(store, int(row["table_id"]), int(row["number"]), shoe_id=shoe_id)
+
+
+def shoe_record_of(store: Store, table_id: int, shoe_no: int, *, shoe_id: int | None = None) -> dict[str, Any]:
+    """``shoe_record`` by table and shoe number."""
     row = store.table(table_id)
     table_events = [
         {"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]}
         for e in store.events_(table_id, round_no=0) if e["data"].get("shoe") == shoe_no
     ]
-    if not table_events:
+    shoes = store.shoes_(table_id)
+    mine = [sh for sh in shoes if int(sh["number"]) == shoe_no]
+    if not table_events and not mine:
         raise HistoryError(f"table {table_id} has no shoe {shoe_no}")
     rounds = [r for r in store.rounds_(table_id=table_id) if r["shoe"] == shoe_no]
     dealt: list[str] = []
@@ -224,14 +240,14 @@ def shoe_record(store: Store, table_id: int, shoe_no: int) -> dict[str, Any]:
         for e in store.events_(table_id, round_no=int(r["number"])):
             if e["kind"] == "card":
                 dealt.append(str(e["data"]["card"]))
-    retired = any(e["kind"] == "shoe_retired" for e in table_events)
-    out: dict[str, Any] = {"table": table_id, "preset": row["preset"], "shoe": shoe_no, "events": table_events,
+    retired = any(e["kind"] == "shoe_retired" for e in table_events) or any(
+        int(sh["number"]) > shoe_no for sh in shoes)
+    out: dict[str, Any] = {"shoe_id": shoe_id if shoe_id is not None else (int(mine[0]["id"]) if mine else None),
+                           "table": table_id, "preset": row["preset"], "shoe": shoe_no, "events": table_events,
                            "rounds": [int(r["number"]) for r in rounds], "dealt": dealt, "retired": retired}
-    if retired:
-        shoes = store.shoes_(table_id, shoe_no)
-        if shoes:
-            out["cards"] = str(shoes[0]["cards"]).split()
+    if retired and mine:
+        out["cards"] = str(mine[0]["cards"]).split()
     return out
 
 
-__all__ = ["POLICIES", "Recovered", "recover", "recover_table", "shoe_record", "rules_of", "canon"]
+__all__ = ["POLICIES", "Recovered", "recover", "recover_table", "shoe_record", "shoe_record_of", "rules_of", "canon"]
