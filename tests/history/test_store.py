@@ -29,9 +29,25 @@ def test_pragmas_are_read_back_on_every_connection(store):  # type: ignore[no-un
 
 
 def test_schema_is_at_alembic_head(store):  # type: ignore[no-untyped-def]
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from pontoon.history.store import SCHEMA_HEAD
+
+    here = Path(__file__).resolve().parents[2] / "src" / "pontoon" / "history"
+    cfg = Config(str(here / "alembic.ini"))
+    assert ScriptDirectory.from_config(cfg).get_current_head() == SCHEMA_HEAD
     with store.engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == SCHEMA_HEAD
         conn.rollback()
+    # the tables Alembic made are the ones schema.py describes
+    from sqlalchemy import inspect
+
+    from pontoon.history.schema import metadata
+
+    insp = inspect(store.engine)
+    for name, table in metadata.tables.items():
+        assert {c["name"] for c in insp.get_columns(name)} == {c.name for c in table.columns}
 
 
 def test_round_trip_equals_the_table(store):  # type: ignore[no-untyped-def]

@@ -8,18 +8,22 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from pontoon.errors import PontoonError
-from pontoon.history.store import HistoryError, Store, default_url, open_store
 from pontoon.money import dumps, fmt
+
+if TYPE_CHECKING:  # the history stack (SQLAlchemy) is imported only when a command runs
+    from pontoon.history.store import Store
 
 
 def _open(db: str | None) -> Store:
+    from pontoon.history.store import HistoryError, default_url, open_store
+
     url = db or default_url()
     if url.startswith("sqlite:///"):
         path = Path(url[len("sqlite:///"):].split("?", 1)[0])
@@ -29,6 +33,8 @@ def _open(db: str | None) -> Store:
 
 
 def _round_id(text: str) -> int:
+    from pontoon.history.store import HistoryError
+
     if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 2**62:
         raise HistoryError(f"round {text!r:.40}: a round is given by its id, a whole number (see `pontoon history`)")
     return int(text)
@@ -57,6 +63,8 @@ def history_command(
     store = _open(db)
     try:
         if do_audit:
+            from pontoon.history.store import HistoryError
+
             try:
                 rep = audit(store)
             except HistoryError as err:

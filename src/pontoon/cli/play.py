@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import click
 import typer
@@ -23,11 +24,13 @@ from pontoon.casino.round import CasinoRound
 from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.hands import hand_total
-from pontoon.history.session import Session
 from pontoon.money import fmt, to_money
 from pontoon.protocol import BETTING
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
 from pontoon.shoe import make_rng
+
+if TYPE_CHECKING:
+    from pontoon.history.session import Session
 
 KEYS = {"h": "hit", "s": "stand", "d": "double", "p": "split", "r": "rescue", "u": "surrender", "i": "insure"}
 VERB_KEY = {v: k for k, v in KEYS.items()}
@@ -406,6 +409,8 @@ def play_command(
 
 
 def _session(db: str | None, meta: dict[str, object]) -> Session:
+    from pontoon.history.session import Session
+
     if db is not None and not db.strip():
         raise PontoonError("--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history")
     return Session.open(db, meta)
@@ -418,6 +423,8 @@ def _resume(db: str | None, no_history: bool, rounds: int | None, shoes: int | N
         raise PontoonError("--resume reads the history: it cannot be combined with --no-history")
     if given:
         raise PontoonError(f"--resume goes on with the stored session's settings: leave out {', '.join(given)}")
+    from pontoon.history.session import Session
+
     session = Session.resume(db)
     meta = session.meta
     for note in session.notes:

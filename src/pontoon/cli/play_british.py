@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sys
 from decimal import Decimal
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -38,9 +38,11 @@ from pontoon.british.round import LegalAction
 from pontoon.british.table import BritishGame
 from pontoon.errors import IllegalAction, PontoonError
 from pontoon.events import Event
-from pontoon.history.session import Session
 from pontoon.money import fmt, to_money
 from pontoon.rules.british import BritishRules
+
+if TYPE_CHECKING:
+    from pontoon.history.session import Session
 
 KEYS = {"k": "stake", "t": "twist", "b": "buy", "s": "stick", "p": "split", "u": "burn",
         "o": "shoot", "n": "pass", "d": "double"}
