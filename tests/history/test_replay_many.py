@@ -11,10 +11,20 @@ from tests.history.driver import BRITISH, CASINO, new_table, play
 PRESETS = CASINO + BRITISH
 
 
+@pytest.fixture
+def fast_store(tmp_path):  # type: ignore[no-untyped-def]
+    """synchronous=OFF: these tests check replay, not durability (the kill tests check that, on FULL)."""
+    from pontoon.history import open_store
+
+    s = open_store(f"sqlite:///{tmp_path / 'replay.sqlite'}", synchronous="OFF")
+    yield s
+    s.close()
+
+
 def _record_and_replay(store, preset: str, seeds: range, rounds: int) -> int:  # type: ignore[no-untyped-def]
     n = 0
     for seed in seeds:
-        t, rec = new_table(store, preset, seed)
+        t, rec = new_table(store, preset, seed, balance=10**6)
         play(t, seed, rounds)
         rec.close()
         for r in store.rounds_(table_id=rec.table_id):
@@ -25,16 +35,16 @@ def _record_and_replay(store, preset: str, seeds: range, rounds: int) -> int:  #
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_recorded_rounds_replay(store, preset: str) -> None:  # type: ignore[no-untyped-def]
-    assert _record_and_replay(store, preset, range(2), 20) == 40
-    audit(store)
+def test_recorded_rounds_replay(fast_store, preset: str) -> None:  # type: ignore[no-untyped-def]
+    assert _record_and_replay(fast_store, preset, range(2), 20) == 40
+    audit(fast_store)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS)
-def test_thousands_of_recorded_rounds_replay(store, preset: str) -> None:  # type: ignore[no-untyped-def]
-    assert _record_and_replay(store, preset, range(10), 200) == 2000
-    audit(store)
+def test_thousands_of_recorded_rounds_replay(fast_store, preset: str) -> None:  # type: ignore[no-untyped-def]
+    assert _record_and_replay(fast_store, preset, range(10), 100) == 1000
+    audit(fast_store)
 
 
 def test_a_changed_stored_card_is_found_by_replay(store) -> None:  # type: ignore[no-untyped-def]
