@@ -21,7 +21,7 @@ class _Stop(Exception):
     pass
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(preset=st.sampled_from(CASINO + BRITISH), seed=st.integers(0, 2**32), frac=st.floats(0.02, 0.98))
 def test_recovery_from_any_stop_point(preset: str, seed: int, frac: float) -> None:
     rounds = 4

@@ -36,7 +36,7 @@ def _record_and_replay(store, preset: str, seeds: range, rounds: int) -> int:  #
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_recorded_rounds_replay(fast_store, preset: str) -> None:  # type: ignore[no-untyped-def]
-    assert _record_and_replay(fast_store, preset, range(2), 20) == 40
+    assert _record_and_replay(fast_store, preset, range(2), 15) == 30
     audit(fast_store)
 
 

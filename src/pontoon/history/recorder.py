@@ -115,14 +115,16 @@ class Recorder:
 
     def _on(self, rec: TableRecord) -> None:
         row = _row(rec)
-        if self.expect:
-            self._check(row)
-            return
         if rec.round_no == 0 and row.kind in DEFERRED:
-            self.pending.append(row)
+            self.pending.append(row)  # written (or, recovering, checked) with the next record
             return
-        batch = Batch(rows=[*self.pending, row])
+        rows = [*self.pending, row]
         self.pending = []
+        if self.expect:
+            for r in rows:
+                self._check(r)
+            return
+        batch = Batch(rows=rows)
         if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
             batch.shoe = self._shoe()
             batch.state = self.table.snapshot()
@@ -136,6 +138,9 @@ class Recorder:
         self.written += len(batch.rows)
 
     def _check(self, row: Row) -> None:
+        if not self.expect:
+            raise RecoveryMismatch(f"table {self.table_id}: event round {row.round_no} #{row.seq} {row.kind} is re-made "
+                                   "but was never committed with the events before it")
         e = self.expect.popleft()
         got = (row.round_no, row.seq, row.kind, canon(row.data), row.clause, money_rows(row.transfers))
         want = (e["round_no"], e["seq"], e["kind"], canon(e["data"]), e["clause"], money_rows(e.get("transfers", [])))

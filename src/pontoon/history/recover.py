@@ -150,12 +150,17 @@ def _committed(store: Store, table_id: int, after_id: int) -> list[dict[str, Any
     return evs
 
 
-def recover_table(store: Store, table_id: int, *, policy: str = "resume") -> Recovered:
-    """Rebuild table ``table_id`` from its snapshot and committed events; attach a recorder."""
+def recover_table(store: Store, table_id: int, *, policy: str = "resume", shuffler: Any = None) -> Recovered:
+    """Rebuild table ``table_id`` from its snapshot and committed events; attach a recorder.
+
+    ``shuffler``: the table's shuffle hook for the shoes to come (the provably fair shuffle of a
+    recorded table); the shoe in play is restored from the store either way."""
     if policy not in POLICIES:
         raise HistoryError(f"recovery policy {policy!r}: accepted {', '.join(POLICIES)}")
     row = store.table(table_id)
     table = _build(row)
+    if shuffler is not None:
+        table.shuffler = shuffler  # type: ignore[union-attr]  # British: where the fair layer adds one
     expect = _committed(store, table_id, int(row["state_event"]))
     rec = Recorder(store, table, table_id=table_id, expect=expect)
     out = Recovered(table_id, table, rec)
@@ -202,9 +207,10 @@ def _interrupt(table: AnyTable) -> str:
     return "void"
 
 
-def recover(store: Store, *, policy: str = "resume", label: str | None = None) -> list[Recovered]:
+def recover(store: Store, *, policy: str = "resume", label: str | None = None, shuffler: Any = None) -> list[Recovered]:
     """Rebuild every open table (optionally only those with ``label``), oldest first."""
-    return [recover_table(store, int(t["id"]), policy=policy) for t in store.tables_(status="open", label=label)]
+    return [recover_table(store, int(t["id"]), policy=policy, shuffler=shuffler)
+            for t in store.tables_(status="open", label=label)]
 
 
 def shoe_record(store: Store, shoe_id: int) -> dict[str, Any]:
