@@ -23,7 +23,7 @@ def test_two_writers_on_one_file(tmp_path: Path) -> None:
     jobs = [("mbs", 1), ("british", 2)]
     t0 = time.monotonic()
     procs = [subprocess.Popen([sys.executable, str(DRIVER), "--db", url, "--preset", p, "--seed", str(s),
-                               "--rounds", "25"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               "--rounds", "15"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for p, s in jobs]
     outs = [p.communicate(timeout=180) for p in procs]
     wall = time.monotonic() - t0
@@ -40,7 +40,7 @@ def test_two_writers_on_one_file(tmp_path: Path) -> None:
         tid = json.loads(o)["table"]
         solo = open_store(f"sqlite:///{tmp_path / f'solo-{preset}.sqlite'}")
         t, rec = new_table(solo, preset, seed)
-        play(t, seed, 25)
+        play(t, seed, 15)
         rec.close()
         a, b = dump(solo), dump(s, tid)
         assert a["events"] == b["events"] and a["balances"] == b["balances"] and a["rounds"] == b["rounds"]
