@@ -107,17 +107,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true")
     a = ap.parse_args(argv)
     store = open_store(a.db)
-    if a.resume:
-        got = recover(store, label=LABEL)
-        if not got:
-            print(json.dumps({"error": "no open table"}))
-            return 3
+    got = recover(store, label=LABEL) if a.resume else []
+    if a.resume and not got and store.tables_():
+        print(json.dumps({"error": "no open table"}))
+        return 3
+    if got:
         t, rec = got[-1].table, got[-1].recorder
         if isinstance(t, CasinoTable):  # killed while the players were still sitting down
             for who in ("ann", "bob"):
                 if who not in t.seats():
                     t.join(who, 1000)
-    else:
+    else:  # a new table (also when a kill came before the table's first commit)
         t, rec = new_table(store, a.preset, a.seed)
     play(t, a.seed, a.rounds)
     rec.close()

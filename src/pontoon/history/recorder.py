@@ -84,10 +84,9 @@ class Recorder:
         self.expect: deque[dict[str, Any]] = deque(expect or [])
         self.written = 0
         if table_id is None:
-            self.table_id = store.create_table(table.game, table.rules.preset, table.rules.model_dump(mode="json"),
-                                               label=label, meta=meta)
             self._shoe_no = 0
-            self._attach()
+            self.table_id = store.create_table(table.game, table.rules.preset, table.rules.model_dump(mode="json"),
+                                               label=label, meta=meta, first=self._attach())
         else:
             self.table_id = table_id
             shoes = store.shoes_(table_id)
@@ -103,15 +102,14 @@ class Recorder:
         cards = " ".join(str(c) for c in t.shoe.dealt_cards() + t.shoe.remaining_cards())
         return t.shoes_used, cards, t.shoe.cut_index
 
-    def _attach(self) -> None:
+    def _attach(self) -> Batch:
         """The table as it is now: its own events so far (a casino table's first ``new_shoe``), its
-        shoe, and the first recovery snapshot."""
+        shoe, and the first recovery snapshot (written with the new table row)."""
         rows = []
         for ev in self.table.log.events:
             rec = TableRecord(self.table.game, 0, ev, ())
             rows.append(_row(rec))
-        batch = Batch(rows=rows, shoe=self._shoe(), state=self.table.snapshot())
-        self.store.append(self.table_id, batch)
+        return Batch(rows=rows, shoe=self._shoe(), state=self.table.snapshot())
 
     def _on(self, rec: TableRecord) -> None:
         row = _row(rec)

@@ -245,7 +245,10 @@ class Store:
     # ------------------------------------------------------------------------------------------
     # writing
     def create_table(self, game: str, preset: str, rules: dict[str, Any], *, label: str = "",
-                     meta: dict[str, Any] | None = None) -> int:
+                     meta: dict[str, Any] | None = None, first: Batch | None = None) -> int:
+        """A new table row and, in the same transaction, its ``first`` batch (the recorder's snapshot):
+        a table is never recorded without the state to recover it from."""
+        self._crash.count += 1
         with self.engine.begin() as conn:
             res = conn.execute(insert(s.tables).values(
                 game=game, preset=preset, rules=canon(rules), label=label, meta=canon(meta or {}),
@@ -253,7 +256,12 @@ class Store:
             ))
             pk = res.inserted_primary_key
             assert pk is not None
-            return int(pk[0])
+            table_id = int(pk[0])
+            if first is not None:
+                self._append(conn, table_id, first)
+            self._crash.check("inside")
+        self._crash.check("after")
+        return table_id
 
     def close_table(self, table_id: int) -> None:
         with self.engine.begin() as conn:
@@ -275,38 +283,43 @@ class Store:
         """Write ``batch`` in one transaction; returns the new head of the table's hash chain."""
         self._crash.count += 1
         with self.engine.begin() as conn:
-            q = select(s.tables.c.last_hash).where(s.tables.c.id == table_id)
-            if self.engine.dialect.name == "postgresql":
-                q = q.with_for_update()
-            prev = conn.execute(q).scalar()
-            if prev is None:
-                raise HistoryError(f"table {table_id} is not in the history")
-            if batch.shoe is not None:
-                n, cards, cut = batch.shoe
-                conn.execute(insert(s.shoes).values(table_id=table_id, number=n, cards=cards, cut=cut, created=now()))
-            last_id = 0
-            state_event = 0
-            for i, row in enumerate(batch.rows):
-                if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
-                    res = conn.execute(insert(s.rounds).values(
-                        table_id=table_id, number=row.round_no, shoe=row.data.get("shoe"), status="open",
-                        started=now()))
-                    pk = res.inserted_primary_key
-                    assert pk is not None
-                    self._round_ids[(table_id, row.round_no)] = int(pk[0])
-                last_id, prev = self._write_row(conn, table_id, row, str(prev))
-                if i == batch.state_at:
-                    state_event = last_id - 1  # ids of one table's transaction are increasing
-            if batch.round_end is not None:
-                rno, status, result = batch.round_end
-                conn.execute(update(s.rounds).where(s.rounds.c.table_id == table_id, s.rounds.c.number == rno)
-                             .values(status=status, ended=now(), result=canon(result)))
-            values: dict[str, Any] = {"last_hash": prev}
-            if batch.state is not None:
-                values.update(state=canon(batch.state), state_event=last_id if batch.state_at is None else state_event)
-            conn.execute(update(s.tables).where(s.tables.c.id == table_id).values(**values))
+            head = self._append(conn, table_id, batch)
             self._crash.check("inside")
         self._crash.check("after")
+        return head
+
+    def _append(self, conn: Connection, table_id: int, batch: Batch) -> str:
+        """The statements of one batch, on ``conn`` (the caller's transaction)."""
+        q = select(s.tables.c.last_hash).where(s.tables.c.id == table_id)
+        if self.engine.dialect.name == "postgresql":
+            q = q.with_for_update()
+        prev = conn.execute(q).scalar()
+        if prev is None:
+            raise HistoryError(f"table {table_id} is not in the history")
+        if batch.shoe is not None:
+            n, cards, cut = batch.shoe
+            conn.execute(insert(s.shoes).values(table_id=table_id, number=n, cards=cards, cut=cut, created=now()))
+        last_id = 0
+        state_event = 0
+        for i, row in enumerate(batch.rows):
+            if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
+                res = conn.execute(insert(s.rounds).values(
+                    table_id=table_id, number=row.round_no, shoe=row.data.get("shoe"), status="open",
+                    started=now()))
+                pk = res.inserted_primary_key
+                assert pk is not None
+                self._round_ids[(table_id, row.round_no)] = int(pk[0])
+            last_id, prev = self._write_row(conn, table_id, row, str(prev))
+            if i == batch.state_at:
+                state_event = last_id - 1  # ids of one table's transaction are increasing
+        if batch.round_end is not None:
+            rno, status, result = batch.round_end
+            conn.execute(update(s.rounds).where(s.rounds.c.table_id == table_id, s.rounds.c.number == rno)
+                         .values(status=status, ended=now(), result=canon(result)))
+        values: dict[str, Any] = {"last_hash": prev}
+        if batch.state is not None:
+            values.update(state=canon(batch.state), state_event=last_id if batch.state_at is None else state_event)
+        conn.execute(update(s.tables).where(s.tables.c.id == table_id).values(**values))
         return str(prev)
 
     def _write_row(self, conn: Connection, table_id: int, row: Row, prev: str) -> tuple[int, str]:
