@@ -322,3 +322,47 @@ class BritishGame(Publisher):
         moved = self.ledger.transfers[self._table_moved :]
         self._table_moved = len(self.ledger.transfers)
         return moved
+
+    # ---------------------------------------------------------------------------------------
+    # recovery (the history store): the table between rounds as plain data, and back
+    def snapshot(self) -> dict[str, Any]:
+        """The table between rounds, or right after ``new_round`` (the cards that round has drawn
+        are put back on top: recovery deals them again): seats, banker, balances and kitty, the pack
+        order, the RNG state. Private data: the pack order is never shown."""
+        pack = [str(c) for c in self.pack.cards()]
+        if self.round is not None:
+            drawn = [str(e.data["card"]) for e in self.round.log.events if e.kind == "draw"]
+            pack = drawn + pack
+        st = self.rng.bit_generator.state
+        return {
+            "seats": list(self.seats),
+            "banker": self.banker,
+            "balances": {s: fmt(self.ledger.balances[s]) for s in self.seats},
+            "kitty": fmt(self.kitty),
+            "rounds_played": self.rounds_played,
+            "log_seq": self.log.count,
+            "rng": {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in st.items()},
+            "pack": " ".join(pack),
+            "packs": self.pack.packs,
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """The inverse of ``snapshot``: no round open, the same pack order, the same RNG stream."""
+        import numpy as np
+
+        from pontoon.cards import parse_cards
+
+        self.seats = list(state["seats"])
+        self.banker = str(state["banker"])
+        self.pack = BritishPack(parse_cards(str(state["pack"])) if state["pack"] else [], packs=int(state["packs"]))
+        self.ledger = Ledger()
+        for s, b in state["balances"].items():
+            self.ledger.balances[s] = to_money(b, "balance")
+        self.ledger.balances[KITTY] = to_money(state["kitty"], "kitty")
+        self.rounds_played = int(state["rounds_played"])
+        self.log = EventLog(maxlen=200)
+        self.log._seq = int(state["log_seq"])
+        self.rng.bit_generator.state = {
+            k: (np.asarray(v, dtype=np.uint32) if isinstance(v, list) else v) for k, v in state["rng"].items()
+        }
+        self.round, self._seen, self._moved, self._table_moved = None, 0, 0, 0

@@ -284,3 +284,46 @@ class CasinoTable(Publisher):
                 a = Action("hit" if want == "stand" else "stand", h.box)
             rnd.act(TABLE, a)
         self._flush()
+
+    # ---------------------------------------------------------------------------------------
+    # recovery (the history store): the table between rounds as plain data, and back
+    def snapshot(self) -> dict[str, Any]:
+        """The table as it stands between rounds (or right after ``new_round``, before a wager):
+        balances, rounds played, the shoe (its whole order and how far it is dealt), the RNG state.
+        Private data: the shoe order is never shown."""
+        return {
+            "balances": {n: fmt(b) for n, b in self.balances_.items()},
+            "rounds_played": self.rounds_played,
+            "shoes_used": self.shoes_used,
+            "log_seq": self.log.count,
+            "rng": _rng_state(self.rng),
+            "shoe": {"cards": " ".join(str(c) for c in self.shoe.dealt_cards() + self.shoe.remaining_cards()),
+                     "cut": self.shoe.cut_index, "dealt": self.shoe.dealt},
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """The inverse of ``snapshot``: no round open, the same cards to come, the same RNG stream."""
+        from pontoon.cards import parse_cards
+
+        r = self.rules
+        cards = parse_cards(str(state["shoe"]["cards"]))
+        self.shoe = Shoe(cards, cut_index=int(state["shoe"]["cut"]), pack=r.pack, decks=r.decks)
+        for _ in range(int(state["shoe"]["dealt"])):
+            self.shoe.draw()
+        self.balances_ = {n: to_money(b, "balance") for n, b in state["balances"].items()}
+        self.rounds_played = int(state["rounds_played"])
+        self.shoes_used = int(state["shoes_used"])
+        self.log = EventLog(maxlen=200)
+        self.log._seq = int(state["log_seq"])
+        self.rng.bit_generator.state = _rng_unstate(state["rng"])
+        self.round, self._booked, self._seen, self._moved = None, True, 0, 0
+
+
+def _rng_state(rng: np.random.Generator) -> dict[str, Any]:
+    """A numpy bit generator's state as JSON data (PCG64: two big integers)."""
+    st = rng.bit_generator.state
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in st.items()}
+
+
+def _rng_unstate(st: dict[str, Any]) -> dict[str, Any]:
+    return {k: (np.asarray(v, dtype=np.uint32) if isinstance(v, list) else v) for k, v in st.items()}

@@ -33,6 +33,10 @@ def _register() -> None:
     app.command("verify")(verify.verify_command)  # provably fair shoes (docs/fairness.md)
     app.command("serve")(__import__("pontoon.cli.serve", fromlist=["serve_command"]).serve_command)  # issue 13
     __import__("pontoon.cli.rl", fromlist=["register"]).register(app)  # rl evaluate, train (issue 14)
+    from pontoon.cli import history  # pontoon history, pontoon replay (issue 12)
+
+    app.command("history")(history.history_command)
+    app.command("replay")(history.replay_command)
 
 
 _register()

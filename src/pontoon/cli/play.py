@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import click
 import typer
@@ -24,8 +25,12 @@ from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.hands import hand_total
 from pontoon.money import fmt, to_money
+from pontoon.protocol import BETTING
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
 from pontoon.shoe import make_rng
+
+if TYPE_CHECKING:
+    from pontoon.history.session import Session
 
 KEYS = {"h": "hit", "s": "stand", "d": "double", "p": "split", "r": "rescue", "u": "surrender", "i": "insure"}
 VERB_KEY = {v: k for k, v in KEYS.items()}
@@ -214,6 +219,7 @@ def play_casino(
     rounds: int | None,
     console: Console,
     interactive: bool,
+    session: Session | None = None,
 ) -> Decimal:
     """A terminal view over ``CasinoTable``: one person, one or more boxes, the table protocol.
 
@@ -221,39 +227,57 @@ def play_casino(
     is finished by the rules for the absent player (004 5.3: the House draws his hand to 12 or more,
     then stands) and booked, then the summary is printed. Ctrl-C exits with 130 (``KeyboardInterrupt``
     is re-raised after the summary), end of input with 0.
+
+    ``session`` (history on): the table is recorded as it is played, or it is the recovered table of
+    a killed session (``--resume``), which goes on where its last committed event left it.
     """
-    table = CasinoTable(rules, rng=make_rng(seed))
-    table.join(player, balance)
+    if session is not None and session.table is not None:
+        table = session.table
+        assert isinstance(table, CasinoTable)
+        start = session.start_balance
+    else:
+        table = CasinoTable(rules, rng=make_rng(seed))
+        if session is not None:
+            session.attach(table)
+        table.join(player, balance)
+        start = balance
     inp = Input(interactive, console)
     played = 0
-    start = balance
     console.print(f"[bold]{rules.name}[/bold] - {rules.decks} decks, table {fmt(rules.table_min)} to {fmt(rules.table_max)}")
     interrupted: KeyboardInterrupt | None = None
     try:
         while True:
-            if table.shoe.needs_shuffle:
-                if shoes is not None and table.shoes_used >= shoes:
-                    console.print(f"the cut card is out: end of shoe {table.shoes_used}")
+            if table.in_round and table.round is not None:  # --resume: the round the crash left open
+                rnd = table.round
+                console.print(f"[cyan]resuming round {table.rounds_played + 1} where it stopped[/cyan]")
+            else:
+                if table.shoe.needs_shuffle:
+                    if shoes is not None and table.shoes_used >= shoes:
+                        console.print(f"the cut card is out: end of shoe {table.shoes_used}")
+                        break
+                    console.print("[cyan]the cut card is out: shuffling a new shoe[/cyan]")
+                if rounds is not None and table.rounds_played >= rounds:
                     break
-                console.print("[cyan]the cut card is out: shuffling a new shoe[/cyan]")
-            if rounds is not None and played >= rounds:
-                break
-            stake = (bet + sum((sides or {}).values(), Decimal(0))) * boxes
-            if table.balance(player) < stake:
-                console.print(f"balance {fmt(table.balance(player))} is below the stake {fmt(stake)}: game over")
-                break
-            what = _ask_round(inp, console, rules, played, boxes, bet)
-            if what == "quit":
-                break
-            if isinstance(what, Decimal):
-                bet = what
-                continue
-            rnd = table.new_round()
-            for b in range(1, boxes + 1):
-                table.place_bet(b, player, "main", bet)
-                for kind, amount in (sides or {}).items():
+                stake = (bet + sum((sides or {}).values(), Decimal(0))) * boxes
+                if table.balance(player) < stake:
+                    console.print(f"balance {fmt(table.balance(player))} is below the stake {fmt(stake)}: game over")
+                    break
+                what = _ask_round(inp, console, rules, table.rounds_played, boxes, bet)
+                if what == "quit":
+                    break
+                if isinstance(what, Decimal):
+                    bet = what
+                    if session is not None:
+                        session.note_bet(bet)
+                    continue
+                rnd = table.new_round()
+            if rnd.to_act() is BETTING:  # (a resumed round may stop anywhere in its wagers)
+                plan = [(b, kind, amount) for b in range(1, boxes + 1)
+                        for kind, amount in [("main", bet), *(sides or {}).items()]]
+                done = sum(1 for e in rnd.log.events if e.kind == "bet")
+                for b, kind, amount in plan[done:]:
                     table.place_bet(b, player, kind, amount)
-            table.deal()
+                table.deal()
             quit_now = False
             try:
                 while not rnd.is_over():
@@ -265,7 +289,7 @@ def play_casino(
                     table.act(player, action)
             finally:
                 if not rnd.is_over():
-                    console.print(f"[yellow]round {played + 1} unfinished: played out for you by the rules (004 5.3)[/yellow]")
+                    console.print(f"[yellow]round {table.rounds_played + 1} unfinished: played out for you by the rules (004 5.3)[/yellow]")
                     table.play_out_for_absent()
                 table.end_round()
                 played += 1
@@ -278,7 +302,11 @@ def play_casino(
         console.print()
         interrupted = err
     final = table.balance(player)
-    console.print(f"played {played} rounds; balance {fmt(final)} ({'+' if final >= start else ''}{fmt(final - start)})")
+    if session is not None:
+        session.close()
+    total = table.rounds_played
+    more = f" ({played} this session)" if total != played else ""
+    console.print(f"played {total} rounds{more}; balance {fmt(final)} ({'+' if final >= start else ''}{fmt(final - start)})")
     if interrupted is not None:
         raise interrupted
     return final
@@ -297,11 +325,20 @@ def play_command(
     rounds: int = typer.Option(None, "--rounds", help="stop after this many rounds"),
     side: list[str] = typer.Option([], "--side", help="a side bet on each of your boxes: KIND=AMOUNT (pair, bonus, pandemonium)"),
     seat: str = typer.Option(None, "--seat", help="British game: your seat (a player name or 'banker')"),
+    db: str = typer.Option(None, "--db", help="history database URL (default: $PONTOON_DB or the user data directory)"),
+    no_history: bool = typer.Option(False, "--no-history", help="do not record this session"),
+    resume: bool = typer.Option(False, "--resume", help="continue the last unfinished (killed) terminal session"),
 ) -> None:
     """Play at a table in the terminal (one key per choice; pipe lines in to script it)."""
-    r = resolve_rules(rules, parse_set_options(set_))
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
+    if resume:
+        _resume(db, no_history, rounds, shoes, hints, console, interactive,
+                given=[n for n, v in (("--rules", rules != "mbs"), ("--set", set_), ("--boxes", boxes), ("--bet", bet),
+                                      ("--balance", balance), ("--seed", seed), ("--player", player),
+                                      ("--side", side), ("--seat", seat)) if v])
+        return
+    r = resolve_rules(rules, parse_set_options(set_))
     if seed is not None and not 0 <= seed < 2**63:
         raise PontoonError(f"--seed {seed}: a seed is a whole number from 0 to 2**63-1")
     if rounds is not None and not 1 <= rounds <= 10**9:
@@ -319,8 +356,9 @@ def play_command(
             )
         from pontoon.cli.play_british import play_british
 
+        bsession = None if no_history else _session(db, {"game": "british", "seat": seat or "you", "seed": seed})
         try:
-            play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive)
+            play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive, session=bsession)
         except KeyboardInterrupt:
             raise typer.Exit(130) from None  # Ctrl-C: the unfinished round is void, the summary printed
         return
@@ -347,6 +385,9 @@ def play_command(
     bal = to_money(balance, "--balance")
     if bal <= 0:
         raise PontoonError("--balance must be positive")
+    session = None if no_history else _session(db, {
+        "game": "casino", "player": player, "boxes": boxes, "bet": str(stake), "balance": str(bal),
+        "sides": {k: str(v) for k, v in sides.items()}, "seed": seed})
     try:
         play_casino(
             r,
@@ -361,7 +402,45 @@ def play_command(
             rounds=rounds,
             console=console,
             interactive=interactive,
+            session=session,
         )
     except KeyboardInterrupt:
         raise typer.Exit(130) from None  # Ctrl-C: the summary is printed, the round played out (004 5.3)
+
+
+def _session(db: str | None, meta: dict[str, object]) -> Session:
+    from pontoon.history.session import Session
+
+    if db is not None and not db.strip():
+        raise PontoonError("--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history")
+    return Session.open(db, meta)
+
+
+def _resume(db: str | None, no_history: bool, rounds: int | None, shoes: int | None, hints: bool,
+            console: Console, interactive: bool, *, given: list[str]) -> None:
+    """``--resume``: the last unfinished terminal session of the database, from its last committed event."""
+    if no_history:
+        raise PontoonError("--resume reads the history: it cannot be combined with --no-history")
+    if given:
+        raise PontoonError(f"--resume goes on with the stored session's settings: leave out {', '.join(given)}")
+    from pontoon.history.session import Session
+
+    session = Session.resume(db)
+    meta = session.meta
+    for note in session.notes:
+        console.print(f"[cyan]recovered: {note}[/cyan]")
+    try:
+        if meta.get("game") == "british":
+            from pontoon.cli.play_british import play_british
+
+            play_british(session.rules, seat=meta.get("seat"), rounds=rounds, stdin_is_tty=interactive, session=session)
+            return
+        play_casino(
+            session.rules, boxes=int(meta["boxes"]), bet=to_money(meta["bet"], "bet"), balance=to_money(meta["balance"], "balance"),
+            seed=None, hints=hints, player=str(meta["player"]), shoes=shoes,
+            sides={k: to_money(v, k) for k, v in meta.get("sides", {}).items()}, rounds=rounds, console=console,
+            interactive=interactive, session=session,
+        )
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
 

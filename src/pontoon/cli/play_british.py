@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sys
 from decimal import Decimal
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -40,6 +40,9 @@ from pontoon.errors import IllegalAction, PontoonError
 from pontoon.events import Event
 from pontoon.money import fmt, to_money
 from pontoon.rules.british import BritishRules
+
+if TYPE_CHECKING:
+    from pontoon.history.session import Session
 
 KEYS = {"k": "stake", "t": "twist", "b": "buy", "s": "stick", "p": "split", "u": "burn",
         "o": "shoot", "n": "pass", "d": "double"}
@@ -178,22 +181,32 @@ def play_british(
     input_stream: TextIO | None = None,
     console: Console | None = None,
     bots: Bots | None = None,
+    session: Session | None = None,
 ) -> int:
     console = console or Console()
     stream = input_stream if input_stream is not None else sys.stdin
     inp = _Input(stream, stdin_is_tty, console)
     bots = bots or Bots()
     seats, banker, human = _names(seat or "you", players)
-    game = BritishGame(rules, seats, banker=banker, rng=seed)
+    if session is not None and isinstance(session.table, BritishGame):
+        game = session.table  # --resume: the recovered table, where its last committed event left it
+    else:
+        game = BritishGame(rules, seats, banker=banker, rng=seed)
+        if session is not None:
+            session.attach(game)
     console.print(f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
                   f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}.")
     played = 0
     interrupted = False
     try:
-        while rounds is None or played < rounds:
-            _between_rounds(game, human, inp, console, bots)
-            rnd = game.new_round()
-            console.rule(f"Round {played + 1}: {rnd.banker} holds the bank")
+        while rounds is None or game.rounds_played < rounds:
+            if game.round is not None:  # --resume: the round the crash left open
+                rnd = game.round
+                console.rule(f"Round {game.rounds_played + 1} resumed: {rnd.banker} holds the bank")
+            else:
+                _between_rounds(game, human, inp, console, bots)
+                rnd = game.new_round()
+                console.rule(f"Round {game.rounds_played + 1}: {rnd.banker} holds the bank")
             seen = 0
             while not rnd.is_over():
                 who = rnd.to_act()
@@ -225,8 +238,10 @@ def play_british(
         console.print("Goodbye.")
     except KeyboardInterrupt:
         interrupted = True
-    _leave_round(game, console, played)
+    _leave_round(game, console, game.rounds_played)
     _balances(game, console)
+    if session is not None:
+        session.close()
     if interrupted:
         raise KeyboardInterrupt
     return 0

@@ -1,0 +1,154 @@
+"""``pontoon history`` (list rounds, one round in full, ``--audit``) and ``pontoon replay ROUND``.
+
+Every reader opens an existing database only: a missing file, a bad URL or a corrupt database is one
+line and exit 2; a replay or audit that finds a difference prints it and exits 1.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pontoon.errors import PontoonError
+from pontoon.money import dumps, fmt
+
+if TYPE_CHECKING:  # the history stack (SQLAlchemy) is imported only when a command runs
+    from pontoon.history.store import Store
+
+
+def _open(db: str | None) -> Store:
+    from pontoon.history.store import HistoryError, default_url, open_store
+
+    url = db or default_url()
+    if url.startswith("sqlite:///"):
+        path = Path(url[len("sqlite:///"):].split("?", 1)[0])
+        if not path.is_file():
+            raise HistoryError(f"no history database at {path} (give --db sqlite:///PATH, or play a recorded game first)")
+    return open_store(url)
+
+
+def _round_id(text: str) -> int:
+    from pontoon.history.store import HistoryError
+
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 2**62:
+        raise HistoryError(f"round {text!r:.40}: a round is given by its id, a whole number (see `pontoon history`)")
+    return int(text)
+
+
+def _net_text(net: dict[str, Decimal]) -> str:
+    return ", ".join(f"{p} {'+' if v > 0 else ''}{fmt(v)}" for p, v in net.items())
+
+
+def history_command(
+    round_: str = typer.Argument(None, metavar="[ROUND]", help="a round id: show every card, decision and payment"),
+    db: str = typer.Option(None, "--db", help="database URL (default: $PONTOON_DB or the user data directory)"),
+    table: int = typer.Option(None, "--table", help="only this table's rounds"),
+    last: int = typer.Option(10, "--last", help="how many rounds to list (newest last)"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON instead of a table"),
+    do_audit: bool = typer.Option(False, "--audit", help="meters from the ledger, checked against balances and hash chains"),
+) -> None:
+    """Recall recorded rounds: the list, one round in full, or the audit."""
+    from pontoon.history.audit import audit, list_rounds, round_detail
+
+    if not 1 <= last <= 1_000_000:
+        raise PontoonError(f"--last {last}: give 1 to 1000000 rounds")
+    if table is not None and table < 1:
+        raise PontoonError(f"--table {table}: a table id is a whole number from 1")
+    console = Console(highlight=False)
+    store = _open(db)
+    try:
+        if do_audit:
+            from pontoon.history.store import HistoryError
+
+            try:
+                rep = audit(store)
+            except HistoryError as err:
+                typer.echo(f"audit failed: {err}", err=True)
+                raise typer.Exit(1) from None
+            _print_audit(console, rep, as_json)
+            return
+        if round_ is not None:
+            detail = round_detail(store, _round_id(round_))
+            if as_json:
+                typer.echo(dumps(detail, indent=1))
+            else:
+                _print_round(console, detail)
+            return
+        if table is not None:
+            store.table(table)  # an unknown table is an error, not an empty list
+        rows = list_rounds(store, table_id=table, last=last)
+        if as_json:
+            typer.echo(dumps(rows, indent=1))
+            return
+        t = Table(title=f"last {len(rows)} rounds", header_style="bold cyan")
+        for col in ("id", "time", "preset", "table/round", "seats", "result"):
+            t.add_column(col)
+        for r in rows:
+            res = r["status"] if r["status"] != "settled" else _net_text(r["net"])
+            if r["status"] == "void" and r["void_reason"]:
+                res = f"void: {r['void_reason']}"
+            t.add_row(str(r["id"]), str(r["time"])[:19].replace("T", " "), r["preset"], f"{r['table']}/{r['round']}",
+                      ", ".join(r["seats"]), res)
+        console.print(t)
+    finally:
+        store.close()
+
+
+def _print_round(console: Console, d: dict[str, Any]) -> None:
+    console.print(f"[bold]round {d['id']}[/bold] (table {d['table']}, round {d['round']}, {d['preset']}): {d['status']}")
+    for e in d["events"]:
+        body = " ".join(f"{k}={v}" for k, v in e["data"].items())
+        clause = f"  [dim][{e['clause']}][/dim]" if e["clause"] else ""
+        console.print(f"#{e['seq']:>3} {e['kind']:<14} {body}{clause}")
+        for t in e["transfers"]:
+            src = t["source"] if isinstance(t["source"], str) else f"<{next(iter(t['source'].values()))}>"
+            dst = t["dest"] if isinstance(t["dest"], str) else f"<{next(iter(t['dest'].values()))}>"
+            console.print(f"      [green]{t['amount']}[/green] {src} -> {dst} ({t['kind']}: {t['reason']})")
+    if d["result"]:
+        console.print(f"result: {d['result'].get('status')}  net: {d['result'].get('net')}")
+
+
+def _print_audit(console: Console, rep: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(dumps(rep, indent=1))
+        return
+    t = Table(title="meters (from the ledger)", header_style="bold cyan")
+    cols = ["wagered", "returned", "collected", "paid"]
+    t.add_column("kind")
+    for c in cols:
+        t.add_column(c, justify="right")
+    for kind, d in sorted(rep["meters"]["kinds"].items()):
+        if kind != "cashier":
+            t.add_row(kind, *(fmt(d.get(c, Decimal(0))) for c in cols))
+    tot = rep["meters"]["total"]
+    t.add_row("[bold]total[/bold]", *(fmt(tot.get(c, Decimal(0))) for c in cols))
+    console.print(t)
+    c = rep["checked"]
+    console.print(f"audit ok: {c['tables']} tables, {c['events']} events in unbroken hash chains, {c['ledger_rows']} "
+                  f"ledger rows, {c['accounts']} account balances equal their ledger sums; integrity {rep['integrity']}")
+
+
+def replay_command(
+    round_: str = typer.Argument(..., metavar="ROUND", help="a round id (see `pontoon history`)"),
+    db: str = typer.Option(None, "--db", help="database URL (default: $PONTOON_DB or the user data directory)"),
+) -> None:
+    """Re-run a stored round through the engine: cards, money and views must agree (exit 1 if not)."""
+    from pontoon.history.audit import ReplayMismatch, replay_round
+
+    rid = _round_id(round_)
+    store = _open(db)
+    try:
+        try:
+            rep = replay_round(store, rid)
+        except ReplayMismatch as err:
+            typer.echo(f"replay differs: {err}", err=True)
+            raise typer.Exit(1) from None
+    finally:
+        store.close()
+    typer.echo(f"round {rid} replayed: {rep['events']} events, {rep['transfers']} ledger rows and {rep['views']} views "
+               f"agree ({rep['status']})")

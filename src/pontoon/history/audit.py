@@ -1,0 +1,194 @@
+"""Recall, replay and audit over the store.
+
+- ``list_rounds``: the rounds (newest last) as plain rows: id, time, preset, seats, status, result, net;
+- ``round_detail``: a round's events in order, each with the ledger rows it wrote;
+- ``replay_round``: re-run a stored round through ``pontoon.replay`` and check the cards, the money
+  (ledger rows against the replayed transfers), the stored result (what the views showed at the end)
+  and the hash chain; ``ReplayMismatch`` names the first difference;
+- ``audit``: meters from the ledger (wagered, returned, collected, paid, per wager kind), checked
+  against the account balances, every table's hash chain, and ledger conservation.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+from typing import Any
+
+from pontoon.history.recover import rules_of
+from pontoon.history.store import (
+    CASHIER,
+    HistoryError,
+    Store,
+    account_key,
+    canon,
+    chain_hash,
+    event_body,
+    money_rows,
+)
+from pontoon.replay import ReplayMismatch, replay
+
+ZERO = Decimal(0)
+MONEY_KEYS = ("source", "dest", "amount", "kind", "player", "reason")
+
+
+def _net(result: dict[str, Any] | None) -> dict[str, Decimal]:
+    if not result:
+        return {}
+    return {p: Decimal(d.get("total", "0")) for p, d in result.get("net", {}).items()}
+
+
+def list_rounds(store: Store, *, table_id: int | None = None, last: int | None = 10) -> list[dict[str, Any]]:
+    out = []
+    for r in store.rounds_(table_id=table_id, last=last):
+        res = r["result"] or {}
+        out.append({
+            "id": int(r["id"]), "table": int(r["table_id"]), "round": int(r["number"]), "time": r["started"],
+            "ended": r["ended"], "game": r["game"], "preset": r["preset"], "seats": res.get("seats", []),
+            "status": r["status"], "void_reason": res.get("void_reason"), "net": _net(res),
+        })
+    return out
+
+
+def _with_transfers(store: Store, table_id: int, events: list[dict[str, Any]], round_id: int | None) -> None:
+    by_event: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in store.ledger_(table_id, round_id=round_id):
+        by_event[int(r["event_id"])].append({k: r[k] for k in MONEY_KEYS})
+    for e in events:
+        e["transfers"] = by_event.get(int(e["id"]), [])
+
+
+def round_events(store: Store, round_id: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    rnd = store.round_(round_id)
+    evs = store.events_(int(rnd["table_id"]), round_no=int(rnd["number"]))
+    _with_transfers(store, int(rnd["table_id"]), evs, round_id)
+    return rnd, evs
+
+
+def round_detail(store: Store, round_id: int) -> dict[str, Any]:
+    rnd, evs = round_events(store, round_id)
+    return {
+        "id": round_id, "table": int(rnd["table_id"]), "round": int(rnd["number"]), "preset": rnd["preset"],
+        "status": rnd["status"], "time": rnd["started"], "result": rnd["result"],
+        "events": [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"],
+                    "transfers": e["transfers"], "hash": e["hash"]} for e in evs],
+    }
+
+
+def replay_round(store: Store, round_id: int) -> dict[str, Any]:
+    """Replay a stored round; raises ``ReplayMismatch`` at the first difference."""
+    rnd_row, evs = round_events(store, round_id)
+    table = store.table(int(rnd_row["table_id"]))
+    rules = rules_of(table)
+    for e in evs:  # the hash chain: each event's hash is sha256(prev + its canonical body)
+        body = event_body(e["round_no"], e["seq"], e["kind"], e["data"], e["clause"], e["transfers"])
+        if chain_hash(e["prev_hash"], body) != e["hash"]:
+            raise ReplayMismatch(f"round {round_id}: event #{e['seq']} {e['kind']} does not match its hash (altered)")
+    remade = replay(rules, [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs])
+    logged = [t for e in evs for t in e["transfers"]]
+    moved = [t.to_json() for t in remade.ledger.transfers]
+    for i, (a, b) in enumerate(zip(logged, moved, strict=False)):
+        if money_rows([a]) != money_rows([b]):
+            raise ReplayMismatch(f"round {round_id}: ledger row {i} differs: stored {canon(a)} / replayed {canon(b)}")
+    if len(logged) != len(moved):
+        raise ReplayMismatch(f"round {round_id}: {len(logged)} ledger rows stored, {len(moved)} transfers replayed")
+    stored = rnd_row["result"]
+    if remade.is_over() and stored is not None:
+        from pontoon.history.recorder import result_of
+
+        got = result_of(remade)
+        again = got[1] if got else {}
+        for key in ("status", "void_reason", "net", "dealer", "banker", "next_banker"):
+            if key in stored and canon(stored[key]) != canon(again.get(key)):
+                raise ReplayMismatch(f"round {round_id}: result {key} differs: stored {canon(stored[key])} / "
+                                     f"replayed {canon(again.get(key))}")
+    elif remade.is_over() != (rnd_row["status"] != "open"):
+        raise ReplayMismatch(f"round {round_id}: stored status {rnd_row['status']}, replayed over={remade.is_over()}")
+    views = _views(remade)
+    return {"round": round_id, "events": len(evs), "transfers": len(moved), "status": rnd_row["status"], "views": views}
+
+
+def _views(remade: Any) -> int:
+    """Every seat's view and the spectator's, made from the replayed round (they must be)."""
+    from pontoon.protocol import SPECTATOR
+
+    seats = [SPECTATOR, *remade.seats()]
+    for s in seats:
+        remade.view(s)
+    return len(seats)
+
+
+def meters(store: Store, table_id: int | None = None) -> dict[str, Any]:
+    """Totals from the ledger: per wager kind, wagered (person -> layout), returned (layout -> person),
+    collected (layout -> house), paid (house or kitty or a banker -> person), and the house result."""
+    per: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(lambda: ZERO))
+    for r in store.ledger_(table_id):
+        src, dst, amt, kind = r["source"], r["dest"], Decimal(r["amount"]), r["kind"]
+        if CASHIER in (src, dst):
+            per["cashier"]["in" if src == CASHIER else "out"] += amt
+            continue
+        sysrc, sydst = isinstance(src, dict), isinstance(dst, dict)
+        if not sysrc and dst == {"system": "layout"}:
+            per[kind]["wagered"] += amt
+        elif src == {"system": "layout"} and not sydst:
+            per[kind]["returned"] += amt
+        elif src == {"system": "layout"} and dst == {"system": "house"}:
+            per[kind]["collected"] += amt
+        elif not sydst:
+            per[kind]["paid"] += amt
+        else:
+            per[kind]["other"] += amt
+    out = {k: {m: v for m, v in d.items()} for k, d in per.items()}
+    total: dict[str, Decimal] = defaultdict(lambda: ZERO)
+    for k, d in out.items():
+        if k != "cashier":
+            for m, v in d.items():
+                total[m] += v
+    return {"kinds": out, "total": dict(total)}
+
+
+def audit(store: Store) -> dict[str, Any]:
+    """Check every table; returns the meters and the checks made. Raises HistoryError at the first
+    discrepancy (a balance that is not its ledger sum, a broken hash chain, money not conserved)."""
+    checked = {"tables": 0, "events": 0, "ledger_rows": 0, "accounts": 0}
+    for t in store.tables_():
+        tid = int(t["id"])
+        checked["tables"] += 1
+        ledger = store.ledger_(tid)
+        sums: dict[str, Decimal] = defaultdict(lambda: ZERO)
+        for r in ledger:
+            a = Decimal(r["amount"])
+            sums[account_key(r["source"])] -= a
+            sums[account_key(r["dest"])] += a
+        checked["ledger_rows"] += len(ledger)
+        if sum(sums.values(), ZERO) != 0:
+            raise HistoryError(f"table {tid}: the ledger does not conserve money (sum {sum(sums.values(), ZERO)})")
+        bal = store.balances(tid)
+        for acct in sorted(set(sums) | set(bal)):
+            checked["accounts"] += 1
+            if bal.get(acct, ZERO) != sums.get(acct, ZERO):
+                raise HistoryError(f"table {tid}: account {acct} holds {bal.get(acct, ZERO)} but its ledger rows sum "
+                                   f"to {sums.get(acct, ZERO)}")
+        evs = store.events_(tid)
+        _with_transfers(store, tid, evs, None)
+        prev = ""
+        for e in evs:
+            checked["events"] += 1
+            body = event_body(e["round_no"], e["seq"], e["kind"], e["data"], e["clause"], e["transfers"])
+            if e["prev_hash"] != prev or chain_hash(prev, body) != e["hash"]:
+                raise HistoryError(f"table {tid}: the hash chain breaks at event {e['id']} (round {e['round_no']} "
+                                   f"#{e['seq']} {e['kind']})")
+            prev = e["hash"]
+        head = store.table(tid)["last_hash"]
+        if head != prev:
+            raise HistoryError(f"table {tid}: the stored chain head is not the last event's hash")
+        open_rounds = [r for r in store.rounds_(table_id=tid) if r["status"] == "open"]
+        if not open_rounds and bal.get(account_key({"system": "layout"}), ZERO) != 0:
+            raise HistoryError(f"table {tid}: no round is open but the layout holds {bal[account_key({'system': 'layout'})]}")
+    integrity = store.integrity()
+    if integrity != "ok":
+        raise HistoryError(f"the database fails its integrity check: {integrity}")
+    return {"meters": meters(store), "checked": checked, "integrity": integrity}
+
+
+__all__ = ["audit", "list_rounds", "meters", "replay_round", "round_detail", "ReplayMismatch"]

@@ -1,0 +1,168 @@
+"""``Recorder``: writes every event of a ``CasinoTable`` or ``BritishGame`` to the store as it happens.
+
+The recorder subscribes to the table (``table.subscribe``); each ``TableRecord`` is written in its own
+transaction, synchronously, before the table call returns, so before anything is shown. One batching
+exception, where nothing can be shown in between: a table's ``new_shoe`` / ``shoe_retired`` events
+are made inside ``new_round`` and are written in the same transaction as that round's ``round_start``
+(with the new shoe's card order and the recovery snapshot), so a crash never leaves a shoe recorded
+without its cards.
+
+Casino ``join``/``leave`` move money between the table and the cashier: the recorder books them as
+ledger rows from/to ``{"cashier": "cage"}`` (kinds ``deposit``/``withdrawal``), so every balance is a
+ledger sum.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from pontoon.british.round import BritishRound
+from pontoon.british.table import BritishGame
+from pontoon.casino.round import CasinoRound
+from pontoon.casino.table import CasinoTable
+from pontoon.errors import PontoonError
+from pontoon.events import TableRecord
+from pontoon.history.store import CASHIER, Batch, HistoryError, Row, Store, canon, money_rows
+from pontoon.money import fmt
+
+DEFERRED = ("new_shoe", "shoe_retired")  # written with the round_start that follows (see above)
+AnyTable = CasinoTable | BritishGame
+
+
+class RecoveryMismatch(PontoonError):
+    """Re-executing the committed events gave a different event: the message names the first one."""
+
+
+def _row(rec: TableRecord) -> Row:
+    ev = rec.event
+    transfers = [t.to_json() for t in rec.transfers]
+    if rec.game == "casino" and rec.round_no == 0 and ev.kind in ("join", "leave"):
+        who, amount = str(ev.data["player"]), str(ev.data["balance"])
+        if ev.kind == "join":
+            transfers.append({"source": CASHIER, "dest": who, "amount": amount, "kind": "deposit",
+                              "player": who, "reason": "sits down"})
+        else:
+            transfers.append({"source": who, "dest": CASHIER, "amount": amount, "kind": "withdrawal",
+                              "player": who, "reason": "stands up"})
+    return Row(rec.round_no, ev.seq, ev.kind, dict(ev.data), ev.clause, transfers)
+
+
+def round_result(table: AnyTable) -> tuple[str, dict[str, Any]] | None:
+    """(status, result JSON) of the table's round when it is over, else None."""
+    return result_of(table.round)
+
+
+def result_of(rnd: CasinoRound | BritishRound | None) -> tuple[str, dict[str, Any]] | None:
+    """(status, result JSON) of a finished round: what every view shows at its end."""
+    if rnd is None or not rnd.is_over():
+        return None
+    if isinstance(rnd, CasinoRound):
+        res = rnd.result()
+        return res.status, {
+            "status": res.status, "void_reason": res.void_reason, "dealer": list(res.dealer),
+            "seats": sorted(rnd.players()),
+            "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in res.net.items()}, "house": fmt(res.house),
+        }
+    status = "void" if rnd.phase == "void" else "settled"
+    return status, {"status": status, "void_reason": rnd.void_reason, "banker": rnd.banker,
+                    "seats": [*rnd.players, rnd.banker], "net": rnd.net_json(), "next_banker": rnd.next_banker}
+
+
+class Recorder:
+    """Attach to ``table``: a new table row (``table_id=None``), or an existing one being recovered.
+
+    ``expect``: committed events (recovery) that the next records must equal, one by one; they are
+    checked, not written again. Once they are used up, records are written.
+    """
+
+    def __init__(self, store: Store, table: AnyTable, *, label: str = "", meta: dict[str, Any] | None = None,
+                 table_id: int | None = None, expect: list[dict[str, Any]] | None = None) -> None:
+        self.store = store
+        self.table = table
+        self.pending: list[Row] = []
+        self.expect: deque[dict[str, Any]] = deque(expect or [])
+        self.written = 0
+        if table_id is None:
+            self._shoe_no = 0
+            self.table_id = store.create_table(table.game, table.rules.preset, table.rules.model_dump(mode="json"),
+                                               label=label, meta=meta, first=self._attach())
+        else:
+            self.table_id = table_id
+            shoes = store.shoes_(table_id)
+            self._shoe_no = max((int(s["number"]) for s in shoes), default=0)
+        self._unsubscribe = table.subscribe(self._on)
+
+    # ------------------------------------------------------------------------------------------
+    def _shoe(self) -> tuple[int, str, int] | None:
+        t = self.table
+        if not isinstance(t, CasinoTable) or t.shoes_used == self._shoe_no:
+            return None
+        self._shoe_no = t.shoes_used
+        cards = " ".join(str(c) for c in t.shoe.dealt_cards() + t.shoe.remaining_cards())
+        return t.shoes_used, cards, t.shoe.cut_index
+
+    def _attach(self) -> Batch:
+        """The table as it is now: its own events so far (a casino table's first ``new_shoe``), its
+        shoe, and the first recovery snapshot (written with the new table row)."""
+        rows = []
+        for ev in self.table.log.events:
+            rec = TableRecord(self.table.game, 0, ev, ())
+            rows.append(_row(rec))
+        return Batch(rows=rows, shoe=self._shoe(), state=self.table.snapshot())
+
+    def _on(self, rec: TableRecord) -> None:
+        row = _row(rec)
+        if rec.round_no == 0 and row.kind in DEFERRED:
+            self.pending.append(row)  # written (or, recovering, checked) with the next record
+            return
+        rows = [*self.pending, row]
+        self.pending = []
+        if self.expect:
+            for r in rows:
+                self._check(r)
+            return
+        batch = Batch(rows=rows)
+        if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
+            batch.shoe = self._shoe()
+            batch.state = self.table.snapshot()
+            batch.state_at = len(batch.rows) - 1
+        rnd = self.table.round
+        if row.round_no > 0 and rnd is not None and row.seq == rnd.log.count - 1:
+            done = round_result(self.table)
+            if done is not None:
+                batch.round_end = (row.round_no, done[0], done[1])
+        self.store.append(self.table_id, batch)
+        self.written += len(batch.rows)
+
+    def _check(self, row: Row) -> None:
+        if not self.expect:
+            raise RecoveryMismatch(f"table {self.table_id}: event round {row.round_no} #{row.seq} {row.kind} is re-made "
+                                   "but was never committed with the events before it")
+        e = self.expect.popleft()
+        got = (row.round_no, row.seq, row.kind, canon(row.data), row.clause, money_rows(row.transfers))
+        want = (e["round_no"], e["seq"], e["kind"], canon(e["data"]), e["clause"], money_rows(e.get("transfers", [])))
+        if got != want:
+            raise RecoveryMismatch(
+                f"table {self.table_id}: re-made event round {row.round_no} #{row.seq} {row.kind} {canon(row.data)[:160]} "
+                f"differs from the committed round {e['round_no']} #{e['seq']} {e['kind']} {canon(e['data'])[:160]}"
+            )
+
+    def flush(self) -> None:
+        """Write deferred table events now (a table closing right after a new shoe)."""
+        if self.pending:
+            self.store.append(self.table_id, Batch(rows=self.pending))
+            self.pending = []
+
+    def close(self, *, status: str = "closed") -> None:
+        """Stop recording; ``status`` closed marks the table finished (``--resume`` skips it)."""
+        self.flush()
+        self._unsubscribe()
+        if status == "closed":
+            self.store.close_table(self.table_id)
+
+    def detach(self) -> None:
+        self._unsubscribe()
+
+
+__all__ = ["Recorder", "RecoveryMismatch", "round_result", "HistoryError"]

@@ -1,0 +1,114 @@
+"""The history schema (SQLAlchemy Core). Alembic's first revision creates exactly these tables.
+
+- ``tables``: one row per table (game, preset, rules as JSON, a label such as ``terminal``, the
+  session settings in ``meta``, ``status`` open/closed) and, private, the latest recovery snapshot
+  (``state``: balances, shoe or pack order, RNG state, as of ``state_event``) and the hash-chain head;
+- ``shoes``: every shoe's full card order (private: never shown; recovery deals on from it);
+- ``rounds``: one row per round (table, number, status open/settled/void, times, result JSON);
+- ``events``: every event, ``round_no`` 0 for the table's own events, UNIQUE(table, round_no, seq),
+  ``hash`` = sha256(prev_hash + canonical JSON of the event and its transfers);
+- ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
+  (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
+- ``accounts``: each table's balances (exact decimal text), updated in the event's transaction.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+tables = Table(
+    "tables",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game", String(16), nullable=False),
+    Column("preset", String(64), nullable=False),
+    Column("rules", Text, nullable=False),
+    Column("label", String(64), nullable=False, server_default=""),
+    Column("meta", Text, nullable=False, server_default="{}"),
+    Column("created", String(32), nullable=False),
+    Column("status", String(16), nullable=False, server_default="open"),
+    Column("state", Text, nullable=False, server_default="{}"),
+    Column("state_event", Integer, nullable=False, server_default="0"),
+    Column("last_hash", String(64), nullable=False, server_default=""),
+)
+
+shoes = Table(
+    "shoes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", Integer, ForeignKey("tables.id"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("cards", Text, nullable=False),
+    Column("cut", Integer, nullable=False),
+    Column("created", String(32), nullable=False),
+    UniqueConstraint("table_id", "number", name="uq_shoe"),
+)
+
+rounds = Table(
+    "rounds",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", Integer, ForeignKey("tables.id"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("shoe", Integer, nullable=True),
+    Column("status", String(16), nullable=False, server_default="open"),
+    Column("started", String(32), nullable=False),
+    Column("ended", String(32), nullable=True),
+    Column("result", Text, nullable=True),
+    UniqueConstraint("table_id", "number", name="uq_round"),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", Integer, ForeignKey("tables.id"), nullable=False),
+    Column("round_id", Integer, ForeignKey("rounds.id"), nullable=True),
+    Column("round_no", Integer, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("clause", Text, nullable=False, server_default=""),
+    Column("created", String(32), nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+    UniqueConstraint("table_id", "round_no", "seq", name="uq_event"),
+)
+Index("ix_events_round", events.c.round_id)
+
+ledger = Table(
+    "ledger",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", Integer, ForeignKey("tables.id"), nullable=False),
+    Column("round_id", Integer, ForeignKey("rounds.id"), nullable=True),
+    Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
+    Column("idem", String(128), nullable=False, unique=True),
+    Column("source", Text, nullable=False),
+    Column("dest", Text, nullable=False),
+    Column("amount", Text, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("player", Text, nullable=False),
+    Column("reason", Text, nullable=False),
+)
+Index("ix_ledger_table", ledger.c.table_id)
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("table_id", Integer, ForeignKey("tables.id"), primary_key=True),
+    Column("account", String(200), primary_key=True),
+    Column("balance", Text, nullable=False),
+)

@@ -1,0 +1,66 @@
+"""A recorded terminal session (``pontoon play``): the table row labelled ``terminal``, its settings in
+``meta`` and, after a crash, the table recovered exactly where it stopped (``pontoon play --resume``)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import update
+
+from pontoon.history import schema as s
+from pontoon.history.recorder import AnyTable, Recorder
+from pontoon.history.recover import recover_table, rules_of
+from pontoon.history.store import HistoryError, Store, canon, open_store
+
+LABEL = "terminal"
+
+
+class Session:
+    def __init__(self, store: Store, meta: dict[str, Any]) -> None:
+        self.store = store
+        self.meta = dict(meta)
+        self.recorder: Recorder | None = None
+        self.table: AnyTable | None = None  # set when resuming: the recovered table
+        self.start_balance = Decimal(str(meta.get("balance", "0")))
+        self.notes: list[str] = []
+
+    @classmethod
+    def open(cls, url: str | None, meta: dict[str, Any]) -> Session:
+        return cls(open_store(url), meta)
+
+    @classmethod
+    def resume(cls, url: str | None, *, policy: str = "resume") -> Session:
+        """The last open terminal table in the database at ``url``, recovered."""
+        store = open_store(url)
+        open_tables = store.tables_(status="open", label=LABEL)
+        if not open_tables:
+            store.close()
+            raise HistoryError(f"--resume: no unfinished terminal session in {store.url}; start one with pontoon play")
+        row = store.table(int(open_tables[-1]["id"]))
+        got = recover_table(store, int(row["id"]), policy=policy)
+        out = cls(store, row["meta"])
+        out.table = got.table
+        out.recorder = got.recorder
+        out.notes = got.notes
+        out.rules = rules_of(row)
+        return out
+
+    rules: Any = None
+
+    def attach(self, table: AnyTable) -> None:
+        self.recorder = Recorder(self.store, table, label=LABEL, meta=self.meta)
+
+    def note_bet(self, bet: Decimal) -> None:
+        """A changed bet is part of the session's settings (``--resume`` goes on with it)."""
+        self.meta["bet"] = str(bet)
+        if self.recorder is not None:
+            with self.store.engine.begin() as conn:
+                conn.execute(update(s.tables).where(s.tables.c.id == self.recorder.table_id)
+                             .values(meta=canon(self.meta)))
+
+    def close(self) -> None:
+        """The session ended normally: the table is closed (``--resume`` skips it)."""
+        if self.recorder is not None:
+            self.recorder.close()
+        self.store.close()

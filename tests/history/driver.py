@@ -1,0 +1,129 @@
+"""A deterministic scripted table for the history tests, in-process or as a subprocess.
+
+Every decision is a function of (seed, round number, events so far): a hash picks among the legal
+actions, so a table recovered after a crash makes exactly the decisions the uninterrupted one makes.
+
+    python tests/history/driver.py --db sqlite:///PATH --preset mbs --seed 1 --rounds 20 [--resume]
+
+prints one JSON line: the table id, the rounds played, the balances and the hash-chain head.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import zlib
+from decimal import Decimal
+from typing import Any
+
+from pontoon.british.bots import Bots
+from pontoon.british.table import BritishGame
+from pontoon.casino.table import CasinoTable
+from pontoon.history import Recorder, Store, open_store, recover
+from pontoon.protocol import BETTING, TABLE
+from pontoon.rules import resolve_rules
+
+CASINO = ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"]
+BRITISH = ["british", "shoot"]
+VERBS = {"insure", "surrender", "hit", "stand", "split", "double", "rescue"}
+LABEL = "driver"
+
+
+def pick(n: int, *parts: object) -> int:
+    return zlib.crc32(":".join(map(str, parts)).encode()) % n
+
+
+def new_table(store: Store, preset: str, seed: int, balance: int = 1000) -> tuple[CasinoTable | BritishGame, Recorder]:
+    rules = resolve_rules(preset)
+    t: CasinoTable | BritishGame
+    if preset in BRITISH:
+        t = BritishGame(rules, ["ann", "bob", "cat"], banker="ann", rng=seed)
+        rec = Recorder(store, t, label=LABEL, meta={"preset": preset, "seed": seed})
+    else:
+        t = CasinoTable(rules, rng=seed)
+        rec = Recorder(store, t, label=LABEL, meta={"preset": preset, "seed": seed})
+        t.join("ann", balance)
+        t.join("bob", balance)
+    return t, rec
+
+
+def casino_round(t: CasinoTable, seed: int) -> None:
+    r = t.rules
+    rnd = t.round if t.in_round and t.round is not None else t.new_round()
+    n = t.rounds_played + 1
+    plan: list[tuple[int, str, str, Decimal]] = [(1, "ann", "main", r.table_min), (2, "bob", "main", r.table_min * 2)]
+    for kind in r.side_bets:
+        if pick(2, seed, n, kind):
+            plan.append((1, "ann", kind, r.side_min))
+    if rnd.to_act() is BETTING:
+        done = sum(1 for e in rnd.log.events if e.kind == "bet")
+        for b in plan[done:]:
+            t.place_bet(*b)
+        t.deal()
+    while not rnd.is_over():
+        seat = rnd.to_act()
+        legal = [a for a in rnd.legal_actions(seat) if a.verb in VERBS and t.can(seat, a)] if isinstance(seat, str) else []
+        actor: Any = seat
+        if not legal:
+            actor = TABLE
+            legal = [a for a in rnd.legal_actions(TABLE) if a.verb in VERBS]
+        t.act(actor, legal[pick(len(legal), seed, n, rnd.log.count)])
+    t.end_round()
+
+
+def british_round(g: BritishGame, bots: Bots) -> None:
+    if g.round is None:
+        bots.prepare_table(g)
+        rnd = g.new_round()
+    else:
+        rnd = g.round
+    while not rnd.is_over():
+        seat, verb, amt = bots.decide(rnd)
+        g.act(seat, verb, amt)
+    g.end_round()
+
+
+def play(t: CasinoTable | BritishGame, seed: int, rounds: int) -> None:
+    bots = Bots()
+    while t.rounds_played < rounds:
+        if isinstance(t, CasinoTable):
+            casino_round(t, seed)
+        else:
+            british_round(t, bots)
+
+
+def summary(store: Store, t: CasinoTable | BritishGame, table_id: int) -> dict[str, Any]:
+    return {"table": table_id, "rounds": t.rounds_played, "balances": {k: str(v) for k, v in t.balances().items()},
+            "last_hash": store.table(table_id)["last_hash"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--preset", default="mbs")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--resume", action="store_true")
+    a = ap.parse_args(argv)
+    store = open_store(a.db)
+    got = recover(store, label=LABEL) if a.resume else []
+    if a.resume and not got and store.tables_():
+        print(json.dumps({"error": "no open table"}))
+        return 3
+    if got:
+        t, rec = got[-1].table, got[-1].recorder
+        if isinstance(t, CasinoTable):  # killed while the players were still sitting down
+            for who in ("ann", "bob"):
+                if who not in t.seats():
+                    t.join(who, 1000)
+    else:  # a new table (also when a kill came before the table's first commit)
+        t, rec = new_table(store, a.preset, a.seed)
+    play(t, a.seed, a.rounds)
+    rec.close()
+    print(json.dumps(summary(store, t, rec.table_id)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

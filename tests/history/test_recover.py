@@ -1,0 +1,163 @@
+"""Recovery in-process: a table abandoned at any event (as a crash leaves it) is rebuilt exactly,
+and the interruption policy voids or continues by 004 5.4 (casino) and voids British rounds."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from pontoon.british.table import BritishGame
+from pontoon.casino.table import CasinoTable
+from pontoon.history import open_store, recover, recover_table
+from pontoon.history.audit import audit
+from pontoon.protocol import BETTING
+from tests.history.conftest import dump
+from tests.history.driver import BRITISH, CASINO, new_table, play
+
+
+class _Stop(Exception):
+    pass
+
+
+def _play_until(url: str, preset: str, seed: int, rounds: int, stop_after: int) -> None:
+    """Play, and stop dead (no close, no booking) after ``stop_after`` recorded events."""
+    s = open_store(url)
+    t, rec = new_table(s, preset, seed)
+    seen = [0]
+
+    def count(_rec: object) -> None:
+        seen[0] += 1
+        if seen[0] >= stop_after:
+            raise _Stop
+
+    t.subscribe(count)  # after the recorder: the event is committed when this fires
+    try:
+        play(t, seed, rounds)
+    except _Stop:
+        pass
+    rec.detach()
+    s.close()
+
+
+@pytest.mark.parametrize("preset", CASINO + BRITISH)
+def test_recovery_at_many_event_boundaries_equals_an_uninterrupted_run(tmp_path, preset: str) -> None:  # type: ignore[no-untyped-def]
+    seed, rounds = 5, 6
+    ref = open_store(f"sqlite:///{tmp_path / 'ref.sqlite'}")
+    t, rec = new_table(ref, preset, seed)
+    play(t, seed, rounds)
+    rec.close()
+    want = dump(ref)
+    total = len(want["events"])  # type: ignore[arg-type]
+    for stop in sorted({3, total // 2, total - 2}):
+        url = f"sqlite:///{tmp_path / f'k{stop}.sqlite'}"
+        _play_until(url, preset, seed, rounds, stop)
+        s = open_store(url)
+        got = recover(s)
+        assert len(got) == 1
+        play(got[0].table, seed, rounds)
+        got[0].recorder.close()
+        assert dump(s) == want, f"stopped after event {stop}"
+        audit(s)
+        s.close()
+
+
+def _dealt_undecided(store):  # type: ignore[no-untyped-def]
+    """A table whose round 1 is dealt, open, and no wager has won or lost yet."""
+    for seed in range(40):
+        t, rec = new_table(store, "mbs", seed)
+        assert isinstance(t, CasinoTable)
+        rnd = t.new_round()
+        t.place_bet(1, "ann", "main", Decimal(50))
+        t.place_bet(2, "bob", "main", Decimal(20))
+        assert rnd.to_act() is BETTING and t.balance("ann") == 950
+        t.deal()
+        if not rnd.is_over() and not any("house" in str(x.source) + str(x.dest) for x in rnd.ledger.transfers):
+            return t, rec
+        rec.close()
+    raise AssertionError("no seed gave an undecided dealt round")
+
+
+def test_interruption_while_betting_keeps_the_round_open(store) -> None:  # type: ignore[no-untyped-def]
+    t, rec = new_table(store, "mbs", 9)
+    assert isinstance(t, CasinoTable)
+    t.new_round()
+    t.place_bet(1, "ann", "main", Decimal(50))
+    rec.detach()
+    got = recover_table(store, rec.table_id, policy="interruption")
+    assert got.outcome == "resumed" and got.table.balance("ann") == 950
+    assert isinstance(got.table, CasinoTable) and got.table.round is not None
+    assert got.table.round.to_act() is BETTING
+
+
+def test_interruption_before_any_outcome_voids_and_returns_every_wager(store) -> None:  # type: ignore[no-untyped-def]
+    t, rec = _dealt_undecided(store)
+    rec.detach()  # the process dies here
+    got = recover_table(store, rec.table_id, policy="interruption")
+    assert got.outcome == "void"
+    t2 = got.table
+    assert isinstance(t2, CasinoTable)
+    assert t2.balance("ann") == 1000 and t2.balance("bob") == 1000 and not t2.in_round
+    assert store.balances(rec.table_id)['"ann"'] == 1000
+    evs = store.events_(rec.table_id, round_no=1)
+    inter = [e for e in evs if e["kind"] == "interrupted"]
+    assert inter and inter[0]["clause"] == "004 5.4" and inter[0]["data"]["outcome_established"] is False
+    assert store.rounds_(table_id=rec.table_id)[-1]["status"] == "void"
+    assert store.balances(rec.table_id)['{"system":"layout"}'] == 0
+    audit(store)
+
+
+def test_interruption_after_an_outcome_continues_the_round(store) -> None:  # type: ignore[no-untyped-def]
+    """004 5.4.1: once a wager has won or lost the round is concluded, not voided."""
+    for seed in range(40):
+        t, rec = new_table(store, "mbs", seed)
+        assert isinstance(t, CasinoTable)
+        rnd = t.new_round()
+        t.place_bet(1, "ann", "main", Decimal(10))
+        t.place_bet(2, "bob", "main", Decimal(10))
+        t.deal()
+        if rnd.is_over() or not any("house" in str(x.source) + str(x.dest) for x in rnd.ledger.transfers):
+            rec.close()
+            continue  # need a decided wager (a Pontoon paid) with the round still open
+        rec.detach()
+        got = recover_table(store, rec.table_id, policy="interruption")
+        assert got.outcome == "continued"
+        assert got.table.in_round
+        return
+    pytest.skip("no seed in 0..39 gave an early outcome with the round open")
+
+
+def test_british_interruption_voids_every_stake(store) -> None:  # type: ignore[no-untyped-def]
+    from pontoon.british.bots import Bots
+
+    bots = Bots()
+    for seed in range(40):
+        t, rec = new_table(store, "british", seed)
+        assert isinstance(t, BritishGame)
+        rnd = t.new_round()
+        seat, verb, amt = bots.decide(rnd)
+        t.act(seat, verb, amt)
+        if not rnd.is_over():
+            break
+        rec.close()
+    assert not rnd.is_over()
+    before = dict(t.ledger.balances)
+    rec.detach()
+    got = recover_table(store, rec.table_id, policy="interruption")
+    assert got.outcome == "void"
+    g = got.table
+    assert isinstance(g, BritishGame) and g.round is None
+    assert {s: g.balance(s) for s in g.seats} == {s: before[s] for s in g.seats}
+    voids = [e for e in store.events_(rec.table_id, round_no=1) if e["kind"] == "void"]
+    assert store.rounds_(table_id=rec.table_id)[-1]["status"] == "void"
+    assert voids and "technical interruption" in voids[0]["data"]["reason"]
+    audit(store)
+
+
+def test_unknown_policy_and_table(store) -> None:  # type: ignore[no-untyped-def]
+    from pontoon.history import HistoryError
+
+    with pytest.raises(HistoryError, match="accepted resume, interruption"):
+        recover_table(store, 1, policy="maybe")
+    with pytest.raises(HistoryError, match="no table 42"):
+        recover_table(store, 42)
