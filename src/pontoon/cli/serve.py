@@ -29,7 +29,9 @@ def _check_host(host: str) -> None:
 
 
 def serve_command(
-    db: str = typer.Option(None, "--db", help="history store URL (sqlite:///path or postgresql://...)"),
+    db: str = typer.Option(None, "--db", help="history store URL (sqlite:///path or postgresql://...; "
+                           "default $PONTOON_DB or the user data directory, as pontoon play)"),
+    memory: bool = typer.Option(False, "--memory", help="keep everything in memory (nothing survives a restart)"),
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
     port: int = typer.Option(8000, "--port", help="port to listen on (1 to 65535)"),
     turn_timeout: float = typer.Option(30.0, "--turn-timeout", help="seconds before the default action"),
@@ -41,9 +43,8 @@ def serve_command(
     _check_host(host)
     if not 0.1 <= turn_timeout <= 3600 or not 0 <= grace <= 86400:
         raise ServeError("--turn-timeout is 0.1 to 3600 seconds, --grace 0 to 86400 seconds")
-    if db is not None:
-        # TODO(issue 12): open_store(db) as the TablePersistence once pontoon.history lands
-        raise ServeError("--db: the history store (issue 12) is not part of this build yet; leave --db out")
+    if memory and db is not None:
+        raise ServeError("--db and --memory exclude each other: give one")
     try:  # a port in use or an address not of this machine: one line, exit 2
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -56,7 +57,13 @@ def serve_command(
     from pontoon.web.hosting import Settings
 
     settings = Settings(turn_timeout_s=turn_timeout, grace_s=grace, secret=os.environ.get("PONTOON_SECRET"))
-    app = create_app(settings)
+    persistence = None
+    if not memory:
+        from pontoon.history import open_store
+        from pontoon.web.store_persistence import StorePersistence
+
+        persistence = StorePersistence(open_store(db))  # a bad URL: HistoryError, one line, exit 2
+    app = create_app(settings, persistence)
     try:
         uvicorn.run(app, host=host, port=port, ws_max_size=settings.max_frame * 4, log_level="info")
     except OSError as err:

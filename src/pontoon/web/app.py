@@ -20,7 +20,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Header, Request, WebSocket
+from fastapi import Body, FastAPI, Header, Query, Request, WebSocket
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pontoon.errors import PontoonError
 from pontoon.money import fmt
+from pontoon.web import store_reads
 from pontoon.web.hosting import HostedTable, HostError, Settings
 from pontoon.web.lobby import Lobby
 from pontoon.web.models import AccountIn, AccountOut, Envelope, JoinIn, JoinOut, LeaveIn, TableIn
@@ -166,6 +167,10 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
     settings = settings or Settings()
     store: TablePersistence = persistence if persistence is not None else MemoryPersistence()
     srv = Server(settings, store)
+    restore = getattr(store, "restore", None)
+    if restore is not None:  # the history store: every open table rebuilt and hosted again
+        for tid in restore(srv.lobby):
+            log.info("table %s recovered", tid)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -277,6 +282,33 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
             return _err(400, str(err))
         return {"ok": res.ok, "checked": list(res.checked), "difference": res.difference}
 
+    @app.get("/api/tables/{tid}/rounds", responses={404: {}})
+    async def table_rounds(tid: TableId, last: Annotated[int, Query(ge=1, le=500)] = 50) -> Any:
+        """The table's rounds from the history store, newest last (``--db``; British: every game's)."""
+        st = _store_of(srv)
+        if st is None:
+            return _err(404, "this server keeps no history store (started with --memory)")
+        ids = await asyncio.to_thread(st.store_table_ids, tid)
+        if not ids:
+            return _err(404, f"no table {tid} in the history store")
+        return await asyncio.to_thread(store_reads.rounds_of, st.store, ids, last)
+
+    @app.get("/api/rounds/{rid}", responses={404: {}})
+    async def round_steps(rid: Annotated[int, PathParam(ge=1, le=2**62)]) -> Any:
+        """A finished round's every step with its payments (an open round's steps are not shown)."""
+        st = _store_of(srv)
+        if st is None:
+            return _err(404, "this server keeps no history store (started with --memory)")
+        return await asyncio.to_thread(store_reads.round_of, st.store, rid)
+
+    @app.get("/api/shoes/{sid}", responses={404: {}})
+    async def shoe(sid: Annotated[int, PathParam(ge=1, le=2**62)]) -> Any:
+        """A retired shoe's full record (its order, every card dealt) and, on a fair table, its check."""
+        st = _store_of(srv)
+        if st is None:
+            return _err(404, "this server keeps no history store (started with --memory)")
+        return await asyncio.to_thread(store_reads.shoe_of, st.store, sid)
+
     @app.post("/api/tables/{tid}/join", response_model=JoinOut, responses={400: {}, 401: {}, 404: {}, 429: {}})
     async def join(request: Request, tid: TableId, body: JoinIn | None = Body(None),
                    authorization: Annotated[str | None, Header(max_length=1100)] = None) -> Any:
@@ -319,6 +351,11 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
 
     app.add_middleware(BodyLimit, cap=MAX_BODY)
     return app
+
+
+def _store_of(srv: Server) -> Any:
+    st = srv.lobby.store
+    return st if hasattr(st, "store_table_ids") else None
 
 
 def _one_error(errors: Any) -> str:

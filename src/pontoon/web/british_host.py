@@ -80,6 +80,7 @@ class BritishHost(HostedTable):
         extra: dict[str, Any] = {} if fair is None else {"fair": fair}
         # 003: the first banker is drawn at random
         g = BritishGame(self.rules, list(self.members), rng=self.seed + self.games, **extra)
+        self.store.attach(self.id, g, self.title)  # recorded from its first event (history store)
         g.subscribe(self.watch)
         self.game_obj = g
         self._advance()
@@ -117,6 +118,7 @@ class BritishHost(HostedTable):
         closer = getattr(g, "close", None)  # a fair pack's seed is revealed when the game closes
         if closer is not None:
             closer()
+        self.store.detach(self.id)
         self.game_obj = None
         self.set_timer(None)
         self.bump()

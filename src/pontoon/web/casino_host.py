@@ -41,6 +41,7 @@ class CasinoHost(HostedTable):
             fair = fair_shuffler(seed if seeded else None)
             extra: dict[str, Any] = {} if fair is None else {"fair": fair}
             table = CasinoTable(rules, rng=seed, window_size=settings.history_rounds, **extra)
+            store.attach(table_id, table, title)  # recorded from its first event (history store)
         self.table = table
         for ev in table.log.events:  # an adopted table: its shoe's commitment and reveals so far
             self.fair_event(ev)
@@ -69,12 +70,18 @@ class CasinoHost(HostedTable):
             if on_box >= r.max_bettors_per_box:  # 004 3.3 / the rules' bettors per box
                 raise HostError(f"box {stand_on} already has {on_box} bettors: at most {r.max_bettors_per_box}")
         m = Member(name, "seated" if box is not None else "standing", n, buy_in)
-        if self.table.in_round:
-            m.pending = True  # sits down when the round ends (CasinoTable: join between rounds)
-        else:
-            self.table.join(name, buy_in)
+        m.pending = self.table.in_round  # sits down when the round ends (CasinoTable: join between rounds)
+        # the people's snapshot first, then the table's join (its deposit): a restart keeps a member
+        # only if the table holds him, so a kill between the two moves no money (history store)
         self.members[name] = m
         self.note_member(name, {"join": m.role, "box": n, "buy_in": fmt(buy_in)})
+        if not m.pending:
+            try:
+                self.table.join(name, buy_in)
+            except PontoonError:
+                del self.members[name]
+                self.note_member(name, {"join_refused": True})
+                raise
         self.bump()
         return m
 

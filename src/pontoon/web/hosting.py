@@ -112,11 +112,15 @@ class HostedTable:
 
     def fair_event(self, ev: Event) -> None:
         """Follow the fair shuffle's commitments and reveals (also replayed from an adopted table's log)."""
-        if ev.kind == "new_shoe" and "commitment" in ev.data:
+        self.fair_data(ev.kind, dict(ev.data))
+
+    def fair_data(self, kind: str, data: dict[str, Any]) -> None:
+        """``fair_event`` from an event's kind and data (the history store's committed table events)."""
+        if kind == "new_shoe" and "commitment" in data:
             keep = ("shoe", "scheme", "commitment", "client_seed", "nonce", "next_commitment", "secret")
-            self.fair = {k: ev.data[k] for k in keep if k in ev.data}
-        elif ev.kind == "shoe_retired" and "server_seed" in ev.data:
-            self.revealed.append({k: v for k, v in ev.data.items() if k in ("shoe", "scheme", "nonce", "server_seed")}
+            self.fair = {k: data[k] for k in keep if k in data}
+        elif kind == "shoe_retired" and "server_seed" in data:
+            self.revealed.append({k: v for k, v in data.items() if k in ("shoe", "scheme", "nonce", "server_seed")}
                                  | {"commitment": (self.fair or {}).get("commitment")})
 
     # ------------------------------------------------------------------ members and connections

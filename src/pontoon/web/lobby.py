@@ -117,7 +117,8 @@ class Lobby:
             raise HostError(f"rules of type {type(rules).__name__} cannot be hosted")
         self.tables[tid] = host
         self.store.table_created(tid, {"rules": rules.model_dump(mode="json"), "seed": str(seed), "title": title,
-                                       "game": host.game, "seats": spec.seats})
+                                       "game": host.game, "seats": spec.seats,
+                                       "seeded": spec.seed is not None})
         return host
 
     def adopt(self, host: HostedTable) -> None:

@@ -31,6 +31,10 @@ class TablePersistence(Protocol):
 
     def record(self, table_id: str, rec: TableRecord) -> None: ...
 
+    def attach(self, table_id: str, table: Any, title: str) -> None: ...
+
+    def detach(self, table_id: str) -> None: ...
+
 
 class MemoryPersistence:
     """Everything in memory; the last ``keep`` records of each table."""
@@ -61,3 +65,9 @@ class MemoryPersistence:
 
     def record(self, table_id: str, rec: TableRecord) -> None:
         self.records.setdefault(table_id, deque(maxlen=self.keep)).append(rec)
+
+    def attach(self, table_id: str, table: Any, title: str) -> None:
+        """A new engine table (the store records it from now on; here the records above keep it)."""
+
+    def detach(self, table_id: str) -> None:
+        """The engine table is finished (a British game closed)."""

@@ -1,0 +1,133 @@
+"""The table server's records in the history store: play-money accounts and the tables it hosts.
+
+An account's balance is never stored as a number that could drift from the ledger: it is
+``opening + moves + casino cashier rows``, where
+- ``web_accounts.opening`` is what the account was made with;
+- ``web_moves`` are money moved between the account and a British table (a seat's buy-in, the
+  buy-in plus net paid back when the game closes), each written in ONE transaction with the
+  table's member snapshot that the move belongs to, so a kill can never separate them;
+- the casino ``deposit``/``withdrawal`` ledger rows (``{"cashier": "cage"}``, written by the
+  ``Recorder`` in the same transaction as the table's ``join``/``leave`` event) are the casino
+  buy-ins and pay-backs, so a casino account move is committed exactly when the table's is.
+
+``web_tables`` holds each hosted table's spec (rules, seed, title), the store table it is recorded
+as (``tables.id``; a British table waiting for its seats has none yet) and the latest snapshot of
+its people (who sits where with what buy-in).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Column, Float, ForeignKey, Integer, MetaData, String, Table, Text, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from pontoon.history.store import CASHIER, HistoryError, Store, account_key, canon, now
+
+meta = MetaData()
+# the tables themselves are made by Alembic revision 0003; these mirror it for queries
+tables_ref = Table("tables", meta, Column("id", Integer, primary_key=True), Column("label", String(64)))
+ledger_ref = Table("ledger", meta, Column("id", Integer, primary_key=True), Column("table_id", Integer),
+                   Column("source", Text), Column("dest", Text), Column("amount", Text), Column("kind", String(32)),
+                   Column("player", Text))
+web_accounts = Table("web_accounts", meta, Column("name", String(64), primary_key=True),
+                     Column("opening", Text, nullable=False), Column("created", String(32), nullable=False))
+web_moves = Table("web_moves", meta, Column("id", Integer, primary_key=True, autoincrement=True),
+                  Column("name", String(64), ForeignKey("web_accounts.name"), nullable=False),
+                  Column("web_id", String(16), nullable=False), Column("amount", Text, nullable=False),
+                  Column("reason", String(32), nullable=False), Column("created", String(32), nullable=False))
+web_tables = Table("web_tables", meta, Column("web_id", String(16), primary_key=True),
+                   Column("table_id", Integer, nullable=True), Column("spec", Text, nullable=False),
+                   Column("members", Text, nullable=False), Column("status", String(16), nullable=False),
+                   Column("updated", String(32), nullable=False))
+table_leases = Table("table_leases", meta, Column("web_id", String(16), primary_key=True),
+                     Column("owner", String(64), nullable=False), Column("address", Text, nullable=False),
+                     Column("expires", Float, nullable=False))
+
+CASHIER_KEY = account_key(CASHIER)
+
+
+class WebRecords:
+    """Reads and writes of the server's own rows (accounts, moves, hosted tables) on ``store``."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # ------------------------------------------------------------------ accounts
+    def create_account(self, name: str, opening: Decimal) -> None:
+        try:
+            with self.store.engine.begin() as conn:
+                conn.execute(insert(web_accounts).values(name=name, opening=str(opening), created=now()))
+        except IntegrityError:
+            raise HistoryError(f"account {name!r} exists in the history store") from None
+
+    def balances(self) -> dict[str, Decimal]:
+        """Every account: opening + its moves + its casino cashier rows (withdrawals in, deposits out)."""
+        with self.store.reader.connect() as conn:
+            out = {str(r.name): Decimal(r.opening) for r in conn.execute(select(web_accounts))}
+            for r in conn.execute(select(web_moves.c.name, web_moves.c.amount)):
+                out[str(r.name)] = out.get(str(r.name), Decimal(0)) + Decimal(r.amount)
+            q = (select(ledger_ref.c.player, ledger_ref.c.kind, ledger_ref.c.amount)
+                 .join(tables_ref, tables_ref.c.id == ledger_ref.c.table_id)
+                 .where(tables_ref.c.label == "web", ledger_ref.c.kind.in_(("deposit", "withdrawal")),
+                        (ledger_ref.c.source == CASHIER_KEY) | (ledger_ref.c.dest == CASHIER_KEY)))
+            for r in conn.execute(q):
+                if str(r.player) not in out:
+                    continue  # a table recorded by the server whose person has no web account (not ours)
+                sign = 1 if r.kind == "withdrawal" else -1
+                out[str(r.player)] += sign * Decimal(r.amount)
+        return out
+
+    # ------------------------------------------------------------------ hosted tables
+    def table_saved(self, web_id: str, spec: dict[str, Any], table_id: int | None) -> None:
+        with self.store.engine.begin() as conn:
+            conn.execute(insert(web_tables).values(web_id=web_id, table_id=table_id, spec=canon(spec), members="[]",
+                                                   status="open", updated=now()))
+
+    def set_table_id(self, web_id: str, table_id: int | None) -> None:
+        with self.store.engine.begin() as conn:
+            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(table_id=table_id,
+                                                                                       updated=now()))
+
+    def members_changed(self, web_id: str, members: list[dict[str, Any]],
+                        move: tuple[str, Decimal, str] | None = None) -> None:
+        """The table's people after a change and, in the same transaction, the account move it made."""
+        with self.store.engine.begin() as conn:
+            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(members=canon(members),
+                                                                                       updated=now()))
+            if move is not None:
+                name, amount, reason = move
+                conn.execute(insert(web_moves).values(name=name, web_id=web_id, amount=str(amount), reason=reason,
+                                                      created=now()))
+            self.store._crash.count += 1  # PONTOON_CRASH_AT counts these transactions too
+            self.store._crash.check("inside")
+        self.store._crash.check("after")
+
+    def close_table(self, web_id: str) -> None:
+        with self.store.engine.begin() as conn:
+            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(status="closed",
+                                                                                       updated=now()))
+
+    def open_tables(self) -> list[dict[str, Any]]:
+        with self.store.reader.connect() as conn:
+            rows = [dict(r) for r in conn.execute(select(web_tables).where(web_tables.c.status == "open")
+                                                  .order_by(web_tables.c.updated)).mappings()]
+        for r in rows:
+            r["spec"] = json.loads(r["spec"])
+            r["members"] = json.loads(r["members"])
+        return rows
+
+    def table_row(self, web_id: str) -> dict[str, Any] | None:
+        with self.store.reader.connect() as conn:
+            r = conn.execute(select(web_tables).where(web_tables.c.web_id == web_id)).mappings().first()
+        if r is None:
+            return None
+        out = dict(r)
+        out["spec"] = json.loads(out["spec"])
+        out["members"] = json.loads(out["members"])
+        return out
+
+
+__all__ = ["WebRecords", "table_leases", "web_accounts", "web_moves", "web_tables"]

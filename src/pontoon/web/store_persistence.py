@@ -1,0 +1,146 @@
+"""``StorePersistence``: the server's ``TablePersistence`` on the history store (``pontoon serve --db``).
+
+- Every engine table the server hosts is recorded by a ``Recorder`` (label ``web``), attached when the
+  engine table is made (a casino table with its host, a British game when its seats are full): each
+  event is committed inside the table call that made it, before the server can show it.
+- Accounts: ``pontoon.history.accounts`` (an account's balance is its opening plus its moves plus its
+  casino cashier ledger rows, so it cannot drift from the ledger).
+- ``restore(lobby)`` after a restart (or a takeover): every open web table is rebuilt by
+  ``recover(store, label="web")``, given a host and its people's last snapshot, and adopted.
+"""
+
+from __future__ import annotations
+
+import logging
+from decimal import Decimal
+from typing import Any
+
+from pontoon.british.table import BritishGame
+from pontoon.casino.table import CasinoTable
+from pontoon.events import TableRecord
+from pontoon.history import Recorder, Store, recover
+from pontoon.history.accounts import WebRecords
+from pontoon.history.recover import rules_of
+from pontoon.money import to_money
+from pontoon.rules.british import BritishRules
+from pontoon.web.british_host import BritishHost
+from pontoon.web.casino_host import CasinoHost
+from pontoon.web.hosting import HostedTable
+
+log = logging.getLogger("pontoon.web")
+LABEL = "web"
+
+
+class StorePersistence:
+    def __init__(self, store: Store, *, owns: Any = None) -> None:
+        self.store = store
+        self.web = WebRecords(store)
+        self.recorders: dict[str, Recorder] = {}
+        self.games: dict[str, str] = {}  # web id -> casino | british
+        self.known: set[str] = set()
+        self.owns = owns  # leases: a callable web_id -> bool (None: this process owns every table)
+
+    # ------------------------------------------------------------------ TablePersistence
+    def load_accounts(self) -> dict[str, Decimal]:
+        bal = self.web.balances()
+        self.known = set(bal)
+        return bal
+
+    def save_account(self, name: str, balance: Decimal) -> None:
+        if name not in self.known:  # a new account; later balances are derived (history.accounts)
+            self.web.create_account(name, balance)
+            self.known.add(name)
+
+    def attach(self, table_id: str, table: CasinoTable | BritishGame, title: str) -> None:
+        """A new engine table: record it from now on (a new row in the store, label web)."""
+        rec = Recorder(self.store, table, label=LABEL, meta={"web_id": table_id, "title": title})
+        old = self.recorders.pop(table_id, None)
+        if old is not None:
+            old.close()
+        self.recorders[table_id] = rec
+        if table_id in self.games:  # a British table's new game: the web row points at it
+            self.web.set_table_id(table_id, rec.table_id)
+
+    def detach(self, table_id: str) -> None:
+        """The engine table is finished (a British game closed): its store row is closed."""
+        rec = self.recorders.pop(table_id, None)
+        if rec is not None:
+            rec.close()
+            self.web.set_table_id(table_id, None)
+
+    def table_created(self, table_id: str, spec: dict[str, Any]) -> None:
+        rec = self.recorders.get(table_id)
+        self.games[table_id] = str(spec.get("game"))
+        self.web.table_saved(table_id, spec, None if rec is None else rec.table_id)
+
+    def table_closed(self, table_id: str) -> None:
+        rec = self.recorders.pop(table_id, None)
+        if rec is not None:
+            rec.close()
+        self.web.close_table(table_id)
+        self.games.pop(table_id, None)
+
+    def member_changed(self, table_id: str, name: str, change: dict[str, Any]) -> None:
+        move: tuple[str, Decimal, str] | None = None
+        if self.games.get(table_id) == "british":  # casino money moves are the recorder's cashier rows
+            if "join" in change:
+                move = (name, -to_money(change["buy_in"], "buy_in"), "buy_in")
+            elif "leave" in change:
+                move = (name, to_money(change["leave"], "leave"), "paid_back")
+        self.web.members_changed(table_id, list(change.get("members", [])), move)
+
+    def record(self, table_id: str, rec: TableRecord) -> None:
+        pass  # the Recorder, subscribed to the engine table, has already committed it
+
+    # ------------------------------------------------------------------ readers for the REST endpoints
+    def store_table_ids(self, table_id: str) -> list[int]:
+        """Every store table a web table was recorded as (a British table: one per game)."""
+        out = []
+        for t in self.store.tables_(label=LABEL):
+            meta = self.store.table(int(t["id"]))["meta"]
+            if meta.get("web_id") == table_id:
+                out.append(int(t["id"]))
+        return out
+
+    # ------------------------------------------------------------------ restart
+    def restore(self, lobby: Any, only: set[str] | None = None) -> list[str]:
+        """Rebuild every open web table (``only``: these web ids) and adopt it into ``lobby``."""
+        rows = [r for r in self.web.open_tables() if only is None or r["web_id"] in only]
+        wanted = {int(r["table_id"]) for r in rows if r["table_id"] is not None}
+        got = {g.table_id: g for g in recover(self.store, label=LABEL) if g.table_id in wanted} if wanted else {}
+        done = []
+        for row in rows:
+            wid, spec = str(row["web_id"]), row["spec"]
+            rules = rules_of({"id": wid, "game": spec["game"], "rules": spec["rules"]})
+            rec = got.get(int(row["table_id"])) if row["table_id"] is not None else None
+            host: HostedTable
+            members = list(row["members"])
+            if isinstance(rules, BritishRules):
+                host = BritishHost(wid, spec["title"], rules, int(spec["seed"]), int(spec.get("seats") or 2),
+                                   lobby.settings, self, lobby.credit, seeded=bool(spec.get("seeded")),
+                                   game=None if rec is None else rec.table)  # type: ignore[arg-type]
+            else:
+                if rec is None:
+                    log.warning("table %s: no open record to recover; closed", wid)
+                    self.web.close_table(wid)
+                    continue
+                table: CasinoTable = rec.table  # type: ignore[assignment]
+                host = CasinoHost(wid, spec["title"], rules, int(spec["seed"]), lobby.settings, self, lobby.credit,
+                                  table=table)
+                # who is at the table: the snapshot, less those the table does not hold (a join never
+                # committed, a leave committed before its snapshot); a pending join had moved no money
+                members = [dict(m, pending=False) for m in members if m["name"] in table.seats()]
+            if rec is not None:
+                self.recorders[wid] = rec.recorder
+                host.fair = None
+                host.revealed.clear()
+                for ev in self.store.events_(rec.table_id, round_no=0):  # the shoes' commitments and reveals
+                    host.fair_data(str(ev["kind"]), ev["data"])
+            self.games[wid] = host.game
+            host.restore_members(members)
+            lobby.adopt(host)
+            done.append(wid)
+        return done
+
+
+__all__ = ["StorePersistence"]

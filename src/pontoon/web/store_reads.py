@@ -1,0 +1,64 @@
+"""The REST endpoints' reads of the history store: a table's rounds, a round's every step, a retired
+shoe's full record with its check. Only finished rounds and retired shoes: nothing here ever names a
+card still to come. British rounds: a hidden card is never named (the ``draw`` events are left out
+and every ``card``/``cards`` field is removed), as in the WebSocket's history."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from fastapi.responses import JSONResponse
+
+from pontoon.errors import PontoonError
+from pontoon.history import HistoryError, Store, shoe_record
+from pontoon.history.audit import list_rounds, round_detail
+from pontoon.money import fmt
+
+
+def _err(status: int, msg: str) -> JSONResponse:
+    return JSONResponse({"detail": msg}, status_code=status)
+
+
+def rounds_of(store: Store, table_ids: list[int], last: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for t in table_ids:
+        out += list_rounds(store, table_id=t, last=None)
+    out.sort(key=lambda r: r["id"])
+    return [dict(r, net={p: fmt(v) for p, v in r["net"].items()}) for r in out[-last:]]
+
+
+def round_of(store: Store, rid: int) -> Any:
+    try:
+        d = round_detail(store, rid)
+    except HistoryError:
+        return _err(404, f"no round {rid} in the history store")
+    if store.table(int(d["table"]))["label"] != "web":
+        return _err(404, f"no round {rid} at this server's tables")
+    if d["status"] == "open":
+        return _err(409, f"round {rid} is still in play: its steps are shown when it is over")
+    if d["preset"] in ("british", "shoot") or any(e["kind"] == "draw" for e in d["events"]):
+        d["events"] = [dict(e, data={k: v for k, v in e["data"].items() if k not in ("card", "cards")})
+                       for e in d["events"] if e["kind"] != "draw"]
+    return d
+
+
+def shoe_of(store: Store, sid: int) -> Any:
+    try:
+        rec = shoe_record(store, sid)
+    except HistoryError:
+        return _err(404, f"no shoe {sid} in the history store")
+    if store.table(int(rec["table"]))["label"] != "web":
+        return _err(404, f"no shoe {sid} at this server's tables")
+    if not rec.get("retired"):
+        return _err(409, f"shoe {sid} is still in play: its record is shown once it is retired")
+    try:
+        fair = importlib.import_module("pontoon.fair")
+    except ImportError:
+        return dict(rec, verified=None)
+    try:
+        res = fair.verify_record(rec)
+        rec["verified"] = {"ok": res.ok, "checked": list(res.checked), "difference": res.difference}
+    except PontoonError as err:
+        rec["verified"] = {"ok": None, "difference": f"not a fair shoe's record: {err}"}
+    return rec
