@@ -17,7 +17,7 @@ from typing import Any
 
 from pontoon.british.table import BritishGame
 from pontoon.casino.table import CasinoTable
-from pontoon.events import TableRecord
+from pontoon.events import Event, TableRecord
 from pontoon.history import Recorder, Store, recover
 from pontoon.history.accounts import WebRecords
 from pontoon.history.recover import rules_of
@@ -25,7 +25,7 @@ from pontoon.money import to_money
 from pontoon.rules.british import BritishRules
 from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
-from pontoon.web.hosting import HostedTable
+from pontoon.web.hosting import HostedTable, step_text
 
 log = logging.getLogger("pontoon.web")
 LABEL = "web"
@@ -102,6 +102,20 @@ class StorePersistence:
                 out.append(int(t["id"]))
         return out
 
+    def last_rounds(self, table_id: int, n: int) -> list[dict[str, Any]]:
+        """A casino table's last ``n`` finished rounds as the page's history shows them (from the store)."""
+        out = []
+        for r in self.store.rounds_(table_id=table_id, last=n):
+            if r["status"] == "open":
+                continue
+            res = r["result"] or {}
+            evs = self.store.events_(table_id, round_no=int(r["number"]))
+            out.append({"round": int(r["number"]), "status": r["status"], "dealer": res.get("dealer", []),
+                        "net": res.get("net", {}),
+                        "steps": [step_text(Event(int(e["seq"]), str(e["kind"]), e["data"], str(e["clause"])))
+                                  for e in evs if e["kind"] != "action"]})
+        return out
+
     # ------------------------------------------------------------------ restart
     def restore(self, lobby: Any, only: set[str] | None = None) -> list[str]:
         """Rebuild every open web table (``only``: these web ids) and adopt it into ``lobby``."""
@@ -137,6 +151,9 @@ class StorePersistence:
                 for ev in self.store.events_(rec.table_id, round_no=0):  # the shoes' commitments and reveals
                     host.fair_data(str(ev["kind"]), ev["data"])
             self.games[wid] = host.game
+            if rec is not None and host.game == "casino":
+                for entry in self.last_rounds(rec.table_id, lobby.settings.history_rounds):
+                    host.add_history(entry)  # the page's last rounds, from the store
             host.restore_members(members)
             lobby.adopt(host)
             done.append(wid)
