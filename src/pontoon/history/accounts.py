@@ -21,7 +21,19 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Column, Float, ForeignKey, Integer, MetaData, String, Table, Text, insert, select, update
+from sqlalchemy import (
+    Column,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from pontoon.history.store import CASHIER, HistoryError, Store, account_key, canon, now
@@ -73,11 +85,11 @@ class WebRecords:
                  .join(tables_ref, tables_ref.c.id == ledger_ref.c.table_id)
                  .where(tables_ref.c.label == "web", ledger_ref.c.kind.in_(("deposit", "withdrawal")),
                         (ledger_ref.c.source == CASHIER_KEY) | (ledger_ref.c.dest == CASHIER_KEY)))
-            for r in conn.execute(q):
-                if str(r.player) not in out:
+            for lr in conn.execute(q):
+                if str(lr.player) not in out:
                     continue  # a table recorded by the server whose person has no web account (not ours)
-                sign = 1 if r.kind == "withdrawal" else -1
-                out[str(r.player)] += sign * Decimal(r.amount)
+                sign = 1 if lr.kind == "withdrawal" else -1
+                out[str(lr.player)] += sign * Decimal(lr.amount)
         return out
 
     # ------------------------------------------------------------------ hosted tables
