@@ -36,14 +36,14 @@ def _port() -> int:
 
 
 class Proc:
-    def __init__(self, db: str, port: int, crash_at: str | None = None) -> None:
+    def __init__(self, db: str, port: int, crash_at: str | None = None, extra: tuple[str, ...] = ()) -> None:
         env = dict(os.environ, PONTOON_SECRET="kill-test-secret", PYTHONPATH=str(ROOT / "src"))
         env.pop("PONTOON_CRASH_AT", None)
         if crash_at:
             env["PONTOON_CRASH_AT"] = crash_at
         self.port = port
         self.p = subprocess.Popen([sys.executable, "-m", "pontoon.cli.app", "serve", "--db", db, "--port", str(port),
-                                   "--grace", "120"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                   "--grace", "120", *extra], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE)
         self.http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
         t0 = time.monotonic()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import secrets
 import socket
 
 import typer
@@ -36,6 +37,10 @@ def serve_command(
     port: int = typer.Option(8000, "--port", help="port to listen on (1 to 65535)"),
     turn_timeout: float = typer.Option(30.0, "--turn-timeout", help="seconds before the default action"),
     grace: float = typer.Option(60.0, "--grace", help="seconds a disconnected player's seat is kept"),
+    lease_ttl: float = typer.Option(0.0, "--lease-ttl", help="several processes on one database: seconds a "
+                                    "table's lease lasts without a heartbeat (0: this process serves every table)"),
+    advertise: str = typer.Option("", "--advertise", help="with --lease-ttl: the address other processes send "
+                                  "clients to (default http://HOST:PORT)"),
 ) -> None:
     """Serve the tables and the web page (open http://HOST:PORT/ in a browser)."""
     if not 1 <= port <= 65535:
@@ -45,6 +50,10 @@ def serve_command(
         raise ServeError("--turn-timeout is 0.1 to 3600 seconds, --grace 0 to 86400 seconds")
     if memory and db is not None:
         raise ServeError("--db and --memory exclude each other: give one")
+    if lease_ttl and not 1 <= lease_ttl <= 3600:
+        raise ServeError(f"--lease-ttl {lease_ttl}: 0 (no leases) or 1 to 3600 seconds")
+    if lease_ttl and memory:
+        raise ServeError("--lease-ttl needs the history store: leave --memory out")
     try:  # a port in use or an address not of this machine: one line, exit 2
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -62,7 +71,14 @@ def serve_command(
         from pontoon.history import open_store
         from pontoon.web.store_persistence import StorePersistence
 
-        persistence = StorePersistence(open_store(db))  # a bad URL: HistoryError, one line, exit 2
+        store = open_store(db)  # a bad URL: HistoryError, one line, exit 2
+        leases = None
+        if lease_ttl:
+            from pontoon.history.leases import Leases
+
+            owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+            leases = Leases(store, owner, advertise or f"http://{host}:{port}", ttl=lease_ttl)
+        persistence = StorePersistence(store, leases=leases)
     app = create_app(settings, persistence)
     try:
         uvicorn.run(app, host=host, port=port, ws_max_size=settings.max_frame * 4, log_level="info")

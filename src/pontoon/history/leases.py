@@ -71,6 +71,12 @@ class Leases:
             return {str(r.web_id) for r in conn.execute(select(table_leases.c.web_id).where(
                 table_leases.c.expires <= t))}
 
+    def unleased(self, web_ids: list[str]) -> set[str]:
+        """Those of ``web_ids`` that have no lease row at all (a table whose owner never claimed it)."""
+        with self.store.reader.connect() as conn:
+            have = {str(r.web_id) for r in conn.execute(select(table_leases.c.web_id))}
+        return set(web_ids) - have
+
     def release(self, web_id: str) -> None:
         with self.store.engine.begin() as conn:
             conn.execute(delete(table_leases).where(table_leases.c.web_id == web_id,

@@ -182,9 +182,31 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
                 except Exception:  # a bug must not stop every table's timer
                     log.exception("timer tick")
 
+        async def heartbeat() -> None:  # several processes: renew our leases, take over expired ones
+            beat = getattr(store, "heartbeat", None)
+            leases = getattr(store, "leases", None)
+            if beat is None or leases is None:
+                return
+            while True:
+                await asyncio.sleep(leases.ttl / 3)
+                try:
+                    dropped, taken = beat(srv.lobby)
+                except Exception:  # a database outage must not stop the server; the next beat tries again
+                    log.exception("lease heartbeat")
+                    continue
+                for tid in dropped:
+                    log.warning("table %s: lease lost; no longer served here", tid)
+                    for c in list(srv.conns.pop(tid, ())):
+                        with contextlib.suppress(Exception):
+                            await c.ws.close(code=4409, reason="this table moved to another process")
+                for tid in taken:
+                    log.info("table %s taken over (its owner's lease expired)", tid)
+
         task = asyncio.create_task(timers())
+        beat_task = asyncio.create_task(heartbeat())
         yield
         task.cancel()
+        beat_task.cancel()
 
     app = FastAPI(title="pontoon table server", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Play Pontoon at shared tables: lobby, tables, accounts, one WebSocket per table.")
@@ -251,14 +273,14 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
     async def table(tid: TableId) -> Any:
         host = srv.lobby.tables.get(tid)
         if host is None:
-            return _err(404, f"no table {tid}")
+            return _missing(srv, tid)
         return dict(host.summary(), state=host.state_for(None))
 
     @app.get("/api/tables/{tid}/history", responses={404: {}})
     async def history(tid: TableId) -> Any:
         host = srv.lobby.tables.get(tid)
         if host is None:
-            return _err(404, f"no table {tid}")
+            return _missing(srv, tid)
         return [host.history_for(h, None) for h in host.history]
 
     @app.get("/api/tables/{tid}/shoes", responses={404: {}})
@@ -266,7 +288,7 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
         """The live shoe's commitment and the revealed seeds of retired shoes (provably fair tables)."""
         host = srv.lobby.tables.get(tid)
         if host is None:
-            return _err(404, f"no table {tid}")
+            return _missing(srv, tid)
         return {"live": host.fair, "revealed": list(host.revealed)}
 
     @app.post("/api/verify", responses={400: {}, 404: {}})
@@ -316,7 +338,7 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
             return r
         host = srv.lobby.tables.get(tid)
         if host is None:
-            return _err(404, f"no table {tid}")
+            return _missing(srv, tid)
         token = (authorization or "").removeprefix("Bearer ").strip()
         name = srv.lobby.account_of(token)
         async with srv.lock(tid):
@@ -328,7 +350,7 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
     async def leave(tid: TableId, body: LeaveIn) -> Any:
         host = srv.lobby.tables.get(tid)
         if host is None:
-            return _err(404, f"no table {tid}")
+            return _missing(srv, tid)
         _, name = srv.lobby.seat_of(body.token, tid)
         async with srv.lock(tid):
             if name not in host.members:
@@ -353,6 +375,16 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
     return app
 
 
+def _missing(srv: Server, tid: str) -> JSONResponse:
+    """A table this process does not serve: 404, or 409 naming the process that holds its lease."""
+    owner = getattr(srv.lobby.store, "owner_address", None)
+    where = owner(tid) if owner is not None else None
+    if where:
+        return JSONResponse({"detail": f"table {tid} is served by {where}: ask there", "owner": where},
+                            status_code=409, headers={"Location": f"{where}/api/tables/{tid}"})
+    return _err(404, f"no table {tid}")
+
+
 def _store_of(srv: Server) -> Any:
     st = srv.lobby.store
     return st if hasattr(st, "store_table_ids") else None
@@ -371,7 +403,13 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str, token: str |
     host = srv.lobby.tables.get(tid)
     name: str | None = None
     if host is None:
-        await websocket.close(code=4404, reason=f"no table {tid[:16]!r}")
+        owner = getattr(srv.lobby.store, "owner_address", None)
+        where = owner(tid) if owner is not None and len(tid) == 8 else None
+        if where:  # another process serves it (its lease): accepted, then closed naming the owner
+            await websocket.accept()
+            await websocket.close(code=4409, reason=f"served by {where}"[:120])
+        else:
+            await websocket.close(code=4404, reason=f"no table {tid[:16]!r}")
         return
     if token:
         try:

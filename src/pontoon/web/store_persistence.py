@@ -18,8 +18,9 @@ from typing import Any
 from pontoon.british.table import BritishGame
 from pontoon.casino.table import CasinoTable
 from pontoon.events import Event, TableRecord
-from pontoon.history import Recorder, Store, recover
+from pontoon.history import HistoryError, Recorder, Store, recover
 from pontoon.history.accounts import WebRecords
+from pontoon.history.leases import Leases
 from pontoon.history.recover import rules_of
 from pontoon.money import to_money
 from pontoon.rules.british import BritishRules
@@ -32,13 +33,13 @@ LABEL = "web"
 
 
 class StorePersistence:
-    def __init__(self, store: Store, *, owns: Any = None) -> None:
+    def __init__(self, store: Store, *, leases: Leases | None = None) -> None:
         self.store = store
         self.web = WebRecords(store)
         self.recorders: dict[str, Recorder] = {}
         self.games: dict[str, str] = {}  # web id -> casino | british
         self.known: set[str] = set()
-        self.owns = owns  # leases: a callable web_id -> bool (None: this process owns every table)
+        self.leases = leases  # several processes on one database: a table is served by its lease's owner
 
     # ------------------------------------------------------------------ TablePersistence
     def load_accounts(self) -> dict[str, Decimal]:
@@ -69,6 +70,8 @@ class StorePersistence:
             self.web.set_table_id(table_id, None)
 
     def table_created(self, table_id: str, spec: dict[str, Any]) -> None:
+        if self.leases is not None and not self.leases.claim(table_id):  # a fresh random id: never refused
+            raise HistoryError(f"table {table_id} is leased by another process; make the table again")
         rec = self.recorders.get(table_id)
         self.games[table_id] = str(spec.get("game"))
         self.web.table_saved(table_id, spec, None if rec is None else rec.table_id)
@@ -79,6 +82,8 @@ class StorePersistence:
             rec.close()
         self.web.close_table(table_id)
         self.games.pop(table_id, None)
+        if self.leases is not None:
+            self.leases.release(table_id)
 
     def member_changed(self, table_id: str, name: str, change: dict[str, Any]) -> None:
         move: tuple[str, Decimal, str] | None = None
@@ -116,10 +121,38 @@ class StorePersistence:
                                   for e in evs if e["kind"] != "action"]})
         return out
 
+    # ------------------------------------------------------------------ several processes
+    def owner_address(self, table_id: str) -> str | None:
+        """The address of the process serving ``table_id`` (another one's, by its lease), if any."""
+        if self.leases is None:
+            return None
+        row = self.leases.owner_of(table_id)
+        return None if row is None or row["owner"] == self.leases.owner else str(row["address"]) or "another process"
+
+    def heartbeat(self, lobby: Any) -> tuple[list[str], list[str]]:
+        """Renew our leases; drop the tables whose lease we lost; take over the open tables whose
+        owner's lease expired. Returns (dropped, taken over)."""
+        if self.leases is None:
+            return [], []
+        held = self.leases.renew()
+        dropped = [tid for tid in list(lobby.tables) if tid not in held]
+        for tid in dropped:  # another process holds it now: we must not write to it again
+            lobby.tables.pop(tid, None)
+            rec = self.recorders.pop(tid, None)
+            if rec is not None:
+                rec.detach()
+        free = self.leases.expired() | self.leases.unleased([r["web_id"] for r in self.web.open_tables()])
+        taken = self.restore(lobby, only=free - set(lobby.tables)) if free else []
+        if taken:
+            for n, b in self.load_accounts().items():  # accounts made by the process that died
+                lobby.accounts.setdefault(n, b)
+        return dropped, taken
+
     # ------------------------------------------------------------------ restart
     def restore(self, lobby: Any, only: set[str] | None = None) -> list[str]:
         """Rebuild every open web table (``only``: these web ids) and adopt it into ``lobby``."""
-        rows = [r for r in self.web.open_tables() if only is None or r["web_id"] in only]
+        rows = [r for r in self.web.open_tables() if (only is None or r["web_id"] in only)
+                and r["web_id"] not in lobby.tables and (self.leases is None or self.leases.claim(r["web_id"]))]
         wanted = {int(r["table_id"]) for r in rows if r["table_id"] is not None}
         got = {g.table_id: g for g in recover(self.store, label=LABEL) if g.table_id in wanted} if wanted else {}
         done = []
