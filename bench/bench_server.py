@@ -18,10 +18,12 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from decimal import Decimal
 from typing import Any
@@ -33,14 +35,20 @@ from websockets.asyncio.client import connect
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def serve(port: int) -> None:
+def serve(port: int, db: str) -> None:
     import uvicorn
 
     from pontoon.web.app import create_app
     from pontoon.web.hosting import Settings
 
     s = Settings(join_burst=1e6, join_rate=1e6, action_burst=1e6, action_rate=1e6, max_tables=10_000)
-    uvicorn.run(create_app(s), host="127.0.0.1", port=port, log_level="warning", ws_max_size=16384)
+    persistence = None
+    if db:  # the history store on: every event committed (fsync) before it is shown
+        from pontoon.history import open_store
+        from pontoon.web.store_persistence import StorePersistence
+
+        persistence = StorePersistence(open_store(db))
+    uvicorn.run(create_app(s, persistence), host="127.0.0.1", port=port, log_level="warning", ws_max_size=16384)
 
 
 def free_port() -> int:
@@ -157,20 +165,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=10, help="rounds per table")
     ap.add_argument("--players", type=int, default=2, help="players (WebSocket clients) per table")
     ap.add_argument("--preset", default="mbs")
+    ap.add_argument("--store", default="memory,sqlite",
+                    help="persistence, comma separated: memory (none), sqlite (a temporary file, synchronous=FULL)")
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--db", default="", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.serve is not None:
-        serve(a.serve)
+        serve(a.serve, a.db)
         return 0
+    stores = [x for x in a.store.split(",") if x]
+    if any(x not in ("memory", "sqlite") for x in stores):
+        print(f"--store {a.store}: accepted are memory and sqlite", file=sys.stderr)
+        return 2
     counts = [int(x) for x in a.tables.split(",") if x]
     print(f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
           f"{os.cpu_count()} CPUs")
     print(f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
-          f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'RSS MB start':>12} {'RSS MB end':>10}")
+          f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'RSS MB start':>12} {'RSS MB end':>10} "
+          f"{'store':>6} {'vs memory':>9}")
+    mem_rps: dict[int, float] = {}
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    for tables in counts:
+    tmp = tempfile.mkdtemp(prefix="bench-server-")
+    for tables, store in [(t, st) for t in counts for st in stores]:
         port = free_port()
-        proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", str(port)], env=env)
+        db = f"sqlite:///{tmp}/h{tables}.sqlite" if store == "sqlite" else ""
+        proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db],
+                                env=env)
         try:
             base = f"http://127.0.0.1:{port}"
             for _ in range(300):
@@ -193,8 +213,13 @@ def main(argv: list[str] | None = None) -> int:
         p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))] * 1000 if lat else float("nan")
         rps = tables * a.rounds / res["wall"]
         direct = baseline(tables, a.players, a.rounds, a.preset)
+        if store == "memory":
+            mem_rps[tables] = rps
+        vs = f"{rps / mem_rps[tables]:.2f}x" if tables in mem_rps else "-"
         print(f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
-              f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {rss0:>12.1f} {rss1:>10.1f}")
+              f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {rss0:>12.1f} {rss1:>10.1f} "
+              f"{store:>6} {vs:>9}", flush=True)
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

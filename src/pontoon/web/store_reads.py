@@ -56,9 +56,17 @@ def shoe_of(store: Store, sid: int) -> Any:
         fair = importlib.import_module("pontoon.fair")
     except ImportError:
         return dict(rec, verified=None)
+    new = next((e["data"] for e in rec["events"] if e["kind"] == "new_shoe" and "commitment" in e["data"]), None)
+    rev = next((e["data"] for e in rec["events"] if e["kind"] == "shoe_retired" and "server_seed" in e["data"]), None)
+    if new is None or rev is None:
+        return dict(rec, fair_record=None, verified=None)  # not a provably fair shoe
+    record = {"scheme": new["scheme"], "server_seed": rev["server_seed"], "client_seed": new["client_seed"],
+              "nonce": new["nonce"], "commitment": new["commitment"], "pack": new["pack"], "decks": new["decks"],
+              "dealt": rec["dealt"]}  # docs/fairness.md: what /api/verify (and anyone) checks
+    rec["fair_record"] = record
     try:
-        res = fair.verify_record(rec)
+        res = fair.verify_record(record)
         rec["verified"] = {"ok": res.ok, "checked": list(res.checked), "difference": res.difference}
-    except PontoonError as err:
-        rec["verified"] = {"ok": None, "difference": f"not a fair shoe's record: {err}"}
+    except (PontoonError, KeyError, TypeError) as err:
+        rec["verified"] = {"ok": None, "difference": f"the shoe's record does not parse: {err}"}
     return rec
