@@ -5,16 +5,33 @@ that the run stays well under a minute."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
-from tests.web.conftest import LiveServer
+from tests.web.conftest import FAST, LiveServer
 
 
 def test_no_operation_answers_a_server_error(live: LiveServer) -> None:
+    _check_all(live)
+
+
+def test_on_the_history_store(tmp_path: Path) -> None:
+    """The same with the store on (the rounds, round and shoe endpoints read it)."""
+    from pontoon.history import open_store
+    from pontoon.web.store_persistence import StorePersistence
+
+    live = LiveServer(FAST, StorePersistence(open_store(f"sqlite:///{tmp_path / 'h.sqlite'}", synchronous="OFF")))
+    try:
+        _check_all(live)
+    finally:
+        live.stop()
+
+
+def _check_all(live: LiveServer) -> None:
     live.table(preset="mbs", seed=1)  # something for the table routes to find
     live.account("someone")
     schema = schemathesis.openapi.from_url(live.url + "/openapi.json")
