@@ -37,6 +37,7 @@ def test_bad_db_url_exit_2(capsys: pytest.CaptureFixture[str], tmp_path) -> None
     assert run(["serve", "--port", str(port), "--db", "nosuch://nowhere"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "database URL" in err
-    assert run(["serve", "--port", str(port), "--db", f"sqlite:///{tmp_path}/no/such/dir/h.sqlite"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1
+    for bad in (f"sqlite:///{tmp_path}", "postgresql://nobody@/nodb?host=/nonexistent"):  # a directory; no server
+        assert run(["serve", "--port", str(port), "--db", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: cannot open the history database") and err.count("\n") == 1
