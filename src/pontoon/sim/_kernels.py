@@ -85,7 +85,7 @@ def _workspace(nb):
     return hc, hi, logl, loga, logb, jrec, bx
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, nogil=True)  # other threads (a Dask worker's event loop) run meanwhile
 def run_random(
     shoe, st, ur, P, pan_pay, pan_cum, strat, comp, trans, max_rounds, acc, mom, sess, sess_len, r0
 ):

@@ -349,8 +349,9 @@ def simulate(
         from pontoon.sim.cluster import run_on_dask
 
         used, compile_seconds, seconds = run_on_dask(
-            spec, entropy, sizes, session_length, totals, workers, scheduler, progress, dashboard=dashboard
-        )
+            spec, entropy, sizes, session_length, totals, workers, scheduler, progress, dashboard=dashboard,
+            chunks=chunk_count(rounds, cr), chunk_rounds=cr,
+        )  # fmt: skip
     out = report(spec, totals, rounds, seconds, seed=entropy, workers=used, session_length=session_length)
     out["compile_seconds"] = compile_seconds
     return out
