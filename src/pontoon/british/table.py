@@ -286,6 +286,7 @@ class BritishGame(Publisher):
         if rnd.next_banker != self.banker:
             self._pass_bank(rnd.next_banker, "003 The New Deal: a Pontoon takes the bank")
         self._flush()
+        self._forget_published()  # the round's transfers went out with its events
         self.round = None
         self.rounds_played += 1
         self.history.append(summary)
@@ -319,9 +320,16 @@ class BritishGame(Publisher):
         self._publish(0, [ev], self._table_moves())
 
     def _table_moves(self) -> list[Any]:
+        """The table-ledger transfers not yet published; once handed out they are dropped from memory
+        (the balances stay; the history store keeps every transfer), so memory does not grow with the
+        rounds played (issue 10 item 7)."""
         moved = self.ledger.transfers[self._table_moved :]
-        self._table_moved = len(self.ledger.transfers)
+        self._forget_published()
         return moved
+
+    def _forget_published(self) -> None:
+        del self.ledger.transfers[:]
+        self._table_moved = 0
 
     # ---------------------------------------------------------------------------------------
     # recovery (the history store): the table between rounds as plain data, and back

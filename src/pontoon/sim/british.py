@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-import numpy as np
-
 from pontoon.british.bots import Bots, play_round
 from pontoon.british.table import BritishGame
 from pontoon.errors import RulesError
@@ -33,9 +31,6 @@ from pontoon.rules.british import BritishRules
 
 PLAYER_LINES = ("pontoon", "royal_pontoon", "five_card_trick", "player_bust")
 BANKER_LINES = ("banker_pontoon", "banker_five_card_trick", "banker_bust")
-
-
-SEGMENT_ROUNDS = 2_000  # rounds per table: a fresh table (and ledger) after that many
 
 
 @dataclass
@@ -62,13 +57,9 @@ class _Sums:
 def simulate_british(
     rules: BritishRules, rounds: int, seed: int, players: int = 4, bots: Bots | None = None
 ) -> dict[str, Any]:
-    """Play ``rounds`` rounds with bots in every seat; figures from the banker's side (module doc).
-
-    The rounds are played on tables of ``SEGMENT_ROUNDS`` rounds each: a table's ledger keeps
-    every transfer it made (about 1.6 KB a round), so one table for a long run grew without bound
-    (issue 10 item 7). The first table is seeded with ``seed`` itself (runs of up to
-    ``SEGMENT_ROUNDS`` rounds are what one table gives), table k with ``SeedSequence(seed,
-    spawn_key=(k,))``; each new table chooses its first banker at random (003)."""
+    """Play ``rounds`` rounds with bots in every seat at one table; figures from the banker's side
+    (module doc). Memory does not grow with the rounds: the table keeps balances and drops its
+    transfers once published, and the figures are running sums (issue 10 item 7)."""
     if not isinstance(rules, BritishRules):
         raise RulesError(f"simulate_british needs British rules (british, shoot), not {type(rules).__name__}")
     if rounds < 1:
@@ -79,18 +70,9 @@ def simulate_british(
     seats = [f"p{i + 1}" for i in range(players + 1)]
     sums = _Sums()
     t0 = time.perf_counter()
-    left = rounds
-    k = 0
-    while left > 0:
-        rng: int | np.random.Generator = (
-            seed if k == 0 else np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
-        )
-        game = BritishGame(rules, seats, rng=rng)
-        m = min(left, SEGMENT_ROUNDS)
-        for _ in range(m):
-            _play_one(game, bots, rules, sums)
-        left -= m
-        k += 1
+    game = BritishGame(rules, seats, rng=seed)
+    for _ in range(rounds):
+        _play_one(game, bots, rules, sums)
     seconds = time.perf_counter() - t0
     return _summary(rules, rounds, players, seed, seconds, sums)
 
