@@ -490,8 +490,9 @@ def test_cli_verified_mismatch_and_errors(tmp_path: Path, capsys: pytest.Capture
     bad.write_text(json.dumps(rec))
     code, out, err, _ = cli(capsys, "verify", str(bad))
     assert code == 1 and out.strip().splitlines() == [out.strip()] and out.startswith("mismatch: card 5 dealt was")
-    code, out, err, _ = cli(capsys, "verify", "17")
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "history store" in err
+    # a number is a stored shoe id (tests/history/test_fair_store.py covers stored shoes): no database here
+    code, out, err, _ = cli(capsys, "verify", "17", "--db", f"sqlite:///{tmp_path / 'none.sqlite'}")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "no history database" in err
     code, out, err, _ = cli(capsys, "verify", str(tmp_path / "missing.json"))
     assert code == 2 and "is not a file" in err
 

@@ -179,7 +179,7 @@ def _check_sqlite(conn: Connection) -> None:
         )
 
 
-SCHEMA_HEAD = "0001"  # the newest Alembic revision (tests check it against migrations/versions)
+SCHEMA_HEAD = "0002"  # the newest Alembic revision (tests check it against migrations/versions)
 
 
 def _migrate(engine: Engine) -> None:
