@@ -3,9 +3,11 @@
 The recorder subscribes to the table (``table.subscribe``); each ``TableRecord`` is written in its own
 transaction, synchronously, before the table call returns, so before anything is shown. One batching
 exception, where nothing can be shown in between: a table's ``new_shoe`` / ``shoe_retired`` events
-are made inside ``new_round`` and are written in the same transaction as that round's ``round_start``
-(with the new shoe's card order and the recovery snapshot), so a crash never leaves a shoe recorded
-without its cards.
+are made inside ``new_round`` (casino; a fair table's first shoe too) or ``end_round`` (a British
+reshuffle) and are written in the same transaction as the next event (a casino ``round_start`` with
+the new shoe's card order and the recovery snapshot; a British ``bank_passes`` or ``round_start``
+with the fair pack's order), so a crash never leaves a shoe recorded without its cards. A fair
+table's shuffler (its secret seeds) is part of the snapshot (``CasinoTable.snapshot``).
 
 Casino ``join``/``leave`` move money between the table and the cashier: the recorder books them as
 ledger rows from/to ``{"cashier": "cage"}`` (kinds ``deposit``/``withdrawal``), so every balance is a
