@@ -254,3 +254,28 @@ def test_unknown_policy_and_table(store) -> None:  # type: ignore[no-untyped-def
         recover_table(store, 1, policy="maybe")
     with pytest.raises(HistoryError, match="no table 42"):
         recover_table(store, 42)
+
+
+def test_recover_gives_a_plain_table_a_fair_shuffler_from_the_next_shoe(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A table recorded without the fair shuffle: recover(fair=factory) replays it unchanged, then its
+    next shoe is fair (a commitment before its first card); an instance instead of a factory is refused."""
+    from pontoon.fair import FairShuffler, records_from_events, verify_record
+    from pontoon.history.store import HistoryError
+
+    url = f"sqlite:///{tmp_path / 'plain.sqlite'}"
+    _play_until(url, "mbs", 4, 30, 40, short_shoe=True)
+    s = open_store(url)
+    with pytest.raises(HistoryError, match="factory"):
+        recover(s, fair=FairShuffler(test_seed=1))  # type: ignore[arg-type]
+    got = recover(s, fair=lambda: FairShuffler(test_seed=1))
+    t = got[0].table
+    assert isinstance(t, CasinoTable) and t.fair is not None
+    play(t, 4, 12)
+    finish(t, got[0].recorder)
+    evs = [(e["kind"], e["data"]) for e in s.events_(1)]
+    news = [d for k, d in evs if k == "new_shoe"]
+    assert "commitment" not in news[0] and all("commitment" in d for d in news[1:]) and len(news) >= 2
+    records = records_from_events(evs)
+    assert len(records) == len(news) - 1 and all(verify_record(r).ok for r in records)
+    audit(s)
+    s.close()

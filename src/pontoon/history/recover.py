@@ -223,6 +223,9 @@ def recover(store: Store, *, policy: str = "resume", label: str | None = None,
     bring their shuffler back from the store; ``fair`` (older name ``shuffler``) makes one for each
     table recorded without one (a factory: each table needs its own)."""
     make = fair if fair is not None else shuffler
+    if isinstance(make, FairShuffler) or (make is not None and not callable(make)):
+        raise HistoryError("recover: fair= is a factory (e.g. FairShuffler, or lambda: FairShuffler(...)): "
+                           "each table needs its own shuffler; fair tables bring theirs back from the store")
     return [recover_table(store, int(t["id"]), policy=policy, fair=make() if make is not None else None)
             for t in store.tables_(status="open", label=label)]
 
