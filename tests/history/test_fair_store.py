@@ -62,10 +62,13 @@ def test_recorded_play_deals_fair_shoes_and_shows_commitments_and_reveals(casino
     ids = [int(sh["id"]) for sh in s.shoes_(1)]
     assert f"pontoon verify {ids[0]}" in out
     # the private snapshot holds the shuffler's seeds; no event holds a seed before its reveal
-    seeds = {r["server_seed"] for r in reveals}
-    first_reveal = next(i for i, e in enumerate(evs) if e["kind"] == "shoe_retired")
-    assert not any(sd in json.dumps(e["data"]) for e in evs[:first_reveal] for sd in seeds)
-    assert s.table(1)["state"]["fair"]["client_seed"] == "test-21"
+    for r in reveals:  # each seed appears first in its own reveal
+        at = next(i for i, e in enumerate(evs) if e["kind"] == "shoe_retired" and e["data"] == r)
+        assert not any(r["server_seed"] in json.dumps(e["data"]) for e in evs[:at])
+    state = s.table(1)["state"]["fair"]  # the snapshot (private) holds the seeds of the shoes to come
+    assert state["next_seed"] not in json.dumps([e["data"] for e in evs])
+    assert commitment(state["next_seed"]) == news[-1]["next_commitment"]
+    assert state["client_seed"] == "test-21"
     audit(s)
     s.close()
 
