@@ -11,7 +11,7 @@ from pontoon.british.table import BritishGame
 from pontoon.casino.table import CasinoTable
 from pontoon.history import open_store, recover, recover_table
 from pontoon.history.audit import audit
-from pontoon.protocol import BETTING
+from pontoon.protocol import BETTING, TABLE
 from tests.history.conftest import dump
 from tests.history.driver import BRITISH, CASINO, finish, new_table, play
 
@@ -279,3 +279,56 @@ def test_recover_gives_a_plain_table_a_fair_shuffler_from_the_next_shoe(tmp_path
     assert len(records) == len(news) - 1 and all(verify_record(r).ok for r in records)
     audit(s)
     s.close()
+
+
+def _stand_out(t: CasinoTable) -> None:
+    rnd = t.round
+    assert rnd is not None
+    if rnd.to_act() is BETTING:
+        if not any(e.kind == "bet" for e in rnd.log.events):
+            t.place_bet(1, "ann", "main", Decimal("10.00"))  # logged as 10, its ledger row 10.00
+        t.deal()
+    while not rnd.is_over():
+        seat = rnd.to_act()
+        actor = seat if isinstance(seat, str) and rnd.legal_actions(seat) else TABLE
+        legal = [a for a in rnd.legal_actions(actor) if a.verb in ("stand", "hit")]
+        t.act(actor, next((a for a in legal if a.verb == "stand"), legal[0]))
+    t.end_round()
+
+
+def test_recovery_keeps_the_exact_text_of_a_committed_amount(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A wager of 10.00 is logged as 10 in its event but 10.00 in its ledger row; the engine derives
+    later amounts from it (a win pays its stake), so recovery re-places it as 10.00: the ledger rows
+    and the hash chain after the crash equal the uninterrupted run's (found by the slow kill test:
+    rws-plus seed 0, an insurance of 5.00 replayed as 5)."""
+    from pontoon.history import Recorder
+    from pontoon.rules import resolve_rules
+
+    def start(url: str) -> tuple[CasinoTable, Recorder]:
+        s = open_store(url)
+        t = CasinoTable(resolve_rules("mbs"), rng=11)
+        rec = Recorder(s, t, label="x")
+        t.join("ann", 1000)
+        return t, rec
+
+    t, rec = start(f"sqlite:///{tmp_path / 'ref.sqlite'}")
+    for _ in range(4):
+        t.new_round()
+        _stand_out(t)
+    t.close()
+    rec.close()
+    want = dump(rec.store)
+    assert sum(1 for r in want["ledger"] if r[3] == "10.00") >= 4  # type: ignore[index, union-attr]
+    t, rec = start(f"sqlite:///{tmp_path / 'k.sqlite'}")
+    t.new_round()
+    t.place_bet(1, "ann", "main", Decimal("10.00"))
+    rec.detach()  # stopped dead after the wager
+    got = recover(rec.store)
+    t = got[0].table  # type: ignore[assignment]
+    _stand_out(t)
+    for _ in range(3):
+        t.new_round()
+        _stand_out(t)
+    t.close()
+    got[0].recorder.close()
+    assert dump(rec.store) == want

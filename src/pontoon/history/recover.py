@@ -21,6 +21,7 @@ Then ``policy`` decides an open round:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -82,6 +83,16 @@ def _actor(data: dict[str, Any]) -> Actor:
     return TABLE if data.get("authority") == "table" else str(data["seat"])
 
 
+def _exact(amount: Decimal, e: dict[str, Any]) -> Decimal:
+    """``amount`` with the exact text its committed ledger row has (``5.00``, not the event's ``5``):
+    the engine derives later amounts from it (an insurance win pays its stake), and the ledger text
+    of those rows is hashed, so a replayed ``5`` would make a different (equal-valued) chain."""
+    for t in e.get("transfers", []):
+        if Decimal(str(t["amount"])) == amount:
+            return Decimal(str(t["amount"]))
+    return amount
+
+
 def _drive_casino(t: CasinoTable, e: dict[str, Any]) -> None:
     k, d = e["kind"], e["data"]
     if e["round_no"] == 0:
@@ -95,7 +106,7 @@ def _drive_casino(t: CasinoTable, e: dict[str, Any]) -> None:
     if k == "round_start":
         t.new_round()
     elif k == "bet":
-        t.place_bet(int(d["box"]), str(d["player"]), str(d["kind"]), Decimal(d["amount"]))
+        t.place_bet(int(d["box"]), str(d["player"]), str(d["kind"]), _exact(Decimal(d["amount"]), e))
     elif k == "withdraw":
         t.withdraw_bet(int(d["box"]), str(d["player"]), str(d["kind"]))
     elif k == "no_more_bets":
@@ -103,7 +114,10 @@ def _drive_casino(t: CasinoTable, e: dict[str, Any]) -> None:
     elif k == "action" and d.get("act", {}).get("verb") == "interrupt":
         t.interrupt()
     elif k == "action":
-        t.act(_actor(d), Action.from_json(d["act"]))
+        act = Action.from_json(d["act"])
+        if act.amount is not None:
+            act = dataclasses.replace(act, amount=_exact(act.amount, e))
+        t.act(_actor(d), act)
     else:
         raise RecoveryMismatch(f"committed event round {e['round_no']} #{e['seq']} {k} was not re-made by the engine")
 
@@ -124,7 +138,10 @@ def _drive_british(g: BritishGame, e: dict[str, Any]) -> None:
     if k == "round_start":
         g.new_round()
     elif k == "action":
-        g.act(_actor(d), Action.from_json(d["act"]))
+        act = Action.from_json(d["act"])
+        if act.amount is not None:
+            act = dataclasses.replace(act, amount=_exact(act.amount, e))
+        g.act(_actor(d), act)
     elif k == "void" and g.round is not None and not g.round.is_over():
         g.round.abandon(str(d["reason"]))  # the player left mid-round (cli/play_british.py)
         g.end_round()
