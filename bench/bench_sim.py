@@ -8,6 +8,14 @@ the random words, the kernel plays, totals), the reference engine driven by the 
 in the same run (reference.py policy driver, stacked 60-card shoes), and the ratio.
 
     .venv/bin/python bench/bench_sim.py [ROUNDS]
+    .venv/bin/python bench/bench_sim.py --workers [ROUNDS] [REPEATS]   # Dask against one process
+    .venv/bin/python bench/bench_sim.py --zscores [bench_zscores.py options]
+
+``--workers``: ``simulate`` on mbs without workers, with ``--workers 1`` and with ``--workers 2``,
+alternately ``REPEATS`` times (default 20M rounds, 3 repeats); the rates time the simulation only
+(the workers started and the kernels loaded before the clock: ``compile_seconds`` apart); prints
+each run, the best of each, and the ratios (efficiency per worker = rate / (workers x one process)).
+``--zscores``: the z-score table of ``bench_zscores.py``.
 """
 
 from __future__ import annotations
@@ -60,7 +68,44 @@ def engine(spec, rules, rounds: int) -> float:
     return rounds / (time.perf_counter() - t0)
 
 
+def workers_bench(rounds: int, repeats: int) -> None:
+    """One process against local Dask clusters of 1 and 2 workers, alternately."""
+    import os
+
+    from pontoon.sim.api import simulate
+
+    rules = find_rules("mbs")
+    simulate(rules, 1000, seed=1)  # compile or load the kernels here
+    best: dict[str, float] = {}
+    for rep in range(repeats):
+        for label, w in (("one process", None), ("--workers 1", 1), ("--workers 2", 2)):
+            out = simulate(rules, rounds, seed=7, workers=w)
+            rate = out["rounds_per_second"]
+            best[label] = max(best.get(label, 0.0), rate)
+            load = os.getloadavg()[0]
+            print(
+                f"{rep}: {label:12}: {rate:14,.0f} rounds/s (start-up and kernels {out['compile_seconds']:.2f} s "
+                f"apart; load {load:.2f}) net {out['totals']['main_game_net']}",
+                flush=True,
+            )
+    one = best["one process"]
+    print("best: " + ", ".join(f"{k} {v:,.0f}" for k, v in best.items()))
+    print(f"--workers 1 / one process: {best['--workers 1'] / one:.2f}")
+    print(f"--workers 2 efficiency per worker: {best['--workers 2'] / (2 * one):.2f} ({os.cpu_count()} cores)")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--workers"]:
+        args = [int(a) for a in sys.argv[2:4]]
+        workers_bench(*(args + [20_000_000, 3][len(args) :]))
+        return
+    if sys.argv[1:2] == ["--zscores"]:
+        import runpy
+        from pathlib import Path
+
+        sys.argv = [sys.argv[0], *sys.argv[2:]]
+        runpy.run_path(str(Path(__file__).with_name("bench_zscores.py")), run_name="__main__")
+        return
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5_000_000
     rules = find_rules("mbs")
     spec = build_spec(rules, boxes=1)

@@ -490,8 +490,9 @@ def test_cli_verified_mismatch_and_errors(tmp_path: Path, capsys: pytest.Capture
     bad.write_text(json.dumps(rec))
     code, out, err, _ = cli(capsys, "verify", str(bad))
     assert code == 1 and out.strip().splitlines() == [out.strip()] and out.startswith("mismatch: card 5 dealt was")
-    code, out, err, _ = cli(capsys, "verify", "17")
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "history store" in err
+    # a number is a stored shoe id (tests/history/test_fair_store.py covers stored shoes): no database here
+    code, out, err, _ = cli(capsys, "verify", "17", "--db", f"sqlite:///{tmp_path / 'none.sqlite'}")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "no history database" in err
     code, out, err, _ = cli(capsys, "verify", str(tmp_path / "missing.json"))
     assert code == 2 and "is not a file" in err
 
@@ -586,3 +587,38 @@ def test_bench_fair_runs() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ratio fair/numpy" in out.stdout
+
+
+@pytest.mark.parametrize("test_seed,client", [(None, None), (None, "my own seed"), (11, None)])
+def test_shuffler_state_round_trips_through_json(test_seed: int | None, client: str | None) -> None:
+    """The recovery snapshot's shuffler state (through JSON, as the store keeps it): the restored
+    shuffler reveals the live seed and makes the same next shoes, commitments and reveals."""
+    from pontoon.fair import FairShuffler
+
+    a = FairShuffler(client, test_seed=test_seed)
+    a.new_shoe("pontoon48", 2)
+    for live in (True, False):
+        b = FairShuffler.from_state(json.loads(json.dumps(a.state())))
+        assert b.next_commitment == a.next_commitment and b.client_seed == a.client_seed and b.live == a.live == live
+        assert b.retire() == a.retire()
+        # the next shoe, with its next commitment, is the same; in secret mode the shoes after it
+        # have fresh seeds (never shown before the snapshot), in test mode they are the same too
+        for k in range(3 if test_seed is not None else 1):
+            assert b.next_commitment == a.next_commitment, k
+            assert b.new_shoe("standard52", 1) == a.new_shoe("standard52", 1)
+            assert b.retire() == a.retire()
+        a.new_shoe("pontoon48", 1)
+        a.retire()  # the second pass: a state with no live shoe
+    c = FairShuffler.from_state(json.loads(json.dumps(a.state())))
+    c.set_client_seed("changed")
+    assert c.new_shoe("pontoon48", 1)[1]["client_seed"] == "changed"
+
+
+def test_shuffler_state_that_is_inconsistent_is_refused() -> None:
+    from pontoon.fair import FairRecordError, FairShuffler
+
+    st_ = FairShuffler(test_seed=1).state()
+    with pytest.raises(FairRecordError):
+        FairShuffler.from_state({**st_, "server_seed": "ab" * 32})  # a seed without a live shoe
+    with pytest.raises(FairRecordError):
+        FairShuffler.from_state({**st_, "scheme": "other"})

@@ -14,11 +14,15 @@ from pathlib import Path
 import pytest
 
 PONTOON = [sys.executable, "-m", "pontoon.cli.app"]
-ENV = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "120"}
+
+
+def _env() -> dict[str, str]:
+    """The environment at call time: the session fixture's temporary history store included."""
+    return {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "120"}
 
 
 def _run(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*PONTOON, *args], input=stdin, capture_output=True, text=True, timeout=120, env=ENV)
+    return subprocess.run([*PONTOON, *args], input=stdin, capture_output=True, text=True, timeout=120, env=_env())
 
 
 def test_end_of_input_mid_round_exits_0_with_the_summary() -> None:
@@ -30,7 +34,7 @@ def test_end_of_input_mid_round_exits_0_with_the_summary() -> None:
 
 def _interrupt_mid_round(args: list[str], prompt: str) -> subprocess.CompletedProcess[str]:
     p = subprocess.Popen([*PONTOON, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=ENV)
+                         env=_env())
     assert p.stdin is not None and p.stdout is not None
     p.stdin.write(b"\n")
     p.stdin.flush()

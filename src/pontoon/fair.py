@@ -218,6 +218,10 @@ class FairShuffler:
         # the next shoe's seed is drawn (and its commitment shown) a shoe ahead, so that a player can
         # choose the client seed after seeing it: the house cannot then pick a seed to suit the client seed
         self._next_seed = self._draw_seed(1)
+        # and the seed after it is drawn (never shown) one more shoe ahead, so that the recovery snapshot
+        # taken at a round's start holds every seed a crash-replay of that round can need (a British
+        # reshuffle at the round's end commits to the seed after the next one)
+        self._after_seed = self._draw_seed(2)
 
     def _draw_seed(self, nonce: int) -> str:
         return new_server_seed() if self.test_seed is None else deterministic_server_seed(self.test_seed, nonce)
@@ -249,7 +253,8 @@ class FairShuffler:
         seed = self._next_seed
         cards = shuffled_shoe(pack, decks, seed, self._client_seed, self.nonce)
         self._server_seed = seed
-        self._next_seed = self._draw_seed(self.nonce + 1)
+        self._next_seed = self._after_seed
+        self._after_seed = self._draw_seed(self.nonce + 2)
         self._live = {
             "scheme": SCHEME,
             "commitment": commitment(seed),
@@ -263,6 +268,37 @@ class FairShuffler:
         if self.test_seed is not None:
             self._live["secret"] = False  # test mode: the seed follows from test_seed (not secret)
         return cards, dict(self._live)
+
+    def state(self) -> dict[str, Any]:
+        """Everything needed to go on exactly (the store's private recovery snapshot): the client seed,
+        the nonce, the live shoe's secret seed and commitment data, the seeds of the next two shoes,
+        test mode. A restored shuffler makes the same next two shoes (and commitments) as the original;
+        in secret mode the shoe after those gets a fresh seed (it was never shown).
+        SECRET: the seeds must never be shown or logged before their shoe is retired."""
+        return {"scheme": SCHEME, "client_seed": self._client_seed, "nonce": self.nonce,
+                "server_seed": self._server_seed, "live": dict(self._live) if self._live is not None else None,
+                "next_seed": self._next_seed, "after_seed": self._after_seed, "test_seed": self.test_seed}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> FairShuffler:
+        """The inverse of ``state``: the same next shoe, commitment and reveal as an uninterrupted shuffler."""
+        if not isinstance(state, dict) or state.get("scheme") != SCHEME:
+            raise FairRecordError(f"a fair shuffler state of scheme {SCHEME!r} is expected, not {_show(state)}")
+        test_seed = state.get("test_seed")
+        out = cls(str(state["client_seed"]), test_seed=None if test_seed is None else int(test_seed))
+        out.test_seed = None if test_seed is None else int(test_seed)
+        out.nonce = int(state["nonce"])
+        live = state.get("live")
+        seed = state.get("server_seed")
+        if (live is None) != (seed is None):
+            raise FairRecordError("a fair shuffler state has a live shoe without its server seed (or the reverse)")
+        out._server_seed = None if seed is None else str(seed)
+        out._live = None if live is None else dict(live)
+        next_seed, after_seed = str(state["next_seed"]), str(state["after_seed"])
+        _seed_bytes(next_seed, "next_seed")
+        _seed_bytes(after_seed, "after_seed")
+        out._next_seed, out._after_seed = next_seed, after_seed
+        return out
 
     def retire(self) -> dict[str, Any] | None:
         """Reveal the live shoe's server seed (``None`` when no shoe is live)."""

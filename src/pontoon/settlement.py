@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Any, TypeGuard
 
 from pontoon.errors import PontoonError
+from pontoon.money import fmt
 
 
 class System(Enum):
@@ -86,7 +87,7 @@ class Transfer:
         return {
             "source": account_json(self.source),
             "dest": account_json(self.dest),
-            "amount": str(self.amount),
+            "amount": fmt(self.amount),  # one canonical text per amount (5.00 and 5 are one amount)
             "kind": self.kind,
             "player": self.player,
             "reason": self.reason,

@@ -42,4 +42,5 @@ def dump(store: Store, table_id: int = 1) -> dict[str, object]:
     led = [(r["idem"], r["source"], r["dest"], r["amount"], r["kind"], r["player"], r["reason"])
            for r in store.ledger_(table_id)]
     rounds = [(r["number"], r["status"], r["result"]) for r in store.rounds_(table_id=table_id)]
-    return {"events": evs, "ledger": led, "balances": store.balances(table_id), "rounds": rounds}
+    shoes = [(sh["number"], sh["cards"], sh["cut"]) for sh in store.shoes_(table_id)]
+    return {"events": evs, "ledger": led, "balances": store.balances(table_id), "rounds": rounds, "shoes": shoes}

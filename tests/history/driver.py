@@ -3,7 +3,7 @@
 Every decision is a function of (seed, round number, events so far): a hash picks among the legal
 actions, so a table recovered after a crash makes exactly the decisions the uninterrupted one makes.
 
-    python tests/history/driver.py --db sqlite:///PATH --preset mbs --seed 1 --rounds 20 [--resume]
+    python tests/history/driver.py --db sqlite:///PATH --preset mbs --seed 1 --rounds 20 [--fair] [--resume]
 
 prints one JSON line: the table id, the rounds played, the balances and the hash-chain head.
 """
@@ -20,6 +20,7 @@ from typing import Any
 from pontoon.british.bots import Bots
 from pontoon.british.table import BritishGame
 from pontoon.casino.table import CasinoTable
+from pontoon.fair import FairShuffler
 from pontoon.history import Recorder, Store, open_store, recover
 from pontoon.protocol import BETTING, TABLE
 from pontoon.rules import resolve_rules
@@ -34,14 +35,22 @@ def pick(n: int, *parts: object) -> int:
     return zlib.crc32(":".join(map(str, parts)).encode()) % n
 
 
-def new_table(store: Store, preset: str, seed: int, balance: int = 1000) -> tuple[CasinoTable | BritishGame, Recorder]:
-    rules = resolve_rules(preset)
+def new_table(store: Store, preset: str, seed: int, balance: int = 1000,
+              fair: bool = False, short_shoe: bool = False,
+              secret: bool = False) -> tuple[CasinoTable | BritishGame, Recorder]:
+    """``fair``: the table deals from ``FairShuffler(test_seed=seed)`` (deterministic, so a killed run
+    can be compared with an uninterrupted one, commitments and reveals included). ``short_shoe``: a
+    casino shoe of 4 decks cut at 25% (the least the rules allow): a new shoe every few rounds."""
+    rules: Any = resolve_rules(preset)
+    if short_shoe and preset not in BRITISH:
+        rules = type(rules).model_validate({**rules.model_dump(mode="json"), "decks": 4, "penetration": 0.25})
     t: CasinoTable | BritishGame
+    shuffler = (FairShuffler() if secret else FairShuffler(test_seed=seed)) if fair else None  # secret: real seeds
     if preset in BRITISH:
-        t = BritishGame(rules, ["ann", "bob", "cat"], banker="ann", rng=seed)
+        t = BritishGame(rules, ["ann", "bob", "cat"], banker="ann", rng=seed, fair=shuffler)
         rec = Recorder(store, t, label=LABEL, meta={"preset": preset, "seed": seed})
     else:
-        t = CasinoTable(rules, rng=seed)
+        t = CasinoTable(rules, rng=seed, fair=shuffler)
         rec = Recorder(store, t, label=LABEL, meta={"preset": preset, "seed": seed})
         t.join("ann", balance)
         t.join("bob", balance)
@@ -93,6 +102,12 @@ def play(t: CasinoTable | BritishGame, seed: int, rounds: int) -> None:
             british_round(t, bots)
 
 
+def finish(t: CasinoTable | BritishGame, rec: Recorder) -> None:
+    """Close the table (a fair shoe's seed is revealed) and its record."""
+    t.close()
+    rec.close()
+
+
 def summary(store: Store, t: CasinoTable | BritishGame, table_id: int) -> dict[str, Any]:
     return {"table": table_id, "rounds": t.rounds_played, "balances": {k: str(v) for k, v in t.balances().items()},
             "last_hash": store.table(table_id)["last_hash"]}
@@ -105,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--fair", action="store_true", help="a fair table (test mode) with a short casino shoe")
     a = ap.parse_args(argv)
     store = open_store(a.db)
     got = recover(store, label=LABEL) if a.resume else []
@@ -118,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
                 if who not in t.seats():
                     t.join(who, 1000)
     else:  # a new table (also when a kill came before the table's first commit)
-        t, rec = new_table(store, a.preset, a.seed)
+        t, rec = new_table(store, a.preset, a.seed, fair=a.fair, short_shoe=a.fair)
     play(t, a.seed, a.rounds)
-    rec.close()
+    finish(t, rec)
     print(json.dumps(summary(store, t, rec.table_id)))
     return 0
 

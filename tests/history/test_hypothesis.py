@@ -14,26 +14,29 @@ from pontoon.cli.app import run
 from pontoon.history import open_store, recover
 from pontoon.history.audit import audit
 from tests.history.conftest import dump
-from tests.history.driver import BRITISH, CASINO, new_table, play
+from tests.history.driver import BRITISH, CASINO, finish, new_table, play
 
 
 class _Stop(Exception):
     pass
 
 
-@settings(max_examples=5, deadline=None)
-@given(preset=st.sampled_from(CASINO + BRITISH), seed=st.integers(0, 2**32), frac=st.floats(0.02, 0.98))
-def test_recovery_from_any_stop_point(preset: str, seed: int, frac: float) -> None:
-    rounds = 4
+@settings(max_examples=8, deadline=None)
+@given(preset=st.sampled_from(CASINO + BRITISH), seed=st.integers(0, 2**32), frac=st.floats(0.02, 0.98),
+       fair=st.booleans())
+def test_recovery_from_any_stop_point(preset: str, seed: int, frac: float, fair: bool) -> None:
+    """``fair``: a FairShuffler table in test mode with a short casino shoe (commitments and reveals
+    must come out equal too)."""
+    rounds = 4 if not fair else 8
     with tempfile.TemporaryDirectory() as d:
         ref = open_store(f"sqlite:///{d}/ref.sqlite")
-        t, rec = new_table(ref, preset, seed)
+        t, rec = new_table(ref, preset, seed, fair=fair, short_shoe=fair)
         play(t, seed, rounds)
-        rec.close()
+        finish(t, rec)
         want = dump(ref)
         stop = max(1, int(len(want["events"]) * frac))  # type: ignore[arg-type]
         s = open_store(f"sqlite:///{d}/k.sqlite")
-        t, rec = new_table(s, preset, seed)
+        t, rec = new_table(s, preset, seed, fair=fair, short_shoe=fair)
         n = [0]
 
         def count(_r: object) -> None:
@@ -50,7 +53,7 @@ def test_recovery_from_any_stop_point(preset: str, seed: int, frac: float) -> No
         got = recover(s)
         if got:
             play(got[0].table, seed, rounds)
-            got[0].recorder.close()
+            finish(got[0].table, got[0].recorder)
         assert dump(s) == want
         audit(s)
         s.close()

@@ -22,28 +22,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pontoon.fair import records_from_events, verify_record
 from pontoon.history import open_store
 from pontoon.history.audit import audit
 from tests.history.conftest import DRIVER, ROOT, dump, run_driver
-from tests.history.driver import BRITISH, CASINO, new_table, play
+from tests.history.driver import BRITISH, CASINO, finish, new_table, play
 
 
-def _reference(tmp: Path, preset: str, seed: int, rounds: int) -> dict[str, object]:
-    s = open_store(f"sqlite:///{tmp / f'ref-{preset}-{seed}.sqlite'}")
-    t, rec = new_table(s, preset, seed)
+def _reference(tmp: Path, preset: str, seed: int, rounds: int, fair: bool = False) -> dict[str, object]:
+    s = open_store(f"sqlite:///{tmp / f'ref-{preset}-{seed}-{fair}.sqlite'}")
+    t, rec = new_table(s, preset, seed, fair=fair, short_shoe=fair)  # as driver.py --fair
     play(t, seed, rounds)
-    rec.close()
+    finish(t, rec)
     out = dump(s)
     s.close()
     return out
 
 
-def _killed_run(tmp: Path, preset: str, seed: int, rounds: int, crashes: list[str], stats: Counter[str]) -> dict[str, object]:
-    url = f"sqlite:///{tmp / f'kill-{preset}-{seed}.sqlite'}"
+def _killed_run(tmp: Path, preset: str, seed: int, rounds: int, crashes: list[str], stats: Counter[str],
+               fair: bool = False) -> dict[str, object]:
+    url = f"sqlite:///{tmp / f'kill-{preset}-{seed}-{fair}.sqlite'}"
     first = True
     finished = False
     for crash in crashes:
         args = ["--preset", preset, "--seed", str(seed), "--rounds", str(rounds)] + ([] if first else ["--resume"])
+        args += ["--fair"] if fair else []
         p = run_driver(url, *args, crash=crash)
         if p.returncode == 0:
             finished = True  # the run finished before the crash point
@@ -58,7 +61,7 @@ def _killed_run(tmp: Path, preset: str, seed: int, rounds: int, crashes: list[st
         s.close()
     if not finished:
         p = run_driver(url, "--preset", preset, "--seed", str(seed), "--rounds", str(rounds),
-                       *([] if first else ["--resume"]))
+                       *([] if first else ["--resume"]), *(["--fair"] if fair else []))
         assert p.returncode == 0, p.stderr[-2000:]
     s = open_store(url)
     assert s.integrity() == "ok"
@@ -77,6 +80,23 @@ def test_kills_at_boundaries_and_inside_transactions(tmp_path: Path, preset: str
     got = _killed_run(tmp_path, preset, 3, 12, [first, "after:9", "inside:15"], stats)
     assert got == want
     assert stats["kills"] == 3
+
+
+@pytest.mark.parametrize("preset", ["mbs", "british"])
+def test_kills_on_a_fair_table_equal_the_uninterrupted_run(tmp_path: Path, preset: str) -> None:
+    """A fair table (FairShuffler in test mode) killed three times: the same shoes, commitments,
+    next commitments and revealed seeds as the uninterrupted run, and every shoe verifies."""
+    stats: Counter[str] = Counter()
+    want = _reference(tmp_path, preset, 6, 14, fair=True)
+    kinds = [e[2] for e in want["events"]]  # type: ignore[attr-defined]
+    assert kinds.count("new_shoe") >= 2 and kinds.count("shoe_retired") == kinds.count("new_shoe")
+    got = _killed_run(tmp_path, preset, 6, 14, ["inside:2", "after:8", "inside:20"], stats, fair=True)
+    assert got == want
+    assert stats["kills"] == 3
+    events = [(e[2], e[3]) for e in got["events"]]  # type: ignore[attr-defined]
+    records = records_from_events(events)
+    assert len(records) == kinds.count("shoe_retired")
+    assert all(verify_record(r).ok for r in records)
 
 
 def test_sigkill_from_outside_at_a_random_moment(tmp_path: Path) -> None:
@@ -157,13 +177,14 @@ def test_many_seeds_many_kills(tmp_path: Path) -> None:
     stats: Counter[str] = Counter()
     runs = 0
     for preset in CASINO + BRITISH:
-        for seed in range(4):
-            want = _reference(tmp_path, preset, seed, 15)
+        for seed, fair in [(0, False), (1, False), (2, False), (3, False), (4, True), (5, True), (6, True)]:
+            want = _reference(tmp_path, preset, seed, 15, fair=fair)
             n = len(want["events"])  # type: ignore[arg-type]
             points = sorted(int(x) for x in rng.integers(2, max(3, n // 2), size=3))
             crashes = [f"{'inside' if rng.random() < 0.5 else 'after'}:{p}" for p in points]
-            assert _killed_run(tmp_path, preset, seed, 15, crashes, stats) == want
+            assert _killed_run(tmp_path, preset, seed, 15, crashes, stats, fair=fair) == want
             runs += 1
+            stats["fair_runs"] += fair
     report = {"runs": runs, **stats}
     (tmp_path / "kill-figures.json").write_text(json.dumps(report))
     print("kill figures:", json.dumps(report, sort_keys=True))

@@ -109,3 +109,39 @@ def test_ledger_row_twice_is_refused(pg_url: str) -> None:
 def test_unreachable_server_is_a_one_line_error(pg: str) -> None:
     with pytest.raises(HistoryError, match="cannot open the history database"):
         open_store(pg.replace("{db}", "no_such_db"))
+
+
+def test_fair_table_killed_verifies_and_drills_on_postgres(pg_url: str, tmp_path: Path) -> None:
+    """A fair table (test mode, short shoe) killed inside a transaction on PostgreSQL: equal to the
+    run on SQLite, commitments and reveals included; each stored shoe verifies through the store's
+    record; a drill summary round-trips as exact text."""
+    from decimal import Decimal
+
+    from pontoon.fair import verify_record
+    from pontoon.history import shoe_record
+    from pontoon.history.drills import list_drills, save_drill
+    from tests.history.driver import finish
+
+    ref = open_store(f"sqlite:///{tmp_path / 'fair-ref.sqlite'}")
+    t, rec = new_table(ref, "rws-plus", 4, fair=True, short_shoe=True)
+    play(t, 4, 12)
+    finish(t, rec)
+    p = run_driver(pg_url, "--preset", "rws-plus", "--seed", "4", "--rounds", "12", "--fair", crash="inside:30")
+    assert p.returncode == -signal.SIGKILL, p.stderr[-1500:]
+    p = run_driver(pg_url, "--seed", "4", "--rounds", "12", "--resume")
+    assert p.returncode == 0, p.stderr[-1500:]
+    s = open_store(pg_url)
+    tid = int(s.tables_()[-1]["id"])
+    want = dump(ref)
+    got = dump(s, tid)
+    assert got["events"] == want["events"] and got["shoes"] == want["shoes"]
+    shoes = s.shoes_(tid)
+    assert len(shoes) >= 2
+    for sh in shoes:
+        assert verify_record(shoe_record(s, int(sh["id"]))["record"]).ok
+    did = save_drill(s, {"rules": "mbs", "only": "all", "hands": 3, "decisions": 4, "correct": 3, "accuracy": 0.75,
+                         "cost": 0.1234567, "cost_per_100_hands": 4.115223, "worst": []}, seed=2**70)
+    row = [r for r in list_drills(s) if r["id"] == did][0]
+    assert row["cost"] == Decimal("0.123457") and row["accuracy"] == Decimal("0.750000") and row["seed"] == str(2**70)
+    audit(s)
+    s.close()

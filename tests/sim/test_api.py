@@ -98,6 +98,26 @@ def test_dask_gives_identical_totals() -> None:
     assert _key(single) == _key(dask)
 
 
+def test_tasks_group_consecutive_chunks() -> None:
+    from pontoon.sim.cluster import TASK_ROUNDS, TASKS_PER_WORKER, _tasks, chunks_per_task
+
+    assert list(_tasks(iter([5, 5, 5, 5, 3]), 2)) == [(0, [5, 5]), (2, [5, 5]), (4, [3])]
+    assert list(_tasks(iter([7]), 4)) == [(0, [7])]
+    assert chunks_per_task(3, 20_000, 2) == 1  # too few chunks to group
+    assert chunks_per_task(400, 500_000, 2) == TASK_ROUNDS // 500_000  # capped by task size
+    assert chunks_per_task(10_000, 1_000, 4) == 10_000 // (TASKS_PER_WORKER * 4)  # enough tasks per worker
+
+
+def test_dask_tasks_of_several_chunks_give_identical_totals() -> None:
+    """17 chunks on one worker run as tasks of 2 chunks (and one of 1): the same integers."""
+    pytest.importorskip("dask.distributed")
+    kw = dict(seed=5, chunk_rounds=5_000, side_bets=["pair"], boxes=2)
+    single = simulate(MBS, 85_000, **kw)
+    dask = simulate(MBS, 85_000, workers=1, **kw)
+    assert dask["workers"] == 1
+    assert _key(single) == _key(dask)
+
+
 def test_dask_recomputes_a_lost_workers_chunks() -> None:
     """A worker killed (SIGKILL) while it runs chunks: they are recomputed elsewhere, none lost or
     counted twice (the totals are the single process's to the last integer)."""

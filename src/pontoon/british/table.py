@@ -286,6 +286,7 @@ class BritishGame(Publisher):
         if rnd.next_banker != self.banker:
             self._pass_bank(rnd.next_banker, "003 The New Deal: a Pontoon takes the bank")
         self._flush()
+        self._forget_published()  # the round's transfers went out with its events
         self.round = None
         self.rounds_played += 1
         self.history.append(summary)
@@ -319,20 +320,29 @@ class BritishGame(Publisher):
         self._publish(0, [ev], self._table_moves())
 
     def _table_moves(self) -> list[Any]:
+        """The table-ledger transfers not yet published; once handed out they are dropped from memory
+        (the balances stay; the history store keeps every transfer), so memory does not grow with the
+        rounds played (issue 10 item 7)."""
         moved = self.ledger.transfers[self._table_moved :]
-        self._table_moved = len(self.ledger.transfers)
+        self._forget_published()
         return moved
+
+    def _forget_published(self) -> None:
+        del self.ledger.transfers[:]
+        self._table_moved = 0
 
     # ---------------------------------------------------------------------------------------
     # recovery (the history store): the table between rounds as plain data, and back
     def snapshot(self) -> dict[str, Any]:
         """The table between rounds, or right after ``new_round`` (the cards that round has drawn
         are put back on top: recovery deals them again): seats, banker, balances and kitty, the pack
-        order, the RNG state. Private data: the pack order is never shown."""
+        order, the RNG state, the fair shuffler's state with its secret seeds. Private data: never shown."""
         pack = [str(c) for c in self.pack.cards()]
+        since_shuffle = self.pack.drawn
         if self.round is not None:
             drawn = [str(e.data["card"]) for e in self.round.log.events if e.kind == "draw"]
             pack = drawn + pack
+            since_shuffle -= len(drawn)
         st = self.rng.bit_generator.state
         return {
             "seats": list(self.seats),
@@ -344,6 +354,9 @@ class BritishGame(Publisher):
             "rng": {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in st.items()},
             "pack": " ".join(pack),
             "packs": self.pack.packs,
+            "drawn": since_shuffle,  # cards drawn since the last shuffle (a fair pack's reveal counts them)
+            # the fair shuffler with its secret seeds (this pack's and the next one's): private, like the order
+            "fair": self.fair.state() if self.fair is not None else None,
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -355,6 +368,9 @@ class BritishGame(Publisher):
         self.seats = list(state["seats"])
         self.banker = str(state["banker"])
         self.pack = BritishPack(parse_cards(str(state["pack"])) if state["pack"] else [], packs=int(state["packs"]))
+        self.pack.drawn = int(state.get("drawn", 0))
+        if state.get("fair") is not None:  # the same next commitment, reveal and packs as without the crash
+            self.fair = FairShuffler.from_state(state["fair"])
         self.ledger = Ledger()
         for s, b in state["balances"].items():
             self.ledger.balances[s] = to_money(b, "balance")

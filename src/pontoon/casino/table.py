@@ -289,8 +289,8 @@ class CasinoTable(Publisher):
     # recovery (the history store): the table between rounds as plain data, and back
     def snapshot(self) -> dict[str, Any]:
         """The table as it stands between rounds (or right after ``new_round``, before a wager):
-        balances, rounds played, the shoe (its whole order and how far it is dealt), the RNG state.
-        Private data: the shoe order is never shown."""
+        balances, rounds played, the shoe (its whole order and how far it is dealt), the RNG state,
+        the fair shuffler's state with its secret seeds. Private data: never shown."""
         return {
             "balances": {n: fmt(b) for n, b in self.balances_.items()},
             "rounds_played": self.rounds_played,
@@ -299,6 +299,8 @@ class CasinoTable(Publisher):
             "rng": _rng_state(self.rng),
             "shoe": {"cards": " ".join(str(c) for c in self.shoe.dealt_cards() + self.shoe.remaining_cards()),
                      "cut": self.shoe.cut_index, "dealt": self.shoe.dealt},
+            # the fair shuffler with its secret seeds (this shoe's and the next one's): private, like the order
+            "fair": self.fair.state() if self.fair is not None else None,
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -316,6 +318,9 @@ class CasinoTable(Publisher):
         self.log = EventLog(maxlen=200)
         self.log._seq = int(state["log_seq"])
         self.rng.bit_generator.state = _rng_unstate(state["rng"])
+        if state.get("fair") is not None:  # the same next commitment, reveal and shoes as without the crash
+            self.fair = FairShuffler.from_state(state["fair"])
+            self.shuffler = None
         self.round, self._booked, self._seen, self._moved = None, True, 0, 0
 
 

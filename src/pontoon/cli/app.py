@@ -6,6 +6,7 @@ with a one-line ``error: ...`` on standard error and exit code 2, never a traceb
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
@@ -22,24 +23,49 @@ app = typer.Typer(
 )
 
 
-def _register() -> None:
-    from pontoon.cli import analyze, play, rules_cmd, scenario, simulate, verify
+# name -> (module, function); registered in this order (the order of ``pontoon --help``). Only the
+# command that is run is imported (``run``), so ``pontoon analyze`` does not import the web server,
+# the RL environments or the round engine's terminal view (issue 15: a whole process's time).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "play": ("pontoon.cli.play", "play_command"),
+    "scenario": ("pontoon.cli.scenario", "scenario_command"),
+    "analyze": ("pontoon.cli.analyze", "analyze_command"),
+    "simulate": ("pontoon.cli.simulate", "simulate_command"),
+    "rules": ("pontoon.cli.rules_cmd", "rules_command"),
+    "verify": ("pontoon.cli.verify", "verify_command"),  # provably fair shoes (docs/fairness.md)
+    "serve": ("pontoon.cli.serve", "serve_command"),  # the table server (issue 13)
+    "history": ("pontoon.cli.history", "history_command"),  # issue 12
+    "replay": ("pontoon.cli.history", "replay_command"),
+    "rl": ("pontoon.cli.rl", "rl_app"),  # rl evaluate (issue 14)
+    "train": ("pontoon.cli.train", "train_command"),
+}
+_registered: set[str] = set()
 
-    app.command("play")(play.play_command)
-    app.command("scenario")(scenario.scenario_command)
-    app.command("analyze")(analyze.analyze_command)
-    app.command("simulate")(simulate.simulate_command)
-    app.command("rules")(rules_cmd.rules_command)
-    app.command("verify")(verify.verify_command)  # provably fair shoes (docs/fairness.md)
-    app.command("serve")(__import__("pontoon.cli.serve", fromlist=["serve_command"]).serve_command)  # issue 13
-    __import__("pontoon.cli.rl", fromlist=["register"]).register(app)  # rl evaluate, train (issue 14)
-    from pontoon.cli import history  # pontoon history, pontoon replay (issue 12)
 
-    app.command("history")(history.history_command)
-    app.command("replay")(history.replay_command)
+@app.callback()
+def _group() -> None:
+    """Pontoon played exactly by its rule documents: play, scenarios, exact analysis, simulation."""
 
 
-_register()
+def _register(only: str | None = None) -> None:
+    """Register every command (or only ``only``, when it names one)."""
+    for name, (module, attr) in COMMANDS.items():
+        if name in _registered or (only is not None and name != only):
+            continue
+        obj = getattr(importlib.import_module(module), attr)
+        if isinstance(obj, typer.Typer):
+            app.add_typer(obj, name=name)
+        else:
+            app.command(name)(obj)
+        _registered.add(name)
+
+
+def _command_of(args: list[str]) -> str | None:
+    """The subcommand named by ``args`` (its first word that is not an option), if it is one of ours."""
+    for a in args:
+        if not a.startswith("-"):
+            return a if a in COMMANDS else None
+    return None
 
 
 def fail(message: str) -> None:
@@ -59,6 +85,8 @@ def run(args: list[str] | None = None) -> int:
     any kind print ONE line ``error: ...`` on standard error and return 2; Ctrl-C returns 130.
     """
     cx = sys.modules[typer.BadParameter.__module__]  # typer's own click exceptions (it vendors click)
+    argv = sys.argv[1:] if args is None else list(args)
+    _register(_command_of(argv))
 
     try:
         rv = app(args=args, prog_name="pontoon", standalone_mode=False)

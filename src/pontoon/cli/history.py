@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the history stack (SQLAlchemy) is imported only when a comm
     from pontoon.history.store import Store
 
 
-def _open(db: str | None) -> Store:
+def open_existing(db: str | None) -> Store:
     from pontoon.history.store import HistoryError, default_url, open_store
 
     url = db or default_url()
@@ -51,6 +51,7 @@ def history_command(
     last: int = typer.Option(10, "--last", help="how many rounds to list (newest last)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON instead of a table"),
     do_audit: bool = typer.Option(False, "--audit", help="meters from the ledger, checked against balances and hash chains"),
+    drills: bool = typer.Option(False, "--drills", help="list the saved `pontoon train` sessions instead of rounds"),
 ) -> None:
     """Recall recorded rounds: the list, one round in full, or the audit."""
     from pontoon.history.audit import audit, list_rounds, round_detail
@@ -60,7 +61,7 @@ def history_command(
     if table is not None and table < 1:
         raise PontoonError(f"--table {table}: a table id is a whole number from 1")
     console = Console(highlight=False)
-    store = _open(db)
+    store = open_existing(db)
     try:
         if do_audit:
             from pontoon.history.store import HistoryError
@@ -71,6 +72,11 @@ def history_command(
                 typer.echo(f"audit failed: {err}", err=True)
                 raise typer.Exit(1) from None
             _print_audit(console, rep, as_json)
+            return
+        if drills:
+            if round_ is not None or table is not None:
+                raise PontoonError("--drills lists drill sessions: leave out ROUND and --table")
+            _print_drills(console, store, last, as_json)
             return
         if round_ is not None:
             detail = round_detail(store, _round_id(round_))
@@ -86,21 +92,41 @@ def history_command(
             typer.echo(dumps(rows, indent=1))
             return
         t = Table(title=f"last {len(rows)} rounds", header_style="bold cyan")
-        for col in ("id", "time", "preset", "table/round", "seats", "result"):
+        for col in ("id", "time", "preset", "table/round", "shoe", "seats", "result"):
             t.add_column(col)
         for r in rows:
             res = r["status"] if r["status"] != "settled" else _net_text(r["net"])
             if r["status"] == "void" and r["void_reason"]:
                 res = f"void: {r['void_reason']}"
             t.add_row(str(r["id"]), str(r["time"])[:19].replace("T", " "), r["preset"], f"{r['table']}/{r['round']}",
-                      ", ".join(r["seats"]), res)
+                      "" if r["shoe"] is None else str(r["shoe"]), ", ".join(r["seats"]), res)
         console.print(t)
     finally:
         store.close()
 
 
+def _print_drills(console: Console, store: Store, last: int, as_json: bool) -> None:
+    from pontoon.history.drills import list_drills
+
+    rows = list_drills(store, last=last)
+    if as_json:
+        typer.echo(dumps(rows, indent=1))
+        return
+    t = Table(title=f"last {len(rows)} drill sessions", header_style="bold cyan")
+    for col in ("id", "time", "rules", "only", "hands", "correct", "accuracy", "cost/100 hands", "worst spot"):
+        t.add_column(col)
+    for r in rows:
+        worst = r["worst"][0] if r["worst"] else None
+        spot = f"{worst['spot']}: {worst['answer']} (best {worst['best']}, {worst['cost']})" if worst else ""
+        t.add_row(str(r["id"]), str(r["created"])[:19].replace("T", " "), r["rules"], r["only"], str(r["hands"]),
+                  f"{r['correct']}/{r['decisions']}", f"{100 * r['accuracy']:.1f}%", str(r["cost_per_100"]), spot)
+    console.print(t)
+
+
 def _print_round(console: Console, d: dict[str, Any]) -> None:
     console.print(f"[bold]round {d['id']}[/bold] (table {d['table']}, round {d['round']}, {d['preset']}): {d['status']}")
+    if d.get("shoe") is not None:
+        console.print(f"dealt from shoe {d['shoe']} (once it is retired: pontoon verify {d['shoe']})")
     for e in d["events"]:
         body = " ".join(f"{k}={v}" for k, v in e["data"].items())
         clause = f"  [dim][{e['clause']}][/dim]" if e["clause"] else ""
@@ -141,7 +167,7 @@ def replay_command(
     from pontoon.history.audit import ReplayMismatch, replay_round
 
     rid = _round_id(round_)
-    store = _open(db)
+    store = open_existing(db)
     try:
         try:
             rep = replay_round(store, rid)

@@ -22,7 +22,9 @@ from rich.text import Text
 from pontoon.casino.actions import Action
 from pontoon.casino.round import CasinoRound
 from pontoon.casino.table import CasinoTable
+from pontoon.cli.fairshow import ShoeNotes, make_fair
 from pontoon.errors import PontoonError
+from pontoon.fair import FairShuffler
 from pontoon.hands import hand_total
 from pontoon.money import fmt, to_money
 from pontoon.protocol import BETTING
@@ -220,6 +222,7 @@ def play_casino(
     console: Console,
     interactive: bool,
     session: Session | None = None,
+    fair: FairShuffler | None = None,
 ) -> Decimal:
     """A terminal view over ``CasinoTable``: one person, one or more boxes, the table protocol.
 
@@ -230,18 +233,21 @@ def play_casino(
 
     ``session`` (history on): the table is recorded as it is played, or it is the recovered table of
     a killed session (``--resume``), which goes on where its last committed event left it.
+    ``fair``: the table deals provably fair shoes (recorded sessions); each shoe's commitment is shown
+    when it is shuffled and its server seed when it is retired.
     """
     if session is not None and session.table is not None:
         table = session.table
         assert isinstance(table, CasinoTable)
         start = session.start_balance
     else:
-        table = CasinoTable(rules, rng=make_rng(seed))
+        table = CasinoTable(rules, rng=make_rng(seed), fair=fair)
         if session is not None:
             session.attach(table)
         table.join(player, balance)
         start = balance
     inp = Input(interactive, console)
+    notes = ShoeNotes(table, session)
     played = 0
     console.print(f"[bold]{rules.name}[/bold] - {rules.decks} decks, table {fmt(rules.table_min)} to {fmt(rules.table_max)}")
     interrupted: KeyboardInterrupt | None = None
@@ -255,7 +261,8 @@ def play_casino(
                     if shoes is not None and table.shoes_used >= shoes:
                         console.print(f"the cut card is out: end of shoe {table.shoes_used}")
                         break
-                    console.print("[cyan]the cut card is out: shuffling a new shoe[/cyan]")
+                    if table.shoes_used:
+                        console.print("[cyan]the cut card is out: shuffling a new shoe[/cyan]")
                 if rounds is not None and table.rounds_played >= rounds:
                     break
                 stake = (bet + sum((sides or {}).values(), Decimal(0))) * boxes
@@ -271,6 +278,7 @@ def play_casino(
                         session.note_bet(bet)
                     continue
                 rnd = table.new_round()
+                notes.show(console)
             if rnd.to_act() is BETTING:  # (a resumed round may stop anywhere in its wagers)
                 plan = [(b, kind, amount) for b in range(1, boxes + 1)
                         for kind, amount in [("main", bet), *(sides or {}).items()]]
@@ -304,6 +312,7 @@ def play_casino(
     final = table.balance(player)
     if session is not None:
         session.close()
+    notes.show(console)
     total = table.rounds_played
     more = f" ({played} this session)" if total != played else ""
     console.print(f"played {total} rounds{more}; balance {fmt(final)} ({'+' if final >= start else ''}{fmt(final - start)})")
@@ -318,7 +327,12 @@ def play_command(
     boxes: int = typer.Option(None, "--boxes", "-b", help="casino: how many boxes you play (default 1)"),
     bet: str = typer.Option(None, "--bet", help="main wager per box (default: table minimum)"),
     balance: str = typer.Option(None, "--balance", help="casino: starting balance (default 1000)"),
-    seed: int = typer.Option(None, "--seed", help="seed for the shuffle (default: random)"),
+    seed: int = typer.Option(None, "--seed", help=(
+        "seed: with history the fair shuffle's TEST mode (server seeds follow from it: NOT secret, for "
+        "tests and reproducible games); with --no-history the seeded numpy shoe (default: random)")),
+    client_seed: str = typer.Option(None, "--client-seed", help=(
+        "your client seed for the provably fair shuffle (1 to 64 printable ASCII characters; default: "
+        "random, shown); recorded sessions only")),
     hints: bool = typer.Option(False, "--hints", help="show the best action and each action's expectation"),
     player: str = typer.Option(None, "--player", help="casino: your name at the table (default 'you'; any printable name)"),
     shoes: int = typer.Option(None, "--shoes", help="stop when the cut card of this many shoes has come out"),
@@ -336,11 +350,12 @@ def play_command(
         _resume(db, no_history, rounds, shoes, hints, console, interactive,
                 given=[n for n, v in (("--rules", rules != "mbs"), ("--set", set_), ("--boxes", boxes), ("--bet", bet),
                                       ("--balance", balance), ("--seed", seed), ("--player", player),
-                                      ("--side", side), ("--seat", seat)) if v])
+                                      ("--side", side), ("--seat", seat), ("--client-seed", client_seed)) if v])
         return
     r = resolve_rules(rules, parse_set_options(set_))
     if seed is not None and not 0 <= seed < 2**63:
         raise PontoonError(f"--seed {seed}: a seed is a whole number from 0 to 2**63-1")
+    fair = make_fair(history=not no_history, seed=seed, client_seed=client_seed)
     if rounds is not None and not 1 <= rounds <= 10**9:
         raise PontoonError(f"--rounds {rounds}: give 1 to 1000000000 rounds (or leave it out to play until you quit)")
     if shoes is not None and not 1 <= shoes <= 10**6:
@@ -358,7 +373,7 @@ def play_command(
 
         bsession = None if no_history else _session(db, {"game": "british", "seat": seat or "you", "seed": seed})
         try:
-            play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive, session=bsession)
+            play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive, session=bsession, fair=fair)
         except KeyboardInterrupt:
             raise typer.Exit(130) from None  # Ctrl-C: the unfinished round is void, the summary printed
         return
@@ -403,6 +418,7 @@ def play_command(
             console=console,
             interactive=interactive,
             session=session,
+            fair=fair,
         )
     except KeyboardInterrupt:
         raise typer.Exit(130) from None  # Ctrl-C: the summary is printed, the round played out (004 5.3)

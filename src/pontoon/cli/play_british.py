@@ -36,8 +36,10 @@ from rich.table import Table
 from pontoon.british.bots import Bots
 from pontoon.british.round import LegalAction
 from pontoon.british.table import BritishGame
+from pontoon.cli.fairshow import ShoeNotes
 from pontoon.errors import IllegalAction, PontoonError
 from pontoon.events import Event
+from pontoon.fair import FairShuffler
 from pontoon.money import fmt, to_money
 from pontoon.rules.british import BritishRules
 
@@ -182,6 +184,7 @@ def play_british(
     console: Console | None = None,
     bots: Bots | None = None,
     session: Session | None = None,
+    fair: FairShuffler | None = None,
 ) -> int:
     console = console or Console()
     stream = input_stream if input_stream is not None else sys.stdin
@@ -191,11 +194,12 @@ def play_british(
     if session is not None and isinstance(session.table, BritishGame):
         game = session.table  # --resume: the recovered table, where its last committed event left it
     else:
-        game = BritishGame(rules, seats, banker=banker, rng=seed)
+        game = BritishGame(rules, seats, banker=banker, rng=seed, fair=fair)
         if session is not None:
             session.attach(game)
     console.print(f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
                   f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}.")
+    notes = ShoeNotes(game, session)
     played = 0
     interrupted = False
     try:
@@ -206,6 +210,7 @@ def play_british(
             else:
                 _between_rounds(game, human, inp, console, bots)
                 rnd = game.new_round()
+                notes.show(console)
                 console.rule(f"Round {game.rounds_played + 1}: {rnd.banker} holds the bank")
             seen = 0
             while not rnd.is_over():
@@ -232,6 +237,7 @@ def play_british(
                 console.print(f"The bank passes to {summary['next_banker']}.")
             if summary["shuffled"]:
                 console.print("There was a Pontoon: the pack is shuffled.")
+            notes.show(console)
     except _EndOfInput:
         console.print("End of input.")
     except _Quit:
@@ -242,6 +248,7 @@ def play_british(
     _balances(game, console)
     if session is not None:
         session.close()
+    notes.show(console)
     if interrupted:
         raise KeyboardInterrupt
     return 0

@@ -15,7 +15,7 @@ from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
 rl_app = typer.Typer(help="Learning environments: evaluate a policy (basic, random or a chart JSON).", no_args_is_help=True)
 
 
-def register(app: typer.Typer) -> None:
+def register(app: typer.Typer) -> None:  # kept for callers that build their own app
     from pontoon.cli import train
 
     app.add_typer(rl_app, name="rl")

@@ -68,7 +68,6 @@ def simulate_command(
 ) -> None:
     """Simulate many rounds fast and report the house edge, its 95% CI and every pay line."""
     from pontoon.rules import parse_set_options, resolve_rules
-    from pontoon.rules.model import CasinoRules
     from pontoon.sim.api import DEFAULT_CHUNK, simulate
 
     try:
@@ -82,43 +81,19 @@ def simulate_command(
             "--workers": workers is not None, "--scheduler": scheduler is not None,
             "--chunk-rounds": chunk_rounds is not None, "--dashboard": dashboard,
         }  # fmt: skip
-        if not isinstance(table, CasinoRules):
-            bad = [k for k in CASINO_ONLY if given[k]]
-            if bad:
-                _fail(
-                    f"{', '.join(bad)} does not apply to {table.preset}: the British simulator plays bots "
-                    "through the engine (accepted: --rounds, --seed, --set, --json)"
-                )
+        _refuse_casino_only(table, given)
         if dashboard and workers is None:
             _fail("--dashboard needs --workers N (it shows the local Dask cluster)")
-        sides = [s for s in (side_bets or "").split(",") if s.strip()]
-        if plot is not None:
-            _check_plot_path(plot)
-        sl = 100 if session_length is None else session_length
-        if session_length is not None and plot is None:
-            _fail("--session-length applies to --plot: give --plot FILE.png too")
-        sess = sl if plot is not None else 0
-        if plot is not None and sl < 1:
-            _fail(f"--session-length {sl}: give a positive number of rounds")
+        sl, sess = _sessions_option(plot, session_length)
         cr = DEFAULT_CHUNK if chunk_rounds is None else chunk_rounds
-        bars: list[Any] = []
-
-        def cb(n: int) -> None:  # the bar appears with the first finished chunk (never before an error)
-            if not bars:
-                from tqdm import tqdm
-
-                bars.append(
-                    tqdm(total=rounds, unit="rd", unit_scale=True, file=sys.stderr, desc="simulate", smoothing=0.1)
-                )
-            bars[0].update(n)
-
+        bar = _ProgressBar(rounds)
         try:
             out = simulate(
                 table,
                 rounds,
                 boxes=1 if boxes is None else boxes,
                 strategy=strategy or "basic",
-                side_bets=sides,
+                side_bets=[s for s in (side_bets or "").split(",") if s.strip()],
                 insurance=insurance or "never",
                 penetration=penetration,
                 csm=csm,
@@ -128,15 +103,67 @@ def simulate_command(
                 session_length=sess,
                 bet=bet,
                 chunk_rounds=cr,
-                progress=cb if progress and not as_json and rounds >= 2 * cr else None,
+                progress=bar.update if progress and not as_json and rounds >= 2 * cr else None,
                 dashboard=dashboard,
             )
         finally:
-            for bar in bars:
-                bar.close()
+            bar.close()
     except PontoonError as err:
         _fail(str(err))
         return
+    _emit(out, plot, sl, as_json)
+
+
+def _refuse_casino_only(table: Any, given: dict[str, bool]) -> None:
+    """The British games take --rounds, --seed, --set and --json only (issue 10 item 5)."""
+    from pontoon.rules.model import CasinoRules
+
+    if isinstance(table, CasinoRules):
+        return
+    bad = [k for k in CASINO_ONLY if given[k]]
+    if bad:
+        _fail(
+            f"{', '.join(bad)} does not apply to {table.preset}: the British simulator plays bots "
+            "through the engine (accepted: --rounds, --seed, --set, --json)"
+        )
+
+
+def _sessions_option(plot: Path | None, session_length: int | None) -> tuple[int, int]:
+    """(session length for the plot, session length for the simulator: 0 without --plot)."""
+    if plot is not None:
+        _check_plot_path(plot)
+    sl = 100 if session_length is None else session_length
+    if session_length is not None and plot is None:
+        _fail("--session-length applies to --plot: give --plot FILE.png too")
+    if plot is not None and sl < 1:
+        _fail(f"--session-length {sl}: give a positive number of rounds")
+    return sl, sl if plot is not None else 0
+
+
+class _ProgressBar:
+    """A tqdm bar on standard error that appears with the first finished chunk (never before an
+    error)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.bar: Any = None
+
+    def update(self, n: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=self.total, unit="rd", unit_scale=True, file=sys.stderr, desc="simulate", smoothing=0.1
+            )
+        self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _emit(out: dict[str, Any], plot: Path | None, sl: int, as_json: bool) -> None:
+    """Draw the plot (when asked) and print the report, as JSON or as tables."""
     hist_w = out.pop("_session_hist", None)
     if plot is not None:
         if hist_w is None:

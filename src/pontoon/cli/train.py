@@ -10,8 +10,9 @@ Input works like ``pontoon play``: one key per answer in a terminal; piped input
 per line, and the end of input ends the session cleanly (exit 0, the summary printed).
 Insurance is not drilled (it is never part of a chart; ``--only`` spots never offer it as an answer).
 
-The summary is handed to ``save_summary`` at the end of a session: the hook the history store
-(history helper) fills in to keep drill sessions; until then it does nothing.
+The summary is saved to the history store at the end of a session (``save_summary``: table
+``drills``, listed by ``pontoon history --drills``); ``--db URL`` names the database, ``--no-history``
+saves nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -29,6 +30,9 @@ from pontoon.errors import PontoonError
 from pontoon.money import fmt
 from pontoon.rl.casino_env import ACTION_INDEX, PontoonEnv
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
+
+if TYPE_CHECKING:  # the history stack (SQLAlchemy) is imported only when a session is saved
+    from pontoon.history.store import Store
 
 ONLY = ("all", "soft", "pairs", "rescue", "forced")
 DRILL_VERBS = ("hit", "stand", "double", "split", "surrender", "rescue")
@@ -74,9 +78,29 @@ class Session:
         }
 
 
-def save_summary(summary: dict[str, Any]) -> None:
-    """History hook: the history store keeps drill sessions here (filled in by the history issue)."""
-    return None
+def _store(db: str | None) -> Store:
+    from pontoon.history import open_store
+
+    if db is not None and not db.strip():
+        raise PontoonError("--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history")
+    return open_store(db)
+
+
+def save_summary(summary: dict[str, Any], *, db: str | None = None, seed: int | None = None,
+                 store: Store | None = None) -> int:
+    """Keep the session summary in the history store (table ``drills``; ``pontoon history --drills``
+    lists them); returns its id. ``store`` (kept open), else ``db``: the database URL (default
+    ``$PONTOON_DB`` or the user data directory); a bad URL or an unwritable database is a one-line
+    error (exit 2)."""
+    from pontoon.history.drills import save_drill
+
+    if store is not None:
+        return save_drill(store, summary, seed=seed)
+    own = _store(db)
+    try:
+        return save_drill(own, summary, seed=seed)
+    finally:
+        own.close()
 
 
 def _upcard_label(env: PontoonEnv) -> str:
@@ -236,6 +260,8 @@ def train_command(
     hands: int = typer.Option(None, "--hands", help="stop after this many hands (default: until q or end of input)"),
     seed: int = typer.Option(None, "--seed", help="seed of the shoe"),
     set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE"),
+    db: str = typer.Option(None, "--db", help="history database URL for the session summary (default: $PONTOON_DB or the user data directory)"),
+    no_history: bool = typer.Option(False, "--no-history", help="do not save the session summary"),
 ) -> None:
     """Drill decisions: each answer is graded with its exact EV cost and the best action."""
     r = resolve_rules(rules, parse_set_options(set_))
@@ -244,8 +270,15 @@ def train_command(
     if hands is not None and hands < 1:
         raise PontoonError(f"--hands {hands}: at least 1")
     console = Console(highlight=False, soft_wrap=True)  # one line per message, piped or not
-    inp = Input(sys.stdin.isatty(), console)
-    session = run_drill(r, only=only, hands=hands, seed=seed, console=console, ask=inp.ask)
-    summary = session.summary()
-    print_summary(console, summary)
-    save_summary(summary)
+    store = None if no_history else _store(db)  # opened first: a bad URL is told before the drill
+    try:
+        inp = Input(sys.stdin.isatty(), console)
+        session = run_drill(r, only=only, hands=hands, seed=seed, console=console, ask=inp.ask)
+        summary = session.summary()
+        print_summary(console, summary)
+        if store is not None:
+            sid = save_summary(summary, seed=seed, store=store)
+            console.print(f"saved as drill session {sid} (pontoon history --drills)")
+    finally:
+        if store is not None:
+            store.close()

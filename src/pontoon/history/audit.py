@@ -38,14 +38,24 @@ def _net(result: dict[str, Any] | None) -> dict[str, Decimal]:
     return {p: Decimal(d.get("total", "0")) for p, d in result.get("net", {}).items()}
 
 
+def shoe_ids(store: Store, table_id: int) -> dict[int, int]:
+    """A table's shoe numbers -> their stored ids (what ``pontoon verify SHOE`` takes)."""
+    return {int(sh["number"]): int(sh["id"]) for sh in store.shoes_(table_id)}
+
+
 def list_rounds(store: Store, *, table_id: int | None = None, last: int | None = 10) -> list[dict[str, Any]]:
     out = []
+    ids: dict[int, dict[int, int]] = {}
     for r in store.rounds_(table_id=table_id, last=last):
         res = r["result"] or {}
+        tid = int(r["table_id"])
+        if tid not in ids:
+            ids[tid] = shoe_ids(store, tid)
         out.append({
-            "id": int(r["id"]), "table": int(r["table_id"]), "round": int(r["number"]), "time": r["started"],
+            "id": int(r["id"]), "table": tid, "round": int(r["number"]), "time": r["started"],
             "ended": r["ended"], "game": r["game"], "preset": r["preset"], "seats": res.get("seats", []),
             "status": r["status"], "void_reason": res.get("void_reason"), "net": _net(res),
+            "shoe": ids[tid].get(int(r["shoe"])) if r["shoe"] is not None else None,
         })
     return out
 
@@ -70,6 +80,7 @@ def round_detail(store: Store, round_id: int) -> dict[str, Any]:
     return {
         "id": round_id, "table": int(rnd["table_id"]), "round": int(rnd["number"]), "preset": rnd["preset"],
         "status": rnd["status"], "time": rnd["started"], "result": rnd["result"],
+        "shoe": (shoe_ids(store, int(rnd["table_id"])).get(int(rnd["shoe"])) if rnd["shoe"] is not None else None),
         "events": [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"],
                     "transfers": e["transfers"], "hash": e["hash"]} for e in evs],
     }

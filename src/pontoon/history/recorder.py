@@ -3,9 +3,11 @@
 The recorder subscribes to the table (``table.subscribe``); each ``TableRecord`` is written in its own
 transaction, synchronously, before the table call returns, so before anything is shown. One batching
 exception, where nothing can be shown in between: a table's ``new_shoe`` / ``shoe_retired`` events
-are made inside ``new_round`` and are written in the same transaction as that round's ``round_start``
-(with the new shoe's card order and the recovery snapshot), so a crash never leaves a shoe recorded
-without its cards.
+are made inside ``new_round`` (casino; a fair table's first shoe too) or ``end_round`` (a British
+reshuffle) and are written in the same transaction as the next event (a casino ``round_start`` with
+the new shoe's card order and the recovery snapshot; a British ``bank_passes`` or ``round_start``
+with the fair pack's order), so a crash never leaves a shoe recorded without its cards. A fair
+table's shuffler (its secret seeds) is part of the snapshot (``CasinoTable.snapshot``).
 
 Casino ``join``/``leave`` move money between the table and the cashier: the recorder books them as
 ledger rows from/to ``{"cashier": "cage"}`` (kinds ``deposit``/``withdrawal``), so every balance is a
@@ -83,6 +85,7 @@ class Recorder:
         self.pending: list[Row] = []
         self.expect: deque[dict[str, Any]] = deque(expect or [])
         self.written = 0
+        self._pack: tuple[int, str, int] | None = None  # a British fair pack waiting for its batch
         if table_id is None:
             self._shoe_no = 0
             self.table_id = store.create_table(table.game, table.rules.preset, table.rules.model_dump(mode="json"),
@@ -115,16 +118,24 @@ class Recorder:
         row = _row(rec)
         if rec.round_no == 0 and row.kind in DEFERRED:
             self.pending.append(row)  # written (or, recovering, checked) with the next record
+            if row.kind == "new_shoe" and isinstance(self.table, BritishGame):
+                # a fair British pack, just shuffled (nothing drawn yet): stored like a casino shoe
+                # (no cut card: cut = the pack's size) so that it has a shoe id for `pontoon verify`
+                cards = [str(c) for c in self.table.pack.cards()]
+                self._pack = (int(row.data["shoe"]), " ".join(cards), len(cards))
             return
         rows = [*self.pending, row]
         self.pending = []
         if self.expect:
             for r in rows:
                 self._check(r)
+            self._pack = None  # committed with these rows
             return
-        batch = Batch(rows=rows)
+        batch = Batch(rows=rows, shoe=self._take_pack())
         if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
-            batch.shoe = self._shoe()
+            batch.shoe = batch.shoe or self._shoe()
+            if isinstance(self.table, BritishGame) and self.table.fair is not None:
+                batch.round_shoe = self._shoe_no  # the fair pack this round is dealt from
             batch.state = self.table.snapshot()
             batch.state_at = len(batch.rows) - 1
         rnd = self.table.round
@@ -148,10 +159,17 @@ class Recorder:
                 f"differs from the committed round {e['round_no']} #{e['seq']} {e['kind']} {canon(e['data'])[:160]}"
             )
 
+    def _take_pack(self) -> tuple[int, str, int] | None:
+        out, self._pack = self._pack, None
+        if out is not None:
+            self._shoe_no = out[0]
+        return out
+
     def flush(self) -> None:
         """Write deferred table events now (a table closing right after a new shoe)."""
         if self.pending:
-            self.store.append(self.table_id, Batch(rows=self.pending))
+            self.store.append(self.table_id, Batch(rows=self.pending, shoe=self._take_pack()))
+            self.written += len(self.pending)
             self.pending = []
 
     def close(self, *, status: str = "closed") -> None:

@@ -21,6 +21,8 @@ Then ``policy`` decides an open round:
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -30,6 +32,7 @@ from pontoon.british.table import BritishGame
 from pontoon.cards import parse_cards
 from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
+from pontoon.fair import FairShuffler
 from pontoon.history.recorder import AnyTable, Recorder, RecoveryMismatch
 from pontoon.history.store import HistoryError, Store, canon
 from pontoon.protocol import BETTING, TABLE, Action, Actor
@@ -80,6 +83,16 @@ def _actor(data: dict[str, Any]) -> Actor:
     return TABLE if data.get("authority") == "table" else str(data["seat"])
 
 
+def _exact(amount: Decimal, e: dict[str, Any]) -> Decimal:
+    """``amount`` with the exact text its committed ledger row has (``5.00``, not the event's ``5``):
+    the engine derives later amounts from it (an insurance win pays its stake), and the ledger text
+    of those rows is hashed, so a replayed ``5`` would make a different (equal-valued) chain."""
+    for t in e.get("transfers", []):
+        if Decimal(str(t["amount"])) == amount:
+            return Decimal(str(t["amount"]))
+    return amount
+
+
 def _drive_casino(t: CasinoTable, e: dict[str, Any]) -> None:
     k, d = e["kind"], e["data"]
     if e["round_no"] == 0:
@@ -93,7 +106,7 @@ def _drive_casino(t: CasinoTable, e: dict[str, Any]) -> None:
     if k == "round_start":
         t.new_round()
     elif k == "bet":
-        t.place_bet(int(d["box"]), str(d["player"]), str(d["kind"]), Decimal(d["amount"]))
+        t.place_bet(int(d["box"]), str(d["player"]), str(d["kind"]), _exact(Decimal(d["amount"]), e))
     elif k == "withdraw":
         t.withdraw_bet(int(d["box"]), str(d["player"]), str(d["kind"]))
     elif k == "no_more_bets":
@@ -101,7 +114,10 @@ def _drive_casino(t: CasinoTable, e: dict[str, Any]) -> None:
     elif k == "action" and d.get("act", {}).get("verb") == "interrupt":
         t.interrupt()
     elif k == "action":
-        t.act(_actor(d), Action.from_json(d["act"]))
+        act = Action.from_json(d["act"])
+        if act.amount is not None:
+            act = dataclasses.replace(act, amount=_exact(act.amount, e))
+        t.act(_actor(d), act)
     else:
         raise RecoveryMismatch(f"committed event round {e['round_no']} #{e['seq']} {k} was not re-made by the engine")
 
@@ -122,7 +138,10 @@ def _drive_british(g: BritishGame, e: dict[str, Any]) -> None:
     if k == "round_start":
         g.new_round()
     elif k == "action":
-        g.act(_actor(d), Action.from_json(d["act"]))
+        act = Action.from_json(d["act"])
+        if act.amount is not None:
+            act = dataclasses.replace(act, amount=_exact(act.amount, e))
+        g.act(_actor(d), act)
     elif k == "void" and g.round is not None and not g.round.is_over():
         g.round.abandon(str(d["reason"]))  # the player left mid-round (cli/play_british.py)
         g.end_round()
@@ -150,17 +169,22 @@ def _committed(store: Store, table_id: int, after_id: int) -> list[dict[str, Any
     return evs
 
 
-def recover_table(store: Store, table_id: int, *, policy: str = "resume", shuffler: Any = None) -> Recovered:
+def recover_table(store: Store, table_id: int, *, policy: str = "resume", fair: FairShuffler | None = None,
+                  shuffler: FairShuffler | None = None) -> Recovered:
     """Rebuild table ``table_id`` from its snapshot and committed events; attach a recorder.
 
-    ``shuffler``: the table's shuffle hook for the shoes to come (the provably fair shuffle of a
-    recorded table); the shoe in play is restored from the store either way."""
+    A fair table (``fair=FairShuffler(...)`` when it was made) comes back with its shuffler from the
+    snapshot: the same client seed, nonce, live seed and next seed, so the same next commitment and
+    reveal as without the crash. ``fair`` (``shuffler`` is its older name) is only for a table that was
+    recorded without one: it deals its next shoe (casino) or pack (British) from this shuffler; the
+    shoe in play is restored from the store either way. A fair table ignores it."""
     if policy not in POLICIES:
         raise HistoryError(f"recovery policy {policy!r}: accepted {', '.join(POLICIES)}")
+    extra = fair if fair is not None else shuffler
+    if extra is not None and not isinstance(extra, FairShuffler):
+        raise HistoryError(f"recover: fair must be a pontoon.fair.FairShuffler, not a {type(extra).__name__}")
     row = store.table(table_id)
     table = _build(row)
-    if shuffler is not None:
-        table.shuffler = shuffler  # type: ignore[union-attr]  # British: where the fair layer adds one
     expect = _committed(store, table_id, int(row["state_event"]))
     rec = Recorder(store, table, table_id=table_id, expect=expect)
     out = Recovered(table_id, table, rec)
@@ -182,6 +206,8 @@ def recover_table(store: Store, table_id: int, *, policy: str = "resume", shuffl
         rec.detach()
         raise RecoveryMismatch(f"table {table_id}: a committed input is refused on re-execution: {err}") from None
     out.replayed = len(expect)
+    if extra is not None and table.fair is None:  # after the replay: the committed shoes were not fair
+        table.fair = extra
     _book_if_over(table)  # a round over whose booking (British: the bank passing) was not committed
     if table.in_round and table.round is not None:
         out.open_round = table.rounds_played + 1
@@ -207,17 +233,27 @@ def _interrupt(table: AnyTable) -> str:
     return "void"
 
 
-def recover(store: Store, *, policy: str = "resume", label: str | None = None, shuffler: Any = None) -> list[Recovered]:
-    """Rebuild every open table (optionally only those with ``label``), oldest first."""
-    return [recover_table(store, int(t["id"]), policy=policy, shuffler=shuffler)
+def recover(store: Store, *, policy: str = "resume", label: str | None = None,
+            fair: Callable[[], FairShuffler] | None = None,
+            shuffler: Callable[[], FairShuffler] | None = None) -> list[Recovered]:
+    """Rebuild every open table (optionally only those with ``label``), oldest first. Fair tables
+    bring their shuffler back from the store; ``fair`` (older name ``shuffler``) makes one for each
+    table recorded without one (a factory: each table needs its own)."""
+    make = fair if fair is not None else shuffler
+    if isinstance(make, FairShuffler) or (make is not None and not callable(make)):
+        raise HistoryError("recover: fair= is a factory (e.g. FairShuffler, or lambda: FairShuffler(...)): "
+                           "each table needs its own shuffler; fair tables bring theirs back from the store")
+    return [recover_table(store, int(t["id"]), policy=policy, fair=make() if make is not None else None)
             for t in store.tables_(status="open", label=label)]
 
 
 def shoe_record(store: Store, shoe_id: int) -> dict[str, Any]:
-    """A casino shoe by its id (``shoes.id``): its table events (``new_shoe``, with the fair shuffle's
-    commitment where it wrote one, and ``shoe_retired`` with the revealed seed), the rounds dealt from
-    it and the cards dealt, in order. Its full order is included only once it is retired (a
-    ``shoe_retired`` event, or a later shoe at the table): never while cards are still to come."""
+    """A shoe by its id (``shoes.id``; a British fair pack has one too): its table events
+    (``new_shoe``, with the fair shuffle's commitment where it wrote one, and ``shoe_retired`` with
+    the revealed seed), the rounds dealt from it and the cards dealt, in order. Its full order is
+    included only once it is retired (a ``shoe_retired`` event, or a later shoe at the table): never
+    while cards are still to come. A retired fair shoe also has ``record``: what
+    ``pontoon.fair.verify_record`` takes (``pontoon verify SHOE``)."""
     from sqlalchemy import select
 
     from pontoon.history import schema as sc
@@ -229,30 +265,57 @@ def shoe_record(store: Store, shoe_id: int) -> dict[str, Any]:
     return shoe_record_of(store, int(row["table_id"]), int(row["number"]), shoe_id=shoe_id)
 
 
+def _walk_shoe(events: list[dict[str, Any]], shoe_no: int) -> dict[str, Any]:
+    """The table's events in order: shoe ``shoe_no``'s own table events, the cards drawn while it was
+    in use (a British pack: only its first ``cards`` draws; later ones are used cards that came back
+    to the bottom, 003), the rounds they were dealt in, and whether it is retired."""
+    mine: list[dict[str, Any]] = []
+    dealt: list[str] = []
+    rounds: list[int] = []
+    live = retired = False
+    size: int | None = None
+    for e in events:
+        k, d = e["kind"], e["data"]
+        if e["round_no"] == 0 and k in ("new_shoe", "shoe_retired"):
+            if d.get("shoe") == shoe_no:
+                mine.append({"seq": e["seq"], "kind": k, "data": d, "clause": e["clause"]})
+                live = k == "new_shoe"
+                retired = retired or k == "shoe_retired"
+                size = int(d["cards"]) if k == "new_shoe" and "cards" in d else size
+            elif k == "new_shoe":
+                retired = retired or live  # a later shoe replaced it (a table without reveals)
+                live = False
+        elif live and e["round_no"] > 0 and k in ("card", "draw") and (size is None or len(dealt) < size):
+            dealt.append(str(d["card"]))
+            if not rounds or rounds[-1] != e["round_no"]:
+                rounds.append(int(e["round_no"]))
+    return {"events": mine, "dealt": dealt, "rounds": rounds, "retired": retired}
+
+
 def shoe_record_of(store: Store, table_id: int, shoe_no: int, *, shoe_id: int | None = None) -> dict[str, Any]:
     """``shoe_record`` by table and shoe number."""
+    from pontoon.fair import SCHEME
+
     row = store.table(table_id)
-    table_events = [
-        {"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]}
-        for e in store.events_(table_id, round_no=0) if e["data"].get("shoe") == shoe_no
-    ]
-    shoes = store.shoes_(table_id)
-    mine = [sh for sh in shoes if int(sh["number"]) == shoe_no]
-    if not table_events and not mine:
+    walk = _walk_shoe(store.events_(table_id), shoe_no)
+    mine = store.shoes_(table_id, shoe_no)
+    if not walk["events"] and not mine:
         raise HistoryError(f"table {table_id} has no shoe {shoe_no}")
-    rounds = [r for r in store.rounds_(table_id=table_id) if r["shoe"] == shoe_no]
-    dealt: list[str] = []
-    for r in rounds:
-        for e in store.events_(table_id, round_no=int(r["number"])):
-            if e["kind"] == "card":
-                dealt.append(str(e["data"]["card"]))
-    retired = any(e["kind"] == "shoe_retired" for e in table_events) or any(
-        int(sh["number"]) > shoe_no for sh in shoes)
-    out: dict[str, Any] = {"shoe_id": shoe_id if shoe_id is not None else (int(mine[0]["id"]) if mine else None),
-                           "table": table_id, "preset": row["preset"], "shoe": shoe_no, "events": table_events,
-                           "rounds": [int(r["number"]) for r in rounds], "dealt": dealt, "retired": retired}
-    if retired and mine:
+    if shoe_id is None and mine:
+        shoe_id = int(mine[0]["id"])
+    out: dict[str, Any] = {"shoe_id": shoe_id, "table": table_id, "preset": row["preset"], "shoe": shoe_no,
+                           "events": walk["events"], "rounds": walk["rounds"], "dealt": walk["dealt"],
+                           "retired": walk["retired"]}
+    if walk["retired"] and mine:
         out["cards"] = str(mine[0]["cards"]).split()
+    new = next((e["data"] for e in walk["events"] if e["kind"] == "new_shoe"), None)
+    reveal = next((e["data"] for e in walk["events"] if e["kind"] == "shoe_retired"), None)
+    if new is not None and reveal is not None and new.get("scheme") == SCHEME and "server_seed" in reveal:
+        rec = {k: new.get(k) for k in ("scheme", "client_seed", "nonce", "commitment", "pack", "decks")}
+        rec.update(server_seed=reveal.get("server_seed"), dealt=list(walk["dealt"]))
+        if shoe_id is not None:
+            rec["shoe"] = shoe_id
+        out["record"] = rec
     return out
 
 

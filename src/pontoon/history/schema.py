@@ -9,7 +9,9 @@
   ``hash`` = sha256(prev_hash + canonical JSON of the event and its transfers);
 - ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
   (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
-- ``accounts``: each table's balances (exact decimal text), updated in the event's transaction.
+- ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;
+- ``drills`` (revision 0002): one row per ``pontoon train`` session summary: accuracy, cost and cost per
+  100 hands as exact decimal text (expected values in wagers, fixed to 6 places), the worst spots as JSON.
 """
 
 from __future__ import annotations
@@ -111,4 +113,21 @@ accounts = Table(
     Column("table_id", Integer, ForeignKey("tables.id"), primary_key=True),
     Column("account", String(200), primary_key=True),
     Column("balance", Text, nullable=False),
+)
+
+drills = Table(
+    "drills",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("created", String(32), nullable=False),
+    Column("rules", String(200), nullable=False),
+    Column("only", String(16), nullable=False),
+    Column("seed", Text, nullable=True),  # decimal text: a seed may exceed a 64-bit integer column
+    Column("hands", Integer, nullable=False),
+    Column("decisions", Integer, nullable=False),
+    Column("correct", Integer, nullable=False),
+    Column("accuracy", Text, nullable=False),
+    Column("cost", Text, nullable=False),
+    Column("cost_per_100", Text, nullable=False),
+    Column("worst", Text, nullable=False, server_default="[]"),
 )

@@ -59,8 +59,19 @@ class Session:
                 conn.execute(update(s.tables).where(s.tables.c.id == self.recorder.table_id)
                              .values(meta=canon(self.meta)))
 
+    def shoe_id(self, number: int) -> int | None:
+        """The stored id of this table's shoe ``number`` (what ``pontoon verify`` takes), if written."""
+        if self.recorder is None:
+            return None
+        rows = self.store.shoes_(self.recorder.table_id, number)
+        return int(rows[0]["id"]) if rows else None
+
     def close(self) -> None:
-        """The session ended normally: the table is closed (``--resume`` skips it)."""
+        """The session ended normally: the table is closed, so a fair shoe's seed is revealed
+        (``shoe_retired``), and its record is closed (``--resume`` skips it)."""
         if self.recorder is not None:
+            table = self.recorder.table
+            if not table.in_round and not table.closed:
+                table.close()
             self.recorder.close()
         self.store.close()

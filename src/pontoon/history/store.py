@@ -99,6 +99,7 @@ class Batch:
     state: dict[str, Any] | None = None  # a recovery snapshot of the table
     state_at: int | None = None  # the snapshot holds before rows[state_at] (None: after every row)
     round_end: tuple[int, str, dict[str, Any]] | None = None  # (round_no, status, result)
+    round_shoe: int | None = None  # the shoe (pack) number of a round whose round_start does not name one (British)
 
 
 class _Crash:
@@ -304,7 +305,7 @@ class Store:
         for i, row in enumerate(batch.rows):
             if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
                 res = conn.execute(insert(s.rounds).values(
-                    table_id=table_id, number=row.round_no, shoe=row.data.get("shoe"), status="open",
+                    table_id=table_id, number=row.round_no, shoe=row.data.get("shoe", batch.round_shoe), status="open",
                     started=now()))
                 pk = res.inserted_primary_key
                 assert pk is not None

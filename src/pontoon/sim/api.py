@@ -73,6 +73,55 @@ def build_spec(
     side_bet: Decimal | int | str | None = None,
 ) -> SimSpec:
     """Validate the options and turn the rules and strategy into the kernel's arrays."""
+    sides, pen, W, S = _check_options(rules, boxes, side_bets, insurance, penetration, csm, bet, side_bet)
+    chart, source, notes = resolve_strategy(rules, strategy)
+    strat = strategy_table(chart)
+    comp, trans, root = empty_comp(), empty_trans(), 0
+    if strategy == "optimal":
+        found = _optimal_tables(rules)
+        if found is None:
+            notes.append("the analyser's optimal table is not available: playing the chart")
+        else:
+            comp, trans, root = found
+            source = "analyser optimal_tables (composition-dependent decisions of every hand) over " + source
+    amounts, pan_amounts = _amounts(rules, W, S)
+    quantum = _quantum([*amounts.values(), *pan_amounts])
+
+    def q(v: Decimal) -> int:
+        x = _fr(v) / quantum
+        assert x.denominator == 1
+        return int(x)
+
+    P = _param_vector(rules, boxes, sides, insurance, pen, csm)
+    P[K.P_COMP] = int(comp.shape[0] > 1)
+    P[K.P_ROOT] = root
+    P[K.P_SB_AMT] = q(amounts["SB"])
+    P[K.P_SB_OTHER] = q(amounts["SBO"])
+    for key, idx in _MONEY_FIELDS:
+        P[idx] = q(amounts[key])
+    pan_pay = np.array([q(v) for v in pan_amounts], dtype=np.int64)
+    probs = np.array([p for _, p in rules.pandemonium_probabilities()], dtype=np.float64)
+    pan_cum = np.cumsum(probs)
+    pan_cum[-1] = 1.0
+    shoe = np.array([c.code for c in pack_cards(rules.pack)] * rules.decks, dtype=np.int64)
+    return SimSpec(
+        P=P, pan_pay=pan_pay, pan_cum=pan_cum, strat=strat, shoe=shoe, quantum=quantum, boxes=boxes,
+        side_bets=sides, insurance=insurance == "always", preset=rules.preset, bet=W, side_bet=S,
+        strategy_source=source, notes=tuple(notes), comp=comp, trans=trans, root=root,
+    )  # fmt: skip
+
+
+def _check_options(
+    rules: Any,
+    boxes: Any,
+    side_bets: Iterable[str],
+    insurance: str,
+    penetration: float | None,
+    csm: bool,
+    bet: Decimal | int | str | None,
+    side_bet: Decimal | int | str | None,
+) -> tuple[tuple[str, ...], float, Decimal, Decimal]:
+    """Every option against the table; returns (side bets, penetration, main wager, side wager)."""
     if not isinstance(rules, CasinoRules):
         raise SimulationError(
             f"the fast simulator plays casino tables; {getattr(rules, 'preset', rules)!r} is not one"
@@ -101,29 +150,27 @@ def build_spec(
     S = rules.side_min if side_bet is None else Decimal(str(side_bet))
     if sides and not rules.side_min <= S <= rules.side_max:
         raise SimulationError(f"side bet {S}: side wagers must be {rules.side_min} to {rules.side_max}")
+    return sides, pen, W, S
 
-    chart, source, notes = resolve_strategy(rules, strategy)
-    strat = strategy_table(chart)
-    comp = empty_comp()
-    trans = empty_trans()
-    root = 0
-    if strategy == "optimal":
-        try:
-            from pontoon.analysis.optimal_table import optimal_tables
-            from pontoon.analysis.states import state_space
-        except ImportError:
-            notes.append("the analyser's optimal table is not available: playing the chart")
-        else:
-            sp = state_space()
-            comp = comp_table(optimal_tables(rules), sp.size)
-            trans = np.ascontiguousarray(sp.trans, dtype=np.int64)
-            root = sp.find([0] * 10)
-            source = "analyser optimal_tables (composition-dependent decisions of every hand) over " + source
 
-    # money: every payment as an exact multiple of one quantum
+def _optimal_tables(rules: CasinoRules) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The analyser's composition table, its state transitions and the empty hand's state (None
+    when the analyser cannot be imported)."""
+    try:
+        from pontoon.analysis.optimal_table import optimal_tables
+        from pontoon.analysis.states import state_space
+    except ImportError:
+        return None
+    sp = state_space()
+    comp = comp_table(optimal_tables(rules), sp.size)
+    trans = np.ascontiguousarray(sp.trans, dtype=np.int64)
+    return comp, trans, sp.find([0] * 10)
+
+
+def _amounts(rules: CasinoRules, W: Decimal, S: Decimal) -> tuple[dict[str, Decimal], list[Decimal]]:
+    """Every payment of the table for main wager W and side wager S, and the Pandemonium payments."""
     bp = rules.bonus_pays
     ins = _half_cents(W)
-    sb_amount = rules.super_bonus_amount(W)  # 0 below the lowest tier (engine: nothing on that hand)
     amounts: dict[str, Decimal] = {
         "W": W,
         "WIN": W * rules.regular_pays,
@@ -148,24 +195,38 @@ def build_spec(
         "B_AP": S * bp.ace_picture,
         "B_LP": S * bp.low_pair,
         "B_AL": S * bp.ace_low,
-        "SB": sb_amount,
+        "SB": rules.super_bonus_amount(W),  # 0 below the lowest tier (engine: nothing on that hand)
         "SBO": rules.super_bonus_other_payment,
     }
-    pan_amounts = [S * m for m in rules.pandemonium_multipliers]
-    fr = [_fr(v) for v in (*amounts.values(), *pan_amounts)]
+    return amounts, [S * m for m in rules.pandemonium_multipliers]
+
+
+def _quantum(values: list[Decimal]) -> Fraction:
+    """The largest amount that divides every payment exactly (money: every sum an integer)."""
+    fr = [_fr(v) for v in values]
     lcm = 1
     for f in fr:
         lcm = lcm * f.denominator // math.gcd(lcm, f.denominator)
     g = 0
     for f in fr:
         g = math.gcd(g, int(f * lcm))
-    quantum = Fraction(g, lcm) if g else Fraction(1)
+    return Fraction(g, lcm) if g else Fraction(1)
 
-    def q(v: Decimal) -> int:
-        x = _fr(v) / quantum
-        assert x.denominator == 1
-        return int(x)
 
+# money fields of the parameter vector: amounts key -> index
+_MONEY_FIELDS = (
+    ("W", K.P_W), ("WIN", K.P_WIN), ("NAT", K.P_NAT), ("5C", K.P_5C), ("6C", K.P_6C), ("7C", K.P_7C),
+    ("678M", K.P_678M), ("678S", K.P_678S), ("678SP", K.P_678SP), ("777M", K.P_777M),
+    ("777S", K.P_777S), ("777SP", K.P_777SP), ("INS", K.P_INS_STAKE), ("INSWIN", K.P_INS_WIN),
+    ("SURR", K.P_SURR_LOSS), ("SIDE", K.P_SIDE), ("PAIRWIN", K.P_PAIR_WIN), ("B_SA", K.P_B_SA),
+    ("B_AA", K.P_B_AA), ("B_HP", K.P_B_HP), ("B_AP", K.P_B_AP), ("B_LP", K.P_B_LP), ("B_AL", K.P_B_AL),
+)  # fmt: skip
+
+
+def _param_vector(
+    rules: CasinoRules, boxes: int, sides: tuple[str, ...], insurance: str, pen: float, csm: bool
+) -> np.ndarray:
+    """The kernel's rule flags (``_consts.P_*``); the money fields are filled by ``build_spec``."""
     P = np.zeros(K.NP, dtype=np.int64)
     n = len(pack_cards(rules.pack)) * rules.decks
     P[K.P_CUT] = 0 if csm else int(n * pen)
@@ -191,32 +252,11 @@ def build_spec(
     P[K.P_INS] = int(insurance == "always")
     P[K.P_FORCED] = rules.forced_draw_below
     P[K.P_SB_ON] = int(rules.super_bonus)
-    P[K.P_SB_AMT] = q(amounts["SB"])
-    P[K.P_SB_OTHER] = q(amounts["SBO"])
     P[K.P_PAIR] = int("pair" in sides)
     P[K.P_BONUS] = int("bonus" in sides)
     P[K.P_PAN] = int("pandemonium" in sides)
     P[K.P_SPLIT_NAT] = int(rules.split_ace_21_is_natural)
-    P[K.P_COMP] = int(comp.shape[0] > 1)
-    P[K.P_ROOT] = root
-    for key, idx in (
-        ("W", K.P_W), ("WIN", K.P_WIN), ("NAT", K.P_NAT), ("5C", K.P_5C), ("6C", K.P_6C), ("7C", K.P_7C),
-        ("678M", K.P_678M), ("678S", K.P_678S), ("678SP", K.P_678SP), ("777M", K.P_777M),
-        ("777S", K.P_777S), ("777SP", K.P_777SP), ("INS", K.P_INS_STAKE), ("INSWIN", K.P_INS_WIN),
-        ("SURR", K.P_SURR_LOSS), ("SIDE", K.P_SIDE), ("PAIRWIN", K.P_PAIR_WIN), ("B_SA", K.P_B_SA),
-        ("B_AA", K.P_B_AA), ("B_HP", K.P_B_HP), ("B_AP", K.P_B_AP), ("B_LP", K.P_B_LP), ("B_AL", K.P_B_AL),
-    ):  # fmt: skip
-        P[idx] = q(amounts[key])
-    pan_pay = np.array([q(v) for v in pan_amounts], dtype=np.int64)
-    probs = np.array([p for _, p in rules.pandemonium_probabilities()], dtype=np.float64)
-    pan_cum = np.cumsum(probs)
-    pan_cum[-1] = 1.0
-    shoe = np.array([c.code for c in pack_cards(rules.pack)] * rules.decks, dtype=np.int64)
-    return SimSpec(
-        P=P, pan_pay=pan_pay, pan_cum=pan_cum, strat=strat, shoe=shoe, quantum=quantum, boxes=boxes,
-        side_bets=sides, insurance=insurance == "always", preset=rules.preset, bet=W, side_bet=S,
-        strategy_source=source, notes=tuple(notes), comp=comp, trans=trans, root=root,
-    )  # fmt: skip
+    return P
 
 
 def resolve_strategy(rules: CasinoRules, strategy: Any) -> tuple[Mapping[str, Any], str, list[str]]:
@@ -349,8 +389,9 @@ def simulate(
         from pontoon.sim.cluster import run_on_dask
 
         used, compile_seconds, seconds = run_on_dask(
-            spec, entropy, sizes, session_length, totals, workers, scheduler, progress, dashboard=dashboard
-        )
+            spec, entropy, sizes, session_length, totals, workers, scheduler, progress, dashboard=dashboard,
+            chunks=chunk_count(rounds, cr), chunk_rounds=cr,
+        )  # fmt: skip
     out = report(spec, totals, rounds, seconds, seed=entropy, workers=used, session_length=session_length)
     out["compile_seconds"] = compile_seconds
     return out

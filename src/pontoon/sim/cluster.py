@@ -1,10 +1,19 @@
 """Running the chunks on Dask: a local cluster of processes (``--workers``) or an existing
 scheduler (``--scheduler tcp://host:8786``).
 
-Each chunk is a pure task ``run_chunk_summary(spec, entropy, index, rounds, session_length)``:
-Dask recomputes a lost worker's chunk, and because a chunk's random numbers depend only on its
-index, the totals are the same integers whatever the number of workers. Chunks are submitted
-from a lazy plan with a bounded number in flight, so memory does not grow with the rounds.
+Each task is a pure function ``run_chunks_summary(spec, entropy, first, sizes, session_length)``
+of a run of consecutive chunks: Dask recomputes a lost worker's task, and because a chunk's random
+numbers depend only on its index, the totals are the same integers whatever the number of workers
+and however chunks are grouped into tasks. Tasks are submitted from a lazy plan with a bounded
+number in flight, so memory does not grow with the rounds.
+
+Speed (issue 15 item 4; ``bench/bench_sim.py --workers``): the workers start, and compile or
+load the kernels, before the clock starts (``compile_seconds`` is reported apart); a task holds
+several chunks (about ``TASK_SECONDS`` of work, at least ``TASKS_PER_WORKER`` tasks per worker
+so the last ones balance), so the scheduler round trip and result transfer are paid per task,
+not per 50 ms chunk; the local cluster's workers run without Dask's statistical profiler, which
+otherwise samples the one busy thread every 10 ms and takes the GIL from it between kernel
+calls (the kernel itself runs without the GIL: ``nogil`` on ``_kernels.run_random``).
 
 A local cluster listens on 127.0.0.1 only, and opens no dashboard unless ``dashboard=True``
 (``--dashboard``; issue 10 item 9).
@@ -14,16 +23,18 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from pontoon.errors import PontoonError
-from pontoon.sim.chunk import run_chunk_summary, warm_up
+from pontoon.sim.chunk import run_chunks_summary, warm_up
 
 if TYPE_CHECKING:
     from pontoon.sim.chunk import SimSpec, Totals
 
-IN_FLIGHT_PER_WORKER = 4  # chunks submitted ahead of the results, per worker
+IN_FLIGHT_PER_WORKER = 2  # tasks submitted ahead of the results, per worker
+TASK_ROUNDS = 5_000_000  # rounds per task at most when there are enough (about 0.5 s of work)
+TASKS_PER_WORKER = 8  # at least this many tasks per worker when the run is large enough
 CONNECT_TIMEOUT = 15  # seconds to reach an existing scheduler
 _ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
 
@@ -46,8 +57,17 @@ def check_address(address: object) -> str:
 
 
 def _local_cluster(workers: int, dashboard: bool) -> Any:
+    import dask
     from dask.distributed import LocalCluster
 
+    # the workers' statistical profiler off: it only ever sees the kernel's one frame, and each
+    # sample takes the GIL from the worker thread between kernel calls (the nanny hands this
+    # configuration to the worker processes it starts)
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return _start_local(LocalCluster, workers, dashboard)
+
+
+def _start_local(LocalCluster: Any, workers: int, dashboard: bool) -> Any:
     return LocalCluster(
         n_workers=workers,
         threads_per_worker=1,
@@ -58,6 +78,29 @@ def _local_cluster(workers: int, dashboard: bool) -> Any:
         scheduler_kwargs={"dashboard": dashboard},
         silence_logs=40,
     )
+
+
+def chunks_per_task(chunks: int, chunk_rounds: int, workers: int) -> int:
+    """How many consecutive chunks one task plays: about ``TASK_ROUNDS`` rounds, but at least
+    ``TASKS_PER_WORKER`` tasks per worker when there are that many chunks."""
+    by_size = max(1, TASK_ROUNDS // max(chunk_rounds, 1))
+    by_count = max(1, chunks // (TASKS_PER_WORKER * max(workers, 1)))
+    return min(by_size, by_count)
+
+
+def _tasks(sizes: Iterable[int], per_task: int) -> Iterator[tuple[int, list[int]]]:
+    """(first chunk index, chunk sizes) of each task, made lazily from the chunk plan."""
+    batch: list[int] = []
+    first = 0
+    for i, n in enumerate(sizes):
+        if not batch:
+            first = i
+        batch.append(n)
+        if len(batch) == per_task:
+            yield first, batch
+            batch = []
+    if batch:
+        yield first, batch
 
 
 def run_on_dask(
@@ -71,8 +114,11 @@ def run_on_dask(
     progress: Callable[[int], None] | None = None,
     *,
     dashboard: bool = False,
+    chunks: int = 0,
+    chunk_rounds: int = 0,
 ) -> tuple[int, float, float]:
-    """Run every chunk on Dask and add the results into ``totals``.
+    """Run every chunk on Dask and add the results into ``totals``. ``chunks`` and
+    ``chunk_rounds`` (the plan's size) let tasks hold several chunks; 0 = one chunk per task.
 
     Returns (workers used, compile seconds, simulation seconds)."""
     try:
@@ -102,8 +148,9 @@ def run_on_dask(
             spec_f = client.scatter(spec, broadcast=True)
             t1 = time.perf_counter()
             limit = max(2, IN_FLIGHT_PER_WORKER * nworkers)
+            per_task = chunks_per_task(chunks, chunk_rounds, nworkers) if chunks and chunk_rounds else 1
             pending: dict[Any, int] = {}
-            it = enumerate(sizes)
+            it = _tasks(sizes, per_task)
             exhausted = False
             while pending or not exhausted:
                 while not exhausted and len(pending) < limit:
@@ -111,11 +158,11 @@ def run_on_dask(
                     if nxt is None:
                         exhausted = True
                         break
-                    i, n = nxt
+                    first, batch = nxt
                     fut = client.submit(
-                        run_chunk_summary, spec_f, entropy, i, n, session_length, pure=True, retries=2
+                        run_chunks_summary, spec_f, entropy, first, batch, session_length, pure=True, retries=2
                     )
-                    pending[fut] = n
+                    pending[fut] = sum(batch)
                 if not pending:
                     break
                 done, _ = wait(list(pending), return_when="FIRST_COMPLETED")

@@ -16,6 +16,7 @@ from pontoon.sim import _kernels as K
 
 if TYPE_CHECKING:
     from pontoon.sim.chunk import SimSpec, Totals
+    from pontoon.sim.sessions import SessionHistogram
 
 # report name -> kernel line (main-game lines: per box-round, return per main wager)
 MAIN_LINES: dict[str, int] = {
@@ -77,18 +78,52 @@ def report(
     workers: int,
     session_length: int,
 ) -> dict[str, Any]:
-    acc = totals.acc
+    """The report of a run: edge, 95% CI, sd, every pay line, counts, exact totals, sessions."""
     q = spec.quantum
     W = int(spec.P[K.P_W])
-    S = int(spec.P[K.P_SIDE])
-    n, _voids, sx, sxx, st, stt = totals.mom
+    n, _voids, sx, sxx, st, _stt = totals.mom
     boxes = spec.boxes
     hands = n * boxes
     mean = sx / n
     var = max(sxx / n - mean * mean, 0.0)
     sd = math.sqrt(var) / W  # per round, in main wagers
-    edge = -sx / (hands * W)
-    ci = 1.96 * sd / math.sqrt(n) / boxes
+    out: dict[str, Any] = {
+        "rules": spec.preset,
+        "rounds": n,
+        "boxes": boxes,
+        "seconds": seconds,
+        "rounds_per_second": n / seconds if seconds > 0 else float("inf"),
+        "workers": workers,
+        "seed": seed,
+        "strategy": spec.strategy_source,
+        "bet": str(spec.bet),
+        "side_bet": str(spec.side_bet) if spec.side_bets else None,
+        "side_bets": list(spec.side_bets),
+        "insurance": "always" if spec.insurance else "never",
+        "shuffle": "continuous" if spec.P[K.P_CUT] == 0 else f"cut card after {int(spec.P[K.P_CUT])} cards",
+        "house_edge": -sx / (hands * W),
+        "ci95": 1.96 * sd / math.sqrt(n) / boxes,
+        "sd": sd,
+        "lines": _lines(spec, totals.acc, hands),
+        "counts": {name: int(totals.acc[ln, 0]) for name, ln in COUNTS.items()},
+        "totals": {  # exact decimals: written by money.dumps as JSON numbers from their text
+            "main_game_net": money_json(_money(sx, q)),
+            "all_wagers_net": money_json(_money(st, q)),
+            "main_wagered_initial": money_json(_money(hands * W, q)),
+        },
+        "notes": list(spec.notes),
+    }
+    h = totals.sessions
+    if session_length and h.n:
+        out["sessions"] = _sessions(h, session_length, W)
+        out["_session_hist"] = (h, W)  # for the plot: not part of the JSON report
+    return out
+
+
+def _lines(spec: SimSpec, acc: Any, hands: int) -> dict[str, dict[str, Any]]:
+    """Main-game lines per box-round (return per main wager), side wagers per side wager."""
+    W = int(spec.P[K.P_W])
+    S = int(spec.P[K.P_SIDE])
     lines: dict[str, dict[str, Any]] = {}
     for name, ln in MAIN_LINES.items():
         c, m = int(acc[ln, 0]), int(acc[ln, 1])
@@ -117,46 +152,20 @@ def report(
         for name, ln in BONUS_SUBLINES.items():
             c, m = int(acc[ln, 0]), int(acc[ln, 1])
             lines[name] = {"hits": c, "hit_rate": c / wagers, "return": m / (wagers * S)}
-    counts = {name: int(acc[ln, 0]) for name, ln in COUNTS.items()}
-    out: dict[str, Any] = {
-        "rules": spec.preset,
-        "rounds": n,
-        "boxes": boxes,
-        "seconds": seconds,
-        "rounds_per_second": n / seconds if seconds > 0 else float("inf"),
-        "workers": workers,
-        "seed": seed,
-        "strategy": spec.strategy_source,
-        "bet": str(spec.bet),
-        "side_bet": str(spec.side_bet) if spec.side_bets else None,
-        "side_bets": list(spec.side_bets),
-        "insurance": "always" if spec.insurance else "never",
-        "shuffle": "continuous" if spec.P[K.P_CUT] == 0 else f"cut card after {int(spec.P[K.P_CUT])} cards",
-        "house_edge": edge,
-        "ci95": ci,
-        "sd": sd,
-        "lines": lines,
-        "counts": counts,
-        "totals": {  # exact decimals: written by money.dumps as JSON numbers from their text
-            "main_game_net": money_json(_money(sx, q)),
-            "all_wagers_net": money_json(_money(st, q)),
-            "main_wagered_initial": money_json(_money(hands * W, q)),
-        },
-        "notes": list(spec.notes),
+    return lines
+
+
+def _sessions(h: SessionHistogram, session_length: int, W: int) -> dict[str, Any]:
+    """Session figures in main wagers, from the streamed fixed-size histogram (sessions.py):
+    memory does not grow with the rounds."""
+    return {
+        "length": session_length,
+        "count": h.n,
+        "mean": h.mean() / W,
+        "sd": h.sd() / W,
+        "p_ahead": h.ahead / h.n,
+        "p_behind": h.behind / h.n,
+        "p5": h.percentile(5) / W,
+        "p95": h.percentile(95) / W,
+        "bin_width": h.width / W,
     }
-    h = totals.sessions
-    if session_length and h.n:
-        # streamed into a fixed-size histogram (sessions.py): memory does not grow with the rounds
-        out["sessions"] = {
-            "length": session_length,
-            "count": h.n,
-            "mean": h.mean() / W,
-            "sd": h.sd() / W,
-            "p_ahead": h.ahead / h.n,
-            "p_behind": h.behind / h.n,
-            "p5": h.percentile(5) / W,
-            "p95": h.percentile(95) / W,
-            "bin_width": h.width / W,
-        }
-        out["_session_hist"] = (h, W)  # for the plot: not part of the JSON report
-    return out

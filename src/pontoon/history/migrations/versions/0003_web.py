@@ -1,7 +1,7 @@
 """the table server's records: play-money accounts, their moves, hosted tables, table leases
 
 Revision ID: 0003
-Revises: 0001 (0002, drill sessions, is written on another branch: the coordinator chains this after it)
+Revises: 0002
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0003"
-down_revision = "0001"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
