@@ -109,14 +109,14 @@ def _play_until(cs: list[Client], stop: Any, limit: int = 200) -> None:
                 return
 
 
-@pytest.mark.parametrize("crash_at", [None, "inside:18"])
-def test_sigkill_mid_round_and_restart(tmp_path: Path, crash_at: str | None) -> None:
+@pytest.mark.parametrize("crash_at,seed", [(None, 11), ("inside:18", 11), (None, None)])  # None: a fair table
+def test_sigkill_mid_round_and_restart(tmp_path: Path, crash_at: str | None, seed: int | None) -> None:
     db = f"sqlite:///{tmp_path / 'h.sqlite'}"
     names = ["ann", "bob"]
     a = Proc(db, _port(), crash_at)
     try:
         toks = {n: a.http.post("/api/accounts", json={"name": n}).json()["token"] for n in names}
-        tid = a.http.post("/api/tables", json={"preset": "mbs", "seed": 11}).json()["id"]
+        tid = a.http.post("/api/tables", json={"preset": "mbs"} | ({} if seed is None else {"seed": seed})).json()["id"]
         seat = {}
         for i, n in enumerate(names):
             r = a.http.post(f"/api/tables/{tid}/join", json={"box": 1 + 2 * i, "buy_in": "300"},

@@ -7,6 +7,8 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
 from pontoon.history import open_store
 from pontoon.history.audit import audit
 from pontoon.web.store_persistence import StorePersistence
@@ -22,11 +24,12 @@ def _members(state: dict) -> list:
     return [{k: v for k, v in m.items() if k != "connected"} for m in state["members"]]
 
 
-def test_casino_restart_mid_round(make_live, tmp_path: Path) -> None:
+@pytest.mark.parametrize("seed", [17, None])  # None: a provably fair table with secret server seeds
+def test_casino_restart_mid_round(make_live, tmp_path: Path, seed: int | None) -> None:
     url = f"sqlite:///{tmp_path / 'h.sqlite'}"
     store_a = open_store(url)
     a = make_live(FAST, StorePersistence(store_a))
-    tid = a.table(preset="mbs", seed=17)
+    tid = a.table(preset="mbs", **({} if seed is None else {"seed": seed}))
     ta = a.join(tid, a.account("ann"), box=1, buy_in="300")
     tb = a.join(tid, a.account("bob"), box=3, buy_in="200")
     a.account("cy")  # an account that never sits down
