@@ -6,7 +6,7 @@
 - Accounts: ``pontoon.history.accounts`` (an account's balance is its opening plus its moves plus its
   casino cashier ledger rows, so it cannot drift from the ledger).
 - ``restore(lobby)`` after a restart (or a takeover): every open web table is rebuilt by
-  ``recover(store, label="web")``, given a host and its people's last snapshot, and adopted.
+  ``recover_table`` (those open web tables it is to serve, as ``recover(store, label="web")`` would), given a host and its people's last snapshot, and adopted.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any
 
 from pontoon.british.table import BritishGame
 from pontoon.casino.table import CasinoTable
+from pontoon.errors import PontoonError
 from pontoon.events import Event, TableRecord
-from pontoon.history import HistoryError, Recorder, Store, recover
+from pontoon.history import HistoryError, Recorder, Store, recover_table
 from pontoon.history.accounts import WebRecords
 from pontoon.history.leases import Leases
 from pontoon.history.recover import rules_of
@@ -154,7 +155,12 @@ class StorePersistence:
         rows = [r for r in self.web.open_tables() if (only is None or r["web_id"] in only)
                 and r["web_id"] not in lobby.tables and (self.leases is None or self.leases.claim(r["web_id"]))]
         wanted = {int(r["table_id"]) for r in rows if r["table_id"] is not None}
-        got = {g.table_id: g for g in recover(self.store, label=LABEL) if g.table_id in wanted} if wanted else {}
+        got = {}
+        for t in sorted(wanted):  # only the tables this process is to serve (another's are left alone)
+            try:
+                got[t] = recover_table(self.store, t)
+            except PontoonError as err:  # one table that does not recover must not stop the others
+                log.error("table %s (store table %s) not recovered: %s", t, t, err)
         done = []
         for row in rows:
             wid, spec = str(row["web_id"]), row["spec"]
