@@ -184,3 +184,14 @@ def test_shoe_record_gives_the_cards_dealt_in_order(store):  # type: ignore[no-u
     assert not last["retired"] and "cards" not in last  # never the cards to come of a shoe in play
     with pytest.raises(HistoryError, match="no shoe 999"):
         shoe_record(store, 999)
+
+
+def test_a_database_from_a_newer_pontoon_is_one_line(tmp_path: Path) -> None:
+    """A schema revision this code does not know (written by a newer pontoon): a clear refusal naming
+    the revision, never Alembic's 'Can't locate revision' as an internal error."""
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    open_store(url).close()
+    with sqlite3.connect(tmp_path / "h.sqlite") as c:
+        c.execute("UPDATE alembic_version SET version_num = '0099'")
+    with pytest.raises(HistoryError, match="schema revision 0099, which this pontoon does not know"):
+        open_store(url)

@@ -193,10 +193,16 @@ def _migrate(engine: Engine) -> None:
         conn.rollback()
     if current == SCHEMA_HEAD:
         return
+    here = Path(__file__).resolve().parent
+    known = {f.name.split("_", 1)[0] for f in (here / "migrations" / "versions").glob("[0-9]*_*.py")}
+    if current is not None and current not in known:
+        raise HistoryError(
+            f"the history database is at schema revision {current}, which this pontoon does not know "
+            f"(it knows up to {SCHEMA_HEAD}): use a newer pontoon, or another --db / PONTOON_DB"
+        )
     from alembic import command
     from alembic.config import Config
 
-    here = Path(__file__).resolve().parent
     cfg = Config(str(here / "alembic.ini"))
     cfg.set_main_option("script_location", str(here / "migrations"))
     with engine.begin() as conn:
