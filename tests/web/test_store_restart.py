@@ -42,7 +42,10 @@ def test_casino_restart_mid_round(make_live, tmp_path: Path, seed: int | None) -
     cb.drain(0.2)
     before = {"ann": ca.state, "bob": cb.state}
     money = a.total_money()
-    assert money + 20 == 3000  # the two stakes are on the layout
+    if seed is not None:  # this shoe has no Pontoon or 21 at the deal: the two stakes are on the layout
+        assert money + 20 == 3000
+    # (a secret fair shoe may pay a Pontoon at the interim settlement: the end-of-round check below
+    # holds either way)
     ca.close()
     cb.close()
     a.stop()
@@ -66,7 +69,7 @@ def test_casino_restart_mid_round(make_live, tmp_path: Path, seed: int | None) -
                 c.until(lambda m: m.get("type") in ("state", "error"))
             c.drain(0.05)
     net = ca.state["history"][-1]["net"]
-    assert b.total_money() == money + 20 + sum(Decimal(v["total"]) for v in net.values())  # the stakes were out
+    assert b.total_money() == 3000 + sum(Decimal(v["total"]) for v in net.values())  # 3 accounts of 1000
     r = b.http.post(f"/api/tables/{tid}/leave", json={"token": ta})
     assert r.status_code == 200 and r.json()["left"]
     ca.close()
