@@ -491,3 +491,18 @@ def test_hostile_command_lines(args: list[str], capsys: pytest.CaptureFixture[st
 @given(args=hostile_argv())
 def test_hostile_command_lines_many(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     _check_argv(args, capsys)
+
+
+def test_a_name_with_a_line_break_stays_one_error_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Found by the hypothesis test above in CI: the scenario command printed an engine error that
+    named a player '0' followed by a line-break character on two lines. Errors go through
+    ``cli.app.run``, which makes one line of any message."""
+    from pontoon.cli.app import run
+
+    for name in ("0\n", "a\x1cb", "x\u2028y"):
+        f = tmp_path / "s.json"
+        f.write_text(json.dumps({"rules": "mbs", "shoe": "9S 7H KD QC 9C",
+                                 "boxes": {"1": [{"player": name, "main": 0}]}, "actions": []}))
+        assert run(["scenario", str(f)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and err.startswith("error: "), err

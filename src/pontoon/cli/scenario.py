@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from pontoon.errors import PontoonError
+from pontoon.errors import PontoonError, ScenarioError
 from pontoon.money import dumps
 from pontoon.scenario_runner import compare, parse_scenario, run_scenario
 
@@ -23,24 +23,20 @@ def scenario_command(
         try:
             raw = sys.stdin.buffer.read() if f == "-" else Path(f).read_bytes()
         except OSError as err:
-            typer.echo(f"error: {name}: cannot read: {err.strerror or err}", err=True)
-            raise typer.Exit(2) from None
+            raise ScenarioError(f"{name}: cannot read: {err.strerror or err}") from None
         try:
             data = parse_scenario(raw, name)
-        except PontoonError as err:
-            typer.echo(f"error: {err}", err=True)
-            raise typer.Exit(2) from None
+        except PontoonError as err:  # cli.app.run prints it as one line (names may hold line breaks)
+            raise ScenarioError(str(err)) from None
         try:
             out = run_scenario(data)
         except PontoonError as err:
-            typer.echo(f"error: {name}: {err}", err=True)
-            raise typer.Exit(2) from None
+            raise ScenarioError(f"{name}: {err}") from None
         typer.echo(dumps(out, indent=2))  # net and house written from the exact decimals
         if check:
             expect = data.get("expect") if isinstance(data, dict) else None
             if expect is None:
-                typer.echo(f"error: {name}: --check needs an 'expect' object in the scenario", err=True)
-                raise typer.Exit(2)
+                raise ScenarioError(f"{name}: --check needs an 'expect' object in the scenario")
             diffs = compare(expect, out)
             if diffs:
                 failed = True
