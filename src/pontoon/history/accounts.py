@@ -40,7 +40,8 @@ from pontoon.history.store import CASHIER, HistoryError, Store, account_key, can
 
 meta = MetaData()
 # the tables themselves are made by Alembic revision 0003; these mirror it for queries
-tables_ref = Table("tables", meta, Column("id", Integer, primary_key=True), Column("label", String(64)))
+tables_ref = Table("tables", meta, Column("id", Integer, primary_key=True), Column("label", String(64)),
+                   Column("status", String(16)))
 ledger_ref = Table("ledger", meta, Column("id", Integer, primary_key=True), Column("table_id", Integer),
                    Column("source", Text), Column("dest", Text), Column("amount", Text), Column("kind", String(32)),
                    Column("player", Text))
@@ -115,6 +116,23 @@ class WebRecords:
                                                       created=now()))
             self.store._crash.count += 1  # PONTOON_CRASH_AT counts these transactions too
             self.store._crash.check("inside")
+        self.store._crash.check("after")
+
+    def game_closed(self, web_id: str, store_table_id: int | None, members: list[dict[str, Any]],
+                    moves: list[tuple[str, Decimal, str]]) -> None:
+        """A British game closed: every pay-back (``web_moves``), the people after it, the web row's game
+        cleared and the store table ``closed``, all in ONE transaction (a kill never pays some seats
+        and not others, and never pays twice: the restart finds the game open and pays it all)."""
+        with self.store.engine.begin() as conn:
+            for name, amount, reason in moves:
+                conn.execute(insert(web_moves).values(name=name, web_id=web_id, amount=str(amount), reason=reason,
+                                                      created=now()))
+                self.store._crash.count += 1  # PONTOON_CRASH_AT: a kill between two pay-backs of one close
+                self.store._crash.check("inside")
+            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(
+                members=canon(members), table_id=None, updated=now()))
+            if store_table_id is not None:
+                conn.execute(update(tables_ref).where(tables_ref.c.id == store_table_id).values(status="closed"))
         self.store._crash.check("after")
 
     def close_table(self, web_id: str) -> None:

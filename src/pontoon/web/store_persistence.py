@@ -70,6 +70,17 @@ class StorePersistence:
             rec.close()
             self.web.set_table_id(table_id, None)
 
+    def game_closed(self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]) -> None:
+        """A British game closed (its ``closed`` event committed by the recorder): every seat's pay-back,
+        the people after it, the web row's game cleared and the store table closed, in ONE transaction:
+        a kill before it leaves the game closed in the engine and nothing paid (the restart pays it all,
+        once); a kill after it leaves everything paid and the game closed."""
+        rec = self.recorders.pop(table_id, None)
+        if rec is not None:
+            rec.close(status="kept")  # writes what is deferred; the table's status goes with the pay-backs
+        store_id = None if rec is None else rec.table_id
+        self.web.game_closed(table_id, store_id, members, moves)
+
     def table_created(self, table_id: str, spec: dict[str, Any]) -> None:
         if self.leases is not None and not self.leases.claim(table_id):  # a fresh random id: never refused
             raise HistoryError(f"table {table_id} is leased by another process; make the table again")
