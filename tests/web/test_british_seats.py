@@ -125,7 +125,7 @@ def test_sell_the_bank_and_top_up_the_kitty(live: LiveServer) -> None:
         cs[banker].send({"type": "top_up", "amount": "3"})
         got = cs[banker].until(lambda m: m.get("type") == "error" or (m.get("type") == "state" and m["top_up"] == "3"))
         assert got["type"] == "state", got
-        _play(list(cs.values()), lambda: any(e.kind == "kitty_top_up" for e in g.log.events) or g.banker != banker)
+        _play(list(cs.values()), lambda b=banker: any(e.kind == "kitty_top_up" for e in g.log.events) or g.banker != b)
         if any(e.kind == "kitty_top_up" for e in g.log.events):
             break
     other = next(n for n in tok if n != g.banker)
