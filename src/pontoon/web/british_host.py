@@ -110,6 +110,7 @@ class BritishHost(HostedTable):
         if self.game_obj is None or m.pending:  # not dealt in: the buy-in goes straight back
             return self._remove(m, m.buy_in)
         m.leaving = m.absent = True
+        self.note_member(name, {"leaving": True})  # kept across a restart: he still leaves between rounds
         self.bump()
         self._advance()
         return self.paid.pop(name, None) if name not in self.members else None
