@@ -192,8 +192,16 @@ class StorePersistence:
                 host = CasinoHost(wid, spec["title"], rules, int(spec["seed"]), lobby.settings, self, lobby.credit,
                                   table=table)
                 # who is at the table: the snapshot, less those the table does not hold (a join never
-                # committed, a leave committed before its snapshot); a pending join had moved no money
-                members = [dict(m, pending=False) for m in members if m["name"] in table.seats()]
+                # committed, a leave committed before its snapshot); a person who joined mid-round
+                # (pending: a next-round seat or a standing bettor) is kept pending: his buy-in is still
+                # in his account in the ledger (the deposit is made when he sits down), so it is taken
+                # from the account's live balance again, as when he joined
+                held = set(table.seats())
+                members = [dict(m, pending=m["name"] not in held) for m in members
+                           if m["name"] in held or m.get("pending")]
+                for m in members:
+                    if m["pending"] and m["name"] in lobby.accounts:
+                        lobby.accounts[m["name"]] -= to_money(m["buy_in"], "buy_in")
             if rec is not None:
                 self.recorders[wid] = rec.recorder
                 host.fair = None
