@@ -76,22 +76,41 @@ class WebRecords:
         except IntegrityError:
             raise HistoryError(f"account {name!r} exists in the history store") from None
 
-    def balances(self) -> dict[str, Decimal]:
-        """Every account: opening + its moves + its casino cashier rows (withdrawals in, deposits out)."""
+    def balances(self, name: str | None = None) -> dict[str, Decimal]:
+        """Every account (or only ``name``): opening + its moves + its casino cashier rows (withdrawals
+        in, deposits out), less the buy-ins held for casino people who joined mid-round and sit down
+        when the round ends (``pending`` in an open table's people: their deposit is not booked yet).
+        Read from the store each time, so every process sharing the database sees the same balance."""
         with self.store.reader.connect() as conn:
-            out = {str(r.name): Decimal(r.opening) for r in conn.execute(select(web_accounts))}
-            for r in conn.execute(select(web_moves.c.name, web_moves.c.amount)):
-                out[str(r.name)] = out.get(str(r.name), Decimal(0)) + Decimal(r.amount)
+            q0 = select(web_accounts)
+            q1 = select(web_moves.c.name, web_moves.c.amount)
             q = (select(ledger_ref.c.player, ledger_ref.c.kind, ledger_ref.c.amount)
                  .join(tables_ref, tables_ref.c.id == ledger_ref.c.table_id)
                  .where(tables_ref.c.label == "web", ledger_ref.c.kind.in_(("deposit", "withdrawal")),
                         (ledger_ref.c.source == CASHIER_KEY) | (ledger_ref.c.dest == CASHIER_KEY)))
+            if name is not None:
+                q0, q1, q = (q0.where(web_accounts.c.name == name), q1.where(web_moves.c.name == name),
+                             q.where(ledger_ref.c.player == name))
+            out = {str(r.name): Decimal(r.opening) for r in conn.execute(q0)}
+            for r in conn.execute(q1):
+                out[str(r.name)] = out.get(str(r.name), Decimal(0)) + Decimal(r.amount)
             for lr in conn.execute(q):
                 if str(lr.player) not in out:
                     continue  # a table recorded by the server whose person has no web account (not ours)
                 sign = 1 if lr.kind == "withdrawal" else -1
                 out[str(lr.player)] += sign * Decimal(lr.amount)
+            rows = conn.execute(select(web_tables.c.spec, web_tables.c.members).where(web_tables.c.status == "open"))
+            for r in rows:
+                if json.loads(r.spec).get("game") != "casino":
+                    continue  # a British buy-in is a web move when the person joins
+                for m in json.loads(r.members):
+                    if m.get("pending") and m.get("name") in out:
+                        out[m["name"]] -= Decimal(str(m["buy_in"]))
         return out
+
+    def balance(self, name: str) -> Decimal | None:
+        """One account's balance as ``balances`` derives it; None if there is no such account."""
+        return self.balances(name).get(name)
 
     # ------------------------------------------------------------------ hosted tables
     def table_saved(self, web_id: str, spec: dict[str, Any], table_id: int | None) -> None:

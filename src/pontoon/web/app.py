@@ -246,21 +246,25 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
     async def create_account(request: Request, body: AccountIn) -> Any:
         if (r := limited(request)) is not None:
             return r
-        if body.name in srv.lobby.accounts:
+        if body.name in srv.lobby.accounts or srv.lobby.balance(body.name) is not None:  # another process's too
             return _err(409, f"account {body.name!r} exists; pick another name")
         bal, token = srv.lobby.create_account(body.name)
         return AccountOut(name=body.name, balance=fmt(bal), token=token)
 
     @app.get("/api/accounts/{name}", response_model=AccountOut, responses={404: {}})
     async def get_account(name: AccountName) -> Any:
-        if name not in srv.lobby.accounts:
+        bal = srv.lobby.balance(name)  # from the store: the same in every process on the database
+        if bal is None:
             return _err(404, f"no account {name!r}")
-        return AccountOut(name=name, balance=fmt(srv.lobby.accounts[name]),
-                          at_tables=fmt(srv.lobby.money_at_tables(name)))
+        return AccountOut(name=name, balance=fmt(bal), at_tables=fmt(srv.lobby.money_at_tables(name)))
 
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:
-        return [t.summary() for t in srv.lobby.tables.values()]
+        """This process's tables and (several processes on one store) every other open table of the
+        store with the address of the process that owns it and whether its lease is live."""
+        own = [dict(t.summary(), served_here=True) for t in srv.lobby.tables.values()]
+        others = getattr(srv.lobby.store, "other_tables", None)
+        return own + (others(set(srv.lobby.tables)) if others is not None else [])
 
     @app.post("/api/tables", status_code=201, responses={400: {}, 422: {}, 429: {}})
     async def create_table(request: Request, body: TableIn) -> Any:

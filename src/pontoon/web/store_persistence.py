@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -48,9 +49,35 @@ class StorePersistence:
         self.known = set(bal)
         return bal
 
+    def account_balance(self, name: str) -> Decimal | None:
+        """The account's balance read from the store (the ledger's sum; None: no such account), so
+        that several processes on one database agree (docs/server.md)."""
+        return self.web.balance(name)
+
+    def other_tables(self, own: set[str]) -> list[dict[str, Any]]:
+        """The open web tables of the store that this process does not serve, with the process that
+        owns each (its lease's address) and whether that lease is live (several processes)."""
+        if self.leases is None:
+            return []
+        out = []
+        now = time.time()
+        for r in self.web.open_tables():
+            wid = str(r["web_id"])
+            if wid in own:
+                continue
+            lease = self.leases.owner_of(wid)
+            spec = r["spec"]
+            out.append({"id": wid, "title": spec.get("title"), "game": spec.get("game"),
+                        "preset": (spec.get("rules") or {}).get("preset"), "served_here": False,
+                        "owner": None if lease is None else str(lease["address"]),
+                        "lease_live": lease is not None and float(lease["expires"]) > now,
+                        "members": [{"name": m["name"], "role": m["role"], "box": m.get("box")} for m in r["members"]]})
+        return out
+
     def save_account(self, name: str, balance: Decimal) -> None:
-        if name not in self.known:  # a new account; later balances are derived (history.accounts)
-            self.web.create_account(name, balance)
+        if name not in self.known:  # a new account (not one another process made); later balances are derived
+            if self.web.balance(name) is None:
+                self.web.create_account(name, balance)
             self.known.add(name)
 
     def attach(self, table_id: str, table: CasinoTable | BritishGame, title: str) -> None:
@@ -194,14 +221,13 @@ class StorePersistence:
                 # who is at the table: the snapshot, less those the table does not hold (a join never
                 # committed, a leave committed before its snapshot); a person who joined mid-round
                 # (pending: a next-round seat or a standing bettor) is kept pending: his buy-in is still
-                # in his account in the ledger (the deposit is made when he sits down), so it is taken
-                # from the account's live balance again, as when he joined
+                # in his account in the ledger (the deposit is made when he sits down) and held there by
+                # this snapshot (``WebRecords.balances`` subtracts it)
                 held = set(table.seats())
                 members = [dict(m, pending=m["name"] not in held) for m in members
                            if m["name"] in held or m.get("pending")]
-                for m in members:
-                    if m["pending"] and m["name"] in lobby.accounts:
-                        lobby.accounts[m["name"]] -= to_money(m["buy_in"], "buy_in")
+                if members != row["members"]:  # the snapshot corrected (the balances read its holds)
+                    self.web.members_changed(wid, members)
             if rec is not None:
                 self.recorders[wid] = rec.recorder
                 host.fair = None
