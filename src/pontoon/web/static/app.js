@@ -129,6 +129,14 @@ async function refreshTables() {
   for (const t of tables) {
     const tr = document.createElement("tr");
     tr.dataset.table = t.id;
+    if (t.served_here === false) {  // another process's table (several processes on one store)
+      tr.className = "remote";
+      tr.append(el("td", t.title || t.id), el("td", t.preset || ""), el("td", ""),
+        el("td", (t.members || []).map((m) => m.name).join(", ")),
+        el("td", `served by ${t.owner || "another process"}` + (t.lease_live ? "" : " (its lease expired: taken over soon)")));
+      body.appendChild(tr);
+      continue;
+    }
     tr.appendChild(el("td", t.title));
     tr.appendChild(el("td", `${t.name} (${t.preset})`));
     tr.appendChild(el("td", t.game === "casino" ? `${t.table_min}–${t.table_max}` : `stakes ${t.stake_min}–${t.stake_max}`));
