@@ -18,11 +18,13 @@ its people (who sits where with what buy-in).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
     Column,
+    Connection,
     Float,
     ForeignKey,
     Integer,
@@ -57,7 +59,7 @@ web_tables = Table("web_tables", meta, Column("web_id", String(16), primary_key=
                    Column("updated", String(32), nullable=False))
 table_leases = Table("table_leases", meta, Column("web_id", String(16), primary_key=True),
                      Column("owner", String(64), nullable=False), Column("address", Text, nullable=False),
-                     Column("expires", Float, nullable=False))
+                     Column("expires", Float, nullable=False), Column("epoch", Integer, nullable=False, default=0))
 
 CASHIER_KEY = account_key(CASHIER)
 
@@ -67,6 +69,8 @@ class WebRecords:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        # checked inside each write transaction of a table's rows (the lease's fencing token, ``Leases.fence``)
+        self.fence: Callable[[Connection, str], None] | None = None
 
     # ------------------------------------------------------------------ accounts
     def create_account(self, name: str, opening: Decimal) -> None:
@@ -127,6 +131,8 @@ class WebRecords:
                         move: tuple[str, Decimal, str] | None = None) -> None:
         """The table's people after a change and, in the same transaction, the account move it made."""
         with self.store.engine.begin() as conn:
+            if self.fence is not None:
+                self.fence(conn, web_id)
             conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(members=canon(members),
                                                                                        updated=now()))
             if move is not None:
@@ -143,6 +149,8 @@ class WebRecords:
         cleared and the store table ``closed``, all in ONE transaction (a kill never pays some seats
         and not others, and never pays twice: the restart finds the game open and pays it all)."""
         with self.store.engine.begin() as conn:
+            if self.fence is not None:
+                self.fence(conn, web_id)
             for name, amount, reason in moves:
                 conn.execute(insert(web_moves).values(name=name, web_id=web_id, amount=str(amount), reason=reason,
                                                       created=now()))

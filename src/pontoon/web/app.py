@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pontoon.errors import PontoonError
+from pontoon.history.leases import LeaseLost
 from pontoon.money import fmt
 from pontoon.web import store_reads
 from pontoon.web.hosting import HostedTable, HostError, Settings
@@ -495,6 +496,14 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     async with srv.lock(host.id):
         try:
             host.handle(conn.name, msg)  # type: ignore[attr-defined]
+        except LeaseLost as err:  # another process holds the table now: its write was refused; drop it
+            with contextlib.suppress(Exception):  # sent at once: the connection is closed right after
+                await conn.ws.send_text(json.dumps({"type": "error", "error": str(err)[:500]}))
+            srv.lobby.tables.pop(host.id, None)
+            for c in list(srv.conns.pop(host.id, ())):
+                with contextlib.suppress(Exception):
+                    await c.ws.close(code=4409, reason="this table moved to another process")
+            return
         except PontoonError as err:
             _error(conn, str(err))
         srv.broadcast(host)

@@ -42,6 +42,18 @@ class StorePersistence:
         self.games: dict[str, str] = {}  # web id -> casino | british
         self.known: set[str] = set()
         self.leases = leases  # several processes on one database: a table is served by its lease's owner
+        if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
+            self.web.fence = leases.fence
+            store.fences.append(self._fence)
+
+    def _fence(self, conn: Any, store_table_id: int) -> None:
+        """``Store.fences``: a write to a store table recorded for one of our web tables must still hold
+        that web table's lease at our epoch (``Leases.fence``; raises ``LeaseLost``)."""
+        assert self.leases is not None
+        for wid, rec in self.recorders.items():
+            if rec.table_id == store_table_id:
+                self.leases.fence(conn, wid)
+                return
 
     # ------------------------------------------------------------------ TablePersistence
     def load_accounts(self) -> dict[str, Decimal]:
