@@ -100,10 +100,11 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     return True
 
 
-def play(pages: list[Any], rounds: int, british: bool) -> list[dict[str, Any]]:
+def play(pages: list[Any], rounds: int, british: bool, *, until: Any = None, budget: float = 150) -> list[dict[str, Any]]:
+    """Play through the pages until the first shows ``rounds`` finished rounds (or ``until(page)``)."""
     states: list[dict[str, Any]] = [{} for _ in pages]
-    end = time.monotonic() + 150
-    while rounds_on_page(pages[0]) < rounds:
+    end = time.monotonic() + budget
+    while (rounds_on_page(pages[0]) < rounds) if until is None else not until(pages[0]):
         assert time.monotonic() < end, "the rounds did not finish through the page"
         acted = False
         for page, st in zip(pages, states, strict=True):
@@ -126,11 +127,11 @@ def shot(page: Any, name: str, docs: bool = False) -> None:
         shutil.copy(path, ROOT / "docs" / "img" / name)
 
 
-def test_two_people_play_casino_through_the_page(browser: Any, live: LiveServer) -> None:
+def _casino_table(browser: Any, live: LiveServer, preset: str, seed: str) -> tuple[Any, Any, str]:
     ann = open_person(browser, live, "ann")
     bob = open_person(browser, live, "bob")
-    ann.select_option("#preset", "mbs")
-    ann.fill("#seed", "4")
+    ann.select_option("#preset", preset)
+    ann.fill("#seed", seed)
     ann.click("#create-table")
     row = ann.locator("#table-list tbody tr").first
     row.wait_for()
@@ -143,27 +144,56 @@ def test_two_people_play_casino_through_the_page(browser: Any, live: LiveServer)
     brow.locator("button.join-sit").click()
     bob.wait_for_selector("#table:not([hidden])")
     bob.wait_for_selector('#members tr[data-name="ann"]')
-    ann.check("#hints")
-    states = play([ann, bob], 3, british=False)
-    assert states[0].get("hinted") and re.search(r"stand [+-]\d\.\d{4}", states[0]["hint_text"])
+    return ann, bob, str(tid)
+
+
+def _check_casino(live: LiveServer, tid: str, pages: tuple[Any, Any], rounds: int) -> None:
+    ann = pages[0]
     ann.wait_for_timeout(300)
     host = live.srv.lobby.tables[tid]
-    for page, name in ((ann, "ann"), (bob, "bob")):
-        assert rounds_on_page(page) >= 3
+    for page, name in zip(pages, ("ann", "bob"), strict=True):
+        assert rounds_on_page(page) >= rounds
         # the page's balance is the server's, and it is the buy-in plus the nets the page's history shows
         assert balance_on_page(page, name) == host.balance(name)
-        nets = [Decimal(m) for m in re.findall(r"you (-?[\d.]+)", page.inner_text("#history"))]
-        assert balance_on_page(page, name) == Decimal(1000) + sum(nets, Decimal(0))
+        if host.history_mark <= 10:  # (the page lists the last 10 rounds)
+            nets = [Decimal(m) for m in re.findall(r"you (-?[\d.]+)", page.inner_text("#history"))]
+            assert balance_on_page(page, name) == Decimal(1000) + sum(nets, Decimal(0))
     ann.locator("#history details.round").first.click()
+    ann.wait_for_selector("#history details.round[data-steps]")
     assert "card" in ann.inner_text("#history")  # every step of the round is listed
-    shot(ann, "table-casino.png", docs=True)
-    shot(bob, "table-casino-bob.png")
 
 
-def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer) -> None:
+@pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium"])
+def test_two_people_play_casino_through_the_page(browser: Any, live: LiveServer, preset: str) -> None:
+    ann, bob, tid = _casino_table(browser, live, preset, "4")
+    hints = preset == "mbs"
+    if hints:
+        ann.check("#hints")
+    rounds = 3 if hints else 2
+    states = play([ann, bob], rounds, british=False)
+    if hints:
+        assert states[0].get("hinted") and re.search(r"stand [+-]\d\.\d{4}", states[0]["hint_text"])
+    _check_casino(live, tid, (ann, bob), rounds)
+    shot(ann, "table-casino.png" if hints else f"table-{preset}.png", docs=hints)
+    shot(bob, f"table-{preset}-bob.png")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium"])
+def test_casino_to_the_end_of_a_shoe_through_the_page(browser: Any, live: LiveServer, preset: str) -> None:
+    """Every casino preset played through the page until the cut card has come out and a new shoe is
+    dealt (000 3.2, 004 3.6)."""
+    ann, bob, tid = _casino_table(browser, live, preset, "6")
+    play([ann, bob], 0, british=False, until=lambda p: "shoe 2:" in (p.text_content("#shoe-info") or ""), budget=900)
+    _check_casino(live, tid, (ann, bob), 1)
+    shot(ann, f"table-{preset}-shoe-end.png")
+
+
+@pytest.mark.parametrize("preset", ["british", "shoot"])
+def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer, preset: str) -> None:
     ann = open_person(browser, live, "ann")
     bob = open_person(browser, live, "bob")
-    ann.select_option("#preset", "british")
+    ann.select_option("#preset", preset)
     ann.fill("#seats", "2")
     ann.fill("#seed", "9")
     ann.click("#create-table")
@@ -175,6 +205,8 @@ def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer
     bob.wait_for_selector(f'#table-list tr[data-table="{tid}"] button.join-seat')
     bob.locator(f'#table-list tr[data-table="{tid}"] button.join-seat').click()
     bob.wait_for_selector("#table:not([hidden])")
+    if preset == "shoot":  # the banker puts up a kitty first (003 Shoot), through his page
+        play([ann, bob], 0, british=True, until=lambda p: p.locator('#spots svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]').count() > 0)
     ann.wait_for_selector("#spots .spot")
     # the other person's first card is face down on each page (003 The Deal): his hand or the bank's
     hidden = ann.locator('#spots .spot:not([data-owner="ann"]) svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]')
@@ -186,7 +218,15 @@ def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer
     for page in (ann, bob):
         assert rounds_on_page(page) >= 3
         a, b = balance_on_page(page, "ann"), balance_on_page(page, "bob")
-        assert a + b == Decimal(2000)  # two seats: one's loss is the other's gain
+        kitty = host.game_obj.kitty if host.game_obj is not None else Decimal(0)
+        assert a + b + kitty == Decimal(2000)  # two seats: one's loss is the other's gain (Shoot: the kitty is the banker's)
         assert a == host.balance("ann") and b == host.balance("bob")
     ann.locator("#history details.round").first.click()
-    shot(ann, "table-british.png", docs=True)
+    ann.wait_for_selector("#history details.round[data-steps]")
+    if preset == "shoot":  # the banker's page: top the kitty up and offer the bank (003 Shoot, The New Deal)
+        g = host.game_obj
+        banker_page = ann if g.banker == "ann" else bob
+        # top up while the kitty holds money, or put up a new one when it is empty
+        banker_page.wait_for_selector('#actions button[data-verb="top_up"], #actions button[data-verb="kitty"]')
+        assert banker_page.locator('#actions button[data-verb="sell_bank"]').count() == 2  # to anyone, to the other
+    shot(ann, "table-british.png" if preset == "british" else "table-shoot.png", docs=preset == "british")

@@ -417,9 +417,56 @@ function renderMembers(st) {
   }
 }
 
+// The last rounds: read from the history store's REST endpoints (they survive a page reload and a
+// server restart), re-read when the server says a round was booked (history_mark); a round's steps
+// are fetched when it is opened. Without a store (--memory) the WebSocket's history is shown.
 function renderHistory(st) {
+  const key = `${st.table}:${st.history_mark}`;
+  if (S.histKey === key) { if (!S.histRows) renderWsHistory(st); return; }
+  S.histKey = key;
+  api("GET", `/api/tables/${st.table}/rounds?last=10`).then((rows) => {
+    if (S.histKey !== key) return;
+    S.histRows = rows.filter((r) => r.status !== "open");
+    renderStoreHistory(st);
+  }).catch(() => { S.histRows = null; renderWsHistory(st); });
+}
+
+function stepLine(e) {
+  const parts = [e.kind.replaceAll("_", " ")];
+  for (const [k, v] of Object.entries(e.data || {})) {
+    if (k === "act") continue;
+    parts.push(`${k}=${Array.isArray(v) ? v.join(" ") : (v && typeof v === "object" ? JSON.stringify(v) : v)}`);
+  }
+  return parts.join(" ") + (e.clause ? ` [${e.clause}]` : "");
+}
+
+function renderStoreHistory(st) {
   const div = $("#history");
   div.replaceChildren();
+  div.dataset.source = "store";
+  for (const r of [...S.histRows].reverse()) {
+    const d = document.createElement("details");
+    d.className = "round"; d.dataset.round = r.round; d.dataset.rid = r.id;
+    const mine = st.you && r.net && r.net[st.you] !== undefined ? ` · you ${r.net[st.you]}` : "";
+    d.appendChild(el("summary", `Round ${r.round}: ${r.status}${mine}`));
+    const ol = document.createElement("ol");
+    d.appendChild(ol);
+    d.addEventListener("toggle", () => {
+      if (!d.open || d.dataset.loaded) return;
+      d.dataset.loaded = "1";
+      api("GET", `/api/rounds/${r.id}`).then((det) => {
+        for (const e of det.events) if (e.kind !== "action") ol.appendChild(el("li", stepLine(e)));
+        d.dataset.steps = String(ol.children.length);
+      }).catch((e) => ol.appendChild(el("li", e.message)));
+    });
+    div.appendChild(d);
+  }
+}
+
+function renderWsHistory(st) {
+  const div = $("#history");
+  div.replaceChildren();
+  div.dataset.source = "live";
   for (const h of [...st.history].reverse()) {
     const d = document.createElement("details");
     d.className = "round"; d.dataset.round = h.round;
@@ -428,6 +475,7 @@ function renderHistory(st) {
     const ol = document.createElement("ol");
     for (const s of h.steps) ol.appendChild(el("li", s));
     d.appendChild(ol);
+    d.dataset.steps = String(h.steps.length);
     div.appendChild(d);
   }
 }
