@@ -362,7 +362,7 @@ class BritishHost(HostedTable):
         if g.round is None:
             if g.needs_kitty and name == g.banker:
                 high = min(self.rules.kitty_max, self.balance(name))
-                out.append({"verb": "kitty", "low": fmt(self.rules.kitty_min), "high": fmt(high)})
+                out.insert(0, {"verb": "kitty", "low": fmt(self.rules.kitty_min), "high": fmt(high)})
             return out
         return [a.to_json() for a in g.round.legal_actions(name)] + out
 
