@@ -111,6 +111,7 @@ class BritishHost(HostedTable):
             return self._remove(m, m.buy_in)
         m.leaving = m.absent = True
         self.note_member(name, {"leaving": True})  # kept across a restart: he still leaves between rounds
+        self.paid.clear()  # (only this call's answer is wanted from it)
         self.bump()
         self._advance()
         return self.paid.pop(name, None) if name not in self.members else None
@@ -143,7 +144,7 @@ class BritishHost(HostedTable):
                 return False
             net = g.leave_seat(m.name)  # a leaving banker passes the bank to his left
             self._remove(m, m.buy_in + net)
-        if self.offer is not None and (self.offer["banker"] != g.banker or self.offer.get("buyer_left")):
+        if self.offer is not None and self.offer["banker"] != g.banker:  # the bank changed hands meanwhile
             self.offer = None
         if self.offer is not None and self.offer.get("accepted"):
             o, self.offer = self.offer, None
@@ -168,7 +169,7 @@ class BritishHost(HostedTable):
         assert g is not None and g.round is None
         if not g.closed:
             g.retrieve_kitty()  # 003 Shoot: the kitty goes back to the banker (an engine event)
-            g.close()  # the kitty back to the banker (003 Shoot), a fair pack's seed revealed: engine events
+            g.close()  # a fair pack's seed revealed (an engine event)
         moves: list[tuple[str, Decimal, str]] = []
         gone: list[tuple[str, Decimal]] = []
         for m in list(self.members.values()):
