@@ -199,3 +199,34 @@ def _moves(store: Any) -> list[tuple[str, Decimal, str]]:
 
     with store.reader.connect() as conn:
         return [(str(r.name), Decimal(r.amount), str(r.reason)) for r in conn.execute(select(web_moves).order_by(web_moves.c.id))]
+
+
+def test_bank_sale_over_rest(live: LiveServer) -> None:
+    """The same messages over REST (``POST /api/tables/{id}/messages`` with the seat token): the
+    banker offers the bank, the other buys it; refusals are 4xx with one line."""
+    tid = live.table(preset="british", seats=2, seed=30)
+    tok = {n: live.join(tid, live.account(n), buy_in="100") for n in ("ann", "bob")}
+    host = live.srv.lobby.tables[tid]
+    banker = host.game_obj.banker
+    other = next(n for n in tok if n != banker)
+
+    def post(who: str, message: dict[str, Any]) -> Any:
+        return live.http.post(f"/api/tables/{tid}/messages", json={"token": tok[who], "message": message})
+
+    r = post(other, {"type": "sell_bank", "price": "4"})
+    assert r.status_code == 400 and "only the banker" in r.json()["detail"]
+    r = live.http.post(f"/api/tables/{tid}/messages", json={"token": "forged.token", "message": {"type": "deal"}})
+    assert r.status_code == 401
+    r = post(banker, {"type": "hints"})
+    assert r.status_code == 400 and "only on the WebSocket" in r.json()["detail"]
+    r = post(banker, {"type": "sell_bank", "price": "4", "buyer": other})
+    assert r.status_code == 200 and r.json()["bank_offer"]["price"] == "4"
+    r = post(other, {"type": "buy_bank", "price": "4"})
+    assert r.status_code == 200 and r.json()["bank_offer"]["accepted"] == other
+    before = host.balance(banker) + host.balance(other)
+    cs = [live.ws(tid, tok[n]) for n in tok]
+    _play(cs, lambda: host.game_obj.banker == other)
+    assert any(e.kind == "bank_passes" and "sell" in e.clause and e.data["new"] == other for e in host.game_obj.log.events)
+    assert host.balance(banker) + host.balance(other) == before == 200
+    for c in cs:
+        c.close()

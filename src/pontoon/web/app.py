@@ -34,7 +34,7 @@ from pontoon.money import fmt
 from pontoon.web import store_reads
 from pontoon.web.hosting import HostedTable, HostError, Settings
 from pontoon.web.lobby import Lobby
-from pontoon.web.models import AccountIn, AccountOut, Envelope, JoinIn, JoinOut, LeaveIn, TableIn
+from pontoon.web.models import AccountIn, AccountOut, Envelope, JoinIn, JoinOut, LeaveIn, MessageIn, TableIn
 from pontoon.web.persistence import MemoryPersistence, TablePersistence
 from pontoon.web.ratelimit import RateLimiter
 from pontoon.web.tokens import Signer, TokenError
@@ -364,6 +364,32 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
             srv.broadcast(host)
         return {"left": got is not None, "returned": None if got is None else fmt(got),
                 "note": None if got is not None else "you leave when the round in play ends (004 5.3 plays your hand)"}
+
+    @app.post("/api/tables/{tid}/messages", responses={400: {}, 401: {}, 404: {}, 409: {}, 429: {}})
+    async def message(tid: TableId, body: MessageIn) -> Any:
+        """The WebSocket's client messages over REST, for the seat of ``token``: an engine action, a
+        wager, the kitty, a kitty top-up, the bank offered for sale or bought (checked as on the
+        WebSocket); answers the seat's state after it."""
+        host = srv.lobby.tables.get(tid)
+        if host is None:
+            return _missing(srv, tid)
+        _, name = srv.lobby.seat_of(body.token, tid)
+        if not srv.actions.allow(body.token):
+            return _err(429, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
+        msg = body.message
+        if msg.type in ("ping", "hints"):
+            return _err(400, f"{msg.type}: only on the WebSocket (/ws/tables/{tid})")
+        async with srv.lock(tid):
+            if name not in host.members:
+                return _err(400, f"{name} is no longer at table {tid}")
+            try:
+                host.handle(name, msg)  # type: ignore[attr-defined]
+            except LeaseLost as err:
+                srv.lobby.tables.pop(tid, None)
+                return _err(409, str(err))
+            finally:
+                srv.broadcast(host)
+            return host.state_for(name, False)
 
     @app.websocket("/ws/tables/{tid}")
     async def ws(websocket: WebSocket, tid: str, token: str | None = None) -> None:

@@ -113,3 +113,10 @@ ClientMsg = Annotated[ActMsg | BetMsg | SimpleMsg | KittyMsg | TopUpMsg | SellBa
 
 class Envelope(Strict):
     msg: ClientMsg
+
+
+class MessageIn(Strict):
+    """A client message over REST (``POST /api/tables/{id}/messages``), with the seat token it acts for."""
+
+    token: str = Field(max_length=1024)
+    message: ClientMsg
