@@ -239,3 +239,39 @@ def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer
         assert any(e.kind == "bank_passes" and "sell" in e.clause for e in host.game_obj.log.events)
         assert host.balance("ann") + host.balance("bob") + host.game_obj.kitty == 2000  # the price moved between them
     shot(ann, "table-british.png" if preset == "british" else "table-shoot.png", docs=preset == "british")
+
+
+def test_join_a_running_british_game_through_the_page(browser: Any, live: LiveServer) -> None:
+    """A seat given up in a running game is taken through the page's lobby (**Join the game**): the
+    newcomer is shown as dealt in from the next round, then plays his own hand through the page."""
+    from tests.web.play import british_choice
+
+    tid = live.table(preset="british", seats=3, seed=14)
+    tok = {n: live.join(tid, live.account(n), buy_in="100") for n in ("ann", "bob", "cat")}
+    cs = {n: live.ws(tid, tok[n]) for n in ("ann", "bob")}
+    host = live.srv.lobby.tables[tid]
+    assert live.http.post(f"/api/tables/{tid}/leave", json={"token": tok["cat"]}).status_code == 200
+    dan = open_person(browser, live, "dan")
+    dan.wait_for_selector(f'#table-list tr[data-table="{tid}"] button.join-seat:has-text("Join the game")')
+    dan.locator(f'#table-list tr[data-table="{tid}"] button.join-seat').click()
+    dan.wait_for_selector("#table:not([hidden])")
+    state: dict[str, Any] = {}
+    end = time.monotonic() + 120
+    while not (host.game_obj is not None and "dan" in host.game_obj.seats and host.game_obj.rounds_played >= 2):
+        assert time.monotonic() < end, "dan was never dealt in"
+        for c in cs.values():
+            c.drain(0.03)
+            pick = british_choice(c.state)
+            if pick is not None:
+                c.send(pick)
+                c.until(lambda m: m.get("type") in ("state", "error"))
+        if "dan" in host.game_obj.seats:
+            step(dan, state, True)
+        else:
+            assert "dealt in next round" in dan.inner_text('#members tr[data-name="dan"]')
+        dan.wait_for_timeout(60)
+    dan.wait_for_timeout(300)
+    assert "cat" not in host.members and balance_on_page(dan, "dan") == host.balance("dan")
+    shot(dan, "table-british-joined.png")
+    for c in cs.values():
+        c.close()
