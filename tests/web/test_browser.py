@@ -59,7 +59,8 @@ def balance_on_page(page: Any, name: str) -> Decimal:
 
 def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     """One action through the page's buttons and keys; False when this page has nothing to do."""
-    buttons = page.locator("#actions button.action-btn")
+    buttons = page.locator("#actions button.action-btn:not([data-verb=sell_bank]):not([data-verb=buy_bank])"
+                           ":not([data-verb=top_up])")  # the bank's sale and the top-up: tested on their own
     if buttons.count() == 0:
         return False
     verbs = [buttons.nth(i).get_attribute("data-verb") for i in range(buttons.count())]
@@ -96,14 +97,15 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
         if "stand" in verbs:
             page.keyboard.press("s")
             return True
-    page.locator("#actions button.action-btn").first.click()
+    buttons.first.click()
     return True
 
 
-def play(pages: list[Any], rounds: int, british: bool) -> list[dict[str, Any]]:
+def play(pages: list[Any], rounds: int, british: bool, *, until: Any = None, budget: float = 150) -> list[dict[str, Any]]:
+    """Play through the pages until the first shows ``rounds`` finished rounds (or ``until(page)``)."""
     states: list[dict[str, Any]] = [{} for _ in pages]
-    end = time.monotonic() + 150
-    while rounds_on_page(pages[0]) < rounds:
+    end = time.monotonic() + budget
+    while (rounds_on_page(pages[0]) < rounds) if until is None else not until(pages[0]):
         assert time.monotonic() < end, "the rounds did not finish through the page"
         acted = False
         for page, st in zip(pages, states, strict=True):
@@ -126,11 +128,11 @@ def shot(page: Any, name: str, docs: bool = False) -> None:
         shutil.copy(path, ROOT / "docs" / "img" / name)
 
 
-def test_two_people_play_casino_through_the_page(browser: Any, live: LiveServer) -> None:
+def _casino_table(browser: Any, live: LiveServer, preset: str, seed: str) -> tuple[Any, Any, str]:
     ann = open_person(browser, live, "ann")
     bob = open_person(browser, live, "bob")
-    ann.select_option("#preset", "mbs")
-    ann.fill("#seed", "4")
+    ann.select_option("#preset", preset)
+    ann.fill("#seed", seed)
     ann.click("#create-table")
     row = ann.locator("#table-list tbody tr").first
     row.wait_for()
@@ -143,27 +145,56 @@ def test_two_people_play_casino_through_the_page(browser: Any, live: LiveServer)
     brow.locator("button.join-sit").click()
     bob.wait_for_selector("#table:not([hidden])")
     bob.wait_for_selector('#members tr[data-name="ann"]')
-    ann.check("#hints")
-    states = play([ann, bob], 3, british=False)
-    assert states[0].get("hinted") and re.search(r"stand [+-]\d\.\d{4}", states[0]["hint_text"])
+    return ann, bob, str(tid)
+
+
+def _check_casino(live: LiveServer, tid: str, pages: tuple[Any, Any], rounds: int) -> None:
+    ann = pages[0]
     ann.wait_for_timeout(300)
     host = live.srv.lobby.tables[tid]
-    for page, name in ((ann, "ann"), (bob, "bob")):
-        assert rounds_on_page(page) >= 3
+    for page, name in zip(pages, ("ann", "bob"), strict=True):
+        assert rounds_on_page(page) >= rounds
         # the page's balance is the server's, and it is the buy-in plus the nets the page's history shows
         assert balance_on_page(page, name) == host.balance(name)
-        nets = [Decimal(m) for m in re.findall(r"you (-?[\d.]+)", page.inner_text("#history"))]
-        assert balance_on_page(page, name) == Decimal(1000) + sum(nets, Decimal(0))
+        if host.history_mark <= 10:  # (the page lists the last 10 rounds)
+            nets = [Decimal(m) for m in re.findall(r"you (-?[\d.]+)", page.inner_text("#history"))]
+            assert balance_on_page(page, name) == Decimal(1000) + sum(nets, Decimal(0))
     ann.locator("#history details.round").first.click()
+    ann.wait_for_selector("#history details.round[data-steps]")
     assert "card" in ann.inner_text("#history")  # every step of the round is listed
-    shot(ann, "table-casino.png", docs=True)
-    shot(bob, "table-casino-bob.png")
 
 
-def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer) -> None:
+@pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium"])
+def test_two_people_play_casino_through_the_page(browser: Any, live: LiveServer, preset: str) -> None:
+    ann, bob, tid = _casino_table(browser, live, preset, "4")
+    hints = preset == "mbs"
+    if hints:
+        ann.check("#hints")
+    rounds = 3 if hints else 2
+    states = play([ann, bob], rounds, british=False)
+    if hints:
+        assert states[0].get("hinted") and re.search(r"stand [+-]\d\.\d{4}", states[0]["hint_text"])
+    _check_casino(live, tid, (ann, bob), rounds)
+    shot(ann, "table-casino.png" if hints else f"table-{preset}.png", docs=hints)
+    shot(bob, f"table-{preset}-bob.png")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium"])
+def test_casino_to_the_end_of_a_shoe_through_the_page(browser: Any, live: LiveServer, preset: str) -> None:
+    """Every casino preset played through the page until the cut card has come out and a new shoe is
+    dealt (000 3.2, 004 3.6)."""
+    ann, bob, tid = _casino_table(browser, live, preset, "6")
+    play([ann, bob], 0, british=False, until=lambda p: "shoe 2:" in (p.text_content("#shoe-info") or ""), budget=900)
+    _check_casino(live, tid, (ann, bob), 1)
+    shot(ann, f"table-{preset}-shoe-end.png")
+
+
+@pytest.mark.parametrize("preset", ["british", "shoot"])
+def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer, preset: str) -> None:
     ann = open_person(browser, live, "ann")
     bob = open_person(browser, live, "bob")
-    ann.select_option("#preset", "british")
+    ann.select_option("#preset", preset)
     ann.fill("#seats", "2")
     ann.fill("#seed", "9")
     ann.click("#create-table")
@@ -175,6 +206,8 @@ def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer
     bob.wait_for_selector(f'#table-list tr[data-table="{tid}"] button.join-seat')
     bob.locator(f'#table-list tr[data-table="{tid}"] button.join-seat').click()
     bob.wait_for_selector("#table:not([hidden])")
+    if preset == "shoot":  # the banker puts up a kitty first (003 Shoot), through his page
+        play([ann, bob], 0, british=True, until=lambda p: p.locator('#spots svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]').count() > 0)
     ann.wait_for_selector("#spots .spot")
     # the other person's first card is face down on each page (003 The Deal): his hand or the bank's
     hidden = ann.locator('#spots .spot:not([data-owner="ann"]) svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]')
@@ -186,7 +219,59 @@ def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer
     for page in (ann, bob):
         assert rounds_on_page(page) >= 3
         a, b = balance_on_page(page, "ann"), balance_on_page(page, "bob")
-        assert a + b == Decimal(2000)  # two seats: one's loss is the other's gain
+        kitty = host.game_obj.kitty if host.game_obj is not None else Decimal(0)
+        assert a + b + kitty == Decimal(2000)  # two seats: one's loss is the other's gain (Shoot: the kitty is the banker's)
         assert a == host.balance("ann") and b == host.balance("bob")
     ann.locator("#history details.round").first.click()
-    shot(ann, "table-british.png", docs=True)
+    ann.wait_for_selector("#history details.round[data-steps]")
+    if preset == "shoot":  # the banker's page: top the kitty up and offer the bank (003 Shoot, The New Deal)
+        g = host.game_obj
+        banker_page = ann if g.banker == "ann" else bob
+        # top up while the kitty holds money, or put up a new one when it is empty
+        banker_page.wait_for_selector('#actions button[data-verb="top_up"], #actions button[data-verb="kitty"]')
+        assert banker_page.locator('#actions button[data-verb="sell_bank"]').count() == 2  # to anyone, to the other
+        other, other_page = ("bob", bob) if banker_page is ann else ("ann", ann)
+        banker_page.fill("#amount", "2")
+        banker_page.click(f'#actions button[data-verb="sell_bank"]:has-text("to {other}")')
+        other_page.click('#actions button[data-verb="buy_bank"]:has-text("for 2")')
+        play([ann, bob], 0, british=True, until=lambda p: f"Bank: {other}" in (p.text_content("#dealer-label") or ""))
+        assert host.game_obj.banker == other
+        assert any(e.kind == "bank_passes" and "sell" in e.clause for e in host.game_obj.log.events)
+        assert host.balance("ann") + host.balance("bob") + host.game_obj.kitty == 2000  # the price moved between them
+    shot(ann, "table-british.png" if preset == "british" else "table-shoot.png", docs=preset == "british")
+
+
+def test_join_a_running_british_game_through_the_page(browser: Any, live: LiveServer) -> None:
+    """A seat given up in a running game is taken through the page's lobby (**Join the game**): the
+    newcomer is shown as dealt in from the next round, then plays his own hand through the page."""
+    from tests.web.play import british_choice
+
+    tid = live.table(preset="british", seats=3, seed=14)
+    tok = {n: live.join(tid, live.account(n), buy_in="100") for n in ("ann", "bob", "cat")}
+    cs = {n: live.ws(tid, tok[n]) for n in ("ann", "bob")}
+    host = live.srv.lobby.tables[tid]
+    assert live.http.post(f"/api/tables/{tid}/leave", json={"token": tok["cat"]}).status_code == 200
+    dan = open_person(browser, live, "dan")
+    dan.wait_for_selector(f'#table-list tr[data-table="{tid}"] button.join-seat:has-text("Join the game")')
+    dan.locator(f'#table-list tr[data-table="{tid}"] button.join-seat').click()
+    dan.wait_for_selector("#table:not([hidden])")
+    state: dict[str, Any] = {}
+    end = time.monotonic() + 120
+    while not (host.game_obj is not None and "dan" in host.game_obj.seats and host.game_obj.rounds_played >= 2):
+        assert time.monotonic() < end, "dan was never dealt in"
+        for c in cs.values():
+            c.drain(0.03)
+            pick = british_choice(c.state)
+            if pick is not None:
+                c.send(pick)
+                c.until(lambda m: m.get("type") in ("state", "error"))
+        if "dan" in host.game_obj.seats:
+            step(dan, state, True)
+        else:
+            assert "dealt in next round" in dan.inner_text('#members tr[data-name="dan"]')
+        dan.wait_for_timeout(60)
+    dan.wait_for_timeout(300)
+    assert "cat" not in host.members and balance_on_page(dan, "dan") == host.balance("dan")
+    shot(dan, "table-british-joined.png")
+    for c in cs.values():
+        c.close()

@@ -99,3 +99,46 @@ def test_two_servers_takeover(pg: str, tmp_path: Path) -> None:
         assert audit(store)["integrity"] == "ok"
     finally:
         store.close()
+
+
+def test_balances_and_lobby_shared_between_processes(pg: str) -> None:
+    """An account's balance is read from the store (its ledger's sum): a buy-in, a round and a leave
+    through process A are seen by process B at once, B refuses a buy-in the account no longer holds,
+    and each process's lobby lists the other's tables with their owner and lease."""
+    url = create_db(pg, "t_web_shared_balances")
+    pa, pb = _port(), _port()
+    a = Proc(url, pa, extra=("--lease-ttl", "30"))
+    b = Proc(url, pb, extra=("--lease-ttl", "30"))
+    try:
+        tok = a.http.post("/api/accounts", json={"name": "ann"}).json()["token"]
+        assert b.http.post("/api/accounts", json={"name": "ann"}).status_code == 409  # made through A
+        assert b.http.get("/api/accounts/ann").json()["balance"] == "1000"
+        t1 = a.http.post("/api/tables", json={"preset": "mbs", "seed": 5}).json()["id"]
+        t2 = b.http.post("/api/tables", json={"preset": "mbs", "seed": 6}).json()["id"]
+        seat = a.http.post(f"/api/tables/{t1}/join", json={"box": 2, "buy_in": "700"},
+                           headers={"Authorization": f"Bearer {tok}"}).json()["token"]
+        assert b.http.get("/api/accounts/ann").json()["balance"] == "300"  # A's buy-in, seen by B
+        r = b.http.post(f"/api/tables/{t2}/join", json={"box": 1, "buy_in": "400"},
+                        headers={"Authorization": f"Bearer {tok}"})  # the account token works on B too
+        assert r.status_code == 400 and "more than your account's 300" in r.json()["detail"]
+        lobby = {t["id"]: t for t in b.http.get("/api/tables").json()}
+        assert lobby[t2]["served_here"] is True
+        assert lobby[t1]["served_here"] is False and lobby[t1]["owner"] == f"http://127.0.0.1:{pa}"
+        assert lobby[t1]["lease_live"] is True and [m["name"] for m in lobby[t1]["members"]] == ["ann"]
+        c = a.ws(t1, seat)
+        c.wait_state(lambda m: m["you"] == "ann")
+        c.send({"type": "bet", "amount": "10"})
+        c.wait_state(lambda m: m["phase"] == "play")
+        _play_until([c], lambda: c.state["phase"] == "betting" and bool(c.state["history"]))
+        net = Decimal(c.state["history"][-1]["net"]["ann"]["total"])
+        c.close()
+        r = a.http.post(f"/api/tables/{t1}/leave", json={"token": seat})
+        assert r.status_code == 200 and r.json()["left"]
+        assert Decimal(b.http.get("/api/accounts/ann").json()["balance"]) == 1000 + net  # A's round and leave
+        r = b.http.post(f"/api/tables/{t2}/join", json={"box": 1, "buy_in": "400"},
+                        headers={"Authorization": f"Bearer {tok}"})
+        assert r.status_code == 200, r.text
+        assert Decimal(a.http.get("/api/accounts/ann").json()["balance"]) == 600 + net  # and B's, seen by A
+    finally:
+        a.kill()
+        b.kill()

@@ -81,6 +81,8 @@ class BritishGame(Publisher):
         self.log = EventLog(maxlen=200)  # the table's own events; each round has its own log
         self.round: BritishRound | None = None
         self.rounds_played = 0
+        self.departed = ZERO  # the nets that seats took with them when they left (leave_seat)
+        self.left: dict[str, Decimal] = {}  # each seat that left: the net it took (its latest leave)
         self.history: deque[dict[str, Any]] = deque(maxlen=window_size)
         self._seen = 0
         self._moved = 0
@@ -198,6 +200,50 @@ class BritishGame(Publisher):
         self._pass_bank(buyer, "003 The New Deal: sell the bank")
 
     # ---------------------------------------------------------------------------------------
+    # seats joining and leaving between rounds (003 has no clause: the server's rule, docs/server.md)
+    def verify_join_seat(self, seat: str) -> None:
+        self._between_rounds("join_seat")
+        if self.closed:
+            raise IllegalAction("join_seat: the table is closed")
+        if not isinstance(seat, str) or not seat or seat in self.seats:
+            raise IllegalAction(f"join_seat: {seat!r} must be a name not already seated ({', '.join(self.seats)})")
+        if self.rules.packs_for(len(self.seats) + 1) != self.pack.packs:
+            raise IllegalAction(f"join_seat: a table of {len(self.seats) + 1} would need another number of packs "
+                                f"than its {self.pack.packs} (003: two packs for 8 or more players)")
+
+    def join_seat(self, seat: str) -> None:
+        """A new seat between rounds, to the banker's right (the last to play: 003 play goes clockwise
+        from the dealer's left); its balance starts at 0 (what it brings is the host's buy-in)."""
+        self.verify_join_seat(seat)
+        i = self.seats.index(self.banker)
+        self.seats.insert(i, seat)  # just before the banker, clockwise: the last player from his left
+        self.ledger.balances[seat] = ZERO
+        self._table_event("seat_joins", "", seat=seat, seats=list(self.seats))
+
+    def verify_leave_seat(self, seat: str) -> None:
+        self._between_rounds("leave_seat")
+        if seat not in self.seats:
+            raise IllegalAction(f"leave_seat: {seat!r} is not seated; seats are {', '.join(self.seats)}")
+        if len(self.seats) <= 2:
+            raise IllegalAction("leave_seat: 003 needs two or more players; close the table instead (close)")
+
+    def leave_seat(self, seat: str) -> Decimal:
+        """The seat leaves between rounds with its net result (returned; its balance is taken off the
+        table). A leaving banker first passes the bank to the player on his left (003 has no clause for
+        a banker leaving; as the bank passes on a Pontoon, to the one nearest the dealer's left), who
+        in Shoot Pontoon puts up a new kitty while the old banker takes back what was left in it (003
+        Shoot Pontoon: "the old dealer retrieves anything that was left in the kitty")."""
+        self.verify_leave_seat(seat)
+        if seat == self.banker:
+            self._pass_bank(self.players[0], "003 The New Deal: the bank passes to the dealer's left (the banker left)")
+        net = self.ledger.balances.pop(seat, ZERO)
+        self.seats.remove(seat)
+        self.departed += net
+        self.left[seat] = net
+        self._table_event("seat_leaves", "", seat=seat, net=fmt(net), seats=list(self.seats))
+        return net
+
+    # ---------------------------------------------------------------------------------------
     # the fair pack (docs/fairness.md)
     def _fair_shuffle(self) -> None:
         """003 "shuffled and cut": a fair shuffle of the whole pack (the cut is part of the shuffle)."""
@@ -220,6 +266,17 @@ class BritishGame(Publisher):
         if not self.closed:
             self._retire_pack()
             self.closed = True
+
+    def retrieve_kitty(self) -> Decimal:
+        """The banker takes back the kitty (between rounds; a table closing): 003 Shoot, the kitty is
+        the banker's money kept apart ("the old dealer retrieves anything that was left in the kitty")."""
+        self._between_rounds("retrieve_kitty")
+        kitty = self.kitty
+        if kitty > 0:
+            self.ledger.move(KITTY, self.banker, kitty, kind="kitty", player=self.banker, reason="kitty retrieved")
+            self._table_event("kitty_retrieved", "003 Shoot Pontoon: the old dealer retrieves the kitty",
+                              seat=self.banker, amount=fmt(kitty))
+        return kitty
 
     # ---------------------------------------------------------------------------------------
     # rounds
@@ -307,8 +364,8 @@ class BritishGame(Publisher):
         return out
 
     def total_money(self) -> Decimal:
-        """Seats plus kitty plus the layout: always 0 (every seat started from 0)."""
-        total = sum((self.ledger.balances[s] for s in self.seats), ZERO) + self.kitty
+        """Seats plus kitty plus the layout plus what leavers took: always 0 (every seat started from 0)."""
+        total = sum((self.ledger.balances[s] for s in self.seats), ZERO) + self.kitty + self.departed
         if self.round is not None:
             rb = self.round.ledger.balances
             total += sum((rb[s] for s in self.seats), ZERO) + rb[KITTY] + self.round.ledger.on_layout()
@@ -349,6 +406,8 @@ class BritishGame(Publisher):
             "banker": self.banker,
             "balances": {s: fmt(self.ledger.balances[s]) for s in self.seats},
             "kitty": fmt(self.kitty),
+            "departed": fmt(self.departed),
+            "left": {s: fmt(v) for s, v in self.left.items()},
             "rounds_played": self.rounds_played,
             "log_seq": self.log.count,
             "rng": {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in st.items()},
@@ -375,6 +434,8 @@ class BritishGame(Publisher):
         for s, b in state["balances"].items():
             self.ledger.balances[s] = to_money(b, "balance")
         self.ledger.balances[KITTY] = to_money(state["kitty"], "kitty")
+        self.departed = to_money(state.get("departed", "0"), "departed")
+        self.left = {str(k): to_money(v, "net") for k, v in dict(state.get("left") or {}).items()}
         self.rounds_played = int(state["rounds_played"])
         self.log = EventLog(maxlen=200)
         self.log._seq = int(state["log_seq"])

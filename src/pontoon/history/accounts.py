@@ -18,11 +18,13 @@ its people (who sits where with what buy-in).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
     Column,
+    Connection,
     Float,
     ForeignKey,
     Integer,
@@ -40,7 +42,8 @@ from pontoon.history.store import CASHIER, HistoryError, Store, account_key, can
 
 meta = MetaData()
 # the tables themselves are made by Alembic revision 0003; these mirror it for queries
-tables_ref = Table("tables", meta, Column("id", Integer, primary_key=True), Column("label", String(64)))
+tables_ref = Table("tables", meta, Column("id", Integer, primary_key=True), Column("label", String(64)),
+                   Column("status", String(16)))
 ledger_ref = Table("ledger", meta, Column("id", Integer, primary_key=True), Column("table_id", Integer),
                    Column("source", Text), Column("dest", Text), Column("amount", Text), Column("kind", String(32)),
                    Column("player", Text))
@@ -56,7 +59,7 @@ web_tables = Table("web_tables", meta, Column("web_id", String(16), primary_key=
                    Column("updated", String(32), nullable=False))
 table_leases = Table("table_leases", meta, Column("web_id", String(16), primary_key=True),
                      Column("owner", String(64), nullable=False), Column("address", Text, nullable=False),
-                     Column("expires", Float, nullable=False))
+                     Column("expires", Float, nullable=False), Column("epoch", Integer, nullable=False, default=0))
 
 CASHIER_KEY = account_key(CASHIER)
 
@@ -66,6 +69,8 @@ class WebRecords:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        # checked inside each write transaction of a table's rows (the lease's fencing token, ``Leases.fence``)
+        self.fence: Callable[[Connection, str], None] | None = None
 
     # ------------------------------------------------------------------ accounts
     def create_account(self, name: str, opening: Decimal) -> None:
@@ -75,22 +80,41 @@ class WebRecords:
         except IntegrityError:
             raise HistoryError(f"account {name!r} exists in the history store") from None
 
-    def balances(self) -> dict[str, Decimal]:
-        """Every account: opening + its moves + its casino cashier rows (withdrawals in, deposits out)."""
+    def balances(self, name: str | None = None) -> dict[str, Decimal]:
+        """Every account (or only ``name``): opening + its moves + its casino cashier rows (withdrawals
+        in, deposits out), less the buy-ins held for casino people who joined mid-round and sit down
+        when the round ends (``pending`` in an open table's people: their deposit is not booked yet).
+        Read from the store each time, so every process sharing the database sees the same balance."""
         with self.store.reader.connect() as conn:
-            out = {str(r.name): Decimal(r.opening) for r in conn.execute(select(web_accounts))}
-            for r in conn.execute(select(web_moves.c.name, web_moves.c.amount)):
-                out[str(r.name)] = out.get(str(r.name), Decimal(0)) + Decimal(r.amount)
+            q0 = select(web_accounts)
+            q1 = select(web_moves.c.name, web_moves.c.amount)
             q = (select(ledger_ref.c.player, ledger_ref.c.kind, ledger_ref.c.amount)
                  .join(tables_ref, tables_ref.c.id == ledger_ref.c.table_id)
                  .where(tables_ref.c.label == "web", ledger_ref.c.kind.in_(("deposit", "withdrawal")),
                         (ledger_ref.c.source == CASHIER_KEY) | (ledger_ref.c.dest == CASHIER_KEY)))
+            if name is not None:
+                q0, q1, q = (q0.where(web_accounts.c.name == name), q1.where(web_moves.c.name == name),
+                             q.where(ledger_ref.c.player == name))
+            out = {str(r.name): Decimal(r.opening) for r in conn.execute(q0)}
+            for r in conn.execute(q1):
+                out[str(r.name)] = out.get(str(r.name), Decimal(0)) + Decimal(r.amount)
             for lr in conn.execute(q):
                 if str(lr.player) not in out:
                     continue  # a table recorded by the server whose person has no web account (not ours)
                 sign = 1 if lr.kind == "withdrawal" else -1
                 out[str(lr.player)] += sign * Decimal(lr.amount)
+            rows = conn.execute(select(web_tables.c.spec, web_tables.c.members).where(web_tables.c.status == "open"))
+            for r in rows:
+                if json.loads(r.spec).get("game") != "casino":
+                    continue  # a British buy-in is a web move when the person joins
+                for m in json.loads(r.members):
+                    if m.get("pending") and m.get("name") in out:
+                        out[m["name"]] -= Decimal(str(m["buy_in"]))
         return out
+
+    def balance(self, name: str) -> Decimal | None:
+        """One account's balance as ``balances`` derives it; None if there is no such account."""
+        return self.balances(name).get(name)
 
     # ------------------------------------------------------------------ hosted tables
     def table_saved(self, web_id: str, spec: dict[str, Any], table_id: int | None) -> None:
@@ -107,6 +131,8 @@ class WebRecords:
                         move: tuple[str, Decimal, str] | None = None) -> None:
         """The table's people after a change and, in the same transaction, the account move it made."""
         with self.store.engine.begin() as conn:
+            if self.fence is not None:
+                self.fence(conn, web_id)
             conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(members=canon(members),
                                                                                        updated=now()))
             if move is not None:
@@ -115,6 +141,25 @@ class WebRecords:
                                                       created=now()))
             self.store._crash.count += 1  # PONTOON_CRASH_AT counts these transactions too
             self.store._crash.check("inside")
+        self.store._crash.check("after")
+
+    def game_closed(self, web_id: str, store_table_id: int | None, members: list[dict[str, Any]],
+                    moves: list[tuple[str, Decimal, str]]) -> None:
+        """A British game closed: every pay-back (``web_moves``), the people after it, the web row's game
+        cleared and the store table ``closed``, all in ONE transaction (a kill never pays some seats
+        and not others, and never pays twice: the restart finds the game open and pays it all)."""
+        with self.store.engine.begin() as conn:
+            if self.fence is not None:
+                self.fence(conn, web_id)
+            for name, amount, reason in moves:
+                conn.execute(insert(web_moves).values(name=name, web_id=web_id, amount=str(amount), reason=reason,
+                                                      created=now()))
+                self.store._crash.count += 1  # PONTOON_CRASH_AT: a kill between two pay-backs of one close
+                self.store._crash.check("inside")
+            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(
+                members=canon(members), table_id=None, updated=now()))
+            if store_table_id is not None:
+                conn.execute(update(tables_ref).where(tables_ref.c.id == store_table_id).values(status="closed"))
         self.store._crash.check("after")
 
     def close_table(self, web_id: str) -> None:

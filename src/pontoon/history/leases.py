@@ -7,6 +7,13 @@ lock lives and dies with one pooled connection. The owner renews its leases with
 (``renew``, every third of ``ttl``); a process whose leases expired (it died or stalled) loses them,
 and any other process may ``claim`` them and recover the tables. Clocks: the expiry is wall-clock
 time, so processes on several machines need synchronised clocks (NTP) and a ttl well above the skew.
+
+Fencing (Alembic revision 0004): every claim that changes a lease's owner raises its ``epoch``; the
+owner remembers the epoch it claimed, and ``fence`` checks, inside the transaction of each write to
+the table (``Store.fences``, ``WebRecords.fence``), that the row still names this owner at that
+epoch (``SELECT ... FOR UPDATE`` on PostgreSQL, so a concurrent claim waits for the write or the
+write waits for the claim). A process that stalled past its ttl and lost the lease therefore cannot
+commit one more event: its write is rolled back with ``LeaseLost``.
 """
 
 from __future__ import annotations
@@ -14,11 +21,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from pontoon.history.accounts import table_leases
-from pontoon.history.store import Store
+from pontoon.history.store import HistoryError, Store
+
+
+class LeaseLost(HistoryError):
+    """A write to a table whose lease this process no longer holds (another took it over): refused."""
 
 
 class Leases:
@@ -27,6 +38,7 @@ class Leases:
         self.owner = owner
         self.address = address
         self.ttl = ttl
+        self.epochs: dict[str, int] = {}  # the epoch of each lease we claimed (our fencing tokens)
 
     def claim(self, web_id: str, now: float | None = None) -> bool:
         """Take the lease if it is free, expired or already ours; True if we hold it now."""
@@ -39,16 +51,34 @@ class Leases:
             if row is None:
                 try:
                     with conn.begin_nested():
-                        conn.execute(insert(table_leases).values(web_id=web_id, owner=self.owner,
+                        conn.execute(insert(table_leases).values(web_id=web_id, owner=self.owner, epoch=1,
                                                                  address=self.address, expires=t + self.ttl))
                 except IntegrityError:  # another process claimed it in between
                     return False
+                self.epochs[web_id] = 1
                 return True
             if row["owner"] != self.owner and float(row["expires"]) > t:
                 return False
-            conn.execute(update(table_leases).where(table_leases.c.web_id == web_id).values(
-                owner=self.owner, address=self.address, expires=t + self.ttl))
+            epoch = int(row["epoch"]) if row["owner"] == self.owner and self.epochs.get(web_id) == int(row["epoch"]) \
+                else int(row["epoch"]) + 1  # a new holder (or our own lost copy): a new fencing token
+            res = conn.execute(update(table_leases).where(table_leases.c.web_id == web_id,
+                                                          table_leases.c.epoch == row["epoch"]).values(
+                owner=self.owner, address=self.address, expires=t + self.ttl, epoch=epoch))
+            if res.rowcount != 1:  # SQLite: another process claimed it between our read and write
+                return False
+            self.epochs[web_id] = epoch
             return True
+
+    def fence(self, conn: Connection, web_id: str) -> None:
+        """Inside a write transaction: raise ``LeaseLost`` unless we still hold ``web_id``'s lease at the
+        epoch we claimed (the fencing token)."""
+        q = select(table_leases.c.owner, table_leases.c.epoch).where(table_leases.c.web_id == web_id)
+        if conn.dialect.name == "postgresql":
+            q = q.with_for_update()
+        row = conn.execute(q).first()
+        if row is None or row.owner != self.owner or int(row.epoch) != self.epochs.get(web_id):
+            raise LeaseLost(f"table {web_id}: this process's lease was taken over by another process; "
+                            "the write was refused (the table is served there now)")
 
     def renew(self, now: float | None = None) -> set[str]:
         """The heartbeat: extend every lease we still hold; returns their web ids."""
@@ -83,4 +113,4 @@ class Leases:
                                                     table_leases.c.owner == self.owner))
 
 
-__all__ = ["Leases"]
+__all__ = ["LeaseLost", "Leases"]

@@ -116,7 +116,7 @@ class Recorder:
 
     def _on(self, rec: TableRecord) -> None:
         row = _row(rec)
-        if rec.round_no == 0 and row.kind in DEFERRED:
+        if rec.round_no == 0 and row.kind in DEFERRED and not self.expect:  # recovering: checked at once
             self.pending.append(row)  # written (or, recovering, checked) with the next record
             if row.kind == "new_shoe" and isinstance(self.table, BritishGame):
                 # a fair British pack, just shuffled (nothing drawn yet): stored like a casino shoe

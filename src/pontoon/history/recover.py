@@ -132,6 +132,16 @@ def _drive_british(g: BritishGame, e: dict[str, Any]) -> None:
         elif k == "bank_passes" and "sell" in e["clause"]:
             price = sum((Decimal(t["amount"]) for t in e.get("transfers", []) if t["kind"] == "sale"), Decimal(0))
             g.sell_bank(str(d["new"]), price)
+        elif k == "seat_joins":
+            g.join_seat(str(d["seat"]))
+        elif k == "seat_leaves":
+            g.leave_seat(str(d["seat"]))
+        elif k == "bank_passes" and e["round_no"] == 0 and "banker left" in e["clause"]:
+            g.leave_seat(str(d["old"]))  # the bank passing is the first event of the banker's leave_seat
+        elif k == "kitty_retrieved":
+            g.retrieve_kitty()
+        elif k == "shoe_retired":  # between rounds only when the table closes (a reshuffle's is end_round's)
+            g.close()
         else:
             raise RecoveryMismatch(f"committed table event {k} #{e['seq']} was not re-made by the table")
         return

@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 import signal
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
@@ -179,7 +179,7 @@ def _check_sqlite(conn: Connection) -> None:
         )
 
 
-SCHEMA_HEAD = "0003"  # the newest Alembic revision (tests check it against migrations/versions)
+SCHEMA_HEAD = "0004"  # the newest Alembic revision (tests check it against migrations/versions)
 
 
 def _migrate(engine: Engine) -> None:
@@ -243,6 +243,10 @@ class Store:
         self.url = url
         self._round_ids: dict[tuple[int, int], int] = {}
         self._crash = _Crash()
+        # checks run inside every ``append`` transaction before it commits (a lease's fencing token:
+        # ``pontoon.history.leases``); each is called with the connection and the table id and raises
+        # to roll the write back
+        self.fences: list[Callable[[Connection, int], None]] = []
 
     def close(self) -> None:
         self.engine.dispose()
@@ -290,6 +294,8 @@ class Store:
         """Write ``batch`` in one transaction; returns the new head of the table's hash chain."""
         self._crash.count += 1
         with self.engine.begin() as conn:
+            for fence in self.fences:
+                fence(conn, table_id)
             head = self._append(conn, table_id, batch)
             self._crash.check("inside")
         self._crash.check("after")

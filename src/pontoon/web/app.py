@@ -29,11 +29,12 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pontoon.errors import PontoonError
+from pontoon.history.leases import LeaseLost
 from pontoon.money import fmt
 from pontoon.web import store_reads
 from pontoon.web.hosting import HostedTable, HostError, Settings
 from pontoon.web.lobby import Lobby
-from pontoon.web.models import AccountIn, AccountOut, Envelope, JoinIn, JoinOut, LeaveIn, TableIn
+from pontoon.web.models import AccountIn, AccountOut, Envelope, JoinIn, JoinOut, LeaveIn, MessageIn, TableIn
 from pontoon.web.persistence import MemoryPersistence, TablePersistence
 from pontoon.web.ratelimit import RateLimiter
 from pontoon.web.tokens import Signer, TokenError
@@ -246,21 +247,25 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
     async def create_account(request: Request, body: AccountIn) -> Any:
         if (r := limited(request)) is not None:
             return r
-        if body.name in srv.lobby.accounts:
+        if body.name in srv.lobby.accounts or srv.lobby.balance(body.name) is not None:  # another process's too
             return _err(409, f"account {body.name!r} exists; pick another name")
         bal, token = srv.lobby.create_account(body.name)
         return AccountOut(name=body.name, balance=fmt(bal), token=token)
 
     @app.get("/api/accounts/{name}", response_model=AccountOut, responses={404: {}})
     async def get_account(name: AccountName) -> Any:
-        if name not in srv.lobby.accounts:
+        bal = srv.lobby.balance(name)  # from the store: the same in every process on the database
+        if bal is None:
             return _err(404, f"no account {name!r}")
-        return AccountOut(name=name, balance=fmt(srv.lobby.accounts[name]),
-                          at_tables=fmt(srv.lobby.money_at_tables(name)))
+        return AccountOut(name=name, balance=fmt(bal), at_tables=fmt(srv.lobby.money_at_tables(name)))
 
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:
-        return [t.summary() for t in srv.lobby.tables.values()]
+        """This process's tables and (several processes on one store) every other open table of the
+        store with the address of the process that owns it and whether its lease is live."""
+        own = [dict(t.summary(), served_here=True) for t in srv.lobby.tables.values()]
+        others = getattr(srv.lobby.store, "other_tables", None)
+        return own + (others(set(srv.lobby.tables)) if others is not None else [])
 
     @app.post("/api/tables", status_code=201, responses={400: {}, 422: {}, 429: {}})
     async def create_table(request: Request, body: TableIn) -> Any:
@@ -359,6 +364,32 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
             srv.broadcast(host)
         return {"left": got is not None, "returned": None if got is None else fmt(got),
                 "note": None if got is not None else "you leave when the round in play ends (004 5.3 plays your hand)"}
+
+    @app.post("/api/tables/{tid}/messages", responses={400: {}, 401: {}, 404: {}, 409: {}, 429: {}})
+    async def message(tid: TableId, body: MessageIn) -> Any:
+        """The WebSocket's client messages over REST, for the seat of ``token``: an engine action, a
+        wager, the kitty, a kitty top-up, the bank offered for sale or bought (checked as on the
+        WebSocket); answers the seat's state after it."""
+        host = srv.lobby.tables.get(tid)
+        if host is None:
+            return _missing(srv, tid)
+        _, name = srv.lobby.seat_of(body.token, tid)
+        if not srv.actions.allow(body.token):
+            return _err(429, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
+        msg = body.message
+        if msg.type in ("ping", "hints"):
+            return _err(400, f"{msg.type}: only on the WebSocket (/ws/tables/{tid})")
+        async with srv.lock(tid):
+            if name not in host.members:
+                return _err(400, f"{name} is no longer at table {tid}")
+            try:
+                host.handle(name, msg)  # type: ignore[attr-defined]
+            except LeaseLost as err:
+                srv.lobby.tables.pop(tid, None)
+                return _err(409, str(err))
+            finally:
+                srv.broadcast(host)
+            return host.state_for(name, False)
 
     @app.websocket("/ws/tables/{tid}")
     async def ws(websocket: WebSocket, tid: str, token: str | None = None) -> None:
@@ -491,6 +522,14 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     async with srv.lock(host.id):
         try:
             host.handle(conn.name, msg)  # type: ignore[attr-defined]
+        except LeaseLost as err:  # another process holds the table now: its write was refused; drop it
+            with contextlib.suppress(Exception):  # sent at once: the connection is closed right after
+                await conn.ws.send_text(json.dumps({"type": "error", "error": str(err)[:500]}))
+            srv.lobby.tables.pop(host.id, None)
+            for c in list(srv.conns.pop(host.id, ())):
+                with contextlib.suppress(Exception):
+                    await c.ws.close(code=4409, reason="this table moved to another process")
+            return
         except PontoonError as err:
             _error(conn, str(err))
         srv.broadcast(host)

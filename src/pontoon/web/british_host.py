@@ -13,9 +13,19 @@ The turn timer's default actions, "the rules' default" for each seat (docs/serve
   (003 Twist; never buy: buying stakes more money);
 - the banker's turn: stay (003 The Banker's Turn: "when satisfied with the hand the banker can stay");
 - an empty kitty: the smallest kitty (003 Shoot: "between agreed minimum and maximum limits").
-A person who leaves mid-round is played by these defaults until the round ends; then the game is
-closed (the seats are the game's: 003 has no rule for a player joining or leaving a game in progress)
-and every seat's buy-in plus its net result goes back to its account.
+Seats during a game (003 has no rule for a player joining or leaving a game in progress; the
+server's rule, docs/server.md): a person may join a running game while a seat is free: his buy-in
+leaves his account at once and he is dealt in from the next round (``BritishGame.join_seat``, to the
+banker's right). A person who leaves mid-round is played by the defaults above until the round ends;
+between rounds he leaves with his buy-in plus his net (``BritishGame.leave_seat``; a leaving banker
+passes the bank to his left) while at least two seats remain; else the game is closed and every
+seat's buy-in plus net goes back to its account in ONE store transaction (``game_closed``).
+
+Between rounds the banker may offer the bank for sale at a price (003 The New Deal: "sell the bank to
+another player at a mutually agreed price"; to one named player or to any) and a player may accept
+it; in Shoot Pontoon he may top the kitty up (003 Shoot: "Before each new deal the dealer has the
+option to add more money to the kitty"). Rounds follow one another at once, so these are asked for
+at any time and done at the next point between rounds (at once while the table waits for a kitty).
 """
 
 from __future__ import annotations
@@ -28,7 +38,6 @@ from pontoon.british.table import BritishGame
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action
 from pontoon.rules.british import BritishRules
-from pontoon.settlement import KITTY
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
 from pontoon.web.persistence import TablePersistence
 
@@ -53,6 +62,10 @@ class BritishHost(HostedTable):
         self.seeded = seeded
         self.games = 0
         self.game_obj: BritishGame | None = game
+        self.paid: dict[str, Decimal] = {}  # what each leaver was paid back (the REST leave answers it)
+        self.offer: dict[str, Any] | None = None  # the bank offered for sale: banker, buyer (None: anyone), price
+        self.top_up = ZERO  # a kitty top-up asked for, done before the next deal
+        self.top_up_by = ""
         if game is not None:
             self.games = 1
             for ev in game.log.events:  # an adopted game: its pack's commitment and reveals so far
@@ -64,69 +77,124 @@ class BritishHost(HostedTable):
         self._check_new_name(name)
         if box is not None or stand_on is not None:
             raise HostError("a British table has seats, not boxes: join without box or stand_on")
-        if self.game_obj is not None or len(self.members) >= self.seats:
-            raise HostError(f"table {self.id} is full: its {self.seats} seats are playing; make another table")
-        m = Member(name, "seat", None, buy_in)
+        if sum(1 for m in self.members.values() if not m.leaving) >= self.seats:
+            raise HostError(f"table {self.id} is full: its {self.seats} seats are taken; make another table")
+        g = self.game_obj
+        m = Member(name, "seat", None, buy_in, pending=g is not None)  # a running game: dealt in next round
         self.members[name] = m
         self.note_member(name, {"join": "seat", "buy_in": fmt(buy_in)})
         self.bump()
-        if len(self.members) == self.seats:
+        if g is None and len(self.members) == self.seats:
             self._start()
+        elif g is not None and g.round is None:
+            self._advance()  # between rounds (a kitty to put up): seated now
         return m
 
     def _start(self) -> None:
         self.games += 1
         fair = fair_shuffler(self.seed + self.games if self.seeded else None)
         extra: dict[str, Any] = {} if fair is None else {"fair": fair}
+        for m in self.members.values():
+            m.pending = False
         # 003: the first banker is drawn at random
         g = BritishGame(self.rules, list(self.members), rng=self.seed + self.games, **extra)
         self.store.attach(self.id, g, self.title)  # recorded from its first event (history store)
         g.subscribe(self.watch)
         self.game_obj = g
+        self.offer = None
+        self.top_up = ZERO
         self._advance()
 
     def leave(self, name: str) -> Decimal | None:
         m = self.member(name)
-        if self.game_obj is None:
+        if self.game_obj is None or m.pending:  # not dealt in: the buy-in goes straight back
             return self._remove(m, m.buy_in)
         m.leaving = m.absent = True
+        self.note_member(name, {"leaving": True})  # kept across a restart: he still leaves between rounds
+        self.paid.clear()  # (only this call's answer is wanted from it)
         self.bump()
         self._advance()
-        return None
+        return self.paid.pop(name, None) if name not in self.members else None
 
     def _remove(self, m: Member, amount: Decimal) -> Decimal:
         del self.members[m.name]
         self.note_member(m.name, {"leave": fmt(amount)})
         self.pay_out(m.name, amount)
+        self.paid[m.name] = amount
         self.bump()
         return amount
 
+    def _gone(self, m: Member) -> bool:
+        """Leaves at the next point between rounds: asked to, or absent past the grace period."""
+        return m.leaving or (m.absent and m.connections == 0)
+
+    def _between(self, g: BritishGame) -> bool:
+        """The point between rounds: seat the newcomers, let the leavers go (or close the game), then a
+        bank sale and a kitty top-up asked for. False when the game was closed."""
+        for m in list(self.members.values()):
+            if m.pending and self._gone(m):
+                self._remove(m, m.buy_in)
+            elif m.pending:
+                g.join_seat(m.name)  # the engine's event first, then the people's snapshot
+                m.pending = False
+                self.note_member(m.name, {"seated": True})
+        for m in [m for m in self.members.values() if self._gone(m)]:
+            if len(g.seats) <= 2:
+                self._close_game()
+                return False
+            net = g.leave_seat(m.name)  # a leaving banker passes the bank to his left
+            self._remove(m, m.buy_in + net)
+        if self.offer is not None and self.offer["banker"] != g.banker:  # the bank changed hands meanwhile
+            self.offer = None
+        if self.offer is not None and self.offer.get("accepted"):
+            o, self.offer = self.offer, None
+            if o["accepted"] in g.seats and self.balance(o["accepted"]) >= o["price"]:
+                g.sell_bank(o["accepted"], o["price"])  # 003 The New Deal: sell the bank
+                self.notices[o["accepted"]] = f"you bought the bank for {fmt(o['price'])}"
+            else:
+                self.notices[o["banker"]] = "the bank was not sold: the buyer left or cannot pay the price"
+        if self.top_up > 0:
+            amount, self.top_up = self.top_up, ZERO
+            if self.top_up_by == g.banker and g.kitty > 0 and self.balance(g.banker) >= amount:
+                g.top_up_kitty(amount)  # 003 Shoot: "add more money to the kitty" before the new deal
+            else:
+                self.notices[self.top_up_by] = (f"your top-up of {fmt(amount)} was not made: the kitty is empty, "
+                                                "the bank changed hands or your balance is short")
+        return True
+
     def _close_game(self) -> None:
-        """Book every seat's buy-in plus net to its account; the leavers go, the others wait for a new game."""
+        """Book every seat's buy-in plus net to its account in one store transaction (a kill cannot
+        pay some and not others); the leavers go, the others wait for a new game."""
         g = self.game_obj
         assert g is not None and g.round is None
-        if g.rules.shoot and g.kitty > 0:
-            # 003 Shoot: the kitty is the banker's money, kept apart: it goes back to him
-            g.ledger.move(KITTY, g.banker, g.kitty, kind="kitty", player=g.banker, reason="kitty retrieved")
+        if not g.closed:
+            g.retrieve_kitty()  # 003 Shoot: the kitty goes back to the banker (an engine event)
+            g.close()  # a fair pack's seed revealed (an engine event)
+        moves: list[tuple[str, Decimal, str]] = []
+        gone: list[tuple[str, Decimal]] = []
         for m in list(self.members.values()):
-            total = m.buy_in + g.balance(m.name)
-            if m.leaving or (m.absent and m.connections == 0):
-                self._remove(m, total)
+            total = m.buy_in + (ZERO if m.pending else g.balance(m.name))
+            if self._gone(m):
+                del self.members[m.name]
+                moves.append((m.name, total, "paid_back"))
+                gone.append((m.name, total))
             else:
                 m.buy_in = total
-                self.note_member(m.name, {"game_closed": fmt(total)})
-        closer = getattr(g, "close", None)  # a fair pack's seed is revealed when the game closes
-        if closer is not None:
-            closer()
-        self.store.detach(self.id)
+                m.pending = False
+        self.store.game_closed(self.id, moves, self.members_snapshot())  # ONE transaction (history store)
+        for name, total in gone:
+            self.pay_out(name, total)
+            self.paid[name] = total
         self.game_obj = None
+        self.offer = None
+        self.top_up = ZERO
         self.set_timer(None)
         self.bump()
 
     def balance(self, name: str) -> Decimal:
         m = self.members[name]
         g = self.game_obj
-        if g is None:
+        if g is None or m.pending:
             return m.buy_in
         out = m.buy_in + g.balance(name)
         if g.round is not None and not g.round.over:
@@ -151,19 +219,66 @@ class BritishHost(HostedTable):
         elif msg.type == "kitty":
             if name != g.banker or g.round is not None or not g.needs_kitty:
                 raise HostError("kitty: only the banker puts up a kitty, between rounds, when it is empty (003 Shoot)")
-            g.put_kitty(to_money(msg.amount, "kitty"))
+            amount = to_money(msg.amount, "kitty")
+            if amount > self.balance(name):
+                raise HostError(f"kitty {fmt(amount)} is more than your balance {fmt(self.balance(name))}")
+            g.put_kitty(amount)
+        elif msg.type in ("sell_bank", "buy_bank", "top_up"):
+            self._bank_message(name, g, msg)
         else:
             raise HostError(f"{msg.type}: not an action at a British table; act with the listed verbs")
         del m
         self.bump()
         self._advance()
 
+    def _bank_message(self, name: str, g: BritishGame, msg: Any) -> None:
+        """Sell the bank (banker: offer; a player: accept) and top the kitty up: done between rounds."""
+        seated = [s for s in g.seats if not self.members[s].leaving]
+        if msg.type == "sell_bank":  # 003 The New Deal: "sell the bank to another player at a mutually agreed price"
+            if name != g.banker:
+                raise HostError(f"sell_bank: only the banker ({g.banker}) may sell the bank")
+            if msg.price is None:
+                self.offer = None  # the offer withdrawn
+                return
+            if msg.buyer is not None and (msg.buyer == name or msg.buyer not in seated):
+                raise HostError(f"sell_bank: buyer {msg.buyer!r} must be a seated player other than you: "
+                                f"{', '.join(s for s in seated if s != name) or 'none'}")
+            self.offer = {"banker": name, "buyer": msg.buyer, "price": to_money(msg.price, "price")}
+            self.notices[name] = f"the bank is offered for {fmt(self.offer['price'])}; it passes between rounds"
+        elif msg.type == "buy_bank":
+            o = self.offer
+            if o is None or o["banker"] != g.banker or name == g.banker or o.get("accepted"):
+                raise HostError("buy_bank: the bank is not offered for sale to you now")
+            if o["buyer"] not in (None, name):
+                raise HostError(f"buy_bank: the bank is offered to {o['buyer']}, not to you")
+            if name not in seated:
+                raise HostError("buy_bank: only a seated player who is not leaving may buy the bank")
+            price = to_money(msg.price, "price") if msg.price is not None else None
+            if price != o["price"]:
+                raise HostError(f"buy_bank: the asking price is {fmt(o['price'])}; send price \"{fmt(o['price'])}\"")
+            if price > self.balance(name):
+                raise HostError(f"buy_bank: the price {fmt(price)} is more than your balance {fmt(self.balance(name))}")
+            o["accepted"] = name
+        else:  # top_up: 003 Shoot "Before each new deal the dealer has the option to add more money to the kitty"
+            if not self.rules.shoot or name != g.banker:
+                raise HostError("top_up: only the banker of a Shoot Pontoon table tops the kitty up")
+            amount = to_money(msg.amount, "top-up")
+            if amount <= 0 or amount > self.balance(name) - self.top_up:
+                raise HostError(f"top_up {fmt(amount)}: accepted above 0 and up to your balance "
+                                f"{fmt(self.balance(name) - self.top_up)} (003 Shoot: add, never take out)")
+            if g.kitty <= 0 and g.round is None:
+                raise HostError("top_up: the kitty is empty; put up a new kitty (kitty) or sell the bank")
+            self.top_up += amount
+            self.top_up_by = name
+
     # ------------------------------------------------------------------ the game's progress
     def _advance(self) -> None:
         while (g := self.game_obj) is not None:
             if g.round is None:
-                if any(m.leaving for m in self.members.values()):
+                if g.closed:  # closed in the store's events, its pay-backs not yet booked (a restart)
                     self._close_game()
+                    return
+                if not self._between(g):
                     return
                 if g.needs_kitty:
                     if self.members[g.banker].absent:
@@ -194,6 +309,22 @@ class BritishHost(HostedTable):
             "next_banker": summary["next_banker"],
             "_round": rnd,
         })
+
+    def restore_members(self, snapshot: list[dict[str, Any]], now: float | None = None) -> None:
+        """The people as last written, reconciled with the recovered game: a newcomer whose seat the
+        game's events hold is seated; a seat whose leave the game committed (``seat_leaves``) but whose
+        pay-back was not (a kill between the two transactions) is paid now, once: the pay-back is
+        written with the snapshot that no longer holds him."""
+        super().restore_members(snapshot, now)
+        g = self.game_obj
+        if g is None or g.closed:
+            return
+        for m in list(self.members.values()):
+            if m.pending and m.name in g.seats:
+                m.pending = False
+                self.note_member(m.name, {"seated": True})
+            elif not m.pending and m.name not in g.seats:
+                self._remove(m, m.buy_in + g.left.get(m.name, ZERO))
 
     def resume(self) -> None:
         self._advance()
@@ -228,11 +359,33 @@ class BritishHost(HostedTable):
         g = self.game_obj
         if g is None or name not in self.members or self.members[name].absent:
             return []
+        out = self._bank_verbs(name, g)
         if g.round is None:
             if g.needs_kitty and name == g.banker:
-                return [{"verb": "kitty", "low": fmt(self.rules.kitty_min), "high": fmt(self.rules.kitty_max)}]
+                high = min(self.rules.kitty_max, self.balance(name))
+                out.insert(0, {"verb": "kitty", "low": fmt(self.rules.kitty_min), "high": fmt(high)})
+            return out
+        return [a.to_json() for a in g.round.legal_actions(name)] + out
+
+    def _bank_verbs(self, name: str, g: BritishGame) -> list[dict[str, Any]]:
+        """The between-round verbs (done at the next point between rounds): sell or buy the bank, top up."""
+        m = self.members[name]
+        if m.pending or m.leaving or name not in g.seats:
             return []
-        return [a.to_json() for a in g.round.legal_actions(name)]
+        out: list[dict[str, Any]] = []
+        if name == g.banker:
+            buyers = [s for s in g.seats if s != name and not self.members[s].leaving]
+            if buyers:
+                out.append({"verb": "sell_bank", "low": "0", "high": fmt(max(self.balance(b) for b in buyers)),
+                            "buyers": buyers})
+            if self.rules.shoot and g.kitty > 0 and self.balance(name) - self.top_up > 0:
+                out.append({"verb": "top_up", "low": "0.01", "high": fmt(self.balance(name) - self.top_up)})
+        else:
+            o = self.offer
+            if (o is not None and o["banker"] == g.banker and not o.get("accepted") and o["buyer"] in (None, name)
+                    and self.balance(name) >= o["price"]):
+                out.append({"verb": "buy_bank", "price": fmt(o["price"])})
+        return out
 
     def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
         out = self.base_state(name, history)
@@ -248,6 +401,10 @@ class BritishHost(HostedTable):
         out["seats"] = self.seats
         out["banker"] = None if g is None else g.banker
         out["kitty"] = fmt(g.kitty) if g is not None and self.rules.shoot else None
+        o = self.offer
+        out["bank_offer"] = None if o is None or g is None or o["banker"] != g.banker else {
+            "banker": o["banker"], "buyer": o["buyer"], "price": fmt(o["price"]), "accepted": o.get("accepted")}
+        out["top_up"] = fmt(self.top_up) if self.top_up > 0 else None
         out["limits"] = {"stake_min": fmt(self.rules.stake_min), "stake_max": fmt(self.rules.stake_max)}
         out["hints_available"] = False
         return out

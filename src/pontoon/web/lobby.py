@@ -66,10 +66,21 @@ class Lobby:
         self.store.save_account(name, self.settings.start_balance)
         return self.settings.start_balance, self.signer.sign("account", a=name)
 
+    def balance(self, name: str) -> Decimal | None:
+        """The account's balance: read from the history store when there is one (its ledger's sum, the
+        same in every process on the database), else this process's own; None: no such account."""
+        fresh = getattr(self.store, "account_balance", None)
+        if fresh is not None:
+            got: Decimal | None = fresh(name)
+            if got is None:
+                return None
+            self.accounts[name] = got  # the live copy follows the store
+        return self.accounts.get(name)
+
     def account_of(self, token: object) -> str:
         claims = self.signer.check(token, "account")
         name = claims.get("a")
-        if not isinstance(name, str) or name not in self.accounts:
+        if not isinstance(name, str) or (name not in self.accounts and self.balance(name) is None):
             raise HostError("the account token names no account on this server")
         return name
 
@@ -136,13 +147,12 @@ class Lobby:
         return t
 
     def join(self, host: HostedTable, name: str, req: JoinIn) -> dict[str, Any]:
-        want = to_money(req.buy_in, "buy_in") if req.buy_in is not None else min(
-            self.settings.default_buy_in, self.accounts[name]
-        )
+        have = self.balance(name) or Decimal(0)  # the store's balance: another process may have moved it
+        want = to_money(req.buy_in, "buy_in") if req.buy_in is not None else min(self.settings.default_buy_in, have)
         if want <= 0:
-            raise HostError(f"buy_in must be above 0; your account holds {fmt(self.accounts[name])}")
-        if want > self.accounts[name]:
-            raise HostError(f"buy_in {fmt(want)} is more than your account's {fmt(self.accounts[name])}")
+            raise HostError(f"buy_in must be above 0; your account holds {fmt(have)}")
+        if want > have:
+            raise HostError(f"buy_in {fmt(want)} is more than your account's {fmt(have)}")
         m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
         self.accounts[name] -= want
         self.store.save_account(name, self.accounts[name])

@@ -89,8 +89,34 @@ class KittyMsg(Strict):
     amount: Money
 
 
-ClientMsg = Annotated[ActMsg | BetMsg | SimpleMsg | KittyMsg, Field(discriminator="type")]
+class TopUpMsg(Strict):
+    type: Literal["top_up"]
+    amount: Money
+
+
+class SellBankMsg(Strict):
+    """The banker offers the bank (003 The New Deal) to ``buyer`` (None: any player); no price withdraws it."""
+
+    type: Literal["sell_bank"]
+    buyer: Name | None = None
+    price: Money | None = None
+
+
+class BuyBankMsg(Strict):
+    type: Literal["buy_bank"]
+    price: Money
+
+
+ClientMsg = Annotated[ActMsg | BetMsg | SimpleMsg | KittyMsg | TopUpMsg | SellBankMsg | BuyBankMsg,
+                      Field(discriminator="type")]
 
 
 class Envelope(Strict):
     msg: ClientMsg
+
+
+class MessageIn(Strict):
+    """A client message over REST (``POST /api/tables/{id}/messages``), with the seat token it acts for."""
+
+    token: str = Field(max_length=1024)
+    message: ClientMsg

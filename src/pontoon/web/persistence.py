@@ -35,6 +35,8 @@ class TablePersistence(Protocol):
 
     def detach(self, table_id: str) -> None: ...
 
+    def game_closed(self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]) -> None: ...
+
 
 class MemoryPersistence:
     """Everything in memory; the last ``keep`` records of each table."""
@@ -71,3 +73,8 @@ class MemoryPersistence:
 
     def detach(self, table_id: str) -> None:
         """The engine table is finished (a British game closed)."""
+
+    def game_closed(self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]) -> None:
+        """A British game closed: every pay-back and the people after it (the store: one transaction)."""
+        for name, amount, _reason in moves:
+            self.members.setdefault(table_id, deque(maxlen=self.keep)).append((name, {"leave": str(amount)}))

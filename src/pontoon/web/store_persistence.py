@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -41,6 +42,18 @@ class StorePersistence:
         self.games: dict[str, str] = {}  # web id -> casino | british
         self.known: set[str] = set()
         self.leases = leases  # several processes on one database: a table is served by its lease's owner
+        if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
+            self.web.fence = leases.fence
+            store.fences.append(self._fence)
+
+    def _fence(self, conn: Any, store_table_id: int) -> None:
+        """``Store.fences``: a write to a store table recorded for one of our web tables must still hold
+        that web table's lease at our epoch (``Leases.fence``; raises ``LeaseLost``)."""
+        assert self.leases is not None
+        for wid, rec in self.recorders.items():
+            if rec.table_id == store_table_id:
+                self.leases.fence(conn, wid)
+                return
 
     # ------------------------------------------------------------------ TablePersistence
     def load_accounts(self) -> dict[str, Decimal]:
@@ -48,9 +61,35 @@ class StorePersistence:
         self.known = set(bal)
         return bal
 
+    def account_balance(self, name: str) -> Decimal | None:
+        """The account's balance read from the store (the ledger's sum; None: no such account), so
+        that several processes on one database agree (docs/server.md)."""
+        return self.web.balance(name)
+
+    def other_tables(self, own: set[str]) -> list[dict[str, Any]]:
+        """The open web tables of the store that this process does not serve, with the process that
+        owns each (its lease's address) and whether that lease is live (several processes)."""
+        if self.leases is None:
+            return []
+        out = []
+        now = time.time()
+        for r in self.web.open_tables():
+            wid = str(r["web_id"])
+            if wid in own:
+                continue
+            lease = self.leases.owner_of(wid)
+            spec = r["spec"]
+            out.append({"id": wid, "title": spec.get("title"), "game": spec.get("game"),
+                        "preset": (spec.get("rules") or {}).get("preset"), "served_here": False,
+                        "owner": None if lease is None else str(lease["address"]),
+                        "lease_live": lease is not None and float(lease["expires"]) > now,
+                        "members": [{"name": m["name"], "role": m["role"], "box": m.get("box")} for m in r["members"]]})
+        return out
+
     def save_account(self, name: str, balance: Decimal) -> None:
-        if name not in self.known:  # a new account; later balances are derived (history.accounts)
-            self.web.create_account(name, balance)
+        if name not in self.known:  # a new account (not one another process made); later balances are derived
+            if self.web.balance(name) is None:
+                self.web.create_account(name, balance)
             self.known.add(name)
 
     def attach(self, table_id: str, table: CasinoTable | BritishGame, title: str) -> None:
@@ -69,6 +108,17 @@ class StorePersistence:
         if rec is not None:
             rec.close()
             self.web.set_table_id(table_id, None)
+
+    def game_closed(self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]) -> None:
+        """A British game closed (its ``closed`` event committed by the recorder): every seat's pay-back,
+        the people after it, the web row's game cleared and the store table closed, in ONE transaction:
+        a kill before it leaves the game closed in the engine and nothing paid (the restart pays it all,
+        once); a kill after it leaves everything paid and the game closed."""
+        rec = self.recorders.pop(table_id, None)
+        if rec is not None:
+            rec.close(status="kept")  # writes what is deferred; the table's status goes with the pay-backs
+        store_id = None if rec is None else rec.table_id
+        self.web.game_closed(table_id, store_id, members, moves)
 
     def table_created(self, table_id: str, spec: dict[str, Any]) -> None:
         if self.leases is not None and not self.leases.claim(table_id):  # a fresh random id: never refused
@@ -181,8 +231,15 @@ class StorePersistence:
                 host = CasinoHost(wid, spec["title"], rules, int(spec["seed"]), lobby.settings, self, lobby.credit,
                                   table=table)
                 # who is at the table: the snapshot, less those the table does not hold (a join never
-                # committed, a leave committed before its snapshot); a pending join had moved no money
-                members = [dict(m, pending=False) for m in members if m["name"] in table.seats()]
+                # committed, a leave committed before its snapshot); a person who joined mid-round
+                # (pending: a next-round seat or a standing bettor) is kept pending: his buy-in is still
+                # in his account in the ledger (the deposit is made when he sits down) and held there by
+                # this snapshot (``WebRecords.balances`` subtracts it)
+                held = set(table.seats())
+                members = [dict(m, pending=m["name"] not in held) for m in members
+                           if m["name"] in held or m.get("pending")]
+                if members != row["members"]:  # the snapshot corrected (the balances read its holds)
+                    self.web.members_changed(wid, members)
             if rec is not None:
                 self.recorders[wid] = rec.recorder
                 host.fair = None

@@ -129,6 +129,14 @@ async function refreshTables() {
   for (const t of tables) {
     const tr = document.createElement("tr");
     tr.dataset.table = t.id;
+    if (t.served_here === false) {  // another process's table (several processes on one store)
+      tr.className = "remote";
+      tr.append(el("td", t.title || t.id), el("td", t.preset || ""), el("td", ""),
+        el("td", (t.members || []).map((m) => m.name).join(", ")),
+        el("td", `served by ${t.owner || "another process"}` + (t.lease_live ? "" : " (its lease expired: taken over soon)")));
+      body.appendChild(tr);
+      continue;
+    }
     tr.appendChild(el("td", t.title));
     tr.appendChild(el("td", `${t.name} (${t.preset})`));
     tr.appendChild(el("td", t.game === "casino" ? `${t.table_min}–${t.table_max}` : `stakes ${t.stake_min}–${t.stake_max}`));
@@ -147,8 +155,8 @@ async function refreshTables() {
       const stand = el("button", "Stand behind"); stand.className = "join-stand";
       stand.onclick = () => join(t.id, { stand_on: parseInt(box.value, 10) });
       td.append(box, sit, stand);
-    } else if (!t.started && t.members.length < t.seats) {
-      const b = el("button", "Take a seat"); b.className = "join-seat";
+    } else if (t.members.filter((m) => !m.leaving).length < t.seats) {  // a running game: dealt in next round
+      const b = el("button", t.started ? "Join the game" : "Take a seat"); b.className = "join-seat";
       b.onclick = () => join(t.id, {});
       td.appendChild(b);
     } else {
@@ -290,7 +298,10 @@ function renderCasino(st) {
 
 function renderBritish(st) {
   const rnd = st.round;
-  $("#dealer-label").textContent = st.banker ? `Bank: ${st.banker}` + (st.kitty !== null ? ` · kitty ${st.kitty}` : "") : "Waiting for players";
+  const offer = st.bank_offer ? ` · bank offered${st.bank_offer.buyer ? " to " + st.bank_offer.buyer : ""} for ${st.bank_offer.price}` +
+    (st.bank_offer.accepted ? ` (bought by ${st.bank_offer.accepted}: passes after this round)` : "") : "";
+  const topUp = st.top_up ? ` · top-up ${st.top_up} before the next deal` : "";
+  $("#dealer-label").textContent = st.banker ? `Bank: ${st.banker}` + (st.kitty !== null ? ` · kitty ${st.kitty}` : "") + offer + topUp : "Waiting for players";
   $("#dealer-cards").replaceChildren(...cardsEl(rnd ? rnd.banker_cards : []).childNodes);
   const spots = $("#spots");
   spots.replaceChildren();
@@ -319,6 +330,9 @@ function actionLabel(a) {
   if (a.verb === "insure") return `Insure ${a.player}`;
   if (a.verb === "decline") return `Decline ${a.what} (box ${a.box})`;
   if (a.verb === "kitty") return "Put up kitty";
+  if (a.verb === "top_up") return "Top up kitty";
+  if (a.verb === "sell_bank") return a.buyer ? `Offer the bank to ${a.buyer}` : "Offer the bank to anyone";
+  if (a.verb === "buy_bank") return `Buy the bank for ${a.price}`;
   return a.verb[0].toUpperCase() + a.verb.slice(1) + (a.box && S.state.game === "casino" ? ` (box ${a.box})` : "");
 }
 
@@ -329,7 +343,14 @@ function renderActions(st) {
   const used = new Set();
   const input = $("#amount");
   let ranged = null;
-  for (const a of st.legal) {
+  const listed = [];
+  for (const a of st.legal) {  // the bank for sale: one button for any buyer and one per buyer (003 The New Deal)
+    if (a.verb === "sell_bank") {
+      listed.push({ verb: "sell_bank", low: a.low, high: a.high });
+      for (const b of a.buyers || []) listed.push({ verb: "sell_bank", low: a.low, high: a.high, buyer: b });
+    } else listed.push(a);
+  }
+  for (const a of listed) {
     const b = el("button", actionLabel(a));
     b.className = "action-btn"; b.dataset.verb = a.verb;
     if (a.kind) b.dataset.kind = a.kind;
@@ -364,6 +385,12 @@ function doAction(a) {
   if (a.verb === "bet") { const amt = amountFor(a); if (amt !== null) send({ type: "bet", kind: a.kind, amount: amt }); return; }
   if (a.verb === "deal" || a.verb === "clear_bets") { send({ type: a.verb }); return; }
   if (a.verb === "kitty") { const amt = amountFor(a); if (amt !== null) send({ type: "kitty", amount: amt }); return; }
+  if (a.verb === "top_up") { const amt = amountFor(a); if (amt !== null) send({ type: "top_up", amount: amt }); return; }
+  if (a.verb === "sell_bank") {  // the price from the amount box; done between rounds once a player accepts
+    const amt = amountFor(a); if (amt === null) return;
+    const msg = { type: "sell_bank", price: amt }; if (a.buyer) msg.buyer = a.buyer; send(msg); return;
+  }
+  if (a.verb === "buy_bank") { send({ type: "buy_bank", price: a.price }); return; }
   const act = {};
   for (const [k, v] of Object.entries(a)) if (k !== "low" && k !== "high") act[k] = v;
   if (a.low !== undefined) { const amt = amountFor(a); if (amt === null) return; act.amount = amt; }
@@ -384,15 +411,62 @@ function renderMembers(st) {
     const tr = document.createElement("tr");
     tr.dataset.name = m.name;
     const place = st.game === "casino" ? `${m.role} box ${m.box}` : (st.banker === m.name ? "banker" : "seat");
-    const state = m.absent ? "absent" : (m.connected ? "" : "away");
+    const state = m.pending ? "dealt in next round" : m.leaving ? "leaving" : m.absent ? "absent" : (m.connected ? "" : "away");
     tr.append(el("td", m.name + (m.name === st.you ? " (you)" : "")), el("td", place), el("td", m.balance, "balance"), el("td", state));
     body.appendChild(tr);
   }
 }
 
+// The last rounds: read from the history store's REST endpoints (they survive a page reload and a
+// server restart), re-read when the server says a round was booked (history_mark); a round's steps
+// are fetched when it is opened. Without a store (--memory) the WebSocket's history is shown.
 function renderHistory(st) {
+  const key = `${st.table}:${st.history_mark}`;
+  if (S.histKey === key) { if (!S.histRows) renderWsHistory(st); return; }
+  S.histKey = key;
+  api("GET", `/api/tables/${st.table}/rounds?last=10`).then((rows) => {
+    if (S.histKey !== key) return;
+    S.histRows = rows.filter((r) => r.status !== "open");
+    renderStoreHistory(st);
+  }).catch(() => { S.histRows = null; renderWsHistory(st); });
+}
+
+function stepLine(e) {
+  const parts = [e.kind.replaceAll("_", " ")];
+  for (const [k, v] of Object.entries(e.data || {})) {
+    if (k === "act") continue;
+    parts.push(`${k}=${Array.isArray(v) ? v.join(" ") : (v && typeof v === "object" ? JSON.stringify(v) : v)}`);
+  }
+  return parts.join(" ") + (e.clause ? ` [${e.clause}]` : "");
+}
+
+function renderStoreHistory(st) {
   const div = $("#history");
   div.replaceChildren();
+  div.dataset.source = "store";
+  for (const r of [...S.histRows].reverse()) {
+    const d = document.createElement("details");
+    d.className = "round"; d.dataset.round = r.round; d.dataset.rid = r.id;
+    const mine = st.you && r.net && r.net[st.you] !== undefined ? ` · you ${r.net[st.you]}` : "";
+    d.appendChild(el("summary", `Round ${r.round}: ${r.status}${mine}`));
+    const ol = document.createElement("ol");
+    d.appendChild(ol);
+    d.addEventListener("toggle", () => {
+      if (!d.open || d.dataset.loaded) return;
+      d.dataset.loaded = "1";
+      api("GET", `/api/rounds/${r.id}`).then((det) => {
+        for (const e of det.events) if (e.kind !== "action") ol.appendChild(el("li", stepLine(e)));
+        d.dataset.steps = String(ol.children.length);
+      }).catch((e) => ol.appendChild(el("li", e.message)));
+    });
+    div.appendChild(d);
+  }
+}
+
+function renderWsHistory(st) {
+  const div = $("#history");
+  div.replaceChildren();
+  div.dataset.source = "live";
   for (const h of [...st.history].reverse()) {
     const d = document.createElement("details");
     d.className = "round"; d.dataset.round = h.round;
@@ -401,6 +475,7 @@ function renderHistory(st) {
     const ol = document.createElement("ol");
     for (const s of h.steps) ol.appendChild(el("li", s));
     d.appendChild(ol);
+    d.dataset.steps = String(h.steps.length);
     div.appendChild(d);
   }
 }
