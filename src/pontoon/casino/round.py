@@ -41,6 +41,20 @@ from pontoon.shoe import Shoe, make_rng
 
 ZERO = Decimal(0)
 SIDE_KINDS = ("pair", "bonus", "pandemonium")
+PLAY_VERBS = ("hit", "stand", "double", "split", "rescue", "surrender")
+_BOX_ACTIONS: dict[int, tuple[Action, ...]] = {}  # the plain play actions of each box, made once
+
+
+def box_actions(box: int) -> tuple[Action, ...]:
+    """``Action(verb, box)`` for each play verb, in listing order (frozen records, shared)."""
+    got = _BOX_ACTIONS.get(box)
+    if got is None:
+        got = _BOX_ACTIONS[box] = tuple(Action(v, box) for v in PLAY_VERBS)
+    return got
+
+
+def box_action(verb: str, box: int) -> Action:
+    return box_actions(box)[PLAY_VERBS.index(verb)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +104,7 @@ class CasinoRound:
         self._legal: dict[Actor, list[Action]] = {}  # listings for the round's version _legal_v
         self._legal_v = -1
         self._all: list[Action] | None = None
+        self._pinned: Hand | None = None  # the hand to act, fixed while a listing is computed
         if jackpot is None:
             gen = make_rng(rng)
             probs = rules.pandemonium_probabilities()
@@ -199,6 +214,9 @@ class CasinoRound:
     # ---------------------------------------------------------------------------- whose turn
     @property
     def current(self) -> Hand | None:
+        pinned = self._pinned
+        if pinned is not None:
+            return pinned
         if self.phase is Phase.BETTING or self.phase is Phase.OVER:
             return None
         order = self._order
@@ -331,28 +349,37 @@ class CasinoRound:
         return out
 
     def _legal_actions_all(self) -> list[Action]:
-        if self.phase in (Phase.BETTING, Phase.OVER):
+        # One pass over the state: each candidate goes straight to its verb's check (for TABLE,
+        # ``_why_illegal`` is exactly that check once the phase allows actions: no seat rule applies and
+        # no decline order is added), with the hand to act found once.
+        if self.phase is Phase.BETTING or self.phase is Phase.OVER:
             return []
         out: list[Action] = []
-        if self.phase is Phase.WINDOW:
+        checks = verbs.CHECKS
+        window = self.phase is Phase.WINDOW
+        if window:
+            check_insure, check_surrender = checks["insure"], checks["surrender"]
             for n in sorted(self.boxes):
                 b = self.boxes[n]
                 for x in b.bettors:
-                    half = (x.main / 2).quantize(CENT, rounding=ROUND_DOWN)
-                    a = Action("insure", n, x.player, half)
-                    if x.main > 0 and not self._why_illegal(a):
-                        out.append(Action("insure", n, x.player, half, low=CENT, high=half))
-                a = Action("surrender", n)
-                if not self._why_illegal(a):
+                    if x.main > 0:
+                        half = (x.main / 2).quantize(CENT, rounding=ROUND_DOWN)
+                        if not check_insure(self, Action("insure", n, x.player, half)):
+                            out.append(Action("insure", n, x.player, half, low=CENT, high=half))
+                a = box_action("surrender", n)
+                if not check_surrender(self, a):
                     out.append(a)
         h = self.current
         if h is not None:
-            for verb in ("hit", "stand", "double", "split", "rescue", "surrender"):
-                a = Action(verb, h.box)
-                if verb == "surrender" and self.phase is Phase.WINDOW:
-                    continue  # listed above
-                if not self._why_illegal(a):
-                    out.append(a)
+            self._pinned = h  # the checks below ask for the hand to act: it cannot change while they run
+            try:
+                for a in box_actions(h.box):
+                    if window and a.verb == "surrender":
+                        continue  # listed above
+                    if not checks[a.verb](self, a):
+                        out.append(a)
+            finally:
+                self._pinned = None
         return out
 
     def _actor_args(self, args: tuple[Any, ...]) -> tuple[Actor, Action]:
