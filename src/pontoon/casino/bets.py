@@ -68,7 +68,11 @@ def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount:
 
 
 def place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object) -> None:
-    amt = verify_place_bet(rnd, box, player, kind, amount)
+    place_checked_bet(rnd, box, player, kind, verify_place_bet(rnd, box, player, kind, amount))
+
+
+def place_checked_bet(rnd: CasinoRound, box: int, player: str, kind: str, amt: Decimal) -> None:
+    """Place a wager that ``verify_place_bet`` has just accepted (amount as it returned it)."""
     b = rnd.boxes.setdefault(box, Box(box))
     bettor = b.bettor(player)
     if bettor is None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.cards import Card, in_pack
+from pontoon.cards import Card
 from pontoon.casino import bets, irregular, seats, settle, verbs
 from pontoon.casino.actions import Action
 from pontoon.casino.irregular import _Void
@@ -40,21 +40,34 @@ from pontoon.settlement import Ledger
 from pontoon.shoe import Shoe, make_rng
 
 ZERO = Decimal(0)
+_TEXT = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
 SIDE_KINDS = ("pair", "bonus", "pandemonium")
 PLAY_VERBS = ("hit", "stand", "double", "split", "rescue", "surrender")
 _BOX_ACTIONS: dict[int, tuple[Action, ...]] = {}  # the plain play actions of each box, made once
+_BOX_TEXT: dict[int, tuple[str, dict[str, Any]]] = {}  # id of a shared box action -> its text and JSON
 
 
 def box_actions(box: int) -> tuple[Action, ...]:
-    """``Action(verb, box)`` for each play verb, in listing order (frozen records, shared)."""
+    """``Action(verb, box)`` for each play verb, in listing order (frozen records, shared; kept for
+    the life of the process, so their ids are never reused)."""
     got = _BOX_ACTIONS.get(box)
     if got is None:
         got = _BOX_ACTIONS[box] = tuple(Action(v, box) for v in PLAY_VERBS)
+        for a in got:
+            _BOX_TEXT[id(a)] = (str(a), a.to_json())
     return got
 
 
 def box_action(verb: str, box: int) -> Action:
     return box_actions(box)[PLAY_VERBS.index(verb)]
+
+
+def action_text(action: Action) -> tuple[str, dict[str, Any]]:
+    """``str(action)`` and a fresh ``action.to_json()`` (worked out once for the shared box actions)."""
+    got = _BOX_TEXT.get(id(action))
+    if got is None:
+        return str(action), action.to_json()
+    return got[0], dict(got[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +118,16 @@ class CasinoRound:
         self._legal_v = -1
         self._all: list[Action] | None = None
         self._pinned: Hand | None = None  # the hand to act, fixed while a listing is computed
+        self._bet_ok: tuple[int, int, str, str, Decimal] | None = None  # the wager verify_place_bet passed
+        self._no_tens = rules.pack == "pontoon48"  # a ten is foreign to a 48-card pack (cards.in_pack)
         if jackpot is None:
             gen = make_rng(rng)
-            probs = rules.pandemonium_probabilities()
-            mults = [m for m, _ in probs]
-            ps = [p for _, p in probs]
-            self._jackpot: Callable[[], int] = lambda: int(gen.choice(mults, p=ps))
+
+            def _press() -> int:  # the meter's odds are worked out only when a button is pressed
+                probs = rules.pandemonium_probabilities()
+                return int(gen.choice([m for m, _ in probs], p=[p for _, p in probs]))
+
+            self._jackpot: Callable[[], int] = _press
         elif callable(jackpot):
             self._jackpot = jackpot
         else:
@@ -129,7 +146,9 @@ class CasinoRound:
     # ---------------------------------------------------------------------------- bets (bets.py)
     def verify_place_bet(self, box: int, player: str, kind: str, amount: object) -> Decimal:
         """Raise BetError unless the wager may be placed now; return its amount."""
-        return bets.verify_place_bet(self, box, player, kind, amount)
+        amt = bets.verify_place_bet(self, box, player, kind, amount)
+        self._bet_ok = (self.log.count, box, player, kind, amt)  # place_bet need not check it again
+        return amt
 
     def can_place_bet(self, box: int, player: str, kind: str, amount: object) -> bool:
         try:
@@ -139,7 +158,15 @@ class CasinoRound:
             return False
 
     def place_bet(self, box: int, player: str, kind: str, amount: object) -> None:
-        bets.place_bet(self, box, player, kind, amount)
+        ok = self._bet_ok
+        self._bet_ok = None
+        if (
+            ok is not None and type(amount) is Decimal and ok[0] == self.log.count
+            and ok[1] == box and ok[2] == player and ok[3] == kind and ok[4] is amount
+        ):
+            bets.place_checked_bet(self, box, player, kind, amount)  # verified just now, nothing changed since
+        else:
+            bets.place_bet(self, box, player, kind, amount)
 
     def withdraw_bet(self, box: int, player: str, kind: str) -> None:
         """Take a wager back before the deal (000 5.4: not after 'no more bets')."""
@@ -162,7 +189,7 @@ class CasinoRound:
             card = self.shoe.draw()
         except ShoeExhausted:
             raise _Void("insufficient cards") from None  # rul 2, 004 5.5.3
-        if not in_pack(card, self.rules.pack):
+        if self._no_tens and card.rank == "T":  # in_pack
             self.foreign_cards.append(card)
             raise _Void(f"foreign card {card}")  # rul 1, 000 5.1, 002 5.1.1, 004 5.5.1
         return card
@@ -170,13 +197,13 @@ class CasinoRound:
     def _deal_to(self, hand: Hand) -> Card:
         card = self._draw()
         hand.cards.append(card)
-        self.log.add("card", box=hand.box, hand=hand.index, card=str(card))
+        self.log.add("card", box=hand.box, hand=hand.index, card=_TEXT[card.code])
         return card
 
     def _deal_dealer(self) -> Card:
         card = self._draw()
         self.dealer.append(card)
-        self.log.add("card", to="dealer", card=str(card))
+        self.log.add("card", to="dealer", card=_TEXT[card.code])
         return card
 
     def _initial_deal(self) -> None:
@@ -444,20 +471,28 @@ class CasinoRound:
     def act(self, *args: Any) -> tuple[Event, ...]:
         """``act(seat, action)`` (or ``act(action)`` for the table; an Action or its scenario text or
         object form): take it and return the events it logged."""
-        seat, action = self._actor_args(args)
-        if not (self._legal_v == self.log.count and action in self._legal.get(seat, ())):
+        if len(args) == 2 and type(args[1]) is Action and (type(args[0]) is str or args[0] is TABLE):
+            seat, action = args
+        else:
+            seat, action = self._actor_args(args)
+        log = self.log
+        if not (self._legal_v == log.count and action in self._legal.get(seat, ())):
             self.verify(seat, action)
-        start = len(self.log)
-        who: dict[str, Any] = {"authority": "table"} if seat is TABLE else {"seat": seat}
-        self.log.add("action", action=str(action), act=action.to_json(), **who)
+        start = len(log.events)
+        text, obj = action_text(action)
+        if seat is TABLE:
+            log.add("action", action=text, act=obj, authority="table")
+        else:
+            log.add("action", action=text, act=obj, seat=seat)
         if action.verb == "decline":  # a standing bettor's order (seats.py)
             who_declines = action.player if action.player is not None else seat
             assert action.box is not None and action.what is not None and isinstance(who_declines, str)
             self.declines.setdefault((action.box, who_declines), set()).add(action.what)
-            return tuple(self.log.events[start:])
-        action = seats.with_orders(self, seat, action)
+            return tuple(log.events[start:])
+        if self.declines or action.verb == "rescue":  # otherwise with_orders returns the action itself
+            action = seats.with_orders(self, seat, action)
         self._do(action)
-        return tuple(self.log.events[start:])
+        return tuple(log.events[start:])
 
     def _do(self, action: Action) -> None:
         if self._peek_pending and action.verb not in ("insure", "interrupt"):
