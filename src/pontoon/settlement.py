@@ -13,7 +13,6 @@ finished round leaves the layout empty. ``net()`` gives each person's result per
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
 from typing import Any, TypeGuard
@@ -72,14 +71,58 @@ def account_from_json(value: Any) -> Account:
     raise PontoonError(f"account {value!r:.80} is neither a name nor a system account ({accepted})")
 
 
-@dataclass(frozen=True, slots=True)
-class Transfer:
-    source: Account
-    dest: Account
-    amount: Decimal
-    kind: str  # wager kind: main, insurance, pair, bonus, pandemonium, super_bonus, stake, shoot ...
-    player: str  # whose wager this concerns
-    reason: str  # short text, e.g. "stake", "win 3:2", "returned (void)"
+class Transfer(tuple):  # type: ignore[type-arg]
+    """One movement of money: ``Transfer(source, dest, amount, kind, player, reason)``.
+
+    ``kind`` is the wager kind (main, insurance, pair, bonus, pandemonium, super_bonus, stake, shoot
+    ...), ``player`` whose wager it concerns, ``reason`` a short text ("stake", "win 3:2", "returned
+    (void)"). A frozen record built as a tuple (a round makes several): equal only to another
+    ``Transfer`` with the same fields, hashable, like the dataclass it was.
+    """
+
+    __slots__ = ()
+    __match_args__ = ("source", "dest", "amount", "kind", "player", "reason")
+
+    def __new__(cls, source: Account, dest: Account, amount: Decimal, kind: str, player: str, reason: str) -> Transfer:
+        return _tuple_new(cls, (source, dest, amount, kind, player, reason))
+
+    @property
+    def source(self) -> Account:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def dest(self) -> Account:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def amount(self) -> Decimal:
+        return self[2]  # type: ignore[no-any-return]
+
+    @property
+    def kind(self) -> str:
+        return self[3]  # type: ignore[no-any-return]
+
+    @property
+    def player(self) -> str:
+        return self[4]  # type: ignore[no-any-return]
+
+    @property
+    def reason(self) -> str:
+        return self[5]  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Transfer and _tuple_eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not (type(other) is Transfer and _tuple_eq(self, other))
+
+    __hash__ = tuple.__hash__
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return "Transfer(source={!r}, dest={!r}, amount={!r}, kind={!r}, player={!r}, reason={!r})".format(*self)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data: accounts by ``account_json`` (a system account never reads as a name), the amount
@@ -111,6 +154,10 @@ class Transfer:
                    obj["kind"], obj["player"], obj["reason"])
 
 
+_tuple_new = tuple.__new__
+_tuple_eq = tuple.__eq__
+
+
 class Ledger:
     """Append-only list of transfers with running balances."""
 
@@ -125,7 +172,7 @@ class Ledger:
             raise ValueError(f"negative transfer {amount}")
         if amount == 0:
             return
-        self.transfers.append(Transfer(source, dest, amount, kind, player, reason))
+        self.transfers.append(_tuple_new(Transfer, (source, dest, amount, kind, player, reason)))
         self.balances[source] -= amount
         self.balances[dest] += amount
 
