@@ -27,7 +27,7 @@ import numpy as np
 
 from pontoon.cards import Card
 from pontoon.casino import bets, irregular, seats, settle, verbs
-from pontoon.casino.actions import Action
+from pontoon.casino.actions import Action, action_text, box_action, box_actions
 from pontoon.casino.irregular import _Void
 from pontoon.casino.phase import Phase
 from pontoon.casino.state import Box, Hand
@@ -42,34 +42,6 @@ from pontoon.shoe import Shoe, make_rng
 ZERO = Decimal(0)
 _TEXT = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
 SIDE_KINDS = ("pair", "bonus", "pandemonium")
-PLAY_VERBS = ("hit", "stand", "double", "split", "rescue", "surrender")
-_BOX_ACTIONS: dict[int, tuple[Action, ...]] = {}  # the plain play actions of each box, made once
-_BOX_TEXT: dict[int, tuple[str, dict[str, Any]]] = {}  # id of a shared box action -> its text and JSON
-
-
-def box_actions(box: int) -> tuple[Action, ...]:
-    """``Action(verb, box)`` for each play verb, in listing order (frozen records, shared; kept for
-    the life of the process, so their ids are never reused)."""
-    got = _BOX_ACTIONS.get(box)
-    if got is None:
-        got = _BOX_ACTIONS[box] = tuple(Action(v, box) for v in PLAY_VERBS)
-        for a in got:
-            _BOX_TEXT[id(a)] = (str(a), a.to_json())
-    return got
-
-
-def box_action(verb: str, box: int) -> Action:
-    return box_actions(box)[PLAY_VERBS.index(verb)]
-
-
-def action_text(action: Action) -> tuple[str, dict[str, Any]]:
-    """``str(action)`` and a fresh ``action.to_json()`` (worked out once for the shared box actions)."""
-    got = _BOX_TEXT.get(id(action))
-    if got is None:
-        return str(action), action.to_json()
-    return got[0], dict(got[1])
-
-
 @dataclass(frozen=True, slots=True)
 class HandResult:
     box: int
@@ -375,10 +347,11 @@ class CasinoRound:
         self._all = out if self._legal_v == self.log.count else None
         return out
 
-    def _legal_actions_all(self) -> list[Action]:
-        # One pass over the state: each candidate goes straight to its verb's check (for TABLE,
-        # ``_why_illegal`` is exactly that check once the phase allows actions: no seat rule applies and
-        # no decline order is added), with the hand to act found once.
+    def _legal_actions_all(self, by_checks: bool = False) -> list[Action]:
+        """Every action of every box, for TABLE. The hand's play actions come from ``verbs.legal_play``
+        (one pass over the state); ``by_checks=True`` tries each candidate through its verb's check
+        instead (which is what ``_why_illegal`` does for TABLE once the phase allows actions: no seat
+        rule applies and no decline order is added) -- the reference the tests compare with."""
         if self.phase is Phase.BETTING or self.phase is Phase.OVER:
             return []
         out: list[Action] = []
@@ -400,11 +373,14 @@ class CasinoRound:
         if h is not None:
             self._pinned = h  # the checks below ask for the hand to act: it cannot change while they run
             try:
-                for a in box_actions(h.box):
-                    if window and a.verb == "surrender":
-                        continue  # listed above
-                    if not checks[a.verb](self, a):
-                        out.append(a)
+                if not by_checks:
+                    out += verbs.legal_play(self, h, window)
+                else:
+                    for a in box_actions(h.box):
+                        if window and a.verb == "surrender":
+                            continue  # listed above
+                        if not checks[a.verb](self, a):
+                            out.append(a)
             finally:
                 self._pinned = None
         return out
