@@ -128,6 +128,23 @@ def dumps(obj: Any, **kwargs: Any) -> str:
 
 
 def fmt(d: Decimal) -> str:
+    """An amount's canonical text: ``10``, ``7.5``, ``-0.05`` (equal amounts give one text)."""
+    try:
+        return _FMT[d]  # equal Decimals (10, 10.00, 1E+1) share one entry and have one text
+    except KeyError:
+        pass
+    except TypeError:  # a signalling NaN cannot be hashed
+        return _fmt(d)
+    text = _fmt(d)
+    if len(_FMT) < 4096 and d.is_finite():
+        _FMT[d] = text
+    return text
+
+
+_FMT: dict[Decimal, str] = {}  # the texts of amounts seen (bounded: stakes and payouts repeat)
+
+
+def _fmt(d: Decimal) -> str:
     n = d.normalize()
     if n == n.to_integral_value():
         return str(int(n))

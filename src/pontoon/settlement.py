@@ -168,29 +168,33 @@ class Ledger:
         self.balances: defaultdict[Account, Decimal] = defaultdict(lambda: ZERO)
 
     def move(self, source: Account, dest: Account, amount: Decimal, *, kind: str, player: str, reason: str) -> None:
-        if amount < 0:
-            raise ValueError(f"negative transfer {amount}")
-        if amount == 0:
-            return
+        self._move(source, dest, amount, kind, player, reason)
+
+    def _move(self, source: Account, dest: Account, amount: Decimal, kind: str, player: str, reason: str) -> None:
+        if amount <= ZERO:
+            if amount < ZERO:
+                raise ValueError(f"negative transfer {amount}")
+            return  # nothing moves
         self.transfers.append(_tuple_new(Transfer, (source, dest, amount, kind, player, reason)))
-        self.balances[source] -= amount
-        self.balances[dest] += amount
+        balances = self.balances
+        balances[source] -= amount
+        balances[dest] += amount
 
     # the four moves a wager can make --------------------------------------------------------
     def stake(self, player: str, kind: str, amount: Decimal, reason: str = "stake") -> None:
-        self.move(player, LAYOUT, amount, kind=kind, player=player, reason=reason)
+        self._move(player, LAYOUT, amount, kind, player, reason)
 
     def give_back(self, player: str, kind: str, amount: Decimal, reason: str) -> None:
         """Return a stake from the layout to its player."""
-        self.move(LAYOUT, player, amount, kind=kind, player=player, reason=reason)
+        self._move(LAYOUT, player, amount, kind, player, reason)
 
     def collect(self, player: str, kind: str, amount: Decimal, reason: str) -> None:
         """A losing stake goes from the layout to the house."""
-        self.move(LAYOUT, HOUSE, amount, kind=kind, player=player, reason=reason)
+        self._move(LAYOUT, HOUSE, amount, kind, player, reason)
 
     def pay(self, player: str, kind: str, amount: Decimal, reason: str, source: Account = HOUSE) -> None:
         """Winnings from the house (or the banker / kitty in the British game) to the player."""
-        self.move(source, player, amount, kind=kind, player=player, reason=reason)
+        self._move(source, player, amount, kind, player, reason)
 
     # views ----------------------------------------------------------------------------------
     def total(self) -> Decimal:
@@ -202,12 +206,17 @@ class Ledger:
 
         The table's own accounts are skipped by type, never by name (rul 32)."""
         out: dict[str, dict[str, Decimal]] = {}
-        for t in self.transfers:
-            for acct, sign in ((t.source, -1), (t.dest, 1)):
-                if isinstance(acct, System):
-                    continue
-                d = out.setdefault(acct, {})
-                d[t.kind] = d.get(t.kind, ZERO) + sign * t.amount
+        for source, dest, amount, kind, _player, _reason in self.transfers:
+            if type(source) is not System:  # System has members: it has no subclasses
+                d = out.get(source)
+                if d is None:
+                    d = out[source] = {}
+                d[kind] = d.get(kind, ZERO) + -amount
+            if type(dest) is not System:
+                d = out.get(dest)
+                if d is None:
+                    d = out[dest] = {}
+                d[kind] = d.get(kind, ZERO) + amount
         for d in out.values():
             d["total"] = sum((v for k, v in d.items() if k != "total"), ZERO)
         if accounts:

@@ -591,19 +591,17 @@ class CasinoRound:
             raise IllegalAction("the round is not over yet")
         net = self.ledger.net(self.players())
         house = -sum((d["total"] for d in net.values()), ZERO)
+        void = self.void_reason
         hands = tuple(
-            HandResult(
-                h.box,
-                h.index,
-                tuple(str(c) for c in h.cards),
-                "void" if self.void_reason else h.result_word(),
-            )
-            for h in self.all_hands()
+            [
+                HandResult(h.box, h.index, tuple([_TEXT[c.code] for c in h.cards]), "void" if void else h.result_word())
+                for h in self.all_hands()
+            ]
         )
         return RoundResult(
-            "void" if self.void_reason else "settled",
-            self.void_reason,
-            tuple(str(c) for c in self.dealer),
+            "void" if void else "settled",
+            void,
+            tuple([_TEXT[c.code] for c in self.dealer]),
             hands,
             net,
             house,

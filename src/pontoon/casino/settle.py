@@ -165,14 +165,16 @@ def dealer_turn(rnd: CasinoRound) -> None:
         peek(rnd)
         if rnd.phase is Phase.OVER:
             return
-    hands = [h for b in rnd.boxes.values() for h in b.hands]
-    live = [h for h in hands if h.live_bettors() and not (set(h.live_bettors()) <= h.surrendered)]
-    needs = (
-        bool(live)
-        or any(h.surrendered for h in hands)
-        or any(x.insurance > 0 for b in rnd.boxes.values() for x in b.bettors)
-        or bool(rnd._natural_pending)  # a natural waiting to see whether the dealer has one too
-    )
+    boxes = list(rnd.boxes.values())
+    hands = [h for b in boxes for h in b.hands]
+    insured = [x for b in boxes for x in b.bettors if x.insurance > 0]
+    # the dealer needs a second card when a wager still waits on it: a live hand (some bettor neither
+    # settled nor surrendered), a surrender, insurance, or a natural waiting on the dealer's
+    needs = bool(insured) or bool(rnd._natural_pending)
+    for h in hands:
+        if h.surrendered or any(p not in h.outcome for p in h.stakes):
+            needs = True
+            break
     if needs and len(rnd.dealer) < 2:
         rnd._deal_dealer()  # rul 4: the dealer's second card after all players have acted
     if len(rnd.dealer) >= 2 and is_natural(rnd.dealer[:2]):
@@ -181,18 +183,18 @@ def dealer_turn(rnd: CasinoRound) -> None:
         end_round(rnd)
         return
     # insurance loses, surrenders lose half (rul 8, 9)
-    for b in rnd.boxes.values():
-        for x in b.bettors:
-            if x.insurance > 0:
-                rnd.ledger.collect(x.player, "insurance", x.insurance, "insurance loses: no dealer Pontoon")
+    for x in insured:
+        rnd.ledger.collect(x.player, "insurance", x.insurance, "insurance loses: no dealer Pontoon")
     for h in hands:
-        for p in list(h.surrendered):
-            if p not in h.outcome:
-                settle_surrender(rnd, h, p, dealer_pontoon=False)
+        if h.surrendered:
+            for p in list(h.surrendered):
+                if p not in h.outcome:
+                    settle_surrender(rnd, h, p, dealer_pontoon=False)
     for h in rnd._natural_pending:
         for p in h.live_bettors():
             win(rnd, h, p, r.pontoon_pays, "natural 3:2")
-    live = [h for h in hands if [p for p in h.live_bettors() if p not in h.surrendered]]
+    # the hands with a bettor still to settle against the dealer's total
+    live = [(h, ps) for h in hands if (ps := [p for p in h.stakes if p not in h.outcome and p not in h.surrendered])]
     if live:
         # 000 3.19, rul 7: draw to hard 16 and soft 17
         while True:
@@ -202,11 +204,9 @@ def dealer_turn(rnd: CasinoRound) -> None:
                 continue
             break
     dtotal, _ = hand_total(rnd.dealer)
-    for h in live:
+    for h, ps in live:
         total, _ = h.total(r.double_ace_counts_one)
-        for p in h.live_bettors():
-            if p in h.surrendered:
-                continue
+        for p in ps:
             if dtotal > 21:
                 win(rnd, h, p, r.regular_pays, "dealer bust (000 4.2.3)")
             elif total > dtotal:
