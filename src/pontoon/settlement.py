@@ -36,6 +36,10 @@ class System(Enum):
     def __str__(self) -> str:
         return f"<{self.value}>"
 
+    # members are singletons compared by identity: hash them as objects (Enum's own hash is a
+    # Python function, and balances are keyed by these accounts several times a round)
+    __hash__ = object.__hash__
+
 
 Account = str | System  # a person's name, or one of the table's own accounts
 

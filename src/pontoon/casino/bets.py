@@ -73,7 +73,9 @@ def place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object
 
 def place_checked_bet(rnd: CasinoRound, box: int, player: str, kind: str, amt: Decimal) -> None:
     """Place a wager that ``verify_place_bet`` has just accepted (amount as it returned it)."""
-    b = rnd.boxes.setdefault(box, Box(box))
+    b = rnd.boxes.get(box)
+    if b is None:
+        b = rnd.boxes[box] = Box(box)
     bettor = b.bettor(player)
     if bettor is None:
         bettor = Bettor(player)

@@ -119,7 +119,7 @@ class CasinoRound:
     def verify_place_bet(self, box: int, player: str, kind: str, amount: object) -> Decimal:
         """Raise BetError unless the wager may be placed now; return its amount."""
         amt = bets.verify_place_bet(self, box, player, kind, amount)
-        self._bet_ok = (self.log.count, box, player, kind, amt)  # place_bet need not check it again
+        self._bet_ok = (self.log._seq, box, player, kind, amt)  # place_bet need not check it again
         return amt
 
     def can_place_bet(self, box: int, player: str, kind: str, amount: object) -> bool:
@@ -133,7 +133,7 @@ class CasinoRound:
         ok = self._bet_ok
         self._bet_ok = None
         if (
-            ok is not None and type(amount) is Decimal and ok[0] == self.log.count
+            ok is not None and type(amount) is Decimal and ok[0] == self.log._seq
             and ok[1] == box and ok[2] == player and ok[3] == kind and ok[4] is amount
         ):
             bets.place_checked_bet(self, box, player, kind, amount)  # verified just now, nothing changed since
@@ -329,7 +329,7 @@ class CasinoRound:
         return list(self._listing(seat))
 
     def _listing(self, seat: Actor) -> list[Action]:
-        v = self.log.count
+        v = self.log._seq  # the round's version: every change logs an event
         if v != self._legal_v:
             self._legal = {}
             self._all = None
@@ -341,10 +341,10 @@ class CasinoRound:
 
     def legal_actions_all(self) -> list[Action]:
         """Every action that may be taken now (defaults: full double, every bettor)."""
-        if self._legal_v == self.log.count and self._all is not None:
+        if self._legal_v == self.log._seq and self._all is not None:
             return self._all
         out = self._legal_actions_all()
-        self._all = out if self._legal_v == self.log.count else None
+        self._all = out if self._legal_v == self.log._seq else None
         return out
 
     def _legal_actions_all(self, by_checks: bool = False) -> list[Action]:
@@ -452,7 +452,7 @@ class CasinoRound:
         else:
             seat, action = self._actor_args(args)
         log = self.log
-        if not (self._legal_v == log.count and action in self._legal.get(seat, ())):
+        if not (self._legal_v == log._seq and action in self._legal.get(seat, ())):
             self.verify(seat, action)
         start = len(log.events)
         text, obj = action_text(action)
