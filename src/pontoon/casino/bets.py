@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING
 
-from pontoon.casino.phase import Phase
+from pontoon.casino.phase import P_BETTING
 from pontoon.casino.state import Bettor, Box
 from pontoon.errors import BetError, IllegalAction
 from pontoon.money import CENT, fmt, to_money
@@ -22,7 +22,7 @@ ZERO = Decimal(0)
 
 def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object) -> Decimal:
     r = rnd.rules
-    if rnd.phase is not Phase.BETTING:
+    if rnd.phase is not P_BETTING:
         raise BetError("no more bets: the deal has started (000 5.3, 004 5.8)")
     if not isinstance(box, int) or not 1 <= box <= r.max_boxes:
         raise BetError(f"box {box!r} does not exist: boxes are 1 to {r.max_boxes}")
@@ -90,7 +90,7 @@ def place_checked_bet(rnd: CasinoRound, box: int, player: str, kind: str, amt: D
 
 def withdraw_bet(rnd: CasinoRound, box: int, player: str, kind: str) -> None:
     """Take a wager back before the deal (000 5.4: not after 'no more bets')."""
-    if rnd.phase is not Phase.BETTING:
+    if rnd.phase is not P_BETTING:
         raise BetError(
             "no more bets: a wager cannot be withdrawn after the deal has started (000 5.4, 004 5.8)"
         )
@@ -111,7 +111,7 @@ def withdraw_bet(rnd: CasinoRound, box: int, player: str, kind: str) -> None:
 
 def verify_close_bets(rnd: CasinoRound) -> None:
     r = rnd.rules
-    if rnd.phase is not Phase.BETTING:
+    if rnd.phase is not P_BETTING:
         raise IllegalAction("bets are already closed")
     if not any(b.has_main for b in rnd.boxes.values()):
         raise BetError("no box has a main wager: place at least one main wager")

@@ -29,7 +29,7 @@ from pontoon.cards import Card
 from pontoon.casino import bets, irregular, seats, settle, verbs
 from pontoon.casino.actions import Action, action_text, box_action, box_actions
 from pontoon.casino.irregular import _Void
-from pontoon.casino.phase import Phase
+from pontoon.casino.phase import P_BETTING, P_OVER, P_PLAY, P_WINDOW, Phase  # noqa: F401  (Phase: imported from here by others)
 from pontoon.casino.state import Box, Hand
 from pontoon.errors import IllegalAction, PontoonError, ScenarioError, ShoeExhausted
 from pontoon.events import Event, EventLog
@@ -77,7 +77,7 @@ class CasinoRound:
         self.dealer: list[Card] = []
         self.ledger = Ledger()
         self.log = EventLog()
-        self.phase = Phase.BETTING
+        self.phase = P_BETTING
         self.void_reason: str | None = None
         self.dealer_natural = False
         self.first_dealt = shoe.dealt
@@ -153,7 +153,7 @@ class CasinoRound:
         self.verify_close_bets()
         self.log.add("no_more_bets")
         bets.close_wagers(self)
-        self.phase = Phase.PLAY
+        self.phase = P_PLAY
         irregular.run_step(self, self._initial_deal)
 
     def _draw(self) -> Card:
@@ -200,7 +200,7 @@ class CasinoRound:
         if self._peek_pending and not (window and up.is_ace):
             settle.peek(self)
         elif window:
-            self.phase = Phase.WINDOW
+            self.phase = P_WINDOW
         self._advance()
 
     def _window_offered(self) -> bool:
@@ -216,7 +216,7 @@ class CasinoRound:
         pinned = self._pinned
         if pinned is not None:
             return pinned
-        if self.phase is Phase.BETTING or self.phase is Phase.OVER:
+        if self.phase is P_BETTING or self.phase is P_OVER:
             return None
         order = self._order
         if order is None or len(order) != len(self.boxes):
@@ -253,7 +253,7 @@ class CasinoRound:
         return self.current
 
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is P_OVER
 
     @property
     def dealer_cards(self) -> list[Card]:
@@ -262,7 +262,7 @@ class CasinoRound:
     def _advance(self) -> None:
         """Do the chores until a decision is needed or the round ends."""
         r = self.rules
-        while self.phase is not Phase.OVER:
+        while self.phase is not P_OVER:
             h = self.current
             if h is None:
                 settle.dealer_turn(self)
@@ -280,8 +280,8 @@ class CasinoRound:
             return
 
     def _deal_subsequent(self, h: Hand) -> Card:
-        if self.phase is Phase.WINDOW:
-            self.phase = Phase.PLAY  # rul 8: the window closes with the first additional card
+        if self.phase is P_WINDOW:
+            self.phase = P_PLAY  # rul 8: the window closes with the first additional card
             self.log.add("window_closed")
         card = self._deal_to(h)
         self._after_card(h)
@@ -352,11 +352,11 @@ class CasinoRound:
         (one pass over the state); ``by_checks=True`` tries each candidate through its verb's check
         instead (which is what ``_why_illegal`` does for TABLE once the phase allows actions: no seat
         rule applies and no decline order is added) -- the reference the tests compare with."""
-        if self.phase is Phase.BETTING or self.phase is Phase.OVER:
+        if self.phase is P_BETTING or self.phase is P_OVER:
             return []
         out: list[Action] = []
         checks = verbs.CHECKS
-        window = self.phase is Phase.WINDOW
+        window = self.phase is P_WINDOW
         if window:
             check_insure, check_surrender = checks["insure"], checks["surrender"]
             for n in sorted(self.boxes):
@@ -408,9 +408,9 @@ class CasinoRound:
         return not self._why_illegal(action, seat)
 
     def _why_illegal(self, action: Action, seat: Actor = TABLE) -> str:
-        if self.phase is Phase.OVER:
+        if self.phase is P_OVER:
             return "the round is over"
-        if self.phase is Phase.BETTING:
+        if self.phase is P_BETTING:
             return "bets are still open (close_bets first)"
         if action.verb == "decline":
             who = action.player if action.player is not None else seat
@@ -440,7 +440,7 @@ class CasinoRound:
         seat, action = self._actor_args(args)
         why = self._why_illegal(action, seat)
         if why:
-            if self.phase in (Phase.OVER, Phase.BETTING):
+            if self.phase in (P_OVER, P_BETTING):
                 raise IllegalAction(f"illegal action '{action}': {why}")
             raise self._illegal(action, why)
 
@@ -473,9 +473,9 @@ class CasinoRound:
     def _do(self, action: Action) -> None:
         if self._peek_pending and action.verb not in ("insure", "interrupt"):
             # blackjack: insurance is over; the dealer peeks before any play decision takes effect
-            self.phase = Phase.PLAY
+            self.phase = P_PLAY
             settle.peek(self)
-            if self.phase is Phase.OVER:
+            if self.phase is P_OVER:
                 self.log.add("action_moot", action=str(action), reason="dealer natural at the peek")
                 return
         verbs.DOERS[action.verb](self, action)
@@ -487,7 +487,7 @@ class CasinoRound:
         Returns ``"void"`` or ``"continue"`` (the round stays open and is concluded later). Called
         directly (the table declares it) it is logged as the table's action, as ``act`` logs it.
         """
-        if self.phase is Phase.OVER:
+        if self.phase is P_OVER:
             return "over"
         self.verify(TABLE, Action("interrupt"))
         self.log.add("action", action="interrupt", act={"verb": "interrupt"}, authority="table")
@@ -587,7 +587,7 @@ class CasinoRound:
         return list(seen)
 
     def result(self) -> RoundResult:
-        if self.phase is not Phase.OVER:
+        if self.phase is not P_OVER:
             raise IllegalAction("the round is not over yet")
         net = self.ledger.net(self.players())
         house = -sum((d["total"] for d in net.values()), ZERO)

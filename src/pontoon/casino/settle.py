@@ -11,7 +11,7 @@ from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING
 
 from pontoon.cards import Card
-from pontoon.casino.phase import Phase, _Stop
+from pontoon.casino.phase import P_OVER, P_PLAY, P_WINDOW, _Stop
 from pontoon.casino.state import Box, Hand
 from pontoon.errors import ScenarioError
 from pontoon.hands import hand_total, is_natural, three_card_class
@@ -150,20 +150,20 @@ def peek(rnd: CasinoRound) -> None:
 
 def maybe_peek(rnd: CasinoRound) -> None:
     if rnd._peek_pending:
-        if rnd.phase is Phase.WINDOW:
-            rnd.phase = Phase.PLAY
+        if rnd.phase is P_WINDOW:
+            rnd.phase = P_PLAY
         peek(rnd)
-        if rnd.phase is Phase.OVER:
+        if rnd.phase is P_OVER:
             raise _Stop()
 
 
 def dealer_turn(rnd: CasinoRound) -> None:
     r = rnd.rules
-    if rnd.phase is Phase.WINDOW:
-        rnd.phase = Phase.PLAY
+    if rnd.phase is P_WINDOW:
+        rnd.phase = P_PLAY
     if rnd._peek_pending:
         peek(rnd)
-        if rnd.phase is Phase.OVER:
+        if rnd.phase is P_OVER:
             return
     boxes = list(rnd.boxes.values())
     hands = [h for b in boxes for h in b.hands]
@@ -274,7 +274,7 @@ def finish_dealer_natural(rnd: CasinoRound) -> None:
 
 def end_round(rnd: CasinoRound) -> None:
     super_bonus_payments(rnd)
-    rnd.phase = Phase.OVER
+    rnd.phase = P_OVER
     rnd.log.add("round_over", status="settled")
 
 

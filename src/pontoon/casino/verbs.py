@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pontoon.casino import irregular, settle
 from pontoon.casino.actions import Action, box_actions
-from pontoon.casino.phase import Phase
+from pontoon.casino.phase import P_WINDOW
 from pontoon.casino.state import Hand
 from pontoon.money import CENT, fmt
 
@@ -35,7 +35,7 @@ def check_insure(rnd: CasinoRound, a: Action) -> str:
     r = rnd.rules
     if not r.insurance:
         return f"{r.preset} offers no insurance"
-    if rnd.phase is not Phase.WINDOW or not rnd.dealer[0].is_ace:
+    if rnd.phase is not P_WINDOW or not rnd.dealer[0].is_ace:
         return "insurance is only offered when the dealer's first card is an Ace, before any additional card (rul 8)"
     b = rnd.boxes.get(a.box or 0)
     x = b.bettor(a.player or "") if b else None
@@ -58,7 +58,7 @@ def check_surrender(rnd: CasinoRound, a: Action) -> str:
     h = b.hands[0]
     if r.surrender == "early":
         up = rnd.dealer[0]
-        if rnd.phase is not Phase.WINDOW or not (up.is_ace or up.is_picture):
+        if rnd.phase is not P_WINDOW or not (up.is_ace or up.is_picture):
             return "surrender is only allowed when the dealer's first card is an Ace or a picture, before any additional card (rul 9)"
     elif rnd.current is not h:
         return "late surrender is a decision of the hand to act"
