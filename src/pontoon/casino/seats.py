@@ -136,12 +136,17 @@ def legal_for(rnd: CasinoRound, seat: Actor) -> list[Action]:
         return every
     if isinstance(seat, Marker):
         return []
-    if not rnd.declines and all(len(b.bettors) < 2 for b in rnd.boxes.values()):
-        # nobody stands behind anyone: no decline order, no standing bettor's own choice, and the
-        # seat rule (why_not_for) keeps exactly the actions this seat owns: his insurance, and the
-        # actions of the boxes where he is the seated bettor
-        owner = {n: seated_of(rnd, n) for n in rnd.boxes}
-        return [a for a in every if (a.player if a.verb == "insure" else owner.get(a.box or 0)) == seat]
+    if not rnd.declines:
+        owner: dict[int, str | None] = {}
+        for n, b in rnd.boxes.items():
+            if len(b.bettors) > 1:
+                break
+            owner[n] = seated_of(rnd, n)
+        else:
+            # nobody stands behind anyone: no decline order, no standing bettor's own choice, and the
+            # seat rule (why_not_for) keeps exactly the actions this seat owns: his insurance, and the
+            # actions of the boxes where he is the seated bettor
+            return [a for a in every if (a.player if a.verb == "insure" else owner.get(a.box or 0)) == seat]
     # checked as this seat would take it: the standing bettors' decline orders applied (with_orders)
     out = [
         a for a in every
