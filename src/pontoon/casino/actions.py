@@ -21,7 +21,9 @@ def box_actions(box: int) -> tuple[Action, ...]:
     the life of the process, so their ids are never reused)."""
     got = _BOX_ACTIONS.get(box)
     if got is None:
-        got = _BOX_ACTIONS[box] = tuple(Action(v, box) for v in PLAY_VERBS)
+        # setdefault: of two threads making them at once, one set wins and only it is ever handed
+        # out or given a text (a losing set is dropped unregistered, so no id of it can be reused)
+        got = _BOX_ACTIONS.setdefault(box, tuple(Action(v, box) for v in PLAY_VERBS))
         for a in got:
             _BOX_TEXT[id(a)] = (str(a), a.to_json())
     return got
