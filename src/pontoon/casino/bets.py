@@ -28,12 +28,12 @@ def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount:
         raise BetError(f"box {box!r} does not exist: boxes are 1 to {r.max_boxes}")
     if not isinstance(player, str) or not player.strip():
         raise BetError("a bet needs a player name")
-    kinds = ("main", *r.side_bets)
-    if kind not in kinds:
+    if kind != "main" and kind not in r.side_bets:
+        kinds = ("main", *r.side_bets)
         raise BetError(
             f"wager kind {kind!r} is not offered in {r.preset}: accepted kinds are {', '.join(kinds)}"
         )
-    amt = to_money(amount, f"{kind} wager")
+    amt = to_money(amount, "main wager" if kind == "main" else f"{kind} wager")
     if amt <= 0:
         raise BetError(f"{kind} wager {fmt(amt)} by {player} on box {box} must be positive")
     b = rnd.boxes.get(box)

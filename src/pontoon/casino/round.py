@@ -580,11 +580,8 @@ class CasinoRound:
         return [h for n in sorted(self.boxes) for h in self.boxes[n].hands]
 
     def players(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for n in sorted(self.boxes):
-            for x in self.boxes[n].bettors:
-                seen.setdefault(x.player, None)
-        return list(seen)
+        boxes = self.boxes
+        return list(dict.fromkeys([x.player for n in sorted(boxes) for x in boxes[n].bettors]))
 
     def result(self) -> RoundResult:
         if self.phase is not P_OVER:
