@@ -42,6 +42,8 @@ from pontoon.shoe import Shoe, make_rng
 ZERO = Decimal(0)
 _TEXT = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
 SIDE_KINDS = ("pair", "bonus", "pandemonium")
+
+
 @dataclass(frozen=True, slots=True)
 class HandResult:
     box: int
