@@ -113,10 +113,11 @@ def verify_close_bets(rnd: CasinoRound) -> None:
     r = rnd.rules
     if rnd.phase is not P_BETTING:
         raise IllegalAction("bets are already closed")
-    if not any(b.has_main for b in rnd.boxes.values()):
+    mains = [b for b in rnd.boxes.values() if b.has_main]
+    if not mains:
         raise BetError("no box has a main wager: place at least one main wager")
-    for b in rnd.boxes.values():
-        if b.has_main and b.main_total < r.table_min:
+    for b in mains:
+        if b.main_total < r.table_min:
             # 004 5.2: the bettor must increase or withdraw before the deal
             raise BetError(
                 f"main wagers on box {b.number} total {fmt(b.main_total)}, below the table minimum "
@@ -126,7 +127,8 @@ def verify_close_bets(rnd: CasinoRound) -> None:
 
 def close_wagers(rnd: CasinoRound) -> None:
     """At 'no more bets': return the side bets of boxes without a main wager, apply pro rata to the others."""
-    for b in sorted(rnd.boxes.values(), key=lambda x: x.number):
+    boxes = rnd.boxes
+    for b in [boxes[n] for n in sorted(boxes)]:  # a box's number is its key
         if not b.has_main:
             # 004 5.15: side bets on a box without a main wager are removed and returned
             for bettor in b.bettors:

@@ -33,6 +33,7 @@ from pontoon.casino.phase import P_BETTING, P_OVER, P_PLAY, P_WINDOW, Phase  # n
 from pontoon.casino.state import Box, Hand
 from pontoon.errors import IllegalAction, PontoonError, ScenarioError, ShoeExhausted
 from pontoon.events import Event, EventLog
+from pontoon.hands import hand_total
 from pontoon.money import CENT, to_money
 from pontoon.protocol import TABLE, Actor, Marker
 from pontoon.rules.model import CasinoRules
@@ -182,7 +183,7 @@ class CasinoRound:
 
     def _initial_deal(self) -> None:
         r = self.rules
-        boxes = [b for b in sorted(self.boxes.values(), key=lambda x: x.number) if b.has_main]
+        boxes = [b for b in [self.boxes[n] for n in sorted(self.boxes)] if b.has_main]  # a box's number is its key
         for b in boxes:
             stakes = {x.player: x.main for x in b.bettors if x.main > 0}
             b.hands.append(Hand(b.number, 1, [], stakes))
@@ -272,7 +273,7 @@ class CasinoRound:
             if len(h.cards) == 1:
                 self._deal_subsequent(h)  # 004 3.24.2: the next split hand gets its second card now
                 continue
-            total, _ = h.total(r.double_ace_counts_one)
+            total = hand_total(h.cards, 2 if (h.doubled and r.double_ace_counts_one) else 0)[0]  # h.total
             if total >= 21 or h.no_more_cards:
                 h.finished = True
                 continue
