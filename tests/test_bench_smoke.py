@@ -14,7 +14,11 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 @pytest.mark.parametrize(
     "script,args,needle",
-    [("bench_sim.py", ["20000"], "ratio simulator/engine"), ("bench_engine.py", ["300"], "rounds/s")],
+    [
+        ("bench_sim.py", ["20000"], "ratio simulator/engine"),
+        ("bench_engine.py", ["300"], "rounds/s"),
+        ("bench_ratio.py", ["1"], "interleaved pairs"),
+    ],
 )
 def test_bench_script_runs(script: str, args: list[str], needle: str) -> None:
     out = subprocess.run(

@@ -3,22 +3,61 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One thing that happened: ``kind`` names it, ``data`` carries plain values (JSON-ready)."""
+class Event(tuple):  # type: ignore[type-arg]
+    """One thing that happened: ``kind`` names it, ``data`` carries plain values (JSON-ready).
 
-    seq: int
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-    clause: str = ""  # the rule that made it happen, e.g. "004 3.25.3"
+    A frozen record (``Event(seq, kind, data, clause)``), built as a tuple because a round makes a
+    dozen of them: equal only to another ``Event`` with the same fields, like the dataclass it was.
+    """
+
+    __slots__ = ()
+    __match_args__ = ("seq", "kind", "data", "clause")
+
+    def __new__(cls, seq: int, kind: str, data: dict[str, Any] | None = None, clause: str = "") -> Event:
+        return _tuple_new(cls, (seq, kind, {} if data is None else data, clause))
+
+    @property
+    def seq(self) -> int:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def kind(self) -> str:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self[2]  # type: ignore[no-any-return]
+
+    @property
+    def clause(self) -> str:
+        """The rule that made it happen, e.g. "004 3.25.3"."""
+        return self[3]  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Event and _tuple_eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not (type(other) is Event and _tuple_eq(self, other))
+
+    __hash__ = tuple.__hash__  # as the frozen dataclass: a hash of the fields (data is a dict: unhashable)
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return f"Event(seq={self[0]!r}, kind={self[1]!r}, data={self[2]!r}, clause={self[3]!r})"
 
     def __str__(self) -> str:
         body = " ".join(f"{k}={v}" for k, v in self.data.items())
         return f"#{self.seq} {self.kind} {body}" + (f"  [{self.clause}]" if self.clause else "")
+
+
+_tuple_new = tuple.__new__
+_tuple_eq = tuple.__eq__
 
 
 class EventLog:
@@ -36,7 +75,7 @@ class EventLog:
         self.maxlen = maxlen
 
     def add(self, event_kind: str, /, clause: str = "", **data: Any) -> Event:
-        ev = Event(self._seq, event_kind, data, clause)
+        ev = _tuple_new(Event, (self._seq, event_kind, data, clause))
         self._seq += 1
         self.events.append(ev)
         if self.maxlen is not None and len(self.events) > 2 * self.maxlen:

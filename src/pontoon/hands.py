@@ -26,10 +26,16 @@ def hand_total(cards: Sequence[Card], aces_fixed_one: int = 0) -> tuple[int, boo
     """
     total = 0
     free_ace = False
-    for i, c in enumerate(cards):
-        total += c.points
-        if c.rank == "A" and i >= aces_fixed_one:
-            free_ace = True
+    if aces_fixed_one:
+        for i, c in enumerate(cards):
+            total += c.points
+            if c.rank == "A" and i >= aces_fixed_one:
+                free_ace = True
+    else:
+        for c in cards:
+            total += c.points
+            if c.points == 1:  # an Ace (rulings 3: the only card worth 1)
+                free_ace = True
     # 000 3.17.1: an Ace is 11 unless that would take the total over 21
     if free_ace and total + 10 <= 21:
         return total + 10, True

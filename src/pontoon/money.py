@@ -37,6 +37,12 @@ def to_money(value: object, what: str = "amount") -> Decimal:
     Raises ``BetError`` (one line) unless the value is a finite decimal of at most two places
     whose magnitude is at most ``MAX_AMOUNT``. Sizes are checked before any Decimal arithmetic.
     """
+    if type(value) is Decimal:
+        try:
+            if value in _ACCEPTED:
+                return value  # equal to an amount accepted before: every check below is one of its value
+        except TypeError:
+            pass  # a signalling NaN cannot be hashed: refused below
     if isinstance(value, bool):
         raise BetError(f"{what} must be a number, not {value!r}")
     if isinstance(value, int):
@@ -72,7 +78,12 @@ def to_money(value: object, what: str = "amount") -> Decimal:
         raise _too_big(what, value)
     if d.as_tuple().exponent < -2 and d.quantize(CENT) != d:  # type: ignore[operator]
         raise BetError(f"{what} {value!r} has more than two decimal places")
+    if len(_ACCEPTED) < 4096:
+        _ACCEPTED.add(d)
     return d
+
+
+_ACCEPTED: set[Decimal] = set()  # non-zero amounts to_money has accepted (bounded; wagers repeat)
 
 
 def is_money(value: object) -> bool:
@@ -128,6 +139,23 @@ def dumps(obj: Any, **kwargs: Any) -> str:
 
 
 def fmt(d: Decimal) -> str:
+    """An amount's canonical text: ``10``, ``7.5``, ``-0.05`` (equal amounts give one text)."""
+    try:
+        return _FMT[d]  # equal Decimals (10, 10.00, 1E+1) share one entry and have one text
+    except KeyError:
+        pass
+    except TypeError:  # a signalling NaN cannot be hashed
+        return _fmt(d)
+    text = _fmt(d)
+    if len(_FMT) < 4096 and d.is_finite():
+        _FMT[d] = text
+    return text
+
+
+_FMT: dict[Decimal, str] = {}  # the texts of amounts seen (bounded: stakes and payouts repeat)
+
+
+def _fmt(d: Decimal) -> str:
     n = d.normalize()
     if n == n.to_integral_value():
         return str(int(n))

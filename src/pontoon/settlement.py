@@ -13,7 +13,6 @@ finished round leaves the layout empty. ``net()`` gives each person's result per
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
 from typing import Any, TypeGuard
@@ -36,6 +35,10 @@ class System(Enum):
 
     def __str__(self) -> str:
         return f"<{self.value}>"
+
+    # members are singletons compared by identity: hash them as objects (Enum's own hash is a
+    # Python function, and balances are keyed by these accounts several times a round)
+    __hash__ = object.__hash__
 
 
 Account = str | System  # a person's name, or one of the table's own accounts
@@ -72,14 +75,58 @@ def account_from_json(value: Any) -> Account:
     raise PontoonError(f"account {value!r:.80} is neither a name nor a system account ({accepted})")
 
 
-@dataclass(frozen=True, slots=True)
-class Transfer:
-    source: Account
-    dest: Account
-    amount: Decimal
-    kind: str  # wager kind: main, insurance, pair, bonus, pandemonium, super_bonus, stake, shoot ...
-    player: str  # whose wager this concerns
-    reason: str  # short text, e.g. "stake", "win 3:2", "returned (void)"
+class Transfer(tuple):  # type: ignore[type-arg]
+    """One movement of money: ``Transfer(source, dest, amount, kind, player, reason)``.
+
+    ``kind`` is the wager kind (main, insurance, pair, bonus, pandemonium, super_bonus, stake, shoot
+    ...), ``player`` whose wager it concerns, ``reason`` a short text ("stake", "win 3:2", "returned
+    (void)"). A frozen record built as a tuple (a round makes several): equal only to another
+    ``Transfer`` with the same fields, hashable, like the dataclass it was.
+    """
+
+    __slots__ = ()
+    __match_args__ = ("source", "dest", "amount", "kind", "player", "reason")
+
+    def __new__(cls, source: Account, dest: Account, amount: Decimal, kind: str, player: str, reason: str) -> Transfer:
+        return _tuple_new(cls, (source, dest, amount, kind, player, reason))
+
+    @property
+    def source(self) -> Account:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def dest(self) -> Account:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def amount(self) -> Decimal:
+        return self[2]  # type: ignore[no-any-return]
+
+    @property
+    def kind(self) -> str:
+        return self[3]  # type: ignore[no-any-return]
+
+    @property
+    def player(self) -> str:
+        return self[4]  # type: ignore[no-any-return]
+
+    @property
+    def reason(self) -> str:
+        return self[5]  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Transfer and _tuple_eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not (type(other) is Transfer and _tuple_eq(self, other))
+
+    __hash__ = tuple.__hash__
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return "Transfer(source={!r}, dest={!r}, amount={!r}, kind={!r}, player={!r}, reason={!r})".format(*self)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data: accounts by ``account_json`` (a system account never reads as a name), the amount
@@ -111,6 +158,10 @@ class Transfer:
                    obj["kind"], obj["player"], obj["reason"])
 
 
+_tuple_new = tuple.__new__
+_tuple_eq = tuple.__eq__
+
+
 class Ledger:
     """Append-only list of transfers with running balances."""
 
@@ -121,29 +172,33 @@ class Ledger:
         self.balances: defaultdict[Account, Decimal] = defaultdict(lambda: ZERO)
 
     def move(self, source: Account, dest: Account, amount: Decimal, *, kind: str, player: str, reason: str) -> None:
-        if amount < 0:
-            raise ValueError(f"negative transfer {amount}")
-        if amount == 0:
-            return
-        self.transfers.append(Transfer(source, dest, amount, kind, player, reason))
-        self.balances[source] -= amount
-        self.balances[dest] += amount
+        self._move(source, dest, amount, kind, player, reason)
+
+    def _move(self, source: Account, dest: Account, amount: Decimal, kind: str, player: str, reason: str) -> None:
+        if amount <= ZERO:
+            if amount < ZERO:
+                raise ValueError(f"negative transfer {amount}")
+            return  # nothing moves
+        self.transfers.append(_tuple_new(Transfer, (source, dest, amount, kind, player, reason)))
+        balances = self.balances
+        balances[source] -= amount
+        balances[dest] += amount
 
     # the four moves a wager can make --------------------------------------------------------
     def stake(self, player: str, kind: str, amount: Decimal, reason: str = "stake") -> None:
-        self.move(player, LAYOUT, amount, kind=kind, player=player, reason=reason)
+        self._move(player, LAYOUT, amount, kind, player, reason)
 
     def give_back(self, player: str, kind: str, amount: Decimal, reason: str) -> None:
         """Return a stake from the layout to its player."""
-        self.move(LAYOUT, player, amount, kind=kind, player=player, reason=reason)
+        self._move(LAYOUT, player, amount, kind, player, reason)
 
     def collect(self, player: str, kind: str, amount: Decimal, reason: str) -> None:
         """A losing stake goes from the layout to the house."""
-        self.move(LAYOUT, HOUSE, amount, kind=kind, player=player, reason=reason)
+        self._move(LAYOUT, HOUSE, amount, kind, player, reason)
 
     def pay(self, player: str, kind: str, amount: Decimal, reason: str, source: Account = HOUSE) -> None:
         """Winnings from the house (or the banker / kitty in the British game) to the player."""
-        self.move(source, player, amount, kind=kind, player=player, reason=reason)
+        self._move(source, player, amount, kind, player, reason)
 
     # views ----------------------------------------------------------------------------------
     def total(self) -> Decimal:
@@ -155,12 +210,17 @@ class Ledger:
 
         The table's own accounts are skipped by type, never by name (rul 32)."""
         out: dict[str, dict[str, Decimal]] = {}
-        for t in self.transfers:
-            for acct, sign in ((t.source, -1), (t.dest, 1)):
-                if isinstance(acct, System):
-                    continue
-                d = out.setdefault(acct, {})
-                d[t.kind] = d.get(t.kind, ZERO) + sign * t.amount
+        for source, dest, amount, kind, _player, _reason in self.transfers:
+            if type(source) is not System:  # System has members: it has no subclasses
+                d = out.get(source)
+                if d is None:
+                    d = out[source] = {}
+                d[kind] = d.get(kind, ZERO) + -amount
+            if type(dest) is not System:
+                d = out.get(dest)
+                if d is None:
+                    d = out[dest] = {}
+                d[kind] = d.get(kind, ZERO) + amount
         for d in out.values():
             d["total"] = sum((v for k, v in d.items() if k != "total"), ZERO)
         if accounts:

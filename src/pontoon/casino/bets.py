@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING
 
-from pontoon.casino.phase import Phase
+from pontoon.casino.phase import P_BETTING
 from pontoon.casino.state import Bettor, Box
 from pontoon.errors import BetError, IllegalAction
 from pontoon.money import CENT, fmt, to_money
@@ -22,18 +22,18 @@ ZERO = Decimal(0)
 
 def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object) -> Decimal:
     r = rnd.rules
-    if rnd.phase is not Phase.BETTING:
+    if rnd.phase is not P_BETTING:
         raise BetError("no more bets: the deal has started (000 5.3, 004 5.8)")
     if not isinstance(box, int) or not 1 <= box <= r.max_boxes:
         raise BetError(f"box {box!r} does not exist: boxes are 1 to {r.max_boxes}")
     if not isinstance(player, str) or not player.strip():
         raise BetError("a bet needs a player name")
-    kinds = ("main", *r.side_bets)
-    if kind not in kinds:
+    if kind != "main" and kind not in r.side_bets:
+        kinds = ("main", *r.side_bets)
         raise BetError(
             f"wager kind {kind!r} is not offered in {r.preset}: accepted kinds are {', '.join(kinds)}"
         )
-    amt = to_money(amount, f"{kind} wager")
+    amt = to_money(amount, "main wager" if kind == "main" else f"{kind} wager")
     if amt <= 0:
         raise BetError(f"{kind} wager {fmt(amt)} by {player} on box {box} must be positive")
     b = rnd.boxes.get(box)
@@ -68,8 +68,14 @@ def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount:
 
 
 def place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object) -> None:
-    amt = verify_place_bet(rnd, box, player, kind, amount)
-    b = rnd.boxes.setdefault(box, Box(box))
+    place_checked_bet(rnd, box, player, kind, verify_place_bet(rnd, box, player, kind, amount))
+
+
+def place_checked_bet(rnd: CasinoRound, box: int, player: str, kind: str, amt: Decimal) -> None:
+    """Place a wager that ``verify_place_bet`` has just accepted (amount as it returned it)."""
+    b = rnd.boxes.get(box)
+    if b is None:
+        b = rnd.boxes[box] = Box(box)
     bettor = b.bettor(player)
     if bettor is None:
         bettor = Bettor(player)
@@ -84,7 +90,7 @@ def place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object
 
 def withdraw_bet(rnd: CasinoRound, box: int, player: str, kind: str) -> None:
     """Take a wager back before the deal (000 5.4: not after 'no more bets')."""
-    if rnd.phase is not Phase.BETTING:
+    if rnd.phase is not P_BETTING:
         raise BetError(
             "no more bets: a wager cannot be withdrawn after the deal has started (000 5.4, 004 5.8)"
         )
@@ -105,12 +111,13 @@ def withdraw_bet(rnd: CasinoRound, box: int, player: str, kind: str) -> None:
 
 def verify_close_bets(rnd: CasinoRound) -> None:
     r = rnd.rules
-    if rnd.phase is not Phase.BETTING:
+    if rnd.phase is not P_BETTING:
         raise IllegalAction("bets are already closed")
-    if not any(b.has_main for b in rnd.boxes.values()):
+    mains = [b for b in rnd.boxes.values() if b.has_main]
+    if not mains:
         raise BetError("no box has a main wager: place at least one main wager")
-    for b in rnd.boxes.values():
-        if b.has_main and b.main_total < r.table_min:
+    for b in mains:
+        if b.main_total < r.table_min:
             # 004 5.2: the bettor must increase or withdraw before the deal
             raise BetError(
                 f"main wagers on box {b.number} total {fmt(b.main_total)}, below the table minimum "
@@ -120,7 +127,8 @@ def verify_close_bets(rnd: CasinoRound) -> None:
 
 def close_wagers(rnd: CasinoRound) -> None:
     """At 'no more bets': return the side bets of boxes without a main wager, apply pro rata to the others."""
-    for b in sorted(rnd.boxes.values(), key=lambda x: x.number):
+    boxes = rnd.boxes
+    for b in [boxes[n] for n in sorted(boxes)]:  # a box's number is its key
         if not b.has_main:
             # 004 5.15: side bets on a box without a main wager are removed and returned
             for bettor in b.bettors:

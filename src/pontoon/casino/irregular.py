@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pontoon.casino.phase import Phase, _Stop
+from pontoon.casino.phase import P_OVER, _Stop
 from pontoon.settlement import HOUSE, LAYOUT
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def void(rnd: CasinoRound, reason: str) -> None:
         if t.dest == LAYOUT:
             rnd.ledger.give_back(t.player, t.kind, t.amount, "void: wager returned (004 5.17)")
     rnd.void_reason = reason
-    rnd.phase = Phase.OVER
+    rnd.phase = P_OVER
     rnd.log.add("void", clause="rul 1-2, 004 5.5, 5.17", reason=reason)
 
 
@@ -56,7 +56,7 @@ def interrupt(rnd: CasinoRound) -> str:
 
     Returns ``"void"`` or ``"continue"`` (the round stays open and is concluded later).
     """
-    if rnd.phase is Phase.OVER:
+    if rnd.phase is P_OVER:
         return "over"
     # an outcome is established once any wager has been paid or collected (004 5.4.1)
     decided = any(HOUSE in (t.source, t.dest) for t in rnd.ledger.transfers)

@@ -25,14 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.cards import Card, in_pack
+from pontoon.cards import Card
 from pontoon.casino import bets, irregular, seats, settle, verbs
-from pontoon.casino.actions import Action
+from pontoon.casino.actions import Action, action_text, box_action, box_actions
 from pontoon.casino.irregular import _Void
-from pontoon.casino.phase import Phase
+from pontoon.casino.phase import P_BETTING, P_OVER, P_PLAY, P_WINDOW, Phase  # noqa: F401  (Phase: imported from here by others)
 from pontoon.casino.state import Box, Hand
 from pontoon.errors import IllegalAction, PontoonError, ScenarioError, ShoeExhausted
 from pontoon.events import Event, EventLog
+from pontoon.hands import hand_total
 from pontoon.money import CENT, to_money
 from pontoon.protocol import TABLE, Actor, Marker
 from pontoon.rules.model import CasinoRules
@@ -40,6 +41,7 @@ from pontoon.settlement import Ledger
 from pontoon.shoe import Shoe, make_rng
 
 ZERO = Decimal(0)
+_TEXT = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
 SIDE_KINDS = ("pair", "bonus", "pandemonium")
 
 
@@ -78,7 +80,7 @@ class CasinoRound:
         self.dealer: list[Card] = []
         self.ledger = Ledger()
         self.log = EventLog()
-        self.phase = Phase.BETTING
+        self.phase = P_BETTING
         self.void_reason: str | None = None
         self.dealer_natural = False
         self.first_dealt = shoe.dealt
@@ -90,12 +92,17 @@ class CasinoRound:
         self._legal: dict[Actor, list[Action]] = {}  # listings for the round's version _legal_v
         self._legal_v = -1
         self._all: list[Action] | None = None
+        self._pinned: Hand | None = None  # the hand to act, fixed while a listing is computed
+        self._bet_ok: tuple[int, int, str, str, Decimal] | None = None  # the wager verify_place_bet passed
+        self._no_tens = rules.pack == "pontoon48"  # a ten is foreign to a 48-card pack (cards.in_pack)
         if jackpot is None:
             gen = make_rng(rng)
-            probs = rules.pandemonium_probabilities()
-            mults = [m for m, _ in probs]
-            ps = [p for _, p in probs]
-            self._jackpot: Callable[[], int] = lambda: int(gen.choice(mults, p=ps))
+
+            def _press() -> int:  # the meter's odds are worked out only when a button is pressed
+                probs = rules.pandemonium_probabilities()
+                return int(gen.choice([m for m, _ in probs], p=[p for _, p in probs]))
+
+            self._jackpot: Callable[[], int] = _press
         elif callable(jackpot):
             self._jackpot = jackpot
         else:
@@ -114,7 +121,9 @@ class CasinoRound:
     # ---------------------------------------------------------------------------- bets (bets.py)
     def verify_place_bet(self, box: int, player: str, kind: str, amount: object) -> Decimal:
         """Raise BetError unless the wager may be placed now; return its amount."""
-        return bets.verify_place_bet(self, box, player, kind, amount)
+        amt = bets.verify_place_bet(self, box, player, kind, amount)
+        self._bet_ok = (self.log._seq, box, player, kind, amt)  # place_bet need not check it again
+        return amt
 
     def can_place_bet(self, box: int, player: str, kind: str, amount: object) -> bool:
         try:
@@ -124,7 +133,15 @@ class CasinoRound:
             return False
 
     def place_bet(self, box: int, player: str, kind: str, amount: object) -> None:
-        bets.place_bet(self, box, player, kind, amount)
+        ok = self._bet_ok
+        self._bet_ok = None
+        if (
+            ok is not None and type(amount) is Decimal and ok[0] == self.log._seq
+            and ok[1] == box and ok[2] == player and ok[3] == kind and ok[4] is amount
+        ):
+            bets.place_checked_bet(self, box, player, kind, amount)  # verified just now, nothing changed since
+        else:
+            bets.place_bet(self, box, player, kind, amount)
 
     def withdraw_bet(self, box: int, player: str, kind: str) -> None:
         """Take a wager back before the deal (000 5.4: not after 'no more bets')."""
@@ -139,7 +156,7 @@ class CasinoRound:
         self.verify_close_bets()
         self.log.add("no_more_bets")
         bets.close_wagers(self)
-        self.phase = Phase.PLAY
+        self.phase = P_PLAY
         irregular.run_step(self, self._initial_deal)
 
     def _draw(self) -> Card:
@@ -147,7 +164,7 @@ class CasinoRound:
             card = self.shoe.draw()
         except ShoeExhausted:
             raise _Void("insufficient cards") from None  # rul 2, 004 5.5.3
-        if not in_pack(card, self.rules.pack):
+        if self._no_tens and card.rank == "T":  # in_pack
             self.foreign_cards.append(card)
             raise _Void(f"foreign card {card}")  # rul 1, 000 5.1, 002 5.1.1, 004 5.5.1
         return card
@@ -155,18 +172,18 @@ class CasinoRound:
     def _deal_to(self, hand: Hand) -> Card:
         card = self._draw()
         hand.cards.append(card)
-        self.log.add("card", box=hand.box, hand=hand.index, card=str(card))
+        self.log.add("card", box=hand.box, hand=hand.index, card=_TEXT[card.code])
         return card
 
     def _deal_dealer(self) -> Card:
         card = self._draw()
         self.dealer.append(card)
-        self.log.add("card", to="dealer", card=str(card))
+        self.log.add("card", to="dealer", card=_TEXT[card.code])
         return card
 
     def _initial_deal(self) -> None:
         r = self.rules
-        boxes = [b for b in sorted(self.boxes.values(), key=lambda x: x.number) if b.has_main]
+        boxes = [b for b in [self.boxes[n] for n in sorted(self.boxes)] if b.has_main]  # a box's number is its key
         for b in boxes:
             stakes = {x.player: x.main for x in b.bettors if x.main > 0}
             b.hands.append(Hand(b.number, 1, [], stakes))
@@ -186,7 +203,7 @@ class CasinoRound:
         if self._peek_pending and not (window and up.is_ace):
             settle.peek(self)
         elif window:
-            self.phase = Phase.WINDOW
+            self.phase = P_WINDOW
         self._advance()
 
     def _window_offered(self) -> bool:
@@ -199,7 +216,10 @@ class CasinoRound:
     # ---------------------------------------------------------------------------- whose turn
     @property
     def current(self) -> Hand | None:
-        if self.phase is Phase.BETTING or self.phase is Phase.OVER:
+        pinned = self._pinned
+        if pinned is not None:
+            return pinned
+        if self.phase is P_BETTING or self.phase is P_OVER:
             return None
         order = self._order
         if order is None or len(order) != len(self.boxes):
@@ -236,7 +256,7 @@ class CasinoRound:
         return self.current
 
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is P_OVER
 
     @property
     def dealer_cards(self) -> list[Card]:
@@ -245,7 +265,7 @@ class CasinoRound:
     def _advance(self) -> None:
         """Do the chores until a decision is needed or the round ends."""
         r = self.rules
-        while self.phase is not Phase.OVER:
+        while self.phase is not P_OVER:
             h = self.current
             if h is None:
                 settle.dealer_turn(self)
@@ -253,7 +273,7 @@ class CasinoRound:
             if len(h.cards) == 1:
                 self._deal_subsequent(h)  # 004 3.24.2: the next split hand gets its second card now
                 continue
-            total, _ = h.total(r.double_ace_counts_one)
+            total = hand_total(h.cards, 2 if (h.doubled and r.double_ace_counts_one) else 0)[0]  # h.total
             if total >= 21 or h.no_more_cards:
                 h.finished = True
                 continue
@@ -263,8 +283,8 @@ class CasinoRound:
             return
 
     def _deal_subsequent(self, h: Hand) -> Card:
-        if self.phase is Phase.WINDOW:
-            self.phase = Phase.PLAY  # rul 8: the window closes with the first additional card
+        if self.phase is P_WINDOW:
+            self.phase = P_PLAY  # rul 8: the window closes with the first additional card
             self.log.add("window_closed")
         card = self._deal_to(h)
         self._after_card(h)
@@ -312,7 +332,7 @@ class CasinoRound:
         return list(self._listing(seat))
 
     def _listing(self, seat: Actor) -> list[Action]:
-        v = self.log.count
+        v = self.log._seq  # the round's version: every change logs an event
         if v != self._legal_v:
             self._legal = {}
             self._all = None
@@ -324,35 +344,48 @@ class CasinoRound:
 
     def legal_actions_all(self) -> list[Action]:
         """Every action that may be taken now (defaults: full double, every bettor)."""
-        if self._legal_v == self.log.count and self._all is not None:
+        if self._legal_v == self.log._seq and self._all is not None:
             return self._all
         out = self._legal_actions_all()
-        self._all = out if self._legal_v == self.log.count else None
+        self._all = out if self._legal_v == self.log._seq else None
         return out
 
-    def _legal_actions_all(self) -> list[Action]:
-        if self.phase in (Phase.BETTING, Phase.OVER):
+    def _legal_actions_all(self, by_checks: bool = False) -> list[Action]:
+        """Every action of every box, for TABLE. The hand's play actions come from ``verbs.legal_play``
+        (one pass over the state); ``by_checks=True`` tries each candidate through its verb's check
+        instead (which is what ``_why_illegal`` does for TABLE once the phase allows actions: no seat
+        rule applies and no decline order is added) -- the reference the tests compare with."""
+        if self.phase is P_BETTING or self.phase is P_OVER:
             return []
         out: list[Action] = []
-        if self.phase is Phase.WINDOW:
+        checks = verbs.CHECKS
+        window = self.phase is P_WINDOW
+        if window:
+            check_insure, check_surrender = checks["insure"], checks["surrender"]
             for n in sorted(self.boxes):
                 b = self.boxes[n]
                 for x in b.bettors:
-                    half = (x.main / 2).quantize(CENT, rounding=ROUND_DOWN)
-                    a = Action("insure", n, x.player, half)
-                    if x.main > 0 and not self._why_illegal(a):
-                        out.append(Action("insure", n, x.player, half, low=CENT, high=half))
-                a = Action("surrender", n)
-                if not self._why_illegal(a):
+                    if x.main > 0:
+                        half = (x.main / 2).quantize(CENT, rounding=ROUND_DOWN)
+                        if not check_insure(self, Action("insure", n, x.player, half)):
+                            out.append(Action("insure", n, x.player, half, low=CENT, high=half))
+                a = box_action("surrender", n)
+                if not check_surrender(self, a):
                     out.append(a)
         h = self.current
         if h is not None:
-            for verb in ("hit", "stand", "double", "split", "rescue", "surrender"):
-                a = Action(verb, h.box)
-                if verb == "surrender" and self.phase is Phase.WINDOW:
-                    continue  # listed above
-                if not self._why_illegal(a):
-                    out.append(a)
+            self._pinned = h  # the checks below ask for the hand to act: it cannot change while they run
+            try:
+                if not by_checks:
+                    out += verbs.legal_play(self, h, window)
+                else:
+                    for a in box_actions(h.box):
+                        if window and a.verb == "surrender":
+                            continue  # listed above
+                        if not checks[a.verb](self, a):
+                            out.append(a)
+            finally:
+                self._pinned = None
         return out
 
     def _actor_args(self, args: tuple[Any, ...]) -> tuple[Actor, Action]:
@@ -378,9 +411,9 @@ class CasinoRound:
         return not self._why_illegal(action, seat)
 
     def _why_illegal(self, action: Action, seat: Actor = TABLE) -> str:
-        if self.phase is Phase.OVER:
+        if self.phase is P_OVER:
             return "the round is over"
-        if self.phase is Phase.BETTING:
+        if self.phase is P_BETTING:
             return "bets are still open (close_bets first)"
         if action.verb == "decline":
             who = action.player if action.player is not None else seat
@@ -410,34 +443,42 @@ class CasinoRound:
         seat, action = self._actor_args(args)
         why = self._why_illegal(action, seat)
         if why:
-            if self.phase in (Phase.OVER, Phase.BETTING):
+            if self.phase in (P_OVER, P_BETTING):
                 raise IllegalAction(f"illegal action '{action}': {why}")
             raise self._illegal(action, why)
 
     def act(self, *args: Any) -> tuple[Event, ...]:
         """``act(seat, action)`` (or ``act(action)`` for the table; an Action or its scenario text or
         object form): take it and return the events it logged."""
-        seat, action = self._actor_args(args)
-        if not (self._legal_v == self.log.count and action in self._legal.get(seat, ())):
+        if len(args) == 2 and type(args[1]) is Action and (type(args[0]) is str or args[0] is TABLE):
+            seat, action = args
+        else:
+            seat, action = self._actor_args(args)
+        log = self.log
+        if not (self._legal_v == log._seq and action in self._legal.get(seat, ())):
             self.verify(seat, action)
-        start = len(self.log)
-        who: dict[str, Any] = {"authority": "table"} if seat is TABLE else {"seat": seat}
-        self.log.add("action", action=str(action), act=action.to_json(), **who)
+        start = len(log.events)
+        text, obj = action_text(action)
+        if seat is TABLE:
+            log.add("action", action=text, act=obj, authority="table")
+        else:
+            log.add("action", action=text, act=obj, seat=seat)
         if action.verb == "decline":  # a standing bettor's order (seats.py)
             who_declines = action.player if action.player is not None else seat
             assert action.box is not None and action.what is not None and isinstance(who_declines, str)
             self.declines.setdefault((action.box, who_declines), set()).add(action.what)
-            return tuple(self.log.events[start:])
-        action = seats.with_orders(self, seat, action)
+            return tuple(log.events[start:])
+        if self.declines or action.verb == "rescue":  # otherwise with_orders returns the action itself
+            action = seats.with_orders(self, seat, action)
         self._do(action)
-        return tuple(self.log.events[start:])
+        return tuple(log.events[start:])
 
     def _do(self, action: Action) -> None:
         if self._peek_pending and action.verb not in ("insure", "interrupt"):
             # blackjack: insurance is over; the dealer peeks before any play decision takes effect
-            self.phase = Phase.PLAY
+            self.phase = P_PLAY
             settle.peek(self)
-            if self.phase is Phase.OVER:
+            if self.phase is P_OVER:
                 self.log.add("action_moot", action=str(action), reason="dealer natural at the peek")
                 return
         verbs.DOERS[action.verb](self, action)
@@ -449,7 +490,7 @@ class CasinoRound:
         Returns ``"void"`` or ``"continue"`` (the round stays open and is concluded later). Called
         directly (the table declares it) it is logged as the table's action, as ``act`` logs it.
         """
-        if self.phase is Phase.OVER:
+        if self.phase is P_OVER:
             return "over"
         self.verify(TABLE, Action("interrupt"))
         self.log.add("action", action="interrupt", act={"verb": "interrupt"}, authority="table")
@@ -542,30 +583,25 @@ class CasinoRound:
         return [h for n in sorted(self.boxes) for h in self.boxes[n].hands]
 
     def players(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for n in sorted(self.boxes):
-            for x in self.boxes[n].bettors:
-                seen.setdefault(x.player, None)
-        return list(seen)
+        boxes = self.boxes
+        return list(dict.fromkeys([x.player for n in sorted(boxes) for x in boxes[n].bettors]))
 
     def result(self) -> RoundResult:
-        if self.phase is not Phase.OVER:
+        if self.phase is not P_OVER:
             raise IllegalAction("the round is not over yet")
         net = self.ledger.net(self.players())
         house = -sum((d["total"] for d in net.values()), ZERO)
+        void = self.void_reason
         hands = tuple(
-            HandResult(
-                h.box,
-                h.index,
-                tuple(str(c) for c in h.cards),
-                "void" if self.void_reason else h.result_word(),
-            )
-            for h in self.all_hands()
+            [
+                HandResult(h.box, h.index, tuple([_TEXT[c.code] for c in h.cards]), "void" if void else h.result_word())
+                for h in self.all_hands()
+            ]
         )
         return RoundResult(
-            "void" if self.void_reason else "settled",
-            self.void_reason,
-            tuple(str(c) for c in self.dealer),
+            "void" if void else "settled",
+            void,
+            tuple([_TEXT[c.code] for c in self.dealer]),
             hands,
             net,
             house,

@@ -17,7 +17,7 @@ from dataclasses import replace
 from decimal import ROUND_DOWN
 from typing import TYPE_CHECKING, Any
 
-from pontoon.casino.phase import Phase
+from pontoon.casino.phase import P_BETTING, P_OVER, P_PLAY, P_WINDOW
 from pontoon.money import CENT, fmt
 from pontoon.protocol import BETTING, SPECTATOR, TABLE, Action, Actor, Marker
 
@@ -40,9 +40,9 @@ def seated_of(rnd: CasinoRound, box: int | None) -> str | None:
 
 
 def to_act(rnd: CasinoRound) -> str | Marker | None:
-    if rnd.phase is Phase.BETTING:
+    if rnd.phase is P_BETTING:
         return BETTING
-    if rnd.phase is Phase.OVER:
+    if rnd.phase is P_OVER:
         return None
     h = rnd.current
     if h is None:
@@ -136,13 +136,24 @@ def legal_for(rnd: CasinoRound, seat: Actor) -> list[Action]:
         return every
     if isinstance(seat, Marker):
         return []
+    if not rnd.declines:
+        owner: dict[int, str | None] = {}
+        for n, b in rnd.boxes.items():
+            if len(b.bettors) > 1:
+                break
+            owner[n] = seated_of(rnd, n)
+        else:
+            # nobody stands behind anyone: no decline order, no standing bettor's own choice, and the
+            # seat rule (why_not_for) keeps exactly the actions this seat owns: his insurance, and the
+            # actions of the boxes where he is the seated bettor
+            return [a for a in every if (a.player if a.verb == "insure" else owner.get(a.box or 0)) == seat]
     # checked as this seat would take it: the standing bettors' decline orders applied (with_orders)
     out = [
         a for a in every
         if not why_not_for(rnd, seat, a)
         and (with_orders(rnd, seat, a) is a or not rnd._why_illegal(a, seat))
     ]
-    if rnd.phase in (Phase.WINDOW, Phase.PLAY):
+    if rnd.phase in (P_WINDOW, P_PLAY):
         for n in sorted(rnd.boxes):
             if len(rnd.boxes[n].bettors) < 2:
                 continue  # nobody stands on this box: no standing bettor's own choice
@@ -201,7 +212,7 @@ def _box_view(rnd: CasinoRound, b: Box) -> dict[str, Any]:
 def _dealer_view(rnd: CasinoRound) -> list[str]:
     """The dealer's cards; blackjack's hole card stays face down until the dealer's turn (rul 4)."""
     cards = [str(c) for c in rnd.dealer]
-    hidden = rnd.rules.dealer_hole_card and rnd.phase is not Phase.OVER and rnd.current is not None
+    hidden = rnd.rules.dealer_hole_card and rnd.phase is not P_OVER and rnd.current is not None
     if hidden and len(cards) > 1:
         cards[1] = "??"
     return cards
@@ -224,7 +235,7 @@ def view(rnd: CasinoRound, seat: Actor) -> dict[str, Any]:
         "void_reason": rnd.void_reason,
         "legal_actions": [] if isinstance(seat, Marker) else [a.to_json() for a in legal_for(rnd, seat)],
     }
-    if rnd.phase is Phase.OVER:
+    if rnd.phase is P_OVER:
         net = rnd.ledger.net(rnd.players())
         out["net"] = {p: {k: _money(v) for k, v in d.items()} for p, d in net.items()}
     return out

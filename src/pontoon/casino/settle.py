@@ -11,7 +11,7 @@ from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING
 
 from pontoon.cards import Card
-from pontoon.casino.phase import Phase, _Stop
+from pontoon.casino.phase import P_OVER, P_PLAY, P_WINDOW, _Stop
 from pontoon.casino.state import Box, Hand
 from pontoon.errors import ScenarioError
 from pontoon.hands import hand_total, is_natural, three_card_class
@@ -150,29 +150,31 @@ def peek(rnd: CasinoRound) -> None:
 
 def maybe_peek(rnd: CasinoRound) -> None:
     if rnd._peek_pending:
-        if rnd.phase is Phase.WINDOW:
-            rnd.phase = Phase.PLAY
+        if rnd.phase is P_WINDOW:
+            rnd.phase = P_PLAY
         peek(rnd)
-        if rnd.phase is Phase.OVER:
+        if rnd.phase is P_OVER:
             raise _Stop()
 
 
 def dealer_turn(rnd: CasinoRound) -> None:
     r = rnd.rules
-    if rnd.phase is Phase.WINDOW:
-        rnd.phase = Phase.PLAY
+    if rnd.phase is P_WINDOW:
+        rnd.phase = P_PLAY
     if rnd._peek_pending:
         peek(rnd)
-        if rnd.phase is Phase.OVER:
+        if rnd.phase is P_OVER:
             return
-    hands = [h for b in rnd.boxes.values() for h in b.hands]
-    live = [h for h in hands if h.live_bettors() and not (set(h.live_bettors()) <= h.surrendered)]
-    needs = (
-        bool(live)
-        or any(h.surrendered for h in hands)
-        or any(x.insurance > 0 for b in rnd.boxes.values() for x in b.bettors)
-        or bool(rnd._natural_pending)  # a natural waiting to see whether the dealer has one too
-    )
+    boxes = list(rnd.boxes.values())
+    hands = [h for b in boxes for h in b.hands]
+    insured = [x for b in boxes for x in b.bettors if x.insurance > 0]
+    # the dealer needs a second card when a wager still waits on it: a live hand (some bettor neither
+    # settled nor surrendered), a surrender, insurance, or a natural waiting on the dealer's
+    needs = bool(insured) or bool(rnd._natural_pending)
+    for h in hands:
+        if h.surrendered or any(p not in h.outcome for p in h.stakes):
+            needs = True
+            break
     if needs and len(rnd.dealer) < 2:
         rnd._deal_dealer()  # rul 4: the dealer's second card after all players have acted
     if len(rnd.dealer) >= 2 and is_natural(rnd.dealer[:2]):
@@ -181,18 +183,18 @@ def dealer_turn(rnd: CasinoRound) -> None:
         end_round(rnd)
         return
     # insurance loses, surrenders lose half (rul 8, 9)
-    for b in rnd.boxes.values():
-        for x in b.bettors:
-            if x.insurance > 0:
-                rnd.ledger.collect(x.player, "insurance", x.insurance, "insurance loses: no dealer Pontoon")
+    for x in insured:
+        rnd.ledger.collect(x.player, "insurance", x.insurance, "insurance loses: no dealer Pontoon")
     for h in hands:
-        for p in list(h.surrendered):
-            if p not in h.outcome:
-                settle_surrender(rnd, h, p, dealer_pontoon=False)
+        if h.surrendered:
+            for p in list(h.surrendered):
+                if p not in h.outcome:
+                    settle_surrender(rnd, h, p, dealer_pontoon=False)
     for h in rnd._natural_pending:
         for p in h.live_bettors():
             win(rnd, h, p, r.pontoon_pays, "natural 3:2")
-    live = [h for h in hands if [p for p in h.live_bettors() if p not in h.surrendered]]
+    # the hands with a bettor still to settle against the dealer's total
+    live = [(h, ps) for h in hands if (ps := [p for p in h.stakes if p not in h.outcome and p not in h.surrendered])]
     if live:
         # 000 3.19, rul 7: draw to hard 16 and soft 17
         while True:
@@ -202,11 +204,9 @@ def dealer_turn(rnd: CasinoRound) -> None:
                 continue
             break
     dtotal, _ = hand_total(rnd.dealer)
-    for h in live:
+    for h, ps in live:
         total, _ = h.total(r.double_ace_counts_one)
-        for p in h.live_bettors():
-            if p in h.surrendered:
-                continue
+        for p in ps:
             if dtotal > 21:
                 win(rnd, h, p, r.regular_pays, "dealer bust (000 4.2.3)")
             elif total > dtotal:
@@ -274,7 +274,7 @@ def finish_dealer_natural(rnd: CasinoRound) -> None:
 
 def end_round(rnd: CasinoRound) -> None:
     super_bonus_payments(rnd)
-    rnd.phase = Phase.OVER
+    rnd.phase = P_OVER
     rnd.log.add("round_over", status="settled")
 
 

@@ -88,4 +88,7 @@ class Box:
 
     @property
     def has_main(self) -> bool:
-        return any(b.main > 0 for b in self.bettors)
+        for b in self.bettors:
+            if b.main > 0:
+                return True
+        return False

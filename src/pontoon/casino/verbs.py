@@ -12,8 +12,8 @@ from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING
 
 from pontoon.casino import irregular, settle
-from pontoon.casino.actions import Action
-from pontoon.casino.phase import Phase
+from pontoon.casino.actions import Action, box_actions
+from pontoon.casino.phase import P_WINDOW
 from pontoon.casino.state import Hand
 from pontoon.money import CENT, fmt
 
@@ -35,7 +35,7 @@ def check_insure(rnd: CasinoRound, a: Action) -> str:
     r = rnd.rules
     if not r.insurance:
         return f"{r.preset} offers no insurance"
-    if rnd.phase is not Phase.WINDOW or not rnd.dealer[0].is_ace:
+    if rnd.phase is not P_WINDOW or not rnd.dealer[0].is_ace:
         return "insurance is only offered when the dealer's first card is an Ace, before any additional card (rul 8)"
     b = rnd.boxes.get(a.box or 0)
     x = b.bettor(a.player or "") if b else None
@@ -58,7 +58,7 @@ def check_surrender(rnd: CasinoRound, a: Action) -> str:
     h = b.hands[0]
     if r.surrender == "early":
         up = rnd.dealer[0]
-        if rnd.phase is not Phase.WINDOW or not (up.is_ace or up.is_picture):
+        if rnd.phase is not P_WINDOW or not (up.is_ace or up.is_picture):
             return "surrender is only allowed when the dealer's first card is an Ace or a picture, before any additional card (rul 9)"
     elif rnd.current is not h:
         return "late surrender is a decision of the hand to act"
@@ -103,6 +103,14 @@ def check_stand(rnd: CasinoRound, a: Action) -> str:
 
 def double_increments(rnd: CasinoRound, h: Hand, a: Action) -> tuple[dict[str, Decimal], str]:
     r = rnd.rules
+    if len(h.stakes) == 1 and a.amount is None and not a.decline:
+        # one bettor doubling by his whole wager: the general case below comes to this
+        ((seated, base),) = h.stakes.items()
+        if base <= 0:
+            return {}, f"the double must be positive and at most the original wager {fmt(base)} (000 1.1.1)"
+        if r.double_min_table_min and base < r.table_min:
+            return {}, f"the double must not be less than the table minimum {fmt(r.table_min)} (000 1.1.1)"
+        return {seated: base}, ""
     players = list(h.stakes)
     seated = players[0]
     base = h.stakes[seated]
@@ -205,6 +213,45 @@ def check_walk(rnd: CasinoRound, a: Action) -> str:
 
 def check_interrupt(rnd: CasinoRound, a: Action) -> str:
     return ""
+
+
+def legal_play(rnd: CasinoRound, h: Hand, window: bool) -> list[Action]:
+    """The plain play actions (``Action(verb, box)``, in ``PLAY_VERBS`` order) that the checks above
+    accept for the hand to act ``h``, worked out in one pass over the state (the listing's fast way;
+    ``tests/test_legal_listing.py`` proves it equal to trying each action through its check). In the
+    early-surrender window the surrender is listed with the window's actions instead."""
+    r = rnd.rules
+    acts = box_actions(h.box)  # hit, stand, double, split, rescue, surrender
+    out: list[Action] = []
+    held = h.awaiting_rescue or h.doubled
+    if not held and not (h.split_aces and not r.hit_split_aces):  # check_hit: 000 3.11.3, 3.9.1
+        out.append(acts[0])
+    if held or not r.forced_draw_below or h.total(r.double_ace_counts_one)[0] >= r.forced_draw_below:
+        out.append(acts[1])  # check_stand: rul 14
+    cards = h.cards
+    if (
+        not held
+        and not (h.split_aces and not r.double_split_aces)  # 000 3.11.2
+        and not (h.from_split and not r.double_after_split)
+        and not (r.double_on == "two_cards" and len(cards) != 2)  # 000 3.11.1, 004 3.25
+        and not double_increments(rnd, h, acts[2])[1]  # 000 1.1.1
+    ):
+        out.append(acts[2])
+    if not held and len(cards) == 2:  # check_split
+        c1, c2 = cards
+        if (
+            (c1.rank == c2.rank if r.split_by == "rank" else c1.points == c2.points)  # 000 1.1.12, rul 10
+            and len(rnd.boxes[h.box].hands) < r.max_split_hands  # rul 11
+            and not (c1.is_ace and h.split_aces and not r.resplit_aces)  # 000 3.9.1
+        ):
+            out.append(acts[3])
+    if h.awaiting_rescue:  # check_rescue: 000 3.11.4, 004 3.25.3
+        out.append(acts[4])
+    if not window and r.surrender == "late":  # check_surrender (early surrender only in the window: rul 9)
+        hands = rnd.boxes[h.box].hands
+        if hands[0] is h and len(hands) == 1 and len(cards) == 2 and not h.finished and not h.acted:
+            out.append(acts[5])  # 000 3.10.2
+    return out
 
 
 # per-verb doers ---------------------------------------------------------------------------

@@ -38,7 +38,9 @@ from pontoon.shoe import Shoe
 ACTIONS = ("hit", "stand", "double", "split", "rescue", "surrender", "insure")
 ACTION_INDEX = {v: i for i, v in enumerate(ACTIONS)}
 N_ACTIONS = len(ACTIONS)
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}  # the mask of each set of legal action indices, made once
 PLAYER = "agent"
+_ZERO = Decimal(0)
 BOX = 1
 MAX_CARDS = 21  # no hand can hold more cards with a hard total of 21 or less
 
@@ -151,7 +153,6 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
     def _refresh(self) -> None:
         rnd = self.round
         assert rnd is not None
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
         legal: dict[int, Any] = {}
         self._over = _engine.is_over(rnd)
         self._net = None
@@ -160,9 +161,13 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
                 i = ACTION_INDEX.get(a.verb)
                 if i is not None and i not in legal:
                     legal[i] = a
-                    mask[i] = 1
-        if not legal:
-            mask[ACTION_INDEX["stand"]] = 1  # acknowledge a round that needs no decision
+        key = tuple(legal) if legal else (ACTION_INDEX["stand"],)  # acknowledge a round that needs no decision
+        mask = _MASKS.get(key)
+        if mask is None:
+            mask = np.zeros(N_ACTIONS, dtype=np.int8)
+            mask[list(key)] = 1
+            mask.flags.writeable = False  # shared by every env: handed out only as copies
+            _MASKS[key] = mask
         self._mask = mask
         self._legal = legal
 
@@ -200,7 +205,9 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
             return Decimal(0)
         net = self._net
         if net is None or not self._over:
-            net = rnd.ledger.net([PLAYER]).get(PLAYER, {}).get("total", Decimal(0))
+            # the agent's balance in the round's ledger is its net result, every wager kind together
+            # (what ledger.net()'s total adds up per kind: stakes on the layout count as out)
+            net = rnd.ledger.balances.get(PLAYER, _ZERO)
             self._net = net
         return net
 
@@ -210,15 +217,16 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
     def _obs(self) -> dict[str, Any]:
         rnd = self.round
         assert rnd is not None
-        h = rnd.current
         box = rnd.boxes.get(BOX)
+        h = None if self._over else rnd.current
         if h is None and box is not None and box.hands:
             h = box.hands[-1]
         total = soft = pair = n = doubled = 0
         if h is not None:
+            cards = h.cards
             t, s = h.total(self.rules.double_ace_counts_one)
-            total, soft, n = min(t, 31), int(s), min(len(h.cards), MAX_CARDS)
-            pair = int(n == 2 and h.cards[0].points == h.cards[1].points)
+            total, soft, n = min(t, 31), int(s), min(len(cards), MAX_CARDS)
+            pair = int(n == 2 and cards[0].points == cards[1].points)
             doubled = int(h.doubled)
         up = rnd.dealer[0].points if rnd.dealer else 0
         obs: dict[str, Any] = {
