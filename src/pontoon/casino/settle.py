@@ -187,7 +187,7 @@ def dealer_turn(rnd: CasinoRound) -> None:
         rnd.ledger.collect(x.player, "insurance", x.insurance, "insurance loses: no dealer Pontoon")
     for h in hands:
         if h.surrendered:
-            for p in list(h.surrendered):
+            for p in [q for q in h.stakes if q in h.surrendered]:  # box order, not a set's (hash-seed) order
                 if p not in h.outcome:
                     settle_surrender(rnd, h, p, dealer_pontoon=False)
     for h in rnd._natural_pending:
