@@ -20,6 +20,12 @@ HIT = 1
 DOUBLE_HIT = 2  # double, else hit
 DOUBLE_STAND = 3  # double, else stand
 
+# the action ``chain`` takes in a state (its ``act`` output)
+ACT_STAND = 0
+ACT_HIT = 1
+ACT_DOUBLE = 2
+ACT_21 = 3  # a total of 21: paid at once where player 21 wins, else stands
+
 
 @njit(cache=True)
 def dealer_dist(c: np.ndarray, up: int, h17: bool, out: np.ndarray) -> None:
@@ -165,6 +171,7 @@ def chain(
     rescue: bool,
     policy: np.ndarray,
     resc_pol: np.ndarray,
+    resc_fix: np.ndarray,
     build: bool,
     weights: np.ndarray,
     st: np.ndarray,
@@ -173,6 +180,8 @@ def chain(
     val: np.ndarray,
     dec: np.ndarray,
     racc: np.ndarray,
+    act: np.ndarray,
+    rfl: np.ndarray,
 ) -> None:
     """Values of every active state, highest hard total first (a card always raises it).
 
@@ -182,6 +191,9 @@ def chain(
     the action that is best summed over their class (soft, best total, cards) with ``weights``,
     recorded in ``dec[soft, best, min(cards, 11)]`` (a total-dependent chart with card counts).
     ``racc[t]`` accumulates the weighted advantage of keeping a double on total t over rescuing.
+    ``resc_fix[s, r]``: 1 rescue / 0 keep a double of ``s`` that drew ``r`` (-1: ``resc_pol``).
+    Out: ``act[s]`` the action taken (ACT_STAND, ACT_HIT, ACT_DOUBLE; ACT_21 on 21) and
+    ``rfl[s, r]`` 1 where that double is rescued (the strategy played, for ``onewager``).
     """
     s_n = hard.shape[0]
     nbase = 0
@@ -240,9 +252,13 @@ def chain(
                         # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
                         forf = -1.0 * f
                         racc[dt] += weights[i] * p * (keep - forf)
+                        rf = resc_fix[i, r]
                         rp = resc_pol[dt]
-                        if rp == 1 or (rp == -1 and forf > keep):
+                        if rf == 1 or (rf == -1 and (rp == 1 or (rp == -1 and forf > keep))):
                             dv = forf
+                            rfl[i, r] = 1
+                        else:
+                            rfl[i, r] = 0
                 dsum += p * dv
             hit[i] = hsum
             dbl[i] = dsum
@@ -275,6 +291,7 @@ def chain(
                 bt = hv + 10
                 sf = 1
             if bt == 21:
+                act[i] = ACT_21
                 if p21wins:
                     val[i] = pay21[i] * _nonnat(base, counts[i], -1, up, peek)
                 else:
@@ -297,25 +314,31 @@ def chain(
                     best_c = DOUBLE_HIT if (a_h >= a_s or not can_stand) else DOUBLE_STAND
                 code = best_c
                 dec[sf, bt, nc] = best_c
+            a = ACT_HIT
             if code == OPTIMAL:
                 v = hit[i]
                 if can_stand and st[i] > v:
                     v = st[i]
+                    a = ACT_STAND
                 if can_dbl and dbl[i] > v:
                     v = dbl[i]
+                    a = ACT_DOUBLE
             elif code == STAND:
-                v = st[i] if can_stand else hit[i]
-            elif code == HIT:
-                v = hit[i]
+                a = ACT_STAND if can_stand else ACT_HIT
             elif code == DOUBLE_HIT:
-                v = dbl[i] if can_dbl else hit[i]
-            else:
+                a = ACT_DOUBLE if can_dbl else ACT_HIT
+            elif code == DOUBLE_STAND:
                 if can_dbl:
-                    v = dbl[i]
+                    a = ACT_DOUBLE
                 elif can_stand:
-                    v = st[i]
-                else:
-                    v = hit[i]
+                    a = ACT_STAND
+            if a == ACT_STAND:
+                v = st[i]
+            elif a == ACT_DOUBLE:
+                v = dbl[i]
+            else:
+                v = hit[i]
+            act[i] = a
             val[i] = v
 
 

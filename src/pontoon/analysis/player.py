@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from pontoon.analysis import kernels as K
+from pontoon.analysis import onewager
 from pontoon.analysis.states import StateSpace, state_space
 from pontoon.analysis.suits import (
     BONUS_COMPLETION,
@@ -163,6 +164,22 @@ def dealer_dists(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> n
     return K.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
 
 
+_NO_FIX = np.full((state_space().size, 10), -1, dtype=np.int8)  # chain's resc_fix: rescue by resc_pol
+
+@lru_cache(maxsize=1)
+def _two_card_states() -> np.ndarray:
+    """[i, j]: the state of the two cards i and j."""
+    sp = state_space()
+    out = np.full((10, 10), -1, dtype=np.int64)
+    for i in range(10):
+        for j in range(10):
+            cnt = [0] * 10
+            cnt[i] += 1
+            cnt[j] += 1
+            out[i, j] = sp.index[tuple(cnt)]
+    return out
+
+
 _KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
 
 CODE_TO_POLICY = {"S": K.STAND, "H": K.HIT, "D": K.DOUBLE_HIT, "Ds": K.DOUBLE_STAND, "R": K.HIT, "Rs": K.STAND}
@@ -252,6 +269,8 @@ class ChainOut:
     val: np.ndarray
     dec: np.ndarray
     racc: np.ndarray
+    act: np.ndarray  # the action taken in each state (K.ACT_*)
+    rfl: np.ndarray  # [s, r] 1 where a double of s that drew r is rescued
 
 
 SPLIT_STRATEGIES = ("cdz", "cdp1", "cdp")
@@ -275,6 +294,7 @@ class SplitChains:
     max_hands: int
     pols: list[dict[int, np.ndarray | None]] = field(default_factory=list)  # fixed policies used
     resc_pol: np.ndarray | None = None
+    causal: bool = True  # decisions by the hand's own cards only (not CDP's final pair count)
 
     @property
     def outs(self) -> dict[int, ChainOut]:
@@ -386,6 +406,7 @@ class UpcardSolver:
         dbl2: bool = True,
         policy: np.ndarray | None = None,
         resc_pol: np.ndarray | None = None,
+        resc_fix: np.ndarray | None = None,
         build: bool = False,
         weights: np.ndarray | None = None,
     ) -> ChainOut:
@@ -394,6 +415,7 @@ class UpcardSolver:
         out = ChainOut(
             np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size),
             np.full((2, 22, 12), -9, dtype=np.int64), np.zeros(22),
+            np.full(size, K.ACT_HIT, dtype=np.int8), np.zeros((size, 10), dtype=np.int8),
         )
         K.chain(
             sp.counts, sp.hard, sp.ncards, sp.nace, sp.trans,
@@ -405,8 +427,9 @@ class UpcardSolver:
             pr.forced, dbl2, pr.dbl_any, a2, pr.ace_one, pr.rescue,
             np.full(size, K.OPTIMAL, dtype=np.int64) if policy is None else policy,
             np.full(22, -1, dtype=np.int64) if resc_pol is None else resc_pol,
+            _NO_FIX if resc_fix is None else resc_fix,
             build, np.zeros(size) if weights is None else weights,
-            out.st, out.hit, out.dbl, out.val, out.dec, out.racc,
+            out.st, out.hit, out.dbl, out.val, out.dec, out.racc, out.act, out.rfl,
         )
         return out
 
@@ -485,6 +508,7 @@ class UpcardSolver:
         a2_all = (0, 1) if p != 0 else (1, 2)
         a2s: tuple[int, ...] = a2_all if pr.dbl_any else (a2_all[0],)
         strat = self.split_strategy
+        causal = policy is not None or strat != "cdp"
         by_a: list[dict[int, ChainOut]] = []
         pols: list[dict[int, np.ndarray | None]] = []
         bases: list[np.ndarray] = []
@@ -499,21 +523,27 @@ class UpcardSolver:
             pol_a: dict[int, np.ndarray | None] = {}
             for a2 in a2s:
                 pol = policy
+                fix = None
                 if pol is None and strat == "cdz":
-                    # CDZ-: the unsplit hand's best option (among those a split hand has)
+                    # CDZ-: the unsplit hand's best option (among those a split hand has), and its
+                    # rescues
                     pol = self._decisions(self.main_out(a2), act, dbl2)
+                    fix = self.main_out(a2).rfl
                 elif pol is None and strat == "cdp1" and a > 0:
-                    # CDP1: the decisions of the first split (one pair card besides the hand's out)
+                    # CDP1: the decisions (rescues too) of the first split (one pair card besides
+                    # the hand's out)
                     pol = self._decisions(by_a[0][a2], act0, dbl2)
+                if a > 0 and fix is None and causal:
+                    fix = by_a[0][a2].rfl  # a strategy that decides by the hand's own cards
                 outs[a2] = self.run(
                     base=base_s, dist=dist, active=act, a2=a2, nat_loss=loss, nat_loss_dbl=loss_d,
-                    dbl2=dbl2, policy=pol, resc_pol=resc_pol,
+                    dbl2=dbl2, policy=pol, resc_pol=resc_pol, resc_fix=fix,
                 )
                 pol_a[a2] = pol
             by_a.append(outs)
             pols.append(pol_a)
             bases.append(base_s)
-        return SplitChains(by_a, bases, act0, dbl2, m, pols, resc_pol)
+        return SplitChains(by_a, bases, act0, dbl2, m, pols, resc_pol, causal)
 
     def _hand_values(self, p: int, sc: SplitChains, a: int) -> tuple[float, float, float]:
         """(EV[X; a, 0], EV[N; a, 0], EV[P; a, 0]): the value of one split hand whose second card
@@ -574,8 +604,10 @@ class UpcardSolver:
 
         return ev
 
-    def split_combine(self, p: int, sc: SplitChains) -> float:
-        """``split_value`` from the chains of ``split_chains(p)`` (exact; see ``split_value``)."""
+    def split_combine(self, p: int, sc: SplitChains, beat: float | None = None) -> float:
+        """``split_value`` from the chains of ``split_chains(p)`` (exact; see ``split_value``).
+        ``beat``: the best other option of the pair; where FED's one-wager loss cannot lift the
+        split to it, that loss may be the union approximation (see ``split_value``)."""
         m = sc.max_hands
         n_pair = int(self.base[p]) - 2
         n_other = self.n - int(self.base[p])
@@ -588,23 +620,36 @@ class UpcardSolver:
             if k > 0:
                 total += q * k * ev(1, m - 2, k - 1)
             total += q * (m - k) * ev(0, m - 2, k)
-        if self.pr.split_one_wager:
-            total -= self._split_nat_loss(p, sc, early, full)
-        return total
+        if not self.pr.split_one_wager or self.up not in (0, 9):
+            return total  # 001 Splits: only a dealer Pontoon (an Ace or ten-value up card) costs
+        if sc.causal and beat is None:
+            exact = self._split_nat_loss_exact(p, sc)
+            if exact is not None:
+                return total - exact
+        union, lower = self._split_nat_loss(p, sc, early, full)
+        if sc.causal and not total - lower < beat:  # type: ignore[operator]
+            exact = self._split_nat_loss_exact(p, sc)
+            if exact is not None:
+                return total - exact
+        return total - union
 
     def _split_nat_loss(
         self, p: int, sc: SplitChains, early: dict[int, float], full: dict[int, float]
-    ) -> float:
+    ) -> tuple[float, float]:
         """001 Splits, rul 6 and 26: against a dealer Pontoon a split box loses one wager in all; a
         busted split hand was settled (lost) at once and is not that wager, nor is a 21 paid at
         once. The chains value live hands at 0 against a Pontoon, so the box loses
         P(dealer Pontoon and some hand alive). Each final hand's x = P(Pontoon and this hand
         alive) is exact (chains charging the loss, played as without it, through the same
         removal recursion); the union over a split's H hands is d (1 - prod (1 - x_i / d)),
-        d = P(Pontoon) given the cards known out: hands alive independently given the Pontoon
-        (the approximation by design, named in the report's ``method``)."""
+        d = P(Pontoon) given the cards known out: hands alive independently given the Pontoon.
+        Returns (that union, a lower bound of the exact loss: the union is at least its largest
+        part, so the sum over the split's outcomes of max_i x_i). The union stands for the exact
+        loss only for CDP (whose play depends on the pair cards out when the split is over, which
+        no causal play knows), where the kernel's keys would overflow, and for splits whose value
+        with the lower bound is still below another option (``split_combine``'s ``beat``)."""
         if self.up not in (0, 9):
-            return 0.0
+            return 0.0, 0.0
         m = sc.max_hands
         by_a1: list[dict[int, ChainOut]] = []
         for a, outs in enumerate(sc.by_a):
@@ -644,12 +689,44 @@ class UpcardSolver:
             return d * (1.0 - keep)
 
         total = 0.0
+        lower = 0.0
         for h, q in early.items():
-            total += q * union([xev(1, h - 2, h - 1)] * h, h - 2, h - 1)
+            xs = [xev(1, h - 2, h - 1)] * h
+            total += q * union(xs, h - 2, h - 1)
+            lower += q * max(0.0, *xs)
         for k, q in full.items():
             xs = ([xev(1, m - 2, k - 1)] * k if k > 0 else []) + [xev(0, m - 2, k)] * (m - k)
             total += q * union(xs, m - 2, k)
-        return total
+            lower += q * max(0.0, *xs)
+        return total, lower
+
+    def _split_nat_loss_exact(self, p: int, sc: SplitChains) -> float | None:
+        """P(dealer Pontoon and some split hand alive), exactly (``onewager``): the chance d0 of
+        the complement card times 1 - P(every hand dead | that card out first). None where the
+        shoe is too large for the kernel's multiset keys."""
+        sp, pr = self.sp, self.pr
+        other = 9 if self.up == 0 else 0
+        shoe0 = self.base.copy()
+        shoe0[p] -= 2
+        n0 = int(shoe0.sum())
+        if shoe0[other] <= 0 or n0 <= 0:
+            return 0.0
+        d0 = float(shoe0[other]) / n0
+        shoe0[other] -= 1
+        if not onewager.key_fits(shoe0):
+            return None
+        act = np.full((3, sp.size), K.ACT_STAND, dtype=np.int8)
+        rfl = np.zeros((3, sp.size, 10), dtype=np.int8)
+        for a2 in range(3):
+            o = sc.out_for(a2)
+            act[a2] = o.act
+            rfl[a2] = o.rfl
+        one_card = p == 0 and not pr.hit_split_aces  # 000 3.9.1
+        dead = onewager.all_dead(
+            sp.counts, sp.hard, sp.ncards, sp.nace, sp.trans, shoe0, p, sc.max_hands, one_card,
+            pr.p21wins, pr.ace_one, act, rfl, _two_card_states(),
+        )
+        return d0 * (1.0 - dead)
 
     def split_value(
         self,
@@ -658,6 +735,7 @@ class UpcardSolver:
         policy: np.ndarray | None = None,
         resc_pol: np.ndarray | None = None,
         max_hands: int | None = None,
+        beat: float | None = None,
     ) -> float:
         """Expectation of splitting a pair of value ``p`` (per original wager of the hand).
 
@@ -669,11 +747,26 @@ class UpcardSolver:
         out through the removal recursion of ``split_combine`` (E. Farmer, "Optimal
         expected values for blackjack splits"). Every pair card drawn is resplit while fewer
         than the rules' ``max_split_hands`` hands exist (Aces once unless ``resplit_aces``).
+
+        FED's one-wager loss to a dealer Pontoon (001 Splits) is exact (``onewager``) for every
+        strategy but CDP. Its cost grows with the number of ways small cards can bust or make 21
+        (up to 17 s for 2-2 against an Ace in 6 decks), so a caller that only compares the split
+        with the hand's other options passes ``beat`` (the best of them, in the same units): where
+        the split stays below it even with the least loss the hands' own chances allow, the split
+        is not played, and the loss is the union approximation (``_split_nat_loss``), which keeps
+        it below ``beat``.
         """
         sc = self.split_chains(p, policy=policy, resc_pol=resc_pol, max_hands=max_hands)
         if sc is None:
             return float("nan")
-        return self.split_combine(p, sc)
+        return self.split_combine(p, sc, beat)
+
+    def split_beat(self, p: int, opts: dict[str, float], classes: list[tuple[float, float]]) -> float:
+        """``split_value``'s ``beat`` for the pair of ``p`` from its other options (``hand_options``
+        without the split): the least, over its suit classes, of the best of them, less the peek's
+        charge that ``hand_options`` adds to the split."""
+        best = min(max({**opts, "H": opts["H"] + adj}.values()) for _w, adj in classes)
+        return best + (self.q_nat(self.state_of(p, p)) if self.pr.peek else 0.0)
 
     # two-card starting hands -----------------------------------------------------------
     def start_weights(self) -> list[tuple[int, int, float]]:

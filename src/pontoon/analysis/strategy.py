@@ -162,24 +162,10 @@ def _solve(
         outs_a = {a2: solver.run(a2=a2, weights=w_dbl) for a2 in a2s}
         solver.main_outs.update(outs_a)  # the CDZ- decisions of split hands (weights: rescue chart only)
         starts = solver.start_weights()
+        # optimal play's options without the split (added once the split is valued, below)
+        opt_opts = {(i, j): solver.hand_options(i, j, outs_a, None) for i, j, _w in starts}
         split_opt: dict[int, float] = {}
-        for i, j, _w in starts:
-            if i == j and pr.max_hands >= 2:
-                split_opt[i] = solver.split_value(i)
-        # optimal play
         ur = UpcardResult(label, p_up, 0.0, 0.0)
-        ev_u = 0.0
-        for i, j, w in starts:
-            opts, classes = solver.hand_options(i, j, outs_a, split_opt.get(i) if i == j else None)
-            ur.hands[(i, j)] = dict(opts)
-            if "N" in opts:
-                ev_u += w * opts["N"]
-                continue
-            for cw, adj in classes:
-                o = dict(opts)
-                o["H"] += adj
-                ev_u += w * cw * max(o.values())
-        ur.ev_optimal = ev_u
         # rescue chart from the weighted advantage of keeping each doubled total
         resc = np.full(22, -1, dtype=np.int64)
         if pr.rescue:
@@ -223,6 +209,11 @@ def _solve(
             acc = target.setdefault(row, {})
             for name, v in opts.items():
                 acc[name] = acc.get(name, 0.0) + w * v
+            if i == j and pr.max_hands >= 2:
+                # the split's value decides only where it may beat the best other option, both
+                # under optimal play and under the chart (split_value's beat)
+                beat = min(solver.split_beat(i, *opt_opts[(i, j)]), solver.split_beat(i, opts, [(1.0, 0.0)]))
+                split_opt[i] = solver.split_value(i, beat=beat)
             if i == j:
                 ps = pair_sums.setdefault(i, {})
                 for name, v in opts.items():
@@ -245,6 +236,27 @@ def _solve(
         for i, cells in pair_rows.items():
             if cells.get(label) == "P":
                 split_b[i] = solver.split_value(i, policy=pol, resc_pol=resc)
+        # optimal play; a split played as the chart plays it is one of optimal play's choices
+        # (FED: split hands decide as if a live hand lost nothing to a dealer Pontoon, and the
+        # chart's play can lose less to the one-wager rule)
+        for i, v in split_b.items():
+            if pr.split_one_wager and not v < split_opt.get(i, float("-inf")):
+                split_opt[i] = v
+        ev_u = 0.0
+        for i, j, w in starts:
+            opts, classes = opt_opts[(i, j)]
+            sv = split_opt.get(i) if i == j else None
+            if sv is not None and not np.isnan(sv) and "N" not in opts:
+                opts = {**opts, "P": sv + (-solver.q_nat(solver.state_of(i, j)) if pr.peek else 0.0)}
+            ur.hands[(i, j)] = dict(opts)
+            if "N" in opts:
+                ev_u += w * opts["N"]
+                continue
+            for cw, adj in classes:
+                o = dict(opts)
+                o["H"] += adj
+                ev_u += w * cw * max(o.values())
+        ur.ev_optimal = ev_u
         # basic expectation
         ev_b = 0.0
         for i, j, w in starts:
