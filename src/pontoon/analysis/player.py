@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 
 from pontoon.analysis import kernels as K
-from pontoon.analysis import onewager
 from pontoon.analysis.states import StateSpace, state_space
 from pontoon.analysis.suits import (
     BONUS_COMPLETION,
@@ -164,7 +163,10 @@ def dealer_dists(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> n
     return K.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
 
 
-_NO_FIX = np.full((state_space().size, 10), -1, dtype=np.int8)  # chain's resc_fix: rescue by resc_pol
+@lru_cache(maxsize=1)
+def _no_fix() -> np.ndarray:
+    """``chain``'s ``resc_fix`` that fixes nothing (rescue by ``resc_pol``)."""
+    return np.full((state_space().size, 10), -1, dtype=np.int8)
 
 @lru_cache(maxsize=1)
 def _two_card_states() -> np.ndarray:
@@ -427,7 +429,7 @@ class UpcardSolver:
             pr.forced, dbl2, pr.dbl_any, a2, pr.ace_one, pr.rescue,
             np.full(size, K.OPTIMAL, dtype=np.int64) if policy is None else policy,
             np.full(22, -1, dtype=np.int64) if resc_pol is None else resc_pol,
-            _NO_FIX if resc_fix is None else resc_fix,
+            _no_fix() if resc_fix is None else resc_fix,
             build, np.zeros(size) if weights is None else weights,
             out.st, out.hit, out.dbl, out.val, out.dec, out.racc, out.act, out.rfl,
         )
@@ -704,6 +706,8 @@ class UpcardSolver:
         """P(dealer Pontoon and some split hand alive), exactly (``onewager``): the chance d0 of
         the complement card times 1 - P(every hand dead | that card out first). None where the
         shoe is too large for the kernel's multiset keys."""
+        from pontoon.analysis import onewager  # FED only: numba's typed containers load slowly
+
         sp, pr = self.sp, self.pr
         other = 9 if self.up == 0 else 0
         shoe0 = self.base.copy()

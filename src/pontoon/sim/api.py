@@ -375,7 +375,10 @@ def simulate(
         cr = chunk_rounds - chunk_rounds % session_length
     sizes = plan_chunks(rounds, cr)
     totals = Totals()
-    if workers is None and scheduler is None:
+    # one local worker is this process (issue 15 item 4): a Dask cluster of one worker only adds a
+    # scheduler, a nanny and the transfers, and the totals are the same integers either way (each
+    # chunk is a pure function of its index); --dashboard still starts the cluster it shows
+    if scheduler is None and (workers is None or (workers == 1 and not dashboard)):
         compile_seconds = warm_up(spec)
         t0 = time.perf_counter()
         for i, n in enumerate(sizes):
