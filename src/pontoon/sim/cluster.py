@@ -116,11 +116,14 @@ def run_on_dask(
     dashboard: bool = False,
     chunks: int = 0,
     chunk_rounds: int = 0,
+    cpu: dict[str, float] | None = None,
 ) -> tuple[int, float, float]:
     """Run every chunk on Dask and add the results into ``totals``. ``chunks`` and
     ``chunk_rounds`` (the plan's size) let tasks hold several chunks; 0 = one chunk per task.
 
-    Returns (workers used, compile seconds, simulation seconds)."""
+    Returns (workers used, compile seconds, simulation seconds); ``cpu`` (if given) receives the
+    CPU seconds of the simulation: ``workers`` (summed over the worker processes) and
+    ``this_process`` (client and, for a local cluster, scheduler)."""
     try:
         from dask.distributed import Client, wait
     except ImportError as err:  # pragma: no cover - dask is a dependency
@@ -146,6 +149,8 @@ def run_on_dask(
             client.run(warm_up, spec)  # every worker compiles (or loads its cache) before the clock
             compile_seconds = time.perf_counter() - t0
             spec_f = client.scatter(spec, broadcast=True)
+            w_cpu0 = client.run(time.process_time)
+            p_cpu0 = time.process_time()
             t1 = time.perf_counter()
             limit = max(2, IN_FLIGHT_PER_WORKER * nworkers)
             per_task = chunks_per_task(chunks, chunk_rounds, nworkers) if chunks and chunk_rounds else 1
@@ -173,7 +178,12 @@ def run_on_dask(
                     fut.release()
                     if progress:
                         progress(n)
-            return nworkers, compile_seconds, time.perf_counter() - t1
+            seconds = time.perf_counter() - t1
+            if cpu is not None:
+                w_cpu1 = client.run(time.process_time)
+                cpu["this_process"] = time.process_time() - p_cpu0
+                cpu["workers"] = sum(w_cpu1[w] - w_cpu0.get(w, w_cpu1[w]) for w in w_cpu1)
+            return nworkers, compile_seconds, seconds
         finally:
             client.close()
     finally:
