@@ -264,12 +264,9 @@ def _chart_policy(dec: np.ndarray) -> np.ndarray:
     """Policy codes of the states of three or more cards from the chart ``dec`` (HIT elsewhere)."""
     sp = state_space()
     pol = np.full(sp.size, K.HIT, dtype=np.int64)
-    for k in np.nonzero(sp.ncards >= 3)[0]:
-        b = int(sp.best[k])
-        if b < 21:
-            c = dec[int(sp.soft[k]), b, min(int(sp.ncards[k]), 11)]
-            if c >= 0:
-                pol[k] = c
+    k = np.nonzero((sp.ncards >= 3) & (sp.best < 21))[0]
+    c = dec[sp.soft[k].astype(np.int64), sp.best[k], np.minimum(sp.ncards[k], 11)]
+    pol[k[c >= 0]] = c[c >= 0]
     return pol
 
 
