@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from pontoon.analysis import strategy
-from pontoon.analysis.player import Params, SplitChains, UpcardSolver
+from pontoon.analysis.player import Params, UpcardSolver
+from pontoon.analysis.splits import SplitChains
 from pontoon.analysis.states import shoe_counts
 from pontoon.rules.load import resolve_rules
 

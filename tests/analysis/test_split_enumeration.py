@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from pontoon.analysis.player import SplitChains, UpcardSolver
+from pontoon.analysis.player import UpcardSolver
+from pontoon.analysis.splits import SplitChains
 from pontoon.analysis.strategy import evaluate_policy
 from pontoon.rules.load import resolve_rules
 

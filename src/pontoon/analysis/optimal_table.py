@@ -82,7 +82,8 @@ from itertools import product
 
 import numpy as np
 
-from pontoon.analysis.player import ChainOut, Params, SplitChains, UpcardSolver
+from pontoon.analysis.player import ChainOut, Params, UpcardSolver
+from pontoon.analysis.splits import SplitChains
 from pontoon.analysis.states import StateSpace, shoe_counts, state_space
 from pontoon.analysis.strategy import comp_weights
 from pontoon.analysis.suits import BONUS_COMPLETION, SUITS, completion_classes

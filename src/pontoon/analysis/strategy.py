@@ -20,12 +20,12 @@ import numpy as np
 from pontoon.analysis import kernels as K
 from pontoon.analysis.player import (
     CODE_TO_POLICY,
-    SPLIT_STRATEGIES,
     ChainOut,
     Params,
     UpcardSolver,
     dealer_cache,
 )
+from pontoon.analysis.splits import SPLIT_STRATEGIES
 from pontoon.analysis.states import UPCARD_INDEX, UPCARD_LABELS, VALUE_RANKS, shoe_counts, state_space
 from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
