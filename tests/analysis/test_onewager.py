@@ -64,3 +64,25 @@ def test_no_loss_without_a_pontoon_up_card() -> None:
     not depend on ``beat``."""
     sv = _solver(5)
     assert sv.split_value(7) == sv.split_value(7, beat=10.0)
+
+
+def test_work_limit_falls_back_to_the_union_quickly() -> None:
+    """FED, 6 decks, 2-2 against an Ace: the exact joint play passes ``onewager.MAX_STATES``
+    partial box states, so even without ``beat`` the split keeps the union, in bounded time."""
+    import time
+
+    rules = RULES
+    full = shoe_counts(rules.pack, rules.decks)
+    base = np.array(full, dtype=np.int64)
+    base[0] -= 1
+    sv = UpcardSolver(rules, Params.of(rules), base, 0)
+    t0 = time.perf_counter()
+    sc = sv.split_chains(1)
+    assert sc is not None
+    assert sv._split_nat_loss_exact(1, sc) is None
+    assert sv.split_value(1) == sv.split_value(1, beat=10.0)
+    assert time.perf_counter() - t0 < 60  # the exact computation took 17-50 s here before the limit
+    # a pair within the limit: exact, and not the union
+    sc8 = sv.split_chains(7)
+    assert sc8 is not None and sv._split_nat_loss_exact(7, sc8) is not None
+    assert sv.split_value(7) != sv.split_value(7, beat=10.0)

@@ -39,7 +39,9 @@ ONE_WAGER_EXACT = (
     "busts, makes 21 or is rescued | that card out first)), the hands played in turn over the exact cards "
     "the earlier hands used (analysis/onewager.py); computed wherever the split may be played. A split "
     "that stays below the hand's best other option even with the least loss its hands allow is not "
-    "played, and its own value keeps the union approximation (no edge or chart depends on it)"
+    "played, and its own value keeps the union approximation (no edge or chart depends on it); so does a "
+    "split past the work limit of 50,000 partial box states (2-2 to 4-4 against an Ace or ten in 6 decks, "
+    "which are never played)"
 )
 ONE_WAGER_UNION = (
     "FED (001 Splits, rulings 6 and 26) under CDP: a split box's one-wager loss to a dealer Pontoon is "

@@ -324,7 +324,7 @@ class SplitMixin:
             if exact is not None:
                 return total - exact
         union, lower = self._split_nat_loss(p, sc, early, full)
-        if sc.causal and not total - lower < beat:  # type: ignore[operator]
+        if sc.causal and beat is not None and not total - lower < beat:
             exact = self._split_nat_loss_exact(p, sc)
             if exact is not None:
                 return total - exact
@@ -400,7 +400,8 @@ class SplitMixin:
     def _split_nat_loss_exact(self, p: int, sc: SplitChains) -> float | None:
         """P(dealer Pontoon and some split hand alive), exactly (``onewager``): the chance d0 of
         the complement card times 1 - P(every hand dead | that card out first). None where the
-        shoe is too large for the kernel's multiset keys."""
+        shoe is too large for the kernel's multiset keys, or the split past its work limit
+        (``onewager.MAX_STATES`` partial box states: small pairs with three or more hands)."""
         from pontoon.analysis import onewager  # FED only: numba's typed containers load slowly
 
         sp, pr = self.sp, self.pr
@@ -423,8 +424,10 @@ class SplitMixin:
         one_card = p == 0 and not pr.hit_split_aces  # 000 3.9.1
         dead = onewager.all_dead(
             sp.counts, sp.hard, sp.ncards, sp.nace, sp.trans, shoe0, p, sc.max_hands, one_card,
-            pr.p21wins, pr.ace_one, act, rfl, _two_card_states(),
+            pr.p21wins, pr.ace_one, act, rfl, _two_card_states(), onewager.MAX_STATES,
         )
+        if dead < 0:
+            return None  # past the work limit: the union approximation
         return d0 * (1.0 - dead)
 
     def split_value(
