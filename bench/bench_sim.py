@@ -11,10 +11,13 @@ in the same run (reference.py policy driver, stacked 60-card shoes), and the rat
     .venv/bin/python bench/bench_sim.py --workers [ROUNDS] [REPEATS]   # Dask against one process
     .venv/bin/python bench/bench_sim.py --zscores [bench_zscores.py options]
 
-``--workers``: ``simulate`` on mbs without workers, with ``--workers 1`` and with ``--workers 2``,
+``--workers``: ``simulate`` on mbs without workers, with ``--workers 1`` (this process: no cluster),
+on a Dask cluster of one worker (for comparison) and with ``--workers 2``,
 alternately ``REPEATS`` times (default 20M rounds, 3 repeats); the rates time the simulation only
 (the workers started and the kernels loaded before the clock: ``compile_seconds`` apart); prints
-each run, the best of each, and the ratios (efficiency per worker = rate / (workers x one process)).
+each run, the best of each, and the ratios (efficiency per worker = rate / (workers x one process));
+and the rounds per CPU second (the workers' CPU and this process's: client and scheduler) against
+one process's, which the other jobs on a shared machine do not change.
 ``--zscores``: the z-score table of ``bench_zscores.py``.
 """
 
@@ -68,6 +71,27 @@ def engine(spec, rules, rounds: int) -> float:
     return rounds / (time.perf_counter() - t0)
 
 
+def _dask_one(rules, rounds: int) -> dict:
+    """The same run on a local Dask cluster of one worker (what ``--workers 1`` started before
+    one local worker became this process), timed the same way."""
+    from pontoon.sim.api import DEFAULT_CHUNK, build_spec, chunk_count, normalise_seed, plan_chunks
+    from pontoon.sim.chunk import Totals
+    from pontoon.sim.cluster import run_on_dask
+    from pontoon.sim.stats import report
+
+    spec = build_spec(rules)
+    totals = Totals()
+    cpu: dict = {}
+    _used, comp, secs = run_on_dask(
+        spec, normalise_seed(7), plan_chunks(rounds, DEFAULT_CHUNK), 0, totals, 1, None,
+        chunks=chunk_count(rounds, DEFAULT_CHUNK), chunk_rounds=DEFAULT_CHUNK, cpu=cpu,
+    )  # fmt: skip
+    out = report(spec, totals, rounds, secs, seed=normalise_seed(7), workers=1, session_length=0)
+    out["compile_seconds"] = comp
+    out["cpu_seconds"] = cpu
+    return out
+
+
 def workers_bench(rounds: int, repeats: int) -> None:
     """One process against local Dask clusters of 1 and 2 workers, alternately."""
     import os
@@ -77,21 +101,31 @@ def workers_bench(rounds: int, repeats: int) -> None:
     rules = find_rules("mbs")
     simulate(rules, 1000, seed=1)  # compile or load the kernels here
     best: dict[str, float] = {}
+    best_cpu: dict[str, float] = {}
     for rep in range(repeats):
-        for label, w in (("one process", None), ("--workers 1", 1), ("--workers 2", 2)):
-            out = simulate(rules, rounds, seed=7, workers=w)
+        for label, w in (("one process", None), ("--workers 1", 1), ("Dask, 1 worker", 0), ("--workers 2", 2)):
+            out = simulate(rules, rounds, seed=7, workers=w) if w != 0 else _dask_one(rules, rounds)
             rate = out["rounds_per_second"]
             best[label] = max(best.get(label, 0.0), rate)
+            cpu = out["cpu_seconds"]
+            per_cpu = rounds / max(cpu["workers"] + cpu["this_process"], 1e-9)
+            best_cpu[label] = max(best_cpu.get(label, 0.0), per_cpu)
             load = os.getloadavg()[0]
             print(
                 f"{rep}: {label:12}: {rate:14,.0f} rounds/s (start-up and kernels {out['compile_seconds']:.2f} s "
-                f"apart; load {load:.2f}) net {out['totals']['main_game_net']}",
+                f"apart; load {load:.2f}) CPU: workers {cpu['workers']:.1f} s, this process "
+                f"{cpu['this_process']:.1f} s, {per_cpu:,.0f} rounds per CPU second; "
+                f"net {out['totals']['main_game_net']}",
                 flush=True,
             )
     one = best["one process"]
     print("best: " + ", ".join(f"{k} {v:,.0f}" for k, v in best.items()))
-    print(f"--workers 1 / one process: {best['--workers 1'] / one:.2f}")
+    print(f"--workers 1 / one process: {best['--workers 1'] / one:.2f} (one local worker is this process)")
+    print(f"a Dask cluster of 1 worker / one process: {best['Dask, 1 worker'] / one:.2f}")
     print(f"--workers 2 efficiency per worker: {best['--workers 2'] / (2 * one):.2f} ({os.cpu_count()} cores)")
+    one_c = best_cpu["one process"]
+    print("per CPU second (the work the cores did, whatever else ran): "
+          + ", ".join(f"{k} {v / one_c:.2f}" for k, v in best_cpu.items()) + " of one process's")
 
 
 def main() -> None:

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from pontoon.analysis.report import (
+    CHART,
+    ONE_WAGER_EXACT,
+    ONE_WAGER_PLAY,
+    ONE_WAGER_UNION,
+    SUIT_SPLIT,
+    analyze,
+    approximations,
+)
 from pontoon.analysis.states import UPCARD_LABELS
+from pontoon.rules.load import resolve_rules
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -58,4 +68,23 @@ def test_split_strategy_option_reaches_the_analysis() -> None:
     rep = json.loads(r.stdout)
     assert -rep["house_edge"]["optimal"] == pytest.approx(0.181934306 / 100, abs=1e-9)
     assert "CDZ-" in rep["method"]["splits"]
-    assert any("FED" in a for a in rep["method"]["approximations"])
+    # plain blackjack: only the chart is a restriction; no FED one-wager rule, no 6-7-8
+    assert rep["method"]["approximations"] == [CHART]
+    assert "one_wager" not in rep["method"]
+
+
+@pytest.mark.parametrize(("preset", "strategy", "union", "one_wager"), [
+    ("federal", "cdp1", False, True),
+    ("federal", "cdz", False, True),
+    ("federal", "cdp", True, False),  # CDP's play is not hand by hand: the union stays
+    ("mbs", "cdp1", False, False),
+])
+def test_method_names_what_stays_approximate(preset: str, strategy: str, union: bool, one_wager: bool) -> None:
+    rules = resolve_rules(preset)
+    names = approximations(rules, strategy)
+    assert (ONE_WAGER_UNION in names) is union
+    assert (ONE_WAGER_PLAY in names) is rules.split_loses_one_wager
+    assert SUIT_SPLIT in names and CHART in names
+    if one_wager:  # the exact method is named in the report where it is used
+        rep = analyze(rules, split_strategy=strategy)
+        assert rep["method"]["one_wager"] == ONE_WAGER_EXACT

@@ -109,13 +109,18 @@ def test_tasks_group_consecutive_chunks() -> None:
 
 
 def test_dask_tasks_of_several_chunks_give_identical_totals() -> None:
-    """17 chunks on one worker run as tasks of 2 chunks (and one of 1): the same integers."""
+    """35 chunks on two workers run as tasks of 2 chunks (and one of 1): the same integers; one
+    local worker is this process (no cluster), the same integers again."""
     pytest.importorskip("dask.distributed")
+    from pontoon.sim.cluster import chunks_per_task
+
     kw = dict(seed=5, chunk_rounds=5_000, side_bets=["pair"], boxes=2)
-    single = simulate(MBS, 85_000, **kw)
-    dask = simulate(MBS, 85_000, workers=1, **kw)
-    assert dask["workers"] == 1
-    assert _key(single) == _key(dask)
+    assert chunks_per_task(35, 5_000, 2) == 2
+    single = simulate(MBS, 175_000, **kw)
+    dask = simulate(MBS, 175_000, workers=2, **kw)
+    one = simulate(MBS, 175_000, workers=1, **kw)
+    assert dask["workers"] == 2 and one["workers"] == 1
+    assert _key(single) == _key(dask) == _key(one)
 
 
 def test_dask_recomputes_a_lost_workers_chunks() -> None:

@@ -46,6 +46,9 @@ def action_values(
     ``remaining``: cards left in the shoe by rank (the hand and the upcard already out).
     ``doubled``: the hand has doubled and holds its doubling card (verbs: stand = keep, rescue).
     For a hole-card game with a peek the values are those after the peek (no dealer natural).
+    A split's value is exact (FED's one-wager loss too) wherever it is at least the best other
+    verb asked for; below it, FED's one-wager loss may be the union approximation, which keeps
+    it below (``UpcardSolver.split_value``'s ``beat``).
     """
     wanted = [v for v in legal if v in VERBS]
     if not wanted:
@@ -86,7 +89,7 @@ def action_values(
     o = solver.run(
         a2=aces_first_two, nat_loss=loss, nat_loss_dbl=loss_d, dbl2=(not is_split_hand) or pr.das
     )
-    for v in wanted:
+    for v in sorted(wanted, key=lambda x: x == "split"):  # the split last: its beat is the others' best
         if v == "stand":
             out[v] = float(o.st[s]) * cond
         elif v == "hit":
@@ -116,7 +119,9 @@ def action_values(
                 out[v] = float("nan")
             else:
                 m = pr.max_hands - split_hands_so_far + 1
-                out[v] = float(solver.split_value(p, max_hands=max(m, 2))) * cond
+                others = [x for x in out.values() if x == x]
+                beat = max(others) / cond if others else None
+                out[v] = float(solver.split_value(p, max_hands=max(m, 2), beat=beat)) * cond
         elif v == "rescue":
             out[v] = -1.0
     return out

@@ -20,6 +20,12 @@ HIT = 1
 DOUBLE_HIT = 2  # double, else hit
 DOUBLE_STAND = 3  # double, else stand
 
+# the action ``chain`` takes in a state (its ``act`` output)
+ACT_STAND = 0
+ACT_HIT = 1
+ACT_DOUBLE = 2
+ACT_21 = 3  # a total of 21: paid at once where player 21 wins, else stands
+
 
 @njit(cache=True)
 def dealer_dist(c: np.ndarray, up: int, h17: bool, out: np.ndarray) -> None:
@@ -142,6 +148,133 @@ def _nonnat(base: np.ndarray, cnt: np.ndarray, extra: int, up: int, peek: bool) 
 
 
 @njit(cache=True)
+def _options(
+    i: int, counts: np.ndarray, hard: np.ndarray, ncards: np.ndarray, nace: np.ndarray, trans: np.ndarray,
+    base: np.ndarray, nbase: int, dist: np.ndarray, up: int, peek: bool, p21wins: bool, nat_loss: float,
+    nat_loss_dbl: float, a2: int, ace_one: bool, rescue: bool, resc_pol: np.ndarray, resc_fix: np.ndarray,
+    weights: np.ndarray, st: np.ndarray, hit: np.ndarray, dbl: np.ndarray, val: np.ndarray,
+    racc: np.ndarray, rfl: np.ndarray,
+) -> None:
+    """``chain``'s pass 1 for state ``i``: stand, hit (then its best play, ``val`` of the states
+    one card on) and double (one card, then keep or rescue)."""
+    n_left = nbase - ncards[i]
+    hv = hard[i]
+    bt = hv
+    if nace[i] > 0 and hv + 10 <= 21:
+        bt = hv + 10
+    st[i] = stand_value(dist[i], bt, 1.0, nat_loss, peek)
+    hsum = 0.0
+    dsum = 0.0
+    a2e = a2
+    if ncards[i] == 2:
+        a2e = nace[i]
+    for r in range(10):
+        cr = base[r] - counts[i, r]
+        if cr <= 0 or n_left <= 0:
+            continue
+        p = cr / n_left
+        j = trans[i, r]
+        if j < 0:
+            f = _nonnat(base, counts[i], r, up, peek)
+            hsum -= p * f
+            dsum -= 2.0 * p * f
+            continue
+        hsum += p * val[j]
+        # doubled: Aces among the first two cards count 1 (000 3.17.2, 002 3.14, 004 3.25.2)
+        free = nace[j] > 0
+        if ace_one:
+            free = nace[j] > a2e
+        dt = hard[j]
+        if free and dt + 10 <= 21:
+            dt += 10
+        f = _nonnat(base, counts[j], -1, up, peek)
+        if dt == 21 and p21wins:
+            dv = 2.0 * f  # rulings 5: doubled 21 paid 1 to 1 at once
+        else:
+            keep = stand_value(dist[j], dt, 2.0, nat_loss_dbl, peek)
+            dv = keep
+            if rescue and dt < 21:
+                # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
+                forf = -1.0 * f
+                racc[dt] += weights[i] * p * (keep - forf)
+                rf = resc_fix[i, r]
+                rp = resc_pol[dt]
+                if rf == 1 or (rf == -1 and (rp == 1 or (rp == -1 and forf > keep))):
+                    dv = forf
+                    rfl[i, r] = 1
+                else:
+                    rfl[i, r] = 0
+        dsum += p * dv
+    hit[i] = hsum
+    dbl[i] = dsum
+
+
+@njit(cache=True)
+def _accumulate(
+    g0: int, g1: int, hard: np.ndarray, ncards: np.ndarray, nace: np.ndarray, active: np.ndarray,
+    weights: np.ndarray, st: np.ndarray, hit: np.ndarray, dbl: np.ndarray, acc: np.ndarray,
+) -> None:
+    """``chain``'s build mode: the weighted stand / hit / double sums of the states g0..g1 of
+    three or more cards, by class (soft, best total, cards)."""
+    for i in range(g0, g1):
+        if not active[i] or ncards[i] < 3:
+            continue
+        hv = hard[i]
+        sf = 0
+        bt = hv
+        if nace[i] > 0 and hv + 10 <= 21:
+            bt = hv + 10
+            sf = 1
+        if bt >= 21:
+            continue
+        nc = min(ncards[i], 11)
+        w = weights[i]
+        acc[sf, bt, nc, 0] += w * st[i]
+        acc[sf, bt, nc, 1] += w * hit[i]
+        acc[sf, bt, nc, 2] += w * dbl[i]
+
+
+@njit(cache=True)
+def _class_code(sums: np.ndarray, can_stand: bool, can_dbl: bool) -> int:
+    """The chart code of a class from its summed stand / hit / double values."""
+    a_s = sums[0]
+    a_h = sums[1]
+    a_d = sums[2]
+    best_c = HIT
+    bv = a_h
+    if can_stand and a_s > bv:
+        best_c = STAND
+        bv = a_s
+    if can_dbl and a_d > bv:
+        best_c = DOUBLE_HIT if (a_h >= a_s or not can_stand) else DOUBLE_STAND
+    return best_c
+
+
+@njit(cache=True)
+def _action(code: int, can_stand: bool, can_dbl: bool, st: float, hit: float, dbl: float) -> int:
+    """The action a policy code takes where stand / double may not be legal (OPTIMAL: the best
+    of the legal ones, stand before hit only when better, double only when better still)."""
+    a = ACT_HIT
+    if code == OPTIMAL:
+        v = hit
+        if can_stand and st > v:
+            v = st
+            a = ACT_STAND
+        if can_dbl and dbl > v:
+            a = ACT_DOUBLE
+    elif code == STAND:
+        a = ACT_STAND if can_stand else ACT_HIT
+    elif code == DOUBLE_HIT:
+        a = ACT_DOUBLE if can_dbl else ACT_HIT
+    elif code == DOUBLE_STAND:
+        if can_dbl:
+            a = ACT_DOUBLE
+        elif can_stand:
+            a = ACT_STAND
+    return a
+
+
+@njit(cache=True)
 def chain(
     counts: np.ndarray,
     hard: np.ndarray,
@@ -165,6 +298,7 @@ def chain(
     rescue: bool,
     policy: np.ndarray,
     resc_pol: np.ndarray,
+    resc_fix: np.ndarray,
     build: bool,
     weights: np.ndarray,
     st: np.ndarray,
@@ -173,6 +307,8 @@ def chain(
     val: np.ndarray,
     dec: np.ndarray,
     racc: np.ndarray,
+    act: np.ndarray,
+    rfl: np.ndarray,
 ) -> None:
     """Values of every active state, highest hard total first (a card always raises it).
 
@@ -182,6 +318,9 @@ def chain(
     the action that is best summed over their class (soft, best total, cards) with ``weights``,
     recorded in ``dec[soft, best, min(cards, 11)]`` (a total-dependent chart with card counts).
     ``racc[t]`` accumulates the weighted advantage of keeping a double on total t over rescuing.
+    ``resc_fix[s, r]``: 1 rescue / 0 keep a double of ``s`` that drew ``r`` (-1: ``resc_pol``).
+    Out: ``act[s]`` the action taken (ACT_STAND, ACT_HIT, ACT_DOUBLE; ACT_21 on 21) and
+    ``rfl[s, r]`` 1 where that double is rescued (the strategy played, for ``onewager``).
     """
     s_n = hard.shape[0]
     nbase = 0
@@ -189,83 +328,24 @@ def chain(
         nbase += base[r]
     s = 0
     acc = np.zeros((2, 22, 12, 3))
-    seen = np.zeros((2, 22, 12), np.bool_)
     while s < s_n:
         g0 = s
         h = hard[s]
         while s < s_n and hard[s] == h:
             s += 1
-        g1 = s
-        # pass 1: stand, hit, double of every state of this hard total
-        for i in range(g0, g1):
-            if not active[i] or ncards[i] < 1:
-                continue
-            n_left = nbase - ncards[i]
-            hv = hard[i]
-            bt = hv
-            if nace[i] > 0 and hv + 10 <= 21:
-                bt = hv + 10
-            st[i] = stand_value(dist[i], bt, 1.0, nat_loss, peek)
-            hsum = 0.0
-            dsum = 0.0
-            a2e = a2
-            if ncards[i] == 2:
-                a2e = nace[i]
-            for r in range(10):
-                cr = base[r] - counts[i, r]
-                if cr <= 0 or n_left <= 0:
-                    continue
-                p = cr / n_left
-                j = trans[i, r]
-                if j < 0:
-                    f = _nonnat(base, counts[i], r, up, peek)
-                    hsum -= p * f
-                    dsum -= 2.0 * p * f
-                    continue
-                hsum += p * val[j]
-                # doubled: Aces among the first two cards count 1 (000 3.17.2, 002 3.14, 004 3.25.2)
-                free = nace[j] > 0
-                if ace_one:
-                    free = nace[j] > a2e
-                dt = hard[j]
-                if free and dt + 10 <= 21:
-                    dt += 10
-                f = _nonnat(base, counts[j], -1, up, peek)
-                if dt == 21 and p21wins:
-                    dv = 2.0 * f  # rulings 5: doubled 21 paid 1 to 1 at once
-                else:
-                    keep = stand_value(dist[j], dt, 2.0, nat_loss_dbl, peek)
-                    dv = keep
-                    if rescue and dt < 21:
-                        # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
-                        forf = -1.0 * f
-                        racc[dt] += weights[i] * p * (keep - forf)
-                        rp = resc_pol[dt]
-                        if rp == 1 or (rp == -1 and forf > keep):
-                            dv = forf
-                dsum += p * dv
-            hit[i] = hsum
-            dbl[i] = dsum
-        # pass 2: the value of holding each state
+        # pass 1: stand, hit, double of every state of this hard total (their cards lead to
+        # higher totals, already valued)
+        for i in range(g0, s):
+            if active[i] and ncards[i] >= 1:
+                _options(
+                    i, counts, hard, ncards, nace, trans, base, nbase, dist, up, peek, p21wins, nat_loss,
+                    nat_loss_dbl, a2, ace_one, rescue, resc_pol, resc_fix, weights, st, hit, dbl, val,
+                    racc, rfl,
+                )
         if build:
-            for i in range(g0, g1):
-                if not active[i] or ncards[i] < 3:
-                    continue
-                hv = hard[i]
-                sf = 0
-                bt = hv
-                if nace[i] > 0 and hv + 10 <= 21:
-                    bt = hv + 10
-                    sf = 1
-                if bt >= 21:
-                    continue
-                nc = min(ncards[i], 11)
-                w = weights[i]
-                acc[sf, bt, nc, 0] += w * st[i]
-                acc[sf, bt, nc, 1] += w * hit[i]
-                acc[sf, bt, nc, 2] += w * dbl[i]
-                seen[sf, bt, nc] = True
-        for i in range(g0, g1):
+            _accumulate(g0, s, hard, ncards, nace, active, weights, st, hit, dbl, acc)
+        # pass 2: the value of holding each state
+        for i in range(g0, s):
             if not active[i] or ncards[i] < 1:
                 continue
             hv = hard[i]
@@ -275,6 +355,7 @@ def chain(
                 bt = hv + 10
                 sf = 1
             if bt == 21:
+                act[i] = ACT_21
                 if p21wins:
                     val[i] = pay21[i] * _nonnat(base, counts[i], -1, up, peek)
                 else:
@@ -285,38 +366,16 @@ def chain(
             code = policy[i]
             if build and ncards[i] >= 3:
                 nc = min(ncards[i], 11)
-                a_s = acc[sf, bt, nc, 0]
-                a_h = acc[sf, bt, nc, 1]
-                a_d = acc[sf, bt, nc, 2]
-                best_c = HIT
-                bv = a_h
-                if can_stand and a_s > bv:
-                    best_c = STAND
-                    bv = a_s
-                if can_dbl and a_d > bv:
-                    best_c = DOUBLE_HIT if (a_h >= a_s or not can_stand) else DOUBLE_STAND
-                code = best_c
-                dec[sf, bt, nc] = best_c
-            if code == OPTIMAL:
-                v = hit[i]
-                if can_stand and st[i] > v:
-                    v = st[i]
-                if can_dbl and dbl[i] > v:
-                    v = dbl[i]
-            elif code == STAND:
-                v = st[i] if can_stand else hit[i]
-            elif code == HIT:
-                v = hit[i]
-            elif code == DOUBLE_HIT:
-                v = dbl[i] if can_dbl else hit[i]
+                code = _class_code(acc[sf, bt, nc], can_stand, can_dbl)
+                dec[sf, bt, nc] = code
+            a = _action(code, can_stand, can_dbl, st[i], hit[i], dbl[i])
+            act[i] = a
+            if a == ACT_STAND:
+                val[i] = st[i]
+            elif a == ACT_DOUBLE:
+                val[i] = dbl[i]
             else:
-                if can_dbl:
-                    v = dbl[i]
-                elif can_stand:
-                    v = st[i]
-                else:
-                    v = hit[i]
-            val[i] = v
+                val[i] = hit[i]
 
 
 # ---------------------------------------------------------------------------------------

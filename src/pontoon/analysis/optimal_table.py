@@ -82,7 +82,8 @@ from itertools import product
 
 import numpy as np
 
-from pontoon.analysis.player import ChainOut, Params, SplitChains, UpcardSolver
+from pontoon.analysis.player import ChainOut, Params, UpcardSolver
+from pontoon.analysis.splits import SplitChains
 from pontoon.analysis.states import StateSpace, shoe_counts, state_space
 from pontoon.analysis.strategy import comp_weights
 from pontoon.analysis.suits import BONUS_COMPLETION, SUITS, completion_classes
@@ -143,7 +144,10 @@ def _build(rules: CasinoRules) -> Decisions:
     out: Decisions = {"two": {}, "three": {}, "four": {}}
     for up, base, solver, outs in _upcard_chains(rules, pr):
         for i, j, _w in solver.start_weights():
-            split_ev = solver.split_value(i) if (i == j and pr.max_hands >= 2) else None
+            split_ev = None
+            if i == j and pr.max_hands >= 2:
+                beat = solver.split_beat(i, *solver.hand_options(i, j, outs, None))
+                split_ev = solver.split_value(i, beat=beat)  # exact where it may be played
             opts, classes = solver.hand_options(i, j, outs, split_ev)
             if "N" in opts:
                 continue
@@ -347,9 +351,10 @@ def _build_tables(rules: CasinoRules) -> np.ndarray:
         if pr.max_hands >= 2:
             for p in range(10):
                 sc = solver.split_chains(p)
-                if sc is not None:
+                if sc is not None and solver.base[p] >= 2:
                     chains[p] = sc
-                    split_ev[p] = solver.split_combine(p, sc)
+                    beat = solver.split_beat(p, *solver.hand_options(p, p, outs, None))
+                    split_ev[p] = solver.split_combine(p, sc, beat)  # exact where it may be played
         row = codes[up + 1]
         # kinds 0 / 1: the first decision of the unsplit two-card hands
         flow0 = {t: np.zeros(size) for t in a2s}  # probability of hitting each two-card hand

@@ -10,14 +10,13 @@ Exactness (one box against the dealer, which is the whole game for a single box)
     cards are drawn from what the player leaves (casino Pontoon has no hole card; for a hole-card
     game with a peek the analysis works in the world "dealer has no natural" with every value
     weighted by the probability of no natural given the cards out, which is exact too).
-  * splits: see ``split_value``: each split hand is played against the shoe less both pair cards
-    and its own cards (the other hands' cards are not removed), resplits by expected hand counts.
+  * splits: ``splits.SplitMixin.split_value`` (exact for the post-split strategy, resplits to the
+    rules' limit by E. Farmer's method; FED's one-wager loss by ``onewager``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from pontoon.analysis import kernels as K
+from pontoon.analysis.splits import SPLIT_STRATEGIES, SplitMixin
 from pontoon.analysis.states import StateSpace, state_space
 from pontoon.analysis.suits import (
     BONUS_COMPLETION,
@@ -163,6 +163,11 @@ def dealer_dists(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> n
     return K.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
 
 
+@lru_cache(maxsize=1)
+def _no_fix() -> np.ndarray:
+    """``chain``'s ``resc_fix`` that fixes nothing (rescue by ``resc_pol``)."""
+    return np.full((state_space().size, 10), -1, dtype=np.int8)
+
 _KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
 
 CODE_TO_POLICY = {"S": K.STAND, "H": K.HIT, "D": K.DOUBLE_HIT, "Ds": K.DOUBLE_STAND, "R": K.HIT, "Rs": K.STAND}
@@ -252,82 +257,11 @@ class ChainOut:
     val: np.ndarray
     dec: np.ndarray
     racc: np.ndarray
+    act: np.ndarray  # the action taken in each state (K.ACT_*)
+    rfl: np.ndarray  # [s, r] 1 where a double of s that drew r is rescued
 
 
-SPLIT_STRATEGIES = ("cdz", "cdp1", "cdp")
-
-
-@dataclass
-class SplitChains:
-    """The chains behind ``UpcardSolver.split_value`` for one pair value ``p``.
-
-    ``by_a[a]``: the chains (by a2, Aces among a split hand's first two cards) of a split hand
-    (its state includes the pair card it kept) when ``a`` pair cards besides the two of the
-    original pair are out of the shoe, run on ``bases[a]`` = the shoe less the up card and
-    ``1 + a`` pair cards; ``outs`` / ``base`` / ``active`` are those of ``a = 0`` (the hands'
-    decisions that the optimal tables export); ``dbl2`` whether a split hand may double on two
-    cards; ``max_hands`` the hands allowed for this pair (2: no resplit)."""
-
-    by_a: list[dict[int, ChainOut]]
-    bases: list[np.ndarray]
-    active: np.ndarray
-    dbl2: bool
-    max_hands: int
-    pols: list[dict[int, np.ndarray | None]] = field(default_factory=list)  # fixed policies used
-    resc_pol: np.ndarray | None = None
-
-    @property
-    def outs(self) -> dict[int, ChainOut]:
-        return self.by_a[0]
-
-    @property
-    def base(self) -> np.ndarray:
-        return self.bases[0]
-
-    def out_for(self, a2: int, a: int = 0) -> ChainOut:
-        """The chain of a hand with ``a2`` Aces among its first two cards (as ``split_value``)."""
-        outs = self.by_a[a]
-        return outs.get(a2, next(iter(outs.values())))
-
-
-def split_terminals(n_pair: int, n_other: int, max_hands: int) -> tuple[dict[int, float], dict[int, float]]:
-    """Probabilities of how the second cards of a split fall (exact, any hand limit).
-
-    Hands get their second cards one at a time; a pair card starts a new hand while fewer than
-    ``max_hands`` exist (000 3.9, the rules' ``max_split_hands``). ``n_pair`` pair cards and
-    ``n_other`` other cards remain after the up card and the two pair cards. Returns
-    (``early``, ``full``): ``early[h]`` = P(the split ends with h < max_hands hands, every second
-    card a non-pair card), ``full[k]`` = P(max_hands hands are reached after k hands were completed
-    by a non-pair card). With a pair cards and b other cards drawn, the next card is a pair card
-    with chance (n_pair - a) / (n_pair + n_other - a - b)."""
-    early: dict[int, float] = {}
-    full: dict[int, float] = {}
-    m = max_hands
-    if m <= 2:
-        return early, {0: 1.0}
-    frontier = {(0, 0): 1.0}  # (a, b) -> probability; 2 + a - b hands still wait for a card
-    while frontier:
-        nxt: dict[tuple[int, int], float] = {}
-        for (a, b), pr in frontier.items():
-            left = n_pair + n_other - a - b
-            if left <= 0:
-                continue
-            q = max(n_pair - a, 0) / left
-            if q > 0:
-                if 2 + a + 1 >= m:
-                    full[b] = full.get(b, 0.0) + pr * q
-                else:
-                    nxt[(a + 1, b)] = nxt.get((a + 1, b), 0.0) + pr * q
-            if q < 1:
-                if 2 + a - (b + 1) == 0:
-                    early[2 + a] = early.get(2 + a, 0.0) + pr * (1 - q)
-                else:
-                    nxt[(a, b + 1)] = nxt.get((a, b + 1), 0.0) + pr * (1 - q)
-        frontier = nxt
-    return early, full
-
-
-class UpcardSolver:
+class UpcardSolver(SplitMixin):
     """Everything about one upcard against one composition ``base`` (the shoe less the upcard)."""
 
     def __init__(
@@ -386,6 +320,7 @@ class UpcardSolver:
         dbl2: bool = True,
         policy: np.ndarray | None = None,
         resc_pol: np.ndarray | None = None,
+        resc_fix: np.ndarray | None = None,
         build: bool = False,
         weights: np.ndarray | None = None,
     ) -> ChainOut:
@@ -394,6 +329,7 @@ class UpcardSolver:
         out = ChainOut(
             np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size),
             np.full((2, 22, 12), -9, dtype=np.int64), np.zeros(22),
+            np.full(size, K.ACT_HIT, dtype=np.int8), np.zeros((size, 10), dtype=np.int8),
         )
         K.chain(
             sp.counts, sp.hard, sp.ncards, sp.nace, sp.trans,
@@ -405,276 +341,13 @@ class UpcardSolver:
             pr.forced, dbl2, pr.dbl_any, a2, pr.ace_one, pr.rescue,
             np.full(size, K.OPTIMAL, dtype=np.int64) if policy is None else policy,
             np.full(22, -1, dtype=np.int64) if resc_pol is None else resc_pol,
+            _no_fix() if resc_fix is None else resc_fix,
             build, np.zeros(size) if weights is None else weights,
-            out.st, out.hit, out.dbl, out.val, out.dec, out.racc,
+            out.st, out.hit, out.dbl, out.val, out.dec, out.racc, out.act, out.rfl,
         )
         return out
 
     # splits ----------------------------------------------------------------------------
-    def _removal_dists(self, rem: np.ndarray) -> np.ndarray:
-        """Dealer distributions for ``base - rem[k]`` (rows of card counts)."""
-        if not len(rem):
-            return np.zeros((0, 7))
-        return self.dealers.get(rem, self.up)
-
-    def split_setup(self, p: int, a: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """Active mask and dealer distributions for the hands of a split of value ``p`` when
-        ``1 + a`` other pair cards are out: a state s (holding its own pair card) sees the dealer
-        of the shoe less s and those pair cards."""
-        key = (p, a)
-        if key in self._split_dist:
-            return self._split_dist[key]
-        sp = self.sp
-        c_p = sp.counts[:, p]
-        # the shoe less 1 + a pair cards: only the pair value's count changes (self.fits: the rest)
-        act = self.fits & (c_p >= 1) & (c_p <= int(self.base[p]) - 1 - a) & (sp.ncards >= 2)
-        dist = np.zeros((sp.size, 7))
-        idx = np.nonzero(act)[0]
-        if len(idx):
-            pos = self.dealers.state_positions(p, 1 + a)  # may add rows: index after it
-            dist[idx] = self.dealers.rows[pos[idx], self.up]
-        self._split_dist[key] = (act, dist)
-        return act, dist
-
-    def main_out(self, a2: int) -> ChainOut:
-        """The unsplit chain (optimal play) for ``a2`` (CDZ- decisions of split hands)."""
-        if a2 not in self.main_outs:
-            self.main_outs[a2] = self.run(a2=a2)
-        return self.main_outs[a2]
-
-    def _decisions(self, o: ChainOut, act: np.ndarray, dbl2: bool) -> np.ndarray:
-        """The policy codes of the best option of every active state of ``o`` (stand, then hit
-        if better, then double if better and allowed, as the kernel's OPTIMAL)."""
-        sp, pr = self.sp, self.pr
-        can_s = sp.best >= pr.forced
-        can_d = np.full(sp.size, pr.dbl_any) | ((sp.ncards == 2) & dbl2)
-        code = np.full(sp.size, K.HIT, dtype=np.int64)
-        v = o.hit.copy()
-        better_s = can_s & (o.st > v)
-        code[better_s] = K.STAND
-        v = np.where(better_s, o.st, v)
-        better_d = can_d & (o.dbl > v)
-        code[better_d] = K.DOUBLE_HIT
-        return np.where(act, code, K.HIT)
-
-    def split_chains(
-        self,
-        p: int,
-        *,
-        policy: np.ndarray | None = None,
-        resc_pol: np.ndarray | None = None,
-        max_hands: int | None = None,
-    ) -> SplitChains | None:
-        """The chains that value the hands of a split of value ``p`` (see ``split_value``), or
-        None where the pair cannot be split (fewer than two hands allowed, or too few cards)."""
-        pr = self.pr
-        m = pr.max_hands if max_hands is None else max_hands
-        if m < 2:
-            return None
-        if p == 0 and not pr.resplit_aces:
-            m = 2  # 000 3.9.1: split Aces are not split again unless the rules say so
-        if self.base[p] < 2 or self.n < 3:
-            return None
-        # pair cards that can be out besides the original two: m - 2 resplits, and up to m - 2
-        # more from the hands' removal recursion (Farmer's EV[X; a, b] in terms of EV[X; a, 0])
-        a_max = min(2 * (m - 2), int(self.base[p]) - 2)
-        # 001 Splits: against a dealer Pontoon the box loses one wager only (see split_combine)
-        loss = 0.0 if pr.split_one_wager else 1.0
-        loss_d = 0.0 if pr.split_one_wager else pr.nat_loss_dbl
-        dbl2 = pr.das and not (p == 0 and not self.rules.double_split_aces)
-        a2_all = (0, 1) if p != 0 else (1, 2)
-        a2s: tuple[int, ...] = a2_all if pr.dbl_any else (a2_all[0],)
-        strat = self.split_strategy
-        by_a: list[dict[int, ChainOut]] = []
-        pols: list[dict[int, np.ndarray | None]] = []
-        bases: list[np.ndarray] = []
-        act0 = np.zeros(self.sp.size, dtype=bool)
-        for a in range(a_max + 1):
-            act, dist = self.split_setup(p, a)
-            if a == 0:
-                act0 = act
-            base_s = self.base.copy()
-            base_s[p] -= 1 + a
-            outs: dict[int, ChainOut] = {}
-            pol_a: dict[int, np.ndarray | None] = {}
-            for a2 in a2s:
-                pol = policy
-                if pol is None and strat == "cdz":
-                    # CDZ-: the unsplit hand's best option (among those a split hand has)
-                    pol = self._decisions(self.main_out(a2), act, dbl2)
-                elif pol is None and strat == "cdp1" and a > 0:
-                    # CDP1: the decisions of the first split (one pair card besides the hand's out)
-                    pol = self._decisions(by_a[0][a2], act0, dbl2)
-                outs[a2] = self.run(
-                    base=base_s, dist=dist, active=act, a2=a2, nat_loss=loss, nat_loss_dbl=loss_d,
-                    dbl2=dbl2, policy=pol, resc_pol=resc_pol,
-                )
-                pol_a[a2] = pol
-            by_a.append(outs)
-            pols.append(pol_a)
-            bases.append(base_s)
-        return SplitChains(by_a, bases, act0, dbl2, m, pols, resc_pol)
-
-    def _hand_values(self, p: int, sc: SplitChains, a: int) -> tuple[float, float, float]:
-        """(EV[X; a, 0], EV[N; a, 0], EV[P; a, 0]): the value of one split hand whose second card
-        is any card / a non-pair card / a pair card it may not split, with ``a`` pair cards out
-        besides the original two (Farmer's notation, blackjack_split.pdf)."""
-        pr, sp = self.pr, self.sp
-        base_s = sc.bases[a]
-        left = self.n - 2 - a  # the shoe less the up card, 2 + a pair cards
-        ev_x = 0.0
-        e_np = 0.0
-        w_np = 0.0
-        e_p = 0.0
-        for r in range(10):
-            cr = int(base_s[r]) - (1 if r == p else 0)
-            if cr <= 0 or left <= 0:
-                continue
-            pr_r = cr / left
-            cnt = [0] * 10
-            cnt[p] += 1
-            cnt[r] += 1
-            s2 = sp.index[tuple(cnt)]
-            o = sc.out_for(int(sp.nace[s2]), a)
-            if p == 0 and not pr.hit_split_aces:
-                # 000 3.9.1: one card on each split Ace, no further action
-                w = o.val[s2] if sp.best[s2] == 21 else o.st[s2]
-            else:
-                w = o.val[s2]
-            ev_x += pr_r * w
-            if r == p:
-                e_p = w
-            else:
-                e_np += pr_r * w
-                w_np += pr_r
-        return ev_x, (e_np / w_np if w_np > 0 else 0.0), e_p
-
-    def _removal_ev(self, p: int, hv: list[tuple[float, float, float]]) -> Callable[[int, int, int], float]:
-        """EV[X; a, b] (kind 0) and EV[N; a, b] (kind 1) from the values ``hv[a]`` of
-        ``_hand_values``: b non-pair cards out too, by the removal recursion (a random card out is
-        a pair card with chance v, so E[a, b-1] = v E[a+1, b-1] + (1 - v) E[a, b])."""
-        n_pair = int(self.base[p]) - 2
-        n_other = self.n - int(self.base[p])
-        a_max = len(hv) - 1
-        memo: dict[tuple[int, int, int], float] = {}
-
-        def ev(kind: int, a: int, b: int) -> float:
-            if a > a_max or a > n_pair or b < 0:
-                return 0.0
-            if b == 0:
-                return hv[a][kind]
-            key = (kind, a, b)
-            if key in memo:
-                return memo[key]
-            left = n_pair + n_other - a - (b - 1) - kind  # N: its own second card is out too
-            v = (n_pair - a) / left if left > 0 else 0.0
-            res = 0.0 if v >= 1.0 else (ev(kind, a, b - 1) - v * ev(kind, a + 1, b - 1)) / (1.0 - v)
-            memo[key] = res
-            return res
-
-        return ev
-
-    def split_combine(self, p: int, sc: SplitChains) -> float:
-        """``split_value`` from the chains of ``split_chains(p)`` (exact; see ``split_value``)."""
-        m = sc.max_hands
-        n_pair = int(self.base[p]) - 2
-        n_other = self.n - int(self.base[p])
-        ev = self._removal_ev(p, [self._hand_values(p, sc, a) for a in range(len(sc.by_a))])
-        early, full = split_terminals(n_pair, n_other, m)
-        total = 0.0
-        for h, q in early.items():
-            total += q * h * ev(1, h - 2, h - 1)
-        for k, q in full.items():
-            if k > 0:
-                total += q * k * ev(1, m - 2, k - 1)
-            total += q * (m - k) * ev(0, m - 2, k)
-        if self.pr.split_one_wager:
-            total -= self._split_nat_loss(p, sc, early, full)
-        return total
-
-    def _split_nat_loss(
-        self, p: int, sc: SplitChains, early: dict[int, float], full: dict[int, float]
-    ) -> float:
-        """001 Splits, rul 6 and 26: against a dealer Pontoon a split box loses one wager in all; a
-        busted split hand was settled (lost) at once and is not that wager, nor is a 21 paid at
-        once. The chains value live hands at 0 against a Pontoon, so the box loses
-        P(dealer Pontoon and some hand alive). Each final hand's x = P(Pontoon and this hand
-        alive) is exact (chains charging the loss, played as without it, through the same
-        removal recursion); the union over a split's H hands is d (1 - prod (1 - x_i / d)),
-        d = P(Pontoon) given the cards known out: hands alive independently given the Pontoon
-        (the approximation by design, named in the report's ``method``)."""
-        if self.up not in (0, 9):
-            return 0.0
-        m = sc.max_hands
-        by_a1: list[dict[int, ChainOut]] = []
-        for a, outs in enumerate(sc.by_a):
-            act, dist = self.split_setup(p, a)
-            o1: dict[int, ChainOut] = {}
-            for a2, o in outs.items():
-                fixed = sc.pols[a].get(a2) if a < len(sc.pols) else None
-                pol = fixed if fixed is not None else self._decisions(o, act, sc.dbl2)
-                o1[a2] = self.run(
-                    base=sc.bases[a], dist=dist, active=act, a2=a2, nat_loss=1.0, nat_loss_dbl=1.0,
-                    dbl2=sc.dbl2, policy=pol, resc_pol=sc.resc_pol,
-                )
-            by_a1.append(o1)
-        sc1 = SplitChains(by_a1, sc.bases, sc.active, sc.dbl2, m)
-        dhv: list[tuple[float, float, float]] = []
-        for a in range(len(sc.by_a)):
-            v0 = self._hand_values(p, sc, a)
-            v1 = self._hand_values(p, sc1, a)
-            dhv.append((v0[0] - v1[0], v0[1] - v1[1], v0[2] - v1[2]))
-        xev = self._removal_ev(p, dhv)
-        other = 9 if self.up == 0 else 0
-        n_other = self.n - int(self.base[p])
-        c_o = int(self.base[other]) - (2 if p == other else 0)
-
-        def union(xs: list[float], a: int, b: int) -> float:
-            left = self.n - 2 - a - b
-            if p == other:
-                co = float(c_o - a)
-            else:
-                co = c_o * (1.0 - b / n_other) if n_other > 0 else 0.0
-            d = co / left if left > 0 else 0.0
-            if d <= 0:
-                return 0.0
-            keep = 1.0
-            for x in xs:
-                keep *= 1.0 - min(max(x, 0.0) / d, 1.0)
-            return d * (1.0 - keep)
-
-        total = 0.0
-        for h, q in early.items():
-            total += q * union([xev(1, h - 2, h - 1)] * h, h - 2, h - 1)
-        for k, q in full.items():
-            xs = ([xev(1, m - 2, k - 1)] * k if k > 0 else []) + [xev(0, m - 2, k)] * (m - k)
-            total += q * union(xs, m - 2, k)
-        return total
-
-    def split_value(
-        self,
-        p: int,
-        *,
-        policy: np.ndarray | None = None,
-        resc_pol: np.ndarray | None = None,
-        max_hands: int | None = None,
-    ) -> float:
-        """Expectation of splitting a pair of value ``p`` (per original wager of the hand).
-
-        Exact for the post-split strategy ``split_strategy`` (CDZ-, CDP1, CDP as in Farmer's
-        analyser) or the fixed ``policy``: every split hand's value is the mean over the ways the
-        split's second cards fall (``split_terminals``) of the hands' values with the pair cards
-        and non-pair second cards known to be out removed from their shoe (other cards are
-        exchangeable); a hand's value with b non-pair cards out follows from those with none
-        out through the removal recursion of ``split_combine`` (E. Farmer, "Optimal
-        expected values for blackjack splits"). Every pair card drawn is resplit while fewer
-        than the rules' ``max_split_hands`` hands exist (Aces once unless ``resplit_aces``).
-        """
-        sc = self.split_chains(p, policy=policy, resc_pol=resc_pol, max_hands=max_hands)
-        if sc is None:
-            return float("nan")
-        return self.split_combine(p, sc)
-
     # two-card starting hands -----------------------------------------------------------
     def start_weights(self) -> list[tuple[int, int, float]]:
         """(i, j, probability) of every two-card starting hand i <= j from ``base``."""

@@ -29,14 +29,44 @@ SPLIT_NAMES = {
     "cdp": "CDP (re-optimised for every number of pair cards out)",
 }
 # what stays approximate by design (docs/analysis.md, "Exact and approximate")
-APPROXIMATIONS = [
-    "FED (001 Splits, rulings 6 and 26): a split box's one-wager loss to a dealer Pontoon is P(Pontoon and "
-    "some split hand alive), each hand's P(Pontoon and alive) exact, the union over the hands taken as if "
-    "the hands were alive independently given the Pontoon",
-    "6-7-8 and 7-7-7 made inside split hands (and in unsplit hands after the first decision) are paid "
-    "their average over the suits of the full shoe; on the starting hand the suits are exact",
-    "the basic chart is a strategy restriction (total-dependent with card-count exceptions)",
-]
+SUIT_SPLIT = (
+    "6-7-8 and 7-7-7 made inside split hands are paid their average over the suits of the full shoe, and "
+    "split hands do not play by suits (on the starting hand, unsplit, the suits are exact)"
+)
+CHART = "the basic chart is a strategy restriction (total-dependent with card-count exceptions)"
+ONE_WAGER_EXACT = (
+    "exact: P(dealer Pontoon and some split hand alive) = P(the Pontoon card) x (1 - P(every split hand "
+    "busts, makes 21 or is rescued | that card out first)), the hands played in turn over the exact cards "
+    "the earlier hands used (analysis/onewager.py); computed wherever the split may be played. A split "
+    "that stays below the hand's best other option even with the least loss its hands allow is not "
+    "played, and its own value keeps the union approximation (no edge or chart depends on it); so does a "
+    "split past the work limit of 50,000 partial box states (2-2 to 4-4 against an Ace or ten in 6 decks, "
+    "which are never played)"
+)
+ONE_WAGER_UNION = (
+    "FED (001 Splits, rulings 6 and 26) under CDP: a split box's one-wager loss to a dealer Pontoon is "
+    "the union over the hands of each hand's exact P(Pontoon and alive), taken as if the hands were alive "
+    "independently given the Pontoon (CDP's play depends on the pair cards out when the split is over, "
+    "which no hand-by-hand play knows, so the exact joint computation does not apply)"
+)
+ONE_WAGER_PLAY = (
+    "FED: optimal split hands decide as if a live hand lost nothing to a dealer Pontoon (the one wager "
+    "is charged to the box afterwards, exactly), or are played as the chart plays them where that loses "
+    "less: a strategy restriction whose value is exact"
+)
+
+
+def approximations(rules: CasinoRules, split_strategy: str) -> list[str]:
+    """What stays approximate by design for these rules and post-split strategy."""
+    out = []
+    if rules.split_loses_one_wager and rules.max_split_hands >= 2:
+        if split_strategy == "cdp":
+            out.append(ONE_WAGER_UNION)
+        out.append(ONE_WAGER_PLAY)
+    if rules.is_pontoon and rules.max_split_hands >= 2:
+        out.append(SUIT_SPLIT)
+    out.append(CHART)
+    return out
 
 
 def rules_dict(rules: CasinoRules) -> dict[str, Any]:
@@ -81,10 +111,12 @@ def analyze(
                 "second cards known to be out removed from its shoe (E. Farmer's removal recursion); "
                 f"split hands played {SPLIT_NAMES[split_strategy]}"
             ),
-            "approximations": APPROXIMATIONS,
+            "approximations": approximations(rules, split_strategy),
         },
         "seconds": 0.0,
     }
+    if rules.split_loses_one_wager and rules.max_split_hands >= 2 and split_strategy != "cdp":
+        report["method"]["one_wager"] = ONE_WAGER_EXACT
     if rules.dealer_hole_card and rules.dealer_peeks:
         report["dealer_note"] = "dealer probabilities are before the peek (naturals included)"
     report["seconds"] = time.perf_counter() - t0

@@ -20,12 +20,12 @@ import numpy as np
 from pontoon.analysis import kernels as K
 from pontoon.analysis.player import (
     CODE_TO_POLICY,
-    SPLIT_STRATEGIES,
     ChainOut,
     Params,
     UpcardSolver,
     dealer_cache,
 )
+from pontoon.analysis.splits import SPLIT_STRATEGIES
 from pontoon.analysis.states import UPCARD_INDEX, UPCARD_LABELS, VALUE_RANKS, shoe_counts, state_space
 from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
@@ -162,46 +162,15 @@ def _solve(
         outs_a = {a2: solver.run(a2=a2, weights=w_dbl) for a2 in a2s}
         solver.main_outs.update(outs_a)  # the CDZ- decisions of split hands (weights: rescue chart only)
         starts = solver.start_weights()
+        # optimal play's options without the split (added once the split is valued, below)
+        opt_opts = {(i, j): solver.hand_options(i, j, outs_a, None) for i, j, _w in starts}
         split_opt: dict[int, float] = {}
-        for i, j, _w in starts:
-            if i == j and pr.max_hands >= 2:
-                split_opt[i] = solver.split_value(i)
-        # optimal play
         ur = UpcardResult(label, p_up, 0.0, 0.0)
-        ev_u = 0.0
-        for i, j, w in starts:
-            opts, classes = solver.hand_options(i, j, outs_a, split_opt.get(i) if i == j else None)
-            ur.hands[(i, j)] = dict(opts)
-            if "N" in opts:
-                ev_u += w * opts["N"]
-                continue
-            for cw, adj in classes:
-                o = dict(opts)
-                o["H"] += adj
-                ev_u += w * cw * max(o.values())
-        ur.ev_optimal = ev_u
-        # rescue chart from the weighted advantage of keeping each doubled total
-        resc = np.full(22, -1, dtype=np.int64)
-        if pr.rescue:
-            racc = outs_a[0].racc
-            resc[:] = 0
-            for t in range(2, 21):
-                if racc[t] < 0:
-                    resc[t] = 1
-            # rows only where a doubled total can occur
-            for t in range(4, 21):
-                if racc[t] != 0:
-                    rescue_rows.setdefault(t, {})[label] = "F" if resc[t] == 1 else "S"
+        resc = _rescue_chart(pr, outs_a[0].racc, label, rescue_rows)
         # build the total-dependent chart for three or more cards
         out_b = solver.run(a2=0, build=True, weights=w_all, resc_pol=resc)
         dec = out_b.dec
-        pol = np.full(sp.size, K.HIT, dtype=np.int64)
-        for k in np.nonzero(sp.ncards >= 3)[0]:
-            b = int(sp.best[k])
-            if b < 21:
-                c = dec[int(sp.soft[k]), b, min(int(sp.ncards[k]), 11)]
-                if c >= 0:
-                    pol[k] = c
+        pol = _chart_policy(dec)
         outs_b: dict[int, ChainOut] = {0: out_b}
         for a2 in a2s[1:]:
             outs_b[a2] = solver.run(a2=a2, policy=pol, resc_pol=resc)
@@ -223,6 +192,11 @@ def _solve(
             acc = target.setdefault(row, {})
             for name, v in opts.items():
                 acc[name] = acc.get(name, 0.0) + w * v
+            if i == j and pr.max_hands >= 2:
+                # the split's value decides only where it may beat the best other option, both
+                # under optimal play and under the chart (split_value's beat)
+                beat = min(solver.split_beat(i, *opt_opts[(i, j)]), solver.split_beat(i, opts, [(1.0, 0.0)]))
+                split_opt[i] = solver.split_value(i, beat=beat)
             if i == j:
                 ps = pair_sums.setdefault(i, {})
                 for name, v in opts.items():
@@ -245,42 +219,19 @@ def _solve(
         for i, cells in pair_rows.items():
             if cells.get(label) == "P":
                 split_b[i] = solver.split_value(i, policy=pol, resc_pol=resc)
-        # basic expectation
-        ev_b = 0.0
-        for i, j, w in starts:
-            if (i, j) == (0, 9):
-                ev_b += w * ur.hands[(i, j)]["N"]
-                continue
-            opts, _adj = hand_b[(i, j)]
-            s = solver.state_of(i, j)
-            code = pair_rows[i][label] if i == j else row_code[_row_key(i, j, int(sp.best[s]), bool(sp.soft[s]))]
-            if code == "P":
-                v = split_b[i] + (-solver.q_nat(s) if pr.peek else 0.0)
-            elif code in ("R", "Rs") and "R" in opts:
-                v = opts["R"]
-            elif code in ("D", "Ds"):
-                v = opts["D"]
-            else:
-                v = opts["S"] if _fallback(code) == "S" and "S" in opts else opts["H"]
-            ev_b += w * v
+        # optimal play; a split played as the chart plays it is one of optimal play's choices
+        # (FED: split hands decide as if a live hand lost nothing to a dealer Pontoon, and the
+        # chart's play can lose less to the one-wager rule)
+        for i, v in split_b.items():
+            if pr.split_one_wager and not v < split_opt.get(i, float("-inf")):
+                split_opt[i] = v
+        ur.ev_optimal = _optimal_ev(solver, starts, opt_opts, split_opt, ur)
+        ev_b = _basic_ev(solver, starts, ur, hand_b, pair_rows, row_code, split_b, label)
         ur.ev_basic = ev_b
         ev_opt += p_up * ur.ev_optimal
         ev_basic += p_up * ev_b
         upres.append(ur)
-        # the chart cells with card-count exceptions
-        for (kind, total), code in row_code.items():
-            cell = code + _exceptions(code, dec[1 if kind == "soft" else 0, total], pr.dbl_any)
-            (soft_rows if kind == "soft" else hard_rows).setdefault(total, {})[label] = cell
-        # rows that only occur with three or more cards
-        for sf, rows in ((0, hard_rows), (1, soft_rows)):
-            for total in range(4, 21):
-                if (("soft" if sf else "hard"), total) in row_code:
-                    continue
-                ns = [n for n in range(3, 12) if dec[sf, total, n] >= 0]
-                if not ns:
-                    continue
-                base_code = LETTER[int(dec[sf, total, ns[0]])]
-                rows.setdefault(total, {})[label] = base_code + _exceptions(base_code, dec[sf, total], pr.dbl_any)
+        _chart_cells(row_code, dec, label, pr.dbl_any, hard_rows, soft_rows)
     strategy: dict[str, Any] = {
         "hard": {str(t): _order(hard_rows[t]) for t in sorted(hard_rows)},
         "soft": {str(t): _order(soft_rows[t]) for t in sorted(soft_rows)},
@@ -291,6 +242,114 @@ def _solve(
     # Ace pairs first in the conventional order: A, 2..9, T
     strategy["pair"] = {k: strategy["pair"][k] for k in (["A"] + list(VALUE_RANKS[1:])) if k in strategy["pair"]}
     return Solution(rules, ev_opt, ev_basic, strategy, upres, dealer, time.perf_counter() - t0)
+
+
+def _rescue_chart(pr: Params, racc: np.ndarray, label: str, rescue_rows: dict[int, dict[str, str]]) -> np.ndarray:
+    """The rescue chart by doubled total (1 rescue, 0 keep; -1 everywhere without rescue) from
+    the weighted advantage ``racc`` of keeping each doubled total; its rows into ``rescue_rows``."""
+    resc = np.full(22, -1, dtype=np.int64)
+    if pr.rescue:
+        resc[:] = 0
+        for t in range(2, 21):
+            if racc[t] < 0:
+                resc[t] = 1
+        # rows only where a doubled total can occur
+        for t in range(4, 21):
+            if racc[t] != 0:
+                rescue_rows.setdefault(t, {})[label] = "F" if resc[t] == 1 else "S"
+    return resc
+
+
+def _chart_policy(dec: np.ndarray) -> np.ndarray:
+    """Policy codes of the states of three or more cards from the chart ``dec`` (HIT elsewhere)."""
+    sp = state_space()
+    pol = np.full(sp.size, K.HIT, dtype=np.int64)
+    k = np.nonzero((sp.ncards >= 3) & (sp.best < 21))[0]
+    c = dec[sp.soft[k].astype(np.int64), sp.best[k], np.minimum(sp.ncards[k], 11)]
+    pol[k[c >= 0]] = c[c >= 0]
+    return pol
+
+
+def _optimal_ev(
+    solver: UpcardSolver,
+    starts: list[tuple[int, int, float]],
+    opt_opts: dict[tuple[int, int], tuple[dict[str, float], list[tuple[float, float]]]],
+    split_opt: dict[int, float],
+    ur: UpcardResult,
+) -> float:
+    """Optimal play's expectation against one up card: each starting hand (and suit class) takes
+    its best option, the split included; the options kept in ``ur.hands``."""
+    ev_u = 0.0
+    for i, j, w in starts:
+        opts, classes = opt_opts[(i, j)]
+        sv = split_opt.get(i) if i == j else None
+        if sv is not None and not np.isnan(sv) and "N" not in opts:
+            opts = {**opts, "P": sv + (-solver.q_nat(solver.state_of(i, j)) if solver.pr.peek else 0.0)}
+        ur.hands[(i, j)] = dict(opts)
+        if "N" in opts:
+            ev_u += w * opts["N"]
+            continue
+        for cw, adj in classes:
+            o = dict(opts)
+            o["H"] += adj
+            ev_u += w * cw * max(o.values())
+    return ev_u
+
+
+def _basic_ev(
+    solver: UpcardSolver,
+    starts: list[tuple[int, int, float]],
+    ur: UpcardResult,
+    hand_b: dict[tuple[int, int], tuple[dict[str, float], float]],
+    pair_rows: dict[int, dict[str, str]],
+    row_code: dict[tuple[str, int], str],
+    split_b: dict[int, float],
+    label: str,
+) -> float:
+    """The chart's expectation against one up card: each starting hand plays its row's code."""
+    sp, pr = solver.sp, solver.pr
+    ev_b = 0.0
+    for i, j, w in starts:
+        if (i, j) == (0, 9):
+            ev_b += w * ur.hands[(i, j)]["N"]
+            continue
+        opts, _adj = hand_b[(i, j)]
+        s = solver.state_of(i, j)
+        code = pair_rows[i][label] if i == j else row_code[_row_key(i, j, int(sp.best[s]), bool(sp.soft[s]))]
+        if code == "P":
+            v = split_b[i] + (-solver.q_nat(s) if pr.peek else 0.0)
+        elif code in ("R", "Rs") and "R" in opts:
+            v = opts["R"]
+        elif code in ("D", "Ds"):
+            v = opts["D"]
+        else:
+            v = opts["S"] if _fallback(code) == "S" and "S" in opts else opts["H"]
+        ev_b += w * v
+    return ev_b
+
+
+def _chart_cells(
+    row_code: dict[tuple[str, int], str],
+    dec: np.ndarray,
+    label: str,
+    dbl_any: bool,
+    hard_rows: dict[int, dict[str, str]],
+    soft_rows: dict[int, dict[str, str]],
+) -> None:
+    """The chart's hard and soft cells of one up card, with their card-count exceptions, and the
+    rows that only occur with three or more cards."""
+    for (kind, total), code in row_code.items():
+        cell = code + _exceptions(code, dec[1 if kind == "soft" else 0, total], dbl_any)
+        (soft_rows if kind == "soft" else hard_rows).setdefault(total, {})[label] = cell
+    for sf, rows in ((0, hard_rows), (1, soft_rows)):
+        for total in range(4, 21):
+            if (("soft" if sf else "hard"), total) in row_code:
+                continue
+            ns = [n for n in range(3, 12) if dec[sf, total, n] >= 0]
+            if not ns:
+                continue
+            base_code = LETTER[int(dec[sf, total, ns[0]])]
+            rows.setdefault(total, {})[label] = base_code + _exceptions(base_code, dec[sf, total], dbl_any)
 
 
 def _order(cells: dict[str, str], fill: str | None = None) -> dict[str, str]:

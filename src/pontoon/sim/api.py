@@ -375,8 +375,13 @@ def simulate(
         cr = chunk_rounds - chunk_rounds % session_length
     sizes = plan_chunks(rounds, cr)
     totals = Totals()
-    if workers is None and scheduler is None:
+    cpu: dict[str, float] = {}
+    # one local worker is this process (issue 15 item 4): a Dask cluster of one worker only adds a
+    # scheduler, a nanny and the transfers, and the totals are the same integers either way (each
+    # chunk is a pure function of its index); --dashboard still starts the cluster it shows
+    if scheduler is None and (workers is None or (workers == 1 and not dashboard)):
         compile_seconds = warm_up(spec)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         for i, n in enumerate(sizes):
             acc, mom, sess = run_chunk(spec, entropy, i, n, session_length)
@@ -385,15 +390,18 @@ def simulate(
                 progress(n)
         used = 1
         seconds = time.perf_counter() - t0
+        cpu["this_process"] = time.process_time() - c0
+        cpu["workers"] = 0.0
     else:
         from pontoon.sim.cluster import run_on_dask
 
         used, compile_seconds, seconds = run_on_dask(
             spec, entropy, sizes, session_length, totals, workers, scheduler, progress, dashboard=dashboard,
-            chunks=chunk_count(rounds, cr), chunk_rounds=cr,
+            chunks=chunk_count(rounds, cr), chunk_rounds=cr, cpu=cpu,
         )  # fmt: skip
     out = report(spec, totals, rounds, seconds, seed=entropy, workers=used, session_length=session_length)
     out["compile_seconds"] = compile_seconds
+    out["cpu_seconds"] = cpu  # the simulation's CPU time: this process, and the Dask workers
     return out
 
 

@@ -63,7 +63,14 @@ def _local_cluster(workers: int, dashboard: bool) -> Any:
     # the workers' statistical profiler off: it only ever sees the kernel's one frame, and each
     # sample takes the GIL from the worker thread between kernel calls (the nanny hands this
     # configuration to the worker processes it starts)
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
+    with dask.config.set({
+        "distributed.worker.profile.enabled": False,
+        # background wake-ups of every process: the event-loop health tick (20 ms), the system
+        # and memory monitors (500 / 100 ms); a chunk run needs none of them often
+        "distributed.admin.tick.interval": "500ms",
+        "distributed.admin.system-monitor.interval": "2s",
+        "distributed.worker.memory.monitor-interval": "1s",
+    }):
         return _start_local(LocalCluster, workers, dashboard)
 
 
@@ -116,11 +123,14 @@ def run_on_dask(
     dashboard: bool = False,
     chunks: int = 0,
     chunk_rounds: int = 0,
+    cpu: dict[str, float] | None = None,
 ) -> tuple[int, float, float]:
     """Run every chunk on Dask and add the results into ``totals``. ``chunks`` and
     ``chunk_rounds`` (the plan's size) let tasks hold several chunks; 0 = one chunk per task.
 
-    Returns (workers used, compile seconds, simulation seconds)."""
+    Returns (workers used, compile seconds, simulation seconds); ``cpu`` (if given) receives the
+    CPU seconds of the simulation: ``workers`` (summed over the worker processes) and
+    ``this_process`` (client and, for a local cluster, scheduler)."""
     try:
         from dask.distributed import Client, wait
     except ImportError as err:  # pragma: no cover - dask is a dependency
@@ -146,6 +156,8 @@ def run_on_dask(
             client.run(warm_up, spec)  # every worker compiles (or loads its cache) before the clock
             compile_seconds = time.perf_counter() - t0
             spec_f = client.scatter(spec, broadcast=True)
+            w_cpu0 = client.run(time.process_time)
+            p_cpu0 = time.process_time()
             t1 = time.perf_counter()
             limit = max(2, IN_FLIGHT_PER_WORKER * nworkers)
             per_task = chunks_per_task(chunks, chunk_rounds, nworkers) if chunks and chunk_rounds else 1
@@ -173,7 +185,12 @@ def run_on_dask(
                     fut.release()
                     if progress:
                         progress(n)
-            return nworkers, compile_seconds, time.perf_counter() - t1
+            seconds = time.perf_counter() - t1
+            if cpu is not None:
+                w_cpu1 = client.run(time.process_time)
+                cpu["this_process"] = time.process_time() - p_cpu0
+                cpu["workers"] = sum(w_cpu1[w] - w_cpu0.get(w, w_cpu1[w]) for w in w_cpu1)
+            return nworkers, compile_seconds, seconds
         finally:
             client.close()
     finally:
