@@ -142,11 +142,11 @@ def pg() -> Iterator[str]:
 
 @pytest.mark.postgres
 def test_buy_ins_race_postgres(pg: str) -> None:
-    _run(create_db(pg, "t_web_overdraw"), bursts=3, each=6)
+    _run(create_db(pg, "t_web_overdraw"), bursts=2, each=5)
 
 
 def test_buy_ins_race_sqlite(tmp_path: Path) -> None:
-    _run(f"sqlite:///{tmp_path / 'h.sqlite'}", bursts=3, each=6)
+    _run(f"sqlite:///{tmp_path / 'h.sqlite'}", bursts=2, each=5)
 
 
 @pytest.mark.slow

@@ -8,7 +8,15 @@ An account's balance is never stored as a number that could drift from the ledge
   table's member snapshot that the move belongs to, so a kill can never separate them;
 - the casino ``deposit``/``withdrawal`` ledger rows (``{"cashier": "cage"}``, written by the
   ``Recorder`` in the same transaction as the table's ``join``/``leave`` event) are the casino
-  buy-ins and pay-backs, so a casino account move is committed exactly when the table's is.
+  buy-ins and pay-backs, so a casino account move is committed exactly when the table's is;
+- less the casino buy-ins HELD by open tables' people snapshots (written, with the check below,
+  before the table's deposit; a mid-round joiner's until he sits down): ``balances_on``.
+
+No buy-in can overdraw an account, from any number of processes: every write that takes money out of
+an account (a British buy-in's move, a casino join's snapshot that holds the buy-in) checks the
+balance inside its own transaction with the account locked first (``debit``: ``FOR UPDATE`` on
+PostgreSQL; SQLite's write lock is taken at ``BEGIN IMMEDIATE``), and is rolled back with
+``Overdrawn`` when the account holds less.
 
 ``web_tables`` holds each hosted table's spec (rules, seed, title), the store table it is recorded
 as (``tables.id``; a British table waiting for its seats has none yet) and the latest snapshot of
