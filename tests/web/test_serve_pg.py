@@ -120,7 +120,7 @@ def test_balances_and_lobby_shared_between_processes(pg: str) -> None:
         assert b.http.get("/api/accounts/ann").json()["balance"] == "300"  # A's buy-in, seen by B
         r = b.http.post(f"/api/tables/{t2}/join", json={"box": 1, "buy_in": "400"},
                         headers={"Authorization": f"Bearer {tok}"})  # the account token works on B too
-        assert r.status_code == 400 and "more than your account's 300" in r.json()["detail"]
+        assert r.status_code == 400 and "more than the balance 300 of account ann" in r.json()["detail"]
         lobby = {t["id"]: t for t in b.http.get("/api/tables").json()}
         assert lobby[t2]["served_here"] is True
         assert lobby[t1]["served_here"] is False and lobby[t1]["owner"] == f"http://127.0.0.1:{pa}"

@@ -35,6 +35,7 @@ from typing import Any
 
 from pontoon.british.round import BritishRound
 from pontoon.british.table import BritishGame
+from pontoon.errors import PontoonError
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action
 from pontoon.rules.british import BritishRules
@@ -82,7 +83,11 @@ class BritishHost(HostedTable):
         g = self.game_obj
         m = Member(name, "seat", None, buy_in, pending=g is not None)  # a running game: dealt in next round
         self.members[name] = m
-        self.note_member(name, {"join": "seat", "buy_in": fmt(buy_in)})
+        try:  # the buy-in checked against the account in the move's transaction (history store)
+            self.note_member(name, {"join": "seat", "buy_in": fmt(buy_in)})
+        except PontoonError:  # refused (the account holds less): nothing written, the table unchanged
+            del self.members[name]
+            raise
         self.bump()
         if g is None and len(self.members) == self.seats:
             self._start()

@@ -74,7 +74,11 @@ class CasinoHost(HostedTable):
         # the people's snapshot first, then the table's join (its deposit): a restart keeps a member
         # only if the table holds him, so a kill between the two moves no money (history store)
         self.members[name] = m
-        self.note_member(name, {"join": m.role, "box": n, "buy_in": fmt(buy_in)})
+        try:  # the buy-in checked against the account in the snapshot's transaction (history store)
+            self.note_member(name, {"join": m.role, "box": n, "buy_in": fmt(buy_in)})
+        except PontoonError:  # refused (the account holds less): nothing written, the table unchanged
+            del self.members[name]
+            raise
         if not m.pending:
             try:
                 self.table.join(name, buy_in)

@@ -152,7 +152,7 @@ class Lobby:
         if want <= 0:
             raise HostError(f"buy_in must be above 0; your account holds {fmt(have)}")
         if want > have:
-            raise HostError(f"buy_in {fmt(want)} is more than your account's {fmt(have)}")
+            raise HostError(f"buy-in {fmt(want)} is more than the balance {fmt(have)} of account {name}")
         m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
         self.accounts[name] -= want
         self.store.save_account(name, self.accounts[name])

@@ -137,13 +137,20 @@ class StorePersistence:
             self.leases.release(table_id)
 
     def member_changed(self, table_id: str, name: str, change: dict[str, Any]) -> None:
+        """The people's snapshot after a change, with its account move. A join's buy-in is checked
+        against the account's balance inside that transaction, the account locked (``WebRecords.
+        members_changed``): a British buy-in is a web move; a casino one is held by the snapshot
+        until the table's deposit is booked (the recorder's cashier row), so the check precedes both."""
         move: tuple[str, Decimal, str] | None = None
+        hold: tuple[str, Decimal] | None = None
         if self.games.get(table_id) == "british":  # casino money moves are the recorder's cashier rows
             if "join" in change:
                 move = (name, -to_money(change["buy_in"], "buy_in"), "buy_in")
             elif "leave" in change:
                 move = (name, to_money(change["leave"], "leave"), "paid_back")
-        self.web.members_changed(table_id, list(change.get("members", [])), move)
+        elif "join" in change:
+            hold = (name, to_money(change["buy_in"], "buy_in"))
+        self.web.members_changed(table_id, list(change.get("members", [])), move, hold)
 
     def record(self, table_id: str, rec: TableRecord) -> None:
         pass  # the Recorder, subscribed to the engine table, has already committed it
