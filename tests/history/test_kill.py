@@ -127,7 +127,7 @@ def test_sigkill_from_outside_at_a_random_moment(tmp_path: Path) -> None:
     finished = bool(s.tables_()) and not s.tables_(status="open")  # the kill came after the table's close
     s.close()
     if not finished:  # killed mid-play (or before the first commit): resume, or start, and finish
-        more = ["--resume"] if s_has_table(url) else ["--preset", "federal"]
+        more = ["--resume"] if _has_table(url) else ["--preset", "federal"]
         q = run_driver(url, "--seed", "8", "--rounds", "60", *more)
         assert q.returncode == 0, q.stdout[-500:] + q.stderr[-2000:]
     s = open_store(url)
@@ -137,7 +137,7 @@ def test_sigkill_from_outside_at_a_random_moment(tmp_path: Path) -> None:
     s.close()
 
 
-def s_has_table(url: str) -> bool:
+def _has_table(url: str) -> bool:
     s = open_store(url)
     try:
         return bool(s.tables_())
