@@ -24,7 +24,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, insert, select, text, update
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, insert, select, text, update
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
 from pontoon.errors import PontoonError
@@ -52,6 +52,28 @@ def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """Transfers for comparison: the amount as a Decimal (5.00 equals 5), the rest exactly."""
     return [(canon(t["source"]), canon(t["dest"]), Decimal(t["amount"]), t["kind"], t["player"], t["reason"])
             for t in transfers]
+
+
+# The write path's statements, built once: each append passes only its values, so SQLAlchemy reuses the
+# compiled statement instead of building and cache-keying a new one per row (most of a write's CPU).
+_HEAD = select(s.tables.c.last_hash).where(s.tables.c.id == bindparam("t_id"))
+_HEAD_LOCKED = _HEAD.with_for_update()
+_ROUND_ID = select(s.rounds.c.id).where(s.rounds.c.table_id == bindparam("t_id"),
+                                        s.rounds.c.number == bindparam("r_no"))
+_SET_HEAD = update(s.tables).where(s.tables.c.id == bindparam("t_id")).values(last_hash=bindparam("t_hash"))
+_SET_HEAD_STATE = _SET_HEAD.values(state=bindparam("t_state"), state_event=bindparam("t_event"))
+_INS_SHOE = insert(s.shoes)
+_INS_ROUND = insert(s.rounds)
+_INS_EVENT = insert(s.events)
+_INS_LEDGER = insert(s.ledger)
+_INS_ACCOUNT = insert(s.accounts)
+_END_ROUND = (update(s.rounds).where(s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no"))
+              .values(status=bindparam("r_status"), ended=bindparam("r_ended"), result=bindparam("r_result")))
+_BALANCE = select(s.accounts.c.balance).where(s.accounts.c.table_id == bindparam("t_id"),
+                                              s.accounts.c.account == bindparam("a_key"))
+_SET_BALANCE = (update(s.accounts).where(s.accounts.c.table_id == bindparam("t_id"),
+                                         s.accounts.c.account == bindparam("a_key"))
+                .values(balance=bindparam("a_balance")))
 
 
 def now() -> str:
@@ -284,8 +306,7 @@ class Store:
         key = (table_id, number)
         rid = self._round_ids.get(key)
         if rid is None:
-            rid = conn.execute(select(s.rounds.c.id).where(
-                s.rounds.c.table_id == table_id, s.rounds.c.number == number)).scalar()
+            rid = conn.execute(_ROUND_ID, {"t_id": table_id, "r_no": number}).scalar()
             if rid is not None:
                 self._round_ids[key] = int(rid)
         return rid
@@ -303,22 +324,20 @@ class Store:
 
     def _append(self, conn: Connection, table_id: int, batch: Batch) -> str:
         """The statements of one batch, on ``conn`` (the caller's transaction)."""
-        q = select(s.tables.c.last_hash).where(s.tables.c.id == table_id)
-        if self.engine.dialect.name == "postgresql":
-            q = q.with_for_update()
-        prev = conn.execute(q).scalar()
+        q = _HEAD_LOCKED if self.engine.dialect.name == "postgresql" else _HEAD
+        prev = conn.execute(q, {"t_id": table_id}).scalar()
         if prev is None:
             raise HistoryError(f"table {table_id} is not in the history")
         if batch.shoe is not None:
             n, cards, cut = batch.shoe
-            conn.execute(insert(s.shoes).values(table_id=table_id, number=n, cards=cards, cut=cut, created=now()))
+            conn.execute(_INS_SHOE, {"table_id": table_id, "number": n, "cards": cards, "cut": cut, "created": now()})
         last_id = 0
         state_event = 0
         for i, row in enumerate(batch.rows):
             if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
-                res = conn.execute(insert(s.rounds).values(
-                    table_id=table_id, number=row.round_no, shoe=row.data.get("shoe", batch.round_shoe), status="open",
-                    started=now()))
+                res = conn.execute(_INS_ROUND, {
+                    "table_id": table_id, "number": row.round_no, "shoe": row.data.get("shoe", batch.round_shoe),
+                    "status": "open", "started": now()})
                 pk = res.inserted_primary_key
                 assert pk is not None
                 self._round_ids[(table_id, row.round_no)] = int(pk[0])
@@ -327,20 +346,21 @@ class Store:
                 state_event = last_id - 1  # ids of one table's transaction are increasing
         if batch.round_end is not None:
             rno, status, result = batch.round_end
-            conn.execute(update(s.rounds).where(s.rounds.c.table_id == table_id, s.rounds.c.number == rno)
-                         .values(status=status, ended=now(), result=canon(result)))
-        values: dict[str, Any] = {"last_hash": prev}
-        if batch.state is not None:
-            values.update(state=canon(batch.state), state_event=last_id if batch.state_at is None else state_event)
-        conn.execute(update(s.tables).where(s.tables.c.id == table_id).values(**values))
+            conn.execute(_END_ROUND, {"t_id": table_id, "r_no": rno, "r_status": status, "r_ended": now(),
+                                      "r_result": canon(result)})
+        if batch.state is None:
+            conn.execute(_SET_HEAD, {"t_id": table_id, "t_hash": prev})
+        else:
+            conn.execute(_SET_HEAD_STATE, {"t_id": table_id, "t_hash": prev, "t_state": canon(batch.state),
+                                           "t_event": last_id if batch.state_at is None else state_event})
         return str(prev)
 
     def _write_row(self, conn: Connection, table_id: int, row: Row, prev: str) -> tuple[int, str]:
         h = chain_hash(prev, event_body(row.round_no, row.seq, row.kind, row.data, row.clause, row.transfers))
         rid = self._round_id(conn, table_id, row.round_no)
-        res = conn.execute(insert(s.events).values(
-            table_id=table_id, round_id=rid, round_no=row.round_no, seq=row.seq, kind=row.kind,
-            payload=canon(row.data), clause=row.clause, created=now(), prev_hash=prev, hash=h))
+        res = conn.execute(_INS_EVENT, {
+            "table_id": table_id, "round_id": rid, "round_no": row.round_no, "seq": row.seq, "kind": row.kind,
+            "payload": canon(row.data), "clause": row.clause, "created": now(), "prev_hash": prev, "hash": h})
         pk = res.inserted_primary_key
         assert pk is not None
         eid = int(pk[0])
@@ -353,20 +373,19 @@ class Store:
         """One ledger row and both balances; a second row with the same ``idem`` is refused."""
         amount = Decimal(t["amount"])
         try:
-            conn.execute(insert(s.ledger).values(
-                table_id=table_id, round_id=round_id, event_id=event_id, idem=idem, source=account_key(t["source"]),
-                dest=account_key(t["dest"]), amount=str(amount), kind=t["kind"], player=t["player"], reason=t["reason"]))
+            conn.execute(_INS_LEDGER, {
+                "table_id": table_id, "round_id": round_id, "event_id": event_id, "idem": idem,
+                "source": account_key(t["source"]), "dest": account_key(t["dest"]), "amount": str(amount),
+                "kind": t["kind"], "player": t["player"], "reason": t["reason"]})
         except IntegrityError:
             raise HistoryError(f"ledger row {idem} is already written: a transfer is booked once") from None
         for acct, sign in ((t["source"], -1), (t["dest"], 1)):
             key = account_key(acct)
-            cur = conn.execute(select(s.accounts.c.balance).where(
-                s.accounts.c.table_id == table_id, s.accounts.c.account == key)).scalar()
+            cur = conn.execute(_BALANCE, {"t_id": table_id, "a_key": key}).scalar()
             if cur is None:
-                conn.execute(insert(s.accounts).values(table_id=table_id, account=key, balance=str(sign * amount)))
+                conn.execute(_INS_ACCOUNT, {"table_id": table_id, "account": key, "balance": str(sign * amount)})
             else:
-                conn.execute(update(s.accounts).where(s.accounts.c.table_id == table_id, s.accounts.c.account == key)
-                             .values(balance=str(Decimal(cur) + sign * amount)))
+                conn.execute(_SET_BALANCE, {"t_id": table_id, "a_key": key, "a_balance": str(Decimal(cur) + sign * amount)})
 
     # ------------------------------------------------------------------------------------------
     # reading
