@@ -110,27 +110,47 @@ class TableRecord:
 
 
 Subscriber = Callable[[TableRecord], None]
+BatchSubscriber = Callable[[list[TableRecord]], None]
 
 
 class Publisher:
-    """What both tables share: subscribers called synchronously with every ``TableRecord``."""
+    """What both tables share: subscribers called synchronously with every ``TableRecord``.
+
+    A batch subscriber (the history recorder) gets the records of one table call together, before any
+    record subscriber gets the first of them: it can commit them in one transaction, and still nobody is
+    shown an event that is not committed."""
 
     game = ""
 
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
+        self._batch_subscribers: list[BatchSubscriber] = []
 
     def subscribe(self, fn: Subscriber) -> Callable[[], None]:
         """Call ``fn`` with every record from now on; returns a function that unsubscribes."""
         self._subscribers.append(fn)
         return lambda: self._subscribers.remove(fn)
 
+    def subscribe_batch(self, fn: BatchSubscriber) -> Callable[[], None]:
+        """Call ``fn`` with the records of each table call (one list per call), before the record
+        subscribers; returns a function that unsubscribes."""
+        self._batch_subscribers.append(fn)
+        return lambda: self._batch_subscribers.remove(fn)
+
+    @property
+    def watched(self) -> bool:
+        """Whether anybody subscribes (a table with no subscriber skips building the records)."""
+        return bool(self._subscribers or self._batch_subscribers)
+
     def _publish(self, round_no: int, events: Iterable[Event], transfers: Iterable[Any] = ()) -> None:
         evs = list(events)
         moved = tuple(transfers)
-        if not self._subscribers or not evs:
+        if not self.watched or not evs:
             return
-        for i, ev in enumerate(evs):
-            rec = TableRecord(self.game, round_no, ev, moved if i == len(evs) - 1 else ())
+        last = len(evs) - 1
+        recs = [TableRecord(self.game, round_no, ev, moved if i == last else ()) for i, ev in enumerate(evs)]
+        for batch_fn in list(self._batch_subscribers):
+            batch_fn(recs)
+        for rec in recs:
             for fn in list(self._subscribers):
                 fn(rec)

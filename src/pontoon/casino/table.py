@@ -239,7 +239,7 @@ class CasinoTable(Publisher):
         rnd = self.round
         if rnd is None:
             return
-        if not self._subscribers:  # nobody to hand the records to: only move the marks on
+        if not self.watched:  # nobody to hand the records to: only move the marks on
             self._seen, self._moved = len(rnd.log.events), len(rnd.ledger.transfers)
             return
         evs = rnd.log.events[self._seen :]

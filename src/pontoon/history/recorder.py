@@ -1,8 +1,9 @@
 """``Recorder``: writes every event of a ``CasinoTable`` or ``BritishGame`` to the store as it happens.
 
-The recorder subscribes to the table (``table.subscribe``); each ``TableRecord`` is written in its own
-transaction, synchronously, before the table call returns, so before anything is shown. One batching
-exception, where nothing can be shown in between: a table's ``new_shoe`` / ``shoe_retired`` events
+The recorder is the table's batch subscriber (``table.subscribe_batch``): the ``TableRecord``s of one
+table call are written in ONE transaction, synchronously, before the table call returns and before any
+record subscriber gets them, so before anything is shown. Deferred events, where nothing can be shown
+in between: a table's ``new_shoe`` / ``shoe_retired`` events
 are made inside ``new_round`` (casino; a fair table's first shoe too) or ``end_round`` (a British
 reshuffle) and are written in the same transaction as the next event (a casino ``round_start`` with
 the new shoe's card order and the recovery snapshot; a British ``bank_passes`` or ``round_start``
@@ -94,7 +95,8 @@ class Recorder:
             self.table_id = table_id
             shoes = store.shoes_(table_id)
             self._shoe_no = max((int(s["number"]) for s in shoes), default=0)
-        self._unsubscribe = table.subscribe(self._on)
+        self._collected: list[Batch] | None = None  # the batches of the table call being recorded
+        self._unsubscribe = table.subscribe_batch(self._on_call)
 
     # ------------------------------------------------------------------------------------------
     def _shoe(self) -> tuple[int, str, int] | None:
@@ -113,6 +115,20 @@ class Recorder:
             rec = TableRecord(self.table.game, 0, ev, ())
             rows.append(_row(rec))
         return Batch(rows=rows, shoe=self._shoe(), state=self.table.snapshot())
+
+    def _on_call(self, recs: list[TableRecord]) -> None:
+        """The records of one table call: each made into its batch as ``_on`` does, and all of them
+        committed in one transaction (before any record subscriber shows one: ``Publisher``)."""
+        self._collected = []
+        try:
+            for rec in recs:
+                self._on(rec)
+            batches = self._collected
+        finally:
+            self._collected = None
+        if batches:
+            self.store.append_many(self.table_id, batches)
+            self.written += sum(len(b.rows) for b in batches)
 
     def _on(self, rec: TableRecord) -> None:
         row = _row(rec)
@@ -143,8 +159,11 @@ class Recorder:
             done = round_result(self.table)
             if done is not None:
                 batch.round_end = (row.round_no, done[0], done[1])
-        self.store.append(self.table_id, batch)
-        self.written += len(batch.rows)
+        if self._collected is not None:
+            self._collected.append(batch)
+        else:
+            self.store.append(self.table_id, batch)
+            self.written += len(batch.rows)
 
     def _check(self, row: Row) -> None:
         if not self.expect:

@@ -313,11 +313,18 @@ class Store:
 
     def append(self, table_id: int, batch: Batch) -> str:
         """Write ``batch`` in one transaction; returns the new head of the table's hash chain."""
+        return self.append_many(table_id, [batch])
+
+    def append_many(self, table_id: int, batches: Sequence[Batch]) -> str:
+        """Write ``batches`` in order in ONE transaction (the records of one table call): one commit,
+        each batch written exactly as ``append`` writes it; returns the new head of the hash chain."""
         self._crash.count += 1
         with self.engine.begin() as conn:
             for fence in self.fences:
                 fence(conn, table_id)
-            head = self._append(conn, table_id, batch)
+            head = ""
+            for batch in batches:
+                head = self._append(conn, table_id, batch)
             self._crash.check("inside")
         self._crash.check("after")
         return head
