@@ -34,8 +34,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from pontoon.analysis import kernels as K
 from pontoon.analysis.states import card_index
@@ -108,6 +111,14 @@ def hand_pay(
     "678") or 7-7-7 ("777"), its first card of suit ``first`` (None: a resplit card, drawn), given
     the ``known`` cards out (the pair cards and the up card, the hand's own first card among
     them). The other cards are drawn from the shoe's identities less the known ones."""
+    pays = tuple(three_card_multiplier(rules, kind, s) for s in ("SSH", "HHH", "SSS"))  # mixed, suited, spades
+    return _hand_pay(pays, kind, p, first, tuple(sorted(known)), shoe)
+
+
+@lru_cache(maxsize=4096)
+def _hand_pay(
+    pays: tuple[float, ...], kind: str, p: int, first: str | None, known: tuple[tuple[int, str], ...], shoe: SuitShoe
+) -> float:
     lp = shoe.left(p, known)
     firsts = [((first,), 1.0)] if first is not None else _draws(lp, 1)
     tot = 0.0
@@ -125,7 +136,9 @@ def hand_pay(
                                                                        _draws(shoe.left(v2, known), 1))
             ]
         for suits, q in others:
-            tot += pf * q * three_card_multiplier(rules, kind, (f, *suits))
+            one = len({f, *suits}) == 1
+            pay = pays[0] if not one else (pays[2] if f == "S" else pays[1])  # rulings 16
+            tot += pf * q * pay
             wsum += pf * q
     return tot / wsum if wsum > 0 else 0.0
 
@@ -328,3 +341,26 @@ def pair_suit_classes(solver: UpcardSolver, ss: SplitSuits | None, p: int) -> li
             key = (round(hadj, 13), round(padj, 13))
             out[key] = out.get(key, 0.0) + w
     return [(w, h, a) for (h, a), w in out.items()]
+
+
+def split_with_suits(
+    solver: UpcardSolver,
+    p: int,
+    *,
+    policy: np.ndarray | None = None,
+    resc_pol: np.ndarray | None = None,
+    beat: float | None = None,
+) -> tuple[float, list[tuple[float, float, float]] | None]:
+    """``UpcardSolver.split_value`` (the value averaged over the suits) and, where suits change
+    the split's value, the pair's suit classes (``pair_suit_classes``). ``beat`` as for
+    ``split_value``, lowered by the largest split adjustment (the split is then left out only
+    where no suit class can play it)."""
+    sc = solver.split_chains(p, policy=policy, resc_pol=resc_pol)
+    if sc is None:
+        return float("nan"), None
+    ss = split_suits(solver, p, sc)
+    if ss is None:
+        return solver.split_combine(p, sc, beat), None
+    classes = pair_suit_classes(solver, ss, p)
+    slack = max(0.0, *(a for _w, _h, a in classes))
+    return solver.split_combine(p, sc, None if beat is None else beat - slack), classes
