@@ -19,7 +19,14 @@ import pytest
 
 from pontoon.analysis import kernels as K
 from pontoon.analysis.player import Params, UpcardSolver
-from pontoon.analysis.split_suits import SuitShoe, hand_pay, order_terminals, pair_suit_classes, split_suits
+from pontoon.analysis.split_suits import (
+    SuitShoe,
+    hand_pay,
+    order_terminals,
+    pair_suit_classes,
+    split_suits,
+    split_with_suits,
+)
 from pontoon.analysis.splits import split_terminals
 from pontoon.analysis.states import card_index, state_space
 from pontoon.cards import Card
@@ -236,3 +243,54 @@ def test_order_terminals_follow_the_engines_order(n_pair: int, n_other: int, m: 
     assert mine.keys() == walk.keys()
     for key, q in walk.items():
         assert mine[key] == pytest.approx(q, abs=1e-15)
+
+
+def test_pair_classes_fold_to_the_starting_hands_classes() -> None:
+    """The hit adjustments of ``pair_suit_classes`` (7-7 completing a 7-7-7, the Super Bonus) are
+    those of ``hand_options`` split further by the pair's suits: the same weighted sum."""
+    rules = resolve_rules("mbs")
+    pr = Params.of(rules)
+    full = np.full(10, 24, dtype=np.int64)
+    full[9] = 96
+    for up in (SEVEN, 9, 0):
+        base = full.copy()
+        base[up] -= 1
+        solver = UpcardSolver(rules, pr, base, up)
+        outs = {0: solver.run()}
+        _opts, classes = solver.hand_options(SEVEN, SEVEN, outs, None)
+        sc = solver.split_chains(SEVEN)
+        assert sc is not None
+        joint = pair_suit_classes(solver, split_suits(solver, SEVEN, sc), SEVEN)
+        assert sum(w * h for w, h, _a in joint) == pytest.approx(sum(w * a for w, a in classes), abs=1e-12)
+
+
+def test_sevens_against_a_seven_split_by_suit() -> None:
+    """mbs, 6 decks, 7-7 against a 7: the pairs of one suit (5/23 of them) are hit for the Super
+    Bonus, the others split; the optimal edge takes each class's best, the split adjusted by its
+    suits, so it differs from the suit-blind split value by the classes that split."""
+    rules = resolve_rules("mbs")
+    pr = Params.of(rules)
+    full = np.full(10, 24, dtype=np.int64)
+    full[9] = 96
+    base = full.copy()
+    base[SEVEN] -= 1
+    solver = UpcardSolver(rules, pr, base, SEVEN)
+    outs = {0: solver.run()}
+    solver.main_outs.update(outs)
+    opts, _classes = solver.hand_options(SEVEN, SEVEN, outs, None)
+    value, joint = split_with_suits(solver, SEVEN)
+    assert joint is not None
+    hit_w = split_w = 0.0
+    for w, h, a in joint:
+        other = max({**opts, "H": opts["H"] + h}.values())
+        if value + a > other:
+            split_w += w
+            assert h < 0.5  # no Super Bonus in reach
+        else:
+            hit_w += w
+            assert h > 0.5
+    assert hit_w == pytest.approx(5 / 23, abs=1e-12)
+    assert split_w == pytest.approx(18 / 23, abs=1e-12)
+    # the split classes' mean adjustment is not zero (the suited classes that hit carry the rest)
+    mean_split = sum(w * a for w, h, a in joint if h < 0.5) / split_w
+    assert abs(mean_split) > 1e-8  # 1.6e-7: spades pairs gain 4.7e-4, the others lose 4.8e-4
