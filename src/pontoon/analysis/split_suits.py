@@ -111,8 +111,12 @@ def hand_pay(
     "678") or 7-7-7 ("777"), its first card of suit ``first`` (None: a resplit card, drawn), given
     the ``known`` cards out (the pair cards and the up card, the hand's own first card among
     them). The other cards are drawn from the shoe's identities less the known ones."""
-    pays = tuple(three_card_multiplier(rules, kind, s) for s in ("SSH", "HHH", "SSS"))  # mixed, suited, spades
-    return _hand_pay(pays, kind, p, first, tuple(sorted(known)), shoe)
+    return _hand_pay(_pays(rules, kind), kind, p, first, tuple(sorted(known)), shoe)
+
+
+def _pays(rules: CasinoRules, kind: str) -> tuple[float, ...]:
+    """The pays of a ``kind`` bonus hand: mixed, one suit other than spades, spades (rulings 16)."""
+    return tuple(three_card_multiplier(rules, kind, s) for s in ("SSH", "HHH", "SSS"))
 
 
 @lru_cache(maxsize=4096)
@@ -246,6 +250,7 @@ class SplitSuits:
     shoe: SuitShoe
     coef: dict[str, tuple[float, float, float]]
     paid: dict[str, float]
+    pays: dict[str, tuple[float, ...]]  # mixed, suited, spades (rulings 16)
 
     def adjustment(self, s1: str, s2: str, su: str | None) -> float:
         """Exact split value given the pair's suits (first hand ``s1``, second ``s2``) and the up
@@ -253,14 +258,15 @@ class SplitSuits:
         known: list[tuple[int, str]] = [(self.p, s1), (self.p, s2)]
         if su is not None and self.up in BONUS_VALUES:
             known.append((self.up, su))
+        kn = tuple(sorted(known))
         tot = 0.0
         for kind, (ca, cb, cr) in self.coef.items():
             if ca == cb == cr == 0.0:
                 continue
-            pay = self.paid[kind]
-            tot += ca * (hand_pay(self.rules, kind, self.p, s1, known, self.shoe) - pay)
-            tot += cb * (hand_pay(self.rules, kind, self.p, s2, known, self.shoe) - pay)
-            tot += cr * (hand_pay(self.rules, kind, self.p, None, known, self.shoe) - pay)
+            pay, pays = self.paid[kind], self.pays[kind]
+            tot += ca * (_hand_pay(pays, kind, self.p, s1, kn, self.shoe) - pay)
+            tot += cb * (_hand_pay(pays, kind, self.p, s2, kn, self.shoe) - pay)
+            tot += cr * (_hand_pay(pays, kind, self.p, None, kn, self.shoe) - pay)
         return tot
 
 
@@ -303,7 +309,8 @@ def split_suits(solver: UpcardSolver, p: int, sc: SplitChains, shoe: SuitShoe | 
         else:
             cnt[5] = cnt[6] = cnt[7] = 1
         paid[kind] = float(pr.pay21[sp.index[tuple(cnt)]])
-    return SplitSuits(rules, p, solver.up, shoe or SuitShoe.even(rules.decks), coef, paid)
+    pays = {k: _pays(rules, k) for k in coef}
+    return SplitSuits(rules, p, solver.up, shoe or SuitShoe.even(rules.decks), coef, paid, pays)
 
 
 def pair_suit_classes(solver: UpcardSolver, ss: SplitSuits | None, p: int) -> list[tuple[float, float, float]]:
@@ -325,6 +332,10 @@ def pair_suit_classes(solver: UpcardSolver, ss: SplitSuits | None, p: int) -> li
         pay = float(pr.pay21[sp.trans[s, c]])
     up_suits: list[str | None] = list(SUITS) if up in BONUS_VALUES else [None]
     out: dict[tuple[float, float], float] = {}
+    # hearts, diamonds and clubs pay alike, so the adjustments of one relabelling of them are those
+    # of another (the starting hand's always, from an even shoe; the split's where the shoe is even)
+    even = len({c for row in shoe.counts for c in row}) == 1
+    memo: dict[tuple[object, ...], tuple[float, float]] = {}
     for (s1, s2), w12 in _draws(shoe.left(p, ()), 2):
         for su in up_suits:
             w = w12
@@ -333,14 +344,33 @@ def pair_suit_classes(solver: UpcardSolver, ss: SplitSuits | None, p: int) -> li
                 w *= lu[SUITS.index(su)] / sum(lu) if sum(lu) > 0 else 0.0
             if w <= 0:
                 continue
-            hadj = 0.0
-            if bonus_hit:
-                ((_, m),) = completion_classes(rules, p, p, up, pr.sb_units, known=((p, s1), (p, s2), (up, su or "S")))
-                hadj = qc * (m - pay)
-            padj = ss.adjustment(s1, s2, su) if ss is not None else 0.0
+            pattern = _relabel((s1, s2, su))
+            if (pattern, even) in memo:
+                hadj, padj = memo[(pattern, even)]
+            else:
+                hadj = padj = 0.0
+                if bonus_hit:
+                    known = ((p, s1), (p, s2), (up, su or "S"))
+                    ((_, m),) = completion_classes(rules, p, p, up, pr.sb_units, known=known)
+                    hadj = qc * (m - pay)
+                padj = ss.adjustment(s1, s2, su) if ss is not None else 0.0
+                if even:
+                    memo[(pattern, even)] = (hadj, padj)
             key = (round(hadj, 13), round(padj, 13))
             out[key] = out.get(key, 0.0) + w
     return [(w, h, a) for (h, a), w in out.items()]
+
+
+def _relabel(suits: Sequence[str | None]) -> tuple[str | None, ...]:
+    """The suits with hearts, diamonds and clubs renamed in order of first appearance."""
+    names: dict[str, str] = {}
+    out: list[str | None] = []
+    for x in suits:
+        if x is None or x == "S":
+            out.append(x)
+        else:
+            out.append(names.setdefault(x, "abc"[len(names)]))
+    return tuple(out)
 
 
 def split_with_suits(
