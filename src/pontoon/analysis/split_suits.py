@@ -309,8 +309,8 @@ def split_suits(solver: UpcardSolver, p: int, sc: SplitChains, shoe: SuitShoe | 
         else:
             cnt[5] = cnt[6] = cnt[7] = 1
         paid[kind] = float(pr.pay21[sp.index[tuple(cnt)]])
-    pays = {k: _pays(rules, k) for k in coef}
-    return SplitSuits(rules, p, solver.up, shoe or SuitShoe.even(rules.decks), coef, paid, pays)
+    table = {k: _pays(rules, k) for k in coef}
+    return SplitSuits(rules, p, solver.up, shoe or SuitShoe.even(rules.decks), coef, paid, table)
 
 
 def pair_suit_classes(solver: UpcardSolver, ss: SplitSuits | None, p: int) -> list[tuple[float, float, float]]:
