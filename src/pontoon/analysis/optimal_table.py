@@ -31,8 +31,14 @@
   (8) says split when the rules allow it: the first split of a pair (kinds 0 and 1) or a resplit of
   the two-pair-card hand ``(p, p)`` of kind ``KIND_SPLIT + p`` (only where the rules let that pair
   be resplit at all; whether the hand limit is reached is the caller's check). Stand is never an
-  option below ``forced_draw_below``; rescue (after a double) is not part of the table (the double
-  values assume the best rescue choice, as the analyser does).
+  option below ``forced_draw_below``. The rescue of a doubled hand is not in these codes:
+  ``optimal_rescue(rules)`` gives it, same layout, on the state the hand holds after its doubling
+  card, in the kind of the hand (2 unsplit, 3 + p split): ``OPT_RESCUE`` (64) says the table
+  decides it, and then ``OPT_RESCUE_HARD`` (16) / ``OPT_RESCUE_SOFT`` (32) say rescue when the
+  doubled total counts its Aces as 1 / an Ace as 11 (an Ace past the first two cards where those
+  count 1): the analyser's choice (forfeit the original wager against keeping the doubled hand,
+  by its exact cards: the chains' ``rfl``). ``with_rescue(codes, rescue)`` lays the bits on the
+  codes (the simulator's table, ``sim.api``).
 
 These are the decisions behind the analyser's ``house_edge.optimal`` (``strategy.solve``): the
 argmax of the same option values (``UpcardSolver.hand_options``, the optimal chain run, the split
@@ -96,6 +102,13 @@ OPT_S = 1
 OPT_D = 2
 OPT_R = 5
 OPT_SPLIT = 8
+# rescue of a doubled hand (000 3.11.4, 004 3.25.3), on the entry of the state the hand holds after
+# its doubling card: OPT_RESCUE says the table decides it, OPT_RESCUE_HARD / OPT_RESCUE_SOFT rescue
+# when the doubled total counts every Ace as 1 / an Ace (not among the first two where they count
+# 1) as 11
+OPT_RESCUE_HARD = 16
+OPT_RESCUE_SOFT = 32
+OPT_RESCUE = 64
 KIND_DIFF = 0
 KIND_SAME = 1
 KIND_MULTI = 2
@@ -184,9 +197,39 @@ def optimal_tables(rules: CasinoRules) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _tables_cached(key: str) -> np.ndarray:
-    codes = _build_tables(CasinoRules.model_validate_json(key))
+    rescue = np.zeros((11, N_KINDS, state_space().size), dtype=np.int8)
+    codes = _build_tables(CasinoRules.model_validate_json(key), rescue)
     codes.flags.writeable = False
+    rescue.flags.writeable = False
+    if len(_RESCUE) >= 8:
+        _RESCUE.pop(next(iter(_RESCUE)))
+    _RESCUE[key] = rescue
     return codes
+
+
+_RESCUE: dict[str, np.ndarray] = {}  # the rescue bits built with each table
+
+
+def optimal_rescue(rules: CasinoRules) -> np.ndarray:
+    """The rescue bits ``int8[up, kind, state]`` of doubled hands (``OPT_RESCUE``,
+    ``OPT_RESCUE_HARD``, ``OPT_RESCUE_SOFT``; 0 where the table leaves the rescue to the chart) on
+    the state a doubled hand holds after its doubling card, in its kind (2 unsplit, 3 + p split);
+    built with ``optimal_tables`` (the same chains), read-only. ``with_rescue`` lays them on the
+    decision codes for the simulator."""
+    key = rules.model_dump_json()
+    optimal_tables(rules)
+    if key not in _RESCUE:  # evicted while the table stayed cached
+        _tables_cached.cache_clear()
+        optimal_tables(rules)
+    return _RESCUE[key]
+
+
+def with_rescue(codes: np.ndarray, rescue: np.ndarray) -> np.ndarray:
+    """Decision codes with rescue bits (``optimal_rescue``) added: the simulator's table. An entry
+    with no decision (-1) under rescue bits takes code 0 there (a soft 21 whose Aces count 1 on the
+    double: no hand decides on it)."""
+    has = rescue != 0
+    return np.where(has, np.where(codes >= 0, codes, 0) | rescue, codes).astype(np.int8)
 
 
 def _two_code(opts: dict[str, float], adj: float) -> int:
@@ -334,7 +377,9 @@ def _by_a2(
     return np.where(mask, code, -1).astype(np.int8)
 
 
-def _build_tables(rules: CasinoRules) -> np.ndarray:
+def _build_tables(rules: CasinoRules, rescue: np.ndarray | None = None) -> np.ndarray:
+    """The decision codes (``optimal_tables``); the rescue bits (``optimal_rescue``) into
+    ``rescue`` when given."""
     pr = Params.of(rules)
     sp = state_space()
     size = sp.size
@@ -436,7 +481,49 @@ def _build_tables(rules: CasinoRules) -> np.ndarray:
                 if split_ev[p] > float(v_pp[0]):
                     kind_row[s_pp] |= OPT_SPLIT
             row[KIND_SPLIT + p] = kind_row
+            if rescue is not None:
+                rescue[up + 1, KIND_SPLIT + p] = _rescue_bits(sp, pr, sc.base, sc.outs, can_d_sp, sc.active)
+        if rescue is not None:
+            # the rescue of unsplit doubled hands (two cards, or any number where the rules allow)
+            rescue[up + 1, KIND_MULTI] = _rescue_bits(sp, pr, base, outs, two | pr.dbl_any, solver.active)
     return codes
+
+
+def _rescue_bits(
+    sp: StateSpace, pr: Params, base: np.ndarray, outs: dict[int, ChainOut], can_dbl: np.ndarray,
+    active: np.ndarray,
+) -> np.ndarray:
+    """The rescue bits (``OPT_RESCUE``...) of every state a doubled hand can hold after its
+    doubling card, from the chains ``outs`` (by a2) that doubled the states ``can_dbl`` (of those it valued,
+    ``active``) with the shoe ``base``: the chains' own choice ``rfl[s, r]`` (000 3.11.4, 004 3.25.3). It depends on the
+    doubled hand's cards and total only (its stand value against forfeiting one wager), so every
+    (state, drawn card) that makes the same cards and total agrees; where two did not, the entry
+    is left to the chart (none does on the presets: tests/sim/test_optimal_rescue.py)."""
+    bits = np.zeros(sp.size, dtype=np.int16)
+    if not pr.rescue:
+        return bits.astype(np.int8)
+    seen = np.zeros((sp.size, 2), dtype=np.int8)  # 0 unseen, 1 keep, 2 rescue, 3 both
+    src = np.nonzero(can_dbl & active & np.all(sp.counts <= base[None, :], axis=1) & (sp.ncards >= 2) & (sp.best < 21))[0]
+    for a2, o in outs.items():
+        for r in range(10):
+            j = sp.trans[src, r]
+            ok = (j >= 0) & (base[r] - sp.counts[src, r] > 0)
+            ss, jj = src[ok], j[ok]
+            a2e = np.where(sp.ncards[ss] == 2, sp.nace[ss], a2)
+            # 000 3.17.2, 004 3.25.2: Aces among the first two cards count 1 on a double
+            free = sp.nace[jj] > (a2e if pr.ace_one else 0)
+            hard = sp.hard[jj]
+            soft = free & (hard + 10 <= 21)
+            dt = np.where(soft, hard + 10, hard)
+            keep = dt < 21
+            ss, jj, soft = ss[keep], jj[keep], soft[keep].astype(np.int64)
+            dec = np.where(o.rfl[ss, r] == 1, 2, 1).astype(np.int8)
+            np.bitwise_or.at(seen, (jj, soft), dec)
+    for f, bit in ((0, OPT_RESCUE_HARD), (1, OPT_RESCUE_SOFT)):
+        bits |= np.where(seen[:, f] == 2, bit, 0).astype(np.int16)
+    decided = (seen[:, 0] != 3) & (seen[:, 1] != 3) & ((seen[:, 0] > 0) | (seen[:, 1] > 0))
+    bits = np.where(decided, bits | OPT_RESCUE, 0)
+    return bits.astype(np.int8)
 
 
 def _second_card_prob(base_s: np.ndarray, p: int, r: int) -> float:

@@ -30,8 +30,11 @@ SPLIT_NAMES = {
 }
 # what stays approximate by design (docs/analysis.md, "Exact and approximate")
 SUIT_SPLIT = (
-    "6-7-8 and 7-7-7 made inside split hands are paid their average over the suits of the full shoe, and "
-    "split hands do not play by suits (on the starting hand, unsplit, the suits are exact)"
+    "split hands decide by card values, not by the suits they see (their hit or stand on a two-card hand "
+    "that can become a 6-7-8 or 7-7-7 is chosen with that 21 paid its average over the suits of the full "
+    "shoe): a strategy restriction whose value is exact (each split hand's 6-7-8 / 7-7-7 is paid by its "
+    "suits given the suits of the pair and the up card, and optimal play chooses the split in each suit "
+    "class of the pair: analysis/split_suits.py)"
 )
 CHART = "the basic chart is a strategy restriction (total-dependent with card-count exceptions)"
 ONE_WAGER_EXACT = (
@@ -101,7 +104,8 @@ def analyze(
         "method": {
             "optimal": (
                 "composition-dependent: each two-card hand against each upcard, every later decision on the "
-                "exact cards held, suits tracked for 6-7-8 / 7-7-7 and the Super Bonus; dealer drawn from "
+                "exact cards held, suits tracked for 6-7-8 / 7-7-7 and the Super Bonus (the starting hand's, "
+                "and a pair of 6s, 7s or 8s split or not by its suits and the up card's); dealer drawn from "
                 "the shoe less every card seen"
             ),
             "splits": (

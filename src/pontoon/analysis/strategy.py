@@ -25,6 +25,7 @@ from pontoon.analysis.player import (
     UpcardSolver,
     dealer_cache,
 )
+from pontoon.analysis.split_suits import split_with_suits
 from pontoon.analysis.splits import SPLIT_STRATEGIES
 from pontoon.analysis.states import UPCARD_INDEX, UPCARD_LABELS, VALUE_RANKS, shoe_counts, state_space
 from pontoon.errors import PontoonError
@@ -165,6 +166,9 @@ def _solve(
         # optimal play's options without the split (added once the split is valued, below)
         opt_opts = {(i, j): solver.hand_options(i, j, outs_a, None) for i, j, _w in starts}
         split_opt: dict[int, float] = {}
+        # suit classes of the pairs whose split value depends on the pair's and up card's suits
+        # (6-7-8 / 7-7-7 in split hands, rulings 16): (weight, hit adjustment, split adjustment)
+        pair_cls: dict[int, list[tuple[float, float, float]] | None] = {}
         ur = UpcardResult(label, p_up, 0.0, 0.0)
         resc = _rescue_chart(pr, outs_a[0].racc, label, rescue_rows)
         # build the total-dependent chart for three or more cards
@@ -196,7 +200,7 @@ def _solve(
                 # the split's value decides only where it may beat the best other option, both
                 # under optimal play and under the chart (split_value's beat)
                 beat = min(solver.split_beat(i, *opt_opts[(i, j)]), solver.split_beat(i, opts, [(1.0, 0.0)]))
-                split_opt[i] = solver.split_value(i, beat=beat)
+                split_opt[i], pair_cls[i] = split_with_suits(solver, i, beat=beat)
             if i == j:
                 ps = pair_sums.setdefault(i, {})
                 for name, v in opts.items():
@@ -216,16 +220,18 @@ def _solve(
             if row in row_code:
                 pol[k] = CODE_TO_POLICY[row_code[row]]
         split_b: dict[int, float] = {}
+        cls_b: dict[int, list[tuple[float, float, float]] | None] = {}
         for i, cells in pair_rows.items():
             if cells.get(label) == "P":
-                split_b[i] = solver.split_value(i, policy=pol, resc_pol=resc)
+                split_b[i], cls_b[i] = split_with_suits(solver, i, policy=pol, resc_pol=resc)
         # optimal play; a split played as the chart plays it is one of optimal play's choices
         # (FED: split hands decide as if a live hand lost nothing to a dealer Pontoon, and the
         # chart's play can lose less to the one-wager rule)
         for i, v in split_b.items():
             if pr.split_one_wager and not v < split_opt.get(i, float("-inf")):
                 split_opt[i] = v
-        ur.ev_optimal = _optimal_ev(solver, starts, opt_opts, split_opt, ur)
+                pair_cls[i] = cls_b[i]
+        ur.ev_optimal = _optimal_ev(solver, starts, opt_opts, split_opt, ur, pair_cls)
         ev_b = _basic_ev(solver, starts, ur, hand_b, pair_rows, row_code, split_b, label)
         ur.ev_basic = ev_b
         ev_opt += p_up * ur.ev_optimal
@@ -276,9 +282,12 @@ def _optimal_ev(
     opt_opts: dict[tuple[int, int], tuple[dict[str, float], list[tuple[float, float]]]],
     split_opt: dict[int, float],
     ur: UpcardResult,
+    pair_cls: dict[int, list[tuple[float, float, float]] | None] | None = None,
 ) -> float:
     """Optimal play's expectation against one up card: each starting hand (and suit class) takes
-    its best option, the split included; the options kept in ``ur.hands``."""
+    its best option, the split included; the options kept in ``ur.hands``. A pair in
+    ``pair_cls`` takes it in each suit class of the pair and the up card (hit and split
+    adjusted: ``split_suits.pair_suit_classes``)."""
     ev_u = 0.0
     for i, j, w in starts:
         opts, classes = opt_opts[(i, j)]
@@ -288,6 +297,14 @@ def _optimal_ev(
         ur.hands[(i, j)] = dict(opts)
         if "N" in opts:
             ev_u += w * opts["N"]
+            continue
+        joint = (pair_cls or {}).get(i) if i == j and "P" in opts else None
+        if joint is not None:
+            for cw, hadj, padj in joint:
+                o = dict(opts)
+                o["H"] += hadj
+                o["P"] += padj
+                ev_u += w * cw * max(o.values())
             continue
         for cw, adj in classes:
             o = dict(opts)

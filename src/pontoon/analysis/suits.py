@@ -35,6 +35,11 @@ def _multiplier(rules: CasinoRules, kind: str, suits: Sequence[str]) -> float:
     return float(rules.pays_678_suited if kind == "678" else rules.pays_777_suited)
 
 
+def three_card_multiplier(rules: CasinoRules, kind: str, suits: Sequence[str]) -> float:
+    """The pay of a 6-7-8 (``kind`` "678") or 7-7-7 ("777") of these suits (rulings 16)."""
+    return _multiplier(rules, kind, suits)
+
+
 def average_three_card_pay(rules: CasinoRules, kind: str) -> float:
     """Expected payout of a 6-7-8 or 7-7-7 over random suits from a full shoe (used for split hands)."""
     d = rules.decks

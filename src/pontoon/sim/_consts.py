@@ -87,6 +87,12 @@ NC_MAX = 9  # card-count index: min(ncards, NC_MAX)
 # C_D or C_R and ``code & COMP_SPLIT`` says split (or resplit) where the rules allow it.
 COMP_SPLIT = 8
 COMP_KIND_SPLIT = 3
+# the rescue of a doubled hand, on the entry of the state it holds after its doubling card (in its
+# kind): COMP_RESCUE = the table decides, then rescue where COMP_RESCUE_HARD (the doubled total
+# counts every Ace 1) or COMP_RESCUE_SOFT (an Ace counts 11) is set; else the chart's rescue row
+COMP_RESCUE_HARD = 16
+COMP_RESCUE_SOFT = 32
+COMP_RESCUE = 64
 NF = 14  # integer fields per hand (``_play_round``: F_N .. F_KD)
 
 # ---- lines (acc[line, 0] = count, acc[line, 1] = net quanta) --------------------------------

@@ -324,9 +324,11 @@ def _resolve(code, h, b, n, tot, upr, P, hi, bx):
 
 
 @njit(**_INLINE)
-def _double_settle(h, b, dh, upp, P, strat, hi, logl, loga, logb, nlog):
+def _double_settle(h, b, dh, upp, P, strat, comp, hc, hi, logl, loga, logb, nlog):
     """A doubled hand of hard total ``dh`` holding its one card (rulings 12: Aces among the first
-    two cards count 1 where the rules say so): bust, 21 paid at once, rescued, or live."""
+    two cards count 1 where the rules say so): bust, 21 paid at once, rescued, or live. Rescued as
+    the composition table says where it has the hand's state (``--strategy optimal``), else by the
+    chart's rescue row."""
     W = P[P_W]
     if P[P_DBL_ACE1] == 1:
         xt = dh + 10 if (hi[h, F_ACE2] == 1 and dh + 10 <= 21) else dh
@@ -336,8 +338,14 @@ def _double_settle(h, b, dh, upp, P, strat, hi, logl, loga, logb, nlog):
         return _log(logl, loga, logb, nlog, L_BUST, -2 * W, b)
     if xt == 21 and P[P_21WINS] == 1:
         return _log(logl, loga, logb, nlog, L_21, 2 * P[P_WIN], b)  # 1 to 1 only
-    if xt < 21 and P[P_RESCUE] == 1 and strat[K_RESCUE, xt, 3, upp] == 1:
-        return _log(logl, loga, logb, nlog, L_RESCUE, -W, b)  # rulings 13
+    if xt < 21 and P[P_RESCUE] == 1:
+        resc = strat[K_RESCUE, xt, 3, upp] == 1
+        if P[P_COMP] == 1 and hi[h, F_ST] >= 0:
+            oc = _comp_code(h, hi[h, F_N], upp, hc, hi, comp)
+            if oc >= 0 and (oc & COMP_RESCUE) != 0:
+                resc = (oc & (COMP_RESCUE_SOFT if xt != dh else COMP_RESCUE_HARD)) != 0
+        if resc:
+            return _log(logl, loga, logb, nlog, L_RESCUE, -W, b)  # rulings 13
     hi[h, F_LIVE] = 1
     hi[h, F_TOT] = xt
     return nlog
@@ -416,7 +424,7 @@ def _play_hand(h, b, upp, upr, shoe, st, ur, P, strat, comp, trans, hc, hi, bx, 
             # rulings 12: exactly one card
             hi[h, F_DBL] = 1
             nlog = _log(logl, loga, logb, nlog, L_DOUBLE, 0, b)
-            return _double_settle(h, b, hard + pc, upp, P, strat, hi, logl, loga, logb, nlog)
+            return _double_settle(h, b, hard + pc, upp, P, strat, comp, hc, hi, logl, loga, logb, nlog)
 
 
 # ---- the dealer ------------------------------------------------------------------------------

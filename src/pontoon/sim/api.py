@@ -157,12 +157,13 @@ def _optimal_tables(rules: CasinoRules) -> tuple[np.ndarray, np.ndarray, int] | 
     """The analyser's composition table, its state transitions and the empty hand's state (None
     when the analyser cannot be imported)."""
     try:
-        from pontoon.analysis.optimal_table import optimal_tables
+        from pontoon.analysis.optimal_table import optimal_rescue, optimal_tables, with_rescue
         from pontoon.analysis.states import state_space
     except ImportError:
         return None
     sp = state_space()
-    comp = comp_table(optimal_tables(rules), sp.size)
+    # the decisions, and the rescue of doubled hands by their exact cards (``_double_settle``)
+    comp = comp_table(with_rescue(optimal_tables(rules), optimal_rescue(rules)), sp.size)
     trans = np.ascontiguousarray(sp.trans, dtype=np.int64)
     return comp, trans, sp.find([0] * 10)
 
@@ -275,8 +276,8 @@ def resolve_strategy(rules: CasinoRules, strategy: Any) -> tuple[Mapping[str, An
             # build_spec adds the composition table (optimal_table.optimal_tables) over this chart
             notes.append(
                 "optimal: the analyser's composition-dependent decision for every hand (by its cards, the "
-                "two first cards' suit relation, and the pair a split hand came from); rescues play the "
-                "basic chart"
+                "two first cards' suit relation, and the pair a split hand came from), the rescue of a "
+                "doubled hand by its cards and doubled total"
             )
         if an is not None and hasattr(an, "basic_strategy"):
             return an.basic_strategy(rules), "analyser basic_strategy", notes

@@ -128,8 +128,11 @@ def play_engine_round(
         box = h.box
         if h.awaiting_rescue:
             fixed = 2 if rules.double_ace_counts_one else 0
-            total = hand_total(h.cards, fixed)[0]
+            total, soft = hand_total(h.cards, fixed)
             want = strat[K.K_RESCUE, total, 3, up.points] == 1
+            oc = _comp_code(comp, h.cards, up, h.from_split)  # the table's rescue, as the kernel
+            if oc >= 0 and oc & K.COMP_RESCUE:
+                want = bool(oc & (K.COMP_RESCUE_SOFT if soft else K.COMP_RESCUE_HARD))
             verbs = ["rescue", "stand"] if want else ["stand"]
         else:
             plan = _plan(rules, strat, h.cards, up, comp, h.from_split)

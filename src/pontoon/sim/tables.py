@@ -235,7 +235,7 @@ def comp_table(codes: np.ndarray, states: int) -> np.ndarray:
     """The kernel's composition table from ``pontoon.analysis.optimal_table.optimal_tables``:
     ``int8[upcard points 0..10, kind 0..12, state]`` (layout: ``_kernels`` and the analyser's module
     docstring), checked: the shape, and every entry -1 or a hit / stand / double / surrender code
-    with or without the split bit."""
+    with or without the split bit and the rescue bits (``_consts.COMP_RESCUE``)."""
     arr = np.asarray(codes)
     if arr.dtype != np.int8 or arr.shape != (11, K.COMP_KIND_SPLIT + 10, states):
         raise StrategyError(
@@ -243,7 +243,9 @@ def comp_table(codes: np.ndarray, states: int) -> np.ndarray:
             f"got {arr.dtype} {arr.shape}"
         )
     base = arr & 7
-    ok = (arr == -1) | ((arr >= 0) & np.isin(base, (K.C_H, K.C_S, K.C_D, K.C_R)) & (arr < 16))
+    # rescue bits only with the flag that says the table decides the rescue
+    resc_ok = ((arr & (K.COMP_RESCUE_HARD | K.COMP_RESCUE_SOFT)) == 0) | ((arr & K.COMP_RESCUE) != 0)
+    ok = (arr == -1) | ((arr >= 0) & np.isin(base, (K.C_H, K.C_S, K.C_D, K.C_R)) & resc_ok)
     if not ok.all():
         bad = tuple(int(x) for x in np.argwhere(~ok)[0])
         raise StrategyError(f"composition table: entry {bad} = {int(arr[bad])} is not a decision code")
