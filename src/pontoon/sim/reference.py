@@ -46,6 +46,8 @@ def _comp_code(comp: np.ndarray | None, cards: Sequence[Card], up: Card, from_sp
         kind = 1 if cards[0].suit == cards[1].suit else 0
     else:
         kind = 2
+    if comp.shape[1] > K.COMP_KINDS:  # a2 blocks (FED): the Aces among the first two cards
+        kind += K.COMP_KINDS * sum(c.points == 1 for c in cards[:2])
     return int(comp[up.points, kind, s])
 
 
