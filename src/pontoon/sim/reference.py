@@ -97,9 +97,13 @@ def play_engine_round(
     insurance: bool = False,
     jackpot: Sequence[int] = (),
     comp: np.ndarray | None = None,
+    keep: list[CasinoRound] | None = None,
 ) -> tuple[str, dict[int, dict[str, Decimal]]]:
-    """Play one round of the engine from a stacked shoe; returns (status, {box: {kind: net}})."""
+    """Play one round of the engine from a stacked shoe; returns (status, {box: {kind: net}}).
+    ``keep``: the played round is appended to it (its events, for tests that count cases)."""
     rnd = CasinoRound(rules, Shoe.stacked_from(list(cards), pack=rules.pack), jackpot=list(jackpot))
+    if keep is not None:
+        keep.append(rnd)
     for b in range(1, boxes + 1):
         rnd.place_bet(b, f"p{b}", "main", bet)
         for kind in side_bets:
