@@ -6,6 +6,7 @@ hint values (``hints.action_values``) for the same hands."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import replace
 from decimal import Decimal
@@ -259,7 +260,9 @@ def test_optimal_edge_matches_analyser() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["mbs", "federal", "blackjack"])
 def test_optimal_edge_matches_analyser_large(preset: str) -> None:
-    _check(preset, 10_000_000, seed=23)
+    """1e9 rounds (``PONTOON_SLOW_ROUNDS``), as ``test_edge.py``: rws-plus and rws-pandemonium
+    play mbs's main game."""
+    _check(preset, int(os.environ.get("PONTOON_SLOW_ROUNDS", "1000000000")), seed=23)
 
 
 def test_optimal_beats_basic_with_common_numbers() -> None:
