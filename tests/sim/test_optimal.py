@@ -272,3 +272,37 @@ def test_optimal_beats_basic_with_common_numbers() -> None:
     o = simulate(rules, 200_000, csm=True, seed=3, strategy="optimal")
     assert o["house_edge"] < b["house_edge"] + 2 * b["ci95"]
     assert np.isfinite(o["house_edge"])
+
+
+def test_federal_table_by_a2_is_the_chains_own_play_decision_by_decision() -> None:
+    """Every decision of the kernel's federal table (unsplit hands of three or more cards by a2,
+    split hands by pair and a2), against the action the analyser's own chain takes in that state
+    (``chain``'s ``act``, its optimal play) for every up card: equal wherever the chain plays."""
+    from pontoon.analysis import kernels as AK
+    from pontoon.analysis.player import Params, UpcardSolver
+    from pontoon.analysis.states import shoe_counts
+
+    rules = resolve_rules("federal")
+    sp = state_space()
+    by_a2 = ot.optimal_tables_by_a2(rules)
+    to_act = {ot.OPT_H: AK.ACT_HIT, ot.OPT_S: AK.ACT_STAND, ot.OPT_D: AK.ACT_DOUBLE}
+    checked = 0
+    for up in range(10):
+        base = shoe_counts(rules.pack, rules.decks)
+        base[up] -= 1
+        solver = UpcardSolver(rules, Params.of(rules), base, up)
+        cases = [(ot.KIND_MULTI, t, solver.run(a2=t), solver.fits & (sp.ncards >= 3)) for t in range(3)]
+        for p in range(1, 10):  # split hands (split Aces take one card: nothing to decide)
+            sc = solver.split_chains(p)
+            if sc is not None:
+                cases += [(ot.KIND_SPLIT + p, t, o, sc.active) for t, o in sc.outs.items()]
+        for kind, t, out, where in cases:
+            row = by_a2[t, up + 1, kind]
+            live = where & (row >= 0) & (out.act != AK.ACT_21)
+            if kind >= ot.KIND_SPLIT:
+                live &= (sp.nace - (kind - ot.KIND_SPLIT == 0)) <= t  # states this a2 can reach
+            want = np.vectorize(to_act.get)(row[live] & 7)
+            bad = np.nonzero(want != out.act[live])[0]
+            assert not len(bad), (up, kind, t, sp.counts[np.nonzero(live)[0][bad[0]]].tolist())
+            checked += int(live.sum())
+    assert checked > 50_000
