@@ -277,8 +277,8 @@ def resolve_strategy(rules: CasinoRules, strategy: Any) -> tuple[Mapping[str, An
             # build_spec adds the composition table (optimal_table.optimal_tables) over this chart
             notes.append(
                 "optimal: the analyser's composition-dependent decision for every hand (by its cards, the "
-                "two first cards' suit relation, and the pair a split hand came from); rescues play the "
-                "basic chart"
+                "two first cards' suit relation, the pair a split hand came from, and where doubles count "
+                "those Aces as one the Aces among its first two cards); rescues play the basic chart"
             )
         if an is not None and hasattr(an, "basic_strategy"):
             return an.basic_strategy(rules), "analyser basic_strategy", notes
