@@ -92,6 +92,80 @@ def _dask_one(rules, rounds: int) -> dict:
     return out
 
 
+_POOL_SPEC = None
+
+
+def _pool_init(spec) -> None:  # type: ignore[no-untyped-def]
+    """A plain worker process: the spec kept, the kernels loaded before any timed task."""
+    from pontoon.sim.chunk import warm_up
+
+    global _POOL_SPEC
+    _POOL_SPEC = spec
+    warm_up(spec)
+
+
+def _pool_task(entropy: int, first: int, sizes: list[int]):  # type: ignore[no-untyped-def]
+    from pontoon.sim.chunk import run_chunks_summary
+
+    c0 = time.process_time()
+    acc, mom, hist = run_chunks_summary(_POOL_SPEC, entropy, first, sizes, 0)
+    return acc, mom, time.process_time() - c0
+
+
+def _pool_ready(_: int) -> int:
+    import os
+
+    return os.getpid()
+
+
+def plain_processes(rules, rounds: int, workers: int) -> dict:  # type: ignore[no-untyped-def]
+    """The Dask run's work with no Dask: ``workers`` plain processes (``multiprocessing``, started
+    and their kernels loaded before the clock), the same tasks of consecutive chunks
+    (``cluster.chunks_per_task``), the same in-flight limit. What two processes on this machine
+    can do at best: the yardstick for the Dask path's structure."""
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from pontoon.sim.api import DEFAULT_CHUNK, build_spec, chunk_count, normalise_seed, plan_chunks
+    from pontoon.sim.chunk import Totals
+    from pontoon.sim.cluster import IN_FLIGHT_PER_WORKER, _tasks, chunks_per_task
+
+    spec = build_spec(rules)
+    entropy = normalise_seed(7)
+    totals = Totals()
+    with ProcessPoolExecutor(workers, initializer=_pool_init, initargs=(spec,)) as ex:
+        while len(set(ex.map(_pool_ready, range(4 * workers)))) < workers:
+            pass  # every process started and warmed (its initializer ran)
+        per = chunks_per_task(chunk_count(rounds, DEFAULT_CHUNK), DEFAULT_CHUNK, workers)
+        it = _tasks(plan_chunks(rounds, DEFAULT_CHUNK), per)
+        pending: set = set()
+        cpu_w = 0.0
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        exhausted = False
+        while pending or not exhausted:
+            while not exhausted and len(pending) < IN_FLIGHT_PER_WORKER * workers:
+                nxt = next(it, None)
+                if nxt is None:
+                    exhausted = True
+                    break
+                pending.add(ex.submit(_pool_task, entropy, nxt[0], nxt[1]))
+            if not pending:
+                break
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                acc, mom, c = f.result()
+                totals.add(acc, mom, None)
+                cpu_w += c
+        secs = time.perf_counter() - t0
+        cpu_p = time.process_time() - c0
+    from pontoon.sim.stats import report
+
+    out = report(spec, totals, rounds, secs, seed=entropy, workers=workers, session_length=0)
+    out["compile_seconds"] = 0.0  # started and warmed before the clock
+    out["cpu_seconds"] = {"workers": cpu_w, "this_process": cpu_p}
+    return out
+
+
 def workers_bench(rounds: int, repeats: int) -> None:
     """One process against local Dask clusters of 1 and 2 workers, alternately."""
     import os
@@ -103,8 +177,13 @@ def workers_bench(rounds: int, repeats: int) -> None:
     best: dict[str, float] = {}
     best_cpu: dict[str, float] = {}
     for rep in range(repeats):
-        for label, w in (("one process", None), ("--workers 1", 1), ("Dask, 1 worker", 0), ("--workers 2", 2)):
-            out = simulate(rules, rounds, seed=7, workers=w) if w != 0 else _dask_one(rules, rounds)
+        cases = (("one process", None), ("--workers 1", 1), ("Dask, 1 worker", 0), ("--workers 2", 2),
+                 ("2 plain processes", -2))  # fmt: skip
+        for label, w in cases:
+            if w == -2:
+                out = plain_processes(rules, rounds, 2)
+            else:
+                out = simulate(rules, rounds, seed=7, workers=w) if w != 0 else _dask_one(rules, rounds)
             rate = out["rounds_per_second"]
             best[label] = max(best.get(label, 0.0), rate)
             cpu = out["cpu_seconds"]
@@ -123,6 +202,8 @@ def workers_bench(rounds: int, repeats: int) -> None:
     print(f"--workers 1 / one process: {best['--workers 1'] / one:.2f} (one local worker is this process)")
     print(f"a Dask cluster of 1 worker / one process: {best['Dask, 1 worker'] / one:.2f}")
     print(f"--workers 2 efficiency per worker: {best['--workers 2'] / (2 * one):.2f} ({os.cpu_count()} cores)")
+    print(f"2 plain processes (no Dask) efficiency per process: {best['2 plain processes'] / (2 * one):.2f}; "
+          f"Dask / plain: {best['--workers 2'] / best['2 plain processes']:.2f}")
     one_c = best_cpu["one process"]
     print("per CPU second (the work the cores did, whatever else ran): "
           + ", ".join(f"{k} {v / one_c:.2f}" for k, v in best_cpu.items()) + " of one process's")

@@ -103,6 +103,14 @@ def test_tasks_group_consecutive_chunks() -> None:
 
     assert list(_tasks(iter([5, 5, 5, 5, 3]), 2)) == [(0, [5, 5]), (2, [5, 5]), (4, [3])]
     assert list(_tasks(iter([7]), 4)) == [(0, [7])]
+    # tapering: 400 chunks, 10 per task, 2 workers: full tasks, then smaller, single chunks last
+    tasks = list(_tasks(iter([1] * 400), 10, 400, 2))
+    firsts = [f for f, _ in tasks]
+    assert firsts == sorted(firsts) and sum(len(b) for _, b in tasks) == 400
+    assert all(f + len(b) == g for (f, b), (g, _) in zip(tasks, tasks[1:], strict=False))  # consecutive
+    lens = [len(b) for _, b in tasks]
+    assert lens[:36] == [10] * 36 and lens[-4:] == [1] * 4
+    assert lens == sorted(lens, reverse=True)
     assert chunks_per_task(3, 20_000, 2) == 1  # too few chunks to group
     assert chunks_per_task(400, 500_000, 2) == TASK_ROUNDS // 500_000  # capped by task size
     assert chunks_per_task(10_000, 1_000, 4) == 10_000 // (TASKS_PER_WORKER * 4)  # enough tasks per worker

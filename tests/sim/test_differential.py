@@ -127,3 +127,58 @@ def test_engine_peeks_before_a_double() -> None:
     rec = run_stacked(spec, [cards])
     assert _to_money(int(rec[0, 0, K.K_MAIN]), spec.quantum) == Decimal(-10)
     assert net[1]["main"] == Decimal(-10)
+
+
+def _fed_split_shoes(rules, rng: np.random.Generator, n: int) -> list[list[Card]]:  # type: ignore[no-untyped-def]
+    """Stacked shoes of a pair against an Ace or a picture, then cards rich in the up card's
+    complement (a dealer Pontoon often comes as the dealer's second card) and in small cards
+    (split hands that bust, make 21, double and are rescued, or stand)."""
+    pack = pack_cards(rules.pack)
+    out = []
+    for _ in range(n):
+        pair_pts = int(rng.integers(1, 11))
+        pairs = [c for c in pack if c.points == pair_pts]
+        up = Card.parse("AC") if rng.random() < 0.5 else Card.parse(str(rng.choice(["KD", "QH", "JS"])))
+        comp = [c for c in pack if (c.points == 10 if up.points == 1 else c.points == 1)]
+        other = [c for c in pack if c.points not in (1, 10)]
+        rest = [comp[int(rng.integers(len(comp)))] if rng.random() < 0.35 else other[int(rng.integers(len(other)))]
+                for _ in range(16)]  # fmt: skip
+        a, b = (pairs[int(rng.integers(len(pairs)))] for _ in range(2))
+        out.append([a, up, b, *rest])
+    return out
+
+
+@pytest.mark.parametrize("strategy", ["wild", "optimal"])
+def test_federal_split_boxes_against_a_dealer_pontoon(strategy: str) -> None:
+    """001 Splits (rulings 6, 26): against a dealer Pontoon a split box loses one wager in all;
+    a busted hand was lost at once and a 21 paid at once. The kernel and the engine settle the
+    same shoes alike, round by round, with many split boxes facing a dealer Pontoon with hands
+    alive, busted, at 21, doubled and rescued (counted from the engine's rounds)."""
+    rules = resolve_rules("federal")
+    chart: Any = "optimal" if strategy == "optimal" else load_chart(DATA / "wild_chart.json")
+    spec = build_spec(rules, strategy=chart)
+    rng = np.random.default_rng(2026 + len(strategy))
+    shoes = _fed_split_shoes(rules, rng, 1500 if strategy == "wild" else 4500)  # optimal splits less
+    rec = run_stacked(spec, shoes)
+    seen = {"split v Pontoon": 0, "live and dead hands": 0, "doubled": 0, "rescued": 0, "3 hands": 0}
+    for i, cards in enumerate(shoes):
+        keep: list[Any] = []
+        status, net = play_engine_round(rules, cards, spec.strat, bet=spec.bet, comp=spec.comp, keep=keep)
+        assert (status == "void") == bool(rec[i, 0, K.NK + 1])
+        got = _to_money(int(rec[i, 0, K.K_MAIN]), spec.quantum)
+        assert got == net[1]["main"], f"shoe {' '.join(map(str, cards))}: kernel {got}, engine {net[1]['main']}"
+        rnd = keep[0]
+        hands = rnd.boxes[1].hands
+        d = rnd.dealer_cards
+        if status == "void" or len(hands) < 2 or len(d) < 2 or {d[0].points, d[1].points} != {1, 10}:
+            continue
+        seen["split v Pontoon"] += 1
+        dead = [h.total()[0] >= 21 or getattr(h, "rescued", False) for h in hands]
+        seen["live and dead hands"] += any(dead) and not all(dead)
+        seen["doubled"] += any(getattr(h, "doubled", False) for h in hands)
+        seen["rescued"] += any(getattr(h, "rescued", False) for h in hands)
+        seen["3 hands"] += len(hands) == 3
+    print(strategy, seen)
+    need = (300, 150, 40) if strategy == "wild" else (100, 25, 5)
+    keys = ("split v Pontoon", "live and dead hands", "3 hands")
+    assert all(seen[k] >= n for k, n in zip(keys, need, strict=True)), seen

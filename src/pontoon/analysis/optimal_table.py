@@ -59,10 +59,14 @@ holds the best state-only decision, an approximation:
   it can have, weighted by how often optimal play (which knows a2) reaches it with each (by
   ordering alone where play does not reach it); exact wherever every a2 gives the same decision.
   Doubles on such hands are included (``optimal_decisions`` leaves them out).
+  ``optimal_tables_by_a2(rules)`` holds, for these rules, one table per a2 (0, 1, 2 Aces among
+  the hand's first two cards) with each a2's own decisions: the simulator, which knows the first
+  two cards, plays that one (no a2 approximation left).
 
 Playing the table through the analyser's own chains (tests/analysis/test_optimal_tables.py) gives
 ``house_edge.optimal`` exactly for blackjack, within 1.1e-7 for mbs (suits) and 5.2e-5 for
-federal (a2). The Super Bonus is valued at the table minimum wager (``Params.of(rules)``).
+federal (a2); the table by a2 gives federal's within 5.2e-7 (suits, and the chart's play of a
+split hand that optimal play takes where it loses less to the one-wager rule, 8-8 against a ten). The Super Bonus is valued at the table minimum wager (``Params.of(rules)``).
 
 ``optimal_decisions(rules)`` is the older, smaller export, a readable dict (the simulator reads
 ``optimal_tables``; the tests check the two agree where both decide). It returns, for the full shoe and every up card:
@@ -197,14 +201,31 @@ def optimal_tables(rules: CasinoRules) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _tables_cached(key: str) -> np.ndarray:
+    return _both_cached(key)[0]
+
+
+def optimal_tables_by_a2(rules: CasinoRules) -> np.ndarray:
+    """The decision codes by the Aces among the hand's first two cards, ``int8[a2, up, kind, state]``:
+    where the rules double any number of cards with those Aces counting one (``double_on = "any"``
+    and ``double_ace_counts_one``: FED), ``[t]`` holds the analyser's exact decisions for hands
+    with ``t`` such Aces (the argmax of the chain run with ``a2 = t``), which the state alone
+    cannot say (``optimal_tables`` holds one decision averaged over a2: 5e-5 of federal's edge);
+    for other rules the one table, shape ``(1, 11, N_KINDS, S)``. Cached per rules, read-only."""
+    codes, by_a2 = _both_cached(rules.model_dump_json())
+    return codes[None] if by_a2 is None else by_a2
+
+
+@lru_cache(maxsize=8)
+def _both_cached(key: str) -> tuple[np.ndarray, np.ndarray | None]:
     rescue = np.zeros((11, N_KINDS, state_space().size), dtype=np.int8)
-    codes = _build_tables(CasinoRules.model_validate_json(key), rescue)
-    codes.flags.writeable = False
-    rescue.flags.writeable = False
+    codes, by_a2 = _build_tables(CasinoRules.model_validate_json(key), rescue)
+    for arr in (codes, by_a2, rescue):
+        if arr is not None:
+            arr.flags.writeable = False
     if len(_RESCUE) >= 8:
         _RESCUE.pop(next(iter(_RESCUE)))
     _RESCUE[key] = rescue
-    return codes
+    return codes, by_a2
 
 
 _RESCUE: dict[str, np.ndarray] = {}  # the rescue bits built with each table
@@ -219,6 +240,7 @@ def optimal_rescue(rules: CasinoRules) -> np.ndarray:
     key = rules.model_dump_json()
     optimal_tables(rules)
     if key not in _RESCUE:  # evicted while the table stayed cached
+        _both_cached.cache_clear()
         _tables_cached.cache_clear()
         optimal_tables(rules)
     return _RESCUE[key]
@@ -377,13 +399,14 @@ def _by_a2(
     return np.where(mask, code, -1).astype(np.int8)
 
 
-def _build_tables(rules: CasinoRules, rescue: np.ndarray | None = None) -> np.ndarray:
-    """The decision codes (``optimal_tables``); the rescue bits (``optimal_rescue``) into
-    ``rescue`` when given."""
+def _build_tables(rules: CasinoRules, rescue: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the state-only table, the table by a2 where decisions depend on it, else None); the rescue
+    bits (``optimal_rescue``) into ``rescue`` when given."""
     pr = Params.of(rules)
     sp = state_space()
     size = sp.size
     codes = np.full((11, N_KINDS, size), -1, dtype=np.int8)
+    exact = np.full((3, 11, N_KINDS, size), -1, dtype=np.int8) if pr.dbl_any and pr.ace_one else None
     two = sp.ncards == 2
     many = sp.ncards >= 3
     live = sp.best < 21
@@ -432,6 +455,9 @@ def _build_tables(rules: CasinoRules, rescue: np.ndarray | None = None) -> np.nd
             prior = {t: _a2_prior(t, None) for t in a2s}
             amb = mask & (sp.nace > 0)
             row[KIND_MULTI] = np.where(amb, _by_a2(sp, amb, opt_t, reach, prior), row[KIND_MULTI])
+            if exact is not None:  # each a2's own decisions (the kernel knows the first two cards)
+                for t in a2s:
+                    exact[t, up + 1, KIND_MULTI] = np.where(mask, _argmax(opt_t[t])[0], -1)
         # kinds 3 + p: split hands
         for p, sc in chains.items():
             if p == 0 and not pr.hit_split_aces:
@@ -439,6 +465,8 @@ def _build_tables(rules: CasinoRules, rescue: np.ndarray | None = None) -> np.nd
                 s_aa = sp.index[(2,) + (0,) * 9]
                 if sc.max_hands > 2 and sc.active[s_aa] and split_ev[p] > sc.out_for(2).st[s_aa]:
                     row[KIND_SPLIT, s_aa] = OPT_S | OPT_SPLIT
+                if exact is not None:
+                    exact[:, up + 1, KIND_SPLIT] = row[KIND_SPLIT]
                 continue
             m_sp = sc.active & live
             can_d_sp = pr.dbl_any | (two & sc.dbl2)
@@ -475,18 +503,33 @@ def _build_tables(rules: CasinoRules, rescue: np.ndarray | None = None) -> np.nd
             pp = [0] * 10
             pp[p] = 2
             s_pp = sp.index[tuple(pp)]
+            resplit = False
             if sc.max_hands > 2 and kind_row[s_pp] >= 0:
                 t_pp = int(sp.nace[s_pp])
                 _c, v_pp = _argmax(opt_sp.get(t_pp, opt_sp[first])[:, [s_pp]])
                 if split_ev[p] > float(v_pp[0]):
                     kind_row[s_pp] |= OPT_SPLIT
+                    resplit = True
             row[KIND_SPLIT + p] = kind_row
             if rescue is not None:
                 rescue[up + 1, KIND_SPLIT + p] = _rescue_bits(sp, pr, sc.base, sc.outs, can_d_sp, sc.active)
+            if exact is not None:
+                for t in range(3):  # a split hand's a2: its pair card and its second card
+                    ex = kind_row
+                    if t in opt_sp:
+                        ex = np.where(m_sp, _argmax(opt_sp[t])[0], -1).astype(np.int8)
+                        if resplit:
+                            ex[s_pp] |= OPT_SPLIT
+                    exact[t, up + 1, KIND_SPLIT + p] = ex
         if rescue is not None:
             # the rescue of unsplit doubled hands (two cards, or any number where the rules allow)
             rescue[up + 1, KIND_MULTI] = _rescue_bits(sp, pr, base, outs, two | pr.dbl_any, solver.active)
-    return codes
+        if exact is not None:
+            for t in range(3):
+                exact[t, up + 1, :KIND_MULTI] = row[:KIND_MULTI]  # two cards: the state says a2
+                if t not in a2s:
+                    exact[t, up + 1, KIND_MULTI] = row[KIND_MULTI]
+    return codes, exact
 
 
 def _rescue_bits(

@@ -85,6 +85,9 @@ NC_MAX = 9  # card-count index: min(ncards, NC_MAX)
 # unsplit two-card hand of different / one suit, 2 = an unsplit hand of 3+ cards, 3 + p = a hand
 # from a split of value index p. -1 = no entry (play the chart); else ``code & 7`` is C_H C_S
 # C_D or C_R and ``code & COMP_SPLIT`` says split (or resplit) where the rules allow it.
+# With Aces among the first two cards counting one on a double of any number of cards (FED), the
+# table holds three blocks of kinds, comp[upcard, a2 * COMP_KINDS + kind, state], a2 = the Aces
+# among the hand's first two cards (``analysis.optimal_table.optimal_tables_by_a2``).
 COMP_SPLIT = 8
 COMP_KIND_SPLIT = 3
 # the rescue of a doubled hand, on the entry of the state it holds after its doubling card (in its
@@ -93,6 +96,7 @@ COMP_KIND_SPLIT = 3
 COMP_RESCUE_HARD = 16
 COMP_RESCUE_SOFT = 32
 COMP_RESCUE = 64
+COMP_KINDS = COMP_KIND_SPLIT + 10
 NF = 14  # integer fields per hand (``_play_round``: F_N .. F_KD)
 
 # ---- lines (acc[line, 0] = count, acc[line, 1] = net quanta) --------------------------------

@@ -238,6 +238,13 @@ def _comp_code(h, n, upp, hc, hi, comp):
             kd = 1 if (hc[h, 0] & 3) == (hc[h, 1] & 3) else 0
         else:
             kd = 2
+    if comp.shape[1] > COMP_KINDS:
+        # a table by a2 (FED: 001 Doubling, Aces among the first two cards count one on a double,
+        # so the decision depends on them, not only on the hand's cards): block a2 of the kinds
+        if _pts(hc[h, 0]) == 1:
+            kd += COMP_KINDS
+        if _pts(hc[h, 1]) == 1:
+            kd += COMP_KINDS
     return comp[upp, kd, hi[h, F_ST]]
 
 

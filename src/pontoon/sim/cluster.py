@@ -10,8 +10,8 @@ number in flight, so memory does not grow with the rounds.
 Speed (issue 15 item 4; ``bench/bench_sim.py --workers``): the workers start, and compile or
 load the kernels, before the clock starts (``compile_seconds`` is reported apart); a task holds
 several chunks (about ``TASK_SECONDS`` of work, at least ``TASKS_PER_WORKER`` tasks per worker
-so the last ones balance), so the scheduler round trip and result transfer are paid per task,
-not per 50 ms chunk; the local cluster's workers run without Dask's statistical profiler, which
+so the last ones balance, and tapering to single chunks at the end), so the scheduler round
+trip and result transfer are paid per task, not per 50 ms chunk; the local cluster's workers run without Dask's statistical profiler, which
 otherwise samples the one busy thread every 10 ms and takes the GIL from it between kernel
 calls (the kernel itself runs without the GIL: ``nogil`` on ``_kernels.run_random``).
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 IN_FLIGHT_PER_WORKER = 2  # tasks submitted ahead of the results, per worker
 TASK_ROUNDS = 5_000_000  # rounds per task at most when there are enough (about 0.5 s of work)
 TASKS_PER_WORKER = 8  # at least this many tasks per worker when the run is large enough
+TAPER = 2  # at the end a task holds at most the chunks left / (TAPER x workers) (``_tasks``)
 CONNECT_TIMEOUT = 15  # seconds to reach an existing scheduler
 _ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
 
@@ -95,15 +96,25 @@ def chunks_per_task(chunks: int, chunk_rounds: int, workers: int) -> int:
     return min(by_size, by_count)
 
 
-def _tasks(sizes: Iterable[int], per_task: int) -> Iterator[tuple[int, list[int]]]:
-    """(first chunk index, chunk sizes) of each task, made lazily from the chunk plan."""
+def _tasks(
+    sizes: Iterable[int], per_task: int, total: int = 0, workers: int = 1
+) -> Iterator[tuple[int, list[int]]]:
+    """(first chunk index, chunk sizes) of each task, made lazily from the chunk plan.
+
+    With ``total`` (the plan's chunk count) the tasks taper off at the end (guided scheduling):
+    a task holds at most the chunks left over ``TAPER`` tasks per worker, so the last ones are
+    single chunks and no worker idles for long while another finishes a large last task. The
+    chunks, hence the totals, do not change; only their grouping."""
     batch: list[int] = []
     first = 0
+    want = per_task
     for i, n in enumerate(sizes):
         if not batch:
             first = i
+            if total:
+                want = max(1, min(per_task, (total - i) // (TAPER * max(workers, 1))))
         batch.append(n)
-        if len(batch) == per_task:
+        if len(batch) == want:
             yield first, batch
             batch = []
     if batch:
@@ -162,7 +173,7 @@ def run_on_dask(
             limit = max(2, IN_FLIGHT_PER_WORKER * nworkers)
             per_task = chunks_per_task(chunks, chunk_rounds, nworkers) if chunks and chunk_rounds else 1
             pending: dict[Any, int] = {}
-            it = _tasks(sizes, per_task)
+            it = _tasks(sizes, per_task, chunks, nworkers)
             exhausted = False
             while pending or not exhausted:
                 while not exhausted and len(pending) < limit:

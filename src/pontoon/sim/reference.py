@@ -46,6 +46,8 @@ def _comp_code(comp: np.ndarray | None, cards: Sequence[Card], up: Card, from_sp
         kind = 1 if cards[0].suit == cards[1].suit else 0
     else:
         kind = 2
+    if comp.shape[1] > K.COMP_KINDS:  # a2 blocks (FED): the Aces among the first two cards
+        kind += K.COMP_KINDS * sum(c.points == 1 for c in cards[:2])
     return int(comp[up.points, kind, s])
 
 
@@ -95,9 +97,13 @@ def play_engine_round(
     insurance: bool = False,
     jackpot: Sequence[int] = (),
     comp: np.ndarray | None = None,
+    keep: list[CasinoRound] | None = None,
 ) -> tuple[str, dict[int, dict[str, Decimal]]]:
-    """Play one round of the engine from a stacked shoe; returns (status, {box: {kind: net}})."""
+    """Play one round of the engine from a stacked shoe; returns (status, {box: {kind: net}}).
+    ``keep``: the played round is appended to it (its events, for tests that count cases)."""
     rnd = CasinoRound(rules, Shoe.stacked_from(list(cards), pack=rules.pack), jackpot=list(jackpot))
+    if keep is not None:
+        keep.append(rnd)
     for b in range(1, boxes + 1):
         rnd.place_bet(b, f"p{b}", "main", bet)
         for kind in side_bets:

@@ -234,13 +234,20 @@ def empty_trans() -> np.ndarray:
 def comp_table(codes: np.ndarray, states: int) -> np.ndarray:
     """The kernel's composition table from ``pontoon.analysis.optimal_table.optimal_tables``:
     ``int8[upcard points 0..10, kind 0..12, state]`` (layout: ``_kernels`` and the analyser's module
-    docstring), checked: the shape, and every entry -1 or a hit / stand / double / surrender code
-    with or without the split bit and the rescue bits (``_consts.COMP_RESCUE``)."""
+    docstring), or from ``optimal_tables_by_a2``: ``int8[a2, upcard, kind, state]`` with one or
+    three a2 blocks, laid side by side as ``[upcard, a2 * 13 + kind, state]`` (one block: the plain
+    table); checked: the shape, and every entry -1 or a hit / stand / double / surrender code with
+    or without the split bit and the rescue bits (``_consts.COMP_RESCUE``)."""
     arr = np.asarray(codes)
-    if arr.dtype != np.int8 or arr.shape != (11, K.COMP_KIND_SPLIT + 10, states):
+    nk = K.COMP_KINDS
+    if arr.ndim == 4 and arr.shape[0] in (1, 3) and arr.shape[1:] == (11, nk, states):
+        arr = np.concatenate(list(arr), axis=1)  # a2 blocks of kinds (FED: _round._comp_code)
+    if arr.dtype != np.int8 or arr.ndim != 3 or arr.shape[0] != 11 or arr.shape[1] not in (nk, 3 * nk) or (
+        arr.shape[2] != states
+    ):
         raise StrategyError(
-            f"composition table: expected int8 of shape (11, {K.COMP_KIND_SPLIT + 10}, {states}), "
-            f"got {arr.dtype} {arr.shape}"
+            f"composition table: expected int8 of shape (11, {nk}, {states}), (11, {3 * nk}, {states}) "
+            f"or (1 or 3, 11, {nk}, {states}), got {arr.dtype} {arr.shape}"
         )
     base = arr & 7
     # rescue bits only with the flag that says the table decides the rescue
