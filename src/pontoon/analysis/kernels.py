@@ -150,13 +150,18 @@ def _nonnat(base: np.ndarray, cnt: np.ndarray, extra: int, up: int, peek: bool) 
 @njit(cache=True)
 def _options(
     i: int, counts: np.ndarray, hard: np.ndarray, ncards: np.ndarray, nace: np.ndarray, trans: np.ndarray,
-    base: np.ndarray, nbase: int, dist: np.ndarray, up: int, peek: bool, p21wins: bool, nat_loss: float,
-    nat_loss_dbl: float, a2: int, ace_one: bool, rescue: bool, resc_pol: np.ndarray, resc_fix: np.ndarray,
-    weights: np.ndarray, st: np.ndarray, hit: np.ndarray, dbl: np.ndarray, val: np.ndarray,
-    racc: np.ndarray, rfl: np.ndarray,
+    active: np.ndarray, base: np.ndarray, nbase: int, dist: np.ndarray, up: int, peek: bool, p21wins: bool,
+    nat_loss: float, nat_loss_dbl: float, a2: int, ace_one: bool, rescue: bool, resc_pol: np.ndarray,
+    resc_fix: np.ndarray, weights: np.ndarray, st: np.ndarray, hit: np.ndarray, dbl: np.ndarray,
+    val: np.ndarray, racc: np.ndarray, rfl: np.ndarray,
 ) -> None:
     """``chain``'s pass 1 for state ``i``: stand, hit (then its best play, ``val`` of the states
-    one card on) and double (one card, then keep or rescue)."""
+    one card on) and double (one card, then keep or rescue).
+
+    The states one card on (higher hard totals) are already valued: where a doubled hand's total
+    is that state's own best total, keeping the double is twice its stand value (exactly: the
+    same sums times 2), else the stand value is taken afresh. The peek's chance of no dealer
+    natural (``_nonnat``) is worked out here from the count of cards left."""
     n_left = nbase - ncards[i]
     hv = hard[i]
     bt = hv
@@ -168,14 +173,25 @@ def _options(
     a2e = a2
     if ncards[i] == 2:
         a2e = nace[i]
+    # peek: P(no dealer natural | the cards out) = 1 - (complement cards left) / (cards left)
+    pk = peek and (up == 0 or up == 9)
+    other = 9 if up == 0 else 0
+    k_other = base[other] - counts[i, other]
+    twice = peek or nat_loss_dbl == 2.0 * nat_loss  # keep = 2 st[j] where the totals agree
+    if n_left <= 0:
+        hit[i] = 0.0
+        dbl[i] = 0.0
+        return
     for r in range(10):
         cr = base[r] - counts[i, r]
-        if cr <= 0 or n_left <= 0:
+        if cr <= 0:
             continue
         p = cr / n_left
         j = trans[i, r]
+        f = 1.0
+        if pk and n_left - 1 > 0:
+            f = 1.0 - (k_other - (1 if r == other else 0)) / (n_left - 1)
         if j < 0:
-            f = _nonnat(base, counts[i], r, up, peek)
             hsum -= p * f
             dsum -= 2.0 * p * f
             continue
@@ -187,11 +203,14 @@ def _options(
         dt = hard[j]
         if free and dt + 10 <= 21:
             dt += 10
-        f = _nonnat(base, counts[j], -1, up, peek)
         if dt == 21 and p21wins:
             dv = 2.0 * f  # rulings 5: doubled 21 paid 1 to 1 at once
         else:
-            keep = stand_value(dist[j], dt, 2.0, nat_loss_dbl, peek)
+            own = hard[j] + 10 if (nace[j] > 0 and hard[j] + 10 <= 21) else hard[j]
+            if twice and dt == own and active[j]:
+                keep = 2.0 * st[j]
+            else:
+                keep = stand_value(dist[j], dt, 2.0, nat_loss_dbl, peek)
             dv = keep
             if rescue and dt < 21:
                 # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
@@ -338,9 +357,9 @@ def chain(
         for i in range(g0, s):
             if active[i] and ncards[i] >= 1:
                 _options(
-                    i, counts, hard, ncards, nace, trans, base, nbase, dist, up, peek, p21wins, nat_loss,
-                    nat_loss_dbl, a2, ace_one, rescue, resc_pol, resc_fix, weights, st, hit, dbl, val,
-                    racc, rfl,
+                    i, counts, hard, ncards, nace, trans, active, base, nbase, dist, up, peek, p21wins,
+                    nat_loss, nat_loss_dbl, a2, ace_one, rescue, resc_pol, resc_fix, weights, st, hit, dbl,
+                    val, racc, rfl,
                 )
         if build:
             _accumulate(g0, s, hard, ncards, nace, active, weights, st, hit, dbl, acc)
