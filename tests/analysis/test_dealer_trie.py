@@ -24,15 +24,15 @@ def test_all_upcards_equal_the_walk(pack: str, decks: int, h17: bool, n_rows: in
         rem[0] = 0  # the full shoe itself
         rem[1, 9] = full[9] + 1  # a row that does not fit: zeros
     got = K.dealer_all_upcards(full, rem, *player._trie(h17))
-    assert got.shape == (n_rows, 10, 7)
+    assert got.shape == (10, n_rows, 7)
     for k in range(n_rows):
         shoe = full - rem[k]
         for up in range(10):
             if np.any(shoe < 0) or shoe[up] <= 0:
-                assert not got[k, up].any()
+                assert not got[up, k].any()
                 continue
             base = shoe.copy()
             base[up] -= 1
             want = K.dealer_batch(base, np.zeros((1, 10), np.int64), up, h17)[0]
-            assert np.abs(got[k, up] - want).max() < 1e-13
-            assert abs(got[k, up].sum() - 1.0) < 1e-12
+            assert np.abs(got[up, k] - want).max() < 1e-13
+            assert abs(got[up, k].sum() - 1.0) < 1e-12

@@ -574,13 +574,14 @@ def dealer_all_upcards(
     contrib: np.ndarray,
     orders: np.ndarray,
 ) -> np.ndarray:
-    """``out[k, up]``: the dealer's outcome distribution (17..21, natural, bust) given up card
+    """``out[up, k]``: the dealer's outcome distribution (17..21, natural, bust) given up card
     ``up`` dealt from ``full - removed[k]`` (zeros where that shoe lacks the card or a row does
-    not fit). Rows are taken ``DEALER_BLOCK`` at a time through the trie."""
+    not fit); by up card first, so that one up card's rows are contiguous. Rows are taken
+    ``DEALER_BLOCK`` at a time through the trie."""
     k_n = removed.shape[0]
     n_nodes = parent.shape[0]
     n_c = contrib.shape[0]
-    out = np.zeros((k_n, 10, 7))
+    out = np.zeros((10, k_n, 7))
     prod = np.empty((n_nodes, DEALER_BLOCK))
     inv = np.zeros((32, DEALER_BLOCK))
     fac = np.zeros((10 * 24, DEALER_BLOCK))
@@ -679,7 +680,7 @@ def dealer_all_upcards(
                 tot = 0.0
                 for o6 in range(6):
                     v = acc[u * 7 + o6, b] * scale
-                    out[kk, u, o6] = v
+                    out[u, kk, o6] = v
                     tot += v
-                out[kk, u, BUST] = max(1.0 - tot, 0.0)
+                out[u, kk, BUST] = max(1.0 - tot, 0.0)
     return out
