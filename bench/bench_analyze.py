@@ -1,7 +1,8 @@
 """Time the full composition-dependent analysis (``python bench/bench_analyze.py``).
 
 Cases: mbs with 6 and 8 decks, blackjack 6 decks H17 DAS (split to 4, no resplit of Aces).
-Each case runs cold (fresh caches: dealer tables and distributions, solution; the numba kernels
+Each case runs cold (wall and CPU time: on a shared machine the wall time counts waiting for a core;
+fresh caches: dealer tables and distributions, solution; the numba kernels
 and the dealer trie file are loaded first) and then again from the solution cache. The dealer
 kernels are compared too on the same compositions (same numbers): the walk over dealer card
 orders, the per-up-card multiset tables, and the all-up-card trie in use (which gives ten up cards
@@ -39,13 +40,15 @@ def main() -> None:
         player._table.cache_clear()
         player._DEALER_CACHES.clear()
         t0 = time.perf_counter()
+        c0 = time.process_time()
         sol = strategy.solve(rules)
         cold = time.perf_counter() - t0
+        cold_cpu = time.process_time() - c0
         t0 = time.perf_counter()
         strategy.solve(rules)
         warm = time.perf_counter() - t0
         print(
-            f"{label:28s} cold {cold:6.3f} s   cached {warm * 1e3:7.3f} ms   "
+            f"{label:28s} cold {cold:6.3f} s (cpu {cold_cpu:6.3f} s)   cached {warm * 1e3:7.3f} ms   "
             f"house edge basic {-sol.ev_basic * 100:.4f}%  optimal {-sol.ev_optimal * 100:.4f}%"
         )
     # dealer distributions: multiset tables (in use) against the walk over card orders

@@ -15,7 +15,8 @@ prints each program's best and median wall time and CPU time (user + system of t
 shared machine the wall time also counts waiting for a core), their ratios, and both overall
 expectations (they must agree to 1e-9).
 
-It also times, the same way, the floor under any numba program: a process that imports numpy and
+It also times, the same way, the full mbs analysis (``pontoon analyze --rules mbs --json``: side
+bets, suits, rescue), and the floor under any numba program: a process that imports numpy and
 numba and calls one tiny cached kernel (numba's start-up: its import, its CPU target's first
 refresh, the first cached library loaded), and a bare ``python -c pass``.
 """
@@ -112,6 +113,9 @@ def main(argv: list[str]) -> int:
         floor_cmd = [sys.executable, str(floor)]
         _timed(floor_cmd)  # its cache, once
         bare_cmd = [sys.executable, "-c", "pass"]
+        mbs_cmd = [*_pontoon_cmd(), "analyze", "--rules", "mbs", "--json"]
+        _timed(mbs_cmd)
+        mbs_t: list[tuple[float, float]] = []
         his_t: list[tuple[float, float]] = []
         our_t: list[tuple[float, float]] = []
         floor_t: list[tuple[float, float]] = []
@@ -126,18 +130,20 @@ def main(argv: list[str]) -> int:
             w, c, out = _timed(ours_cmd)
             our_t.append((w, c))
             our_ev = -float(json.loads(out)["house_edge"]["optimal"])
+            w, c, _ = _timed(mbs_cmd)
+            mbs_t.append((w, c))
             w, c, _ = _timed(floor_cmd)
             floor_t.append((w, c))
             w, c, _ = _timed(bare_cmd)
             bare_t.append((w, c))
     print(f"load average before / after: {load0} / {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    for name, ts in (("Farmer strategy", his_t), ("pontoon analyze", our_t), ("numba floor", floor_t),
-                     ("python -c pass", bare_t)):
+    for name, ts in (("Farmer strategy", his_t), ("pontoon analyze", our_t), ("analyze mbs", mbs_t),
+                     ("numba floor", floor_t), ("python -c pass", bare_t)):
         walls = [t[0] for t in ts]
         cpus = [t[1] for t in ts]
         print(f"{name:16s} wall best {min(walls):6.3f} s median {statistics.median(walls):6.3f} s   "
               f"cpu best {min(cpus):6.3f} s median {statistics.median(cpus):6.3f} s")
-    for name, ts in (("pontoon", our_t), ("numba floor", floor_t)):
+    for name, ts in (("pontoon", our_t), ("mbs", mbs_t), ("numba floor", floor_t)):
         print(f"ratio {name}/Farmer: wall (median) "
               f"{statistics.median(t[0] for t in ts) / statistics.median(t[0] for t in his_t):.2f}"
               f"   cpu (median) {statistics.median(t[1] for t in ts) / statistics.median(t[1] for t in his_t):.2f}")
