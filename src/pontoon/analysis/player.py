@@ -344,7 +344,10 @@ class UpcardSolver(SplitMixin):
         resc_fix: np.ndarray | None = None,
         build: bool = False,
         weights: np.ndarray | None = None,
+        prune: bool = False,
     ) -> ChainOut:
+        """``K.chain`` for this up card (``prune``: with a fixed policy, only the states it
+        reaches from the two-card states are valued; see the kernel)."""
         sp, pr = self.sp, self.pr
         size = sp.size
         out = ChainOut(
@@ -363,7 +366,7 @@ class UpcardSolver(SplitMixin):
             _defaults().optimal if policy is None else policy,
             _defaults().no_rescue_chart if resc_pol is None else resc_pol,
             _no_fix() if resc_fix is None else resc_fix,
-            build, _defaults().no_weights if weights is None else weights,
+            build, prune, _defaults().no_weights if weights is None else weights,
             out.st, out.hit, out.dbl, out.val, out.dec, out.racc, out.act, out.rfl,
         )
         return out

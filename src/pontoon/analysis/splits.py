@@ -240,6 +240,7 @@ class SplitMixin:
                 outs[a2] = self.run(
                     base=base_s, dist=dist, active=act, a2=a2, nat_loss=loss, nat_loss_dbl=loss_d,
                     dbl2=dbl2, policy=pol, resc_pol=resc_pol, resc_fix=fix,
+                    prune=a > 0,  # only the two-card hands of a > 0 are read (_hand_values)
                 )
                 pol_a[a2] = pol
             by_a.append(outs)
