@@ -315,10 +315,8 @@ def _reachable(
             continue
         hv = hard[i]
         bt = hv + 10 if (nace[i] > 0 and hv + 10 <= 21) else hv
-        if bt >= 21:
-            continue  # 21 stands (or is paid at once)
-        go = ncards[i] == 2
-        if not go:
+        go = ncards[i] == 2  # every option of a two-card hand is valued (a soft 21's hit too)
+        if not go and bt < 21:  # 21 stands (or is paid at once)
             a = _action(policy[i], bt >= forced, dbl_any, 0.0, 0.0, 0.0)
             go = a == ACT_HIT or a == ACT_DOUBLE
         if go:
@@ -379,7 +377,9 @@ def chain(
     ``rfl[s, r]`` 1 where that double is rescued (the strategy played, for ``onewager``).
     ``prune`` (not with ``build``): where no active state's code is OPTIMAL, only the two-card
     states and the states the policy reaches from them are valued (about a fifth of a split
-    hand's states); the others keep zeros (``act`` as given).
+    hand's states): there ``st``, ``dbl``, ``val``, ``act`` and ``rfl`` are those of the full
+    chain, ``hit`` too on two-card states and where the policy draws (elsewhere it counts the
+    unvalued states as 0); the states not reached keep zeros (``act`` as given).
     """
     s_n = hard.shape[0]
     nbase = 0
