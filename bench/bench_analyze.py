@@ -18,7 +18,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from pontoon.analysis import kernels as K  # noqa: E402
+from pontoon.analysis import dealer as D  # noqa: E402
 from pontoon.analysis import player, strategy  # noqa: E402
 from pontoon.analysis.states import shoe_counts, state_space  # noqa: E402
 from pontoon.rules.load import resolve_rules  # noqa: E402
@@ -55,22 +55,22 @@ def main() -> None:
     sp = state_space()
     base = shoe_counts("pontoon48", 6)
     base[1] -= 1
-    table = K.dealer_table(1, True)
-    K.dealer_batch_table(base, sp.counts[:2], *table)
-    K.dealer_batch(base, sp.counts[:2], 1, True)
+    table = D.dealer_table(1, True)
+    D.dealer_batch_table(base, sp.counts[:2], *table)
+    D.dealer_batch(base, sp.counts[:2], 1, True)
     t0 = time.perf_counter()
-    a = K.dealer_batch_table(base, sp.counts, *table)
+    a = D.dealer_batch_table(base, sp.counts, *table)
     t_tab = time.perf_counter() - t0
     t0 = time.perf_counter()
-    b = K.dealer_batch(base, sp.counts, 1, True)
+    b = D.dealer_batch(base, sp.counts, 1, True)
     t_walk = time.perf_counter() - t0
     assert np.abs(a - b).max() < 1e-12
     full = base.copy()
     full[1] += 1
     trie = player._trie(True)
-    K.dealer_all_upcards(full, sp.counts[:2], *trie)
+    D.dealer_all_upcards(full, sp.counts[:2], *trie)
     t0 = time.perf_counter()
-    c = K.dealer_all_upcards(full, sp.counts, *trie)
+    c = D.dealer_all_upcards(full, sp.counts, *trie)
     t_trie = time.perf_counter() - t0
     fits = np.all(sp.counts <= base[None, :], axis=1)
     assert np.abs(c[1, fits] - a[fits]).max() < 1e-12

@@ -14,10 +14,10 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 PROBE = """
 import json, sys
 from pontoon.cli.app import run
-from pontoon.analysis import kernels as K
+from pontoon.analysis import dealer, kernels
 rc = run(["analyze", "--rules", "blackjack", "--json"])
-stats = {name: (sum(getattr(K, name).stats.cache_hits.values()), sum(getattr(K, name).stats.cache_misses.values()))
-         for name in ("chain", "dealer_all_upcards")}
+stats = {f.__name__: (sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values()))
+         for f in (kernels.chain, dealer.dealer_all_upcards)}
 print(json.dumps({"rc": rc, "stats": stats, "rich": "rich" in sys.modules}), file=sys.stderr)
 """
 

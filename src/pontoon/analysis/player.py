@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pontoon.analysis import dealer as D
 from pontoon.analysis import kernels as K
 from pontoon.analysis.splits import SPLIT_STRATEGIES, SplitMixin
 from pontoon.analysis.states import StateSpace, state_space
@@ -39,7 +40,7 @@ from pontoon.rules.model import CasinoRules
 
 @lru_cache(maxsize=64)
 def _table(up: int, h17: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    return K.dealer_table(up, h17)
+    return D.dealer_table(up, h17)
 
 
 _TRIE_DIR = Path(__file__).resolve().parent / "__pycache__"  # beside numba's cache of the kernels
@@ -47,7 +48,7 @@ _TRIE_DIR = Path(__file__).resolve().parent / "__pycache__"  # beside numba's ca
 
 @lru_cache(maxsize=4)
 def _trie(h17: bool) -> tuple[np.ndarray, ...]:
-    """``K.dealer_trie(h17)``, kept on disk beside the compiled kernels so that a new process
+    """``D.dealer_trie(h17)``, kept on disk beside the compiled kernels so that a new process
     does not rebuild it (a pure function of ``h17``; rebuilt if the file is missing or bad)."""
     path = _TRIE_DIR / f"dealer_trie_{'h17' if h17 else 's17'}_v1.npz"
     names = ("parent", "rank", "used", "depth", "contrib", "orders")
@@ -56,7 +57,7 @@ def _trie(h17: bool) -> tuple[np.ndarray, ...]:
             return tuple(f[n] for n in names)
     except (OSError, KeyError, ValueError):
         pass
-    arrays = K.dealer_trie(h17)
+    arrays = D.dealer_trie(h17)
     try:
         _TRIE_DIR.mkdir(exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
@@ -69,7 +70,7 @@ def _trie(h17: bool) -> tuple[np.ndarray, ...]:
 
 
 class DealerCache:
-    """Dealer distributions for every up card of ``full - removed`` (``K.dealer_all_upcards``),
+    """Dealer distributions for every up card of ``full - removed`` (``D.dealer_all_upcards``),
     computed once per removed multiset and shared by the up cards' solvers."""
 
     def __init__(self, full: np.ndarray, h17: bool) -> None:
@@ -111,7 +112,7 @@ class DealerCache:
             return pos
         miss = np.nonzero(~found)[0]
         uk, first = np.unique(keys[miss], return_index=True)
-        new = K.dealer_all_upcards(self.full, rem[miss[first]], *_trie(self.h17))
+        new = D.dealer_all_upcards(self.full, rem[miss[first]], *_trie(self.h17))
         self._pos.clear()  # row numbers change
         rows = [self.by_up[:, :-1], new, np.zeros((10, 1, 7))]
         if not len(self.keys):
@@ -164,7 +165,7 @@ def dealer_cache(full: np.ndarray, h17: bool) -> DealerCache:
 
 def dealer_dists(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> np.ndarray:
     """Dealer outcome distributions (17..21, natural, bust) for ``base - removed[k]``."""
-    return K.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
+    return D.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
 
 
 @lru_cache(maxsize=1)
