@@ -14,6 +14,11 @@ loading the cached compiled kernels and the analysis), alternately, ``--runs`` t
 prints each program's best and median wall time and CPU time (user + system of the child: on a
 shared machine the wall time also counts waiting for a core), their ratios, and both overall
 expectations (they must agree to 1e-9).
+
+It also times, the same way, the full mbs analysis (``pontoon analyze --rules mbs --json``: side
+bets, suits, rescue), and the floor under any numba program: a process that imports numpy and
+numba and calls one tiny cached kernel (numba's start-up: its import, its CPU target's first
+refresh, the first cached library loaded), and a bare ``python -c pass``.
 """
 
 from __future__ import annotations
@@ -68,6 +73,22 @@ def _pontoon_cmd() -> list[str]:
     return [sys.executable, "-c", "import sys; from pontoon.cli.app import main; sys.exit(main())"]
 
 
+FLOOR = """import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def one(a):
+    s = 0.0
+    for x in a:
+        s += x
+    return s
+
+
+one(np.zeros(3))
+"""
+
+
 def main(argv: list[str]) -> int:
     runs = 5
     if "--runs" in argv:
@@ -79,6 +100,7 @@ def main(argv: list[str]) -> int:
         print("skipped: give the path of a possibly-wrong/blackjack checkout (argument or FARMER_BLACKJACK)")
         return 0
     src = Path(where)
+    load0 = " ".join(f"{x:.2f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         exe = _build(src, work)
@@ -86,8 +108,18 @@ def main(argv: list[str]) -> int:
             return 0
         ours_cmd = [*_pontoon_cmd(), "analyze", "--rules", "blackjack", "--split-strategy", "cdp1", "--json"]
         _timed(ours_cmd)  # warm the numba cache and the dealer trie file once (not timed)
+        floor = work / "numba_floor.py"
+        floor.write_text(FLOOR)
+        floor_cmd = [sys.executable, str(floor)]
+        _timed(floor_cmd)  # its cache, once
+        bare_cmd = [sys.executable, "-c", "pass"]
+        mbs_cmd = [*_pontoon_cmd(), "analyze", "--rules", "mbs", "--json"]
+        _timed(mbs_cmd)
+        mbs_t: list[tuple[float, float]] = []
         his_t: list[tuple[float, float]] = []
         our_t: list[tuple[float, float]] = []
+        floor_t: list[tuple[float, float]] = []
+        bare_t: list[tuple[float, float]] = []
         his_ev = our_ev = float("nan")
         for k in range(runs):
             out_file = work / f"farmer{k}.txt"
@@ -98,13 +130,23 @@ def main(argv: list[str]) -> int:
             w, c, out = _timed(ours_cmd)
             our_t.append((w, c))
             our_ev = -float(json.loads(out)["house_edge"]["optimal"])
-    for name, ts in (("Farmer strategy", his_t), ("pontoon analyze", our_t)):
+            w, c, _ = _timed(mbs_cmd)
+            mbs_t.append((w, c))
+            w, c, _ = _timed(floor_cmd)
+            floor_t.append((w, c))
+            w, c, _ = _timed(bare_cmd)
+            bare_t.append((w, c))
+    print(f"load average before / after: {load0} / {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for name, ts in (("Farmer strategy", his_t), ("pontoon analyze", our_t), ("analyze mbs", mbs_t),
+                     ("numba floor", floor_t), ("python -c pass", bare_t)):
         walls = [t[0] for t in ts]
         cpus = [t[1] for t in ts]
         print(f"{name:16s} wall best {min(walls):6.3f} s median {statistics.median(walls):6.3f} s   "
               f"cpu best {min(cpus):6.3f} s median {statistics.median(cpus):6.3f} s")
-    print(f"ratio pontoon/Farmer: wall (median) {statistics.median(t[0] for t in our_t) / statistics.median(t[0] for t in his_t):.2f}"
-          f"   cpu (median) {statistics.median(t[1] for t in our_t) / statistics.median(t[1] for t in his_t):.2f}")
+    for name, ts in (("pontoon", our_t), ("mbs", mbs_t), ("numba floor", floor_t)):
+        print(f"ratio {name}/Farmer: wall (median) "
+              f"{statistics.median(t[0] for t in ts) / statistics.median(t[0] for t in his_t):.2f}"
+              f"   cpu (median) {statistics.median(t[1] for t in ts) / statistics.median(t[1] for t in his_t):.2f}")
     print(f"overall EV: Farmer {his_ev:.12f}  pontoon {our_ev:.12f}  difference {our_ev - his_ev:.2e}")
     return 0
 

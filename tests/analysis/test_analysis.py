@@ -6,7 +6,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from pontoon.analysis import kernels as K
+from pontoon.analysis import dealer as D
 from pontoon.analysis.hints import action_values
 from pontoon.analysis.player import dealer_dists
 from pontoon.analysis.sidebets import insurance_bet, pair_bet, pandemonium_bet
@@ -64,7 +64,7 @@ def test_dealer_kernels_agree() -> None:
         base[up] -= 1
         rem = sp.counts[sp.ncards <= 4][:400]
         fast = dealer_dists(base, rem, up, h17)
-        slow = K.dealer_batch(base, rem, up, h17)
+        slow = D.dealer_batch(base, rem, up, h17)
         assert np.abs(fast - slow).max() < 1e-12
         ok = np.all(rem <= base[None, :], axis=1)
         assert np.allclose(fast[ok].sum(axis=1), 1.0)

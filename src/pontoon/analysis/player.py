@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pontoon.analysis import dealer as D
 from pontoon.analysis import kernels as K
 from pontoon.analysis.splits import SPLIT_STRATEGIES, SplitMixin
 from pontoon.analysis.states import StateSpace, state_space
@@ -39,7 +40,7 @@ from pontoon.rules.model import CasinoRules
 
 @lru_cache(maxsize=64)
 def _table(up: int, h17: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    return K.dealer_table(up, h17)
+    return D.dealer_table(up, h17)
 
 
 _TRIE_DIR = Path(__file__).resolve().parent / "__pycache__"  # beside numba's cache of the kernels
@@ -47,7 +48,7 @@ _TRIE_DIR = Path(__file__).resolve().parent / "__pycache__"  # beside numba's ca
 
 @lru_cache(maxsize=4)
 def _trie(h17: bool) -> tuple[np.ndarray, ...]:
-    """``K.dealer_trie(h17)``, kept on disk beside the compiled kernels so that a new process
+    """``D.dealer_trie(h17)``, kept on disk beside the compiled kernels so that a new process
     does not rebuild it (a pure function of ``h17``; rebuilt if the file is missing or bad)."""
     path = _TRIE_DIR / f"dealer_trie_{'h17' if h17 else 's17'}_v1.npz"
     names = ("parent", "rank", "used", "depth", "contrib", "orders")
@@ -56,7 +57,7 @@ def _trie(h17: bool) -> tuple[np.ndarray, ...]:
             return tuple(f[n] for n in names)
     except (OSError, KeyError, ValueError):
         pass
-    arrays = K.dealer_trie(h17)
+    arrays = D.dealer_trie(h17)
     try:
         _TRIE_DIR.mkdir(exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
@@ -69,14 +70,16 @@ def _trie(h17: bool) -> tuple[np.ndarray, ...]:
 
 
 class DealerCache:
-    """Dealer distributions for every up card of ``full - removed`` (``K.dealer_all_upcards``),
+    """Dealer distributions for every up card of ``full - removed`` (``D.dealer_all_upcards``),
     computed once per removed multiset and shared by the up cards' solvers."""
 
     def __init__(self, full: np.ndarray, h17: bool) -> None:
         self.full = np.asarray(full, dtype=np.int64)
         self.h17 = h17
         self.keys = np.zeros(0, dtype=np.int64)
-        self.rows = np.zeros((0, 10, 7))
+        # by_up[up, row]: the distribution given up card ``up``; the last row (index -1) is
+        # zeros, for states without a row
+        self.by_up = np.zeros((10, 1, 7))
         self._pos: dict[tuple[int, int], np.ndarray] = {}
 
     def state_positions(self, p: int, k: int) -> np.ndarray:
@@ -100,7 +103,7 @@ class DealerCache:
         self._positions(np.asarray(rem, dtype=np.int64))
 
     def _positions(self, rem: np.ndarray) -> np.ndarray:
-        """Row indices of ``rem`` in ``rows``, computing the missing ones first."""
+        """Row indices of ``rem`` in ``by_up``, computing the missing ones first."""
         keys = rem @ _KEY
         pos = np.searchsorted(self.keys, keys)
         found = pos < len(self.keys)
@@ -109,22 +112,24 @@ class DealerCache:
             return pos
         miss = np.nonzero(~found)[0]
         uk, first = np.unique(keys[miss], return_index=True)
-        new = K.dealer_all_upcards(self.full, rem[miss[first]], *_trie(self.h17))
+        new = D.dealer_all_upcards(self.full, rem[miss[first]], *_trie(self.h17))
         self._pos.clear()  # row numbers change
+        rows = [self.by_up[:, :-1], new, np.zeros((10, 1, 7))]
         if not len(self.keys):
-            self.keys, self.rows = uk, new
+            self.keys = uk
+            self.by_up = np.concatenate(rows[1:], axis=1)
         else:
             allk = np.concatenate([self.keys, uk])
             order = np.argsort(allk, kind="stable")
             self.keys = allk[order]
-            self.rows = np.concatenate([self.rows, new])[order]
+            self.by_up = np.concatenate(rows, axis=1)[:, np.append(order, len(order))]
         return np.searchsorted(self.keys, keys)
 
     def get(self, rem: np.ndarray, up: int) -> np.ndarray:
         """(k, 7): the distributions given up card ``up`` of the rows ``rem`` (card counts
         removed from ``full``)."""
-        pos = self._positions(np.asarray(rem, dtype=np.int64))  # may replace self.rows
-        return self.rows[pos, up]
+        pos = self._positions(np.asarray(rem, dtype=np.int64))  # may replace self.by_up
+        return self.by_up[up].take(pos, axis=0)
 
     def prefetch(self, pr: Params) -> None:
         """Every row an analysis of ``full`` asks for: the hands, and the split hands with 1 to
@@ -160,13 +165,30 @@ def dealer_cache(full: np.ndarray, h17: bool) -> DealerCache:
 
 def dealer_dists(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> np.ndarray:
     """Dealer outcome distributions (17..21, natural, bust) for ``base - removed[k]``."""
-    return K.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
+    return D.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
 
 
 @lru_cache(maxsize=1)
 def _no_fix() -> np.ndarray:
     """``chain``'s ``resc_fix`` that fixes nothing (rescue by ``resc_pol``)."""
     return np.full((state_space().size, 10), -1, dtype=np.int8)
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    """``chain``'s inputs when a run does not give them (read only in the kernel, shared)."""
+
+    optimal: np.ndarray  # policy: OPTIMAL in every state
+    no_rescue_chart: np.ndarray  # resc_pol: -1 (each double decides)
+    no_weights: np.ndarray
+
+
+@lru_cache(maxsize=1)
+def _defaults() -> _Defaults:
+    size = state_space().size
+    # kept writeable: numba compiles read-only arrays as another signature
+    return _Defaults(np.full(size, K.OPTIMAL, dtype=np.int64), np.full(22, -1, dtype=np.int64), np.zeros(size))
+
 
 _KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
 
@@ -323,7 +345,10 @@ class UpcardSolver(SplitMixin):
         resc_fix: np.ndarray | None = None,
         build: bool = False,
         weights: np.ndarray | None = None,
+        prune: bool = False,
     ) -> ChainOut:
+        """``K.chain`` for this up card (``prune``: with a fixed policy, only the states it
+        reaches from the two-card states are valued; see the kernel)."""
         sp, pr = self.sp, self.pr
         size = sp.size
         out = ChainOut(
@@ -339,10 +364,10 @@ class UpcardSolver(SplitMixin):
             pr.pay21, self.up, pr.peek, pr.p21wins,
             nat_loss, pr.nat_loss_dbl if nat_loss_dbl is None else nat_loss_dbl,
             pr.forced, dbl2, pr.dbl_any, a2, pr.ace_one, pr.rescue,
-            np.full(size, K.OPTIMAL, dtype=np.int64) if policy is None else policy,
-            np.full(22, -1, dtype=np.int64) if resc_pol is None else resc_pol,
+            _defaults().optimal if policy is None else policy,
+            _defaults().no_rescue_chart if resc_pol is None else resc_pol,
             _no_fix() if resc_fix is None else resc_fix,
-            build, np.zeros(size) if weights is None else weights,
+            build, prune, _defaults().no_weights if weights is None else weights,
             out.st, out.hit, out.dbl, out.val, out.dec, out.racc, out.act, out.rfl,
         )
         return out

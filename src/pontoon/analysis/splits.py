@@ -34,6 +34,13 @@ def _two_card_states() -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=8)
+def _legal(forced: int, dbl_any: bool, dbl2: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(may stand, may double) in every state (``_decisions``)."""
+    sp = state_space()
+    return sp.best >= forced, np.full(sp.size, dbl_any) | ((sp.ncards == 2) & dbl2)
+
+
 SPLIT_STRATEGIES = ("cdz", "cdp1", "cdp")
 
 
@@ -148,11 +155,12 @@ class SplitMixin:
         c_p = sp.counts[:, p]
         # the shoe less 1 + a pair cards: only the pair value's count changes (self.fits: the rest)
         act = self.fits & (c_p >= 1) & (c_p <= int(self.base[p]) - 1 - a) & (sp.ncards >= 2)
-        dist = np.zeros((sp.size, 7))
-        idx = np.nonzero(act)[0]
-        if len(idx):
+        if act.any():
             pos = self.dealers.state_positions(p, 1 + a)  # may add rows: index after it
-            dist[idx] = self.dealers.rows[pos[idx], self.up]
+            # whole rows in one take; inactive states take the zero row (-1)
+            dist = self.dealers.by_up[self.up].take(np.where(act, pos, -1), axis=0)
+        else:
+            dist = np.zeros((sp.size, 7))
         self._split_dist[key] = (act, dist)
         return act, dist
 
@@ -165,17 +173,14 @@ class SplitMixin:
     def _decisions(self, o: ChainOut, act: np.ndarray, dbl2: bool) -> np.ndarray:
         """The policy codes of the best option of every active state of ``o`` (stand, then hit
         if better, then double if better and allowed, as the kernel's OPTIMAL)."""
-        sp, pr = self.sp, self.pr
-        can_s = sp.best >= pr.forced
-        can_d = np.full(sp.size, pr.dbl_any) | ((sp.ncards == 2) & dbl2)
-        code = np.full(sp.size, K.HIT, dtype=np.int64)
-        v = o.hit.copy()
-        better_s = can_s & (o.st > v)
+        can_s, can_d = _legal(self.pr.forced, self.pr.dbl_any, dbl2)
+        code = np.full(self.sp.size, K.HIT, dtype=np.int64)
+        better_s = can_s & (o.st > o.hit)
         code[better_s] = K.STAND
-        v = np.where(better_s, o.st, v)
-        better_d = can_d & (o.dbl > v)
+        better_d = can_d & (o.dbl > np.where(better_s, o.st, o.hit))
         code[better_d] = K.DOUBLE_HIT
-        return np.where(act, code, K.HIT)
+        code[~act] = K.HIT
+        return code
 
     def split_chains(
         self,
@@ -235,6 +240,7 @@ class SplitMixin:
                 outs[a2] = self.run(
                     base=base_s, dist=dist, active=act, a2=a2, nat_loss=loss, nat_loss_dbl=loss_d,
                     dbl2=dbl2, policy=pol, resc_pol=resc_pol, resc_fix=fix,
+                    prune=a > 0,  # only the two-card hands of a > 0 are read (_hand_values)
                 )
                 pol_a[a2] = pol
             by_a.append(outs)

@@ -97,22 +97,24 @@ def state_space() -> StateSpace:
             k += 1
 
     rec(0, [], 0)
-    hard_of = {c: sum((i + 1) * n for i, n in enumerate(c)) for c in found}
-    found.sort(key=lambda c: (-hard_of[c], sum(c), c))
-    index = {c: i for i, c in enumerate(found)}
-    counts = np.array(found, dtype=np.int64)
-    hard = np.array([hard_of[c] for c in found], dtype=np.int64)
+    raw = np.array(found, dtype=np.int64)
+    raw_hard = raw @ np.arange(1, 11, dtype=np.int64)
+    # highest hard total first, then fewer cards, then the counts (as tuples compare)
+    order = np.lexsort((*raw.T[::-1], raw.sum(axis=1), -raw_hard))
+    counts = raw[order]
+    hard = raw_hard[order]
+    index = {c: i for i, c in enumerate(map(tuple, counts.tolist()))}
     ncards = counts.sum(axis=1)
     nace = counts[:, 0].copy()
     soft = (nace > 0) & (hard + 10 <= 21)
     best = np.where(soft, hard + 10, hard)
-    trans = np.full((len(found), 10), -1, dtype=np.int64)
-    for c, i in index.items():
-        for r in range(10):
-            if hard_of[c] + r + 1 <= 21:
-                n = list(c)
-                n[r] += 1
-                trans[i, r] = index[tuple(n)]
+    # state + one card of value r: found by its key (counts are below 32)
+    key = counts @ (32 ** np.arange(10, dtype=np.int64))
+    by_key = np.argsort(key)
+    nxt = key[:, None] + 32 ** np.arange(10, dtype=np.int64)[None, :]
+    pos = np.minimum(np.searchsorted(key[by_key], nxt), len(key) - 1)
+    ok = (hard[:, None] + np.arange(1, 11)[None, :] <= 21) & (key[by_key][pos] == nxt)
+    trans = np.where(ok, by_key[pos], -1).astype(np.int64)
     return StateSpace(counts, hard, ncards, nace, best, soft, trans, index)
 
 

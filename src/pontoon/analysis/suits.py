@@ -77,6 +77,8 @@ def completion_classes(
     kind = "777" if key == (6, 6) else "678"
     d = rules.decks
     n = 4 * d
+    # the pay of each suit pattern, read from the rules once (_multiplier by pattern)
+    pays = {pat: _multiplier(rules, kind, pat) for pat in (("S", "H"), ("S",), ("H",))}
     out: dict[float, float] = {}
     if known is not None:
         combos = [((known[0][1], known[1][1], known[2][1]), 1.0)]
@@ -100,7 +102,7 @@ def completion_classes(
             q = (d - removed[s3]) / (n - k) if n - k > 0 else 0.0
             if q <= 0:
                 continue
-            v = _multiplier(rules, kind, (s1, s2, s3))
+            v = pays[("S", "H")] if not s1 == s2 == s3 else pays[("S",)] if s1 == "S" else pays[("H",)]
             # rulings 17: 7-7 of one suit, third 7 of that suit, dealer's first card any 7
             if kind == "777" and up == 6 and s1 == s2 == s3:
                 v += sb_units

@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from pontoon.errors import PontoonError, RulesError
 
@@ -73,6 +71,9 @@ def _fmt(v: Any) -> str:
 
 
 def _compare(names: list[str], sets: list[str], bet: Decimal | None, as_json: bool, split: str = "cdp1") -> None:
+    from rich.console import Console  # rich only where a table is printed (a --json process skips it)
+    from rich.table import Table
+
     from pontoon.analysis.report import analyze, to_json
 
     all_rules = [_rules(n, sets) for n in names]
@@ -123,7 +124,6 @@ def analyze_command(
     extra: list[str] = typer.Argument(None, hidden=True),
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
-    from pontoon.analysis.render import print_report, save_chart
     from pontoon.analysis.report import analyze, to_json
 
     b = _bet(bet)
@@ -140,6 +140,8 @@ def analyze_command(
     r = _rules(rules, set_)
     report = analyze(r, b, split_strategy=split)
     if chart:
+        from pontoon.analysis.render import save_chart
+
         try:
             save_chart(report, chart)
         except OSError as err:
@@ -147,6 +149,8 @@ def analyze_command(
     if as_json:
         typer.echo(to_json(report))
     else:
+        from pontoon.analysis.render import print_report  # rich: only for the terminal report
+
         print_report(report)
         if chart:
             typer.echo(f"chart written to {chart}")
