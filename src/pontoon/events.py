@@ -6,7 +6,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+try:  # mypyc reads this decorator when it compiles the module (setup.py); without mypy_extensions it does nothing
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover  (an install without mypy: the pure-Python engine)
 
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[type], type]:  # type: ignore[misc]
+        return lambda cls: cls
+
+
+@mypyc_attr(native_class=False)  # a tuple subclass: mypyc keeps it a Python class
 class Event(tuple):  # type: ignore[type-arg]
     """One thing that happened: ``kind`` names it, ``data`` carries plain values (JSON-ready).
 

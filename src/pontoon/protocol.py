@@ -28,13 +28,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any
 
 from pontoon.errors import ScenarioError
 from pontoon.money import fmt, to_money
+from pontoon.table_round import TableRound
 
-if TYPE_CHECKING:
-    from pontoon.events import Event
+# ``TableRound`` (the Protocol) is defined in ``table_round.py``, a module never compiled with mypyc:
+# mypyc makes a Protocol a native trait, which cannot be runtime-checkable (setup.py compiles this one)
+__all__ = ["BETTING", "BRITISH_VERBS", "CASINO_VERBS", "CHANCE", "SPECTATOR", "TABLE", "Action", "Actor", "Marker", "Seat", "TableRound"]
 
 
 class Marker(Enum):
@@ -256,26 +258,3 @@ class Action:
             money["high"],
             strs["what"],
         )
-
-
-@runtime_checkable
-class TableRound(Protocol):
-    """What every round engine offers its drivers (see the module docstring)."""
-
-    def seats(self) -> tuple[Seat, ...]: ...
-
-    def to_act(self) -> Seat | Marker | None: ...
-
-    def is_over(self) -> bool: ...
-
-    def legal_actions(self, seat: Actor) -> list[Action]: ...
-
-    def verify(self, seat: Actor, action: Action) -> None: ...
-
-    def can(self, seat: Actor, action: Action) -> bool: ...
-
-    def act(self, seat: Actor, action: Action) -> tuple[Event, ...]: ...
-
-    def view(self, seat: Actor) -> dict[str, Any]: ...
-
-    def events(self) -> tuple[Event, ...]: ...
