@@ -253,18 +253,22 @@ class CasinoTable(Publisher):
         rnd = self._open()
         if not rnd.is_over():
             raise IllegalAction("end_round: the round is not over yet")
-        res = rnd.result()
-        for p in rnd.players():
+        # what rnd.result() gives, less its per-hand records (not part of the summary)
+        players = rnd.players()
+        net = rnd.ledger.net(players)
+        house = -sum((d["total"] for d in net.values()), ZERO)
+        void = rnd.void_reason
+        for p in players:
             self.balances_[p] = self.balances_.get(p, ZERO) + rnd.ledger.balances[p]
         self._booked = True
         self.rounds_played += 1
         summary = {
             "round": self.rounds_played,
-            "status": res.status,
-            "void_reason": res.void_reason,
-            "dealer": list(res.dealer),
-            "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in res.net.items()},
-            "house": fmt(res.house),
+            "status": "void" if void else "settled",
+            "void_reason": void,
+            "dealer": [str(c) for c in rnd.dealer],
+            "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in net.items()},
+            "house": fmt(house),
         }
         self.window.append(summary)
         return summary
