@@ -74,7 +74,7 @@ CASINO_VERBS = (
 BRITISH_VERBS = ("stake", "double", "pass", "shoot", "buy", "twist", "stick", "split", "burn")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)  # __init__ written out: mypyc compiles it (a generated one stays interpreted)
 class Action:
     """One decision, shared by both games.
 
@@ -96,6 +96,23 @@ class Action:
     low: Decimal | None = None
     high: Decimal | None = None
     what: str | None = None
+
+    def __init__(
+        self, verb: str, box: int | None = None, player: str | None = None, amount: Decimal | None = None,
+        players: tuple[str, ...] | None = None, decline: tuple[str, ...] = (), hand: int | None = None,
+        low: Decimal | None = None, high: Decimal | None = None, what: str | None = None,
+    ) -> None:
+        # the dataclass's fields in order, with its defaults; set as a frozen dataclass sets them
+        object.__setattr__(self, "verb", verb)
+        object.__setattr__(self, "box", box)
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "amount", amount)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "decline", decline)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "what", what)
 
     def with_amount(self, amount: object) -> Action:
         """The same action with a concrete amount (checked as money)."""
@@ -195,6 +212,9 @@ class Action:
         box = obj.get("box")
         if verb != "interrupt" and (not isinstance(box, int) or isinstance(box, bool)):
             raise ScenarioError(f"bad action {obj!r}: 'box' must be a box number")
+        player = obj.get("player")
+        if player is not None and not isinstance(player, str):
+            raise ScenarioError(f"bad action {obj!r}: 'player' must be a player name")
         amount = obj.get("amount")
         players = obj.get("players")
         decline = obj.get("decline", [])
@@ -204,7 +224,7 @@ class Action:
         return cls(
             verb,
             box,
-            obj.get("player"),
+            player,
             None if amount is None else to_money(amount, f"{verb} amount"),
             None if players is None else tuple(players),
             tuple(decline),
