@@ -102,7 +102,7 @@ class EventLog:
         return len(self.events)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)  # __init__ written out: mypyc compiles it
 class TableRecord:
     """One event of a table, handed to every subscriber as it happens (before anyone is shown it).
 
@@ -115,6 +115,12 @@ class TableRecord:
     round_no: int
     event: Event
     transfers: tuple[Any, ...] = ()
+
+    def __init__(self, game: str, round_no: int, event: Event, transfers: tuple[Any, ...] = ()) -> None:
+        object.__setattr__(self, "game", game)  # as a frozen dataclass sets its fields
+        object.__setattr__(self, "round_no", round_no)
+        object.__setattr__(self, "event", event)
+        object.__setattr__(self, "transfers", transfers)
 
 
 Subscriber = Callable[[TableRecord], None]

@@ -19,7 +19,6 @@ Clause references: 000 = MBS, 001 = Federal, 002 = Pandemonium, 004 = Pontoon Pl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
@@ -30,7 +29,7 @@ from pontoon.casino import bets, irregular, seats, settle, verbs
 from pontoon.casino.actions import Action, action_text, box_action, box_actions
 from pontoon.casino.irregular import _Void
 from pontoon.casino.phase import P_BETTING, P_OVER, P_PLAY, P_WINDOW, Phase  # noqa: F401  (Phase: imported from here by others)
-from pontoon.casino.state import Box, Hand
+from pontoon.casino.state import Box, Hand, HandResult, RoundResult
 from pontoon.errors import IllegalAction, PontoonError, ScenarioError, ShoeExhausted
 from pontoon.events import Event, EventLog
 from pontoon.hands import hand_total
@@ -43,24 +42,6 @@ from pontoon.shoe import Shoe, make_rng
 ZERO = Decimal(0)
 _TEXT = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
 SIDE_KINDS = ("pair", "bonus", "pandemonium")
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    box: int
-    hand: int
-    cards: tuple[str, ...]
-    result: str
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    status: str  # settled | void
-    void_reason: str | None
-    dealer: tuple[str, ...]
-    hands: tuple[HandResult, ...]
-    net: dict[str, dict[str, Decimal]]
-    house: Decimal
 
 
 class CasinoRound:

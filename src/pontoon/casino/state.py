@@ -140,3 +140,39 @@ class Box:
             if b.main > 0:
                 return True
         return False
+
+
+# frozen dataclasses with a written-out __init__ (mypyc compiles it; a generated one stays interpreted)
+@dataclass(frozen=True, slots=True, init=False)
+class HandResult:
+    box: int
+    hand: int
+    cards: tuple[str, ...]
+    result: str
+
+    def __init__(self, box: int, hand: int, cards: tuple[str, ...], result: str) -> None:
+        object.__setattr__(self, "box", box)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "result", result)
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class RoundResult:
+    status: str  # settled | void
+    void_reason: str | None
+    dealer: tuple[str, ...]
+    hands: tuple[HandResult, ...]
+    net: dict[str, dict[str, Decimal]]
+    house: Decimal
+
+    def __init__(
+        self, status: str, void_reason: str | None, dealer: tuple[str, ...], hands: tuple[HandResult, ...],
+        net: dict[str, dict[str, Decimal]], house: Decimal,
+    ) -> None:
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "void_reason", void_reason)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "net", net)
+        object.__setattr__(self, "house", house)
