@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 try:  # mypyc reads this decorator when it compiles the module (setup.py); without mypy_extensions it does nothing
     from mypy_extensions import mypyc_attr
@@ -64,8 +64,8 @@ class Event(tuple):  # type: ignore[type-arg]
         return f"#{self.seq} {self.kind} {body}" + (f"  [{self.clause}]" if self.clause else "")
 
 
-_tuple_new = tuple.__new__
-_tuple_eq = tuple.__eq__
+_tuple_new: Final = tuple.__new__
+_tuple_eq: Final = tuple.__eq__
 
 
 class EventLog:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 from pontoon.errors import ScenarioError
 from pontoon.money import fmt, to_money
@@ -51,15 +51,15 @@ class Marker(Enum):
         return f"<{self.value}>"
 
 
-CHANCE = Marker.CHANCE
-BETTING = Marker.BETTING
-SPECTATOR = Marker.SPECTATOR
-TABLE = Marker.TABLE
+CHANCE: Final = Marker.CHANCE
+BETTING: Final = Marker.BETTING
+SPECTATOR: Final = Marker.SPECTATOR
+TABLE: Final = Marker.TABLE
 
 Seat = str
 Actor = str | Marker
 
-CASINO_VERBS = (
+CASINO_VERBS: Final = (
     "insure",
     "surrender",
     "hit",
@@ -71,7 +71,7 @@ CASINO_VERBS = (
     "interrupt",
     "decline",
 )
-BRITISH_VERBS = ("stake", "double", "pass", "shoot", "buy", "twist", "stick", "split", "burn")
+BRITISH_VERBS: Final = ("stake", "double", "pass", "shoot", "buy", "twist", "stick", "split", "burn")
 
 
 @dataclass(frozen=True, slots=True, init=False)  # __init__ written out: mypyc compiles it (a generated one stays interpreted)

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from decimal import Decimal
 from enum import Enum
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 from pontoon.errors import PontoonError
 from pontoon.money import fmt
@@ -51,11 +51,11 @@ class System(Enum):
 
 Account = str | System  # a person's name, or one of the table's own accounts
 
-HOUSE = System.HOUSE
-LAYOUT = System.LAYOUT
-KITTY = System.KITTY
-BANK = System.BANK
-ZERO = Decimal(0)
+HOUSE: Final = System.HOUSE
+LAYOUT: Final = System.LAYOUT
+KITTY: Final = System.KITTY
+BANK: Final = System.BANK
+ZERO: Final = Decimal(0)
 
 
 def is_system(account: object) -> TypeGuard[System]:
@@ -167,8 +167,8 @@ class Transfer(tuple):  # type: ignore[type-arg]
                    obj["kind"], obj["player"], obj["reason"])
 
 
-_tuple_new = tuple.__new__
-_tuple_eq = tuple.__eq__
+_tuple_new: Final = tuple.__new__
+_tuple_eq: Final = tuple.__eq__
 
 
 class Ledger:

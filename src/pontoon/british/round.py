@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from pontoon.british import moves, ranking, settle
 from pontoon.british.pack import BritishPack
@@ -32,7 +32,7 @@ from pontoon.protocol import SPECTATOR, Action, Actor, Marker
 from pontoon.rules.british import BritishRules
 from pontoon.settlement import LAYOUT, Account, Ledger, System
 
-PHASES = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
+PHASES: Final = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
 
 
 LegalAction = Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Final
 
 from pontoon.cards import Card
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 
 
 @dataclass(init=False)  # __init__ written out: mypyc compiles it (a generated one stays interpreted)

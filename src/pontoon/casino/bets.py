@@ -7,7 +7,7 @@ Plain functions of the round ``rnd``; ``CasinoRound`` calls them. Clause referen
 from __future__ import annotations
 
 from decimal import ROUND_DOWN, Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pontoon.casino.phase import P_BETTING
 from pontoon.casino.state import Bettor, Box
@@ -17,7 +17,7 @@ from pontoon.money import CENT, fmt, to_money
 if TYPE_CHECKING:
     from pontoon.casino.round import CasinoRound
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 
 
 def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object) -> Decimal:

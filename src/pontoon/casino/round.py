@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from decimal import ROUND_DOWN, Decimal
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -39,9 +39,9 @@ from pontoon.rules.model import CasinoRules
 from pontoon.settlement import Ledger
 from pontoon.shoe import Shoe, make_rng
 
-ZERO = Decimal(0)
-_TEXT = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
-SIDE_KINDS = ("pair", "bonus", "pandemonium")
+ZERO: Final = Decimal(0)
+_TEXT: Final = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
+SIDE_KINDS: Final = ("pair", "bonus", "pandemonium")
 
 
 class CasinoRound:

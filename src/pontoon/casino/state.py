@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Final
 
 from pontoon.cards import Card
 from pontoon.hands import hand_total
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 
 
 # The records below are dataclasses (fields, equality, repr, ``replace``) whose ``__init__`` is written

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from pontoon.protocol import TABLE, Action, Actor
 from pontoon.rules.model import CasinoRules
 from pontoon.shoe import RngLike, Shoe, make_rng
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 Shuffler = Callable[[Sequence[Card]], Sequence[Card]]
 
 

@@ -7,7 +7,7 @@ the info and the reward. ``PontoonEnv`` (a ``gymnasium.Env``, kept a Python clas
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -18,15 +18,15 @@ from pontoon.protocol import Action
 from pontoon.rules.model import CasinoRules
 from pontoon.shoe import Shoe
 
-ACTIONS = ("hit", "stand", "double", "split", "rescue", "surrender", "insure")
-ACTION_INDEX = {v: i for i, v in enumerate(ACTIONS)}
-N_ACTIONS = len(ACTIONS)
-STAND = 1  # ACTION_INDEX["stand"]: acknowledges a round that needs no decision
-PLAYER = "agent"
-BOX = 1
-MAX_CARDS = 21  # no hand can hold more cards with a hard total of 21 or less
-_ZERO = Decimal(0)
-_MASKS: dict[tuple[int, ...], Any] = {}  # the mask of each set of legal action indices, made once
+ACTIONS: Final = ("hit", "stand", "double", "split", "rescue", "surrender", "insure")
+ACTION_INDEX: Final = {v: i for i, v in enumerate(ACTIONS)}
+N_ACTIONS: Final = len(ACTIONS)
+STAND: Final = 1  # ACTION_INDEX["stand"]: acknowledges a round that needs no decision
+PLAYER: Final = "agent"
+BOX: Final = 1
+MAX_CARDS: Final = 21  # no hand can hold more cards with a hard total of 21 or less
+_ZERO: Final = Decimal(0)
+_MASKS: Final[dict[tuple[int, ...], Any]] = {}  # the mask of each set of legal action indices, made once
 
 Step = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
 
