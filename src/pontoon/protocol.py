@@ -227,7 +227,7 @@ class Action:
             player,
             None if amount is None else to_money(amount, f"{verb} amount"),
             None if players is None else tuple(players),
-            tuple(decline),
+            tuple(decline or ()),  # "decline": null is no decline (as from_json reads it)
         )
 
     @classmethod
