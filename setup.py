@@ -98,8 +98,11 @@ def ext_modules() -> list:
     try:
         from mypyc.build import mypycify
 
-        # paths relative to the project (pip and setup.py run here); C sources go to build/
-        return mypycify(COMPILED, opt_level="3", group_name=GROUP)
+        # paths relative to the project (pip and setup.py run here); C sources go to build/. No config
+        # file: pyproject's [tool.mypy] loads the pydantic plugin, absent from pip's isolated build
+        # environment (as are numpy and gymnasium: their types are Any there, the code the same)
+        options = ["--config-file=", "--ignore-missing-imports"]
+        return mypycify(options + COMPILED, opt_level="3", group_name=GROUP)
     except (Exception, SystemExit) as e:  # noqa: BLE001  (mypyc reports type errors by exiting)
         remove_inplace_build()
         _warn(f"mypyc could not compile the engine ({e}); the pure-Python engine is installed")
