@@ -92,6 +92,8 @@ def main() -> None:
             area = "env (pontoon/rl)" if "/pontoon/rl/" in fname else "numpy, python, bench loop"
         by_area[area] = by_area.get(area, 0.0) + v[2]
     for area, t in sorted(by_area.items(), key=lambda kv: -kv[1]):
+        if not t:
+            continue  # e.g. no engine module runs from its .py when the engine is compiled
         print(f"  time in {area:52s} {100 * t / total:5.1f}%")
 
 
