@@ -100,27 +100,28 @@ class CasinoRound:
             self._jackpot = _next
 
     # ---------------------------------------------------------------------------- bets (bets.py)
-    def verify_place_bet(self, box: int, player: str, kind: str, amount: object) -> Decimal:
+    def verify_place_bet(self, box: object, player: object, kind: object, amount: object) -> Decimal:
         """Raise BetError unless the wager may be placed now; return its amount."""
         amt = bets.verify_place_bet(self, box, player, kind, amount)
+        assert isinstance(box, int) and isinstance(player, str) and isinstance(kind, str)  # checked just now
         self._bet_ok = (self.log._seq, box, player, kind, amt)  # place_bet need not check it again
         return amt
 
-    def can_place_bet(self, box: int, player: str, kind: str, amount: object) -> bool:
+    def can_place_bet(self, box: object, player: object, kind: object, amount: object) -> bool:
         try:
             self.verify_place_bet(box, player, kind, amount)
             return True
         except IllegalAction:
             return False
 
-    def place_bet(self, box: int, player: str, kind: str, amount: object) -> None:
+    def place_bet(self, box: object, player: object, kind: object, amount: object) -> None:
         ok = self._bet_ok
         self._bet_ok = None
         if (
             ok is not None and type(amount) is Decimal and ok[0] == self.log._seq
             and ok[1] == box and ok[2] == player and ok[3] == kind and ok[4] is amount
         ):
-            bets.place_checked_bet(self, box, player, kind, amount)  # verified just now, nothing changed since
+            bets.place_checked_bet(self, ok[1], ok[2], ok[3], amount)  # verified just now, nothing changed since
         else:
             bets.place_bet(self, box, player, kind, amount)
 

@@ -75,7 +75,7 @@ class CasinoTable(Publisher):
 
     # ---------------------------------------------------------------------------------------
     # seats and money
-    def join(self, name: str, balance: object) -> None:
+    def join(self, name: object, balance: object) -> None:
         """Sit down with ``balance`` (between rounds). Any printable name (rulings 32)."""
         self._between_rounds("join")
         if not isinstance(name, str) or not name or not name.isprintable() or len(name) > 64:
@@ -175,9 +175,9 @@ class CasinoTable(Publisher):
             raise IllegalAction("no round is open: start one with new_round")
         return self.round
 
-    def place_bet(self, box: int, player: str, kind: str, amount: object) -> None:
+    def place_bet(self, box: object, player: object, kind: object, amount: object) -> None:
         rnd = self._open()
-        if player not in self.balances_:
+        if not isinstance(player, str) or player not in self.balances_:
             raise IllegalAction(f"{player!r} is not at the table; join first")
         amt = rnd.verify_place_bet(box, player, kind, amount)
         if self.balance(player) < amt:
