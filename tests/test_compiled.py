@@ -141,3 +141,32 @@ def test_hostile_action_objects_in_a_scenario_are_one_line_errors(
     assert "Traceback" not in err and "TypeError" not in err
     if code != 0:
         assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("error: "), (code, err)
+
+
+def test_values_of_the_wrong_type_into_the_tables_are_named_with_the_projects_error() -> None:
+    """The tables' entry points check what they are given (a compiled build would otherwise answer a
+    wrong type with mypyc's TypeError before the check could name it)."""
+    from pontoon.british.table import BritishGame
+    from pontoon.casino.table import CasinoTable
+    from pontoon.errors import BetError, IllegalAction
+    from pontoon.rules import find_rules
+    from pontoon.rules.model import CasinoRules
+
+    rules = find_rules("mbs")
+    assert isinstance(rules, CasinoRules)
+    t = CasinoTable(rules, rng=1)
+    with pytest.raises(IllegalAction, match="player name"):
+        t.join(5, 100)
+    t.join("ann", 1000)
+    t.new_round()
+    with pytest.raises(IllegalAction, match="not at the table"):
+        t.place_bet(1, 5, "main", 10)
+    with pytest.raises(BetError, match="does not exist"):
+        t.place_bet("1", "ann", "main", 10)
+    with pytest.raises(BetError, match="not offered"):
+        t.place_bet(1, "ann", 7, 10)
+    assert t.round is not None and not t.round.can_place_bet(None, "ann", "main", 10)
+    t.place_bet(1, "ann", "main", 10)  # and the right types still play
+    g = BritishGame(find_rules("british"), ["ann", "bob"], banker="bob", rng=1)
+    with pytest.raises(IllegalAction, match="must be a name"):
+        g.join_seat(5)
