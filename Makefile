@@ -2,15 +2,26 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install sysdeps run test test-slow bench lint typecheck clean
+.PHONY: install compile sysdeps run test test-slow bench lint typecheck clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# the engine modules setup.py compiles with mypyc (its COMPILED list): editing one re-runs the install,
+# which compiles them again (PONTOON_PURE=1 make install: the pure-Python engine, nothing compiled)
+ENGINE_SRC := $(shell sed -n 's/^    "\(src\/pontoon\/.*\.py\)",$$/\1/p' setup.py)
+
+$(STAMP): pyproject.toml setup.py $(ENGINE_SRC)
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pontoon.compiled
 	touch $(STAMP)
+
+# rebuild the compiled engine in place after editing its sources (quicker than make install; uses the
+# venv's mypy): the extensions land beside the .py files, where the editable install imports them
+compile:
+	$(PY) setup.py build_ext --inplace
+	$(PY) -m pontoon.compiled
 
 # System packages the real-part tests use: Debian's chromium (browser tests through Playwright) and
 # postgresql (the history store on a real server). Installed when missing and we are root with apt-get;
@@ -38,4 +49,5 @@ bench: install
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	find src -name '*.so' -delete

@@ -16,6 +16,7 @@ import numpy as np
 
 from pontoon.british.table import BritishGame
 from pontoon.casino.table import CasinoTable
+from pontoon.compiled import engine_build
 from pontoon.rules import find_rules
 from pontoon.rules.model import CasinoRules
 
@@ -86,6 +87,7 @@ def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
     base = gymnasium_rounds(rounds * 4)
     print(f"{rounds} rounds per preset through the table protocol, random legal actions")
+    print(f"engine: {engine_build()}")
     if base is None:
         print("gymnasium is not installed: no baseline")
     else:

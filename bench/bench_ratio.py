@@ -19,6 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import casino_rounds, gymnasium_rounds  # noqa: E402
 from bench_rl import blackjack_steps, pontoon_steps  # noqa: E402
 
+from pontoon.compiled import engine_build  # noqa: E402
+
 
 def main() -> None:
     pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 12
@@ -26,6 +28,7 @@ def main() -> None:
     for i in range(pairs):
         engine.append(casino_rounds("mbs", 1500, seed=i) / gymnasium_rounds(3000, seed=i))
         env.append(pontoon_steps(8000, seed=i) / blackjack_steps(8000, seed=i))
+    print(f"engine: {engine_build()}")
     for name, rs in (("mbs rounds/s through the table protocol", engine), ("Pontoon-v0 mbs env steps/s", env)):
         print(f"{name:42s} median {statistics.median(rs):5.2f}x Blackjack-v1"
               f"   (lowest {min(rs):.2f}x, highest {max(rs):.2f}x, {len(rs)} interleaved pairs)")

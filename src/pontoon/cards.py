@@ -91,9 +91,7 @@ class Card:
         return (Card, (self.rank, self.suit))
 
 
-_BY_CODE: Final = [Card.__new__(Card) for _ in range(52)]
-for _i, _c in enumerate(_BY_CODE):
-    Card.__init__(_c, RANKS[_i // 4], SUITS[_i % 4])
+_BY_CODE: Final = [Card(RANKS[i // 4], SUITS[i % 4]) for i in range(52)]
 _CACHE: Final = {str(c): c for c in _BY_CODE}
 
 

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
+
+try:  # mypyc reads this decorator when it compiles the module (setup.py); without mypy_extensions it does nothing
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover  (an install without mypy: the pure-Python engine)
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[type], type]:  # type: ignore[misc]
+        return lambda cls: cls
 
 
+@mypyc_attr(native_class=False)  # a tuple subclass: mypyc keeps it a Python class
 class Event(tuple):  # type: ignore[type-arg]
     """One thing that happened: ``kind`` names it, ``data`` carries plain values (JSON-ready).
 
@@ -56,8 +64,8 @@ class Event(tuple):  # type: ignore[type-arg]
         return f"#{self.seq} {self.kind} {body}" + (f"  [{self.clause}]" if self.clause else "")
 
 
-_tuple_new = tuple.__new__
-_tuple_eq = tuple.__eq__
+_tuple_new: Final = tuple.__new__
+_tuple_eq: Final = tuple.__eq__
 
 
 class EventLog:
@@ -94,7 +102,7 @@ class EventLog:
         return len(self.events)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)  # __init__ written out: mypyc compiles it
 class TableRecord:
     """One event of a table, handed to every subscriber as it happens (before anyone is shown it).
 
@@ -107,6 +115,12 @@ class TableRecord:
     round_no: int
     event: Event
     transfers: tuple[Any, ...] = ()
+
+    def __init__(self, game: str, round_no: int, event: Event, transfers: tuple[Any, ...] = ()) -> None:
+        object.__setattr__(self, "game", game)  # as a frozen dataclass sets its fields
+        object.__setattr__(self, "round_no", round_no)
+        object.__setattr__(self, "event", event)
+        object.__setattr__(self, "transfers", transfers)
 
 
 Subscriber = Callable[[TableRecord], None]

@@ -12,14 +12,14 @@ import json
 import re
 import secrets
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Final
 
 from pontoon.errors import BetError
 
-CENT = Decimal("0.01")
-MAX_AMOUNT = 10**12  # the largest amount accepted anywhere (README "Limits")
-_MAX_DEC = Decimal(MAX_AMOUNT)
-MAX_TEXT = 40  # an amount's text is at most this long (13 digits, a point, 2 places, sign, spaces)
+CENT: Final = Decimal("0.01")
+MAX_AMOUNT: Final = 10**12  # the largest amount accepted anywhere (README "Limits")
+_MAX_DEC: Final = Decimal(MAX_AMOUNT)
+MAX_TEXT: Final = 40  # an amount's text is at most this long (13 digits, a point, 2 places, sign, spaces)
 
 
 def _too_big(what: str, value: object) -> BetError:
@@ -83,7 +83,7 @@ def to_money(value: object, what: str = "amount") -> Decimal:
     return d
 
 
-_ACCEPTED: set[Decimal] = set()  # non-zero amounts to_money has accepted (bounded; wagers repeat)
+_ACCEPTED: Final[set[Decimal]] = set()  # non-zero amounts to_money has accepted (bounded; wagers repeat)
 
 
 def is_money(value: object) -> bool:
@@ -152,7 +152,7 @@ def fmt(d: Decimal) -> str:
     return text
 
 
-_FMT: dict[Decimal, str] = {}  # the texts of amounts seen (bounded: stakes and payouts repeat)
+_FMT: Final[dict[Decimal, str]] = {}  # the texts of amounts seen (bounded: stakes and payouts repeat)
 
 
 def _fmt(d: Decimal) -> str:

@@ -28,13 +28,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Final
 
 from pontoon.errors import ScenarioError
 from pontoon.money import fmt, to_money
+from pontoon.table_round import TableRound
 
-if TYPE_CHECKING:
-    from pontoon.events import Event
+# ``TableRound`` (the Protocol) is defined in ``table_round.py``, a module never compiled with mypyc:
+# mypyc makes a Protocol a native trait, which cannot be runtime-checkable (setup.py compiles this one)
+__all__ = ["BETTING", "BRITISH_VERBS", "CASINO_VERBS", "CHANCE", "SPECTATOR", "TABLE", "Action", "Actor", "Marker", "Seat", "TableRound"]
 
 
 class Marker(Enum):
@@ -49,15 +51,15 @@ class Marker(Enum):
         return f"<{self.value}>"
 
 
-CHANCE = Marker.CHANCE
-BETTING = Marker.BETTING
-SPECTATOR = Marker.SPECTATOR
-TABLE = Marker.TABLE
+CHANCE: Final = Marker.CHANCE
+BETTING: Final = Marker.BETTING
+SPECTATOR: Final = Marker.SPECTATOR
+TABLE: Final = Marker.TABLE
 
 Seat = str
 Actor = str | Marker
 
-CASINO_VERBS = (
+CASINO_VERBS: Final = (
     "insure",
     "surrender",
     "hit",
@@ -69,10 +71,10 @@ CASINO_VERBS = (
     "interrupt",
     "decline",
 )
-BRITISH_VERBS = ("stake", "double", "pass", "shoot", "buy", "twist", "stick", "split", "burn")
+BRITISH_VERBS: Final = ("stake", "double", "pass", "shoot", "buy", "twist", "stick", "split", "burn")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)  # __init__ written out: mypyc compiles it (a generated one stays interpreted)
 class Action:
     """One decision, shared by both games.
 
@@ -94,6 +96,23 @@ class Action:
     low: Decimal | None = None
     high: Decimal | None = None
     what: str | None = None
+
+    def __init__(
+        self, verb: str, box: int | None = None, player: str | None = None, amount: Decimal | None = None,
+        players: tuple[str, ...] | None = None, decline: tuple[str, ...] = (), hand: int | None = None,
+        low: Decimal | None = None, high: Decimal | None = None, what: str | None = None,
+    ) -> None:
+        # the dataclass's fields in order, with its defaults; set as a frozen dataclass sets them
+        object.__setattr__(self, "verb", verb)
+        object.__setattr__(self, "box", box)
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "amount", amount)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "decline", decline)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "what", what)
 
     def with_amount(self, amount: object) -> Action:
         """The same action with a concrete amount (checked as money)."""
@@ -193,6 +212,9 @@ class Action:
         box = obj.get("box")
         if verb != "interrupt" and (not isinstance(box, int) or isinstance(box, bool)):
             raise ScenarioError(f"bad action {obj!r}: 'box' must be a box number")
+        player = obj.get("player")
+        if player is not None and not isinstance(player, str):
+            raise ScenarioError(f"bad action {obj!r}: 'player' must be a player name")
         amount = obj.get("amount")
         players = obj.get("players")
         decline = obj.get("decline", [])
@@ -202,10 +224,10 @@ class Action:
         return cls(
             verb,
             box,
-            obj.get("player"),
+            player,
             None if amount is None else to_money(amount, f"{verb} amount"),
             None if players is None else tuple(players),
-            tuple(decline),
+            tuple(decline or ()),  # "decline": null is no decline (as from_json reads it)
         )
 
     @classmethod
@@ -256,26 +278,3 @@ class Action:
             money["high"],
             strs["what"],
         )
-
-
-@runtime_checkable
-class TableRound(Protocol):
-    """What every round engine offers its drivers (see the module docstring)."""
-
-    def seats(self) -> tuple[Seat, ...]: ...
-
-    def to_act(self) -> Seat | Marker | None: ...
-
-    def is_over(self) -> bool: ...
-
-    def legal_actions(self, seat: Actor) -> list[Action]: ...
-
-    def verify(self, seat: Actor, action: Action) -> None: ...
-
-    def can(self, seat: Actor, action: Action) -> bool: ...
-
-    def act(self, seat: Actor, action: Action) -> tuple[Event, ...]: ...
-
-    def view(self, seat: Actor) -> dict[str, Any]: ...
-
-    def events(self) -> tuple[Event, ...]: ...

@@ -13,12 +13,20 @@ finished round leaves the layout empty. ``net()`` gives each person's result per
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from decimal import Decimal
 from enum import Enum
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 from pontoon.errors import PontoonError
 from pontoon.money import fmt
+
+try:  # mypyc reads this decorator when it compiles the module (setup.py); without mypy_extensions it does nothing
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover  (an install without mypy: the pure-Python engine)
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[type], type]:  # type: ignore[misc]
+        return lambda cls: cls
 
 
 class System(Enum):
@@ -43,11 +51,11 @@ class System(Enum):
 
 Account = str | System  # a person's name, or one of the table's own accounts
 
-HOUSE = System.HOUSE
-LAYOUT = System.LAYOUT
-KITTY = System.KITTY
-BANK = System.BANK
-ZERO = Decimal(0)
+HOUSE: Final = System.HOUSE
+LAYOUT: Final = System.LAYOUT
+KITTY: Final = System.KITTY
+BANK: Final = System.BANK
+ZERO: Final = Decimal(0)
 
 
 def is_system(account: object) -> TypeGuard[System]:
@@ -75,6 +83,7 @@ def account_from_json(value: Any) -> Account:
     raise PontoonError(f"account {value!r:.80} is neither a name nor a system account ({accepted})")
 
 
+@mypyc_attr(native_class=False)  # a tuple subclass: mypyc keeps it a Python class
 class Transfer(tuple):  # type: ignore[type-arg]
     """One movement of money: ``Transfer(source, dest, amount, kind, player, reason)``.
 
@@ -158,8 +167,8 @@ class Transfer(tuple):  # type: ignore[type-arg]
                    obj["kind"], obj["player"], obj["reason"])
 
 
-_tuple_new = tuple.__new__
-_tuple_eq = tuple.__eq__
+_tuple_new: Final = tuple.__new__
+_tuple_eq: Final = tuple.__eq__
 
 
 class Ledger:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import TypeAlias
 
 import numpy as np
 
 from pontoon.cards import Card, pack_cards, parse_cards
 from pontoon.errors import CardError, ShoeExhausted
 
-RngLike = np.random.Generator | int | None
+RngLike: TypeAlias = np.random.Generator | int | None
 
 
 def make_rng(rng: RngLike) -> np.random.Generator:

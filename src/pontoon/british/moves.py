@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pontoon.british import ranking
 from pontoon.british.state import BritishHand
@@ -155,7 +155,7 @@ def do_burn(rnd: BritishRound, seat: str) -> Event:
     return ev
 
 
-DOERS: dict[str, Callable[..., Event]] = {
+DOERS: Final[dict[str, Callable[..., Event]]] = {
     "stake": do_stake,
     "double": do_double,
     "pass": do_pass,

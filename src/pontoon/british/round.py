@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from pontoon.british import moves, ranking, settle
 from pontoon.british.pack import BritishPack
@@ -32,7 +32,7 @@ from pontoon.protocol import SPECTATOR, Action, Actor, Marker
 from pontoon.rules.british import BritishRules
 from pontoon.settlement import LAYOUT, Account, Ledger, System
 
-PHASES = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
+PHASES: Final = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
 
 
 LegalAction = Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
@@ -238,15 +238,16 @@ class BritishRound:
         if who is None:
             raise IllegalAction(f"{seat} {verb}: no action is legal, the round is over ({self.phase})")
         legal = {a.verb: a for a in self.legal_actions()}
-        names = ", ".join(str(a) for a in legal.values())
         if seat != who:
-            raise IllegalAction(f"{seat} {verb}: not {seat}'s turn; {self._where()}; legal actions for {who}: {names}")
+            raise IllegalAction(
+                f"{seat} {verb}: not {seat}'s turn; {self._where()}; legal actions for {who}: {_names(legal)}"
+            )
         if verb not in legal:
-            raise IllegalAction(f"{seat} {verb} is not legal now; {self._where()}; legal actions: {names}")
+            raise IllegalAction(f"{seat} {verb} is not legal now; {self._where()}; legal actions: {_names(legal)}")
         la = legal[verb]
         if la.low is None:
             if amount is not None:
-                raise IllegalAction(f"{seat} {verb} takes no amount; legal actions: {names}")
+                raise IllegalAction(f"{seat} {verb} takes no amount; legal actions: {_names(legal)}")
             return None
         if amount is None:
             raise BetError(f"{seat} {verb} needs an amount from {fmt(la.low)} to {fmt(la.high or la.low)}")
@@ -549,3 +550,8 @@ class BritishRound:
         if isinstance(seat, Marker) and seat is not SPECTATOR:
             raise IllegalAction(f"no view for {seat}; a seat name or SPECTATOR")
         return round_view(self, seat)
+
+
+def _names(legal: dict[str, Action]) -> str:
+    """The legal actions as an error message lists them (worked out only when refusing)."""
+    return ", ".join(str(a) for a in legal.values())

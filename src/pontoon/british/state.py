@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Final
 
 from pontoon.cards import Card
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 
 
-@dataclass
+@dataclass(init=False)  # __init__ written out: mypyc compiles it (a generated one stays interpreted)
 class BritishHand:
     """A player's hand: cards with their face-up flags, stake, shoot bet and state."""
 
@@ -32,6 +33,32 @@ class BritishHand:
     result: str = ""  # win / lose once settled
     net: Decimal = ZERO  # the owner's net on this hand's stake (shoot bet not included)
     outcome: str = ""  # pontoon, royal pontoon, five card trick, bust, or the total
+
+    def __init__(
+        self, owner: str, cards: list[Card], up: list[bool], stake: Decimal = ZERO, initial: Decimal = ZERO,
+        last_buy: Decimal | None = None, twisted: bool = False, split: bool = False, shoot: Decimal = ZERO,
+        shoot_open: bool = False, shot_fourth: bool = False, must_draw: bool = False, status: str = "waiting",
+        burned: list[Card] | None = None, returned: bool = False, result: str = "", net: Decimal = ZERO,
+        outcome: str = "",
+    ) -> None:
+        self.owner = owner
+        self.cards = cards
+        self.up = up
+        self.stake = stake
+        self.initial = initial
+        self.last_buy = last_buy
+        self.twisted = twisted
+        self.split = split
+        self.shoot = shoot
+        self.shoot_open = shoot_open
+        self.shot_fourth = shot_fourth
+        self.must_draw = must_draw
+        self.status = status
+        self.burned = [] if burned is None else burned
+        self.returned = returned
+        self.result = result
+        self.net = net
+        self.outcome = outcome
 
     @property
     def live(self) -> bool:

@@ -201,7 +201,7 @@ class BritishGame(Publisher):
 
     # ---------------------------------------------------------------------------------------
     # seats joining and leaving between rounds (003 has no clause: the server's rule, docs/server.md)
-    def verify_join_seat(self, seat: str) -> None:
+    def verify_join_seat(self, seat: object) -> None:
         self._between_rounds("join_seat")
         if self.closed:
             raise IllegalAction("join_seat: the table is closed")
@@ -211,10 +211,11 @@ class BritishGame(Publisher):
             raise IllegalAction(f"join_seat: a table of {len(self.seats) + 1} would need another number of packs "
                                 f"than its {self.pack.packs} (003: two packs for 8 or more players)")
 
-    def join_seat(self, seat: str) -> None:
+    def join_seat(self, seat: object) -> None:
         """A new seat between rounds, to the banker's right (the last to play: 003 play goes clockwise
         from the dealer's left); its balance starts at 0 (what it brings is the host's buy-in)."""
         self.verify_join_seat(seat)
+        assert isinstance(seat, str)  # checked just now
         i = self.seats.index(self.banker)
         self.seats.insert(i, seat)  # just before the banker, clockwise: the last player from his left
         self.ledger.balances[seat] = ZERO

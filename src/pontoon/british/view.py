@@ -14,7 +14,7 @@ Bought cards stay face down (003 Buy). The pack's order is never shown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from pontoon.money import fmt
 from pontoon.protocol import SPECTATOR, Actor, Marker
@@ -22,7 +22,7 @@ from pontoon.protocol import SPECTATOR, Actor, Marker
 if TYPE_CHECKING:
     from pontoon.british.round import BritishHand, BritishRound
 
-HIDDEN = "??"
+HIDDEN: Final = "??"
 
 
 def card_visible(rnd: BritishRound, seat: Actor, h: BritishHand, i: int) -> bool:

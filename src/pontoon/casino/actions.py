@@ -4,16 +4,16 @@ and the plain play actions of each box, made once and shared (the legal-action l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from pontoon.protocol import CASINO_VERBS as VERBS
 from pontoon.protocol import Action
 
 __all__ = ["PLAY_VERBS", "VERBS", "Action", "action_text", "box_action", "box_actions"]
 
-PLAY_VERBS = ("hit", "stand", "double", "split", "rescue", "surrender")
-_BOX_ACTIONS: dict[int, tuple[Action, ...]] = {}  # the plain play actions of each box, made once
-_BOX_TEXT: dict[int, tuple[str, dict[str, Any]]] = {}  # id of a shared box action -> its text and JSON
+PLAY_VERBS: Final = ("hit", "stand", "double", "split", "rescue", "surrender")
+_BOX_ACTIONS: Final[dict[int, tuple[Action, ...]]] = {}  # the plain play actions of each box, made once
+_BOX_TEXT: Final[dict[int, tuple[str, dict[str, Any]]]] = {}  # id of a shared box action -> its text and JSON
 
 
 def box_actions(box: int) -> tuple[Action, ...]:

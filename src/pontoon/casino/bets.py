@@ -7,7 +7,7 @@ Plain functions of the round ``rnd``; ``CasinoRound`` calls them. Clause referen
 from __future__ import annotations
 
 from decimal import ROUND_DOWN, Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pontoon.casino.phase import P_BETTING
 from pontoon.casino.state import Bettor, Box
@@ -17,10 +17,12 @@ from pontoon.money import CENT, fmt, to_money
 if TYPE_CHECKING:
     from pontoon.casino.round import CasinoRound
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 
 
-def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object) -> Decimal:
+def verify_place_bet(rnd: CasinoRound, box: object, player: object, kind: object, amount: object) -> Decimal:
+    # box, player and kind typed object: checked here (a compiled build would refuse another type with a
+    # TypeError before these checks could name it)
     r = rnd.rules
     if rnd.phase is not P_BETTING:
         raise BetError("no more bets: the deal has started (000 5.3, 004 5.8)")
@@ -28,7 +30,7 @@ def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount:
         raise BetError(f"box {box!r} does not exist: boxes are 1 to {r.max_boxes}")
     if not isinstance(player, str) or not player.strip():
         raise BetError("a bet needs a player name")
-    if kind != "main" and kind not in r.side_bets:
+    if not isinstance(kind, str) or (kind != "main" and kind not in r.side_bets):
         kinds = ("main", *r.side_bets)
         raise BetError(
             f"wager kind {kind!r} is not offered in {r.preset}: accepted kinds are {', '.join(kinds)}"
@@ -67,8 +69,10 @@ def verify_place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount:
     return amt
 
 
-def place_bet(rnd: CasinoRound, box: int, player: str, kind: str, amount: object) -> None:
-    place_checked_bet(rnd, box, player, kind, verify_place_bet(rnd, box, player, kind, amount))
+def place_bet(rnd: CasinoRound, box: object, player: object, kind: object, amount: object) -> None:
+    amt = verify_place_bet(rnd, box, player, kind, amount)
+    assert isinstance(box, int) and isinstance(player, str) and isinstance(kind, str)  # checked just now
+    place_checked_bet(rnd, box, player, kind, amt)
 
 
 def place_checked_bet(rnd: CasinoRound, box: int, player: str, kind: str, amt: Decimal) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 
 class Phase(StrEnum):
@@ -18,4 +19,7 @@ class _Stop(Exception):
 
 # the members as module constants: reading ``Phase.OVER`` goes through the enum's class machinery
 # (about 0.1 us), and the round reads its phase a few dozen times a round
-P_BETTING, P_WINDOW, P_PLAY, P_OVER = Phase.BETTING, Phase.WINDOW, Phase.PLAY, Phase.OVER
+P_BETTING: Final = Phase.BETTING
+P_WINDOW: Final = Phase.WINDOW
+P_PLAY: Final = Phase.PLAY
+P_OVER: Final = Phase.OVER

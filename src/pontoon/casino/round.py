@@ -19,9 +19,8 @@ Clause references: 000 = MBS, 001 = Federal, 002 = Pandemonium, 004 = Pontoon Pl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -30,7 +29,7 @@ from pontoon.casino import bets, irregular, seats, settle, verbs
 from pontoon.casino.actions import Action, action_text, box_action, box_actions
 from pontoon.casino.irregular import _Void
 from pontoon.casino.phase import P_BETTING, P_OVER, P_PLAY, P_WINDOW, Phase  # noqa: F401  (Phase: imported from here by others)
-from pontoon.casino.state import Box, Hand
+from pontoon.casino.state import Box, Hand, HandResult, RoundResult
 from pontoon.errors import IllegalAction, PontoonError, ScenarioError, ShoeExhausted
 from pontoon.events import Event, EventLog
 from pontoon.hands import hand_total
@@ -40,27 +39,9 @@ from pontoon.rules.model import CasinoRules
 from pontoon.settlement import Ledger
 from pontoon.shoe import Shoe, make_rng
 
-ZERO = Decimal(0)
-_TEXT = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
-SIDE_KINDS = ("pair", "bonus", "pandemonium")
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    box: int
-    hand: int
-    cards: tuple[str, ...]
-    result: str
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    status: str  # settled | void
-    void_reason: str | None
-    dealer: tuple[str, ...]
-    hands: tuple[HandResult, ...]
-    net: dict[str, dict[str, Decimal]]
-    house: Decimal
+ZERO: Final = Decimal(0)
+_TEXT: Final = [str(Card.from_code(i)) for i in range(52)]  # each card's text by its code
+SIDE_KINDS: Final = ("pair", "bonus", "pandemonium")
 
 
 class CasinoRound:
@@ -119,27 +100,28 @@ class CasinoRound:
             self._jackpot = _next
 
     # ---------------------------------------------------------------------------- bets (bets.py)
-    def verify_place_bet(self, box: int, player: str, kind: str, amount: object) -> Decimal:
+    def verify_place_bet(self, box: object, player: object, kind: object, amount: object) -> Decimal:
         """Raise BetError unless the wager may be placed now; return its amount."""
         amt = bets.verify_place_bet(self, box, player, kind, amount)
+        assert isinstance(box, int) and isinstance(player, str) and isinstance(kind, str)  # checked just now
         self._bet_ok = (self.log._seq, box, player, kind, amt)  # place_bet need not check it again
         return amt
 
-    def can_place_bet(self, box: int, player: str, kind: str, amount: object) -> bool:
+    def can_place_bet(self, box: object, player: object, kind: object, amount: object) -> bool:
         try:
             self.verify_place_bet(box, player, kind, amount)
             return True
         except IllegalAction:
             return False
 
-    def place_bet(self, box: int, player: str, kind: str, amount: object) -> None:
+    def place_bet(self, box: object, player: object, kind: object, amount: object) -> None:
         ok = self._bet_ok
         self._bet_ok = None
         if (
             ok is not None and type(amount) is Decimal and ok[0] == self.log._seq
             and ok[1] == box and ok[2] == player and ok[3] == kind and ok[4] is amount
         ):
-            bets.place_checked_bet(self, box, player, kind, amount)  # verified just now, nothing changed since
+            bets.place_checked_bet(self, ok[1], ok[2], ok[3], amount)  # verified just now, nothing changed since
         else:
             bets.place_bet(self, box, player, kind, amount)
 
@@ -455,7 +437,16 @@ class CasinoRound:
         else:
             seat, action = self._actor_args(args)
         log = self.log
-        if not (self._legal_v == log._seq and action in self._legal.get(seat, ())):
+        listed = False
+        if self._legal_v == log._seq:
+            listing = self._legal.get(seat, ())
+            for x in listing:  # the listed record itself (no field-by-field comparison)
+                if x is action:
+                    listed = True
+                    break
+            else:
+                listed = action in listing  # an equal record: listed as well
+        if not listed:
             self.verify(seat, action)
         start = len(log.events)
         text, obj = action_text(action)

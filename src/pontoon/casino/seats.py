@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import ROUND_DOWN
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from pontoon.casino.phase import P_BETTING, P_OVER, P_PLAY, P_WINDOW
 from pontoon.money import CENT, fmt
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from pontoon.casino.round import CasinoRound
     from pontoon.casino.state import Box, Hand
 
-BOX_VERBS = ("hit", "stand", "double", "split", "rescue", "surrender", "walk")
-DECLINABLE = ("split", "double", "surrender", "rescue")
+BOX_VERBS: Final = ("hit", "stand", "double", "split", "rescue", "surrender", "walk")
+DECLINABLE: Final = ("split", "double", "surrender", "rescue")
 
 
 def seated_of(rnd: CasinoRound, box: int | None) -> str | None:

@@ -8,7 +8,7 @@ Plain functions of the round ``rnd``; ``CasinoRound`` calls them. Clause referen
 from __future__ import annotations
 
 from decimal import ROUND_DOWN, Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pontoon.cards import Card
 from pontoon.casino.phase import P_OVER, P_PLAY, P_WINDOW, _Stop
@@ -20,7 +20,7 @@ from pontoon.money import CENT, fmt
 if TYPE_CHECKING:
     from pontoon.casino.round import CasinoRound
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 
 
 # money moves ---------------------------------------------------------------------------

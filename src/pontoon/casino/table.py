@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from pontoon.protocol import TABLE, Action, Actor
 from pontoon.rules.model import CasinoRules
 from pontoon.shoe import RngLike, Shoe, make_rng
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 Shuffler = Callable[[Sequence[Card]], Sequence[Card]]
 
 
@@ -75,7 +75,7 @@ class CasinoTable(Publisher):
 
     # ---------------------------------------------------------------------------------------
     # seats and money
-    def join(self, name: str, balance: object) -> None:
+    def join(self, name: object, balance: object) -> None:
         """Sit down with ``balance`` (between rounds). Any printable name (rulings 32)."""
         self._between_rounds("join")
         if not isinstance(name, str) or not name or not name.isprintable() or len(name) > 64:
@@ -175,9 +175,9 @@ class CasinoTable(Publisher):
             raise IllegalAction("no round is open: start one with new_round")
         return self.round
 
-    def place_bet(self, box: int, player: str, kind: str, amount: object) -> None:
+    def place_bet(self, box: object, player: object, kind: object, amount: object) -> None:
         rnd = self._open()
-        if player not in self.balances_:
+        if not isinstance(player, str) or player not in self.balances_:
             raise IllegalAction(f"{player!r} is not at the table; join first")
         amt = rnd.verify_place_bet(box, player, kind, amount)
         if self.balance(player) < amt:
@@ -253,18 +253,22 @@ class CasinoTable(Publisher):
         rnd = self._open()
         if not rnd.is_over():
             raise IllegalAction("end_round: the round is not over yet")
-        res = rnd.result()
-        for p in rnd.players():
+        # what rnd.result() gives, less its per-hand records (not part of the summary)
+        players = rnd.players()
+        net = rnd.ledger.net(players)
+        house = -sum((d["total"] for d in net.values()), ZERO)
+        void = rnd.void_reason
+        for p in players:
             self.balances_[p] = self.balances_.get(p, ZERO) + rnd.ledger.balances[p]
         self._booked = True
         self.rounds_played += 1
         summary = {
             "round": self.rounds_played,
-            "status": res.status,
-            "void_reason": res.void_reason,
-            "dealer": list(res.dealer),
-            "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in res.net.items()},
-            "house": fmt(res.house),
+            "status": "void" if void else "settled",
+            "void_reason": void,
+            "dealer": [str(c) for c in rnd.dealer],
+            "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in net.items()},
+            "house": fmt(house),
         }
         self.window.append(summary)
         return summary

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import ROUND_DOWN, Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pontoon.casino import irregular, settle
 from pontoon.casino.actions import Action, box_actions
@@ -409,7 +409,7 @@ def do_interrupt(rnd: CasinoRound, a: Action) -> None:
     rnd._interrupt()
 
 
-CHECKS: dict[str, Callable[[CasinoRound, Action], str]] = {
+CHECKS: Final[dict[str, Callable[[CasinoRound, Action], str]]] = {
     "insure": check_insure,
     "surrender": check_surrender,
     "hit": check_hit,
@@ -421,7 +421,7 @@ CHECKS: dict[str, Callable[[CasinoRound, Action], str]] = {
     "interrupt": check_interrupt,
 }
 
-DOERS: dict[str, Callable[[CasinoRound, Action], None]] = {
+DOERS: Final[dict[str, Callable[[CasinoRound, Action], None]]] = {
     "insure": do_insure,
     "surrender": do_surrender,
     "hit": do_hit,

@@ -29,20 +29,13 @@ import numpy as np
 from gymnasium import spaces
 
 from pontoon.casino.round import CasinoRound
-from pontoon.errors import IllegalAction, RulesError
+from pontoon.errors import RulesError
 from pontoon.money import fmt, to_money
-from pontoon.rl import _engine
+from pontoon.rl._core import ACTION_INDEX, ACTIONS, BOX, MAX_CARDS, N_ACTIONS, PLAYER, CasinoCore
 from pontoon.rules import CasinoRules, resolve_rules
 from pontoon.shoe import Shoe
 
-ACTIONS = ("hit", "stand", "double", "split", "rescue", "surrender", "insure")
-ACTION_INDEX = {v: i for i, v in enumerate(ACTIONS)}
-N_ACTIONS = len(ACTIONS)
-_MASKS: dict[tuple[int, ...], np.ndarray] = {}  # the mask of each set of legal action indices, made once
-PLAYER = "agent"
-_ZERO = Decimal(0)
-BOX = 1
-MAX_CARDS = 21  # no hand can hold more cards with a hard total of 21 or less
+__all__ = ["ACTIONS", "ACTION_INDEX", "BOX", "MAX_CARDS", "N_ACTIONS", "PLAYER", "PontoonEnv", "casino_rules"]
 
 
 def casino_rules(rules: str | CasinoRules, overrides: dict[str, Any] | None = None) -> CasinoRules:
@@ -125,11 +118,9 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.shoe: Shoe | None = None
         self.round: CasinoRound | None = None
-        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        self._legal: dict[int, Any] = {}
-        self._over = False
-        self._net: Decimal | None = None
         self.shoes_used = 0
+        # the per-step work, compiled with mypyc (rl/_core.py): the round's legal actions, mask, obs, info
+        self._core = CasinoCore(r, self.bet, self.side_bets, counts, illegal, self.illegal_reward)
 
     # ------------------------------------------------------------------------------------------
     def _new_shoe(self) -> Shoe:
@@ -141,129 +132,38 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
         super().reset(seed=seed)
         if seed is not None or self.shoe is None or self.shoe.needs_shuffle:
             self.shoe = self._new_shoe()  # the cut card is out (000 5.x shoe; rules.penetration)
-        rnd = CasinoRound(self.rules, self.shoe, rng=self.np_random)
-        rnd.place_bet(BOX, PLAYER, "main", self.bet)
-        for kind, amount in self.side_bets.items():
-            rnd.place_bet(BOX, PLAYER, kind, amount)
-        rnd.close_bets()
-        self.round = rnd
-        self._refresh()
-        return self._obs(), self._info()
-
-    def _refresh(self) -> None:
-        rnd = self.round
-        assert rnd is not None
-        legal: dict[int, Any] = {}
-        self._over = _engine.is_over(rnd)
-        self._net = None
-        if not self._over:
-            for a in _engine.legal(rnd, PLAYER):
-                i = ACTION_INDEX.get(a.verb)
-                if i is not None and i not in legal:
-                    legal[i] = a
-        key = tuple(legal) if legal else (ACTION_INDEX["stand"],)  # acknowledge a round that needs no decision
-        mask = _MASKS.get(key)
-        if mask is None:
-            mask = np.zeros(N_ACTIONS, dtype=np.int8)
-            mask[list(key)] = 1
-            mask.flags.writeable = False  # shared by every env: handed out only as copies
-            _MASKS[key] = mask
-        self._mask = mask
-        self._legal = legal
+        core = self._core
+        self.round = core.start(self.shoe, self.np_random)
+        return core.obs(), core.info()
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        rnd = self.round
-        if rnd is None:
-            raise IllegalAction("step before reset: call reset() first")
-        a = int(action)
-        if self._over:
-            if a != ACTION_INDEX["stand"]:
-                return self._refuse(a)
-            return self._obs(), self._reward(), True, False, self._info()
-        if a not in self._legal:
-            return self._refuse(a)
-        _engine.act(rnd, PLAYER, self._legal[a])
-        self._refresh()
-        if self._over:
-            return self._obs(), self._reward(), True, False, self._info()
-        return self._obs(), 0.0, False, False, self._info()
+        return self._core.step(int(action))
 
-    def _refuse(self, a: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        legal = [ACTIONS[i] for i in np.nonzero(self._mask)[0]]
-        what = ACTIONS[a] if 0 <= a < N_ACTIONS else repr(a)
-        if self.illegal == "raise":
-            raise IllegalAction(f"action {a} ({what}) is not legal now; legal: {', '.join(legal)}")
-        info = self._info()
-        info["illegal_action"] = True
-        return self._obs(), self.illegal_reward, False, False, info
+    # the core's state, read as the env's own (as before the core was split out)
+    @property
+    def _legal(self) -> dict[int, Any]:
+        return self._core.legal
+
+    @property
+    def _mask(self) -> np.ndarray:
+        return self._core.mask  # type: ignore[no-any-return]
+
+    @property
+    def _over(self) -> bool:
+        return self._core.over
 
     # ------------------------------------------------------------------------------------------
     def net(self) -> Decimal:
         """The agent's exact net result of the round so far (all its wagers)."""
-        rnd = self.round
-        if rnd is None:
-            return Decimal(0)
-        net = self._net
-        if net is None or not self._over:
-            # the agent's balance in the round's ledger is its net result, every wager kind together
-            # (what ledger.net()'s total adds up per kind: stakes on the layout count as out)
-            net = rnd.ledger.balances.get(PLAYER, _ZERO)
-            self._net = net
-        return net
-
-    def _reward(self) -> float:
-        return float(self.net() / self._unit)
-
-    def _obs(self) -> dict[str, Any]:
-        rnd = self.round
-        assert rnd is not None
-        box = rnd.boxes.get(BOX)
-        h = None if self._over else rnd.current
-        if h is None and box is not None and box.hands:
-            h = box.hands[-1]
-        total = soft = pair = n = doubled = 0
-        if h is not None:
-            cards = h.cards
-            t, s = h.total(self.rules.double_ace_counts_one)
-            total, soft, n = min(t, 31), int(s), min(len(cards), MAX_CARDS)
-            pair = int(n == 2 and cards[0].points == cards[1].points)
-            doubled = int(h.doubled)
-        up = rnd.dealer[0].points if rnd.dealer else 0
-        obs: dict[str, Any] = {
-            "total": total,
-            "soft": soft,
-            "pair": pair,
-            "num_cards": n,
-            "upcard": up,
-            "hands": min(len(box.hands), 4) if box is not None else 0,
-            "doubled": doubled,
-            "action_mask": self._mask.copy(),
-        }
-        if self.counts:
-            c = np.zeros(10, dtype=np.int64)
-            shoe = self.shoe
-            assert shoe is not None
-            for card in shoe.remaining_cards():
-                c[card.points - 1] += 1
-            obs["shoe"] = c
-        return obs
-
-    def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self._mask.copy(), "decision": bool(self._legal)}
-        if self._over:
-            rnd = self.round
-            assert rnd is not None
-            info["net"] = fmt(self.net())
-            info["void"] = rnd.void_reason is not None
-        return info
+        return self._core.net()
 
     def legal_verbs(self) -> list[str]:
         """The engine's legal actions for the agent now, by name (empty when no decision is due)."""
-        return [ACTIONS[i] for i in sorted(self._legal)]
+        return [ACTIONS[i] for i in sorted(self._core.legal)]
 
     def action_masks(self) -> np.ndarray:
         """sb3-contrib's MaskablePPO asks the env for this."""
-        return self._mask.astype(bool)
+        return self._core.mask.astype(bool)
 
     def render(self) -> str | None:  # type: ignore[override]
         if self.render_mode != "ansi" or self.round is None:
@@ -273,5 +173,5 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
         for h in rnd.all_hands():
             t, s = h.total(self.rules.double_ace_counts_one)
             lines.append(f"box {h.box}.{h.index}: {' '.join(str(c) for c in h.cards)} ({'soft ' if s else ''}{t})")
-        lines.append("legal: " + ", ".join(ACTIONS[i] for i in sorted(self._legal)))
+        lines.append("legal: " + ", ".join(ACTIONS[i] for i in sorted(self._core.legal)))
         return "\n".join(lines)
