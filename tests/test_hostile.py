@@ -506,3 +506,12 @@ def test_a_name_with_a_line_break_stays_one_error_line(tmp_path, capsys) -> None
         assert run(["scenario", str(f)]) == 2
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and err.startswith("error: "), err
+
+
+@pytest.mark.parametrize("bet", ["NaN", "sNaN", "x", "1e999999999", "10.005", "Infinity"])
+def test_simulate_bad_bet_is_one_line(bet: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by the hypothesis test above: ``--bet NaN`` reached a Decimal comparison and exited 1
+    with an internal error; every bad amount is one line, exit 2, naming the bet."""
+    code, out, err, _ = cli(capsys, "simulate", "--rounds", "50", "--bet", bet)
+    assert_one_line_error(code, out, err)
+    assert code == 2 and "bet" in (out + err)

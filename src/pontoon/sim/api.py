@@ -21,6 +21,7 @@ import numpy as np
 
 from pontoon.cards import pack_cards
 from pontoon.errors import PontoonError
+from pontoon.money import to_money
 from pontoon.rules.model import CasinoRules
 from pontoon.sim import _kernels as K
 from pontoon.sim.chunk import (
@@ -49,6 +50,14 @@ MAX_WORKERS = 256  # local Dask worker processes at most (README "Limits")
 
 class SimulationError(PontoonError):
     """Bad simulator input (rounds, boxes, side bets, strategy, cluster options)."""
+
+
+def _amount(value: object, what: str) -> Decimal:
+    """A wager given as text or a number: a finite amount of at most two places, else one line."""
+    try:
+        return to_money(value, what)
+    except PontoonError as err:
+        raise SimulationError(f"{err}") from None
 
 
 # ---- rules -> arrays ---------------------------------------------------------------------------
@@ -144,10 +153,10 @@ def _check_options(
     pen = rules.penetration if penetration is None else float(penetration)
     if not 0.1 < pen <= 1.0:
         raise SimulationError(f"penetration={pen}: accepted a fraction above 0.1 and at most 1")
-    W = rules.table_min if bet is None else Decimal(str(bet))
+    W = rules.table_min if bet is None else _amount(bet, "bet")
     if not rules.table_min <= W <= rules.table_max:
         raise SimulationError(f"bet={W}: the main wager must be {rules.table_min} to {rules.table_max}")
-    S = rules.side_min if side_bet is None else Decimal(str(side_bet))
+    S = rules.side_min if side_bet is None else _amount(side_bet, "side bet")
     if sides and not rules.side_min <= S <= rules.side_max:
         raise SimulationError(f"side bet {S}: side wagers must be {rules.side_min} to {rules.side_max}")
     return sides, pen, W, S
