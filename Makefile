@@ -34,6 +34,7 @@ run: install
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/lint-imports
 
 typecheck: install

@@ -26,8 +26,17 @@ from pontoon.rules.load import resolve_rules  # noqa: E402
 CASES = [
     ("mbs 6 decks", "mbs", {"decks": 6}),
     ("mbs 8 decks", "mbs", {"decks": 8}),
-    ("blackjack 6 decks H17 DAS", "blackjack", {"decks": 6, "hits_soft_17": True, "double_after_split": True,
-                                                 "max_split_hands": 4, "resplit_aces": False}),
+    (
+        "blackjack 6 decks H17 DAS",
+        "blackjack",
+        {
+            "decks": 6,
+            "hits_soft_17": True,
+            "double_after_split": True,
+            "max_split_hands": 4,
+            "resplit_aces": False,
+        },
+    ),
 ]
 
 

@@ -42,12 +42,26 @@ def main() -> None:
         shuffler.retire()
 
     cards = shuffled_shoe(PACK, DECKS, seed, "bench", 1)
-    record = {"scheme": "hmac-sha256-fisher-yates-v1", "server_seed": seed, "client_seed": "bench", "nonce": 1,
-              "commitment": commitment(seed), "pack": PACK, "decks": DECKS, "dealt": [str(c) for c in cards[:216]]}
+    record = {
+        "scheme": "hmac-sha256-fisher-yates-v1",
+        "server_seed": seed,
+        "client_seed": "bench",
+        "nonce": 1,
+        "commitment": commitment(seed),
+        "pack": PACK,
+        "decks": DECKS,
+        "dealt": [str(c) for c in cards[:216]],
+    }
     rows = [
         ("numpy permutation(288) (bare)", per_call(lambda: rng.permutation(288), repeats)),
-        ("Shoe.shuffled: seeded numpy (table default)", per_call(lambda: Shoe.shuffled(DECKS, rng, pack=PACK), repeats)),
-        ("fair shuffled_shoe (HMAC-SHA256 + Fisher-Yates)", per_call(lambda: shuffled_shoe(PACK, DECKS, seed, "bench", next(nonce)), repeats)),
+        (
+            "Shoe.shuffled: seeded numpy (table default)",
+            per_call(lambda: Shoe.shuffled(DECKS, rng, pack=PACK), repeats),
+        ),
+        (
+            "fair shuffled_shoe (HMAC-SHA256 + Fisher-Yates)",
+            per_call(lambda: shuffled_shoe(PACK, DECKS, seed, "bench", next(nonce)), repeats),
+        ),
         ("FairShuffler.new_shoe + retire (seeds, commitment)", per_call(fair_new_shoe, repeats)),
         ("verify_record of 216 cards dealt", per_call(lambda: verify_record(record), max(1, repeats // 4))),
     ]

@@ -38,7 +38,9 @@ def peak(kind: str, rounds: int) -> tuple[float, float]:
     """(seconds, peak RSS in MiB) of a fresh process playing ``rounds`` rounds."""
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", PROBE, kind, str(rounds)], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, kind, str(rounds)], env=env, capture_output=True, text=True
+    )
     if out.returncode != 0:
         raise SystemExit(out.stderr[-2000:])
     kib = int(out.stdout.strip().splitlines()[-1].split()[1])

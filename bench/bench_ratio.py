@@ -29,9 +29,14 @@ def main() -> None:
         engine.append(casino_rounds("mbs", 1500, seed=i) / gymnasium_rounds(3000, seed=i))
         env.append(pontoon_steps(8000, seed=i) / blackjack_steps(8000, seed=i))
     print(f"engine: {engine_build()}")
-    for name, rs in (("mbs rounds/s through the table protocol", engine), ("Pontoon-v0 mbs env steps/s", env)):
-        print(f"{name:42s} median {statistics.median(rs):5.2f}x Blackjack-v1"
-              f"   (lowest {min(rs):.2f}x, highest {max(rs):.2f}x, {len(rs)} interleaved pairs)")
+    for name, rs in (
+        ("mbs rounds/s through the table protocol", engine),
+        ("Pontoon-v0 mbs env steps/s", env),
+    ):
+        print(
+            f"{name:42s} median {statistics.median(rs):5.2f}x Blackjack-v1"
+            f"   (lowest {min(rs):.2f}x, highest {max(rs):.2f}x, {len(rs)} interleaved pairs)"
+        )
 
 
 if __name__ == "__main__":

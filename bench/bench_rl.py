@@ -21,7 +21,15 @@ from pontoon.compiled import engine_build
 from pontoon.rl.casino_env import PontoonEnv
 
 # how cProfile names the methods of compiled classes ("<method 'step' of 'CasinoCore' objects>")
-COMPILED_NAMES = ("'CasinoCore'", "'CasinoRound'", "'CasinoTable'", "'Shoe'", "'Ledger'", "'EventLog'", "shuffled")
+COMPILED_NAMES = (
+    "'CasinoCore'",
+    "'CasinoRound'",
+    "'CasinoTable'",
+    "'Shoe'",
+    "'Ledger'",
+    "'EventLog'",
+    "shuffled",
+)
 
 
 def pontoon_steps(n: int, seed: int = 0) -> float:

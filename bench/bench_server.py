@@ -48,7 +48,9 @@ def serve(port: int, db: str) -> None:
         from pontoon.web.store_persistence import StorePersistence
 
         persistence = StorePersistence(open_store(db))
-    uvicorn.run(create_app(s, persistence), host="127.0.0.1", port=port, log_level="warning", ws_max_size=16384)
+    uvicorn.run(
+        create_app(s, persistence), host="127.0.0.1", port=port, log_level="warning", ws_max_size=16384
+    )
 
 
 def free_port() -> int:
@@ -67,9 +69,12 @@ def choose(state: dict[str, Any]) -> dict[str, Any] | None:
     verbs = {a["verb"]: a for a in state["legal"] if a.get("box") == hta["box"]}
     box = next(b for b in rnd["boxes"] if b["box"] == hta["box"])
     hand = next((h for h in box["hands"] if h["hand"] == hta["hand"]), box["hands"][-1])
-    for verb in (("hit", "stand") if hand["total"] < 17 else ("stand", "hit")):
+    for verb in ("hit", "stand") if hand["total"] < 17 else ("stand", "hit"):
         if verb in verbs:
-            return {"type": "act", "action": {k: v for k, v in verbs[verb].items() if k not in ("low", "high")}}
+            return {
+                "type": "act",
+                "action": {k: v for k, v in verbs[verb].items() if k not in ("low", "high")},
+            }
     return None
 
 
@@ -118,8 +123,11 @@ async def run_load(base: str, tables: int, players: int, rounds: int, preset: st
             for p in range(players):
                 name = f"t{t}p{p}"
                 tok = (await http.post("/api/accounts", json={"name": name})).json()["token"]
-                r = await http.post(f"/api/tables/{tid}/join", json={"box": p + 1, "buy_in": "1000"},
-                                    headers={"Authorization": f"Bearer {tok}"})
+                r = await http.post(
+                    f"/api/tables/{tid}/join",
+                    json={"box": p + 1, "buy_in": "1000"},
+                    headers={"Authorization": f"Bearer {tok}"},
+                )
                 urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}?token={r.json()['token']}")
         lat: list[float] = []
         errors: list[str] = []
@@ -165,8 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=10, help="rounds per table")
     ap.add_argument("--players", type=int, default=2, help="players (WebSocket clients) per table")
     ap.add_argument("--preset", default="mbs")
-    ap.add_argument("--store", default="memory,sqlite",
-                    help="persistence, comma separated: memory (none), sqlite (a temporary file, synchronous=FULL)")
+    ap.add_argument(
+        "--store",
+        default="memory,sqlite",
+        help="persistence, comma separated: memory (none), sqlite (a temporary file, synchronous=FULL)",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -178,19 +189,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--store {a.store}: accepted are memory and sqlite", file=sys.stderr)
         return 2
     counts = [int(x) for x in a.tables.split(",") if x]
-    print(f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
-          f"{os.cpu_count()} CPUs")
-    print(f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
-          f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'RSS MB start':>12} {'RSS MB end':>10} "
-          f"{'store':>6} {'vs memory':>9}")
+    print(
+        f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
+        f"{os.cpu_count()} CPUs"
+    )
+    print(
+        f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'RSS MB start':>12} {'RSS MB end':>10} "
+        f"{'store':>6} {'vs memory':>9}"
+    )
     mem_rps: dict[int, float] = {}
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(
+        os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
+    )
     tmp = tempfile.mkdtemp(prefix="bench-server-")
     for tables, store in [(t, st) for t in counts for st in stores]:
         port = free_port()
         db = f"sqlite:///{tmp}/h{tables}.sqlite" if store == "sqlite" else ""
-        proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db],
-                                env=env)
+        proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db], env=env
+        )
         try:
             base = f"http://127.0.0.1:{port}"
             for _ in range(300):
@@ -216,9 +234,12 @@ def main(argv: list[str] | None = None) -> int:
         if store == "memory":
             mem_rps[tables] = rps
         vs = f"{rps / mem_rps[tables]:.2f}x" if tables in mem_rps else "-"
-        print(f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
-              f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {rss0:>12.1f} {rss1:>10.1f} "
-              f"{store:>6} {vs:>9}", flush=True)
+        print(
+            f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
+            f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {rss0:>12.1f} {rss1:>10.1f} "
+            f"{store:>6} {vs:>9}",
+            flush=True,
+        )
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

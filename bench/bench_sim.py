@@ -201,12 +201,19 @@ def workers_bench(rounds: int, repeats: int) -> None:
     print("best: " + ", ".join(f"{k} {v:,.0f}" for k, v in best.items()))
     print(f"--workers 1 / one process: {best['--workers 1'] / one:.2f} (one local worker is this process)")
     print(f"a Dask cluster of 1 worker / one process: {best['Dask, 1 worker'] / one:.2f}")
-    print(f"--workers 2 efficiency per worker: {best['--workers 2'] / (2 * one):.2f} ({os.cpu_count()} cores)")
-    print(f"2 plain processes (no Dask) efficiency per process: {best['2 plain processes'] / (2 * one):.2f}; "
-          f"Dask / plain: {best['--workers 2'] / best['2 plain processes']:.2f}")
+    print(
+        f"--workers 2 efficiency per worker: {best['--workers 2'] / (2 * one):.2f} ({os.cpu_count()} cores)"
+    )
+    print(
+        f"2 plain processes (no Dask) efficiency per process: {best['2 plain processes'] / (2 * one):.2f}; "
+        f"Dask / plain: {best['--workers 2'] / best['2 plain processes']:.2f}"
+    )
     one_c = best_cpu["one process"]
-    print("per CPU second (the work the cores did, whatever else ran): "
-          + ", ".join(f"{k} {v / one_c:.2f}" for k, v in best_cpu.items()) + " of one process's")
+    print(
+        "per CPU second (the work the cores did, whatever else ran): "
+        + ", ".join(f"{k} {v / one_c:.2f}" for k, v in best_cpu.items())
+        + " of one process's"
+    )
 
 
 def main() -> None:

@@ -43,14 +43,27 @@ def _build(src: Path, work: Path) -> Path | None:
         print("skipped: no g++ on this machine")
         return None
     exe = work / "strategy"
-    files = [src / "src" / "strategy.cpp", src / "src" / "blackjack.cpp", src / "src" / "pdf" / "blackjack_pdf.cpp",
-             src / "src" / "indices.cpp"]
+    files = [
+        src / "src" / "strategy.cpp",
+        src / "src" / "blackjack.cpp",
+        src / "src" / "pdf" / "blackjack_pdf.cpp",
+        src / "src" / "indices.cpp",
+    ]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         print(f"skipped: {src} is not a checkout of possibly-wrong/blackjack (missing {missing[0]})")
         return None
-    cmd = [gxx, "-O3", "-march=native", "-std=c++17", f"-I{src / 'src'}", f"-I{src / 'src' / 'pdf'}", "-o", str(exe),
-           *map(str, files)]
+    cmd = [
+        gxx,
+        "-O3",
+        "-march=native",
+        "-std=c++17",
+        f"-I{src / 'src'}",
+        f"-I{src / 'src' / 'pdf'}",
+        "-o",
+        str(exe),
+        *map(str, files),
+    ]
     print("building:", " ".join(cmd[:4]), "...", flush=True)
     subprocess.run(cmd, check=True)
     return exe
@@ -94,7 +107,7 @@ def main(argv: list[str]) -> int:
     if "--runs" in argv:
         i = argv.index("--runs")
         runs = int(argv[i + 1])
-        argv = argv[:i] + argv[i + 2:]
+        argv = argv[:i] + argv[i + 2 :]
     where = argv[0] if argv else os.environ.get("FARMER_BLACKJACK")
     if not where:
         print("skipped: give the path of a possibly-wrong/blackjack checkout (argument or FARMER_BLACKJACK)")
@@ -137,16 +150,25 @@ def main(argv: list[str]) -> int:
             w, c, _ = _timed(bare_cmd)
             bare_t.append((w, c))
     print(f"load average before / after: {load0} / {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    for name, ts in (("Farmer strategy", his_t), ("pontoon analyze", our_t), ("analyze mbs", mbs_t),
-                     ("numba floor", floor_t), ("python -c pass", bare_t)):
+    for name, ts in (
+        ("Farmer strategy", his_t),
+        ("pontoon analyze", our_t),
+        ("analyze mbs", mbs_t),
+        ("numba floor", floor_t),
+        ("python -c pass", bare_t),
+    ):
         walls = [t[0] for t in ts]
         cpus = [t[1] for t in ts]
-        print(f"{name:16s} wall best {min(walls):6.3f} s median {statistics.median(walls):6.3f} s   "
-              f"cpu best {min(cpus):6.3f} s median {statistics.median(cpus):6.3f} s")
+        print(
+            f"{name:16s} wall best {min(walls):6.3f} s median {statistics.median(walls):6.3f} s   "
+            f"cpu best {min(cpus):6.3f} s median {statistics.median(cpus):6.3f} s"
+        )
     for name, ts in (("pontoon", our_t), ("mbs", mbs_t), ("numba floor", floor_t)):
-        print(f"ratio {name}/Farmer: wall (median) "
-              f"{statistics.median(t[0] for t in ts) / statistics.median(t[0] for t in his_t):.2f}"
-              f"   cpu (median) {statistics.median(t[1] for t in ts) / statistics.median(t[1] for t in his_t):.2f}")
+        print(
+            f"ratio {name}/Farmer: wall (median) "
+            f"{statistics.median(t[0] for t in ts) / statistics.median(t[0] for t in his_t):.2f}"
+            f"   cpu (median) {statistics.median(t[1] for t in ts) / statistics.median(t[1] for t in his_t):.2f}"
+        )
     print(f"overall EV: Farmer {his_ev:.12f}  pontoon {our_ev:.12f}  difference {our_ev - his_ev:.2e}")
     return 0
 

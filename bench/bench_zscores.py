@@ -85,7 +85,11 @@ def row(preset: str, strategy: str, seeds: int, rounds: int, seed0: int, sides: 
     for b in bets:
         hz, rz = side_z[b]
         pooled = sum(hz) / math.sqrt(seeds)
-        ret = f"return z: pooled {sum(rz) / math.sqrt(seeds):+.2f}, per seed {_z_stats(rz)}" if rz[0] == rz[0] else ""
+        ret = (
+            f"return z: pooled {sum(rz) / math.sqrt(seeds):+.2f}, per seed {_z_stats(rz)}"
+            if rz[0] == rz[0]
+            else ""
+        )
         out_rows.append(
             f"|   side bet {b} | hit rate {ex_side[b]['hit_rate']:.6f} | z pooled {pooled:+.2f} | "
             f"per seed (mean, sd, max abs) {_z_stats(hz)} | {ret} |"

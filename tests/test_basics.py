@@ -73,7 +73,14 @@ def test_three_card_classes() -> None:
 
 @pytest.mark.parametrize(
     ("alias", "preset"),
-    [("mbs", "mbs"), ("Marina", "mbs"), ("fed", "federal"), ("plus", "rws-plus"), ("pan", "rws-pandemonium"), ("bj", "blackjack")],
+    [
+        ("mbs", "mbs"),
+        ("Marina", "mbs"),
+        ("fed", "federal"),
+        ("plus", "rws-plus"),
+        ("pan", "rws-pandemonium"),
+        ("bj", "blackjack"),
+    ],
 )
 def test_find_rules_by_alias(alias: str, preset: str) -> None:
     assert find_rules(alias).preset == preset

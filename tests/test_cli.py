@@ -16,7 +16,11 @@ EXAMPLES = sorted((SHARED / "spec" / "examples").glob("*.json"))
 
 def pontoon(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pontoon.cli.app", *args], input=stdin, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "pontoon.cli.app", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -28,7 +32,9 @@ def assert_clean_error(p: subprocess.CompletedProcess[str], *needles: str) -> No
         assert n in p.stderr, p.stderr
 
 
-@pytest.mark.parametrize("path", [p for p in EXAMPLES if not p.name.startswith("british")], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [p for p in EXAMPLES if not p.name.startswith("british")], ids=lambda p: p.name
+)
 def test_shared_examples_check(path: Path) -> None:
     p = pontoon("scenario", "--check", str(path))
     assert p.returncode == 0, p.stderr
@@ -52,19 +58,57 @@ def test_scenario_from_stdin() -> None:
 @pytest.mark.parametrize(
     ("scenario", "needle"),
     [
-        ({"rules": "mbs", "shoe": "9S 7H KD QC 9C", "boxes": {"1": [{"player": "ann", "main": 10}]}, "actions": ["2 hit"]},
-         "illegal action '2 hit': box 2 is not the box to act; box 1 hand 1 is to act; legal: 1 hit, 1 stand"),
-        ({"rules": "mbs", "shoe": "9S 7H KD", "boxes": {"1": [{"player": "ann", "main": 10}]}, "actions": ["1 split"]},
-         "9S and KD are not of the same value"),
+        (
+            {
+                "rules": "mbs",
+                "shoe": "9S 7H KD QC 9C",
+                "boxes": {"1": [{"player": "ann", "main": 10}]},
+                "actions": ["2 hit"],
+            },
+            "illegal action '2 hit': box 2 is not the box to act; box 1 hand 1 is to act; legal: 1 hit, 1 stand",
+        ),
+        (
+            {
+                "rules": "mbs",
+                "shoe": "9S 7H KD",
+                "boxes": {"1": [{"player": "ann", "main": 10}]},
+                "actions": ["1 split"],
+            },
+            "9S and KD are not of the same value",
+        ),
         ({"rules": "nope", "shoe": "9S", "boxes": {}}, "unknown preset 'nope'"),
         ({"rules": "mbs", "shoe": "9S XX", "boxes": {"1": [{"player": "ann", "main": 10}]}}, "bad card 'XX'"),
         ({"rules": "mbs", "shoe": "9S", "boxes": {"1": [{"player": "ann", "main": -5}]}}, "must be positive"),
-        ({"rules": "mbs", "shoe": "9S", "boxes": {"1": [{"player": "ann", "main": 20000}]}}, "over the table maximum 10000"),
-        ({"rules": "mbs", "shoe": "9S", "boxes": {"1": [{"player": "ann", "pair": 10}]}}, "needs a main wager on that box"),
-        ({"rules": "mbs", "shoe": "9S", "boxes": {"1": [{"player": "ann", "main": 10, "bonus": 5}]}}, "not offered in mbs"),
-        ({"rules": "mbs", "options": {"decks": 12}, "shoe": "9S", "boxes": {"1": [{"player": "ann", "main": 10}]}}, "decks=12"),
-        ({"rules": "mbs", "shoe": "9C AS 3C", "boxes": {"1": [{"player": "ann", "main": 10}]}, "actions": ["1 insure ann 6"]},
-         "at most half the wager"),
+        (
+            {"rules": "mbs", "shoe": "9S", "boxes": {"1": [{"player": "ann", "main": 20000}]}},
+            "over the table maximum 10000",
+        ),
+        (
+            {"rules": "mbs", "shoe": "9S", "boxes": {"1": [{"player": "ann", "pair": 10}]}},
+            "needs a main wager on that box",
+        ),
+        (
+            {"rules": "mbs", "shoe": "9S", "boxes": {"1": [{"player": "ann", "main": 10, "bonus": 5}]}},
+            "not offered in mbs",
+        ),
+        (
+            {
+                "rules": "mbs",
+                "options": {"decks": 12},
+                "shoe": "9S",
+                "boxes": {"1": [{"player": "ann", "main": 10}]},
+            },
+            "decks=12",
+        ),
+        (
+            {
+                "rules": "mbs",
+                "shoe": "9C AS 3C",
+                "boxes": {"1": [{"player": "ann", "main": 10}]},
+                "actions": ["1 insure ann 6"],
+            },
+            "at most half the wager",
+        ),
     ],
 )
 def test_bad_scenarios_are_one_line_errors(tmp_path: Path, scenario: dict, needle: str) -> None:
@@ -85,8 +129,16 @@ def test_malformed_json_and_missing_file(tmp_path: Path) -> None:
 def test_ten_in_a_48_card_shoe_voids_the_round(tmp_path: Path) -> None:
     # rulings 1: a foreign card voids the round, every wager returned (not an input error)
     f = tmp_path / "void.json"
-    f.write_text(json.dumps({"rules": "mbs", "shoe": "KS 7H QD TD", "boxes": {"1": [{"player": "ann", "main": 10, "pair": 5}]},
-                             "actions": ["1 hit"]}))
+    f.write_text(
+        json.dumps(
+            {
+                "rules": "mbs",
+                "shoe": "KS 7H QD TD",
+                "boxes": {"1": [{"player": "ann", "main": 10, "pair": 5}]},
+                "actions": ["1 hit"],
+            }
+        )
+    )
     p = pontoon("scenario", str(f))
     out = json.loads(p.stdout)
     assert p.returncode == 0 and out["status"] == "void" and out["void_reason"] == "foreign card TD"
@@ -132,6 +184,8 @@ def test_play_british_refuses_a_stake_over_the_limit_and_asks_again() -> None:
 
 @pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium"])
 def test_play_with_hints(preset: str) -> None:
-    p = pontoon("play", "--rules", preset, "--seed", "5", "--hints", "--rounds", "3", stdin=("\n" + "s\nh\n" * 3) * 3)
+    p = pontoon(
+        "play", "--rules", preset, "--seed", "5", "--hints", "--rounds", "3", stdin=("\n" + "s\nh\n" * 3) * 3
+    )
     assert p.returncode == 0, p.stderr
     assert "hint: " in p.stdout and "stand" in p.stdout.split("hint: ", 1)[1]

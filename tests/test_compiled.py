@@ -34,7 +34,9 @@ PURE = os.environ.get("PONTOON_PURE", "") not in ("", "0")
 def _setup_compiled() -> list[str]:
     tree = ast.parse((ROOT / "setup.py").read_text())
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets
+        ):
             return [ast.literal_eval(e) for e in node.value.elts]  # type: ignore[attr-defined]
     raise AssertionError("setup.py has no COMPILED list")
 
@@ -71,11 +73,18 @@ def test_pure_build_imports_the_sources() -> None:
 
 # ---- hostile input into the compiled engine ------------------------------------------------------
 SCALARS = st.one_of(
-    st.integers(min_value=-(10**20), max_value=10**20), st.floats(allow_nan=True), st.booleans(), st.none(),
-    st.text(max_size=8), st.sampled_from(["1", "ann", "hit", "split", "double", "5", "bob"]),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=True),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=8),
+    st.sampled_from(["1", "ann", "hit", "split", "double", "5", "bob"]),
 )
 VALUES = st.recursive(
-    SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 ACTION_KEYS = ["box", "do", "player", "amount", "players", "decline"]
@@ -92,7 +101,11 @@ def action_objects(draw: st.DrawFn, keys: list[str], verbs: list[str]) -> dict[s
 
 
 @settings(max_examples=150, deadline=None)
-@given(obj=action_objects(ACTION_KEYS, ["hit", "stand", "insure", "split", "double", "rescue", "surrender", "decline"]))
+@given(
+    obj=action_objects(
+        ACTION_KEYS, ["hit", "stand", "insure", "split", "double", "rescue", "surrender", "decline"]
+    )
+)
 def test_action_objects_parse_or_refuse_with_the_projects_error(obj: dict[str, Any]) -> None:
     try:
         a = Action.parse(obj)
@@ -116,14 +129,19 @@ def test_action_json_reads_or_refuses_with_the_projects_error(obj: dict[str, Any
 CASINO: dict[str, Any] = {
     "rules": "mbs",
     "shoe": "9S 5C 9H KD QC 8D 7H 6S",
-    "boxes": {"1": [{"player": "ann", "main": 10}, {"player": "cat", "main": 5}], "2": [{"player": "bob", "main": 20}]},
+    "boxes": {
+        "1": [{"player": "ann", "main": 10}, {"player": "cat", "main": 5}],
+        "2": [{"player": "bob", "main": 20}],
+    },
     "actions": ["1 split", "1 stand", "1 stand", "2 stand"],
 }
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    obj=action_objects(ACTION_KEYS, ["hit", "stand", "insure", "split", "double", "rescue", "surrender", "decline"]),
+    obj=action_objects(
+        ACTION_KEYS, ["hit", "stand", "insure", "split", "double", "rescue", "surrender", "decline"]
+    ),
     at=st.integers(min_value=0, max_value=3),
 )
 def test_hostile_action_objects_in_a_scenario_are_one_line_errors(

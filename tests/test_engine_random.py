@@ -60,7 +60,9 @@ def random_bets(draw, rnd: CasinoRound) -> None:
     for box in boxes:
         n = draw(st.integers(1, min(3, r.max_bettors_per_box)))
         for player in draw(st.permutations(PLAYERS))[:n]:
-            amount = draw(st.sampled_from([r.table_min, r.table_min * 2, Decimal(25), Decimal(100), Decimal("12.5")]))
+            amount = draw(
+                st.sampled_from([r.table_min, r.table_min * 2, Decimal(25), Decimal(100), Decimal("12.5")])
+            )
             if rnd.can_place_bet(box, player, "main", amount):
                 rnd.place_bet(box, player, "main", amount)
             for kind in r.side_bets:
@@ -95,7 +97,9 @@ def random_illegal(draw, rnd: CasinoRound) -> Action:
     box = draw(st.integers(0, 8))
     amount = draw(st.sampled_from([None, Decimal(-5), Decimal(0), Decimal(1), Decimal(10000)]))
     player = draw(st.sampled_from(PLAYERS))
-    return Action(verb, box, player if verb == "insure" else None, amount if verb in ("insure", "double") else None)
+    return Action(
+        verb, box, player if verb == "insure" else None, amount if verb in ("insure", "double") else None
+    )
 
 
 def play_random_round(draw, preset: str) -> CasinoRound:

@@ -86,7 +86,11 @@ def test_worked_example_of_the_document() -> None:
         cells = [c.strip() for c in row]
         after[i], after[j] = after[j], after[i]
         assert (int(cells[1]), int(cells[2]), int(cells[3]), int(cells[4].split()[0]), int(cells[5])) == (
-            i, i + 1, w, rejection_limit(i + 1), j,
+            i,
+            i + 1,
+            w,
+            rejection_limit(i + 1),
+            j,
         )
         assert cells[6] == " ".join(after)
     assert f"shoe deals `{' '.join(ex['order'])}`" in DOC
@@ -101,7 +105,9 @@ def test_plain_reimplementation_of_the_document_agrees() -> None:
         decks = 1 + k % 8
         seed = deterministic_server_seed(99, k)
         client = f"client {k}:x"
-        assert fair_order(pack, decks, seed, client, k) == [str(c) for c in shuffled_shoe(pack, decks, seed, client, k)]
+        assert fair_order(pack, decks, seed, client, k) == [
+            str(c) for c in shuffled_shoe(pack, decks, seed, client, k)
+        ]
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment(seed)
 
 
@@ -113,7 +119,9 @@ def test_deterministic_and_seed_sensitive() -> None:
     assert com_a["nonce"] == 1 and (cards_a, com_a) == (cards_b, com_b) and com_b["secret"] is False
     assert com_b["commitment"] == commitment(deterministic_server_seed(4, 1))
     base = shuffled_shoe("pontoon48", 6, deterministic_server_seed(4, 1), "test-4", 1)
-    assert cards_b == base and sorted(c.code for c in base) == sorted(c.code for c in canonical_shoe("pontoon48", 6))
+    assert cards_b == base and sorted(c.code for c in base) == sorted(
+        c.code for c in canonical_shoe("pontoon48", 6)
+    )
     # every input changes the order
     assert shuffled_shoe("pontoon48", 6, deterministic_server_seed(4, 2), "test-4", 1) != base
     assert shuffled_shoe("pontoon48", 6, deterministic_server_seed(4, 1), "test-5", 1) != base
@@ -216,7 +224,9 @@ def test_chi2_sf_against_closed_forms() -> None:
     for x in (0.01, 0.5, 2.0, 7.0, 30.0, 80.0):
         assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-10)
         assert chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-9)
-    assert chi2_sf(2209.0, 2209) == pytest.approx(0.4943, abs=2e-3)  # just under a half (median below the mean)
+    assert chi2_sf(2209.0, 2209) == pytest.approx(
+        0.4943, abs=2e-3
+    )  # just under a half (median below the mean)
     assert chi2_sf(2209 + 6 * math.sqrt(2 * 2209), 2209) < 1e-8
 
 
@@ -345,7 +355,9 @@ def play_casino(test_seed: int, rounds: int) -> tuple[CasinoTable, list[TableRec
 def test_casino_table_commits_before_dealing_and_reveals_at_retirement() -> None:
     table, records = play_casino(3, 40)
     pairs = _pairs(records)
-    assert pairs[0][0] == "join" and [k for k, _ in pairs].index("new_shoe") < [k for k, _ in pairs].index("card")
+    assert pairs[0][0] == "join" and [k for k, _ in pairs].index("new_shoe") < [k for k, _ in pairs].index(
+        "card"
+    )
     recs = check_fair_stream(pairs, "card")
     assert len(recs) >= 3 and table.shoes_used == len(recs)  # the cut card came out at least twice
     retired = [d for k, d in pairs if k == "shoe_retired"]
@@ -394,7 +406,9 @@ def test_british_game_fair_pack_and_reshuffles_after_a_pontoon(through_table: bo
     recs = check_fair_stream(pairs, "draw")
     assert shuffles >= 2 and len(recs) == shuffles + 1  # the first pack, one per Pontoon (003 The New Deal)
     new = [d for k, d in pairs if k == "new_shoe"]
-    assert all(d["pack"] == "standard52" and d["decks"] == 1 and d["cards"] == 52 and d["cut"] is None for d in new)
+    assert all(
+        d["pack"] == "standard52" and d["decks"] == 1 and d["cards"] == 52 and d["cut"] is None for d in new
+    )
     retired = [d for k, d in pairs if k == "shoe_retired"]
     assert [min(d["dealt"], 52) for d in retired] == [len(r["dealt"]) for r in recs]
     assert sorted(c.code for c in game.cards_accounted()) == sorted(c.code for c in PACKS["standard52"])
@@ -417,7 +431,9 @@ def test_tables_refuse_a_fair_shuffler_beside_a_given_shoe_and_close_only_betwee
         table.close()
     # a table without a fair shuffler keeps its seeded numpy shoe and logs no commitment
     plain = CasinoTable(rules, rng=5)
-    assert [str(c) for c in plain.shoe.remaining_cards()] == [str(c) for c in Shoe.shuffled(6, 5).remaining_cards()]
+    assert [str(c) for c in plain.shoe.remaining_cards()] == [
+        str(c) for c in Shoe.shuffled(6, 5).remaining_cards()
+    ]
     assert "commitment" not in plain.log.events[0].data
     plain.close()
     assert [e.kind for e in plain.log.events] == ["new_shoe"]
@@ -426,8 +442,15 @@ def test_tables_refuse_a_fair_shuffler_beside_a_given_shoe_and_close_only_betwee
 def test_records_from_events_keeps_only_the_shuffled_part_of_a_british_pack() -> None:
     seed = deterministic_server_seed(1, 1)
     order = [str(c) for c in shuffled_shoe("standard52", 1, seed, "c", 1)]
-    head = {"scheme": SCHEME, "commitment": commitment(seed), "client_seed": "c", "nonce": 1, "pack": "standard52",
-            "decks": 1, "cards": 52}
+    head = {
+        "scheme": SCHEME,
+        "commitment": commitment(seed),
+        "client_seed": "c",
+        "nonce": 1,
+        "pack": "standard52",
+        "decks": 1,
+        "cards": 52,
+    }
     events = [("new_shoe", head)] + [("draw", {"card": c}) for c in order + order[:5]]
     events.append(("shoe_retired", {"nonce": 1, "server_seed": seed, "dealt": 57}))
     [rec] = records_from_events(events)
@@ -439,8 +462,16 @@ def test_records_from_events_keeps_only_the_shuffled_part_of_a_british_pack() ->
 def good_record(dealt: int = 20) -> dict[str, Any]:
     seed = deterministic_server_seed(8, 3)
     order = shuffled_shoe("pontoon48", 6, seed, "ann's seed", 3)
-    return {"scheme": SCHEME, "server_seed": seed, "client_seed": "ann's seed", "nonce": 3,
-            "commitment": commitment(seed), "pack": "pontoon48", "decks": 6, "dealt": [str(c) for c in order[:dealt]]}
+    return {
+        "scheme": SCHEME,
+        "server_seed": seed,
+        "client_seed": "ann's seed",
+        "nonce": 3,
+        "commitment": commitment(seed),
+        "pack": "pontoon48",
+        "decks": 6,
+        "dealt": [str(c) for c in order[:dealt]],
+    }
 
 
 def test_verify_finds_the_first_difference() -> None:
@@ -449,7 +480,11 @@ def test_verify_finds_the_first_difference() -> None:
     rec = good_record()
     rec["commitment"] = rec["commitment"][:-1] + ("0" if rec["commitment"][-1] != "0" else "1")
     res = verify_record(rec)
-    assert not res.ok and res.difference is not None and "is not SHA-256 of the revealed server seed" in res.difference
+    assert (
+        not res.ok
+        and res.difference is not None
+        and "is not SHA-256 of the revealed server seed" in res.difference
+    )
     rec = good_record()
     rec["server_seed"] = deterministic_server_seed(8, 4)  # another seed: its hash is not the commitment
     assert "not SHA-256" in (verify_record(rec).difference or "")
@@ -460,7 +495,10 @@ def test_verify_finds_the_first_difference() -> None:
     rec["dealt"][0], rec["dealt"][1] = rec["dealt"][1], rec["dealt"][0]
     if rec["dealt"][0] != rec["dealt"][1]:
         assert (verify_record(rec).difference or "").startswith("card 1 dealt was")
-    assert verify_record({**good_record(), "shoe": 17}).ok and verify_record({**good_record(), "shoe": "t1-17"}).ok
+    assert (
+        verify_record({**good_record(), "shoe": 17}).ok
+        and verify_record({**good_record(), "shoe": "t1-17"}).ok
+    )
     with pytest.raises(FairRecordError, match="shoe must be"):
         parse_record({**good_record(), "shoe": [1]})
     rec = good_record(288)
@@ -489,7 +527,11 @@ def test_cli_verified_mismatch_and_errors(tmp_path: Path, capsys: pytest.Capture
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(rec))
     code, out, err, _ = cli(capsys, "verify", str(bad))
-    assert code == 1 and out.strip().splitlines() == [out.strip()] and out.startswith("mismatch: card 5 dealt was")
+    assert (
+        code == 1
+        and out.strip().splitlines() == [out.strip()]
+        and out.startswith("mismatch: card 5 dealt was")
+    )
     # a number is a stored shoe id (tests/history/test_fair_store.py covers stored shoes): no database here
     code, out, err, _ = cli(capsys, "verify", "17", "--db", f"sqlite:///{tmp_path / 'none.sqlite'}")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "no history database" in err
@@ -514,7 +556,9 @@ def test_cli_stdin_huge_junk_and_deep_nesting_in_a_subprocess(tmp_path: Path) ->
         p = subprocess.run(cmd, input=data, capture_output=True, timeout=60, env=env)
         assert p.returncode == want, p.stderr
         if want == 2:
-            assert len(p.stderr.decode().strip().splitlines()) == 1 and p.stderr.startswith(b"error: "), p.stderr
+            assert len(p.stderr.decode().strip().splitlines()) == 1 and p.stderr.startswith(b"error: "), (
+                p.stderr
+            )
             assert b"Traceback" not in p.stderr
 
 
@@ -550,7 +594,9 @@ def hostile_records(draw: st.DrawFn) -> bytes:
     elif kind == "missing":
         del rec[draw(st.sampled_from(RECORD_KEYS))]
     elif kind == "extra":
-        rec[draw(st.text(min_size=1, max_size=12).filter(lambda k: k not in rec and k != "shoe"))] = draw(JSON)
+        rec[draw(st.text(min_size=1, max_size=12).filter(lambda k: k not in rec and k != "shoe"))] = draw(
+            JSON
+        )
     else:
         rec["dealt"][draw(st.integers(0, 19))] = draw(st.text(max_size=4).filter(lambda t: not _card(t)))
     return json.dumps(rec).encode()
@@ -566,7 +612,9 @@ def _card(text: str) -> bool:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=hostile_records())
-def test_cli_hostile_records_one_line_exit_2(data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_hostile_records_one_line_exit_2(
+    data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     f = tmp_path / "hostile.json"
     f.write_bytes(data)
     code, out, err, seconds = cli(capsys, "verify", str(f))
@@ -575,15 +623,17 @@ def test_cli_hostile_records_one_line_exit_2(data: bytes, tmp_path: Path, capsys
     assert seconds < TIME_LIMIT
 
 
-
-
 def test_bench_fair_runs() -> None:
     """bench/bench_fair.py still runs (tiny size); it prints figures, not assertions about speed."""
     import os
 
     out = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "bench_fair.py"), "20"], capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=False,
+        [sys.executable, str(ROOT / "bench" / "bench_fair.py"), "20"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        check=False,
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ratio fair/numpy" in out.stdout
@@ -599,7 +649,11 @@ def test_shuffler_state_round_trips_through_json(test_seed: int | None, client: 
     a.new_shoe("pontoon48", 2)
     for live in (True, False):
         b = FairShuffler.from_state(json.loads(json.dumps(a.state())))
-        assert b.next_commitment == a.next_commitment and b.client_seed == a.client_seed and b.live == a.live == live
+        assert (
+            b.next_commitment == a.next_commitment
+            and b.client_seed == a.client_seed
+            and b.live == a.live == live
+        )
         assert b.retire() == a.retire()
         # the next shoe, with its next commitment, is the same; in secret mode the shoes after it
         # have fresh seeds (never shown before the snapshot), in test mode they are the same too

@@ -54,8 +54,9 @@ print(h.hexdigest(), surrenders)
 
 def _digest(hash_seed: str) -> tuple[str, int]:
     env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(ROOT / "src"))
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300, check=True
+    ).stdout.split()
     return out[0], int(out[1])
 
 

@@ -85,7 +85,9 @@ def test_to_money_refuses_with_one_line_bet_error_at_once(value: object) -> None
     assert "\n" not in str(info.value) and len(str(info.value)) < 200
 
 
-@pytest.mark.parametrize("value", ["10", 10, "7.50", 7.5, Decimal("0.01"), "1000000000000", "  25.5 ", "10.000"])
+@pytest.mark.parametrize(
+    "value", ["10", 10, "7.50", 7.5, Decimal("0.01"), "1000000000000", "  25.5 ", "10.000"]
+)
 def test_to_money_accepts_amounts_of_two_places(value: object) -> None:
     d = to_money(value)
     assert d == d.quantize(Decimal("0.01"))
@@ -147,7 +149,9 @@ MALFORMED_SCENARIOS: dict[str, bytes | str] = {
 
 
 @pytest.mark.parametrize("name", sorted(MALFORMED_SCENARIOS))
-def test_malformed_scenario_is_one_line_exit_2(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_malformed_scenario_is_one_line_exit_2(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _scenario_file(tmp_path, MALFORMED_SCENARIOS[name])
     code, out, err, seconds = cli(capsys, "scenario", path)
     assert_one_line_error(code, out, err)
@@ -294,7 +298,10 @@ def test_dumps_cannot_be_fooled_by_a_name_that_looks_like_a_placeholder() -> Non
 
 
 def test_scenario_json_net_and_house_are_exact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = {**BASE_CASINO, "boxes": {"1": [{"player": "ann", "main": "12.35"}], "2": [{"player": "bob", "main": 20}]}}
+    data = {
+        **BASE_CASINO,
+        "boxes": {"1": [{"player": "ann", "main": "12.35"}], "2": [{"player": "bob", "main": 20}]},
+    }
     path = _scenario_file(tmp_path, json.dumps(data))
     code, out, err, _ = cli(capsys, "scenario", path)
     assert code == 0, err
@@ -328,11 +335,15 @@ HOSTILE_SCALARS = st.one_of(
 )
 HOSTILE_VALUES = st.recursive(
     HOSTILE_SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 ODD_NAMES = st.one_of(
-    st.sampled_from(["house", "layout", "kitty", "bank", "HOUSE", "", " ", "a b", "\u202e", "ann", "bob", "💰", "-1"]),
+    st.sampled_from(
+        ["house", "layout", "kitty", "bank", "HOUSE", "", " ", "a b", "\u202e", "ann", "bob", "💰", "-1"]
+    ),
     st.text(min_size=1, max_size=10),
 )
 
@@ -345,24 +356,40 @@ def _mutate(base: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
 
 @st.composite
 def hostile_scenarios(draw: st.DrawFn) -> bytes:
-    kind = draw(st.sampled_from(["casino-key", "casino-bettor", "british-key", "names", "nest", "bytes", "nan"]))
+    kind = draw(
+        st.sampled_from(["casino-key", "casino-bettor", "british-key", "names", "nest", "bytes", "nan"])
+    )
     if kind == "bytes":
         return draw(st.binary(max_size=200))
     if kind == "nest":
         depth = draw(st.integers(min_value=1, max_value=20_000))
         return ("[" * depth + "]" * depth).encode()
     if kind == "nan":
-        return json.dumps(BASE_CASINO).replace('"main": 10', '"main": ' + draw(
-            st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999999999", "9" * 5000, "1e-400"]))).encode()
+        return (
+            json.dumps(BASE_CASINO)
+            .replace(
+                '"main": 10',
+                '"main": '
+                + draw(
+                    st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999999999", "9" * 5000, "1e-400"])
+                ),
+            )
+            .encode()
+        )
     if kind == "names":
         a, b = draw(ODD_NAMES), draw(ODD_NAMES)
         data = json.loads(json.dumps(BASE_CASINO))
-        data["boxes"] = {"1": [{"player": a, "main": draw(HOSTILE_SCALARS)}], "2": [{"player": b, "main": 20}]}
+        data["boxes"] = {
+            "1": [{"player": a, "main": draw(HOSTILE_SCALARS)}],
+            "2": [{"player": b, "main": 20}],
+        }
         return json.dumps(data).encode()
     base = BASE_BRITISH if kind == "british-key" else BASE_CASINO
     if kind == "casino-bettor":
         data = json.loads(json.dumps(BASE_CASINO))
-        data["boxes"]["1"][0][draw(st.sampled_from(["main", "pair", "player", "bonus"]))] = draw(HOSTILE_VALUES)
+        data["boxes"]["1"][0][draw(st.sampled_from(["main", "pair", "player", "bonus"]))] = draw(
+            HOSTILE_VALUES
+        )
         return json.dumps(data, allow_nan=True).encode()
     key = draw(st.sampled_from([*base, "options", "kitty", "jackpot", "expect", "zzz"]))
     return json.dumps(_mutate(base, key, draw(HOSTILE_VALUES)), allow_nan=True).encode()
@@ -400,10 +427,14 @@ CASINO_FIELDS = sorted(CasinoRules.model_fields)
 def hostile_toml(draw: st.DrawFn) -> bytes:
     if draw(st.integers(0, 9)) == 0:
         return draw(st.binary(max_size=200))
-    preset = draw(st.sampled_from(["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack", "british", "x"]))
+    preset = draw(
+        st.sampled_from(["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack", "british", "x"])
+    )
     lines = [f'preset = "{preset}"']
     for _ in range(draw(st.integers(0, 3))):
-        field = draw(st.one_of(st.sampled_from(CASINO_FIELDS), st.sampled_from(["packs", "stake_min", "zz", "a.b"])))
+        field = draw(
+            st.one_of(st.sampled_from(CASINO_FIELDS), st.sampled_from(["packs", "stake_min", "zz", "a.b"]))
+        )
         value = draw(st.one_of(
             st.sampled_from(["nan", "inf", "-inf", "-1", "0", "1e300", "9" * 5000, "true", '"x"', "[]", "{}",
                              "[nan]", "[1, -1]", "10.005", "0.5", "6", "[" * 300 + "]" * 300]),
@@ -440,7 +471,9 @@ def test_hostile_toml_tables_many(raw: bytes, tmp_path: Path, capsys: pytest.Cap
 # argument lists: simulate always with few rounds (a valid run stays fast); no valid --workers or
 # --scheduler (they would start or reach a cluster), everything else hostile
 SIM_OPTIONS: dict[str, st.SearchStrategy[str]] = {
-    "--rules": st.sampled_from(["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack", "british", "x", ""]),
+    "--rules": st.sampled_from(
+        ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack", "british", "x", ""]
+    ),
     "--boxes": st.sampled_from(["0", "1", "2", "7", "13", "-1", "x", "99999999999999999999"]),
     "--strategy": st.sampled_from(["basic", "optimal", "nosuch.json", "/", ""]),
     "--side-bets": st.sampled_from(["pair", "bonus", "pandemonium", "pair,pair", ",", "x"]),
@@ -450,7 +483,9 @@ SIM_OPTIONS: dict[str, st.SearchStrategy[str]] = {
     "--workers": st.sampled_from(["0", "-5", "100000", "257", "x"]),
     "--scheduler": st.sampled_from(["bad address", "", "tcp://", "x:y", "tcp://host:99999"]),
     "--bet": st.sampled_from(["10", "1e999999999", "NaN", "10.005", "-10", "0", "x", "1" * 5000, "5"]),
-    "--set": st.sampled_from(["decks=3", "decks", "=", "pontoon_pays=-1", "penetration=0.5", "x=1", "pack=standard52"]),
+    "--set": st.sampled_from(
+        ["decks=3", "decks", "=", "pontoon_pays=-1", "penetration=0.5", "x=1", "pack=standard52"]
+    ),
     "--chunk-rounds": st.sampled_from(["0", "-1", "50", str(10**12)]),
     "--session-length": st.sampled_from(["0", "-1", "5", "1000000"]),
 }
@@ -501,8 +536,16 @@ def test_a_name_with_a_line_break_stays_one_error_line(tmp_path, capsys) -> None
 
     for name in ("0\n", "a\x1cb", "x\u2028y"):
         f = tmp_path / "s.json"
-        f.write_text(json.dumps({"rules": "mbs", "shoe": "9S 7H KD QC 9C",
-                                 "boxes": {"1": [{"player": name, "main": 0}]}, "actions": []}))
+        f.write_text(
+            json.dumps(
+                {
+                    "rules": "mbs",
+                    "shoe": "9S 7H KD QC 9C",
+                    "boxes": {"1": [{"player": name, "main": 0}]},
+                    "actions": [],
+                }
+            )
+        )
         assert run(["scenario", str(f)]) == 2
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and err.startswith("error: "), err

@@ -47,7 +47,9 @@ def candidates(rnd: CasinoRound, seat: Actor) -> list[Action]:
         for x in rnd.boxes[n].bettors:
             out.append(Action("insure", n, x.player, (x.main / 2).quantize(CENT, rounding=ROUND_DOWN)))
         if isinstance(seat, str):
-            if seat != seated_of(rnd, n):  # a standing bettor's own rescue (rul 27); the seated one's is the plain one
+            if seat != seated_of(
+                rnd, n
+            ):  # a standing bettor's own rescue (rul 27); the seated one's is the plain one
                 out.append(Action("rescue", n, players=(seat,)))
             out += [Action("decline", n, seat, what=w) for w in WHATS]
     return out

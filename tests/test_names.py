@@ -36,17 +36,37 @@ from pontoon.scenario_runner import run_scenario
 from pontoon.settlement import HOUSE, KITTY, LAYOUT, Ledger, System, is_system
 from pontoon.shoe import Shoe
 
-HOSTILE = ["house", "layout", "kitty", "bank", "banker", "dealer", "table", "total", "HOUSE", "<house>",
-           "System.HOUSE", "", " ", "house ", "ann bob", "Ünïcødé 🂡", "x" * 5000]
+HOSTILE = [
+    "house",
+    "layout",
+    "kitty",
+    "bank",
+    "banker",
+    "dealer",
+    "table",
+    "total",
+    "HOUSE",
+    "<house>",
+    "System.HOUSE",
+    "",
+    " ",
+    "house ",
+    "ann bob",
+    "Ünïcødé 🂡",
+    "x" * 5000,
+]
 CASINO = ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"]
 
 
 # --------------------------------------------------------------------------------------------
 # the reproductions of issue 10 item 1, each failed before the fix
 def _pontoon_for(name: str) -> dict:
-    return {"rules": "mbs", "shoe": "AS 5C 9H KD QC 8D",
-            "boxes": {"1": [{"player": name, "main": 10}], "2": [{"player": "bob", "main": 20}]},
-            "actions": ["2 stand"]}
+    return {
+        "rules": "mbs",
+        "shoe": "AS 5C 9H KD QC 8D",
+        "boxes": {"1": [{"player": name, "main": 10}], "2": [{"player": "bob", "main": 20}]},
+        "actions": ["2 stand"],
+    }
 
 
 @pytest.mark.parametrize("name", ["house", "layout", "kitty", "bank", "ann"])
@@ -59,8 +79,13 @@ def test_casino_player_named_like_an_account_is_paid(name: str) -> None:
 
 
 def test_casino_player_named_house_through_the_cli() -> None:
-    proc = subprocess.run([sys.executable, "-m", "pontoon.cli.app", "scenario", "-"], input=json.dumps(_pontoon_for("house")),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pontoon.cli.app", "scenario", "-"],
+        input=json.dumps(_pontoon_for("house")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["net"]["house"]["total"] == 15 and out["house"] == 5
@@ -68,10 +93,22 @@ def test_casino_player_named_house_through_the_cli() -> None:
 
 def _shoot(kitty_player: str) -> dict:
     # scenarios/british/shoot-bets-and-bust-to-kitty.json with bob renamed
-    return {"rules": "shoot", "players": ["ann", kitty_player], "banker": "dan", "kitty": 20,
-            "shoe": "9S 5H 8C TC 8D 9C KD",
-            "actions": ["ann stake 5", f"{kitty_player} stake 5", "ann shoot 10", f"{kitty_player} shoot 10",
-                        "ann stick", f"{kitty_player} twist", "dan stick"]}
+    return {
+        "rules": "shoot",
+        "players": ["ann", kitty_player],
+        "banker": "dan",
+        "kitty": 20,
+        "shoe": "9S 5H 8C TC 8D 9C KD",
+        "actions": [
+            "ann stake 5",
+            f"{kitty_player} stake 5",
+            "ann shoot 10",
+            f"{kitty_player} shoot 10",
+            "ann stick",
+            f"{kitty_player} twist",
+            "dan stick",
+        ],
+    }
 
 
 @pytest.mark.parametrize("name", ["kitty", "layout", "house", "bob"])
@@ -86,8 +123,13 @@ def test_shoot_player_named_kitty_keeps_his_money(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["layout", "kitty", "house", "bob"])
 def test_british_player_named_layout_settles(name: str) -> None:
-    data = {"rules": "british", "players": ["ann", name], "banker": "dan", "shoe": "9S 5H 8C TC 8D 9C KD",
-            "actions": ["ann stake 5", f"{name} stake 5", "ann stick", f"{name} twist", "dan stick"]}
+    data = {
+        "rules": "british",
+        "players": ["ann", name],
+        "banker": "dan",
+        "shoe": "9S 5H 8C TC 8D 9C KD",
+        "actions": ["ann stake 5", f"{name} stake 5", "ann stick", f"{name} twist", "dan stick"],
+    }
     out = run_scenario(data)
     # deal: ann 9S, NAME 5H, dan 8C; then ann TC, NAME 8D, dan 9C. ann's 19 sticks; NAME's 13 twists KD
     # and busts (-5); dan's 17: ann's 19 wins 5
@@ -137,7 +179,7 @@ def test_ledger_net_skips_system_accounts_by_type() -> None:
 def test_transfer_accounts_encode_without_ambiguity() -> None:
     from pontoon.settlement import account_from_json, account_json
 
-    for acct in (*System, "house", "layout", "kitty", "", "{\"system\": \"house\"}"):
+    for acct in (*System, "house", "layout", "kitty", "", '{"system": "house"}'):
         enc = account_json(acct)
         assert account_from_json(json.loads(json.dumps(enc))) == acct
     assert account_json(HOUSE) != account_json("house")
@@ -158,9 +200,12 @@ def test_transfers_round_trip_through_json() -> None:
         assert again == t
     assert led.transfers[1].to_json()["dest"] == {"system": "house"}
     assert led.transfers[1].to_json()["player"] == "house"
-    for bad in ({}, {"source": "a", "dest": "b", "amount": "NaN", "kind": "k", "player": "p", "reason": "r"},
-                {"source": "a", "dest": "b", "amount": "-1", "kind": "k", "player": "p", "reason": "r"},
-                {"source": "a", "dest": "b", "amount": "x", "kind": "k", "player": "p", "reason": "r"}):
+    for bad in (
+        {},
+        {"source": "a", "dest": "b", "amount": "NaN", "kind": "k", "player": "p", "reason": "r"},
+        {"source": "a", "dest": "b", "amount": "-1", "kind": "k", "player": "p", "reason": "r"},
+        {"source": "a", "dest": "b", "amount": "x", "kind": "k", "player": "p", "reason": "r"},
+    ):
         with pytest.raises(PontoonError):
             Transfer.from_json(bad)
 
@@ -230,8 +275,12 @@ def test_casino_any_name_nets_as_an_ordinary_name(preset: str, names: list[str],
     assert sum((led.balances[n] for n in names), Decimal(0)) == -house
 
 
-def _play_british(rules: BritishRules, seed: int, players: list[str], banker: str) -> tuple[dict, Decimal, Ledger]:
-    rnd = BritishRound(rules, players, banker, BritishPack.shuffled(1, seed), kitty=Decimal(20) if rules.shoot else 0)
+def _play_british(
+    rules: BritishRules, seed: int, players: list[str], banker: str
+) -> tuple[dict, Decimal, Ledger]:
+    rnd = BritishRound(
+        rules, players, banker, BritishPack.shuffled(1, seed), kitty=Decimal(20) if rules.shoot else 0
+    )
     gen = np.random.default_rng(seed)
     steps = 0
     while not rnd.is_over():

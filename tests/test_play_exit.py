@@ -22,7 +22,9 @@ def _env() -> dict[str, str]:
 
 
 def _run(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*PONTOON, *args], input=stdin, capture_output=True, text=True, timeout=120, env=_env())
+    return subprocess.run(
+        [*PONTOON, *args], input=stdin, capture_output=True, text=True, timeout=120, env=_env()
+    )
 
 
 def test_end_of_input_mid_round_exits_0_with_the_summary() -> None:
@@ -33,8 +35,9 @@ def test_end_of_input_mid_round_exits_0_with_the_summary() -> None:
 
 
 def _interrupt_mid_round(args: list[str], prompt: str) -> subprocess.CompletedProcess[str]:
-    p = subprocess.Popen([*PONTOON, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=_env())
+    p = subprocess.Popen(
+        [*PONTOON, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+    )
     assert p.stdin is not None and p.stdout is not None
     p.stdin.write(b"\n")
     p.stdin.flush()

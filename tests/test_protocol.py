@@ -36,7 +36,13 @@ def _amount(data: st.DataObject, a: Action) -> Action:
         return a
     assert a.high is not None and a.low <= a.high
     pick = data.draw(st.sampled_from(["low", "high", "mid"]), label="amount")
-    amt = a.low if pick == "low" else a.high if pick == "high" else ((a.low + a.high) / 2).quantize(Decimal("0.01"), ROUND_DOWN)
+    amt = (
+        a.low
+        if pick == "low"
+        else a.high
+        if pick == "high"
+        else ((a.low + a.high) / 2).quantize(Decimal("0.01"), ROUND_DOWN)
+    )
     return a.with_amount(amt)
 
 
@@ -44,8 +50,16 @@ def _views_json(rnd: TableRound, seats: tuple[str, ...]) -> list[str]:
     return [json.dumps(rnd.view(s), sort_keys=True) for s in (*seats, SPECTATOR)]
 
 
-ILLEGAL = [Action("hit", 9), Action("split", 1), Action("stand", 2), Action("twist"), Action("buy", amount=Decimal(1)),
-           Action("insure", 1, "zed", Decimal(1)), Action("decline", 1, what="split"), Action("stake", amount=Decimal(0))]
+ILLEGAL = [
+    Action("hit", 9),
+    Action("split", 1),
+    Action("stand", 2),
+    Action("twist"),
+    Action("buy", amount=Decimal(1)),
+    Action("insure", 1, "zed", Decimal(1)),
+    Action("decline", 1, what="split"),
+    Action("stake", amount=Decimal(0)),
+]
 
 
 def _step(data: st.DataObject, rnd: TableRound, seats: tuple[str, ...]) -> Action:
@@ -124,7 +138,9 @@ def test_casino_random_play_through_the_protocol(preset: str, data: st.DataObjec
     assert [r.event for r in round_recs] == list(rnd.events())
     assert sum(len(r.transfers) for r in round_recs) == len(rnd.ledger.transfers)
     # replay reproduces events, money and views
-    again = replay(rules, [{"seq": e.seq, "kind": e.kind, "data": e.data, "clause": e.clause} for e in rnd.events()])
+    again = replay(
+        rules, [{"seq": e.seq, "kind": e.kind, "data": e.data, "clause": e.clause} for e in rnd.events()]
+    )
     assert isinstance(again, CasinoRound)
     assert again.ledger.net(again.players()) == net
     assert _views_json(again, seats) == _views_json(rnd, seats)

@@ -37,7 +37,9 @@ def casino(preset: str, shoe: str, **options: Any) -> CasinoRound:
     wagers=st.lists(st.integers(1, 400_00).map(lambda c: D(c) / 100), min_size=1, max_size=7),
     maximum=st.integers(10, 300),
 )
-def test_rul24_each_share_rounded_down_raised_to_minimum_small_wager_whole(wagers: list[Decimal], maximum: int) -> None:
+def test_rul24_each_share_rounded_down_raised_to_minimum_small_wager_whole(
+    wagers: list[Decimal], maximum: int
+) -> None:
     rnd = casino("rws-plus", "KS 8D 9S QD", over_limit="pro_rata", table_max=maximum)
     names = [f"p{i}" for i in range(len(wagers))]
     for n, w in zip(names, wagers, strict=True):
@@ -77,10 +79,15 @@ def test_rul24_under_minimum_bettor_does_not_stop_pro_rata_for_the_others() -> N
 # rul 25: a wager under 10 on the Super Bonus hand
 @pytest.mark.parametrize("preset", ["mbs", "rws-plus", "rws-pandemonium"])
 def test_rul25_under_10_on_the_super_bonus_hand_gets_777_payout_only(preset: str) -> None:
-    data = {"rules": preset, "shoe": "7S 9S 7C 7S 9D 7S KD",
-            "boxes": {"1": [{"player": "ann", "main": 5}, {"player": "bob", "main": "9.99"}],
-                      "2": [{"player": "cat", "main": 10}]},
-            "actions": ["1 hit", "2 stand"]}
+    data = {
+        "rules": preset,
+        "shoe": "7S 9S 7C 7S 9D 7S KD",
+        "boxes": {
+            "1": [{"player": "ann", "main": 5}, {"player": "bob", "main": "9.99"}],
+            "2": [{"player": "cat", "main": 10}],
+        },
+        "actions": ["1 hit", "2 stand"],
+    }
     out = run_scenario(data)
     for p, w in (("ann", D(5)), ("bob", D("9.99"))):
         assert D(str(out["net"][p]["main"])) == w * 3  # 7-7-7 all spades, 3 to 1
@@ -90,9 +97,12 @@ def test_rul25_under_10_on_the_super_bonus_hand_gets_777_payout_only(preset: str
 
 def test_rul25_does_not_apply_to_federal_tiers() -> None:
     """FED pays 1,000 for a controlling wager of 24 or less (rul 17): no floor of 10."""
-    data = {"rules": "federal", "shoe": "7S 9S 7C 7S 9D 7S KD",
-            "boxes": {"1": [{"player": "ann", "main": 10}], "2": [{"player": "cat", "main": 10}]},
-            "actions": ["1 hit", "2 stand"]}
+    data = {
+        "rules": "federal",
+        "shoe": "7S 9S 7C 7S 9D 7S KD",
+        "boxes": {"1": [{"player": "ann", "main": 10}], "2": [{"player": "cat", "main": 10}]},
+        "actions": ["1 hit", "2 stand"],
+    }
     out = run_scenario(data)
     assert out["net"]["ann"]["super_bonus"] == 1000
 

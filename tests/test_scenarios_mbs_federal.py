@@ -67,7 +67,9 @@ def make(
     return rnd
 
 
-def deal(preset: str, shoe: str, boxes: dict[int, list[dict[str, Any]]], *actions: str | dict[str, Any]) -> CasinoRound:
+def deal(
+    preset: str, shoe: str, boxes: dict[int, list[dict[str, Any]]], *actions: str | dict[str, Any]
+) -> CasinoRound:
     rnd = make(preset, shoe, boxes)
     rnd.close_bets()
     for a in actions:
@@ -371,7 +373,9 @@ def test_001_no_pair_bet() -> None:
         rnd.place_bet(1, "ann", "pair", 5)
 
 
-@pytest.mark.parametrize("shoe", ["5S 9D 6H 8C", "2S 9D 3H 8C", "AS 9D AH 8C"], ids=["11", "5", "A-A=12-soft-stand-ok"])
+@pytest.mark.parametrize(
+    "shoe", ["5S 9D 6H 8C", "2S 9D 3H 8C", "AS 9D AH 8C"], ids=["11", "5", "A-A=12-soft-stand-ok"]
+)
 def test_001_must_hit_on_11_or_less(shoe: str) -> None:
     """001 How to play: "you must hit if the point total of your dealt cards is 11 or less"; rulings 14
     (best total: A-A is 12 and may stand)."""
@@ -421,7 +425,9 @@ def test_001_forfeit_is_decided_by_each_bettor() -> None:
     net = rnd.ledger.net()
     assert net["ann"]["total"] == -40 and net["bob"]["total"] == -10
     # the option off (not a document's rule): the seated player decides for the box
-    off = make("federal", "6S 9D 5H 2C 8C", {1: [main("ann", 20), main("bob", 10)]}, {"rescue_each_bettor": False})
+    off = make(
+        "federal", "6S 9D 5H 2C 8C", {1: [main("ann", 20), main("bob", 10)]}, {"rescue_each_bettor": False}
+    )
     off.close_bets()
     off.act("1 double")
     refused(off, {"box": 1, "do": "rescue", "players": ["bob"]})

@@ -68,7 +68,9 @@ def snapshot(rnd: CasinoRound) -> tuple[Any, ...]:
         len(rnd.log),
         rnd.hand_to_act,
         tuple(str(c) for c in rnd.dealer),
-        tuple((h.box, h.index, tuple(str(c) for c in h.cards), h.doubled, h.finished) for h in rnd.all_hands()),
+        tuple(
+            (h.box, h.index, tuple(str(c) for c in h.cards), h.doubled, h.finished) for h in rnd.all_hands()
+        ),
         tuple(
             (n, x.player, x.main, x.placed, tuple(sorted(x.side.items())), x.insurance)
             for n, b in sorted(rnd.boxes.items())
@@ -429,9 +431,15 @@ def test_void_returns_interim_payments(preset: str) -> None:
 def test_jackpot_multiplier_must_be_on_the_meter() -> None:
     """002 4.3: the Games Multiplier is one of 2, 3, 5, 10, 20, 25, 50, 100."""
     with pytest.raises(ScenarioError, match="not on the meter"):
-        run_scenario({"rules": "rws-pandemonium", "shoe": "AS 9D KH",
-                      "boxes": {"1": [{"player": "ann", "main": 20, "pandemonium": 5}]},
-                      "jackpot": [7], "actions": []})
+        run_scenario(
+            {
+                "rules": "rws-pandemonium",
+                "shoe": "AS 9D KH",
+                "boxes": {"1": [{"player": "ann", "main": 20, "pandemonium": 5}]},
+                "jackpot": [7],
+                "actions": [],
+            }
+        )
 
 
 def test_pandemonium_not_offered_in_plus_nor_bonus_in_pandemonium() -> None:

@@ -94,7 +94,9 @@ def check_client_seed(seed: object) -> str:
         or not seed.isascii()
         or not seed.isprintable()
     ):
-        raise FairRecordError(f"client_seed must be 1 to {MAX_CLIENT_SEED} printable ASCII characters, not {_show(seed)}")
+        raise FairRecordError(
+            f"client_seed must be 1 to {MAX_CLIENT_SEED} printable ASCII characters, not {_show(seed)}"
+        )
     return seed
 
 
@@ -224,7 +226,9 @@ class FairShuffler:
         self._after_seed = self._draw_seed(2)
 
     def _draw_seed(self, nonce: int) -> str:
-        return new_server_seed() if self.test_seed is None else deterministic_server_seed(self.test_seed, nonce)
+        return (
+            new_server_seed() if self.test_seed is None else deterministic_server_seed(self.test_seed, nonce)
+        )
 
     @property
     def next_commitment(self) -> str:
@@ -248,7 +252,9 @@ class FairShuffler:
     def new_shoe(self, pack: str, decks: int) -> tuple[list[Card], dict[str, Any]]:
         """Shuffle a new shoe: its cards top first, and the commitment to log before any card is dealt."""
         if self._live is not None:
-            raise RuntimeError("retire() the shoe in use before shuffling a new one (its seed must be revealed)")
+            raise RuntimeError(
+                "retire() the shoe in use before shuffling a new one (its seed must be revealed)"
+            )
         self.nonce += 1
         seed = self._next_seed
         cards = shuffled_shoe(pack, decks, seed, self._client_seed, self.nonce)
@@ -275,15 +281,24 @@ class FairShuffler:
         test mode. A restored shuffler makes the same next two shoes (and commitments) as the original;
         in secret mode the shoe after those gets a fresh seed (it was never shown).
         SECRET: the seeds must never be shown or logged before their shoe is retired."""
-        return {"scheme": SCHEME, "client_seed": self._client_seed, "nonce": self.nonce,
-                "server_seed": self._server_seed, "live": dict(self._live) if self._live is not None else None,
-                "next_seed": self._next_seed, "after_seed": self._after_seed, "test_seed": self.test_seed}
+        return {
+            "scheme": SCHEME,
+            "client_seed": self._client_seed,
+            "nonce": self.nonce,
+            "server_seed": self._server_seed,
+            "live": dict(self._live) if self._live is not None else None,
+            "next_seed": self._next_seed,
+            "after_seed": self._after_seed,
+            "test_seed": self.test_seed,
+        }
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> FairShuffler:
         """The inverse of ``state``: the same next shoe, commitment and reveal as an uninterrupted shuffler."""
         if not isinstance(state, dict) or state.get("scheme") != SCHEME:
-            raise FairRecordError(f"a fair shuffler state of scheme {SCHEME!r} is expected, not {_show(state)}")
+            raise FairRecordError(
+                f"a fair shuffler state of scheme {SCHEME!r} is expected, not {_show(state)}"
+            )
         test_seed = state.get("test_seed")
         out = cls(str(state["client_seed"]), test_seed=None if test_seed is None else int(test_seed))
         out.test_seed = None if test_seed is None else int(test_seed)
@@ -291,7 +306,9 @@ class FairShuffler:
         live = state.get("live")
         seed = state.get("server_seed")
         if (live is None) != (seed is None):
-            raise FairRecordError("a fair shuffler state has a live shoe without its server seed (or the reverse)")
+            raise FairRecordError(
+                "a fair shuffler state has a live shoe without its server seed (or the reverse)"
+            )
         out._server_seed = None if seed is None else str(seed)
         out._live = None if live is None else dict(live)
         next_seed, after_seed = str(state["next_seed"]), str(state["after_seed"])
@@ -326,8 +343,13 @@ class FairRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "scheme": self.scheme, "server_seed": self.server_seed, "client_seed": self.client_seed,
-            "nonce": self.nonce, "commitment": self.commitment, "pack": self.pack, "decks": self.decks,
+            "scheme": self.scheme,
+            "server_seed": self.server_seed,
+            "client_seed": self.client_seed,
+            "nonce": self.nonce,
+            "commitment": self.commitment,
+            "pack": self.pack,
+            "decks": self.decks,
             "dealt": [str(c) for c in self.dealt],
         }
 
@@ -345,7 +367,9 @@ class VerifyResult:
 def parse_record(data: object) -> FairRecord:
     """Check the types and ranges of a record (a JSON object); raise FairRecordError on the first problem."""
     if not isinstance(data, dict):
-        raise FairRecordError(f"a record is a JSON object with keys {', '.join(RECORD_KEYS)}, not {_show(data)}")
+        raise FairRecordError(
+            f"a record is a JSON object with keys {', '.join(RECORD_KEYS)}, not {_show(data)}"
+        )
     unknown = [k for k in data if k not in RECORD_KEYS and k not in OPTIONAL_KEYS]
     if unknown:
         raise FairRecordError(
@@ -355,7 +379,9 @@ def parse_record(data: object) -> FairRecord:
     if shoe is not None and not (
         (isinstance(shoe, int) and not isinstance(shoe, bool)) or (isinstance(shoe, str) and len(shoe) <= 64)
     ):
-        raise FairRecordError(f"shoe must be an integer or a string of at most 64 characters, not {_show(shoe)}")
+        raise FairRecordError(
+            f"shoe must be an integer or a string of at most 64 characters, not {_show(shoe)}"
+        )
     missing = [k for k in RECORD_KEYS if k not in data]
     if missing:
         raise FairRecordError(f"the record has no {missing[0]!r}: a record has {', '.join(RECORD_KEYS)}")
@@ -378,7 +404,9 @@ def parse_record(data: object) -> FairRecord:
     dealt = data["dealt"]
     size = len(PACKS[pack]) * decks
     if not isinstance(dealt, list) or len(dealt) > size:
-        raise FairRecordError(f"dealt must be a list of at most {size} card strings (the shoe's size), not {_show(dealt)}")
+        raise FairRecordError(
+            f"dealt must be a list of at most {size} card strings (the shoe's size), not {_show(dealt)}"
+        )
     cards = []
     for i, text in enumerate(dealt):
         if not isinstance(text, str):
@@ -396,7 +424,8 @@ def verify(record: FairRecord) -> VerifyResult:
     actual = commitment(record.server_seed)
     if actual != record.commitment:
         return VerifyResult(
-            False, tuple(checked),
+            False,
+            tuple(checked),
             f"commitment {record.commitment} is not SHA-256 of the revealed server seed (that is {actual})",
         )
     checked.append(f"commitment {record.commitment} = SHA-256 of the revealed server seed")
@@ -408,7 +437,8 @@ def verify(record: FairRecord) -> VerifyResult:
     for i, card in enumerate(record.dealt):
         if card != order[i]:
             return VerifyResult(
-                False, tuple(checked),
+                False,
+                tuple(checked),
                 f"card {i + 1} dealt was {card}, the committed order has {order[i]} there",
                 tuple(order),
             )

@@ -28,7 +28,9 @@ def _too_big(what: str, value: object) -> BetError:
     else:
         text = repr(value)
         shown = text if len(text) <= 30 else text[:27] + "..."
-    return BetError(f"{what} {shown} is too large: amounts are at most {MAX_AMOUNT:,} with two decimal places")
+    return BetError(
+        f"{what} {shown} is too large: amounts are at most {MAX_AMOUNT:,} with two decimal places"
+    )
 
 
 def to_money(value: object, what: str = "amount") -> Decimal:
@@ -60,11 +62,15 @@ def to_money(value: object, what: str = "amount") -> Decimal:
     elif isinstance(value, str):
         text = value.strip()
         if len(text) > MAX_TEXT:
-            raise BetError(f"{what} {text[:20]!r}... is too long: amounts are at most {MAX_AMOUNT:,} with two decimal places")
+            raise BetError(
+                f"{what} {text[:20]!r}... is too long: amounts are at most {MAX_AMOUNT:,} with two decimal places"
+            )
         try:
             d = Decimal(text)
         except InvalidOperation:
-            raise BetError(f"{what} {value!r} is not a number: expected an amount such as 10 or 25.50") from None
+            raise BetError(
+                f"{what} {value!r} is not a number: expected an amount such as 10 or 25.50"
+            ) from None
     else:
         raise BetError(f"{what} must be a number, not {type(value).__name__}")
     if not d.is_finite():

@@ -36,7 +36,19 @@ from pontoon.table_round import TableRound
 
 # ``TableRound`` (the Protocol) is defined in ``table_round.py``, a module never compiled with mypyc:
 # mypyc makes a Protocol a native trait, which cannot be runtime-checkable (setup.py compiles this one)
-__all__ = ["BETTING", "BRITISH_VERBS", "CASINO_VERBS", "CHANCE", "SPECTATOR", "TABLE", "Action", "Actor", "Marker", "Seat", "TableRound"]
+__all__ = [
+    "BETTING",
+    "BRITISH_VERBS",
+    "CASINO_VERBS",
+    "CHANCE",
+    "SPECTATOR",
+    "TABLE",
+    "Action",
+    "Actor",
+    "Marker",
+    "Seat",
+    "TableRound",
+]
 
 
 class Marker(Enum):
@@ -74,7 +86,9 @@ CASINO_VERBS: Final = (
 BRITISH_VERBS: Final = ("stake", "double", "pass", "shoot", "buy", "twist", "stick", "split", "burn")
 
 
-@dataclass(frozen=True, slots=True, init=False)  # __init__ written out: mypyc compiles it (a generated one stays interpreted)
+@dataclass(
+    frozen=True, slots=True, init=False
+)  # __init__ written out: mypyc compiles it (a generated one stays interpreted)
 class Action:
     """One decision, shared by both games.
 
@@ -98,9 +112,17 @@ class Action:
     what: str | None = None
 
     def __init__(
-        self, verb: str, box: int | None = None, player: str | None = None, amount: Decimal | None = None,
-        players: tuple[str, ...] | None = None, decline: tuple[str, ...] = (), hand: int | None = None,
-        low: Decimal | None = None, high: Decimal | None = None, what: str | None = None,
+        self,
+        verb: str,
+        box: int | None = None,
+        player: str | None = None,
+        amount: Decimal | None = None,
+        players: tuple[str, ...] | None = None,
+        decline: tuple[str, ...] = (),
+        hand: int | None = None,
+        low: Decimal | None = None,
+        high: Decimal | None = None,
+        what: str | None = None,
     ) -> None:
         # the dataclass's fields in order, with its defaults; set as a frozen dataclass sets them
         object.__setattr__(self, "verb", verb)
@@ -175,7 +197,9 @@ class Action:
         if words == ["interrupt"]:
             return cls("interrupt")
         if len(words) < 2:
-            raise ScenarioError(f"bad action {spec!r}: expected 'BOX VERB [ARG...]', verbs: {', '.join(CASINO_VERBS)}")
+            raise ScenarioError(
+                f"bad action {spec!r}: expected 'BOX VERB [ARG...]', verbs: {', '.join(CASINO_VERBS)}"
+            )
         try:
             box = int(words[0])
         except ValueError:
@@ -183,14 +207,18 @@ class Action:
         verb = words[1].lower()
         args = words[2:]
         if verb not in CASINO_VERBS:
-            raise ScenarioError(f"bad action {spec!r}: unknown verb {verb!r}; verbs: {', '.join(CASINO_VERBS)}")
+            raise ScenarioError(
+                f"bad action {spec!r}: unknown verb {verb!r}; verbs: {', '.join(CASINO_VERBS)}"
+            )
         if verb == "insure":
             if len(args) != 2:
                 raise ScenarioError(f"bad action {spec!r}: expected 'BOX insure PLAYER AMOUNT'")
             return cls("insure", box, args[0], to_money(args[1], "insurance amount"))
         if verb == "decline":
             if len(args) != 2:
-                raise ScenarioError(f"bad action {spec!r}: expected 'BOX decline split|double|surrender|rescue PLAYER'")
+                raise ScenarioError(
+                    f"bad action {spec!r}: expected 'BOX decline split|double|surrender|rescue PLAYER'"
+                )
             return cls("decline", box, args[1], what=args[0].lower())
         if verb == "double":
             if len(args) > 1:
@@ -205,7 +233,9 @@ class Action:
         allowed = {"box", "do", "player", "amount", "players", "decline"}
         extra = set(obj) - allowed
         if extra:
-            raise ScenarioError(f"bad action {obj!r}: unknown keys {sorted(extra)}; accepted: {sorted(allowed)}")
+            raise ScenarioError(
+                f"bad action {obj!r}: unknown keys {sorted(extra)}; accepted: {sorted(allowed)}"
+            )
         verb = str(obj.get("do", "")).lower()
         if verb not in CASINO_VERBS:
             raise ScenarioError(f"bad action {obj!r}: 'do' must be one of {', '.join(CASINO_VERBS)}")

@@ -70,7 +70,9 @@ def replay_casino(rules: CasinoRules, events: Sequence[Event]) -> CasinoRound:
     for e in events:
         k = e.kind
         if k == "bet":
-            rnd.place_bet(int(e.data["box"]), str(e.data["player"]), str(e.data["kind"]), Decimal(e.data["amount"]))
+            rnd.place_bet(
+                int(e.data["box"]), str(e.data["player"]), str(e.data["kind"]), Decimal(e.data["amount"])
+            )
         elif k == "withdraw":
             rnd.withdraw_bet(int(e.data["box"]), str(e.data["player"]), str(e.data["kind"]))
         elif k == "no_more_bets":
@@ -88,7 +90,9 @@ def replay_british(rules: BritishRules, events: Sequence[Event]) -> BritishRound
     start = events[0].data
     cards = parse_cards([str(e.data["card"]) for e in events if e.kind == "draw"])
     pack = BritishPack(cards, stacked=True)
-    rnd = BritishRound(rules, list(start["players"]), str(start["banker"]), pack, kitty=Decimal(start["kitty"]))
+    rnd = BritishRound(
+        rules, list(start["players"]), str(start["banker"]), pack, kitty=Decimal(start["kitty"])
+    )
     for e in events:
         if e.kind == "action":
             act = Action.from_json(e.data["act"])
@@ -96,7 +100,9 @@ def replay_british(rules: BritishRules, events: Sequence[Event]) -> BritishRound
     return rnd
 
 
-def replay(rules: CasinoRules | BritishRules, events: Iterable[Event | Mapping[str, Any]]) -> CasinoRound | BritishRound:
+def replay(
+    rules: CasinoRules | BritishRules, events: Iterable[Event | Mapping[str, Any]]
+) -> CasinoRound | BritishRound:
     """Rebuild a round from its log and check that every re-made event equals the logged one."""
     evs = [_as_event(e) for e in events]
     if not evs:

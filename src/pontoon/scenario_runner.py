@@ -38,13 +38,17 @@ def parse_scenario(raw: bytes | str, name: str = "scenario") -> Any:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise ScenarioError(f"{name}: not UTF-8 text (byte {err.start}): a scenario is a JSON file") from None
+            raise ScenarioError(
+                f"{name}: not UTF-8 text (byte {err.start}): a scenario is a JSON file"
+            ) from None
     else:
         text = raw
     try:
         data = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
-        raise ScenarioError(f"{name}: not valid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+        raise ScenarioError(
+            f"{name}: not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
+        ) from None
     except RecursionError:
         raise ScenarioError(f"{name}: JSON nested too deeply (at most {MAX_DEPTH} levels)") from None
     except ScenarioError as err:
@@ -57,13 +61,17 @@ def parse_scenario(raw: bytes | str, name: str = "scenario") -> Any:
 
 def run_scenario(data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise ScenarioError("a scenario is a JSON object with at least 'rules', 'shoe' and 'boxes' or 'players'")
+        raise ScenarioError(
+            "a scenario is a JSON object with at least 'rules', 'shoe' and 'boxes' or 'players'"
+        )
     from pontoon.rules import find_rules
 
     check_depth(data)
     name = data.get("rules", "")
     if not isinstance(name, str):
-        raise ScenarioError(f"'rules' must be a preset name such as \"mbs\" or \"british\", not {type(name).__name__}")
+        raise ScenarioError(
+            f'\'rules\' must be a preset name such as "mbs" or "british", not {type(name).__name__}'
+        )
     rules = find_rules(name)
     if rules.preset in BRITISH:
         from pontoon.british.scenario import run_british_scenario

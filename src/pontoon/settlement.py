@@ -96,7 +96,9 @@ class Transfer(tuple):  # type: ignore[type-arg]
     __slots__ = ()
     __match_args__ = ("source", "dest", "amount", "kind", "player", "reason")
 
-    def __new__(cls, source: Account, dest: Account, amount: Decimal, kind: str, player: str, reason: str) -> Transfer:
+    def __new__(
+        cls, source: Account, dest: Account, amount: Decimal, kind: str, player: str, reason: str
+    ) -> Transfer:
         return _tuple_new(cls, (source, dest, amount, kind, player, reason))
 
     @property
@@ -135,7 +137,9 @@ class Transfer(tuple):  # type: ignore[type-arg]
         return tuple(self)
 
     def __repr__(self) -> str:
-        return "Transfer(source={!r}, dest={!r}, amount={!r}, kind={!r}, player={!r}, reason={!r})".format(*self)
+        return "Transfer(source={!r}, dest={!r}, amount={!r}, kind={!r}, player={!r}, reason={!r})".format(
+            *self
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Plain data: accounts by ``account_json`` (a system account never reads as a name), the amount
@@ -163,8 +167,14 @@ class Transfer(tuple):  # type: ignore[type-arg]
             raise PontoonError(f"transfer amount {obj['amount']!r:.40} is not a decimal") from None
         if not amount.is_finite() or amount < 0:
             raise PontoonError(f"transfer amount {obj['amount']!r:.40} must be a finite amount of 0 or more")
-        return cls(account_from_json(obj["source"]), account_from_json(obj["dest"]), amount,
-                   obj["kind"], obj["player"], obj["reason"])
+        return cls(
+            account_from_json(obj["source"]),
+            account_from_json(obj["dest"]),
+            amount,
+            obj["kind"],
+            obj["player"],
+            obj["reason"],
+        )
 
 
 _tuple_new: Final = tuple.__new__
@@ -180,10 +190,14 @@ class Ledger:
         self.transfers: list[Transfer] = []
         self.balances: defaultdict[Account, Decimal] = defaultdict(lambda: ZERO)
 
-    def move(self, source: Account, dest: Account, amount: Decimal, *, kind: str, player: str, reason: str) -> None:
+    def move(
+        self, source: Account, dest: Account, amount: Decimal, *, kind: str, player: str, reason: str
+    ) -> None:
         self._move(source, dest, amount, kind, player, reason)
 
-    def _move(self, source: Account, dest: Account, amount: Decimal, kind: str, player: str, reason: str) -> None:
+    def _move(
+        self, source: Account, dest: Account, amount: Decimal, kind: str, player: str, reason: str
+    ) -> None:
         if amount <= ZERO:
             if amount < ZERO:
                 raise ValueError(f"negative transfer {amount}")

@@ -95,7 +95,9 @@ def test_hints_match_the_solver_and_are_fast(solutions) -> None:  # type: ignore
     hand = parse_cards("JS 6H")
     up = Card.parse("KC")
     t = time.perf_counter()
-    v = action_values(rules, _remaining(rules, hand + [up]), hand, up, legal=["hit", "stand", "double", "surrender"])
+    v = action_values(
+        rules, _remaining(rules, hand + [up]), hand, up, legal=["hit", "stand", "double", "surrender"]
+    )
     assert time.perf_counter() - t < 1.0
     ref = next(u for u in solutions["mbs"].upcards if u.label == "T").hands[(5, 9)]
     assert v["stand"] == pytest.approx(ref["S"], abs=1e-12)
@@ -115,6 +117,8 @@ def test_hints_super_bonus_and_rescue() -> None:
     assert vs["stand"] == pytest.approx(vm["stand"])
     hand = parse_cards("5S 6H 4C")  # doubled 11, drew a 4: 15 against a picture
     upk = Card.parse("KD")
-    d = action_values(rules, _remaining(rules, hand + [upk]), hand, upk, legal=["stand", "rescue"], doubled=True)
+    d = action_values(
+        rules, _remaining(rules, hand + [upk]), hand, upk, legal=["stand", "rescue"], doubled=True
+    )
     assert d["rescue"] == -1.0 and d["stand"] < -1.0  # rescue the doubled 15 (the chart says F)
     assert basic_strategy(rules)["rescue"]["15"]["T"] == "F"

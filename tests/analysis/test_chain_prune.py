@@ -12,7 +12,9 @@ from pontoon.analysis.states import shoe_counts
 from pontoon.rules.load import resolve_rules
 
 
-@pytest.mark.parametrize(("preset", "up", "p"), [("blackjack", 5, 7), ("mbs", 9, 1), ("federal", 0, 6), ("mbs", 3, 0)])
+@pytest.mark.parametrize(
+    ("preset", "up", "p"), [("blackjack", 5, 7), ("mbs", 9, 1), ("federal", 0, 6), ("mbs", 3, 0)]
+)
 def test_pruned_chain_equals_the_full_chain_where_it_values(preset: str, up: int, p: int) -> None:
     rules = resolve_rules(preset)
     pr = Params.of(rules)

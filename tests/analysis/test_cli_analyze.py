@@ -22,7 +22,9 @@ from pontoon.rules.load import resolve_rules
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     code = "from pontoon.cli.app import main; main()"
-    return subprocess.run([sys.executable, "-c", code, "analyze", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code, "analyze", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_json_report_shape(tmp_path: Path) -> None:
@@ -44,8 +46,14 @@ def test_json_report_shape(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["--rules", "nope"], ["--rules", "mbs", "--set", "decks=9"], ["--rules", "mbs", "--set", "foo"],
-     ["--rules", "mbs", "--bet", "-5"], ["--rules", "british"], ["--rules", "mbs", "--split-strategy", "cdq"]],
+    [
+        ["--rules", "nope"],
+        ["--rules", "mbs", "--set", "decks=9"],
+        ["--rules", "mbs", "--set", "foo"],
+        ["--rules", "mbs", "--bet", "-5"],
+        ["--rules", "british"],
+        ["--rules", "mbs", "--split-strategy", "cdq"],
+    ],
 )
 def test_bad_input_is_one_line_exit_2(args: list[str]) -> None:
     r = _run(*args)
@@ -73,13 +81,18 @@ def test_split_strategy_option_reaches_the_analysis() -> None:
     assert "one_wager" not in rep["method"]
 
 
-@pytest.mark.parametrize(("preset", "strategy", "union", "one_wager"), [
-    ("federal", "cdp1", False, True),
-    ("federal", "cdz", False, True),
-    ("federal", "cdp", True, False),  # CDP's play is not hand by hand: the union stays
-    ("mbs", "cdp1", False, False),
-])
-def test_method_names_what_stays_approximate(preset: str, strategy: str, union: bool, one_wager: bool) -> None:
+@pytest.mark.parametrize(
+    ("preset", "strategy", "union", "one_wager"),
+    [
+        ("federal", "cdp1", False, True),
+        ("federal", "cdz", False, True),
+        ("federal", "cdp", True, False),  # CDP's play is not hand by hand: the union stays
+        ("mbs", "cdp1", False, False),
+    ],
+)
+def test_method_names_what_stays_approximate(
+    preset: str, strategy: str, union: bool, one_wager: bool
+) -> None:
     rules = resolve_rules(preset)
     names = approximations(rules, strategy)
     assert (ONE_WAGER_UNION in names) is union

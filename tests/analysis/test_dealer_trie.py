@@ -13,7 +13,12 @@ from pontoon.analysis.states import shoe_counts, state_space
 
 @pytest.mark.parametrize(
     ("pack", "decks", "h17", "n_rows"),
-    [("standard52", 1, False, 1), ("standard52", 1, True, 13), ("pontoon48", 2, True, 57), ("standard52", 6, False, 203)],
+    [
+        ("standard52", 1, False, 1),
+        ("standard52", 1, True, 13),
+        ("pontoon48", 2, True, 57),
+        ("standard52", 6, False, 203),
+    ],
 )
 def test_all_upcards_equal_the_walk(pack: str, decks: int, h17: bool, n_rows: int) -> None:
     sp = state_space()

@@ -38,8 +38,12 @@ def rescue(total: int, up: int) -> bool:
 
 # uniform 6-7-8 / 7-7-7 pays make suits irrelevant (a stacked shoe has arbitrary suits)
 FLAT = {
-    "pays_678_mixed": Decimal("1.5"), "pays_678_suited": Decimal("1.5"), "pays_678_spades": Decimal("1.5"),
-    "pays_777_mixed": Decimal("1.5"), "pays_777_suited": Decimal("1.5"), "pays_777_spades": Decimal("1.5"),
+    "pays_678_mixed": Decimal("1.5"),
+    "pays_678_suited": Decimal("1.5"),
+    "pays_678_spades": Decimal("1.5"),
+    "pays_777_mixed": Decimal("1.5"),
+    "pays_777_suited": Decimal("1.5"),
+    "pays_777_spades": Decimal("1.5"),
     "super_bonus": False,
 }
 

@@ -35,11 +35,14 @@ def never(total: int, up: int) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("preset", "sets"), [
-    ("mbs", {}),  # up to 4 hands (three here), every live split wager lost to a dealer Pontoon
-    ("mbs", {"max_split_hands": 2}),  # no resplit
-    ("blackjack", {"insurance": False}),  # peek, 3:2 natural
-])
+@pytest.mark.parametrize(
+    ("preset", "sets"),
+    [
+        ("mbs", {}),  # up to 4 hands (three here), every live split wager lost to a dealer Pontoon
+        ("mbs", {"max_split_hands": 2}),  # no resplit
+        ("blackjack", {"insurance": False}),  # peek, 3:2 natural
+    ],
+)
 def test_resplits_match_engine(preset: str, sets: dict[str, object]) -> None:
     rules = resolve_rules(preset, sets)
     if rules.is_pontoon:
@@ -58,8 +61,12 @@ def test_federal_one_wager_rule_close_to_engine() -> None:
     rules = resolve_rules("federal").with_(**FLAT)
     exact = engine_expectation(rules, SHOE, split_nines, never)
     analysed = evaluate_policy(rules, shoe_values(SHOE), split_nines, never)
-    every_hand = evaluate_policy(rules.with_(split_loses_one_wager=False), shoe_values(SHOE), split_nines, never)
-    print(f"federal: engine {exact:.12f} analyser {analysed:.12f} (every live hand charged {every_hand:.12f})")
+    every_hand = evaluate_policy(
+        rules.with_(split_loses_one_wager=False), shoe_values(SHOE), split_nines, never
+    )
+    print(
+        f"federal: engine {exact:.12f} analyser {analysed:.12f} (every live hand charged {every_hand:.12f})"
+    )
     assert abs(analysed - exact) < 2e-3
     assert abs(analysed - exact) < abs(every_hand - exact)
 
@@ -78,7 +85,9 @@ def split_and_hit_19(counts: tuple[int, ...], up: int) -> str:
     return "S"
 
 
-@pytest.mark.parametrize(("preset", "sets"), [("mbs", {}), ("mbs", {"max_split_hands": 3}), ("blackjack", {"insurance": False})])
+@pytest.mark.parametrize(
+    ("preset", "sets"), [("mbs", {}), ("mbs", {"max_split_hands": 3}), ("blackjack", {"insurance": False})]
+)
 def test_resplits_with_busts_match_engine(preset: str, sets: dict[str, object]) -> None:
     rules = resolve_rules(preset, sets)
     if rules.is_pontoon:
@@ -99,7 +108,9 @@ def test_federal_one_wager_rule_with_busts() -> None:
     every_hand = evaluate_policy(
         rules.with_(split_loses_one_wager=False), shoe_values(BUST_SHOE), split_and_hit_19, never
     )
-    print(f"federal (busts): engine {exact:.12f} analyser {analysed:.12f} (every live hand charged {every_hand:.12f})")
+    print(
+        f"federal (busts): engine {exact:.12f} analyser {analysed:.12f} (every live hand charged {every_hand:.12f})"
+    )
     assert analysed == pytest.approx(exact, abs=1e-12)
 
 

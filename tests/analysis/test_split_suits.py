@@ -120,16 +120,37 @@ HIT_8 = {_hand(EIGHT, SEVEN)}
 CASES = {
     # 7s split to three hands against a King: 7-7-7 in spades (3:1), suited (2:1) or mixed, and
     # 6-7-8 from the original hands (7S, 7H) and from a resplit 7 of unknown suit
-    "sevens-3-hands": ("mbs", {"max_split_hands": 3}, ["7S", "KH", "7H"],
-                       ["7D", "7S", "6S", "8S", "6H", "KS", "KS", "KS"], HIT_7),
+    "sevens-3-hands": (
+        "mbs",
+        {"max_split_hands": 3},
+        ["7S", "KH", "7H"],
+        ["7D", "7S", "6S", "8S", "6H", "KS", "KS", "KS"],
+        HIT_7,
+    ),
     # four hands: the second original hand may be completed before the limit is reached
-    "sevens-4-hands": ("mbs", {}, ["7S", "AH", "7H"], ["7D", "7S", "6S", "8S", "KS", "KS", "KS", "KS", "KS"], HIT_7),
+    "sevens-4-hands": (
+        "mbs",
+        {},
+        ["7S", "AH", "7H"],
+        ["7D", "7S", "6S", "8S", "KS", "KS", "KS", "KS", "KS"],
+        HIT_7,
+    ),
     # no resplit: both hands may make 7-7-7 (hitting 7-7), the third 7 drawn from the shoe
-    "sevens-2-hands": ("federal", {"max_split_hands": 2}, ["7S", "KD", "7S"],
-                       ["7S", "7H", "6S", "8S", "8H", "KS", "KS"], HIT_7),
+    "sevens-2-hands": (
+        "federal",
+        {"max_split_hands": 2},
+        ["7S", "KD", "7S"],
+        ["7S", "7H", "6S", "8S", "8H", "KS", "KS"],
+        HIT_7,
+    ),
     # 8s split against a 7 of spades: the up card's suit is one of the 7s a 6-7-8 needs
-    "eights-up-7": ("rws-plus", {"max_split_hands": 3}, ["8S", "7S", "8H"],
-                    ["8S", "7H", "7S", "6S", "6H", "KS", "KS", "KS"], HIT_8),
+    "eights-up-7": (
+        "rws-plus",
+        {"max_split_hands": 3},
+        ["8S", "7S", "8H"],
+        ["8S", "7H", "7S", "6S", "6H", "KS", "KS", "KS"],
+        HIT_8,
+    ),
 }
 
 
@@ -145,7 +166,9 @@ def test_split_bonus_suits_match_engine(case: str) -> None:
     assert abs(averaged - exact) > 1e-3  # the suits matter on this shoe
 
 
-@pytest.mark.parametrize(("n_pair", "n_other", "m"), [(22, 288, 4), (22, 288, 3), (2, 6, 4), (3, 2, 4), (1, 5, 3)])
+@pytest.mark.parametrize(
+    ("n_pair", "n_other", "m"), [(22, 288, 4), (22, 288, 3), (2, 6, 4), (3, 2, 4), (1, 5, 3)]
+)
 def test_order_terminals_refine_split_terminals(n_pair: int, n_other: int, m: int) -> None:
     early, full = order_terminals(n_pair, n_other, m)
     e2, f2 = split_terminals(n_pair, n_other, m)
@@ -202,7 +225,9 @@ def test_hand_pay_by_hand() -> None:
     # three decks less 7S 7S, first 7S: S1 H3 D3 C3 left; two more spades impossible; less 7S 7H:
     # S2 H2 D3 C3 (10): spades (2/10)(1/9) = 1/45 at 3:1
     three = SuitShoe.even(3)
-    assert hand_pay(rules, "777", SEVEN, "S", [(SEVEN, "S"), (SEVEN, "H")], three) == pytest.approx(1.5 + 1.5 / 45)
+    assert hand_pay(rules, "777", SEVEN, "S", [(SEVEN, "S"), (SEVEN, "H")], three) == pytest.approx(
+        1.5 + 1.5 / 45
+    )
 
 
 def _walk_hands(n_pair: int, n_other: int, m: int) -> dict[tuple[str, int, bool], float]:
@@ -220,7 +245,7 @@ def _walk_hands(n_pair: int, n_other: int, m: int) -> dict[tuple[str, int, bool]
                 out[key] = out.get(key, 0.0) + pr * q
             else:
                 name = f"R{fresh}"
-                rec(hands[: cur + 1] + [name] + hands[cur + 1:], cur, done, a + 1, b, pr * q, fresh + 1)
+                rec(hands[: cur + 1] + [name] + hands[cur + 1 :], cur, done, a + 1, b, pr * q, fresh + 1)
         if q < 1:
             nd = done | {hands[cur]}
             if cur + 1 == len(hands):
@@ -239,7 +264,9 @@ def _walk_hands(n_pair: int, n_other: int, m: int) -> dict[tuple[str, int, bool]
 def test_order_terminals_follow_the_engines_order(n_pair: int, n_other: int, m: int) -> None:
     early, full = order_terminals(n_pair, n_other, m)
     walk = _walk_hands(n_pair, n_other, m)
-    mine = {("early", h, True): q for h, q in early.items()} | {("full", k, d): q for (k, d), q in full.items()}
+    mine = {("early", h, True): q for h, q in early.items()} | {
+        ("full", k, d): q for (k, d), q in full.items()
+    }
     assert mine.keys() == walk.keys()
     for key, q in walk.items():
         assert mine[key] == pytest.approx(q, abs=1e-15)

@@ -46,9 +46,20 @@ CARD_RE = re.compile(r'"([A2-9TJQK][SHDC])"')
 
 def snapshot(r: BritishRound) -> Any:
     return (
-        r.phase, r.to_act(), len(r.ledger.transfers), len(r.pack), r.cur, r.pending_split,
-        [(h.owner, list(h.cards), list(h.up), h.stake, h.shoot, h.status, h.twisted, h.last_buy) for h in r.hands],
-        list(r.banker_cards), len(r.log), dict(r.ledger.balances), r.mult,
+        r.phase,
+        r.to_act(),
+        len(r.ledger.transfers),
+        len(r.pack),
+        r.cur,
+        r.pending_split,
+        [
+            (h.owner, list(h.cards), list(h.up), h.stake, h.shoot, h.status, h.twisted, h.last_buy)
+            for h in r.hands
+        ],
+        list(r.banker_cards),
+        len(r.log),
+        dict(r.ledger.balances),
+        r.mult,
     )
 
 
@@ -112,9 +123,21 @@ def check_cards(game: BritishGame, people: int) -> None:
     assert Counter(game.cards_accounted()) == full
 
 
-ILLEGAL_TRIES = [("stake", "1000"), ("stake", "0"), ("buy", "0"), ("twist", None), ("stick", None),
-                 ("split", None), ("burn", None), ("shoot", "100000"), ("double", None), ("pass", None),
-                 ("bogus", None), ("buy", None), ("shoot", "1")]
+ILLEGAL_TRIES = [
+    ("stake", "1000"),
+    ("stake", "0"),
+    ("buy", "0"),
+    ("twist", None),
+    ("stick", None),
+    ("split", None),
+    ("burn", None),
+    ("shoot", "100000"),
+    ("double", None),
+    ("pass", None),
+    ("bogus", None),
+    ("buy", None),
+    ("shoot", "1"),
+]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -125,7 +148,9 @@ ILLEGAL_TRIES = [("stake", "1000"), ("stake", "0"), ("buy", "0"), ("twist", None
     seed=st.integers(0, 2**32 - 1),
     data=st.data(),
 )
-def test_random_legal_play(variations: dict[str, Any], shoot: bool, n_players: int, seed: int, data: st.DataObject) -> None:
+def test_random_legal_play(
+    variations: dict[str, Any], shoot: bool, n_players: int, seed: int, data: st.DataObject
+) -> None:
     variations = dict(variations)
     kind = variations.pop("pontoon_kind")
     if kind != "plain":
@@ -177,7 +202,13 @@ def test_random_legal_play(variations: dict[str, Any], shoot: bool, n_players: i
             if a.low is not None:
                 assert a.high is not None
                 pick = data.draw(st.sampled_from(["low", "high", "mid"]), label="amount")
-                amount = a.low if pick == "low" else a.high if pick == "high" else ((a.low + a.high) / 2).quantize(Decimal("0.01"), ROUND_DOWN)
+                amount = (
+                    a.low
+                    if pick == "low"
+                    else a.high
+                    if pick == "high"
+                    else ((a.low + a.high) / 2).quantize(Decimal("0.01"), ROUND_DOWN)
+                )
             assert r.can(who, a.verb, amount)
             evs = r.act(who, a.verb, amount)
             assert evs and evs[0].kind == "action"

@@ -16,7 +16,9 @@ from pontoon.rules.load import apply_overrides, find_rules
 D = Decimal
 
 
-def make(shoe: str, players: tuple[str, ...] = ("ann",), rules: BritishRules = BRITISH, **opts: Any) -> BritishRound:
+def make(
+    shoe: str, players: tuple[str, ...] = ("ann",), rules: BritishRules = BRITISH, **opts: Any
+) -> BritishRound:
     if opts:
         rules = rules.with_(**opts)
     kitty = D(20) if rules.shoot else D(0)
@@ -25,9 +27,18 @@ def make(shoe: str, players: tuple[str, ...] = ("ann",), rules: BritishRules = B
 
 def snapshot(r: BritishRound) -> Any:
     return (
-        r.phase, r.to_act(), len(r.ledger.transfers), len(r.pack), r.cur,
-        [(h.owner, list(h.cards), list(h.up), h.stake, h.shoot, h.status, h.twisted, h.last_buy) for h in r.hands],
-        list(r.banker_cards), len(r.log), dict(r.ledger.balances),
+        r.phase,
+        r.to_act(),
+        len(r.ledger.transfers),
+        len(r.pack),
+        r.cur,
+        [
+            (h.owner, list(h.cards), list(h.up), h.stake, h.shoot, h.status, h.twisted, h.last_buy)
+            for h in r.hands
+        ],
+        list(r.banker_cards),
+        len(r.log),
+        dict(r.ledger.balances),
     )
 
 
@@ -41,9 +52,16 @@ def test_presets_and_aliases() -> None:
     assert BRITISH.stake_min == 1 and BRITISH.stake_max == 100  # rulings 15a
     assert BRITISH.stick_minimum == 15  # 003 Stick "at least 15"
     # rulings 23: every variation off by default
-    assert not (BRITISH.split_only_aces or BRITISH.banker_may_double or BRITISH.royal_pontoon
-                or BRITISH.ace_picture_beats_ace_ten or BRITISH.ace_ten_not_pontoon or BRITISH.natural_beats_plain
-                or BRITISH.no_buy_fifth_at_11_or_less or BRITISH.shoot)
+    assert not (
+        BRITISH.split_only_aces
+        or BRITISH.banker_may_double
+        or BRITISH.royal_pontoon
+        or BRITISH.ace_picture_beats_ace_ten
+        or BRITISH.ace_ten_not_pontoon
+        or BRITISH.natural_beats_plain
+        or BRITISH.no_buy_fifth_at_11_or_less
+        or BRITISH.shoot
+    )
     assert BRITISH.burn == "none" and BRITISH.pontoon_pays == 2 and BRITISH.banker_pontoon_collects == 2
     assert SHOOT.shoot
 
@@ -267,7 +285,9 @@ def test_burn_not_soft_13() -> None:
 def test_wrong_seat_is_refused_naming_who_is_to_act() -> None:
     r = make("9S 8H 7C 9D KD 9C", players=("ann", "bob"))
     before = snapshot(r)
-    with pytest.raises(IllegalAction, match="not bob's turn; ann is to act.*legal actions for ann: stake 1..100"):
+    with pytest.raises(
+        IllegalAction, match="not bob's turn; ann is to act.*legal actions for ann: stake 1..100"
+    ):
         r.stake("bob", 5)
     with pytest.raises(IllegalAction, match="not dan's turn"):
         r.twist("dan")

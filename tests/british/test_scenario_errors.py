@@ -9,8 +9,13 @@ import pytest
 from pontoon.british import run_british_scenario
 from pontoon.errors import BetError, IllegalAction, ScenarioError
 
-BASE: dict[str, Any] = {"rules": "british", "players": ["ann"], "banker": "dan", "shoe": "9S 8H 7C 9D KD 9C",
-                        "actions": ["ann stake 5", "ann twist"]}
+BASE: dict[str, Any] = {
+    "rules": "british",
+    "players": ["ann"],
+    "banker": "dan",
+    "shoe": "9S 8H 7C 9D KD 9C",
+    "actions": ["ann stake 5", "ann twist"],
+}
 
 
 def run(**changes: Any) -> dict[str, Any]:
@@ -43,9 +48,14 @@ def test_malformed(changes: dict[str, Any], match: str) -> None:
 
 
 def test_illegal_action_names_action_actor_and_legal_actions() -> None:
-    with pytest.raises(IllegalAction, match=r"action 2 'ann split': ann split is not legal now; ann is to act on hand 1 \(play\); legal actions: buy 5..10, twist, stick"):
+    with pytest.raises(
+        IllegalAction,
+        match=r"action 2 'ann split': ann split is not legal now; ann is to act on hand 1 \(play\); legal actions: buy 5..10, twist, stick",
+    ):
         run(actions=["ann stake 5", "ann split"])
-    with pytest.raises(IllegalAction, match=r"action 1 'dan twist': dan twist: not dan's turn; ann is to act"):
+    with pytest.raises(
+        IllegalAction, match=r"action 1 'dan twist': dan twist: not dan's turn; ann is to act"
+    ):
         run(actions=["dan twist"])
     with pytest.raises(BetError, match="accepted 1 to 100"):
         run(actions=["ann stake 500"])
@@ -55,8 +65,14 @@ def test_illegal_action_names_action_actor_and_legal_actions() -> None:
 
 def test_object_actions_and_auto_pass() -> None:
     # the shoot window is passed automatically when the next action is not the shooter's
-    out = run_british_scenario({
-        "rules": "shoot", "kitty": 20, "players": ["ann"], "banker": "dan", "shoe": "9S 8H 7C 9D KD",
-        "actions": [{"seat": "ann", "do": "stake", "amount": 5}, "ann twist"],
-    })
+    out = run_british_scenario(
+        {
+            "rules": "shoot",
+            "kitty": 20,
+            "players": ["ann"],
+            "banker": "dan",
+            "shoe": "9S 8H 7C 9D KD",
+            "actions": [{"seat": "ann", "do": "stake", "amount": 5}, "ann twist"],
+        }
+    )
     assert out["net"]["ann"] == {"stake": -5, "shoot": 0, "total": -5} and out["kitty"] == 20

@@ -150,8 +150,13 @@ def test_simulate_british() -> None:
 def run_cli(text: str, **kw: object) -> tuple[int, str]:
     out = io.StringIO()
     console = Console(file=out, width=100, force_terminal=False, color_system=None)
-    rc = play_british(kw.pop("rules", BRITISH), input_stream=io.StringIO(text), console=console,  # type: ignore[arg-type]
-                      stdin_is_tty=False, **kw)  # type: ignore[arg-type]
+    rc = play_british(
+        kw.pop("rules", BRITISH),
+        input_stream=io.StringIO(text),
+        console=console,  # type: ignore[arg-type]
+        stdin_is_tty=False,
+        **kw,
+    )  # type: ignore[arg-type]
     return rc, out.getvalue()
 
 
@@ -196,4 +201,7 @@ def test_first_banker_chosen_at_random_from_the_injected_rng() -> None:
     # 003: "the first banker is chosen at random (whoever cuts the highest card)"
     chosen = {BritishGame(BRITISH, ["a", "b", "c"], rng=seed).banker for seed in range(40)}
     assert chosen == {"a", "b", "c"}
-    assert BritishGame(BRITISH, ["a", "b", "c"], rng=5).banker == BritishGame(BRITISH, ["a", "b", "c"], rng=5).banker
+    assert (
+        BritishGame(BRITISH, ["a", "b", "c"], rng=5).banker
+        == BritishGame(BRITISH, ["a", "b", "c"], rng=5).banker
+    )

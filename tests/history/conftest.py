@@ -25,22 +25,40 @@ def store(db_url: str):  # type: ignore[no-untyped-def]
     s.close()
 
 
-def run_driver(db: str, *args: str, crash: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_driver(
+    db: str, *args: str, crash: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """The scripted table in a subprocess; ``crash`` sets PONTOON_CRASH_AT (inside:N / after:N)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
     env.pop("PONTOON_CRASH_AT", None)
     if crash:
         env["PONTOON_CRASH_AT"] = crash
-    return subprocess.run([sys.executable, str(DRIVER), "--db", db, *args], capture_output=True, text=True,
-                          env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, str(DRIVER), "--db", db, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def dump(store: Store, table_id: int = 1) -> dict[str, object]:
     """Everything a table recorded, without times and row ids: events, ledger rows, balances, rounds."""
-    evs = [(e["round_no"], e["seq"], e["kind"], e["data"], e["clause"], e["hash"]) for e in store.events_(table_id)]
-    led = [(r["idem"], r["source"], r["dest"], r["amount"], r["kind"], r["player"], r["reason"])
-           for r in store.ledger_(table_id)]
+    evs = [
+        (e["round_no"], e["seq"], e["kind"], e["data"], e["clause"], e["hash"])
+        for e in store.events_(table_id)
+    ]
+    led = [
+        (r["idem"], r["source"], r["dest"], r["amount"], r["kind"], r["player"], r["reason"])
+        for r in store.ledger_(table_id)
+    ]
     rounds = [(r["number"], r["status"], r["result"]) for r in store.rounds_(table_id=table_id)]
     shoes = [(sh["number"], sh["cards"], sh["cut"]) for sh in store.shoes_(table_id)]
-    return {"events": evs, "ledger": led, "balances": store.balances(table_id), "rounds": rounds, "shoes": shoes}
+    return {
+        "events": evs,
+        "ledger": led,
+        "balances": store.balances(table_id),
+        "rounds": rounds,
+        "shoes": shoes,
+    }

@@ -35,9 +35,15 @@ def pick(n: int, *parts: object) -> int:
     return zlib.crc32(":".join(map(str, parts)).encode()) % n
 
 
-def new_table(store: Store, preset: str, seed: int, balance: int = 1000,
-              fair: bool = False, short_shoe: bool = False,
-              secret: bool = False) -> tuple[CasinoTable | BritishGame, Recorder]:
+def new_table(
+    store: Store,
+    preset: str,
+    seed: int,
+    balance: int = 1000,
+    fair: bool = False,
+    short_shoe: bool = False,
+    secret: bool = False,
+) -> tuple[CasinoTable | BritishGame, Recorder]:
     """``fair``: the table deals from ``FairShuffler(test_seed=seed)`` (deterministic, so a killed run
     can be compared with an uninterrupted one, commitments and reveals included). ``short_shoe``: a
     casino shoe of 4 decks cut at 25% (the least the rules allow): a new shoe every few rounds."""
@@ -45,7 +51,9 @@ def new_table(store: Store, preset: str, seed: int, balance: int = 1000,
     if short_shoe and preset not in BRITISH:
         rules = type(rules).model_validate({**rules.model_dump(mode="json"), "decks": 4, "penetration": 0.25})
     t: CasinoTable | BritishGame
-    shuffler = (FairShuffler() if secret else FairShuffler(test_seed=seed)) if fair else None  # secret: real seeds
+    shuffler = (
+        (FairShuffler() if secret else FairShuffler(test_seed=seed)) if fair else None
+    )  # secret: real seeds
     if preset in BRITISH:
         t = BritishGame(rules, ["ann", "bob", "cat"], banker="ann", rng=seed, fair=shuffler)
         rec = Recorder(store, t, label=LABEL, meta={"preset": preset, "seed": seed})
@@ -61,7 +69,10 @@ def casino_round(t: CasinoTable, seed: int) -> None:
     r = t.rules
     rnd = t.round if t.in_round and t.round is not None else t.new_round()
     n = t.rounds_played + 1
-    plan: list[tuple[int, str, str, Decimal]] = [(1, "ann", "main", r.table_min), (2, "bob", "main", r.table_min * 2)]
+    plan: list[tuple[int, str, str, Decimal]] = [
+        (1, "ann", "main", r.table_min),
+        (2, "bob", "main", r.table_min * 2),
+    ]
     for kind in r.side_bets:
         if pick(2, seed, n, kind):
             plan.append((1, "ann", kind, r.side_min))
@@ -72,7 +83,11 @@ def casino_round(t: CasinoTable, seed: int) -> None:
         t.deal()
     while not rnd.is_over():
         seat = rnd.to_act()
-        legal = [a for a in rnd.legal_actions(seat) if a.verb in VERBS and t.can(seat, a)] if isinstance(seat, str) else []
+        legal = (
+            [a for a in rnd.legal_actions(seat) if a.verb in VERBS and t.can(seat, a)]
+            if isinstance(seat, str)
+            else []
+        )
         actor: Any = seat
         if not legal:
             actor = TABLE
@@ -109,8 +124,12 @@ def finish(t: CasinoTable | BritishGame, rec: Recorder) -> None:
 
 
 def summary(store: Store, t: CasinoTable | BritishGame, table_id: int) -> dict[str, Any]:
-    return {"table": table_id, "rounds": t.rounds_played, "balances": {k: str(v) for k, v in t.balances().items()},
-            "last_hash": store.table(table_id)["last_hash"]}
+    return {
+        "table": table_id,
+        "rounds": t.rounds_played,
+        "balances": {k: str(v) for k, v in t.balances().items()},
+        "last_hash": store.table(table_id)["last_hash"],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

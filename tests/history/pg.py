@@ -22,7 +22,9 @@ def cluster() -> Iterator[str]:
     """Yields a base URL ``postgresql+psycopg://postgres@/{db}?host=DIR&port=PORT`` with ``{db}`` to fill."""
     bindir = pg_bin()
     if bindir is None:
-        raise RuntimeError("no PostgreSQL binaries in /usr/lib/postgresql/*/bin (make sysdeps installs postgresql)")
+        raise RuntimeError(
+            "no PostgreSQL binaries in /usr/lib/postgresql/*/bin (make sysdeps installs postgresql)"
+        )
     d = tempfile.mkdtemp(prefix="pontoon-pg-")
     data = os.path.join(d, "data")
     as_root = os.geteuid() == 0
@@ -32,14 +34,23 @@ def cluster() -> Iterator[str]:
         pre = ["runuser", "-u", "postgres", "--"]
     port = 54000 + os.getpid() % 1000
     try:
-        subprocess.run([*pre, f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [*pre, f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+            check=True,
+            capture_output=True,
+        )
         opts = f"-k {d} -c listen_addresses='' -p {port} -c fsync=on"
-        subprocess.run([*pre, f"{bindir}/pg_ctl", "-D", data, "-o", opts, "-l", os.path.join(d, "log"), "-w",
-                        "start"], check=True, capture_output=True, timeout=60)
+        subprocess.run(
+            [*pre, f"{bindir}/pg_ctl", "-D", data, "-o", opts, "-l", os.path.join(d, "log"), "-w", "start"],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         yield f"postgresql+psycopg://postgres@/{{db}}?host={d}&port={port}"
     finally:
-        subprocess.run([*pre, f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"], capture_output=True)
+        subprocess.run(
+            [*pre, f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"], capture_output=True
+        )
         shutil.rmtree(d, ignore_errors=True)
 
 

@@ -19,7 +19,9 @@ from tests.history.driver import VERBS, new_table, pick
 
 
 @pytest.mark.parametrize("preset", ["mbs", "federal", "british", "shoot"])
-def test_a_calls_events_are_committed_before_its_first_is_shown(db_url: str, store: Store, preset: str) -> None:
+def test_a_calls_events_are_committed_before_its_first_is_shown(
+    db_url: str, store: Store, preset: str
+) -> None:
     table, rec = new_table(store, preset, seed=3)
     reader = open_store(db_url)
     tid = rec.table_id

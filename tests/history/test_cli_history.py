@@ -53,8 +53,12 @@ def test_replay_finds_a_difference_and_exits_1(played: str, capsys: pytest.Captu
 
     s = open_store(played)
     with s.engine.begin() as conn:
-        conn.execute(text("UPDATE events SET payload=replace(payload,'\"stand\"','\"hit\"') WHERE kind='action' "
-                          "AND round_no=1 AND table_id=1"))
+        conn.execute(
+            text(
+                "UPDATE events SET payload=replace(payload,'\"stand\"','\"hit\"') WHERE kind='action' "
+                "AND round_no=1 AND table_id=1"
+            )
+        )
     s.close()
     assert run(["replay", "1", "--db", played]) == 1
     assert "replay differs" in capsys.readouterr().err
@@ -62,14 +66,19 @@ def test_replay_finds_a_difference_and_exits_1(played: str, capsys: pytest.Captu
     assert "hash chain breaks" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("args,msg", [
-    (["history", "abc"], "a round is given by its id"),
-    (["history", "9999"], "no round 9999"),
-    (["replay", "-1"], ""),
-    (["history", "--table", "77"], "no table 77"),
-    (["history", "--last", "0"], "--last 0"),
-])
-def test_bad_ids_are_one_line_errors(played: str, args: list[str], msg: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (["history", "abc"], "a round is given by its id"),
+        (["history", "9999"], "no round 9999"),
+        (["replay", "-1"], ""),
+        (["history", "--table", "77"], "no table 77"),
+        (["history", "--last", "0"], "--last 0"),
+    ],
+)
+def test_bad_ids_are_one_line_errors(
+    played: str, args: list[str], msg: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run([*args, "--db", played]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and msg in err
@@ -78,15 +87,20 @@ def test_bad_ids_are_one_line_errors(played: str, args: list[str], msg: str, cap
 def test_missing_bad_and_corrupt_databases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "junk.sqlite"
     bad.write_text("not sqlite at all\n" * 50)
-    for db, msg in ((f"sqlite:///{tmp_path / 'none.sqlite'}", "no history database"), ("bogus", "give sqlite"),
-                    (f"sqlite:///{bad}", "not a database"), ("oracle://x", "accepted are")):
+    for db, msg in (
+        (f"sqlite:///{tmp_path / 'none.sqlite'}", "no history database"),
+        ("bogus", "give sqlite"),
+        (f"sqlite:///{bad}", "not a database"),
+        ("oracle://x", "accepted are"),
+    ):
         assert run(["history", "--db", db]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and msg in err, err
 
 
-def test_play_records_by_default_and_not_with_no_history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_play_records_by_default_and_not_with_no_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import io
 
     url = f"sqlite:///{tmp_path / 'default.sqlite'}"

@@ -22,9 +22,16 @@ def test_two_writers_on_one_file(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
     jobs = [("mbs", 1), ("british", 2)]
     t0 = time.monotonic()
-    procs = [subprocess.Popen([sys.executable, str(DRIVER), "--db", url, "--preset", p, "--seed", str(s),
-                               "--rounds", "15"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for p, s in jobs]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(DRIVER), "--db", url, "--preset", p, "--seed", str(s), "--rounds", "15"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for p, s in jobs
+    ]
     outs = [p.communicate(timeout=180) for p in procs]
     wall = time.monotonic() - t0
     for p, (_out, err) in zip(procs, outs, strict=True):

@@ -24,8 +24,14 @@ from tests.history.driver import new_table, play
 def pontoon(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), COLUMNS="200")
     env.pop("PONTOON_CRASH_AT", None)
-    return subprocess.run([sys.executable, "-m", "pontoon.cli.app", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pontoon.cli.app", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -73,7 +79,9 @@ def test_recorded_play_deals_fair_shoes_and_shows_commitments_and_reveals(casino
     s.close()
 
 
-def test_verify_a_stored_shoe_by_its_id(casino_db: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_a_stored_shoe_by_its_id(
+    casino_db: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     db, _ = casino_db
     code, out, err = cli(capsys, "history", "--db", db, "--json", "--last", "500")
     rows = json.loads(out)
@@ -89,13 +97,15 @@ def test_verify_a_stored_shoe_by_its_id(casino_db: tuple[str, str], capsys: pyte
 
 def _tampered(src: str, dst: Path, change: str) -> str:
     """A copy of the database with one stored event changed by hand (no hash fixed up)."""
-    path = Path(src[len("sqlite:///"):])
+    path = Path(src[len("sqlite:///") :])
     con = sqlite3.connect(dst)
     with sqlite3.connect(path) as old:
         old.backup(con)
     kind = "card" if change == "card" else "shoe_retired"
-    rid, payload = con.execute("SELECT id, payload FROM events WHERE kind = ? AND round_no >= ? ORDER BY id LIMIT 1 OFFSET ?",
-                               (kind, 1 if kind == "card" else 0, 4 if kind == "card" else 0)).fetchone()
+    rid, payload = con.execute(
+        "SELECT id, payload FROM events WHERE kind = ? AND round_no >= ? ORDER BY id LIMIT 1 OFFSET ?",
+        (kind, 1 if kind == "card" else 0, 4 if kind == "card" else 0),
+    ).fetchone()
     data = json.loads(payload)
     if change == "card":
         data["card"] = "KS" if data["card"] != "KS" else "QH"
@@ -107,19 +117,24 @@ def _tampered(src: str, dst: Path, change: str) -> str:
     return f"sqlite:///{dst}"
 
 
-def test_a_tampered_store_fails_with_the_first_difference(casino_db: tuple[str, str], tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_tampered_store_fails_with_the_first_difference(
+    casino_db: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, _ = casino_db
     card_db = _tampered(db, tmp_path / "card.sqlite", "card")
     code, out, _ = cli(capsys, "verify", "1", "--db", card_db)
-    assert code == 1 and re.search(r"^mismatch: card 5 dealt was (KS|QH), the committed order has \w\w there$",
-                                   out.strip().splitlines()[-1]), out
+    assert code == 1 and re.search(
+        r"^mismatch: card 5 dealt was (KS|QH), the committed order has \w\w there$",
+        out.strip().splitlines()[-1],
+    ), out
     seed_db = _tampered(db, tmp_path / "seed.sqlite", "seed")
     code, out, _ = cli(capsys, "verify", "1", "--db", seed_db)
     assert code == 1 and "is not SHA-256 of the revealed server seed" in out.strip().splitlines()[-1]
 
 
-def test_verify_refuses_a_live_shoe_unknown_ids_and_bad_urls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_refuses_a_live_shoe_unknown_ids_and_bad_urls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = f"sqlite:///{tmp_path / 'live.sqlite'}"
     s = open_store(db)
     t, rec = new_table(s, "mbs", 3, fair=True)
@@ -136,7 +151,9 @@ def test_verify_refuses_a_live_shoe_unknown_ids_and_bad_urls(tmp_path: Path, cap
     assert not (tmp_path / "missing.sqlite").exists()  # a reader never creates a database
 
 
-def test_a_table_without_the_fair_shuffle_has_nothing_to_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_table_without_the_fair_shuffle_has_nothing_to_verify(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = f"sqlite:///{tmp_path / 'plain.sqlite'}"
     s = open_store(db)
     t, rec = new_table(s, "mbs", 3, fair=False, short_shoe=True)
@@ -148,17 +165,29 @@ def test_a_table_without_the_fair_shuffle_has_nothing_to_verify(tmp_path: Path, 
     assert code == 2 and "not shuffled with the provably fair shuffle" in err
 
 
-def test_british_play_is_fair_and_its_packs_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_british_play_is_fair_and_its_packs_verify(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = f"sqlite:///{tmp_path / 'british.sqlite'}"
-    p = pontoon("play", "--rules", "british", "--db", db, "--rounds", "10", "--client-seed", "ann's [seed]",
-                stdin="\n" * 400)
+    p = pontoon(
+        "play",
+        "--rules",
+        "british",
+        "--db",
+        db,
+        "--rounds",
+        "10",
+        "--client-seed",
+        "ann's [seed]",
+        stdin="\n" * 400,
+    )
     assert p.returncode == 0, p.stderr
     s = open_store(db)
     news = [e["data"] for e in s.events_(1) if e["kind"] == "new_shoe"]
     shoes = s.shoes_(1)
     s.close()
     assert news and all(n["client_seed"] == "ann's [seed]" and "secret" not in n for n in news)
-    assert "client seed \"ann's [seed]\"" in p.stdout  # shown as given (no markup eaten)
+    assert 'client seed "ann\'s [seed]"' in p.stdout  # shown as given (no markup eaten)
     assert len(shoes) == len(news)
     for sh in shoes:  # every pack is retired by the end (a reshuffle or the table closing)
         code, out, err = cli(capsys, "verify", str(sh["id"]), "--db", db)
@@ -169,7 +198,9 @@ def test_client_seed_is_validated_and_no_history_keeps_the_numpy_shoe(tmp_path: 
     db = f"sqlite:///{tmp_path / 'x.sqlite'}"
     for bad in ("", "x" * 65, "tab\there", "café"):
         p = pontoon("play", "--db", db, "--client-seed", bad, "--rounds", "1", stdin="\ns\n")
-        assert p.returncode == 2 and p.stderr.startswith("error: --client-seed") and p.stderr.count("\n") == 1, p.stderr
+        assert (
+            p.returncode == 2 and p.stderr.startswith("error: --client-seed") and p.stderr.count("\n") == 1
+        ), p.stderr
     p = pontoon("play", "--no-history", "--client-seed", "abc", stdin="")
     assert p.returncode == 2 and "leave out --no-history" in p.stderr
     a = pontoon("play", "--no-history", "--seed", "5", "--rounds", "3", stdin="\ns\n" * 10)
@@ -180,14 +211,32 @@ def test_client_seed_is_validated_and_no_history_keeps_the_numpy_shoe(tmp_path: 
     assert "NOT secret" in help_text and "--client-seed" in help_text
 
 
-def test_train_saves_its_summary_and_history_lists_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_train_saves_its_summary_and_history_lists_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = f"sqlite:///{tmp_path / 'drills.sqlite'}"
     p = pontoon("train", "--rules", "mbs", "--seed", "3", "--db", db, stdin="h\ns\nd\ns\nh\ns\n")
     assert p.returncode == 0, p.stderr
-    m = re.search(r"session: (\d+) hands, (\d+) decisions, (\d+) correct \(([\d.]+)%\); cost ([\d.]+) wagers, "
-                  r"([\d.]+) per 100 hands", p.stdout)
+    m = re.search(
+        r"session: (\d+) hands, (\d+) decisions, (\d+) correct \(([\d.]+)%\); cost ([\d.]+) wagers, "
+        r"([\d.]+) per 100 hands",
+        p.stdout,
+    )
     assert m and "saved as drill session 1" in p.stdout
-    q = pontoon("train", "--rules", "mbs", "--only", "pairs", "--hands", "2", "--seed", "1", "--db", db, stdin="s\ns\n")
+    q = pontoon(
+        "train",
+        "--rules",
+        "mbs",
+        "--only",
+        "pairs",
+        "--hands",
+        "2",
+        "--seed",
+        "1",
+        "--db",
+        db,
+        stdin="s\ns\n",
+    )
     assert q.returncode == 0, q.stderr
     pontoon("train", "--rules", "mbs", "--hands", "1", "--seed", "1", "--db", db, "--no-history", stdin="s\n")
     code, out, err = cli(capsys, "history", "--drills", "--json", "--db", db)
@@ -196,7 +245,10 @@ def test_train_saves_its_summary_and_history_lists_it(tmp_path: Path, capsys: py
     assert [r["id"] for r in rows] == [1, 2] and [r["only"] for r in rows] == ["all", "pairs"]
     first = rows[0]
     assert (first["hands"], first["decisions"], first["correct"]) == tuple(int(m.group(i)) for i in (1, 2, 3))
-    assert abs(first["cost"] - float(m.group(5))) < 1e-4 and abs(first["cost_per_100"] - float(m.group(6))) < 1e-3
+    assert (
+        abs(first["cost"] - float(m.group(5))) < 1e-4
+        and abs(first["cost_per_100"] - float(m.group(6))) < 1e-3
+    )
     assert first["seed"] == "3" and len(first["worst"]) == first["decisions"] - first["correct"]
     for w in first["worst"]:
         assert f"worst: {w['spot']}: you {w['answer']}, best {w['best']}" in p.stdout

@@ -22,8 +22,12 @@ class _Stop(Exception):
 
 
 @settings(max_examples=8, deadline=None)
-@given(preset=st.sampled_from(CASINO + BRITISH), seed=st.integers(0, 2**32), frac=st.floats(0.02, 0.98),
-       fair=st.booleans())
+@given(
+    preset=st.sampled_from(CASINO + BRITISH),
+    seed=st.integers(0, 2**32),
+    frac=st.floats(0.02, 0.98),
+    fair=st.booleans(),
+)
 def test_recovery_from_any_stop_point(preset: str, seed: int, frac: float, fair: bool) -> None:
     """``fair``: a FairShuffler table in test mode with a short casino shoe (commitments and reveals
     must come out equal too)."""
@@ -61,8 +65,9 @@ def test_recovery_from_any_stop_point(preset: str, seed: int, frac: float, fair:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(word=st.text(min_size=1, max_size=40).filter(lambda w: not w.startswith("-")),
-       url=st.text(max_size=60))
+@given(
+    word=st.text(min_size=1, max_size=40).filter(lambda w: not w.startswith("-")), url=st.text(max_size=60)
+)
 def test_hostile_ids_and_urls(word: str, url: str, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()  # each example reads its own output
     for args in (["history", word, "--db", url or "x"], ["replay", word, "--db", url or "x"]):

@@ -39,13 +39,22 @@ def _reference(tmp: Path, preset: str, seed: int, rounds: int, fair: bool = Fals
     return out
 
 
-def _killed_run(tmp: Path, preset: str, seed: int, rounds: int, crashes: list[str], stats: Counter[str],
-               fair: bool = False) -> dict[str, object]:
+def _killed_run(
+    tmp: Path,
+    preset: str,
+    seed: int,
+    rounds: int,
+    crashes: list[str],
+    stats: Counter[str],
+    fair: bool = False,
+) -> dict[str, object]:
     url = f"sqlite:///{tmp / f'kill-{preset}-{seed}-{fair}.sqlite'}"
     first = True
     finished = False
     for crash in crashes:
-        args = ["--preset", preset, "--seed", str(seed), "--rounds", str(rounds)] + ([] if first else ["--resume"])
+        args = ["--preset", preset, "--seed", str(seed), "--rounds", str(rounds)] + (
+            [] if first else ["--resume"]
+        )
         args += ["--fair"] if fair else []
         p = run_driver(url, *args, crash=crash)
         if p.returncode == 0:
@@ -60,8 +69,17 @@ def _killed_run(tmp: Path, preset: str, seed: int, rounds: int, crashes: list[st
         stats[f"last:{evs[-1]['kind'] if evs else 'none'}"] += 1
         s.close()
     if not finished:
-        p = run_driver(url, "--preset", preset, "--seed", str(seed), "--rounds", str(rounds),
-                       *([] if first else ["--resume"]), *(["--fair"] if fair else []))
+        p = run_driver(
+            url,
+            "--preset",
+            preset,
+            "--seed",
+            str(seed),
+            "--rounds",
+            str(rounds),
+            *([] if first else ["--resume"]),
+            *(["--fair"] if fair else []),
+        )
         assert p.returncode == 0, p.stderr[-2000:]
     s = open_store(url)
     assert s.integrity() == "ok"
@@ -104,8 +122,12 @@ def test_sigkill_from_outside_at_a_random_moment(tmp_path: Path) -> None:
     want = _reference(tmp_path, "federal", 8, 60)
     url = f"sqlite:///{tmp_path / 'outside.sqlite'}"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
-    p = subprocess.Popen([sys.executable, str(DRIVER), "--db", url, "--preset", "federal", "--seed", "8",
-                          "--rounds", "60"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, str(DRIVER), "--db", url, "--preset", "federal", "--seed", "8", "--rounds", "60"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     # wait until the table is recording, then kill at a random moment
     deadline = time.time() + 60
     while time.time() < deadline and p.poll() is None:
@@ -150,8 +172,14 @@ def _play(db: str, args: list[str], text: str, crash: str | None = None) -> subp
     env.pop("PONTOON_CRASH_AT", None)
     if crash:
         env["PONTOON_CRASH_AT"] = crash
-    return subprocess.run([sys.executable, "-m", "pontoon.cli.app", "play", "--db", db, *args], input=text,
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pontoon.cli.app", "play", "--db", db, *args],
+        input=text,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("rules,answers", [("mbs", "\ns\n"), ("british", "\n")])

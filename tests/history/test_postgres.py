@@ -16,7 +16,9 @@ from tests.history.pg import cluster, create_db, pg_bin
 
 pytestmark = [
     pytest.mark.postgres,
-    pytest.mark.skipif(pg_bin() is None, reason="no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps"),
+    pytest.mark.skipif(
+        pg_bin() is None, reason="no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps"
+    ),
 ]
 
 
@@ -100,8 +102,14 @@ def test_ledger_row_twice_is_refused(pg_url: str) -> None:
     t, rec = new_table(s, "mbs", 1)
     row = s.ledger_(rec.table_id)[0]
     with s.engine.begin() as conn, pytest.raises(HistoryError, match="already written"):
-        s.write_ledger(conn, rec.table_id, None, int(row["event_id"]), row["idem"],
-                       {k: row[k] for k in ("source", "dest", "amount", "kind", "player", "reason")})
+        s.write_ledger(
+            conn,
+            rec.table_id,
+            None,
+            int(row["event_id"]),
+            row["idem"],
+            {k: row[k] for k in ("source", "dest", "amount", "kind", "player", "reason")},
+        )
     assert len(s.ledger_(rec.table_id)) == 2  # ann's and bob's deposits, once each
     s.close()
 
@@ -126,7 +134,9 @@ def test_fair_table_killed_verifies_and_drills_on_postgres(pg_url: str, tmp_path
     t, rec = new_table(ref, "rws-plus", 4, fair=True, short_shoe=True)
     play(t, 4, 12)
     finish(t, rec)
-    p = run_driver(pg_url, "--preset", "rws-plus", "--seed", "4", "--rounds", "12", "--fair", crash="inside:30")
+    p = run_driver(
+        pg_url, "--preset", "rws-plus", "--seed", "4", "--rounds", "12", "--fair", crash="inside:30"
+    )
     assert p.returncode == -signal.SIGKILL, p.stderr[-1500:]
     p = run_driver(pg_url, "--seed", "4", "--rounds", "12", "--resume")
     assert p.returncode == 0, p.stderr[-1500:]
@@ -139,9 +149,26 @@ def test_fair_table_killed_verifies_and_drills_on_postgres(pg_url: str, tmp_path
     assert len(shoes) >= 2
     for sh in shoes:
         assert verify_record(shoe_record(s, int(sh["id"]))["record"]).ok
-    did = save_drill(s, {"rules": "mbs", "only": "all", "hands": 3, "decisions": 4, "correct": 3, "accuracy": 0.75,
-                         "cost": 0.1234567, "cost_per_100_hands": 4.115223, "worst": []}, seed=2**70)
+    did = save_drill(
+        s,
+        {
+            "rules": "mbs",
+            "only": "all",
+            "hands": 3,
+            "decisions": 4,
+            "correct": 3,
+            "accuracy": 0.75,
+            "cost": 0.1234567,
+            "cost_per_100_hands": 4.115223,
+            "worst": [],
+        },
+        seed=2**70,
+    )
     row = [r for r in list_drills(s) if r["id"] == did][0]
-    assert row["cost"] == Decimal("0.123457") and row["accuracy"] == Decimal("0.750000") and row["seed"] == str(2**70)
+    assert (
+        row["cost"] == Decimal("0.123457")
+        and row["accuracy"] == Decimal("0.750000")
+        and row["seed"] == str(2**70)
+    )
     audit(s)
     s.close()

@@ -20,8 +20,16 @@ class _Stop(Exception):
     pass
 
 
-def _play_until(url: str, preset: str, seed: int, rounds: int, stop_after: int, fair: bool = False,
-                short_shoe: bool = False, secret: bool = False) -> None:
+def _play_until(
+    url: str,
+    preset: str,
+    seed: int,
+    rounds: int,
+    stop_after: int,
+    fair: bool = False,
+    short_shoe: bool = False,
+    secret: bool = False,
+) -> None:
     """Play, and stop dead (no close, no booking) after ``stop_after`` recorded events."""
     s = open_store(url)
     t, rec = new_table(s, preset, seed, fair=fair, short_shoe=short_shoe, secret=secret)
@@ -77,7 +85,11 @@ def test_a_fair_table_recovers_at_every_kind_of_boundary(tmp_path, preset: str) 
     total = len(evs)
     shoe_at = [i for i, e in enumerate(evs) if e[2] == "new_shoe"]  # type: ignore[index]
     assert len(shoe_at) >= 2 and [e[2] for e in evs].count("shoe_retired") == len(shoe_at)  # type: ignore[index]
-    stops = {2, 3, total // 3, total // 2, total - 3} | {i + 1 for i in shoe_at[1:3]} | {i + 2 for i in shoe_at[1:3]}
+    stops = (
+        {2, 3, total // 3, total // 2, total - 3}
+        | {i + 1 for i in shoe_at[1:3]}
+        | {i + 2 for i in shoe_at[1:3]}
+    )
     for stop in sorted(x for x in stops if 1 <= x < total):
         url = f"sqlite:///{tmp_path / f'f{stop}.sqlite'}"
         _play_until(url, preset, seed, rounds, stop, fair=True, short_shoe=True)
@@ -165,7 +177,9 @@ def _dealt_undecided(store):  # type: ignore[no-untyped-def]
         t.place_bet(2, "bob", "main", Decimal(20))
         assert rnd.to_act() is BETTING and t.balance("ann") == 950
         t.deal()
-        if not rnd.is_over() and not any("house" in str(x.source) + str(x.dest) for x in rnd.ledger.transfers):
+        if not rnd.is_over() and not any(
+            "house" in str(x.source) + str(x.dest) for x in rnd.ledger.transfers
+        ):
             return t, rec
         rec.close()
     raise AssertionError("no seed gave an undecided dealt round")

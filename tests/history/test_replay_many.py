@@ -57,8 +57,10 @@ def test_a_changed_stored_card_is_found_by_replay(store) -> None:  # type: ignor
     play(t, 11, 2)
     rid = int(store.rounds_(table_id=rec.table_id)[0]["id"])
     with store.engine.begin() as conn:
-        conn.execute(text("UPDATE ledger SET amount='999' WHERE round_id=:r AND kind='main' AND reason='stake'"),
-                     {"r": rid})
+        conn.execute(
+            text("UPDATE ledger SET amount='999' WHERE round_id=:r AND kind='main' AND reason='stake'"),
+            {"r": rid},
+        )
     with pytest.raises(ReplayMismatch):
         replay_round(store, rid)
     # even with the hashes recomputed over the altered rows, the money no longer agrees with the engine
@@ -78,6 +80,10 @@ def _rehash(store, table_id: int) -> None:  # type: ignore[no-untyped-def]
     prev = ""
     with store.engine.begin() as conn:
         for e in evs:
-            h = chain_hash(prev, event_body(e["round_no"], e["seq"], e["kind"], e["data"], e["clause"], e["transfers"]))
-            conn.execute(text("UPDATE events SET prev_hash=:p, hash=:h WHERE id=:i"), {"p": prev, "h": h, "i": e["id"]})
+            h = chain_hash(
+                prev, event_body(e["round_no"], e["seq"], e["kind"], e["data"], e["clause"], e["transfers"])
+            )
+            conn.execute(
+                text("UPDATE events SET prev_hash=:p, hash=:h WHERE id=:i"), {"p": prev, "h": h, "i": e["id"]}
+            )
             prev = h

@@ -63,10 +63,13 @@ def test_round_trip_equals_the_table(store):  # type: ignore[no-untyped-def]
         assert bal[f'"{p}"'] == t.balance(p)
     last = store.events_(tid, round_no=12)
     assert t.round is not None
-    assert [(e["seq"], e["kind"], e["data"]) for e in last] == [(e.seq, e.kind, e.data) for e in t.round.log.events]
+    assert [(e["seq"], e["kind"], e["data"]) for e in last] == [
+        (e.seq, e.kind, e.data) for e in t.round.log.events
+    ]
     ledger = store.ledger_(tid, round_id=int(rounds[-1]["id"]))
     assert [{k: r[k] for k in ("source", "dest", "amount", "kind", "player", "reason")} for r in ledger] == [
-        x.to_json() for x in t.round.ledger.transfers]
+        x.to_json() for x in t.round.ledger.transfers
+    ]
     # the shoe's full order is stored privately and is the table's shoe
     shoes = store.shoes_(tid)
     assert shoes[-1]["cards"].split() == [str(c) for c in t.shoe.dealt_cards() + t.shoe.remaining_cards()]
@@ -82,14 +85,41 @@ def test_a_ledger_row_is_written_once(store):  # type: ignore[no-untyped-def]
     with store.engine.begin() as conn:
         row = store.ledger_(rec.table_id)[0]
         with pytest.raises(HistoryError, match="already written"):
-            store.write_ledger(conn, rec.table_id, None, int(row["event_id"]), row["idem"],
-                               {k: row[k] for k in ("source", "dest", "amount", "kind", "player", "reason")})
+            store.write_ledger(
+                conn,
+                rec.table_id,
+                None,
+                int(row["event_id"]),
+                row["idem"],
+                {k: row[k] for k in ("source", "dest", "amount", "kind", "player", "reason")},
+            )
     assert len(store.ledger_(rec.table_id)) == 1
     # an event written twice (same table, round, seq) is refused too, and nothing of its batch stays
     with pytest.raises(Exception, match="UNIQUE|unique"):
-        store.append(rec.table_id, Batch(rows=[Row(0, 1, "join", {"player": "x", "balance": "1"}, "",
-                                                   [{"source": {"cashier": "cage"}, "dest": "x", "amount": "1",
-                                                     "kind": "deposit", "player": "x", "reason": "again"}])]))
+        store.append(
+            rec.table_id,
+            Batch(
+                rows=[
+                    Row(
+                        0,
+                        1,
+                        "join",
+                        {"player": "x", "balance": "1"},
+                        "",
+                        [
+                            {
+                                "source": {"cashier": "cage"},
+                                "dest": "x",
+                                "amount": "1",
+                                "kind": "deposit",
+                                "player": "x",
+                                "reason": "again",
+                            }
+                        ],
+                    )
+                ]
+            ),
+        )
     assert len(store.ledger_(rec.table_id)) == 1
     assert store.balances(rec.table_id)['"ann"'] == Decimal(100)
 
@@ -101,8 +131,10 @@ def test_hash_chain_catches_an_altered_event(store, db_url):  # type: ignore[no-
     audit(store)
     with store.engine.begin() as conn:  # someone edits a stored card
         eid = conn.execute(text("SELECT id FROM events WHERE kind='card' ORDER BY id LIMIT 1")).scalar()
-        conn.execute(text("UPDATE events SET payload=replace(payload, '\"card\":\"', '\"card\":\"A') WHERE id=:i"),
-                     {"i": eid})
+        conn.execute(
+            text('UPDATE events SET payload=replace(payload, \'"card":"\', \'"card":"A\') WHERE id=:i'),
+            {"i": eid},
+        )
     with pytest.raises(HistoryError, match="hash chain breaks"):
         audit(store)
     from pontoon.replay import ReplayMismatch
@@ -116,13 +148,17 @@ def test_audit_finds_a_balance_that_is_not_its_ledger_sum(store):  # type: ignor
     casino_round(t, 4)  # type: ignore[arg-type]
     with store.engine.begin() as conn:
         conn.execute(text("UPDATE accounts SET balance='5000' WHERE account='\"ann\"'"))
-    with pytest.raises(HistoryError, match="account \"ann\" holds 5000"):
+    with pytest.raises(HistoryError, match='account "ann" holds 5000'):
         audit(store)
 
 
 def test_bad_urls_and_files_are_one_line_errors(tmp_path: Path) -> None:
-    for url, msg in [("nothing", "give sqlite"), ("mysql://x/y", "accepted are"), ("sqlite://", "in-memory"),
-                     ("sqlite:///:memory:", "in-memory")]:
+    for url, msg in [
+        ("nothing", "give sqlite"),
+        ("mysql://x/y", "accepted are"),
+        ("sqlite://", "in-memory"),
+        ("sqlite:///:memory:", "in-memory"),
+    ]:
         with pytest.raises(HistoryError, match=msg):
             open_store(url)
     bad = tmp_path / "bad.sqlite"
@@ -157,8 +193,13 @@ def test_bench_history_runs() -> None:
     import sys
 
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, str(root / "bench" / "bench_history.py"), "5", "--no-pg"],
-                         capture_output=True, text=True, timeout=300, check=False)
+    out = subprocess.run(
+        [sys.executable, str(root / "bench" / "bench_history.py"), "5", "--no-pg"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "synchronous=FULL" in out.stdout and "events/s" in out.stdout
 

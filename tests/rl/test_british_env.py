@@ -16,7 +16,10 @@ def test_api_test(rules: str) -> None:
     api_test(british_v0.env(rules=rules, seats=4, rounds=8), num_cycles=200)
 
 
-@pytest.mark.parametrize("rules,overrides", [("british", {}), ("shoot", {}), ("british", {"burn": "hard13", "banker_may_double": True})])
+@pytest.mark.parametrize(
+    "rules,overrides",
+    [("british", {}), ("shoot", {}), ("british", {"burn": "hard13", "banker_may_double": True})],
+)
 def test_masks_match_engine_and_bank_passes(rules: str, overrides: dict) -> None:
     env = british_v0.raw_env(rules=rules, seats=4, rounds=60, **overrides)
     env.reset(seed=5)

@@ -54,8 +54,14 @@ def test_rules_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"rules": "british"}, {"rules": "nope"}, {"rules": "mbs", "decks": 2}, {"rules": "mbs", "bet": 5},
-     {"rules": "mbs", "side_bets": {"bonus": 5}}, {"rules": "mbs", "illegal": "x"}],
+    [
+        {"rules": "british"},
+        {"rules": "nope"},
+        {"rules": "mbs", "decks": 2},
+        {"rules": "mbs", "bet": 5},
+        {"rules": "mbs", "side_bets": {"bonus": 5}},
+        {"rules": "mbs", "illegal": "x"},
+    ],
 )
 def test_bad_arguments_are_one_line_errors(kwargs: dict) -> None:
     with pytest.raises(PontoonError) as e:
@@ -78,7 +84,9 @@ def _engine_accepts(env: PontoonEnv, verb: str) -> bool:
     if verb == "insure":
         bettor = rnd.boxes[1].bettor(PLAYER)
         assert bettor is not None
-        return rnd.can(PLAYER, Action("insure", 1, PLAYER, (bettor.main / 2).quantize(Decimal("0.01"), "ROUND_DOWN")))
+        return rnd.can(
+            PLAYER, Action("insure", 1, PLAYER, (bettor.main / 2).quantize(Decimal("0.01"), "ROUND_DOWN"))
+        )
     return rnd.can(PLAYER, Action(verb, 1))
 
 
@@ -105,7 +113,10 @@ def test_masks_match_engine_over_random_play(preset: str) -> None:
             a = int(rng.choice(np.flatnonzero(mask)))
             obs, r, done, trunc, info = env.step(a)
             assert not trunc
-        assert Decimal(info["net"]) / env.bet == Decimal(str(r)) or abs(float(Decimal(info["net"]) / env.bet) - r) < 1e-12
+        assert (
+            Decimal(info["net"]) / env.bet == Decimal(str(r))
+            or abs(float(Decimal(info["net"]) / env.bet) - r) < 1e-12
+        )
         shuffles = env.shoes_used
     assert {"hit", "stand", "double"} <= seen
     assert shuffles >= 2  # the cut card came out and a new shoe was shuffled
@@ -182,8 +193,11 @@ def _episode_to_scenario(env: PontoonEnv, actions: list[str]) -> dict:
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), preset=st.sampled_from(["mbs", "federal", "rws-plus", "blackjack"]),
-       picks=st.lists(st.integers(0, 6), min_size=12, max_size=12))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    preset=st.sampled_from(["mbs", "federal", "rws-plus", "blackjack"]),
+    picks=st.lists(st.integers(0, 6), min_size=12, max_size=12),
+)
 def test_env_episode_matches_scenario_runner(seed: int, preset: str, picks: list[int]) -> None:
     sides = {"pair": 5} if preset in ("mbs", "rws-plus") else {}
     env = PontoonEnv(preset, side_bets=sides)

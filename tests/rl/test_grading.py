@@ -22,7 +22,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def pontoon(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pontoon.cli.app", *args], input=stdin, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "pontoon.cli.app", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -39,8 +43,10 @@ def test_worse_chart_costs_exactly_more() -> None:
     never_hit_12 = json.loads(json.dumps(basic))
     for t in range(12, 17):
         never_hit_12["hard"][str(t)] = {u: "S" for u in never_hit_12["hard"][str(t)]}
-    stand_all = {"hard": {str(t): {u: "S" for u in basic["hard"]["12"]} for t in range(4, 21)},
-                 "soft": {str(t): {u: "S" for u in basic["hard"]["12"]} for t in range(12, 21)}}
+    stand_all = {
+        "hard": {str(t): {u: "S" for u in basic["hard"]["12"]} for t in range(4, 21)},
+        "soft": {str(t): {u: "S" for u in basic["hard"]["12"]} for t in range(12, 21)},
+    }
     e_basic, e_12, e_stand = (chart_ev(rules, c) for c in (basic, never_hit_12, stand_all))
     assert e_basic > e_12 > e_stand
     assert compare_charts(basic, basic)["differ"] == 0
@@ -64,7 +70,9 @@ def test_chart_policy_plays_the_chart() -> None:
             continue
         code = row[up].split(";")[0]
         a = ACTIONS[pol.act(obs)]
-        want = {"H": "hit", "S": "stand", "D": "double", "Ds": "double", "R": "surrender", "Rs": "surrender"}[code]
+        want = {"H": "hit", "S": "stand", "D": "double", "Ds": "double", "R": "surrender", "Rs": "surrender"}[
+            code
+        ]
         if want in env.legal_verbs():
             assert a == want, (obs, code, a)
             checked += 1
@@ -81,7 +89,9 @@ def test_basic_beats_random_in_play() -> None:
 def test_evaluate_command_with_a_chart_file(tmp_path: Path) -> None:
     chart = tmp_path / "c.json"
     chart.write_text(json.dumps(basic_strategy(find_rules("federal"))))
-    p = pontoon("rl", "evaluate", str(chart), "--rules", "federal", "--rounds", "300", "--seed", "2", "--json")
+    p = pontoon(
+        "rl", "evaluate", str(chart), "--rules", "federal", "--rounds", "300", "--seed", "2", "--json"
+    )
     assert p.returncode == 0, p.stderr
     rep = json.loads(p.stdout)
     assert rep["played"]["rounds"] == 300
@@ -90,8 +100,14 @@ def test_evaluate_command_with_a_chart_file(tmp_path: Path) -> None:
     assert p.returncode == 0 and "per unit wager" in p.stdout and "exact EV" not in p.stdout
 
 
-@pytest.mark.parametrize("args,needle", [(["nope.json"], "not 'basic'"), (["basic", "--rules", "british"], "casino"),
-                                         (["basic", "--rounds", "0"], "--rounds")])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["nope.json"], "not 'basic'"),
+        (["basic", "--rules", "british"], "casino"),
+        (["basic", "--rounds", "0"], "--rounds"),
+    ],
+)
 def test_evaluate_bad_input(args: list[str], needle: str) -> None:
     p = pontoon("rl", "evaluate", *args)
     assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr
@@ -142,15 +158,32 @@ def test_trained_agent_nears_basic_strategy() -> None:
 
 
 def test_bench_rl_runs() -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_rl.py"), "400"], capture_output=True,
-                         text=True, timeout=300, check=False)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_rl.py"), "400"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "Blackjack-v1" in out.stdout and "steps/s" in out.stdout
 
 
 def test_example_script_runs_tiny(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "train_tabular_mbs.py"), "--episodes", "2000",
-                          "--out", str(tmp_path / "c.json")], capture_output=True, text=True, timeout=300, check=False)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "train_tabular_mbs.py"),
+            "--episodes",
+            "2000",
+            "--out",
+            str(tmp_path / "c.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "cells differing" in out.stdout and (tmp_path / "c.json").exists()
     assert np.isfinite(chart_ev(find_rules("mbs"), json.loads((tmp_path / "c.json").read_text())))

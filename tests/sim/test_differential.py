@@ -166,7 +166,9 @@ def test_federal_split_boxes_against_a_dealer_pontoon(strategy: str) -> None:
         status, net = play_engine_round(rules, cards, spec.strat, bet=spec.bet, comp=spec.comp, keep=keep)
         assert (status == "void") == bool(rec[i, 0, K.NK + 1])
         got = _to_money(int(rec[i, 0, K.K_MAIN]), spec.quantum)
-        assert got == net[1]["main"], f"shoe {' '.join(map(str, cards))}: kernel {got}, engine {net[1]['main']}"
+        assert got == net[1]["main"], (
+            f"shoe {' '.join(map(str, cards))}: kernel {got}, engine {net[1]['main']}"
+        )
         rnd = keep[0]
         hands = rnd.boxes[1].hands
         d = rnd.dealer_cards

@@ -56,7 +56,9 @@ def _check(kind: str, small: int) -> None:
         peak_rss_kib(kind, 2_000)  # compile or load the kernels first: the cache is warm for both sizes
     a = peak_rss_kib(kind, small)
     b = peak_rss_kib(kind, 10 * small)
-    assert b - a <= TOLERANCE_KIB[kind], f"{kind}: peak RSS {a} KiB at {small} rounds, {b} KiB at {10 * small}"
+    assert b - a <= TOLERANCE_KIB[kind], (
+        f"{kind}: peak RSS {a} KiB at {small} rounds, {b} KiB at {10 * small}"
+    )
 
 
 def test_plot_memory_does_not_grow_with_rounds_ci() -> None:

@@ -19,7 +19,11 @@ def _tree(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _cached(cache: Path) -> list[str]:
-    names = ["_kernels.run_random-88.py311.nbi", "_kernels.run_random-88.py311.1.nbc", "_round._comp_code-9.py311.nbi"]
+    names = [
+        "_kernels.run_random-88.py311.nbi",
+        "_kernels.run_random-88.py311.1.nbc",
+        "_round._comp_code-9.py311.nbi",
+    ]
     for n in names:
         (cache / n).write_bytes(b"x")
     (cache / "other.f-1.py311.nbi").write_bytes(b"x")  # not a simulator kernel: kept

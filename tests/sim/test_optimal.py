@@ -184,7 +184,9 @@ def _value_up(rules, up: int, multi: dict[int, np.ndarray] | None) -> float:  # 
             elif code & ot.OPT_SPLIT:
                 ev += w * wt * opts["P"]
             else:
-                ev += w * wt * (opts[{0: "H", 1: "S", 2: "D", 5: "R"}[code & 7]] + (adj if code == 0 else 0.0))
+                ev += (
+                    w * wt * (opts[{0: "H", 1: "S", 2: "D", 5: "R"}[code & 7]] + (adj if code == 0 else 0.0))
+                )
     return ev
 
 
@@ -218,8 +220,9 @@ def test_federal_table_layout_by_a2() -> None:
     assert spec.comp.shape == (11, 3 * K.COMP_KINDS, n)
     rescue = ot.optimal_rescue(rules)  # the same rescue bits laid on every block
     for t in range(3):
-        np.testing.assert_array_equal(spec.comp[:, t * K.COMP_KINDS : (t + 1) * K.COMP_KINDS],
-                                      ot.with_rescue(by_a2[t], rescue))
+        np.testing.assert_array_equal(
+            spec.comp[:, t * K.COMP_KINDS : (t + 1) * K.COMP_KINDS], ot.with_rescue(by_a2[t], rescue)
+        )
         np.testing.assert_array_equal(by_a2[t, :, :2], optimal_tables(rules)[:, :2])  # two cards
     a25 = state_space().find([1, 1, 0, 0, 1, 0, 0, 0, 0, 0])
     assert spec.comp[6, 2, a25] & 7 == K.C_D  # a2 = 0: 2-5-A
@@ -240,8 +243,10 @@ def test_federal_table_by_a2_is_worth_ev_optimal_against_a_six() -> None:
     by_a2 = ot.optimal_tables_by_a2(rules)
     ev = _value_up(rules, up, {t: by_a2[t, up + 1, ot.KIND_MULTI] for t in range(3)})
     old = _value_up(rules, up, {t: optimal_tables(rules)[up + 1, ot.KIND_MULTI] for t in range(3)})
-    print(f"against a 6: optimal {exact:.9f} (house_edge.optimal's {u6:.9f}), table by a2 {ev:.9f}, "
-          f"state-only table {old:.9f}")
+    print(
+        f"against a 6: optimal {exact:.9f} (house_edge.optimal's {u6:.9f}), table by a2 {ev:.9f}, "
+        f"state-only table {old:.9f}"
+    )
     assert exact == pytest.approx(u6, abs=2e-6)  # suits: which suit, not only one or two
     assert ev == pytest.approx(exact, abs=1e-12)
     assert old < exact - 1e-4

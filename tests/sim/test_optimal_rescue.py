@@ -50,7 +50,11 @@ def _cards(text: str) -> list[Card]:
 
 
 def test_bits_are_the_kernels_and_laid_on_the_table() -> None:
-    assert (OPT_RESCUE, OPT_RESCUE_HARD, OPT_RESCUE_SOFT) == (K.COMP_RESCUE, K.COMP_RESCUE_HARD, K.COMP_RESCUE_SOFT)
+    assert (OPT_RESCUE, OPT_RESCUE_HARD, OPT_RESCUE_SOFT) == (
+        K.COMP_RESCUE,
+        K.COMP_RESCUE_HARD,
+        K.COMP_RESCUE_SOFT,
+    )
     rules = resolve_rules("mbs")
     spec = build_spec(rules, strategy="optimal")
     codes, bits = optimal_tables(rules), optimal_rescue(rules)
@@ -65,7 +69,10 @@ def test_bits_are_the_kernels_and_laid_on_the_table() -> None:
         for s in two:
             for r in range(10):
                 j = sp.trans[s, r]
-                if j < 0 or min(sp.hard[j] + (10 if sp.nace[j] > sp.nace[s] and sp.hard[j] <= 11 else 0), 21) >= 21:
+                if (
+                    j < 0
+                    or min(sp.hard[j] + (10 if sp.nace[j] > sp.nace[s] and sp.hard[j] <= 11 else 0), 21) >= 21
+                ):
                     continue
                 assert bits[up, KIND_MULTI, j] & OPT_RESCUE, (up, sp.counts[s], r)
 
@@ -80,15 +87,18 @@ def test_comp_table_refuses_rescue_bits_without_the_flag() -> None:
     comp_table(bad, n)
 
 
-@pytest.mark.parametrize(("preset", "hand", "up"), [
-    ("mbs", "5S 6H 2C", "TC"),  # 13 against a ten
-    ("mbs", "5S 6H 5C", "AC"),  # 16 against an Ace
-    ("mbs", "2S 9H 6D", "7C"),  # 17 against a 7
-    ("mbs", "AS 5H 2D", "TC"),  # the Ace among the first two counts 1: hard 8
-    ("mbs", "4S 5H AD", "9C"),  # the doubling card's Ace counts 11: soft 20
-    ("federal", "5S 6H 4C", "TC"),  # 15 against a ten
-    ("federal", "AS 6H 6D", "AC"),  # hard 13
-])
+@pytest.mark.parametrize(
+    ("preset", "hand", "up"),
+    [
+        ("mbs", "5S 6H 2C", "TC"),  # 13 against a ten
+        ("mbs", "5S 6H 5C", "AC"),  # 16 against an Ace
+        ("mbs", "2S 9H 6D", "7C"),  # 17 against a 7
+        ("mbs", "AS 5H 2D", "TC"),  # the Ace among the first two counts 1: hard 8
+        ("mbs", "4S 5H AD", "9C"),  # the doubling card's Ace counts 11: soft 20
+        ("federal", "5S 6H 4C", "TC"),  # 15 against a ten
+        ("federal", "AS 6H 6D", "AC"),  # hard 13
+    ],
+)
 def test_rescue_bit_is_the_hint_argmax(preset: str, hand: str, up: str) -> None:
     """The table's rescue of an unsplit doubled hand against ``pontoon analyze --hints``."""
     rules = resolve_rules(preset)

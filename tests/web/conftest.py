@@ -17,16 +17,30 @@ from websockets.sync.client import ClientConnection, connect
 from pontoon.web.app import create_app
 from pontoon.web.hosting import Settings
 
-FAST = Settings(turn_timeout_s=30.0, bet_timeout_s=30.0, grace_s=30.0, join_burst=1000, join_rate=1000,
-                action_burst=1000, action_rate=1000, secret="test-secret")
+FAST = Settings(
+    turn_timeout_s=30.0,
+    bet_timeout_s=30.0,
+    grace_s=30.0,
+    join_burst=1000,
+    join_rate=1000,
+    action_burst=1000,
+    action_rate=1000,
+    secret="test-secret",
+)
 
 
 class LiveServer:
     def __init__(self, settings: Settings, persistence: Any = None) -> None:
         self.settings = settings
         self.app = create_app(settings, persistence, tick_s=0.05)
-        cfg = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning",
-                             ws_max_size=settings.max_frame * 4, lifespan="on")
+        cfg = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            ws_max_size=settings.max_frame * 4,
+            lifespan="on",
+        )
         self.server = uvicorn.Server(cfg)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -60,7 +74,9 @@ class LiveServer:
         return r.json()["id"]
 
     def join(self, tid: str, account_token: str, **body: Any) -> str:
-        r = self.http.post(f"/api/tables/{tid}/join", json=body, headers={"Authorization": f"Bearer {account_token}"})
+        r = self.http.post(
+            f"/api/tables/{tid}/join", json=body, headers={"Authorization": f"Bearer {account_token}"}
+        )
         assert r.status_code == 200, r.text
         return r.json()["token"]
 

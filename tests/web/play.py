@@ -24,7 +24,7 @@ def casino_choice(state: dict[str, Any]) -> dict[str, Any] | None:
     verbs = {a["verb"]: a for a in state["legal"] if a.get("box") == hta["box"]}
     box = next(b for b in rnd["boxes"] if b["box"] == hta["box"])
     hand = next((h for h in box["hands"] if h["hand"] == hta["hand"]), box["hands"][-1])
-    for verb in (("hit", "stand") if hand["total"] < 17 else ("stand", "hit")):
+    for verb in ("hit", "stand") if hand["total"] < 17 else ("stand", "hit"):
         if verb in verbs:
             return strip(verbs[verb])
     return strip(next(iter(verbs.values()))) if verbs else None

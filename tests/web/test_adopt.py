@@ -16,7 +16,9 @@ from tests.web.play import british_choice, casino_choice
 
 
 def _strip(state: dict) -> dict:
-    return {k: v for k, v in state.items() if k not in ("version", "timer_s", "notice", "history_mark", "members")}
+    return {
+        k: v for k, v in state.items() if k not in ("version", "timer_s", "notice", "history_mark", "members")
+    }
 
 
 def test_casino_table_adopted_mid_round(make_live) -> None:
@@ -43,7 +45,9 @@ def test_casino_table_adopted_mid_round(make_live) -> None:
     store_b = MemoryPersistence()
     store_b.accounts = dict(store_a.accounts)  # the accounts as the store keeps them
     b = make_live(FAST, store_b)
-    host = CasinoHost(tid, host_a.title, host_a.rules, 17, b.settings, store_b, b.srv.lobby.credit, table=host_a.table)
+    host = CasinoHost(
+        tid, host_a.title, host_a.rules, 17, b.settings, store_b, b.srv.lobby.credit, table=host_a.table
+    )
     host.restore_members(snapshot)
     b.srv.lobby.adopt(host)
     assert b.total_money() == money
@@ -59,7 +63,9 @@ def test_casino_table_adopted_mid_round(make_live) -> None:
                 c.until(lambda m: m.get("type") in ("state", "error"))
             c.drain(0.05)
     net = ca.state["history"][-1]["net"]
-    assert b.total_money() == money + 20 + sum(Decimal(v["total"]) for v in net.values())  # the stakes were out
+    assert b.total_money() == money + 20 + sum(
+        Decimal(v["total"]) for v in net.values()
+    )  # the stakes were out
     ca.close()
     cb.close()
 
@@ -91,8 +97,9 @@ def test_british_game_adopted_and_played_on(make_live) -> None:
     store_b = MemoryPersistence()
     store_b.accounts = dict(store_a.accounts)
     b = make_live(FAST, store_b)
-    host = BritishHost(tid, host_a.title, host_a.rules, 4, 2, b.settings, store_b, b.srv.lobby.credit,
-                       game=host_a.game_obj)
+    host = BritishHost(
+        tid, host_a.title, host_a.rules, 4, 2, b.settings, store_b, b.srv.lobby.credit, game=host_a.game_obj
+    )
     host.restore_members(snapshot)
     b.srv.lobby.adopt(host)
     cs = [b.ws(tid, t) for t in toks]

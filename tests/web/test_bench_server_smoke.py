@@ -12,8 +12,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_bench_server_runs() -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_server.py"), "--tables", "1", "--rounds", "2"],
-                         capture_output=True, text=True, timeout=180, env=env, check=False)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_server.py"), "--tables", "1", "--rounds", "2"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     row = out.stdout.strip().splitlines()[-1].split()
-    assert row[0] == "1" and row[1] == "2" and float(row[2]) > 0 and row[8] == "0"  # tables, clients, rounds/s, errors
+    assert (
+        row[0] == "1" and row[1] == "2" and float(row[2]) > 0 and row[8] == "0"
+    )  # tables, clients, rounds/s, errors

@@ -31,7 +31,9 @@ def _drive(http: httpx.Client) -> None:
     tid = http.post("/api/tables", json={"preset": "british", "seats": 2, "seed": 3}).json()["id"]
     seat = {}
     for n in NAMES:
-        r = http.post(f"/api/tables/{tid}/join", json={"buy_in": "200"}, headers={"Authorization": f"Bearer {acct[n]}"})
+        r = http.post(
+            f"/api/tables/{tid}/join", json={"buy_in": "200"}, headers={"Authorization": f"Bearer {acct[n]}"}
+        )
         seat[n] = r.json()["token"]
     for n in NAMES:
         try:
@@ -77,7 +79,10 @@ def test_kill_in_the_close_pays_once(tmp_path: Path, where: str, back: int) -> N
         a.kill()
     paid = _paid(db)
     if where == "inside" or back:
-        assert paid == {"ann": ["buy_in"], "bob": ["buy_in"]}  # killed before the close committed: nothing paid
+        assert paid == {
+            "ann": ["buy_in"],
+            "bob": ["buy_in"],
+        }  # killed before the close committed: nothing paid
     b = Proc(db, _port())  # the restart finishes the close (or finds it done)
     try:
         bal = {nm: b.http.get(f"/api/accounts/{nm}").json() for nm in NAMES}
@@ -88,7 +93,9 @@ def test_kill_in_the_close_pays_once(tmp_path: Path, where: str, back: int) -> N
     assert sum(Decimal(bal[nm]["balance"]) for nm in NAMES) == 2000
     store = open_store(db)
     try:
-        assert {nm: str(v) for nm, v in WebRecords(store).balances().items()} == {nm: bal[nm]["balance"] for nm in NAMES}
+        assert {nm: str(v) for nm, v in WebRecords(store).balances().items()} == {
+            nm: bal[nm]["balance"] for nm in NAMES
+        }
         assert audit(store)["integrity"] == "ok"
         assert all(t["status"] == "closed" for t in store.tables_(label="web"))
     finally:
@@ -102,8 +109,12 @@ def _drive3(http: httpx.Client) -> None:
     names = ("ann", "bob", "cat")
     acct = {n: http.post("/api/accounts", json={"name": n}).json()["token"] for n in names}
     tid = http.post("/api/tables", json={"preset": "british", "seats": 3, "seed": 8}).json()["id"]
-    seat = {n: http.post(f"/api/tables/{tid}/join", json={"buy_in": "200"},
-                         headers={"Authorization": f"Bearer {acct[n]}"}).json()["token"] for n in names}
+    seat = {
+        n: http.post(
+            f"/api/tables/{tid}/join", json={"buy_in": "200"}, headers={"Authorization": f"Bearer {acct[n]}"}
+        ).json()["token"]
+        for n in names
+    }
     for n in ("cat", "bob", "ann"):
         try:
             http.post(f"/api/tables/{tid}/leave", json={"token": seat[n]})
@@ -137,7 +148,9 @@ def test_kill_between_a_seat_leaving_and_its_pay_back(tmp_path: Path) -> None:
         (tid,) = [int(t["id"]) for t in st.tables_(label="web")]
         left = [e["data"] for e in st.events_(tid) if e["kind"] == "seat_leaves"]
         assert [d["seat"] for d in left] == ["ann"]  # committed
-        assert Decimal(left[0]["net"]) != 0  # (this seed: she won or lost in round 1, so a wrong pay-back shows)
+        assert (
+            Decimal(left[0]["net"]) != 0
+        )  # (this seed: she won or lost in round 1, so a wrong pay-back shows)
     finally:
         st.close()
     with_moves = _paid3(db)
@@ -152,7 +165,9 @@ def test_kill_between_a_seat_leaving_and_its_pay_back(tmp_path: Path) -> None:
     assert all(Decimal(bal[nm]["at_tables"]) == 0 for nm in names)
     st = open_store(db)
     try:
-        assert {nm: str(v) for nm, v in WebRecords(st).balances().items()} == {nm: bal[nm]["balance"] for nm in names}
+        assert {nm: str(v) for nm, v in WebRecords(st).balances().items()} == {
+            nm: bal[nm]["balance"] for nm in names
+        }
         assert audit(st)["integrity"] == "ok"
     finally:
         st.close()

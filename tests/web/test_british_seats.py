@@ -59,7 +59,9 @@ def test_join_and_leave_a_running_game_banker_passes(live: LiveServer) -> None:
     host = live.srv.lobby.tables[tid]
     _play(list(cs.values()), lambda: len(cs["ann"].state.get("history", [])) >= 1)
     # the table is full: dan cannot join; once a seat is given up he can
-    r = live.http.post(f"/api/tables/{tid}/join", json={"buy_in": "150"}, headers={"Authorization": f"Bearer {acct['dan']}"})
+    r = live.http.post(
+        f"/api/tables/{tid}/join", json={"buy_in": "150"}, headers={"Authorization": f"Bearer {acct['dan']}"}
+    )
     assert r.status_code == 400 and "full" in r.json()["detail"]
     player = next(n for n in names if n != host.game_obj.banker)
     out = _leave(live, tid, tok[player])
@@ -79,8 +81,14 @@ def test_join_and_leave_a_running_game_banker_passes(live: LiveServer) -> None:
     me = next(m for m in st["members"] if m["name"] == "dan")
     assert me["balance"] == "150"
     everyone = [cs[n] for n in rest + ["dan"]]
-    _play(everyone, lambda: "dan" in host.game_obj.seats and host.game_obj.rounds_played >= 1
-          and any(h["owner"] == "dan" for h in (cs["dan"].state.get("round") or {}).get("hands", [])))
+    _play(
+        everyone,
+        lambda: (
+            "dan" in host.game_obj.seats
+            and host.game_obj.rounds_played >= 1
+            and any(h["owner"] == "dan" for h in (cs["dan"].state.get("round") or {}).get("hands", []))
+        ),
+    )
     assert live.total_money() + _kitty(live, tid) == start  # dan was counted from the start (his account)
     # the banker leaves between rounds: the bank passes to the player on his left; the game goes on
     banker = host.game_obj.banker
@@ -104,8 +112,10 @@ def test_sell_the_bank_and_top_up_the_kitty(live: LiveServer) -> None:
     start = live.total_money()
     cs = {n: live.ws(tid, tok[n]) for n in tok}
     host = live.srv.lobby.tables[tid]
-    _play(list(cs.values()), lambda: host.game_obj is not None and host.game_obj.round is not None
-          and host.game_obj.kitty > 0)
+    _play(
+        list(cs.values()),
+        lambda: host.game_obj is not None and host.game_obj.round is not None and host.game_obj.kitty > 0,
+    )
     g = host.game_obj
     banker = g.banker
     other = next(n for n in tok if n != banker)
@@ -123,9 +133,14 @@ def test_sell_the_bank_and_top_up_the_kitty(live: LiveServer) -> None:
         _play(list(cs.values()), lambda: g.round is not None and g.kitty > 0)  # not waiting for a new kitty
         banker = g.banker
         cs[banker].send({"type": "top_up", "amount": "3"})
-        got = cs[banker].until(lambda m: m.get("type") == "error" or (m.get("type") == "state" and m["top_up"] == "3"))
+        got = cs[banker].until(
+            lambda m: m.get("type") == "error" or (m.get("type") == "state" and m["top_up"] == "3")
+        )
         assert got["type"] == "state", got
-        _play(list(cs.values()), lambda b=banker: any(e.kind == "kitty_top_up" for e in g.log.events) or g.banker != b)
+        _play(
+            list(cs.values()),
+            lambda b=banker: any(e.kind == "kitty_top_up" for e in g.log.events) or g.banker != b,
+        )
         if any(e.kind == "kitty_top_up" for e in g.log.events):
             break
     other = next(n for n in tok if n != g.banker)
@@ -184,8 +199,13 @@ def test_leave_and_join_survive_a_restart(make_live: Any, tmp_path: Path) -> Non
     moves = [m for m in _moves(store_b) if m[0] == "cat"]
     assert [r for _, _, r in moves] == ["buy_in", "paid_back"]  # paid once
     cs = {n: b.ws(tid, tok[n]) for n in ("ann", "bob", "dan")}
-    _play(list(cs.values()), lambda: host.game_obj.rounds_played >= host.game_obj.rounds_played and any(
-        h["owner"] == "dan" for h in (cs["dan"].state.get("round") or {}).get("hands", [])))
+    _play(
+        list(cs.values()),
+        lambda: (
+            host.game_obj.rounds_played >= host.game_obj.rounds_played
+            and any(h["owner"] == "dan" for h in (cs["dan"].state.get("round") or {}).get("hands", []))
+        ),
+    )
     for c in cs.values():
         c.close()
     assert b.srv.lobby.accounts == WebRecords(store_b).balances()
@@ -198,7 +218,10 @@ def _moves(store: Any) -> list[tuple[str, Decimal, str]]:
     from pontoon.history.accounts import web_moves
 
     with store.reader.connect() as conn:
-        return [(str(r.name), Decimal(r.amount), str(r.reason)) for r in conn.execute(select(web_moves).order_by(web_moves.c.id))]
+        return [
+            (str(r.name), Decimal(r.amount), str(r.reason))
+            for r in conn.execute(select(web_moves).order_by(web_moves.c.id))
+        ]
 
 
 def test_bank_sale_over_rest(live: LiveServer) -> None:
@@ -215,7 +238,9 @@ def test_bank_sale_over_rest(live: LiveServer) -> None:
 
     r = post(other, {"type": "sell_bank", "price": "4"})
     assert r.status_code == 400 and "only the banker" in r.json()["detail"]
-    r = live.http.post(f"/api/tables/{tid}/messages", json={"token": "forged.token", "message": {"type": "deal"}})
+    r = live.http.post(
+        f"/api/tables/{tid}/messages", json={"token": "forged.token", "message": {"type": "deal"}}
+    )
     assert r.status_code == 401
     r = post(banker, {"type": "hints"})
     assert r.status_code == 400 and "only on the WebSocket" in r.json()["detail"]
@@ -226,7 +251,10 @@ def test_bank_sale_over_rest(live: LiveServer) -> None:
     before = host.balance(banker) + host.balance(other)
     cs = [live.ws(tid, tok[n]) for n in tok]
     _play(cs, lambda: host.game_obj.banker == other)
-    assert any(e.kind == "bank_passes" and "sell" in e.clause and e.data["new"] == other for e in host.game_obj.log.events)
+    assert any(
+        e.kind == "bank_passes" and "sell" in e.clause and e.data["new"] == other
+        for e in host.game_obj.log.events
+    )
     assert host.balance(banker) + host.balance(other) == before == 200
     for c in cs:
         c.close()

@@ -53,12 +53,16 @@ def test_random_seats_money_cards_and_recovery(data: st.DataObject, preset: str,
             if len(g.seats) < 6 and free:
                 n = data.draw(st.sampled_from(free), label="joiner")
                 g.join_seat(n)
-                assert g.balance(n) == 0 and g.seats[g.seats.index(g.banker) - 1] == n  # to the banker's right
+                assert (
+                    g.balance(n) == 0 and g.seats[g.seats.index(g.banker) - 1] == n
+                )  # to the banker's right
         elif op == "leave":
             if len(g.seats) > 2:
                 n = data.draw(st.sampled_from(g.seats), label="leaver")
                 was_banker, left_of = n == g.banker, g.players[0]
-                had = g.balance(n) + (g.kitty if was_banker else 0)  # a leaving banker takes the kitty back first
+                had = g.balance(n) + (
+                    g.kitty if was_banker else 0
+                )  # a leaving banker takes the kitty back first
                 assert g.leave_seat(n) == had and n not in g.seats
                 assert not was_banker or g.banker == left_of
             else:

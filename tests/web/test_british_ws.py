@@ -42,8 +42,12 @@ def public_of(state: dict[str, Any], viewer: str | None) -> dict[str, Any]:
     rnd = state.get("round") or {}
     hands = {(h["owner"], h["hand"]): h for h in rnd.get("hands", []) if h["owner"] != viewer}
     return {
-        "phase": state.get("phase"), "to_act": state.get("to_act"), "members": state.get("members"),
-        "round_phase": rnd.get("phase"), "hands": hands, "banker": state.get("banker"),
+        "phase": state.get("phase"),
+        "to_act": state.get("to_act"),
+        "members": state.get("members"),
+        "round_phase": rnd.get("phase"),
+        "hands": hands,
+        "banker": state.get("banker"),
         "banker_cards": rnd.get("banker_cards") if viewer != rnd.get("banker") else None,
     }
 
@@ -105,7 +109,9 @@ def test_british_out_of_turn_refused_and_spectator_cannot_act(live: LiveServer) 
     spec.send({"type": "act", "action": {"verb": "stake", "amount": "1"}})
     assert "spectators cannot act" in spec.error()
     # a third person cannot join a started two-seat game
-    r = live.http.post(f"/api/tables/{tid}/join", json={}, headers={"Authorization": f"Bearer {live.account('cat')}"})
+    r = live.http.post(
+        f"/api/tables/{tid}/join", json={}, headers={"Authorization": f"Bearer {live.account('cat')}"}
+    )
     assert r.status_code == 400 and "full" in r.json()["detail"]
     for c in (ca, cb, spec):
         c.close()

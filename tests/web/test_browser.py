@@ -17,14 +17,25 @@ import pytest
 from tests.web.conftest import LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (make sysdeps, or apt-get install chromium)"),
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(),
+        reason="Debian's chromium is not installed (make sysdeps, or apt-get install chromium)",
+    ),
 ]
 
 
@@ -60,8 +71,10 @@ def balance_on_page(page: Any, name: str) -> Decimal:
 
 def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     """One action through the page's buttons and keys; False when this page has nothing to do."""
-    buttons = page.locator("#actions button.action-btn:not([data-verb=sell_bank]):not([data-verb=buy_bank])"
-                           ":not([data-verb=top_up])")  # the bank's sale and the top-up: tested on their own
+    buttons = page.locator(
+        "#actions button.action-btn:not([data-verb=sell_bank]):not([data-verb=buy_bank])"
+        ":not([data-verb=top_up])"
+    )  # the bank's sale and the top-up: tested on their own
     if buttons.count() == 0:
         return False
     verbs = [buttons.nth(i).get_attribute("data-verb") for i in range(buttons.count())]
@@ -87,8 +100,9 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
             return True
         if "stand" in verbs and page.is_checked("#hints") and not state.get("hinted"):
             # the exact-EV hints toggle: the analyser's value of each legal verb, the best in bold
-            page.wait_for_function("document.querySelector('#hint-values').textContent.includes('stand')",
-                                   timeout=90_000)
+            page.wait_for_function(
+                "document.querySelector('#hint-values').textContent.includes('stand')", timeout=90_000
+            )
             state["hinted"] = True
             state["hint_text"] = page.text_content("#hint-values")
         if "hit" in verbs and not state.get("hit"):
@@ -102,7 +116,9 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     return True
 
 
-def play(pages: list[Any], rounds: int, british: bool, *, until: Any = None, budget: float = 150) -> list[dict[str, Any]]:
+def play(
+    pages: list[Any], rounds: int, british: bool, *, until: Any = None, budget: float = 150
+) -> list[dict[str, Any]]:
     """Play through the pages until the first shows ``rounds`` finished rounds (or ``until(page)``)."""
     states: list[dict[str, Any]] = [{} for _ in pages]
     end = time.monotonic() + budget
@@ -186,7 +202,13 @@ def test_casino_to_the_end_of_a_shoe_through_the_page(browser: Any, live: LiveSe
     """Every casino preset played through the page until the cut card has come out and a new shoe is
     dealt (000 3.2, 004 3.6)."""
     ann, bob, tid = _casino_table(browser, live, preset, "6")
-    play([ann, bob], 0, british=False, until=lambda p: "shoe 2:" in (p.text_content("#shoe-info") or ""), budget=900)
+    play(
+        [ann, bob],
+        0,
+        british=False,
+        until=lambda p: "shoe 2:" in (p.text_content("#shoe-info") or ""),
+        budget=900,
+    )
     _check_casino(live, tid, (ann, bob), 1)
     shot(ann, f"table-{preset}-shoe-end.png")
 
@@ -208,10 +230,20 @@ def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer
     bob.locator(f'#table-list tr[data-table="{tid}"] button.join-seat').click()
     bob.wait_for_selector("#table:not([hidden])")
     if preset == "shoot":  # the banker puts up a kitty first (003 Shoot), through his page
-        play([ann, bob], 0, british=True, until=lambda p: p.locator('#spots svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]').count() > 0)
+        play(
+            [ann, bob],
+            0,
+            british=True,
+            until=lambda p: (
+                p.locator('#spots svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]').count()
+                > 0
+            ),
+        )
     ann.wait_for_selector("#spots .spot")
     # the other person's first card is face down on each page (003 The Deal): his hand or the bank's
-    hidden = ann.locator('#spots .spot:not([data-owner="ann"]) svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]')
+    hidden = ann.locator(
+        '#spots .spot:not([data-owner="ann"]) svg.card[data-card="??"], #dealer-cards svg.card[data-card="??"]'
+    )
     mine = ann.locator('#spots .spot[data-owner="ann"] svg.card[data-card="??"]')
     assert hidden.count() >= 1 and mine.count() == 0
     play([ann, bob], 3, british=True)
@@ -221,7 +253,9 @@ def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer
         assert rounds_on_page(page) >= 3
         a, b = balance_on_page(page, "ann"), balance_on_page(page, "bob")
         kitty = host.game_obj.kitty if host.game_obj is not None else Decimal(0)
-        assert a + b + kitty == Decimal(2000)  # two seats: one's loss is the other's gain (Shoot: the kitty is the banker's)
+        assert a + b + kitty == Decimal(
+            2000
+        )  # two seats: one's loss is the other's gain (Shoot: the kitty is the banker's)
         assert a == host.balance("ann") and b == host.balance("bob")
     ann.locator("#history details.round").first.click()
     ann.wait_for_selector("#history details.round[data-steps]")
@@ -229,16 +263,27 @@ def test_two_people_play_british_through_the_page(browser: Any, live: LiveServer
         g = host.game_obj
         banker_page = ann if g.banker == "ann" else bob
         # top up while the kitty holds money, or put up a new one when it is empty
-        banker_page.wait_for_selector('#actions button[data-verb="top_up"], #actions button[data-verb="kitty"]')
-        assert banker_page.locator('#actions button[data-verb="sell_bank"]').count() == 2  # to anyone, to the other
+        banker_page.wait_for_selector(
+            '#actions button[data-verb="top_up"], #actions button[data-verb="kitty"]'
+        )
+        assert (
+            banker_page.locator('#actions button[data-verb="sell_bank"]').count() == 2
+        )  # to anyone, to the other
         other, other_page = ("bob", bob) if banker_page is ann else ("ann", ann)
         banker_page.fill("#amount", "2")
         banker_page.click(f'#actions button[data-verb="sell_bank"]:has-text("to {other}")')
         other_page.click('#actions button[data-verb="buy_bank"]:has-text("for 2")')
-        play([ann, bob], 0, british=True, until=lambda p: f"Bank: {other}" in (p.text_content("#dealer-label") or ""))
+        play(
+            [ann, bob],
+            0,
+            british=True,
+            until=lambda p: f"Bank: {other}" in (p.text_content("#dealer-label") or ""),
+        )
         assert host.game_obj.banker == other
         assert any(e.kind == "bank_passes" and "sell" in e.clause for e in host.game_obj.log.events)
-        assert host.balance("ann") + host.balance("bob") + host.game_obj.kitty == 2000  # the price moved between them
+        assert (
+            host.balance("ann") + host.balance("bob") + host.game_obj.kitty == 2000
+        )  # the price moved between them
     shot(ann, "table-british.png" if preset == "british" else "table-shoot.png", docs=preset == "british")
 
 
@@ -258,7 +303,9 @@ def test_join_a_running_british_game_through_the_page(browser: Any, live: LiveSe
     dan.wait_for_selector("#table:not([hidden])")
     state: dict[str, Any] = {}
     end = time.monotonic() + 120
-    while not (host.game_obj is not None and "dan" in host.game_obj.seats and host.game_obj.rounds_played >= 2):
+    while not (
+        host.game_obj is not None and "dan" in host.game_obj.seats and host.game_obj.rounds_played >= 2
+    ):
         assert time.monotonic() < end, "dan was never dealt in"
         for c in cs.values():
             c.drain(0.03)

@@ -31,11 +31,17 @@ def _watch(browser: Any, live: LiveServer, tid: str) -> Any:  # noqa: F811
 
 
 def _rounds(page: Any) -> list[str]:
-    return [page.locator("#history details.round summary").nth(i).inner_text()
-            for i in range(page.locator("#history details.round").count())]
+    return [
+        page.locator("#history details.round summary").nth(i).inner_text()
+        for i in range(page.locator("#history details.round").count())
+    ]
 
 
-def test_last_rounds_from_the_store_survive_reload_and_restart(browser: Any, make_live: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_last_rounds_from_the_store_survive_reload_and_restart(
+    browser: Any,  # noqa: F811
+    make_live: Any,
+    tmp_path: Path,
+) -> None:
     url = f"sqlite:///{tmp_path / 'h.sqlite'}"
     store_a = open_store(url)
     a = make_live(FAST, StorePersistence(store_a))

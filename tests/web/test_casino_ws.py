@@ -31,7 +31,11 @@ def play_round(clients: list[Client], bet: str = "10") -> None:
                 box = next(b for b in c.state["round"]["boxes"] if b["box"] == hand["box"])
                 total = box["hands"][hand["hand"] - 1 if hand["hand"] >= 1 else 0]["total"]
                 verbs = {a["verb"]: a for a in legal if a.get("box") == hand["box"]}
-                pick = "hit" if total < 17 and "hit" in verbs else ("stand" if "stand" in verbs else next(iter(verbs)))
+                pick = (
+                    "hit"
+                    if total < 17 and "hit" in verbs
+                    else ("stand" if "stand" in verbs else next(iter(verbs)))
+                )
                 a = dict(verbs[pick])
                 a.pop("low", None), a.pop("high", None)
                 c.send({"type": "act", "action": a})
@@ -95,7 +99,9 @@ def test_blackjack_hole_card_hidden_and_public_state_shared(live: LiveServer) ->
     from tests.web.play import casino_choice
 
     tid = live.table(preset="blackjack", seed=21)
-    toks = [live.join(tid, live.account(n), box=b, buy_in="300") for n, b in (("ann", 1), ("bob", 2), ("cat", 4))]
+    toks = [
+        live.join(tid, live.account(n), box=b, buy_in="300") for n, b in (("ann", 1), ("bob", 2), ("cat", 4))
+    ]
     spec = live.ws(tid)
     cs = [live.ws(tid, t) for t in toks]
     for c in cs:
@@ -127,7 +133,11 @@ def test_blackjack_hole_card_hidden_and_public_state_shared(live: LiveServer) ->
             for k in ("seat", "spectator", "legal_actions"):
                 pub.pop(k), mine.pop(k)
             assert mine == pub
-            if m["phase"] == "play" and m["round"]["hand_to_act"] is not None and len(m["round"]["dealer"]) == 2:
+            if (
+                m["phase"] == "play"
+                and m["round"]["hand_to_act"] is not None
+                and len(m["round"]["dealer"]) == 2
+            ):
                 assert m["round"]["dealer"][1] == "??"
                 hidden_seen += 1
             text = json.dumps(m)
@@ -151,7 +161,13 @@ def test_exact_ev_hints_for_the_hand_to_act(live: LiveServer) -> None:
     me.send({"type": "hints"})
     h = me.until(lambda m: m.get("type") == "hints", timeout=120)
     box = me.state["round"]["hand_to_act"]["box"]
-    listed = {a["verb"] for a in me.state["legal"] if a.get("box") == box} & {"hit", "stand", "double", "split", "surrender"}
+    listed = {a["verb"] for a in me.state["legal"] if a.get("box") == box} & {
+        "hit",
+        "stand",
+        "double",
+        "split",
+        "surrender",
+    }
     assert set(h["values"]) == listed and "stand" in listed
     assert all(v is None or -2.0 <= v <= 2.0 for v in h["values"].values())
     ca.close()
@@ -169,7 +185,10 @@ def test_every_casino_preset_to_the_end_of_a_shoe(make_live, preset: str) -> Non
 
     live = make_live(replace(FAST, history_rounds=500))  # every round's net stays in the window
     tid = live.table(preset=preset, seed=31)
-    cs = [live.ws(tid, live.join(tid, live.account(n), box=b, buy_in="1000")) for n, b in (("ann", 1), ("bob", 2))]
+    cs = [
+        live.ws(tid, live.join(tid, live.account(n), box=b, buy_in="1000"))
+        for n, b in (("ann", 1), ("bob", 2))
+    ]
     before = live.total_money()
     host = live.srv.lobby.tables[tid]
     for _ in range(20_000):
@@ -188,7 +207,9 @@ def test_every_casino_preset_to_the_end_of_a_shoe(make_live, preset: str) -> Non
     assert host.table.shoes_used >= 2 and host.table.rounds_played > 10
     nets = sum((Decimal(h["net"][p]["total"]) for h in host.table.window for p in h["net"]), Decimal(0))
     assert host.table.rounds_played == len(host.table.window)  # the window holds every round played here
-    open_round = sum(host.table.round.ledger.balances[n] for n in ("ann", "bob")) if host.table.in_round else 0
+    open_round = (
+        sum(host.table.round.ledger.balances[n] for n in ("ann", "bob")) if host.table.in_round else 0
+    )
     assert live.total_money() == before + nets + open_round
     for c in cs:
         c.close()
@@ -199,8 +220,11 @@ def test_standing_bettor_wagers_after_the_seated_and_never_plays_the_box(live: L
     tid = live.table(preset="mbs", seed=40)
     ta = live.join(tid, live.account("ann"), box=2, buy_in="200")
     tc = live.join(tid, live.account("cat"), stand_on=2, buy_in="200")
-    r = live.http.post(f"/api/tables/{tid}/join", json={"stand_on": 5},
-                       headers={"Authorization": f"Bearer {live.account('dan')}"})
+    r = live.http.post(
+        f"/api/tables/{tid}/join",
+        json={"stand_on": 5},
+        headers={"Authorization": f"Bearer {live.account('dan')}"},
+    )
     assert r.status_code == 400 and "nobody sits at box 5" in r.json()["detail"]
     ca, cc = live.ws(tid, ta), live.ws(tid, tc)
     cc.send({"type": "bet", "amount": "10"})

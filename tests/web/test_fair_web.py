@@ -35,7 +35,9 @@ def test_commitment_then_reveal_then_verify(live: LiveServer) -> None:
     shoes = live.http.get(f"/api/tables/{tid}/shoes").json()
     rev = shoes["revealed"][0]
     assert rev["commitment"] == commit
-    assert hashlib.sha256(bytes.fromhex(rev["server_seed"])).hexdigest() == commit  # the seed matches the commitment
+    assert (
+        hashlib.sha256(bytes.fromhex(rev["server_seed"])).hexdigest() == commit
+    )  # the seed matches the commitment
     # the record from the table's own events: the cards dealt from shoe 1, in order
     recs = live.srv.lobby.store.records[tid]
     new = next(r.event.data for r in recs if r.event.kind == "new_shoe")
@@ -45,11 +47,21 @@ def test_commitment_then_reveal_then_verify(live: LiveServer) -> None:
             shoe_no += 1
         elif r.event.kind == "card" and shoe_no == 1:
             dealt.append(r.event.data["card"])
-    record = {"scheme": new["scheme"], "server_seed": rev["server_seed"], "client_seed": new["client_seed"],
-              "nonce": new["nonce"], "commitment": commit, "pack": new["pack"], "decks": new["decks"], "dealt": dealt}
+    record = {
+        "scheme": new["scheme"],
+        "server_seed": rev["server_seed"],
+        "client_seed": new["client_seed"],
+        "nonce": new["nonce"],
+        "commitment": commit,
+        "pack": new["pack"],
+        "decks": new["decks"],
+        "dealt": dealt,
+    }
     ok = live.http.post("/api/verify", json=record).json()
     assert ok["ok"] is True, ok
-    record["dealt"] = dealt[:-2] + dealt[-1:] + dealt[-2:-1]  # two cards swapped: refused, the difference named
+    record["dealt"] = (
+        dealt[:-2] + dealt[-1:] + dealt[-2:-1]
+    )  # two cards swapped: refused, the difference named
     bad = live.http.post("/api/verify", json=record).json()
     assert bad["ok"] is False and bad["difference"]
     c.close()

@@ -34,8 +34,9 @@ _addr = count(2)  # every request from its own loopback address: the join rate l
 def _client(port: int) -> httpx.Client:
     i = next(_addr)
     local = f"127.0.{(i // 250) % 250 + 1}.{i % 250 + 2}"
-    return httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60,
-                        transport=httpx.HTTPTransport(local_address=local))
+    return httpx.Client(
+        base_url=f"http://127.0.0.1:{port}", timeout=60, transport=httpx.HTTPTransport(local_address=local)
+    )
 
 
 def _post(port: int, path: str, body: dict[str, Any], token: str | None = None) -> httpx.Response:
@@ -85,8 +86,11 @@ def _burst(procs: tuple[Proc, Proc], burst: int, each: int, amount: str) -> None
     def fire(i: int) -> None:
         _, tid, body = targets[i]
         go.wait()
-        got[i] = clients[i].post(f"/api/tables/{tid}/join", json=dict(body, buy_in=amount),
-                                 headers={"Authorization": f"Bearer {tok}"})
+        got[i] = clients[i].post(
+            f"/api/tables/{tid}/join",
+            json=dict(body, buy_in=amount),
+            headers={"Authorization": f"Bearer {tok}"},
+        )
 
     threads = [threading.Thread(target=fire, args=(i,)) for i in range(len(targets))]
     for t in threads:
@@ -109,9 +113,12 @@ def _burst(procs: tuple[Proc, Proc], burst: int, each: int, amount: str) -> None
         if r.status_code == 200:
             continue
         detail = r.json()["detail"]
-        assert f"buy-in {amount} is more than the balance " in detail and f"of account {name}" in detail, detail
+        assert f"buy-in {amount} is more than the balance " in detail and f"of account {name}" in detail, (
+            detail
+        )
         table = _client(port).get(f"/api/tables/{tid}").json()  # refused: the table is as it was
         assert name not in [m["name"] for m in table["state"]["members"]], table
+
 
 def _run(url: str, bursts: int, each: int) -> None:
     procs = (Proc(url, _port(), extra=("--lease-ttl", "30")), Proc(url, _port(), extra=("--lease-ttl", "30")))

@@ -39,9 +39,16 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
         s.close()
 
 
-ops = st.lists(st.tuples(st.sampled_from(["join", "leave"]), st.integers(0, 3),
-                         st.sampled_from(["100", "250", "400", "600", "999.99", "1000"]), st.booleans()),
-               min_size=1, max_size=8)
+ops = st.lists(
+    st.tuples(
+        st.sampled_from(["join", "leave"]),
+        st.integers(0, 3),
+        st.sampled_from(["100", "250", "400", "600", "999.99", "1000"]),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=8,
+)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -86,4 +93,3 @@ def test_buy_ins_against_a_model(store: Store, ops: list[tuple[str, int, str, bo
         if name in host.members:
             host.leave(name)  # type: ignore[attr-defined]
         lob.store.table_closed(host.id)
-

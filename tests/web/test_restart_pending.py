@@ -54,7 +54,10 @@ def test_pending_casino_joiners_survive_a_restart(make_live: Any, tmp_path: Path
         ca.drain(0.05)
     st = cc.wait_state(lambda m: m["phase"] == "betting" and not any(x["pending"] for x in m["members"]))
     assert {m["name"]: (m["role"], m["box"]) for m in st["members"]} == {
-        "ann": ("seated", 1), "carl": ("seated", 2), "dan": ("standing", 1)}
+        "ann": ("seated", 1),
+        "carl": ("seated", 2),
+        "dan": ("standing", 1),
+    }
     assert set(host.table.seats()) >= {"carl", "dan"}
     net = ca.state["history"][-1]["net"]
     assert b.total_money() == 3000 + sum(Decimal(v["total"]) for v in net.values())

@@ -23,16 +23,42 @@ json_values = st.recursive(
 )
 messages = st.one_of(
     json_values,
-    st.fixed_dictionaries({"type": st.sampled_from(["act", "bet", "deal", "kitty", "hints", "ping", "x"])},
-                          optional={"action": json_values, "amount": json_values, "kind": json_values, "extra": json_values}),
-    st.fixed_dictionaries({"type": st.just("act"), "action": st.fixed_dictionaries(
-        {"verb": st.sampled_from(["hit", "stand", "split", "double", "insure", "stake", "twist", "walk", "interrupt"])},
-        optional={"box": st.integers(-2, 12), "amount": st.text(max_size=12), "player": st.text(max_size=8),
-                  "players": st.lists(st.text(max_size=5), max_size=3), "low": st.just("1")})}),
-    st.fixed_dictionaries({"type": st.just("act"), "action": st.fixed_dictionaries(
-        {"verb": st.sampled_from(["hit", "stand"]), "box": st.just(2)})}),
-    st.fixed_dictionaries({"type": st.just("bet"), "amount": st.sampled_from(["10", "20", "0", "99999", "1.5"]),
-                           "kind": st.sampled_from(["main", "pair", "bonus", "nope"])}),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["act", "bet", "deal", "kitty", "hints", "ping", "x"])},
+        optional={"action": json_values, "amount": json_values, "kind": json_values, "extra": json_values},
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("act"),
+            "action": st.fixed_dictionaries(
+                {
+                    "verb": st.sampled_from(
+                        ["hit", "stand", "split", "double", "insure", "stake", "twist", "walk", "interrupt"]
+                    )
+                },
+                optional={
+                    "box": st.integers(-2, 12),
+                    "amount": st.text(max_size=12),
+                    "player": st.text(max_size=8),
+                    "players": st.lists(st.text(max_size=5), max_size=3),
+                    "low": st.just("1"),
+                },
+            ),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("act"),
+            "action": st.fixed_dictionaries({"verb": st.sampled_from(["hit", "stand"]), "box": st.just(2)}),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("bet"),
+            "amount": st.sampled_from(["10", "20", "0", "99999", "1.5"]),
+            "kind": st.sampled_from(["main", "pair", "bonus", "nope"]),
+        }
+    ),
 )
 
 
@@ -41,7 +67,13 @@ def alive(live: LiveServer) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(msgs=st.lists(st.one_of(messages.map(json.dumps), st.text(max_size=60), st.binary(max_size=40)), min_size=1, max_size=6))
+@given(
+    msgs=st.lists(
+        st.one_of(messages.map(json.dumps), st.text(max_size=60), st.binary(max_size=40)),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_hostile_frames_get_an_error_and_the_round_stays_consistent(shared_table: dict, msgs: list) -> None:
     live, c = shared_table["live"], shared_table["client"]
     for m in msgs:
@@ -80,12 +112,18 @@ def shared_table() -> dict:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(path=st.sampled_from(["/api/accounts", "/api/tables", "/api/tables/00000000/join", "/api/tables/00000000/leave"]),
-       body=json_values)
+@given(
+    path=st.sampled_from(
+        ["/api/accounts", "/api/tables", "/api/tables/00000000/join", "/api/tables/00000000/leave"]
+    ),
+    body=json_values,
+)
 def test_hostile_json_bodies_get_4xx(shared_table: dict, path: str, body: object) -> None:
     live = shared_table["live"]
     r = live.http.post(path, content=json.dumps(body), headers={"Content-Type": "application/json"})
-    assert 400 <= r.status_code < 500 or (r.status_code == 201 and path in ("/api/tables", "/api/accounts")), r.text
+    assert 400 <= r.status_code < 500 or (
+        r.status_code == 201 and path in ("/api/tables", "/api/accounts")
+    ), r.text
     assert "detail" in r.json()
     alive(live)
 
@@ -101,7 +139,9 @@ def test_oversized_frames_and_bodies(live: LiveServer) -> None:
     with pytest.raises(ConnectionClosed):
         for _ in range(50):
             c.recv(5)
-    r = live.http.post("/api/tables", content=b"{" + b" " * 70_000 + b"}", headers={"Content-Type": "application/json"})
+    r = live.http.post(
+        "/api/tables", content=b"{" + b" " * 70_000 + b"}", headers={"Content-Type": "application/json"}
+    )
     assert r.status_code == 413
     alive(live)
     c2 = live.ws(tid)  # a new connection is served
@@ -161,7 +201,11 @@ def test_vanished_player_kept_for_grace_then_played_out_004_5_3(make_live) -> No
     cb.until(lambda m: m.get("type") == "state" and m["phase"] == "play")
     # ann vanishes without a close frame; her seat is kept within the grace period ...
     ca.conn.socket.shutdown(socket.SHUT_RDWR)
-    st = cb.until(lambda m: m.get("type") == "state" and any(x["name"] == "ann" and not x["connected"] for x in m["members"]))
+    st = cb.until(
+        lambda m: (
+            m.get("type") == "state" and any(x["name"] == "ann" and not x["connected"] for x in m["members"])
+        )
+    )
     assert any(x["name"] == "ann" and not x["absent"] for x in st["members"])
     # ... then she is absent: her hand is drawn to 12 or more and stood by the House (004 5.3)
     end = time.monotonic() + 20
@@ -205,7 +249,9 @@ def test_a_deal_that_cannot_go_through_opens_no_round() -> None:
     from pontoon.web.persistence import MemoryPersistence
 
     paid: list[tuple[str, Decimal]] = []
-    h = CasinoHost("t1", "t", find_rules("mbs"), 1, Settings(), MemoryPersistence(), lambda n, a: paid.append((n, a)))
+    h = CasinoHost(
+        "t1", "t", find_rules("mbs"), 1, Settings(), MemoryPersistence(), lambda n, a: paid.append((n, a))
+    )
     h.join("ann", 1, None, Decimal(1000))
     h.bets["ann"] = {"main": Decimal(5)}  # below the minimum (the bet message refuses it; forced here)
     with pytest.raises(HostError, match="below the table minimum"):

@@ -24,7 +24,9 @@ def test_on_the_history_store(tmp_path: Path) -> None:
     from pontoon.history import open_store
     from pontoon.web.store_persistence import StorePersistence
 
-    live = LiveServer(FAST, StorePersistence(open_store(f"sqlite:///{tmp_path / 'h.sqlite'}", synchronous="OFF")))
+    live = LiveServer(
+        FAST, StorePersistence(open_store(f"sqlite:///{tmp_path / 'h.sqlite'}", synchronous="OFF"))
+    )
     try:
         _check_all(live)
     finally:
@@ -36,7 +38,12 @@ def _check_all(live: LiveServer) -> None:
     live.account("someone")
     schema = schemathesis.openapi.from_url(live.url + "/openapi.json")
     ops = [r.ok() for r in schema.get_all_operations()]
-    assert {op.path for op in ops} >= {"/api/tables", "/api/accounts", "/api/tables/{tid}/join", "/api/verify"}
+    assert {op.path for op in ops} >= {
+        "/api/tables",
+        "/api/accounts",
+        "/api/tables/{tid}/join",
+        "/api/verify",
+    }
     calls = 0
     for op in ops:
 

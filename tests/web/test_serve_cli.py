@@ -9,12 +9,15 @@ import pytest
 from pontoon.cli.app import run
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--port", "0"], "--port 0: a port is a whole number from 1 to 65535"),
-    (["--port", "70000"], "--port 70000"),
-    (["--host", "not a host!"], "--host 'not a host!'"),
-    (["--db", "sqlite:///x.db", "--memory"], "--db and --memory exclude each other"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--port", "0"], "--port 0: a port is a whole number from 1 to 65535"),
+        (["--port", "70000"], "--port 70000"),
+        (["--host", "not a host!"], "--host 'not a host!'"),
+        (["--db", "sqlite:///x.db", "--memory"], "--db and --memory exclude each other"),
+    ],
+)
 def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str], args: list[str], needle: str) -> None:
     assert run(["serve", *args]) == 2
     err = capsys.readouterr().err
@@ -37,7 +40,10 @@ def test_bad_db_url_exit_2(capsys: pytest.CaptureFixture[str], tmp_path) -> None
     assert run(["serve", "--port", str(port), "--db", "nosuch://nowhere"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "database URL" in err
-    for bad in (f"sqlite:///{tmp_path}", "postgresql://nobody@/nodb?host=/nonexistent"):  # a directory; no server
+    for bad in (
+        f"sqlite:///{tmp_path}",
+        "postgresql://nobody@/nodb?host=/nonexistent",
+    ):  # a directory; no server
         assert run(["serve", "--port", str(port), "--db", bad]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: cannot open the history database") and err.count("\n") == 1

@@ -42,9 +42,25 @@ class Proc:
         if crash_at:
             env["PONTOON_CRASH_AT"] = crash_at
         self.port = port
-        self.p = subprocess.Popen([sys.executable, "-m", "pontoon.cli.app", "serve", "--db", db, "--port", str(port),
-                                   "--grace", "120", *extra], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE)
+        self.p = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "pontoon.cli.app",
+                "serve",
+                "--db",
+                db,
+                "--port",
+                str(port),
+                "--grace",
+                "120",
+                *extra,
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         self.http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
         t0 = time.monotonic()
         while True:
@@ -54,11 +70,15 @@ class Proc:
             except httpx.HTTPError:
                 pass
             if self.p.poll() is not None or time.monotonic() - t0 > 30:
-                raise RuntimeError(f"pontoon serve did not start: {self.p.stderr.read().decode()[-800:] if self.p.stderr else ''}")
+                raise RuntimeError(
+                    f"pontoon serve did not start: {self.p.stderr.read().decode()[-800:] if self.p.stderr else ''}"
+                )
             time.sleep(0.1)
 
     def ws(self, tid: str, token: str) -> Client:
-        return Client(connect(f"ws://127.0.0.1:{self.port}/ws/tables/{tid}?token={token}", open_timeout=10).__enter__())
+        return Client(
+            connect(f"ws://127.0.0.1:{self.port}/ws/tables/{tid}?token={token}", open_timeout=10).__enter__()
+        )
 
     def kill(self) -> None:
         if self.p.poll() is None:
@@ -70,17 +90,27 @@ class Proc:
 
 
 def _strip(state: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in state.items() if k not in ("version", "timer_s", "notice", "history_mark", "members")}
+    return {
+        k: v for k, v in state.items() if k not in ("version", "timer_s", "notice", "history_mark", "members")
+    }
 
 
 def _continues(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """``new`` is the round ``old`` showed, carried on: the same round, every card shown still there first."""
     a, b = old["round"], new["round"]
-    if old["round_no"] != new["round_no"] or a is None or b is None or b["dealer"][:len(a["dealer"])] != a["dealer"]:
+    if (
+        old["round_no"] != new["round_no"]
+        or a is None
+        or b is None
+        or b["dealer"][: len(a["dealer"])] != a["dealer"]
+    ):
         return False
     hands = {(bx["box"], h["hand"]): h["cards"] for bx in b["boxes"] for h in bx["hands"]}
-    return all(hands.get((bx["box"], h["hand"]), [])[:len(h["cards"])] == h["cards"]
-               for bx in a["boxes"] for h in bx["hands"])
+    return all(
+        hands.get((bx["box"], h["hand"]), [])[: len(h["cards"])] == h["cards"]
+        for bx in a["boxes"]
+        for h in bx["hands"]
+    )
 
 
 def _money(proc: Proc, names: list[str]) -> Decimal:
@@ -118,11 +148,16 @@ def test_sigkill_mid_round_and_restart(tmp_path: Path, crash_at: str | None, see
     a = Proc(db, _port(), crash_at)
     try:
         toks = {n: a.http.post("/api/accounts", json={"name": n}).json()["token"] for n in names}
-        tid = a.http.post("/api/tables", json={"preset": "mbs"} | ({} if seed is None else {"seed": seed})).json()["id"]
+        tid = a.http.post(
+            "/api/tables", json={"preset": "mbs"} | ({} if seed is None else {"seed": seed})
+        ).json()["id"]
         seat = {}
         for i, n in enumerate(names):
-            r = a.http.post(f"/api/tables/{tid}/join", json={"box": 1 + 2 * i, "buy_in": "300"},
-                            headers={"Authorization": f"Bearer {toks[n]}"})
+            r = a.http.post(
+                f"/api/tables/{tid}/join",
+                json={"box": 1 + 2 * i, "buy_in": "300"},
+                headers={"Authorization": f"Bearer {toks[n]}"},
+            )
             seat[n] = r.json()["token"]
         cs = [a.ws(tid, seat[n]) for n in names]
         for c in cs:
@@ -161,9 +196,13 @@ def test_sigkill_mid_round_and_restart(tmp_path: Path, crash_at: str | None, see
         _play_until(cs, lambda: cs[0].state["phase"] == "betting" and bool(cs[0].state["history"]))
         for c in cs:
             c.drain(0.2)
-        assert cs[0].state["phase"] == "betting" and cs[0].state["history"][-1]["status"] in ("settled", "void")
+        assert cs[0].state["phase"] == "betting" and cs[0].state["history"][-1]["status"] in (
+            "settled",
+            "void",
+        )
         assert _money(b, names) == 2 * 1000 + sum(
-            Decimal(v["total"]) for h in cs[0].state["history"] for v in h["net"].values())
+            Decimal(v["total"]) for h in cs[0].state["history"] for v in h["net"].values()
+        )
         for c in cs:
             c.close()
     finally:
@@ -172,8 +211,11 @@ def test_sigkill_mid_round_and_restart(tmp_path: Path, crash_at: str | None, see
     try:
         assert audit(store)["integrity"] == "ok"  # raises naming the first discrepancy
         bal = WebRecords(store).balances()  # opening + the cashier rows: what the server showed
-        at = {n: sum((Decimal(v) for k, v in store.balances(t["id"]).items() if k == f'"{n}"'), Decimal(0))
-              for n in names for t in store.tables_(label="web")}
+        at = {
+            n: sum((Decimal(v) for k, v in store.balances(t["id"]).items() if k == f'"{n}"'), Decimal(0))
+            for n in names
+            for t in store.tables_(label="web")
+        }
         assert all(bal[n] <= 1000 for n in names) and set(at) == set(names)
     finally:
         store.close()

@@ -22,7 +22,9 @@ from tests.web.test_serve_kill import Proc, _money, _play_until, _port, _strip
 
 pytestmark = [
     pytest.mark.postgres,
-    pytest.mark.skipif(pg_bin() is None, reason="no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps"),
+    pytest.mark.skipif(
+        pg_bin() is None, reason="no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps"
+    ),
 ]
 TTL = "2"
 
@@ -56,8 +58,11 @@ def test_two_servers_takeover(pg: str, tmp_path: Path) -> None:
         assert got.value.rcvd is not None and got.value.rcvd.code == 4409
         seat = {}
         for i, n in enumerate(names):
-            r = a.http.post(f"/api/tables/{t1}/join", json={"box": 1 + 2 * i, "buy_in": "300"},
-                            headers={"Authorization": f"Bearer {toks[n]}"})
+            r = a.http.post(
+                f"/api/tables/{t1}/join",
+                json={"box": 1 + 2 * i, "buy_in": "300"},
+                headers={"Authorization": f"Bearer {toks[n]}"},
+            )
             seat[n] = r.json()["token"]
         cs = [a.ws(t1, seat[n]) for n in names]
         for c in cs:
@@ -87,7 +92,9 @@ def test_two_servers_takeover(pg: str, tmp_path: Path) -> None:
         for c in cs:
             c.drain(0.2)
         assert cs[0].state["history"][-1]["status"] in ("settled", "void")
-        assert _money(b, names) == 2000 + sum(Decimal(v["total"]) for v in cs[0].state["history"][-1]["net"].values())
+        assert _money(b, names) == 2000 + sum(
+            Decimal(v["total"]) for v in cs[0].state["history"][-1]["net"].values()
+        )
         assert b.http.get(f"/api/tables/{t2}").status_code == 200  # its own table still served
         for c in cs:
             c.close()
@@ -115,11 +122,17 @@ def test_balances_and_lobby_shared_between_processes(pg: str) -> None:
         assert b.http.get("/api/accounts/ann").json()["balance"] == "1000"
         t1 = a.http.post("/api/tables", json={"preset": "mbs", "seed": 5}).json()["id"]
         t2 = b.http.post("/api/tables", json={"preset": "mbs", "seed": 6}).json()["id"]
-        seat = a.http.post(f"/api/tables/{t1}/join", json={"box": 2, "buy_in": "700"},
-                           headers={"Authorization": f"Bearer {tok}"}).json()["token"]
+        seat = a.http.post(
+            f"/api/tables/{t1}/join",
+            json={"box": 2, "buy_in": "700"},
+            headers={"Authorization": f"Bearer {tok}"},
+        ).json()["token"]
         assert b.http.get("/api/accounts/ann").json()["balance"] == "300"  # A's buy-in, seen by B
-        r = b.http.post(f"/api/tables/{t2}/join", json={"box": 1, "buy_in": "400"},
-                        headers={"Authorization": f"Bearer {tok}"})  # the account token works on B too
+        r = b.http.post(
+            f"/api/tables/{t2}/join",
+            json={"box": 1, "buy_in": "400"},
+            headers={"Authorization": f"Bearer {tok}"},
+        )  # the account token works on B too
         assert r.status_code == 400 and "more than the balance 300 of account ann" in r.json()["detail"]
         lobby = {t["id"]: t for t in b.http.get("/api/tables").json()}
         assert lobby[t2]["served_here"] is True
@@ -135,8 +148,11 @@ def test_balances_and_lobby_shared_between_processes(pg: str) -> None:
         r = a.http.post(f"/api/tables/{t1}/leave", json={"token": seat})
         assert r.status_code == 200 and r.json()["left"]
         assert Decimal(b.http.get("/api/accounts/ann").json()["balance"]) == 1000 + net  # A's round and leave
-        r = b.http.post(f"/api/tables/{t2}/join", json={"box": 1, "buy_in": "400"},
-                        headers={"Authorization": f"Bearer {tok}"})
+        r = b.http.post(
+            f"/api/tables/{t2}/join",
+            json={"box": 1, "buy_in": "400"},
+            headers={"Authorization": f"Bearer {tok}"},
+        )
         assert r.status_code == 200, r.text
         assert Decimal(a.http.get("/api/accounts/ann").json()["balance"]) == 600 + net  # and B's, seen by A
     finally:

@@ -17,7 +17,9 @@ from tests.web.play import british_choice, casino_choice
 
 
 def _strip(state: dict) -> dict:
-    return {k: v for k, v in state.items() if k not in ("version", "timer_s", "notice", "history_mark", "members")}
+    return {
+        k: v for k, v in state.items() if k not in ("version", "timer_s", "notice", "history_mark", "members")
+    }
 
 
 def _members(state: dict) -> list:

@@ -39,7 +39,12 @@ def test_retired_shoe_record(make_live, tmp_path: Path) -> None:
     r = live.http.get(f"/api/shoes/{shoes[1]}")
     assert r.status_code == 200, r.text
     got = r.json()
-    assert got["retired"] and len(got["cards"]) == 6 * 48 and len(got["dealt"]) > 0 and got["dealt"] == got["cards"][:len(got["dealt"])]
+    assert (
+        got["retired"]
+        and len(got["cards"]) == 6 * 48
+        and len(got["dealt"]) > 0
+        and got["dealt"] == got["cards"][: len(got["dealt"])]
+    )
     if fair is not None:
         assert got["verified"]["ok"] is True, got["verified"]
     r = live.http.get(f"/api/shoes/{shoes[2]}")  # the live shoe: never its order

@@ -86,9 +86,7 @@ def action_values(
     # 001 Splits: against a dealer Pontoon the box loses one wager in all
     loss = 1.0 / split_hands_so_far if (is_split_hand and pr.split_one_wager) else 1.0
     loss_d = loss if (is_split_hand and pr.split_one_wager) else pr.nat_loss_dbl
-    o = solver.run(
-        a2=aces_first_two, nat_loss=loss, nat_loss_dbl=loss_d, dbl2=(not is_split_hand) or pr.das
-    )
+    o = solver.run(a2=aces_first_two, nat_loss=loss, nat_loss_dbl=loss_d, dbl2=(not is_split_hand) or pr.das)
     for v in sorted(wanted, key=lambda x: x == "split"):  # the split last: its beat is the others' best
         if v == "stand":
             out[v] = float(o.st[s]) * cond

@@ -67,11 +67,33 @@ def _nonnat(base: np.ndarray, cnt: np.ndarray, extra: int, up: int, peek: bool) 
 
 @njit(cache=True, inline="always")
 def _options(
-    i: int, counts: np.ndarray, hard: np.ndarray, ncards: np.ndarray, nace: np.ndarray, trans: np.ndarray,
-    active: np.ndarray, base: np.ndarray, nbase: int, dist: np.ndarray, up: int, peek: bool, p21wins: bool,
-    nat_loss: float, nat_loss_dbl: float, a2: int, ace_one: bool, rescue: bool, resc_pol: np.ndarray,
-    resc_fix: np.ndarray, weights: np.ndarray, st: np.ndarray, hit: np.ndarray, dbl: np.ndarray,
-    val: np.ndarray, racc: np.ndarray, rfl: np.ndarray,
+    i: int,
+    counts: np.ndarray,
+    hard: np.ndarray,
+    ncards: np.ndarray,
+    nace: np.ndarray,
+    trans: np.ndarray,
+    active: np.ndarray,
+    base: np.ndarray,
+    nbase: int,
+    dist: np.ndarray,
+    up: int,
+    peek: bool,
+    p21wins: bool,
+    nat_loss: float,
+    nat_loss_dbl: float,
+    a2: int,
+    ace_one: bool,
+    rescue: bool,
+    resc_pol: np.ndarray,
+    resc_fix: np.ndarray,
+    weights: np.ndarray,
+    st: np.ndarray,
+    hit: np.ndarray,
+    dbl: np.ndarray,
+    val: np.ndarray,
+    racc: np.ndarray,
+    rfl: np.ndarray,
 ) -> None:
     """``chain``'s pass 1 for state ``i``: stand, hit (then its best play, ``val`` of the states
     one card on) and double (one card, then keep or rescue).
@@ -148,8 +170,17 @@ def _options(
 
 @njit(cache=True, inline="always")
 def _accumulate(
-    g0: int, g1: int, hard: np.ndarray, ncards: np.ndarray, nace: np.ndarray, active: np.ndarray,
-    weights: np.ndarray, st: np.ndarray, hit: np.ndarray, dbl: np.ndarray, acc: np.ndarray,
+    g0: int,
+    g1: int,
+    hard: np.ndarray,
+    ncards: np.ndarray,
+    nace: np.ndarray,
+    active: np.ndarray,
+    weights: np.ndarray,
+    st: np.ndarray,
+    hit: np.ndarray,
+    dbl: np.ndarray,
+    acc: np.ndarray,
 ) -> None:
     """``chain``'s build mode: the weighted stand / hit / double sums of the states g0..g1 of
     three or more cards, by class (soft, best total, cards)."""
@@ -213,8 +244,15 @@ def _action(code: int, can_stand: bool, can_dbl: bool, st: float, hit: float, db
 
 @njit(cache=True, inline="always")
 def _reachable(
-    hard: np.ndarray, ncards: np.ndarray, nace: np.ndarray, trans: np.ndarray, active: np.ndarray,
-    policy: np.ndarray, forced: int, dbl2: bool, dbl_any: bool,
+    hard: np.ndarray,
+    ncards: np.ndarray,
+    nace: np.ndarray,
+    trans: np.ndarray,
+    active: np.ndarray,
+    policy: np.ndarray,
+    forced: int,
+    dbl2: bool,
+    dbl_any: bool,
 ) -> np.ndarray:
     """``chain``'s ``prune``: the active states a fixed policy can reach from the active two-card
     states (which are valued in full: stand, hit and double), lowest hard total first; None of
@@ -321,9 +359,33 @@ def chain(
         for i in range(g0, s):
             if live[i] and ncards[i] >= 1:
                 _options(
-                    i, counts, hard, ncards, nace, trans, live, base, nbase, dist, up, peek, p21wins,
-                    nat_loss, nat_loss_dbl, a2, ace_one, rescue, resc_pol, resc_fix, weights, st, hit, dbl,
-                    val, racc, rfl,
+                    i,
+                    counts,
+                    hard,
+                    ncards,
+                    nace,
+                    trans,
+                    live,
+                    base,
+                    nbase,
+                    dist,
+                    up,
+                    peek,
+                    p21wins,
+                    nat_loss,
+                    nat_loss_dbl,
+                    a2,
+                    ace_one,
+                    rescue,
+                    resc_pol,
+                    resc_fix,
+                    weights,
+                    st,
+                    hit,
+                    dbl,
+                    val,
+                    racc,
+                    rfl,
                 )
         if build:
             _accumulate(g0, s, hard, ncards, nace, live, weights, st, hit, dbl, acc)

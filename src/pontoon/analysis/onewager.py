@@ -33,10 +33,29 @@ _NT = 10
 
 @njit(cache=True)
 def _play_hand(
-    counts: np.ndarray, hard: np.ndarray, ncards: np.ndarray, nace: np.ndarray, trans: np.ndarray,
-    shoe0: np.ndarray, mult: np.ndarray, used: np.ndarray, ukey: int, p: int, s2: int, w: float,
-    one_card: bool, p21wins: bool, ace_one: bool, act: np.ndarray, rfl: np.ndarray,
-    mass: np.ndarray, reach: np.ndarray, n_reach: int, last: bool, dead_keys: List, dead_w: List,
+    counts: np.ndarray,
+    hard: np.ndarray,
+    ncards: np.ndarray,
+    nace: np.ndarray,
+    trans: np.ndarray,
+    shoe0: np.ndarray,
+    mult: np.ndarray,
+    used: np.ndarray,
+    ukey: int,
+    p: int,
+    s2: int,
+    w: float,
+    one_card: bool,
+    p21wins: bool,
+    ace_one: bool,
+    act: np.ndarray,
+    rfl: np.ndarray,
+    mass: np.ndarray,
+    reach: np.ndarray,
+    n_reach: int,
+    last: bool,
+    dead_keys: List,
+    dead_w: List,
 ) -> float:
     """Play one split hand from its two-card state ``s2`` (holding ``p``; weight ``w``) drawing
     from ``shoe0 - used`` (``used`` / ``ukey``: the cards of the earlier hands); append (multiset key of
@@ -105,7 +124,12 @@ def _play_hand(
 
 @njit(cache=True)
 def _reachable(
-    hard: np.ndarray, trans: np.ndarray, shoe0: np.ndarray, p: int, one_card: bool, act: np.ndarray,
+    hard: np.ndarray,
+    trans: np.ndarray,
+    shoe0: np.ndarray,
+    p: int,
+    one_card: bool,
+    act: np.ndarray,
     two: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each second card r2: the states a split hand of ``p`` that drew r2 can hit through
@@ -150,9 +174,21 @@ def _reachable(
 
 @njit(cache=True)
 def all_dead(
-    counts: np.ndarray, hard: np.ndarray, ncards: np.ndarray, nace: np.ndarray, trans: np.ndarray,
-    shoe0: np.ndarray, p: int, max_hands: int, one_card: bool, p21wins: bool, ace_one: bool,
-    act: np.ndarray, rfl: np.ndarray, two: np.ndarray, max_states: int,
+    counts: np.ndarray,
+    hard: np.ndarray,
+    ncards: np.ndarray,
+    nace: np.ndarray,
+    trans: np.ndarray,
+    shoe0: np.ndarray,
+    p: int,
+    max_hands: int,
+    one_card: bool,
+    p21wins: bool,
+    ace_one: bool,
+    act: np.ndarray,
+    rfl: np.ndarray,
+    two: np.ndarray,
+    max_states: int,
 ) -> float:
     """P(every hand of a split of ``p`` ends dead) when the hands draw from ``shoe0`` (the shoe
     less the up card and the two pair cards, and whatever else is known out). Each hand gets its
@@ -200,9 +236,31 @@ def all_dead(
                     cr = shoe0[r2] - used[r2]
                     if cr <= 0 or (r2 == p and resplit):
                         continue
-                    dead = _play_hand(counts, hard, ncards, nace, trans, shoe0, mult, used, ukey, p, two[p, r2],
-                               w * cr / n, one_card, p21wins, ace_one, act, rfl, mass, reach[r2], n_reach[r2],
-                               rem == 1, dead_keys, dead_w)
+                    dead = _play_hand(
+                        counts,
+                        hard,
+                        ncards,
+                        nace,
+                        trans,
+                        shoe0,
+                        mult,
+                        used,
+                        ukey,
+                        p,
+                        two[p, r2],
+                        w * cr / n,
+                        one_card,
+                        p21wins,
+                        ace_one,
+                        act,
+                        rfl,
+                        mass,
+                        reach[r2],
+                        n_reach[r2],
+                        rem == 1,
+                        dead_keys,
+                        dead_w,
+                    )
                     if rem == 1:
                         result += dead
                 for k in range(len(dead_keys)):
@@ -226,4 +284,3 @@ MAX_STATES = 50_000  # partial box states played at most (about 0.3 ms each; FED
 def key_fits(shoe0: np.ndarray) -> bool:
     """Whether ``all_dead``'s multiset keys (mixed radix by ``shoe0``, times 64) fit an int64."""
     return int(np.prod([int(c) + 1 for c in shoe0], dtype=object)) * 64 < 2**62
-

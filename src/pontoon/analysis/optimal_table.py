@@ -399,7 +399,9 @@ def _by_a2(
     return np.where(mask, code, -1).astype(np.int8)
 
 
-def _build_tables(rules: CasinoRules, rescue: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+def _build_tables(
+    rules: CasinoRules, rescue: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """(the state-only table, the table by a2 where decisions depend on it, else None); the rescue
     bits (``optimal_rescue``) into ``rescue`` when given."""
     pr = Params.of(rules)
@@ -533,7 +535,11 @@ def _build_tables(rules: CasinoRules, rescue: np.ndarray | None = None) -> tuple
 
 
 def _rescue_bits(
-    sp: StateSpace, pr: Params, base: np.ndarray, outs: dict[int, ChainOut], can_dbl: np.ndarray,
+    sp: StateSpace,
+    pr: Params,
+    base: np.ndarray,
+    outs: dict[int, ChainOut],
+    can_dbl: np.ndarray,
     active: np.ndarray,
 ) -> np.ndarray:
     """The rescue bits (``OPT_RESCUE``...) of every state a doubled hand can hold after its
@@ -546,7 +552,9 @@ def _rescue_bits(
     if not pr.rescue:
         return bits.astype(np.int8)
     seen = np.zeros((sp.size, 2), dtype=np.int8)  # 0 unseen, 1 keep, 2 rescue, 3 both
-    src = np.nonzero(can_dbl & active & np.all(sp.counts <= base[None, :], axis=1) & (sp.ncards >= 2) & (sp.best < 21))[0]
+    src = np.nonzero(
+        can_dbl & active & np.all(sp.counts <= base[None, :], axis=1) & (sp.ncards >= 2) & (sp.best < 21)
+    )[0]
     for a2, o in outs.items():
         for r in range(10):
             j = sp.trans[src, r]

@@ -61,8 +61,15 @@ def _trie(h17: bool) -> tuple[np.ndarray, ...]:
     try:
         _TRIE_DIR.mkdir(exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, parent=arrays[0], rank=arrays[1], used=arrays[2], depth=arrays[3], contrib=arrays[4],
-                 orders=arrays[5])
+        np.savez(
+            tmp,
+            parent=arrays[0],
+            rank=arrays[1],
+            used=arrays[2],
+            depth=arrays[3],
+            contrib=arrays[4],
+            orders=arrays[5],
+        )
         os.replace(tmp, path)
     except OSError:
         pass  # read-only install: build it each process
@@ -187,12 +194,21 @@ class _Defaults:
 def _defaults() -> _Defaults:
     size = state_space().size
     # kept writeable: numba compiles read-only arrays as another signature
-    return _Defaults(np.full(size, K.OPTIMAL, dtype=np.int64), np.full(22, -1, dtype=np.int64), np.zeros(size))
+    return _Defaults(
+        np.full(size, K.OPTIMAL, dtype=np.int64), np.full(22, -1, dtype=np.int64), np.zeros(size)
+    )
 
 
 _KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
 
-CODE_TO_POLICY = {"S": K.STAND, "H": K.HIT, "D": K.DOUBLE_HIT, "Ds": K.DOUBLE_STAND, "R": K.HIT, "Rs": K.STAND}
+CODE_TO_POLICY = {
+    "S": K.STAND,
+    "H": K.HIT,
+    "D": K.DOUBLE_HIT,
+    "Ds": K.DOUBLE_STAND,
+    "R": K.HIT,
+    "Rs": K.STAND,
+}
 
 
 @dataclass(frozen=True)
@@ -352,23 +368,50 @@ class UpcardSolver(SplitMixin):
         sp, pr = self.sp, self.pr
         size = sp.size
         out = ChainOut(
-            np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size),
-            np.full((2, 22, 12), -9, dtype=np.int64), np.zeros(22),
-            np.full(size, K.ACT_HIT, dtype=np.int8), np.zeros((size, 10), dtype=np.int8),
+            np.zeros(size),
+            np.zeros(size),
+            np.zeros(size),
+            np.zeros(size),
+            np.full((2, 22, 12), -9, dtype=np.int64),
+            np.zeros(22),
+            np.full(size, K.ACT_HIT, dtype=np.int8),
+            np.zeros((size, 10), dtype=np.int8),
         )
         K.chain(
-            sp.counts, sp.hard, sp.ncards, sp.nace, sp.trans,
+            sp.counts,
+            sp.hard,
+            sp.ncards,
+            sp.nace,
+            sp.trans,
             self.active if active is None else active,
             self.base if base is None else base,
             self.dist if dist is None else dist,
-            pr.pay21, self.up, pr.peek, pr.p21wins,
-            nat_loss, pr.nat_loss_dbl if nat_loss_dbl is None else nat_loss_dbl,
-            pr.forced, dbl2, pr.dbl_any, a2, pr.ace_one, pr.rescue,
+            pr.pay21,
+            self.up,
+            pr.peek,
+            pr.p21wins,
+            nat_loss,
+            pr.nat_loss_dbl if nat_loss_dbl is None else nat_loss_dbl,
+            pr.forced,
+            dbl2,
+            pr.dbl_any,
+            a2,
+            pr.ace_one,
+            pr.rescue,
             _defaults().optimal if policy is None else policy,
             _defaults().no_rescue_chart if resc_pol is None else resc_pol,
             _no_fix() if resc_fix is None else resc_fix,
-            build, prune, _defaults().no_weights if weights is None else weights,
-            out.st, out.hit, out.dbl, out.val, out.dec, out.racc, out.act, out.rfl,
+            build,
+            prune,
+            _defaults().no_weights if weights is None else weights,
+            out.st,
+            out.hit,
+            out.dbl,
+            out.val,
+            out.dec,
+            out.racc,
+            out.act,
+            out.rfl,
         )
         return out
 

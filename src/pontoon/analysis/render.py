@@ -20,8 +20,16 @@ COLOURS = {
     "Rs": ("white", "#e74c3c"),
     "F": ("white", "#8e44ad"),
 }
-RICH = {"H": "black on grey70", "S": "black on yellow", "D": "white on blue", "Ds": "white on dodger_blue2",
-        "P": "white on green4", "R": "white on red3", "Rs": "white on red1", "F": "white on purple"}
+RICH = {
+    "H": "black on grey70",
+    "S": "black on yellow",
+    "D": "white on blue",
+    "Ds": "white on dodger_blue2",
+    "P": "white on green4",
+    "R": "white on red3",
+    "Rs": "white on red1",
+    "F": "white on purple",
+}
 
 
 def _head(cell: str) -> str:
@@ -50,7 +58,9 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
     con = console or Console()
     rules = report["rules"]
     he = report["house_edge"]
-    summary = Table(title=f"{rules.get('name') or rules['preset']}: {rules['decks']} decks", show_header=False)
+    summary = Table(
+        title=f"{rules.get('name') or rules['preset']}: {rules['decks']} decks", show_header=False
+    )
     summary.add_column("item")
     summary.add_column("value", justify="right")
     summary.add_row("house edge, basic strategy", f"{he['basic'] * 100:.4f}%")

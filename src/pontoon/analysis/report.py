@@ -84,7 +84,9 @@ def analyze(
         # bounded before the solver sees it: an enormous bet (1e999999999) hung the solver
         bet = to_money(bet, "bet")
         if not rules.table_min <= bet <= rules.table_max:
-            raise BetError(f"bet {fmt(bet)}: the main wager is {fmt(rules.table_min)} to {fmt(rules.table_max)} at this table")
+            raise BetError(
+                f"bet {fmt(bet)}: the main wager is {fmt(rules.table_min)} to {fmt(rules.table_max)} at this table"
+            )
     t0 = time.perf_counter()
     sol = solve(rules, bet, split_strategy=split_strategy)
     strategy = sol.strategy

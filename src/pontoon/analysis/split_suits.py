@@ -104,9 +104,7 @@ def _draws(left: list[int], k: int) -> list[tuple[tuple[str, ...], float]]:
     return out
 
 
-def hand_pay(
-    rules: CasinoRules, kind: str, p: int, first: str | None, known: Known, shoe: SuitShoe
-) -> float:
+def hand_pay(rules: CasinoRules, kind: str, p: int, first: str | None, known: Known, shoe: SuitShoe) -> float:
     """Expected multiplier of a split hand of pair value ``p`` that ends as a 6-7-8 (``kind``
     "678") or 7-7-7 ("777"), its first card of suit ``first`` (None: a resplit card, drawn), given
     the ``known`` cards out (the pair cards and the up card, the hand's own first card among
@@ -121,7 +119,12 @@ def _pays(rules: CasinoRules, kind: str) -> tuple[float, ...]:
 
 @lru_cache(maxsize=4096)
 def _hand_pay(
-    pays: tuple[float, ...], kind: str, p: int, first: str | None, known: tuple[tuple[int, str], ...], shoe: SuitShoe
+    pays: tuple[float, ...],
+    kind: str,
+    p: int,
+    first: str | None,
+    known: tuple[tuple[int, str], ...],
+    shoe: SuitShoe,
 ) -> float:
     lp = shoe.left(p, known)
     firsts = [((first,), 1.0)] if first is not None else _draws(lp, 1)
@@ -136,8 +139,10 @@ def _hand_pay(
         else:
             v1, v2 = (v for v in BONUS_VALUES if v != p)
             others = [
-                ((a, b), qa * qb) for ((a,), qa), ((b,), qb) in product(_draws(shoe.left(v1, known), 1),
-                                                                       _draws(shoe.left(v2, known), 1))
+                ((a, b), qa * qb)
+                for ((a,), qa), ((b,), qb) in product(
+                    _draws(shoe.left(v1, known), 1), _draws(shoe.left(v2, known), 1)
+                )
             ]
         for suits, q in others:
             one = len({f, *suits}) == 1
@@ -270,7 +275,9 @@ class SplitSuits:
         return tot
 
 
-def split_suits(solver: UpcardSolver, p: int, sc: SplitChains, shoe: SuitShoe | None = None) -> SplitSuits | None:
+def split_suits(
+    solver: UpcardSolver, p: int, sc: SplitChains, shoe: SuitShoe | None = None
+) -> SplitSuits | None:
     """The bonus counts of the split of ``p`` played by ``sc`` (see ``SplitSuits``), or None where
     suits change nothing (not a 6, 7 or 8; no 21 paid at once; a peek; pays that ignore suits)."""
     rules, pr, sp = solver.rules, solver.pr, solver.sp
@@ -313,7 +320,9 @@ def split_suits(solver: UpcardSolver, p: int, sc: SplitChains, shoe: SuitShoe | 
     return SplitSuits(rules, p, solver.up, shoe or SuitShoe.even(rules.decks), coef, paid, table)
 
 
-def pair_suit_classes(solver: UpcardSolver, ss: SplitSuits | None, p: int) -> list[tuple[float, float, float]]:
+def pair_suit_classes(
+    solver: UpcardSolver, ss: SplitSuits | None, p: int
+) -> list[tuple[float, float, float]]:
     """(weight, hit adjustment, split adjustment) of the suit classes of the pair (p, p) against
     the solver's up card: the suits of the two pair cards and of the up card (where it is a 6, 7
     or 8) drawn from the full shoe, merged where both adjustments agree. The hit adjustment is

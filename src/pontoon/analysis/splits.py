@@ -238,8 +238,16 @@ class SplitMixin:
                 if a > 0 and fix is None and causal:
                     fix = by_a[0][a2].rfl  # a strategy that decides by the hand's own cards
                 outs[a2] = self.run(
-                    base=base_s, dist=dist, active=act, a2=a2, nat_loss=loss, nat_loss_dbl=loss_d,
-                    dbl2=dbl2, policy=pol, resc_pol=resc_pol, resc_fix=fix,
+                    base=base_s,
+                    dist=dist,
+                    active=act,
+                    a2=a2,
+                    nat_loss=loss,
+                    nat_loss_dbl=loss_d,
+                    dbl2=dbl2,
+                    policy=pol,
+                    resc_pol=resc_pol,
+                    resc_fix=fix,
                     prune=a > 0,  # only the two-card hands of a > 0 are read (_hand_values)
                 )
                 pol_a[a2] = pol
@@ -362,8 +370,15 @@ class SplitMixin:
                 fixed = sc.pols[a].get(a2) if a < len(sc.pols) else None
                 pol = fixed if fixed is not None else self._decisions(o, act, sc.dbl2)
                 o1[a2] = self.run(
-                    base=sc.bases[a], dist=dist, active=act, a2=a2, nat_loss=1.0, nat_loss_dbl=1.0,
-                    dbl2=sc.dbl2, policy=pol, resc_pol=sc.resc_pol,
+                    base=sc.bases[a],
+                    dist=dist,
+                    active=act,
+                    a2=a2,
+                    nat_loss=1.0,
+                    nat_loss_dbl=1.0,
+                    dbl2=sc.dbl2,
+                    policy=pol,
+                    resc_pol=sc.resc_pol,
                 )
             by_a1.append(o1)
         sc1 = SplitChains(by_a1, sc.bases, sc.active, sc.dbl2, m)
@@ -429,8 +444,21 @@ class SplitMixin:
             rfl[a2] = o.rfl
         one_card = p == 0 and not pr.hit_split_aces  # 000 3.9.1
         dead = onewager.all_dead(
-            sp.counts, sp.hard, sp.ncards, sp.nace, sp.trans, shoe0, p, sc.max_hands, one_card,
-            pr.p21wins, pr.ace_one, act, rfl, _two_card_states(), onewager.MAX_STATES,
+            sp.counts,
+            sp.hard,
+            sp.ncards,
+            sp.nace,
+            sp.trans,
+            shoe0,
+            p,
+            sc.max_hands,
+            one_card,
+            pr.p21wins,
+            pr.ace_one,
+            act,
+            rfl,
+            _two_card_states(),
+            onewager.MAX_STATES,
         )
         if dead < 0:
             return None  # past the work limit: the union approximation

@@ -155,7 +155,13 @@ def _solve(
         solver = UpcardSolver(rules, pr, base, up, split_strategy=split_strategy)
         d0 = solver.dealers.get(np.zeros((1, 10), dtype=np.int64), up)[0]
         dealer[label] = {
-            "17": d0[0], "18": d0[1], "19": d0[2], "20": d0[3], "21": d0[4], "pontoon": d0[5], "bust": d0[6],
+            "17": d0[0],
+            "18": d0[1],
+            "19": d0[2],
+            "20": d0[3],
+            "21": d0[4],
+            "pontoon": d0[5],
+            "bust": d0[6],
         }
         w_all = comp_weights(base, sp.counts)
         w_dbl = w_all if pr.dbl_any else np.where(two, w_all, 0.0)
@@ -246,11 +252,15 @@ def _solve(
     if pr.rescue:
         strategy["rescue"] = {str(t): _order(rescue_rows[t], fill="S") for t in sorted(rescue_rows)}
     # Ace pairs first in the conventional order: A, 2..9, T
-    strategy["pair"] = {k: strategy["pair"][k] for k in (["A"] + list(VALUE_RANKS[1:])) if k in strategy["pair"]}
+    strategy["pair"] = {
+        k: strategy["pair"][k] for k in (["A"] + list(VALUE_RANKS[1:])) if k in strategy["pair"]
+    }
     return Solution(rules, ev_opt, ev_basic, strategy, upres, dealer, time.perf_counter() - t0)
 
 
-def _rescue_chart(pr: Params, racc: np.ndarray, label: str, rescue_rows: dict[int, dict[str, str]]) -> np.ndarray:
+def _rescue_chart(
+    pr: Params, racc: np.ndarray, label: str, rescue_rows: dict[int, dict[str, str]]
+) -> np.ndarray:
     """The rescue chart by doubled total (1 rescue, 0 keep; -1 everywhere without rescue) from
     the weighted advantage ``racc`` of keeping each doubled total; its rows into ``rescue_rows``."""
     resc = np.full(22, -1, dtype=np.int64)
@@ -440,7 +450,9 @@ def evaluate_policy(
         if rescue is not None:
             for t in range(22):
                 resc[t] = 1 if rescue(t, up) else 0
-        outs = {a2: solver.run(a2=a2, policy=pol, resc_pol=resc) for a2 in ((0, 1, 2) if pr.dbl_any else (0,))}
+        outs = {
+            a2: solver.run(a2=a2, policy=pol, resc_pol=resc) for a2 in ((0, 1, 2) if pr.dbl_any else (0,))
+        }
         ev = 0.0
         for i, j, w in solver.start_weights():
             opts, classes = solver.hand_options(i, j, outs, None)

@@ -83,7 +83,9 @@ def _whole(x: Decimal, low: Decimal, high: Decimal) -> Decimal:
     return min(max(v, low), high)
 
 
-def player_decision(view: dict[str, Any], legal: list[LegalAction], rules: BritishRules, policy: PlayerPolicy) -> Decision:
+def player_decision(
+    view: dict[str, Any], legal: list[LegalAction], rules: BritishRules, policy: PlayerPolicy
+) -> Decision:
     seat = view["seat"]
     by = {a.verb: a for a in legal}
     h = _own_hand(view, seat)
@@ -97,7 +99,12 @@ def player_decision(view: dict[str, Any], legal: list[LegalAction], rules: Briti
         return "stake", min(max(base, a.low), a.high)
     if view["phase"] in ("shoot", "split_shoot"):
         first = cards[0] if cards else None
-        if "shoot" in by and first is not None and (first.is_ace or first.is_ten_value) and view["phase"] == "shoot":
+        if (
+            "shoot" in by
+            and first is not None
+            and (first.is_ace or first.is_ten_value)
+            and view["phase"] == "shoot"
+        ):
             a = by["shoot"]
             assert a.low is not None and a.high is not None
             amt = _whole(a.high * policy.shoot_fraction, a.low, a.high)
@@ -127,7 +134,9 @@ def player_decision(view: dict[str, Any], legal: list[LegalAction], rules: Briti
     return legal[0].verb, legal[0].low
 
 
-def banker_decision(view: dict[str, Any], legal: list[LegalAction], rules: BritishRules, policy: BankerPolicy) -> Decision:
+def banker_decision(
+    view: dict[str, Any], legal: list[LegalAction], rules: BritishRules, policy: BankerPolicy
+) -> Decision:
     verbs = {a.verb for a in legal}
     cards = _cards(view["banker_cards"])
     if "double" in verbs:

@@ -30,11 +30,13 @@ def do_stake(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
             rnd._open_shoot()
     return ev
 
+
 def do_double(rnd: BritishRound, seat: str) -> Event:
     rnd.mult = Decimal(2)  # 003 variation: "the final payments are doubled"
     ev = rnd.log.add("banker_double", "003 variation: banker doubles the bets", seat=seat)
     rnd._open_shoot()
     return ev
+
 
 def do_pass(rnd: BritishRound, seat: str) -> Event:
     if rnd.phase == "double":
@@ -47,6 +49,7 @@ def do_pass(rnd: BritishRound, seat: str) -> Event:
         ev = rnd.log.add("no_shoot", "003 Shoot: new shoot bet on the other hand", seat=seat)
         finish_split(rnd)
     return ev
+
 
 def do_shoot(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
     if rnd.phase == "shoot":
@@ -70,6 +73,7 @@ def do_shoot(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
         finish_split(rnd)
     return ev
 
+
 def do_buy(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
     h = rnd.hands[rnd.cur]
     rnd.ledger.stake(seat, "stake", amount, reason="buy")  # 003 Buy: "increase your stake"
@@ -77,10 +81,12 @@ def do_buy(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
     h.last_buy = amount
     h.must_draw = False
     rnd._deal(h, up=False)  # 003 Buy: "deals you another card face down"
-    ev = rnd.log.add("buy", "003 Buy a card", seat=seat, hand=rnd.hand_number(h), amount=fmt(amount),
-                      card=str(h.cards[-1]))
+    ev = rnd.log.add(
+        "buy", "003 Buy a card", seat=seat, hand=rnd.hand_number(h), amount=fmt(amount), card=str(h.cards[-1])
+    )
     rnd._after_card(h)
     return ev
+
 
 def do_twist(rnd: BritishRound, seat: str) -> Event:
     if rnd.phase == "banker":
@@ -100,6 +106,7 @@ def do_twist(rnd: BritishRound, seat: str) -> Event:
     rnd._after_card(h)
     return ev
 
+
 def do_stick(rnd: BritishRound, seat: str) -> Event:
     if rnd.phase == "banker":
         ev = rnd.log.add("banker_stick", "003 The Banker's Turn: stay", seat=seat)
@@ -111,6 +118,7 @@ def do_stick(rnd: BritishRound, seat: str) -> Event:
     rnd._next_hand()
     return ev
 
+
 def do_split(rnd: BritishRound, seat: str) -> Event:
     h = rnd.hands[rnd.cur]
     c1, c2 = h.cards
@@ -119,7 +127,9 @@ def do_split(rnd: BritishRound, seat: str) -> Event:
     new = BritishHand(owner=seat, cards=[c2], up=[True], stake=h.initial, initial=h.initial, split=True)
     h.cards, h.up, h.split = [c1], [True], True
     rnd.hands.insert(rnd.cur + 1, new)
-    ev = rnd.log.add("split", "003 Split your cards", seat=seat, hand=rnd.hand_number(h), cards=[str(c1), str(c2)])
+    ev = rnd.log.add(
+        "split", "003 Split your cards", seat=seat, hand=rnd.hand_number(h), cards=[str(c1), str(c2)]
+    )
     rnd.pending_split = rnd.cur + 1
     # 003 Shoot: "the player has the option to place a new shoot bet ... on the other hand"; rul 31: the
     # window opens before the new cards are dealt (finish_split deals them)
@@ -128,6 +138,7 @@ def do_split(rnd: BritishRound, seat: str) -> Event:
     else:
         finish_split(rnd)
     return ev
+
 
 def finish_split(rnd: BritishRound) -> None:
     rnd.phase = "play"
@@ -138,6 +149,7 @@ def finish_split(rnd: BritishRound) -> None:
     rnd._deal(b, up=False)
     rnd.log.add("split_deal", "003 Split your cards", seat=a.owner)
 
+
 def do_burn(rnd: BritishRound, seat: str) -> Event:
     h = rnd.hands[rnd.cur]
     old = list(h.cards)
@@ -147,8 +159,13 @@ def do_burn(rnd: BritishRound, seat: str) -> Event:
     rnd.pack.to_bottom(old)
     rnd._deal(h, up=False)
     rnd._deal(h, up=False)
-    ev = rnd.log.add("burn", "003 variation: burn a hard 13 (14)", seat=seat, hand=rnd.hand_number(h),
-                      burned=[str(c) for c in old])
+    ev = rnd.log.add(
+        "burn",
+        "003 variation: burn a hard 13 (14)",
+        seat=seat,
+        hand=rnd.hand_number(h),
+        burned=[str(c) for c in old],
+    )
     if not h.split and ranking.is_pontoon(h.cards, rnd.rules):
         rnd._declare(h)
         rnd._next_hand()

@@ -25,7 +25,9 @@ class BritishPack:
         self.stacked = stacked
         self.discards: list[Card] = []  # stacked packs only: cards put to the bottom
         self.packs = packs
-        self.drawn = 0  # cards drawn since this pack was made or last shuffled (a fair shoe's reveal counts them)
+        self.drawn = (
+            0  # cards drawn since this pack was made or last shuffled (a fair shoe's reveal counts them)
+        )
 
     @classmethod
     def shuffled(cls, packs: int, rng: RngLike) -> BritishPack:

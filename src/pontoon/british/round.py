@@ -35,7 +35,9 @@ from pontoon.settlement import LAYOUT, Account, Ledger, System
 PHASES: Final = ("stake", "double", "shoot", "play", "split_shoot", "banker", "settled", "void")
 
 
-LegalAction = Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
+LegalAction = (
+    Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
+)
 
 
 class BritishRound:
@@ -52,7 +54,9 @@ class BritishRound:
         log: EventLog | None = None,
     ) -> None:
         if not players:
-            raise IllegalAction("a British round needs at least one player besides the banker (003: two or more)")
+            raise IllegalAction(
+                "a British round needs at least one player besides the banker (003: two or more)"
+            )
         if len(set(players)) != len(players) or banker in players:
             raise IllegalAction(f"seat names must be distinct: players {list(players)}, banker {banker!r}")
         if rules.shoot and to_money(kitty, "kitty") <= 0:
@@ -79,7 +83,9 @@ class BritishRound:
         self.exposed_all = False
         self.void_reason: str | None = None
         self.next_banker = banker
-        self.log.add("round_start", "003 The Deal", players=list(players), banker=banker, kitty=fmt(self.kitty_start))
+        self.log.add(
+            "round_start", "003 The Deal", players=list(players), banker=banker, kitty=fmt(self.kitty_start)
+        )
         try:
             # 003 The Deal: "one card face down to each player, starting with the player to dealer's
             # left ... and ending with the dealer"
@@ -203,7 +209,9 @@ class BritishRound:
             if r.no_buy_fifth_at_11_or_less and n == 4 and hard <= 11:
                 buy_ok = False
             if buy_ok:
-                if h.last_buy is None:  # 003 Buy: "at least equal to and not more than twice your initial stake"
+                if (
+                    h.last_buy is None
+                ):  # 003 Buy: "at least equal to and not more than twice your initial stake"
                     out.append(Action("buy", low=h.initial, high=h.initial * 2))
                 else:  # 003 Buy: "between your initial stake and the amount you added previously"
                     out.append(Action("buy", low=h.initial, high=h.last_buy))
@@ -243,7 +251,9 @@ class BritishRound:
                 f"{seat} {verb}: not {seat}'s turn; {self._where()}; legal actions for {who}: {_names(legal)}"
             )
         if verb not in legal:
-            raise IllegalAction(f"{seat} {verb} is not legal now; {self._where()}; legal actions: {_names(legal)}")
+            raise IllegalAction(
+                f"{seat} {verb} is not legal now; {self._where()}; legal actions: {_names(legal)}"
+            )
         la = legal[verb]
         if la.low is None:
             if amount is not None:
@@ -405,7 +415,9 @@ class BritishRound:
             # 003: "If the banker has a Pontoon this is immediately exposed"
             self.banker_pontoon = True
             self.banker_up = True
-            self.log.add("banker_pontoon", "003 The Deal: banker's Pontoon", cards=[str(c) for c in self.banker_cards])
+            self.log.add(
+                "banker_pontoon", "003 The Deal: banker's Pontoon", cards=[str(c) for c in self.banker_cards]
+            )
             self._settle("pontoon")
             return
         self.cur = -1
@@ -416,7 +428,9 @@ class BritishRound:
         h.status = "pontoon"
         ace = next(i for i, c in enumerate(h.cards) if c.is_ace)
         h.up[ace] = True
-        self.log.add("pontoon", "003 Declare a Pontoon", seat=h.owner, hand=self.hand_number(h), ace=str(h.cards[ace]))
+        self.log.add(
+            "pontoon", "003 Declare a Pontoon", seat=h.owner, hand=self.hand_number(h), ace=str(h.cards[ace])
+        )
 
     def _next_hand(self) -> None:
         self.phase = "play"
@@ -457,7 +471,9 @@ class BritishRound:
             h.shoot_open = False
         self.pack.to_bottom(h.cards)
         h.returned = True
-        self.log.add("bust", "003 Going bust", seat=h.owner, hand=self.hand_number(h), cards=[str(c) for c in h.cards])
+        self.log.add(
+            "bust", "003 Going bust", seat=h.owner, hand=self.hand_number(h), cards=[str(c) for c in h.cards]
+        )
 
     def _banker_turn(self) -> None:
         if not any(h.live for h in self.hands):
@@ -485,7 +501,9 @@ class BritishRound:
     def _void(self, reason: str) -> Event:
         # rulings 2: running out of cards voids the round; every wager returned
         for t in reversed(list(self.ledger.transfers)):
-            self.ledger.move(t.dest, t.source, t.amount, kind=t.kind, player=t.player, reason="returned (void)")
+            self.ledger.move(
+                t.dest, t.source, t.amount, kind=t.kind, player=t.player, reason="returned (void)"
+            )
         for h in self.hands:
             h.shoot_open = False
             h.result, h.net = "void", ZERO
@@ -515,7 +533,9 @@ class BritishRound:
     def net(self) -> dict[str, dict[str, Decimal]]:
         """Each seat's net result per kind (``stake``, ``shoot``) and ``total``; the banker included."""
         kinds = ["stake", "shoot"] if self.rules.shoot else ["stake"]
-        out: dict[str, dict[str, Decimal]] = {s: {k: ZERO for k in kinds} for s in [*self.players, self.banker]}
+        out: dict[str, dict[str, Decimal]] = {
+            s: {k: ZERO for k in kinds} for s in [*self.players, self.banker]
+        }
         for t in self.ledger.transfers:
             for acct, sign in ((t.source, -1), (t.dest, 1)):
                 who = self.owner_of(acct)

@@ -34,15 +34,29 @@ from pontoon.money import money_json, to_money
 from pontoon.rules.british import BritishRules
 from pontoon.rules.load import apply_overrides, find_rules
 
-ALLOWED_KEYS = {"rules", "options", "players", "banker", "shoe", "kitty", "actions", "expect",
-                "description", "title", "note", "comment", "clause", "clauses"}
+ALLOWED_KEYS = {
+    "rules",
+    "options",
+    "players",
+    "banker",
+    "shoe",
+    "kitty",
+    "actions",
+    "expect",
+    "description",
+    "title",
+    "note",
+    "comment",
+    "clause",
+    "clauses",
+}
 VERBS = {"stake", "buy", "twist", "stick", "split", "burn", "shoot", "pass", "double"}
 
 
 def _rules(data: dict[str, Any]) -> BritishRules:
     name = data.get("rules")
     if not isinstance(name, str):
-        raise ScenarioError("scenario needs \"rules\": \"british\" or \"shoot\"")
+        raise ScenarioError('scenario needs "rules": "british" or "shoot"')
     try:
         base = find_rules(name)
     except PontoonError as err:
@@ -51,7 +65,7 @@ def _rules(data: dict[str, Any]) -> BritishRules:
         raise ScenarioError(f"rules {name!r} is not a British preset: accepted british, shoot")
     options = data.get("options", {})
     if not isinstance(options, dict):
-        raise ScenarioError("\"options\" must be an object of rule fields, e.g. {\"stick_minimum\": 16}")
+        raise ScenarioError('"options" must be an object of rule fields, e.g. {"stick_minimum": 16}')
     if not options:
         return base
     try:
@@ -64,19 +78,21 @@ def _parse_action(item: Any, n: int) -> tuple[str, str, str | None]:
     if isinstance(item, str):
         parts = item.split()
         if len(parts) not in (2, 3):
-            raise ScenarioError(f"action {n} {item!r}: expected \"SEAT VERB [AMOUNT]\", e.g. \"ann stake 5\"")
+            raise ScenarioError(f'action {n} {item!r}: expected "SEAT VERB [AMOUNT]", e.g. "ann stake 5"')
         seat, verb = parts[0], parts[1].lower()
         amount = parts[2] if len(parts) == 3 else None
     elif isinstance(item, dict):
         s, v, a = item.get("seat"), item.get("do"), item.get("amount")
         if not isinstance(s, str) or not isinstance(v, str):
-            raise ScenarioError(f"action {n} {item!r}: an object action needs \"seat\" and \"do\"")
+            raise ScenarioError(f'action {n} {item!r}: an object action needs "seat" and "do"')
         seat, verb = s, v.lower()
         amount = None if a is None else str(a)
     else:
-        raise ScenarioError(f"action {n} {item!r}: an action is a string \"SEAT VERB [AMOUNT]\"")
+        raise ScenarioError(f'action {n} {item!r}: an action is a string "SEAT VERB [AMOUNT]"')
     if verb not in VERBS:
-        raise ScenarioError(f"action {n} {item!r}: unknown verb {verb!r}; accepted: {', '.join(sorted(VERBS))}")
+        raise ScenarioError(
+            f"action {n} {item!r}: unknown verb {verb!r}; accepted: {', '.join(sorted(VERBS))}"
+        )
     return seat, verb, amount
 
 
@@ -103,23 +119,33 @@ def build_round(data: dict[str, Any]) -> tuple[BritishRound, list[tuple[str, str
         raise ScenarioError("a scenario is a JSON object")
     unknown = set(data) - ALLOWED_KEYS
     if unknown:
-        raise ScenarioError(f"unknown scenario keys {sorted(unknown)}; accepted: {', '.join(sorted(ALLOWED_KEYS))}")
+        raise ScenarioError(
+            f"unknown scenario keys {sorted(unknown)}; accepted: {', '.join(sorted(ALLOWED_KEYS))}"
+        )
     rules = _rules(data)
     players = data.get("players")
-    if not isinstance(players, list) or not players or not all(isinstance(p, str) and p.strip() for p in players):
-        raise ScenarioError("\"players\" must be a non-empty list of names, listed from the banker's left")
+    if (
+        not isinstance(players, list)
+        or not players
+        or not all(isinstance(p, str) and p.strip() for p in players)
+    ):
+        raise ScenarioError('"players" must be a non-empty list of names, listed from the banker\'s left')
     if any(len(p.split()) != 1 for p in players):
         raise ScenarioError(f"player names must be single words: {players}")
     banker = data.get("banker")
     if not isinstance(banker, str) or len(banker.split()) != 1:
-        raise ScenarioError("\"banker\" must be a name (one word)")
+        raise ScenarioError('"banker" must be a name (one word)')
     if len(set(players)) != len(players) or banker in players:
         raise ScenarioError(f"seat names must be distinct: players {players}, banker {banker!r}")
     shoe = data.get("shoe")
-    if not isinstance(shoe, str | list) or (isinstance(shoe, list) and not all(isinstance(c, str) for c in shoe)):
-        raise ScenarioError("\"shoe\" must be the cards from the top, e.g. \"9S 8H 7C\"")
+    if not isinstance(shoe, str | list) or (
+        isinstance(shoe, list) and not all(isinstance(c, str) for c in shoe)
+    ):
+        raise ScenarioError('"shoe" must be the cards from the top, e.g. "9S 8H 7C"')
     try:
-        pack = BritishPack.stacked_from(shoe, packs=rules.packs_for(len(players) + 1))  # rul 28: the banker counts
+        pack = BritishPack.stacked_from(
+            shoe, packs=rules.packs_for(len(players) + 1)
+        )  # rul 28: the banker counts
     except PontoonError as err:
         raise ScenarioError(f"shoe: {err}") from None
     kitty: Decimal = Decimal(0)
@@ -131,17 +157,21 @@ def build_round(data: dict[str, Any]) -> tuple[BritishRound, list[tuple[str, str
             raise ScenarioError(str(err)) from None
         # 003 Shoot: "any amount of money, between agreed minimum and maximum limits"
         if not rules.kitty_min <= kitty <= rules.kitty_max:
-            raise ScenarioError(f"kitty {raw!r} is out of range: accepted {rules.kitty_min} to {rules.kitty_max}")
+            raise ScenarioError(
+                f"kitty {raw!r} is out of range: accepted {rules.kitty_min} to {rules.kitty_max}"
+            )
     elif "kitty" in data:
-        raise ScenarioError("\"kitty\" is only for Shoot Pontoon (rules \"shoot\")")
+        raise ScenarioError('"kitty" is only for Shoot Pontoon (rules "shoot")')
     actions = data.get("actions", [])
     if not isinstance(actions, list):
-        raise ScenarioError("\"actions\" must be a list of \"SEAT VERB [AMOUNT]\" strings")
+        raise ScenarioError('"actions" must be a list of "SEAT VERB [AMOUNT]" strings')
     parsed = [_parse_action(a, i + 1) for i, a in enumerate(actions)]
     seats = {*players, banker}
     for i, (seat, _, _) in enumerate(parsed):
         if seat not in seats:
-            raise ScenarioError(f"action {i + 1}: unknown seat {seat!r}; seats are {', '.join([*players, banker])}")
+            raise ScenarioError(
+                f"action {i + 1}: unknown seat {seat!r}; seats are {', '.join([*players, banker])}"
+            )
     rnd = BritishRound(rules, players, banker, pack, kitty=kitty)
     return rnd, parsed
 
@@ -164,7 +194,9 @@ def run_british_scenario(data: dict[str, Any]) -> dict[str, Any]:
     if not rnd.over:
         who = rnd.to_act()
         legal = ", ".join(str(a) for a in rnd.legal_actions())
-        raise ScenarioError(f"the actions end before the round is over: {who} is to act; legal actions: {legal}")
+        raise ScenarioError(
+            f"the actions end before the round is over: {who} is to act; legal actions: {legal}"
+        )
     return result_json(rnd)
 
 

@@ -28,7 +28,9 @@ def pay(rnd: BritishRound, h: BritishHand, times: Decimal, reason: str) -> None:
 def collect(rnd: BritishRound, h: BritishHand, times: Decimal, reason: str) -> None:
     rnd.ledger.move(LAYOUT, rnd.banker, h.stake, kind="stake", player=h.owner, reason=reason)
     if times > 1:
-        rnd.ledger.move(h.owner, rnd.banker, h.stake * (times - 1), kind="stake", player=h.owner, reason=reason)
+        rnd.ledger.move(
+            h.owner, rnd.banker, h.stake * (times - 1), kind="stake", player=h.owner, reason=reason
+        )
     h.result, h.net = "lose", -h.stake * times
 
 
@@ -111,5 +113,11 @@ def settle(rnd: BritishRound, how: str) -> None:
                 rnd.next_banker = p
                 break
     assert rnd.ledger.on_layout() == 0
-    rnd.log.add("settled", "003 The Banker's Turn: outcomes", banker_outcome=rnd.banker_outcome,
-                 exposed=rnd.exposed_all, next_banker=rnd.next_banker, net=rnd.net_json())
+    rnd.log.add(
+        "settled",
+        "003 The Banker's Turn: outcomes",
+        banker_outcome=rnd.banker_outcome,
+        exposed=rnd.exposed_all,
+        next_banker=rnd.next_banker,
+        net=rnd.net_json(),
+    )

@@ -35,10 +35,24 @@ class BritishHand:
     outcome: str = ""  # pontoon, royal pontoon, five card trick, bust, or the total
 
     def __init__(
-        self, owner: str, cards: list[Card], up: list[bool], stake: Decimal = ZERO, initial: Decimal = ZERO,
-        last_buy: Decimal | None = None, twisted: bool = False, split: bool = False, shoot: Decimal = ZERO,
-        shoot_open: bool = False, shot_fourth: bool = False, must_draw: bool = False, status: str = "waiting",
-        burned: list[Card] | None = None, returned: bool = False, result: str = "", net: Decimal = ZERO,
+        self,
+        owner: str,
+        cards: list[Card],
+        up: list[bool],
+        stake: Decimal = ZERO,
+        initial: Decimal = ZERO,
+        last_buy: Decimal | None = None,
+        twisted: bool = False,
+        split: bool = False,
+        shoot: Decimal = ZERO,
+        shoot_open: bool = False,
+        shot_fourth: bool = False,
+        must_draw: bool = False,
+        status: str = "waiting",
+        burned: list[Card] | None = None,
+        returned: bool = False,
+        result: str = "",
+        net: Decimal = ZERO,
         outcome: str = "",
     ) -> None:
         self.owner = owner

@@ -116,7 +116,9 @@ class BritishGame(Publisher):
 
     def _between_rounds(self, what: str) -> None:
         if self.round is not None:
-            raise IllegalAction(f"{what}: only between rounds; the current round must be finished (end_round)")
+            raise IllegalAction(
+                f"{what}: only between rounds; the current round must be finished (end_round)"
+            )
 
     # ---------------------------------------------------------------------------------------
     # the kitty (003 Shoot Pontoon)
@@ -125,11 +127,15 @@ class BritishGame(Publisher):
         if not self.rules.shoot:
             raise IllegalAction("put_kitty: there is no kitty outside Shoot Pontoon")
         if self.kitty > 0:
-            raise IllegalAction(f"put_kitty: the kitty already holds {fmt(self.kitty)}; use top_up_kitty to add to it")
+            raise IllegalAction(
+                f"put_kitty: the kitty already holds {fmt(self.kitty)}; use top_up_kitty to add to it"
+            )
         amt = to_money(amount, "kitty")
         # 003 Shoot: "any amount of money, between agreed minimum and maximum limits"
         if not self.rules.kitty_min <= amt <= self.rules.kitty_max:
-            raise BetError(f"kitty {fmt(amt)} is out of range: accepted {fmt(self.rules.kitty_min)} to {fmt(self.rules.kitty_max)}")
+            raise BetError(
+                f"kitty {fmt(amt)} is out of range: accepted {fmt(self.rules.kitty_min)} to {fmt(self.rules.kitty_max)}"
+            )
         return amt
 
     def can_put_kitty(self, amount: object) -> bool:
@@ -142,17 +148,23 @@ class BritishGame(Publisher):
     def put_kitty(self, amount: object) -> None:
         amt = self.verify_put_kitty(amount)
         self.ledger.move(self.banker, KITTY, amt, kind="kitty", player=self.banker, reason="new kitty")
-        self._table_event("kitty", "003 Shoot Pontoon: the dealer forms a kitty", seat=self.banker, amount=fmt(amt))
+        self._table_event(
+            "kitty", "003 Shoot Pontoon: the dealer forms a kitty", seat=self.banker, amount=fmt(amt)
+        )
 
     def verify_top_up_kitty(self, amount: object) -> Decimal:
         self._between_rounds("top_up_kitty")
         if not self.rules.shoot:
             raise IllegalAction("top_up_kitty: there is no kitty outside Shoot Pontoon")
         if self.kitty <= 0:
-            raise IllegalAction("top_up_kitty: the kitty is empty; put up a new kitty (put_kitty) or sell the bank")
+            raise IllegalAction(
+                "top_up_kitty: the kitty is empty; put up a new kitty (put_kitty) or sell the bank"
+            )
         amt = to_money(amount, "top-up")
         if amt <= 0:  # 003 Shoot: "add more money to the kitty, but must not take anything out of it"
-            raise BetError(f"top-up {fmt(amt)} must be above 0: the banker may add to the kitty, never take out")
+            raise BetError(
+                f"top-up {fmt(amt)} must be above 0: the banker may add to the kitty, never take out"
+            )
         return amt
 
     def can_top_up_kitty(self, amount: object) -> bool:
@@ -165,7 +177,12 @@ class BritishGame(Publisher):
     def top_up_kitty(self, amount: object) -> None:
         amt = self.verify_top_up_kitty(amount)
         self.ledger.move(self.banker, KITTY, amt, kind="kitty", player=self.banker, reason="top-up")
-        self._table_event("kitty_top_up", "003 Shoot Pontoon: add more money to the kitty", seat=self.banker, amount=fmt(amt))
+        self._table_event(
+            "kitty_top_up",
+            "003 Shoot Pontoon: add more money to the kitty",
+            seat=self.banker,
+            amount=fmt(amt),
+        )
 
     # ---------------------------------------------------------------------------------------
     # the bank changing hands
@@ -180,7 +197,9 @@ class BritishGame(Publisher):
     def verify_sell_bank(self, buyer: str, price: object) -> Decimal:
         self._between_rounds("sell_bank")
         if buyer not in self.seats or buyer == self.banker:
-            raise IllegalAction(f"sell_bank: buyer {buyer!r} must be a seated player other than the banker {self.banker!r}")
+            raise IllegalAction(
+                f"sell_bank: buyer {buyer!r} must be a seated player other than the banker {self.banker!r}"
+            )
         amt = to_money(price, "price")
         if amt < 0:
             raise BetError(f"sell_bank: price {fmt(amt)} must not be negative")
@@ -206,10 +225,14 @@ class BritishGame(Publisher):
         if self.closed:
             raise IllegalAction("join_seat: the table is closed")
         if not isinstance(seat, str) or not seat or seat in self.seats:
-            raise IllegalAction(f"join_seat: {seat!r} must be a name not already seated ({', '.join(self.seats)})")
+            raise IllegalAction(
+                f"join_seat: {seat!r} must be a name not already seated ({', '.join(self.seats)})"
+            )
         if self.rules.packs_for(len(self.seats) + 1) != self.pack.packs:
-            raise IllegalAction(f"join_seat: a table of {len(self.seats) + 1} would need another number of packs "
-                                f"than its {self.pack.packs} (003: two packs for 8 or more players)")
+            raise IllegalAction(
+                f"join_seat: a table of {len(self.seats) + 1} would need another number of packs "
+                f"than its {self.pack.packs} (003: two packs for 8 or more players)"
+            )
 
     def join_seat(self, seat: object) -> None:
         """A new seat between rounds, to the banker's right (the last to play: 003 play goes clockwise
@@ -236,7 +259,9 @@ class BritishGame(Publisher):
         Shoot Pontoon: "the old dealer retrieves anything that was left in the kitty")."""
         self.verify_leave_seat(seat)
         if seat == self.banker:
-            self._pass_bank(self.players[0], "003 The New Deal: the bank passes to the dealer's left (the banker left)")
+            self._pass_bank(
+                self.players[0], "003 The New Deal: the bank passes to the dealer's left (the banker left)"
+            )
         net = self.ledger.balances.pop(seat, ZERO)
         self.seats.remove(seat)
         self.departed += net
@@ -254,7 +279,9 @@ class BritishGame(Publisher):
         self._retire_pack()
         cards, commit = fair.new_shoe("standard52", self.pack.packs)
         self.pack = BritishPack(cards, packs=self.pack.packs)
-        self._table_event("new_shoe", "003 The New Deal: shuffled and cut", shoe=commit["nonce"], cut=None, **commit)
+        self._table_event(
+            "new_shoe", "003 The New Deal: shuffled and cut", shoe=commit["nonce"], cut=None, **commit
+        )
 
     def _retire_pack(self) -> None:
         reveal = self.fair.retire() if self.fair is not None else None
@@ -274,9 +301,15 @@ class BritishGame(Publisher):
         self._between_rounds("retrieve_kitty")
         kitty = self.kitty
         if kitty > 0:
-            self.ledger.move(KITTY, self.banker, kitty, kind="kitty", player=self.banker, reason="kitty retrieved")
-            self._table_event("kitty_retrieved", "003 Shoot Pontoon: the old dealer retrieves the kitty",
-                              seat=self.banker, amount=fmt(kitty))
+            self.ledger.move(
+                KITTY, self.banker, kitty, kind="kitty", player=self.banker, reason="kitty retrieved"
+            )
+            self._table_event(
+                "kitty_retrieved",
+                "003 Shoot Pontoon: the old dealer retrieves the kitty",
+                seat=self.banker,
+                amount=fmt(kitty),
+            )
         return kitty
 
     # ---------------------------------------------------------------------------------------
@@ -330,9 +363,13 @@ class BritishGame(Publisher):
             self._check_whole_pack(used)
             self._fair_shuffle()  # 003 "If there was a Pontoon, the cards are shuffled and cut"
         elif shuffled:
-            self.pack.reshuffle(used, self.rng)  # 003 "If there was a Pontoon, the cards are shuffled and cut"
+            self.pack.reshuffle(
+                used, self.rng
+            )  # 003 "If there was a Pontoon, the cards are shuffled and cut"
         else:
-            self.pack.to_bottom(used)  # 003 "adds all the used cards to the bottom of the pack and without shuffling"
+            self.pack.to_bottom(
+                used
+            )  # 003 "adds all the used cards to the bottom of the pack and without shuffling"
         summary = {
             "round": self.rounds_played + 1,
             "banker": rnd.banker,
@@ -355,7 +392,9 @@ class BritishGame(Publisher):
         have = sorted(c.code for c in self.pack.cards() + list(used))
         want = sorted(c.code for c in canonical_shoe("standard52", self.pack.packs))
         if have != want:
-            raise IllegalAction(f"the pack is not whole ({len(have)} cards, {len(want)} expected): cannot shuffle fairly")
+            raise IllegalAction(
+                f"the pack is not whole ({len(have)} cards, {len(want)} expected): cannot shuffle fairly"
+            )
 
     def cards_accounted(self) -> list[Any]:
         """Every card of the table: the pack plus the cards on the table (for invariant checks)."""
@@ -427,7 +466,9 @@ class BritishGame(Publisher):
 
         self.seats = list(state["seats"])
         self.banker = str(state["banker"])
-        self.pack = BritishPack(parse_cards(str(state["pack"])) if state["pack"] else [], packs=int(state["packs"]))
+        self.pack = BritishPack(
+            parse_cards(str(state["pack"])) if state["pack"] else [], packs=int(state["packs"])
+        )
         self.pack.drawn = int(state.get("drawn", 0))
         if state.get("fair") is not None:  # the same next commitment, reveal and packs as without the crash
             self.fair = FairShuffler.from_state(state["fair"])

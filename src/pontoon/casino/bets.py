@@ -164,13 +164,20 @@ def apply_pro_rata(rnd: CasinoRound, b: Box) -> None:
     for x in bettors:
         if x.placed < r.table_min:
             continue  # rul 24, 004 5.1.2: under the minimum: no pro rata, his whole wager plays
-        share = (x.placed * r.table_max / total).quantize(CENT, rounding=ROUND_DOWN)  # rul 24: down to the cent
+        share = (x.placed * r.table_max / total).quantize(
+            CENT, rounding=ROUND_DOWN
+        )  # rul 24: down to the cent
         share = max(share, r.table_min)  # rul 24, 004 5.1.1: never a share below the minimum
         excess = x.placed - share
         x.main = share
         if excess > 0:
-            rnd.ledger.give_back(x.player, "main", excess, "excess over box maximum returned (004 5.1.1, rul 24)")
+            rnd.ledger.give_back(
+                x.player, "main", excess, "excess over box maximum returned (004 5.1.1, rul 24)"
+            )
     rnd.log.add(
-        "pro_rata", clause="004 5.1.1, 5.1.2, rul 24", box=b.number,
-        wagers={x.player: fmt(x.main) for x in bettors}, whole_wager=whole,
+        "pro_rata",
+        clause="004 5.1.1, 5.1.2, rul 24",
+        box=b.number,
+        wagers={x.player: fmt(x.main) for x in bettors},
+        whole_wager=whole,
     )

@@ -118,10 +118,17 @@ class CasinoRound:
         ok = self._bet_ok
         self._bet_ok = None
         if (
-            ok is not None and type(amount) is Decimal and ok[0] == self.log._seq
-            and ok[1] == box and ok[2] == player and ok[3] == kind and ok[4] is amount
+            ok is not None
+            and type(amount) is Decimal
+            and ok[0] == self.log._seq
+            and ok[1] == box
+            and ok[2] == player
+            and ok[3] == kind
+            and ok[4] is amount
         ):
-            bets.place_checked_bet(self, ok[1], ok[2], ok[3], amount)  # verified just now, nothing changed since
+            bets.place_checked_bet(
+                self, ok[1], ok[2], ok[3], amount
+            )  # verified just now, nothing changed since
         else:
             bets.place_bet(self, box, player, kind, amount)
 
@@ -165,7 +172,9 @@ class CasinoRound:
 
     def _initial_deal(self) -> None:
         r = self.rules
-        boxes = [b for b in [self.boxes[n] for n in sorted(self.boxes)] if b.has_main]  # a box's number is its key
+        boxes = [
+            b for b in [self.boxes[n] for n in sorted(self.boxes)] if b.has_main
+        ]  # a box's number is its key
         for b in boxes:
             stakes = {x.player: x.main for x in b.bettors if x.main > 0}
             b.hands.append(Hand(b.number, 1, [], stakes))
@@ -414,7 +423,9 @@ class CasinoRound:
 
     def _illegal(self, action: Action, why: str) -> IllegalAction:
         where = (
-            "no hand is to act" if self.hand_to_act is None else "box {} hand {} is to act".format(*self.hand_to_act)
+            "no hand is to act"
+            if self.hand_to_act is None
+            else "box {} hand {} is to act".format(*self.hand_to_act)
         )
         legal = ", ".join(str(a) for a in self.legal_actions_all()) or "none"
         return IllegalAction(f"illegal action '{action}': {why}; {where}; legal: {legal}")
@@ -473,7 +484,6 @@ class CasinoRound:
                 self.log.add("action_moot", action=str(action), reason="dealer natural at the peek")
                 return
         verbs.DOERS[action.verb](self, action)
-
 
     def interrupt(self) -> str:
         """A technical interruption (004 5.4): void unless some wager has already won or lost.
@@ -585,7 +595,12 @@ class CasinoRound:
         void = self.void_reason
         hands = tuple(
             [
-                HandResult(h.box, h.index, tuple([_TEXT[c.code] for c in h.cards]), "void" if void else h.result_word())
+                HandResult(
+                    h.box,
+                    h.index,
+                    tuple([_TEXT[c.code] for c in h.cards]),
+                    "void" if void else h.result_word(),
+                )
                 for h in self.all_hands()
             ]
         )

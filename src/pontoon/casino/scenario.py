@@ -16,7 +16,19 @@ from pontoon.money import money_json
 from pontoon.rules import CasinoRules, apply_overrides, find_rules
 from pontoon.shoe import Shoe
 
-TOP_KEYS = {"rules", "options", "shoe", "boxes", "jackpot", "actions", "expect", "description", "name", "//", "cites"}
+TOP_KEYS = {
+    "rules",
+    "options",
+    "shoe",
+    "boxes",
+    "jackpot",
+    "actions",
+    "expect",
+    "description",
+    "name",
+    "//",
+    "cites",
+}
 WAGER_KINDS = ("main", "pair", "bonus", "pandemonium")
 
 
@@ -42,12 +54,16 @@ def build_round(data: dict[str, Any]) -> tuple[CasinoRound, list[Action]]:
     except ValueError as err:
         raise ScenarioError(f"shoe: {err}") from None
     jackpot = data.get("jackpot", [])
-    if not isinstance(jackpot, list) or not all(isinstance(m, int) and not isinstance(m, bool) for m in jackpot):
+    if not isinstance(jackpot, list) or not all(
+        isinstance(m, int) and not isinstance(m, bool) for m in jackpot
+    ):
         raise ScenarioError("'jackpot' must be a list of whole-number multipliers, e.g. [25]")
     rnd = CasinoRound(rules, shoe, jackpot=jackpot)
     boxes = data.get("boxes")
     if not isinstance(boxes, dict) or not boxes:
-        raise ScenarioError("'boxes' must map box numbers to lists of bettors, e.g. {\"1\": [{\"player\": \"ann\", \"main\": 10}]}")
+        raise ScenarioError(
+            '\'boxes\' must map box numbers to lists of bettors, e.g. {"1": [{"player": "ann", "main": 10}]}'
+        )
     entries: list[tuple[int, str, str, Any]] = []
     for key, bettors in boxes.items():
         try:
@@ -63,7 +79,9 @@ def build_round(data: dict[str, Any]) -> tuple[CasinoRound, list[Action]]:
                 raise ScenarioError(f"box {key}: each bettor is an object with a 'player' name and wagers")
             bad = set(b) - {"player", *WAGER_KINDS}
             if bad:
-                raise ScenarioError(f"box {key}, {b['player']}: unknown wager kinds {sorted(bad)}; accepted: {', '.join(WAGER_KINDS)}")
+                raise ScenarioError(
+                    f"box {key}, {b['player']}: unknown wager kinds {sorted(bad)}; accepted: {', '.join(WAGER_KINDS)}"
+                )
             for kind in WAGER_KINDS:
                 if kind in b:
                     entries.append((box, b["player"], kind, b[kind]))
@@ -74,7 +92,7 @@ def build_round(data: dict[str, Any]) -> tuple[CasinoRound, list[Action]]:
     if not isinstance(actions, list):
         raise ScenarioError("'actions' must be a list")
     if not all(isinstance(a, str | dict) for a in actions):
-        raise ScenarioError("each action is a string such as \"hit 1\" (or an action object)")
+        raise ScenarioError('each action is a string such as "hit 1" (or an action object)')
     return rnd, [Action.parse(a) for a in actions]
 
 
@@ -102,7 +120,9 @@ def result_json(rnd: CasinoRound) -> dict[str, Any]:
         "status": res.status,
         "void_reason": res.void_reason,
         "dealer": list(res.dealer),
-        "hands": [{"box": h.box, "hand": h.hand, "cards": list(h.cards), "result": h.result} for h in res.hands],
+        "hands": [
+            {"box": h.box, "hand": h.hand, "cards": list(h.cards), "result": h.result} for h in res.hands
+        ],
         "net": {p: {k: money_json(v) for k, v in d.items()} for p, d in res.net.items()},
         "house": money_json(res.house),
     }

@@ -109,7 +109,9 @@ def why_not_for(rnd: CasinoRound, seat: Actor, a: Action) -> str:
 def with_orders(rnd: CasinoRound, seat: Actor, a: Action) -> Action:
     """The seated bettor's split, double, surrender or rescue with the standing bettors' decline orders."""
     if a.verb == "rescue" and isinstance(seat, str) and a.box is not None and seat != seated_of(rnd, a.box):
-        return replace(a, player=seat, players=(seat,))  # rul 27: a standing bettor's own forfeit; the others still decide
+        return replace(
+            a, player=seat, players=(seat,)
+        )  # rul 27: a standing bettor's own forfeit; the others still decide
     if seat is TABLE or a.verb not in DECLINABLE or a.box is None or a.decline or a.players is not None:
         return a
     if seat != seated_of(rnd, a.box):
@@ -149,9 +151,9 @@ def legal_for(rnd: CasinoRound, seat: Actor) -> list[Action]:
             return [a for a in every if (a.player if a.verb == "insure" else owner.get(a.box or 0)) == seat]
     # checked as this seat would take it: the standing bettors' decline orders applied (with_orders)
     out = [
-        a for a in every
-        if not why_not_for(rnd, seat, a)
-        and (with_orders(rnd, seat, a) is a or not rnd._why_illegal(a, seat))
+        a
+        for a in every
+        if not why_not_for(rnd, seat, a) and (with_orders(rnd, seat, a) is a or not rnd._why_illegal(a, seat))
     ]
     if rnd.phase in (P_WINDOW, P_PLAY):
         for n in sorted(rnd.boxes):

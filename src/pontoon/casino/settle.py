@@ -194,7 +194,11 @@ def dealer_turn(rnd: CasinoRound) -> None:
         for p in h.live_bettors():
             win(rnd, h, p, r.pontoon_pays, "natural 3:2")
     # the hands with a bettor still to settle against the dealer's total
-    live = [(h, ps) for h in hands if (ps := [p for p in h.stakes if p not in h.outcome and p not in h.surrendered])]
+    live = [
+        (h, ps)
+        for h in hands
+        if (ps := [p for p in h.stakes if p not in h.outcome and p not in h.surrendered])
+    ]
     if live:
         # 000 3.19, rul 7: draw to hard 16 and soft 17
         while True:

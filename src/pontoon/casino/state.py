@@ -25,8 +25,12 @@ class Bettor:
     insurance: Decimal = ZERO
 
     def __init__(
-        self, player: str, main: Decimal = ZERO, placed: Decimal = ZERO,
-        side: dict[str, Decimal] | None = None, insurance: Decimal = ZERO,
+        self,
+        player: str,
+        main: Decimal = ZERO,
+        placed: Decimal = ZERO,
+        side: dict[str, Decimal] | None = None,
+        insurance: Decimal = ZERO,
     ) -> None:
         self.player = player
         self.main = main
@@ -56,11 +60,24 @@ class Hand:
     outcome: dict[str, str] = field(default_factory=dict)  # bettor -> win/lose/push/surrender/forfeit
 
     def __init__(
-        self, box: int, index: int, cards: list[Card], stakes: dict[str, Decimal],
-        doubles: dict[str, Decimal] | None = None, from_split: bool = False, split_aces: bool = False,
-        doubled: bool = False, acted: bool = False, finished: bool = False, awaiting_rescue: bool = False,
-        no_more_cards: bool = False, walked: bool = False, super_bonus: bool = False,
-        surrendered: set[str] | None = None, rescued: set[str] | None = None, outcome: dict[str, str] | None = None,
+        self,
+        box: int,
+        index: int,
+        cards: list[Card],
+        stakes: dict[str, Decimal],
+        doubles: dict[str, Decimal] | None = None,
+        from_split: bool = False,
+        split_aces: bool = False,
+        doubled: bool = False,
+        acted: bool = False,
+        finished: bool = False,
+        awaiting_rescue: bool = False,
+        no_more_cards: bool = False,
+        walked: bool = False,
+        super_bonus: bool = False,
+        surrendered: set[str] | None = None,
+        rescued: set[str] | None = None,
+        outcome: dict[str, str] | None = None,
     ) -> None:
         self.box = box
         self.index = index
@@ -110,7 +127,10 @@ class Box:
     jackpot_multiplier: int | None = None
 
     def __init__(
-        self, number: int, bettors: list[Bettor] | None = None, hands: list[Hand] | None = None,
+        self,
+        number: int,
+        bettors: list[Bettor] | None = None,
+        hands: list[Hand] | None = None,
         jackpot_multiplier: int | None = None,
     ) -> None:
         self.number = number
@@ -168,8 +188,13 @@ class RoundResult:
     house: Decimal
 
     def __init__(
-        self, status: str, void_reason: str | None, dealer: tuple[str, ...], hands: tuple[HandResult, ...],
-        net: dict[str, dict[str, Decimal]], house: Decimal,
+        self,
+        status: str,
+        void_reason: str | None,
+        dealer: tuple[str, ...],
+        hands: tuple[HandResult, ...],
+        net: dict[str, dict[str, Decimal]],
+        house: Decimal,
     ) -> None:
         object.__setattr__(self, "status", status)
         object.__setattr__(self, "void_reason", void_reason)

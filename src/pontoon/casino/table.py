@@ -92,7 +92,9 @@ class CasinoTable(Publisher):
         """Stand up (between rounds); returns the balance taken away."""
         self._between_rounds("leave")
         if name not in self.balances_:
-            raise IllegalAction(f"{name!r} is not at the table; seated: {', '.join(self.balances_) or 'nobody'}")
+            raise IllegalAction(
+                f"{name!r} is not at the table; seated: {', '.join(self.balances_) or 'nobody'}"
+            )
         amt = self.balances_.pop(name)
         self._table_event("leave", player=name, balance=fmt(amt))
         return amt
@@ -118,7 +120,9 @@ class CasinoTable(Publisher):
             self._retire_shoe()
             cards, commit = self.fair.new_shoe(r.pack, r.decks)
             self.shoes_used += 1
-            shoe = Shoe(cards, cut_index=int(len(cards) * r.penetration), pack=r.pack, decks=r.decks)  # 000 3.2, 004 3.6
+            shoe = Shoe(
+                cards, cut_index=int(len(cards) * r.penetration), pack=r.pack, decks=r.decks
+            )  # 000 3.2, 004 3.6
             self._table_event("new_shoe", shoe=self.shoes_used, cut=shoe.cut_index, **commit)
             return shoe
         self.shoes_used += 1
@@ -151,7 +155,9 @@ class CasinoTable(Publisher):
 
     def _between_rounds(self, what: str) -> None:
         if self.in_round:
-            raise IllegalAction(f"{what}: only between rounds; the current round must be finished (end_round)")
+            raise IllegalAction(
+                f"{what}: only between rounds; the current round must be finished (end_round)"
+            )
 
     def new_round(self) -> CasinoRound:
         """Open betting for the next round (a new shoe first if the cut card has come out)."""
@@ -164,8 +170,12 @@ class CasinoTable(Publisher):
         self._booked = False
         self._seen = self._moved = 0
         self.round.log.add(
-            "round_start", round=self.rounds_played + 1, shoe=self.shoes_used, dealt=self.shoe.dealt,
-            preset=self.rules.preset, seats=list(self.balances_),
+            "round_start",
+            round=self.rounds_played + 1,
+            shoe=self.shoes_used,
+            dealt=self.shoe.dealt,
+            preset=self.rules.preset,
+            seats=list(self.balances_),
         )
         self._flush()
         return self.round
@@ -211,7 +221,9 @@ class CasinoTable(Publisher):
         rnd.verify(seat, action)
         extra = self._extra_stake(seat, action)
         if extra is not None and self.balance(extra[0]) < extra[1]:
-            raise BetError(f"{extra[0]} has {fmt(self.balance(extra[0]))}, not enough to {action.verb} ({fmt(extra[1])})")
+            raise BetError(
+                f"{extra[0]} has {fmt(self.balance(extra[0]))}, not enough to {action.verb} ({fmt(extra[1])})"
+            )
 
     def can(self, seat: Actor, action: Action) -> bool:
         try:
@@ -224,7 +236,9 @@ class CasinoTable(Publisher):
         """Take ``action`` for ``seat`` (checked by the engine, and the balance for a split or double)."""
         extra = self._extra_stake(seat, action)
         if extra is not None and self.balance(extra[0]) < extra[1]:
-            raise BetError(f"{extra[0]} has {fmt(self.balance(extra[0]))}, not enough to {action.verb} ({fmt(extra[1])})")
+            raise BetError(
+                f"{extra[0]} has {fmt(self.balance(extra[0]))}, not enough to {action.verb} ({fmt(extra[1])})"
+            )
         evs = self._open().act(seat, action)
         self._flush()
         return evs
@@ -304,8 +318,11 @@ class CasinoTable(Publisher):
             "shoes_used": self.shoes_used,
             "log_seq": self.log.count,
             "rng": _rng_state(self.rng),
-            "shoe": {"cards": " ".join(str(c) for c in self.shoe.dealt_cards() + self.shoe.remaining_cards()),
-                     "cut": self.shoe.cut_index, "dealt": self.shoe.dealt},
+            "shoe": {
+                "cards": " ".join(str(c) for c in self.shoe.dealt_cards() + self.shoe.remaining_cards()),
+                "cut": self.shoe.cut_index,
+                "dealt": self.shoe.dealt,
+            },
             # the fair shuffler with its secret seeds (this shoe's and the next one's): private, like the order
             "fair": self.fair.state() if self.fair is not None else None,
         }

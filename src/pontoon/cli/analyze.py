@@ -31,7 +31,9 @@ def _check_chart(chart: str) -> None:
     if chart.endswith(("/", "\\")) or p.is_dir():
         raise PontoonError(f"--chart {chart!r} is a directory: give a file name such as chart.png")
     if p.suffix.lower() not in CHART_SUFFIXES:
-        raise PontoonError(f"--chart {chart!r}: give a picture file name ending in {', '.join(CHART_SUFFIXES)}")
+        raise PontoonError(
+            f"--chart {chart!r}: give a picture file name ending in {', '.join(CHART_SUFFIXES)}"
+        )
     if not p.parent.is_dir():
         raise PontoonError(f"--chart {chart!r}: the folder {str(p.parent)!r} does not exist")
 
@@ -49,10 +51,7 @@ def _rules(name: str, sets: list[str]) -> Any:
 def _differences(all_rules: list[Any]) -> list[str]:
     base = all_rules[0].model_dump()
     skip = {"preset", "name", "document"}
-    fields = [
-        k for k in base
-        if k not in skip and any(r.model_dump()[k] != base[k] for r in all_rules[1:])
-    ]
+    fields = [k for k in base if k not in skip and any(r.model_dump()[k] != base[k] for r in all_rules[1:])]
     return fields
 
 
@@ -70,7 +69,9 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _compare(names: list[str], sets: list[str], bet: Decimal | None, as_json: bool, split: str = "cdp1") -> None:
+def _compare(
+    names: list[str], sets: list[str], bet: Decimal | None, as_json: bool, split: str = "cdp1"
+) -> None:
     from rich.console import Console  # rich only where a table is printed (a --json process skips it)
     from rich.table import Table
 
@@ -79,8 +80,16 @@ def _compare(names: list[str], sets: list[str], bet: Decimal | None, as_json: bo
     all_rules = [_rules(n, sets) for n in names]
     reports = [analyze(r, bet, split_strategy=split) for r in all_rules]
     if as_json:
-        typer.echo(to_json({"compare": {r.preset if i == 0 or r.preset != all_rules[0].preset else f"{r.preset}#{i}": rep
-                                        for i, (r, rep) in enumerate(zip(all_rules, reports, strict=True))}}))
+        typer.echo(
+            to_json(
+                {
+                    "compare": {
+                        r.preset if i == 0 or r.preset != all_rules[0].preset else f"{r.preset}#{i}": rep
+                        for i, (r, rep) in enumerate(zip(all_rules, reports, strict=True))
+                    }
+                }
+            )
+        )
         return
     con = Console(width=max(Console().width, 30 + 16 * len(all_rules)))
     t = Table(title="Presets side by side")

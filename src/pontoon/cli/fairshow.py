@@ -30,7 +30,9 @@ def make_fair(*, history: bool, seed: int | None, client_seed: str | None) -> Fa
             raise PontoonError(f"--client-seed: {err}") from None
     if not history:
         if client_seed is not None:
-            raise PontoonError("--client-seed seeds the fair shuffle of a recorded session: leave out --no-history")
+            raise PontoonError(
+                "--client-seed seeds the fair shuffle of a recorded session: leave out --no-history"
+            )
         return None
     return FairShuffler(client_seed, test_seed=seed)
 

@@ -26,9 +26,11 @@ def open_existing(db: str | None) -> Store:
 
     url = db or default_url()
     if url.startswith("sqlite:///"):
-        path = Path(url[len("sqlite:///"):].split("?", 1)[0])
+        path = Path(url[len("sqlite:///") :].split("?", 1)[0])
         if not path.is_file():
-            raise HistoryError(f"no history database at {path} (give --db sqlite:///PATH, or play a recorded game first)")
+            raise HistoryError(
+                f"no history database at {path} (give --db sqlite:///PATH, or play a recorded game first)"
+            )
     return open_store(url)
 
 
@@ -36,7 +38,9 @@ def _round_id(text: str) -> int:
     from pontoon.history.store import HistoryError
 
     if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 2**62:
-        raise HistoryError(f"round {text!r:.40}: a round is given by its id, a whole number (see `pontoon history`)")
+        raise HistoryError(
+            f"round {text!r:.40}: a round is given by its id, a whole number (see `pontoon history`)"
+        )
     return int(text)
 
 
@@ -45,13 +49,21 @@ def _net_text(net: dict[str, Decimal]) -> str:
 
 
 def history_command(
-    round_: str = typer.Argument(None, metavar="[ROUND]", help="a round id: show every card, decision and payment"),
-    db: str = typer.Option(None, "--db", help="database URL (default: $PONTOON_DB or the user data directory)"),
+    round_: str = typer.Argument(
+        None, metavar="[ROUND]", help="a round id: show every card, decision and payment"
+    ),
+    db: str = typer.Option(
+        None, "--db", help="database URL (default: $PONTOON_DB or the user data directory)"
+    ),
     table: int = typer.Option(None, "--table", help="only this table's rounds"),
     last: int = typer.Option(10, "--last", help="how many rounds to list (newest last)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON instead of a table"),
-    do_audit: bool = typer.Option(False, "--audit", help="meters from the ledger, checked against balances and hash chains"),
-    drills: bool = typer.Option(False, "--drills", help="list the saved `pontoon train` sessions instead of rounds"),
+    do_audit: bool = typer.Option(
+        False, "--audit", help="meters from the ledger, checked against balances and hash chains"
+    ),
+    drills: bool = typer.Option(
+        False, "--drills", help="list the saved `pontoon train` sessions instead of rounds"
+    ),
 ) -> None:
     """Recall recorded rounds: the list, one round in full, or the audit."""
     from pontoon.history.audit import audit, list_rounds, round_detail
@@ -98,8 +110,15 @@ def history_command(
             res = r["status"] if r["status"] != "settled" else _net_text(r["net"])
             if r["status"] == "void" and r["void_reason"]:
                 res = f"void: {r['void_reason']}"
-            t.add_row(str(r["id"]), str(r["time"])[:19].replace("T", " "), r["preset"], f"{r['table']}/{r['round']}",
-                      "" if r["shoe"] is None else str(r["shoe"]), ", ".join(r["seats"]), res)
+            t.add_row(
+                str(r["id"]),
+                str(r["time"])[:19].replace("T", " "),
+                r["preset"],
+                f"{r['table']}/{r['round']}",
+                "" if r["shoe"] is None else str(r["shoe"]),
+                ", ".join(r["seats"]),
+                res,
+            )
         console.print(t)
     finally:
         store.close()
@@ -113,18 +132,39 @@ def _print_drills(console: Console, store: Store, last: int, as_json: bool) -> N
         typer.echo(dumps(rows, indent=1))
         return
     t = Table(title=f"last {len(rows)} drill sessions", header_style="bold cyan")
-    for col in ("id", "time", "rules", "only", "hands", "correct", "accuracy", "cost/100 hands", "worst spot"):
+    for col in (
+        "id",
+        "time",
+        "rules",
+        "only",
+        "hands",
+        "correct",
+        "accuracy",
+        "cost/100 hands",
+        "worst spot",
+    ):
         t.add_column(col)
     for r in rows:
         worst = r["worst"][0] if r["worst"] else None
         spot = f"{worst['spot']}: {worst['answer']} (best {worst['best']}, {worst['cost']})" if worst else ""
-        t.add_row(str(r["id"]), str(r["created"])[:19].replace("T", " "), r["rules"], r["only"], str(r["hands"]),
-                  f"{r['correct']}/{r['decisions']}", f"{100 * r['accuracy']:.1f}%", str(r["cost_per_100"]), spot)
+        t.add_row(
+            str(r["id"]),
+            str(r["created"])[:19].replace("T", " "),
+            r["rules"],
+            r["only"],
+            str(r["hands"]),
+            f"{r['correct']}/{r['decisions']}",
+            f"{100 * r['accuracy']:.1f}%",
+            str(r["cost_per_100"]),
+            spot,
+        )
     console.print(t)
 
 
 def _print_round(console: Console, d: dict[str, Any]) -> None:
-    console.print(f"[bold]round {d['id']}[/bold] (table {d['table']}, round {d['round']}, {d['preset']}): {d['status']}")
+    console.print(
+        f"[bold]round {d['id']}[/bold] (table {d['table']}, round {d['round']}, {d['preset']}): {d['status']}"
+    )
     if d.get("shoe") is not None:
         console.print(f"dealt from shoe {d['shoe']} (once it is retired: pontoon verify {d['shoe']})")
     for e in d["events"]:
@@ -155,13 +195,17 @@ def _print_audit(console: Console, rep: dict[str, Any], as_json: bool) -> None:
     t.add_row("[bold]total[/bold]", *(fmt(tot.get(c, Decimal(0))) for c in cols))
     console.print(t)
     c = rep["checked"]
-    console.print(f"audit ok: {c['tables']} tables, {c['events']} events in unbroken hash chains, {c['ledger_rows']} "
-                  f"ledger rows, {c['accounts']} account balances equal their ledger sums; integrity {rep['integrity']}")
+    console.print(
+        f"audit ok: {c['tables']} tables, {c['events']} events in unbroken hash chains, {c['ledger_rows']} "
+        f"ledger rows, {c['accounts']} account balances equal their ledger sums; integrity {rep['integrity']}"
+    )
 
 
 def replay_command(
     round_: str = typer.Argument(..., metavar="ROUND", help="a round id (see `pontoon history`)"),
-    db: str = typer.Option(None, "--db", help="database URL (default: $PONTOON_DB or the user data directory)"),
+    db: str = typer.Option(
+        None, "--db", help="database URL (default: $PONTOON_DB or the user data directory)"
+    ),
 ) -> None:
     """Re-run a stored round through the engine: cards, money and views must agree (exit 1 if not)."""
     from pontoon.history.audit import ReplayMismatch, replay_round
@@ -176,5 +220,7 @@ def replay_command(
             raise typer.Exit(1) from None
     finally:
         store.close()
-    typer.echo(f"round {rid} replayed: {rep['events']} events, {rep['transfers']} ledger rows and {rep['views']} views "
-               f"agree ({rep['status']})")
+    typer.echo(
+        f"round {rid} replayed: {rep['events']} events, {rep['transfers']} ledger rows and {rep['views']} views "
+        f"agree ({rep['status']})"
+    )

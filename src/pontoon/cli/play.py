@@ -102,12 +102,22 @@ def draw_table(console: Console, rnd: CasinoRound, balance: Decimal, player: str
     for n in sorted(rnd.boxes):
         for h in rnd.boxes[n].hands:
             wager = sum(h.stakes.values(), Decimal(0)) + sum(h.doubles.values(), Decimal(0))
-            state = h.result_word() if h.outcome else ("to act" if h is to_act else ("done" if h.finished else ""))
+            state = (
+                h.result_word()
+                if h.outcome
+                else ("to act" if h is to_act else ("done" if h.finished else ""))
+            )
             if h.awaiting_rescue:
                 state = "rescue?"
             label = f"box {n}" + (f".{h.index}" if len(rnd.boxes[n].hands) > 1 else "")
             style = "bold yellow" if h is to_act else None
-            table.add_row(label, hand_line(h.cards, h.aces_fixed if rnd.rules.double_ace_counts_one else 0), fmt(wager), state, style=style)
+            table.add_row(
+                label,
+                hand_line(h.cards, h.aces_fixed if rnd.rules.double_ace_counts_one else 0),
+                fmt(wager),
+                state,
+                style=style,
+            )
     console.print(table)
     console.print(f"balance: [bold]{fmt(balance)}[/bold]   player: {player}")
 
@@ -121,7 +131,11 @@ def show_hints(console: Console, rnd: CasinoRound, legal: list[Action]) -> None:
     except ImportError:
         console.print("[dim]hints: the analyser is not available[/dim]")
         return
-    verbs = [a.verb for a in legal if a.box == h.box and a.verb in ("hit", "stand", "double", "split", "surrender", "rescue")]
+    verbs = [
+        a.verb
+        for a in legal
+        if a.box == h.box and a.verb in ("hit", "stand", "double", "split", "surrender", "rescue")
+    ]
     try:
         values = action_values(
             rnd.rules,
@@ -139,7 +153,10 @@ def show_hints(console: Console, rnd: CasinoRound, legal: list[Action]) -> None:
     if not values:
         return
     best = max(values, key=lambda v: values[v])
-    parts = [f"{'[bold green]' if v == best else ''}{v} {values[v]:+.4f}{'[/bold green]' if v == best else ''}" for v in values]
+    parts = [
+        f"{'[bold green]' if v == best else ''}{v} {values[v]:+.4f}{'[/bold green]' if v == best else ''}"
+        for v in values
+    ]
     console.print("hint: " + "   ".join(parts))
 
 
@@ -149,7 +166,9 @@ def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool, player: 
         legal = rnd.legal_actions(player)
         h = rnd.current
         legal = [a for a in legal if a.verb in VERB_KEY]
-        mine = [a for a in legal if h is not None and a.box == h.box and a.verb not in ("insure", "surrender")]
+        mine = [
+            a for a in legal if h is not None and a.box == h.box and a.verb not in ("insure", "surrender")
+        ]
         window = [a for a in legal if a.verb in ("insure", "surrender")]
         options: dict[str, Action] = {}
         for a in mine:
@@ -161,7 +180,11 @@ def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool, player: 
                 options[key] = a
         if hints:
             show_hints(console, rnd, legal)
-        menu = "  ".join(f"[bold]{k}[/bold] {options[k].verb}" + (f" {fmt(options[k].amount or Decimal(0))}" if options[k].amount else "") for k in options)
+        menu = "  ".join(
+            f"[bold]{k}[/bold] {options[k].verb}"
+            + (f" {fmt(options[k].amount or Decimal(0))}" if options[k].amount else "")
+            for k in options
+        )
         ans = inp.ask(f"{menu}  [bold]q[/bold] quit >")
         if ans in ("q", "quit"):
             return None
@@ -186,10 +209,14 @@ def _round_line(console: Console, rnd: CasinoRound, player: str, balance: Decima
     console.print(f"[{colour}]round result: {'+' if net > 0 else ''}{fmt(net)}[/{colour}]  ({detail})")
 
 
-def _ask_round(inp: Input, console: Console, rules: CasinoRules, played: int, boxes: int, bet: Decimal) -> str | Decimal:
+def _ask_round(
+    inp: Input, console: Console, rules: CasinoRules, played: int, boxes: int, bet: Decimal
+) -> str | Decimal:
     """Between rounds: 'deal', 'quit', or a new bet."""
     while True:
-        ans = inp.ask(f"round {played + 1}: [bold]Enter[/bold] deal {boxes} x {fmt(bet)}  [bold]b[/bold] change bet  [bold]q[/bold] quit >")
+        ans = inp.ask(
+            f"round {played + 1}: [bold]Enter[/bold] deal {boxes} x {fmt(bet)}  [bold]b[/bold] change bet  [bold]q[/bold] quit >"
+        )
         if ans in ("q", "quit"):
             return "quit"
         if ans in ("", "n", "deal"):
@@ -199,7 +226,9 @@ def _ask_round(inp: Input, console: Console, rules: CasinoRules, played: int, bo
             try:
                 new = to_money(raw, "bet")
                 if not rules.table_min <= new <= rules.table_max:
-                    raise PontoonError(f"bet {fmt(new)} is outside {fmt(rules.table_min)} to {fmt(rules.table_max)}")
+                    raise PontoonError(
+                        f"bet {fmt(new)} is outside {fmt(rules.table_min)} to {fmt(rules.table_max)}"
+                    )
                 return new
             except PontoonError as err:
                 console.print(f"[red]{err}[/red]")
@@ -249,7 +278,9 @@ def play_casino(
     inp = Input(interactive, console)
     notes = ShoeNotes(table, session)
     played = 0
-    console.print(f"[bold]{rules.name}[/bold] - {rules.decks} decks, table {fmt(rules.table_min)} to {fmt(rules.table_max)}")
+    console.print(
+        f"[bold]{rules.name}[/bold] - {rules.decks} decks, table {fmt(rules.table_min)} to {fmt(rules.table_max)}"
+    )
     interrupted: KeyboardInterrupt | None = None
     try:
         while True:
@@ -267,7 +298,9 @@ def play_casino(
                     break
                 stake = (bet + sum((sides or {}).values(), Decimal(0))) * boxes
                 if table.balance(player) < stake:
-                    console.print(f"balance {fmt(table.balance(player))} is below the stake {fmt(stake)}: game over")
+                    console.print(
+                        f"balance {fmt(table.balance(player))} is below the stake {fmt(stake)}: game over"
+                    )
                     break
                 what = _ask_round(inp, console, rules, table.rounds_played, boxes, bet)
                 if what == "quit":
@@ -280,8 +313,11 @@ def play_casino(
                 rnd = table.new_round()
                 notes.show(console)
             if rnd.to_act() is BETTING:  # (a resumed round may stop anywhere in its wagers)
-                plan = [(b, kind, amount) for b in range(1, boxes + 1)
-                        for kind, amount in [("main", bet), *(sides or {}).items()]]
+                plan = [
+                    (b, kind, amount)
+                    for b in range(1, boxes + 1)
+                    for kind, amount in [("main", bet), *(sides or {}).items()]
+                ]
                 done = sum(1 for e in rnd.log.events if e.kind == "bet")
                 for b, kind, amount in plan[done:]:
                     table.place_bet(b, player, kind, amount)
@@ -297,7 +333,9 @@ def play_casino(
                     table.act(player, action)
             finally:
                 if not rnd.is_over():
-                    console.print(f"[yellow]round {table.rounds_played + 1} unfinished: played out for you by the rules (004 5.3)[/yellow]")
+                    console.print(
+                        f"[yellow]round {table.rounds_played + 1} unfinished: played out for you by the rules (004 5.3)[/yellow]"
+                    )
                     table.play_out_for_absent()
                 table.end_round()
                 played += 1
@@ -315,7 +353,9 @@ def play_casino(
     notes.show(console)
     total = table.rounds_played
     more = f" ({played} this session)" if total != played else ""
-    console.print(f"played {total} rounds{more}; balance {fmt(final)} ({'+' if final >= start else ''}{fmt(final - start)})")
+    console.print(
+        f"played {total} rounds{more}; balance {fmt(final)} ({'+' if final >= start else ''}{fmt(final - start)})"
+    )
     if interrupted is not None:
         raise interrupted
     return final
@@ -327,42 +367,92 @@ def play_command(
     boxes: int = typer.Option(None, "--boxes", "-b", help="casino: how many boxes you play (default 1)"),
     bet: str = typer.Option(None, "--bet", help="main wager per box (default: table minimum)"),
     balance: str = typer.Option(None, "--balance", help="casino: starting balance (default 1000)"),
-    seed: int = typer.Option(None, "--seed", help=(
-        "seed: with history the fair shuffle's TEST mode (server seeds follow from it: NOT secret, for "
-        "tests and reproducible games); with --no-history the seeded numpy shoe (default: random)")),
-    client_seed: str = typer.Option(None, "--client-seed", help=(
-        "your client seed for the provably fair shuffle (1 to 64 printable ASCII characters; default: "
-        "random, shown); recorded sessions only")),
+    seed: int = typer.Option(
+        None,
+        "--seed",
+        help=(
+            "seed: with history the fair shuffle's TEST mode (server seeds follow from it: NOT secret, for "
+            "tests and reproducible games); with --no-history the seeded numpy shoe (default: random)"
+        ),
+    ),
+    client_seed: str = typer.Option(
+        None,
+        "--client-seed",
+        help=(
+            "your client seed for the provably fair shuffle (1 to 64 printable ASCII characters; default: "
+            "random, shown); recorded sessions only"
+        ),
+    ),
     hints: bool = typer.Option(False, "--hints", help="show the best action and each action's expectation"),
-    player: str = typer.Option(None, "--player", help="casino: your name at the table (default 'you'; any printable name)"),
+    player: str = typer.Option(
+        None, "--player", help="casino: your name at the table (default 'you'; any printable name)"
+    ),
     shoes: int = typer.Option(None, "--shoes", help="stop when the cut card of this many shoes has come out"),
     rounds: int = typer.Option(None, "--rounds", help="stop after this many rounds"),
-    side: list[str] = typer.Option([], "--side", help="a side bet on each of your boxes: KIND=AMOUNT (pair, bonus, pandemonium)"),
+    side: list[str] = typer.Option(
+        [], "--side", help="a side bet on each of your boxes: KIND=AMOUNT (pair, bonus, pandemonium)"
+    ),
     seat: str = typer.Option(None, "--seat", help="British game: your seat (a player name or 'banker')"),
-    db: str = typer.Option(None, "--db", help="history database URL (default: $PONTOON_DB or the user data directory)"),
+    db: str = typer.Option(
+        None, "--db", help="history database URL (default: $PONTOON_DB or the user data directory)"
+    ),
     no_history: bool = typer.Option(False, "--no-history", help="do not record this session"),
-    resume: bool = typer.Option(False, "--resume", help="continue the last unfinished (killed) terminal session"),
+    resume: bool = typer.Option(
+        False, "--resume", help="continue the last unfinished (killed) terminal session"
+    ),
 ) -> None:
     """Play at a table in the terminal (one key per choice; pipe lines in to script it)."""
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
     if resume:
-        _resume(db, no_history, rounds, shoes, hints, console, interactive,
-                given=[n for n, v in (("--rules", rules != "mbs"), ("--set", set_), ("--boxes", boxes), ("--bet", bet),
-                                      ("--balance", balance), ("--seed", seed), ("--player", player),
-                                      ("--side", side), ("--seat", seat), ("--client-seed", client_seed)) if v])
+        _resume(
+            db,
+            no_history,
+            rounds,
+            shoes,
+            hints,
+            console,
+            interactive,
+            given=[
+                n
+                for n, v in (
+                    ("--rules", rules != "mbs"),
+                    ("--set", set_),
+                    ("--boxes", boxes),
+                    ("--bet", bet),
+                    ("--balance", balance),
+                    ("--seed", seed),
+                    ("--player", player),
+                    ("--side", side),
+                    ("--seat", seat),
+                    ("--client-seed", client_seed),
+                )
+                if v
+            ],
+        )
         return
     r = resolve_rules(rules, parse_set_options(set_))
     if seed is not None and not 0 <= seed < 2**63:
         raise PontoonError(f"--seed {seed}: a seed is a whole number from 0 to 2**63-1")
     fair = make_fair(history=not no_history, seed=seed, client_seed=client_seed)
     if rounds is not None and not 1 <= rounds <= 10**9:
-        raise PontoonError(f"--rounds {rounds}: give 1 to 1000000000 rounds (or leave it out to play until you quit)")
+        raise PontoonError(
+            f"--rounds {rounds}: give 1 to 1000000000 rounds (or leave it out to play until you quit)"
+        )
     if shoes is not None and not 1 <= shoes <= 10**6:
         raise PontoonError(f"--shoes {shoes}: give 1 to 1000000 shoes (or leave it out)")
     if not isinstance(r, CasinoRules):
-        given = [n for n, v in (("--boxes", boxes), ("--bet", bet), ("--balance", balance), ("--player", player),
-                                ("--shoes", shoes)) if v is not None]
+        given = [
+            n
+            for n, v in (
+                ("--boxes", boxes),
+                ("--bet", bet),
+                ("--balance", balance),
+                ("--player", player),
+                ("--shoes", shoes),
+            )
+            if v is not None
+        ]
         given += ["--side"] if side else []
         given += ["--hints"] if hints else []
         if given:
@@ -371,14 +461,20 @@ def play_command(
             )
         from pontoon.cli.play_british import play_british
 
-        bsession = None if no_history else _session(db, {"game": "british", "seat": seat or "you", "seed": seed})
+        bsession = (
+            None if no_history else _session(db, {"game": "british", "seat": seat or "you", "seed": seed})
+        )
         try:
-            play_british(r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive, session=bsession, fair=fair)
+            play_british(
+                r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive, session=bsession, fair=fair
+            )
         except KeyboardInterrupt:
             raise typer.Exit(130) from None  # Ctrl-C: the unfinished round is void, the summary printed
         return
     if seat is not None:
-        raise PontoonError(f"--seat applies to the British game, not {r.preset}; at a casino table use --player")
+        raise PontoonError(
+            f"--seat applies to the British game, not {r.preset}; at a casino table use --player"
+        )
     boxes = 1 if boxes is None else boxes
     player = "you" if player is None else player
     balance = "1000" if balance is None else balance
@@ -388,21 +484,38 @@ def play_command(
         raise PontoonError(f"--player {player!r}: a name is 1 to 64 printable characters")
     stake = r.table_min if bet is None else to_money(bet, "--bet")
     if not r.table_min <= stake <= r.table_max:
-        raise PontoonError(f"--bet {fmt(stake)} is outside the table limits {fmt(r.table_min)} to {fmt(r.table_max)}")
+        raise PontoonError(
+            f"--bet {fmt(stake)} is outside the table limits {fmt(r.table_min)} to {fmt(r.table_max)}"
+        )
     sides: dict[str, Decimal] = {}
     for item in side:
         kind, _, amount = item.partition("=")
         if kind not in r.side_bets:
-            raise PontoonError(f"--side {item!r}: {r.preset} offers {', '.join(r.side_bets) or 'no side bets'}; write KIND=AMOUNT")
+            raise PontoonError(
+                f"--side {item!r}: {r.preset} offers {', '.join(r.side_bets) or 'no side bets'}; write KIND=AMOUNT"
+            )
         sides[kind] = to_money(amount, f"--side {kind}")
         if not r.side_min <= sides[kind] <= r.side_max:
             raise PontoonError(f"--side {item!r}: side bets are {fmt(r.side_min)} to {fmt(r.side_max)}")
     bal = to_money(balance, "--balance")
     if bal <= 0:
         raise PontoonError("--balance must be positive")
-    session = None if no_history else _session(db, {
-        "game": "casino", "player": player, "boxes": boxes, "bet": str(stake), "balance": str(bal),
-        "sides": {k: str(v) for k, v in sides.items()}, "seed": seed})
+    session = (
+        None
+        if no_history
+        else _session(
+            db,
+            {
+                "game": "casino",
+                "player": player,
+                "boxes": boxes,
+                "bet": str(stake),
+                "balance": str(bal),
+                "sides": {k: str(v) for k, v in sides.items()},
+                "seed": seed,
+            },
+        )
+    )
     try:
         play_casino(
             r,
@@ -428,17 +541,30 @@ def _session(db: str | None, meta: dict[str, object]) -> Session:
     from pontoon.history.session import Session
 
     if db is not None and not db.strip():
-        raise PontoonError("--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history")
+        raise PontoonError(
+            "--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history"
+        )
     return Session.open(db, meta)
 
 
-def _resume(db: str | None, no_history: bool, rounds: int | None, shoes: int | None, hints: bool,
-            console: Console, interactive: bool, *, given: list[str]) -> None:
+def _resume(
+    db: str | None,
+    no_history: bool,
+    rounds: int | None,
+    shoes: int | None,
+    hints: bool,
+    console: Console,
+    interactive: bool,
+    *,
+    given: list[str],
+) -> None:
     """``--resume``: the last unfinished terminal session of the database, from its last committed event."""
     if no_history:
         raise PontoonError("--resume reads the history: it cannot be combined with --no-history")
     if given:
-        raise PontoonError(f"--resume goes on with the stored session's settings: leave out {', '.join(given)}")
+        raise PontoonError(
+            f"--resume goes on with the stored session's settings: leave out {', '.join(given)}"
+        )
     from pontoon.history.session import Session
 
     session = Session.resume(db)
@@ -449,14 +575,24 @@ def _resume(db: str | None, no_history: bool, rounds: int | None, shoes: int | N
         if meta.get("game") == "british":
             from pontoon.cli.play_british import play_british
 
-            play_british(session.rules, seat=meta.get("seat"), rounds=rounds, stdin_is_tty=interactive, session=session)
+            play_british(
+                session.rules, seat=meta.get("seat"), rounds=rounds, stdin_is_tty=interactive, session=session
+            )
             return
         play_casino(
-            session.rules, boxes=int(meta["boxes"]), bet=to_money(meta["bet"], "bet"), balance=to_money(meta["balance"], "balance"),
-            seed=None, hints=hints, player=str(meta["player"]), shoes=shoes,
-            sides={k: to_money(v, k) for k, v in meta.get("sides", {}).items()}, rounds=rounds, console=console,
-            interactive=interactive, session=session,
+            session.rules,
+            boxes=int(meta["boxes"]),
+            bet=to_money(meta["bet"], "bet"),
+            balance=to_money(meta["balance"], "balance"),
+            seed=None,
+            hints=hints,
+            player=str(meta["player"]),
+            shoes=shoes,
+            sides={k: to_money(v, k) for k, v in meta.get("sides", {}).items()},
+            rounds=rounds,
+            console=console,
+            interactive=interactive,
+            session=session,
         )
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
-

@@ -46,8 +46,17 @@ from pontoon.rules.british import BritishRules
 if TYPE_CHECKING:
     from pontoon.history.session import Session
 
-KEYS = {"k": "stake", "t": "twist", "b": "buy", "s": "stick", "p": "split", "u": "burn",
-        "o": "shoot", "n": "pass", "d": "double"}
+KEYS = {
+    "k": "stake",
+    "t": "twist",
+    "b": "buy",
+    "s": "stick",
+    "p": "split",
+    "u": "burn",
+    "o": "shoot",
+    "n": "pass",
+    "d": "double",
+}
 VERB_KEY = {v: k for k, v in KEYS.items()}
 BOT_NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "joe"]
 
@@ -197,8 +206,10 @@ def play_british(
         game = BritishGame(rules, seats, banker=banker, rng=seed, fair=fair)
         if session is not None:
             session.attach(game)
-    console.print(f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
-                  f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}.")
+    console.print(
+        f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
+        f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}."
+    )
     notes = ShoeNotes(game, session)
     played = 0
     interrupted = False
@@ -232,7 +243,9 @@ def play_british(
                 console.print(f"Round void: {rnd.void_reason}; every stake returned.")
             summary = game.end_round()
             played += 1
-            console.print(f"Your result this round: {fmt(summary['net'].get(human, {}).get('total', Decimal(0)))}")
+            console.print(
+                f"Your result this round: {fmt(summary['net'].get(human, {}).get('total', Decimal(0)))}"
+            )
             if summary["next_banker"] != summary["banker"]:
                 console.print(f"The bank passes to {summary['next_banker']}.")
             if summary["shuffled"]:
@@ -315,12 +328,17 @@ def _human_turn(game: BritishGame, human: str, inp: _Input, console: Console) ->
             continue
         verb, amount = parsed
         if verb not in legal:
-            console.print(f"[red]{text!r} is not one of the legal actions: {', '.join(str(a) for a in legal.values())}[/red]")
+            console.print(
+                f"[red]{text!r} is not one of the legal actions: {', '.join(str(a) for a in legal.values())}[/red]"
+            )
             continue
         la = legal[verb]
         if la.low is not None and amount is None:
             if inp.tty:
-                amount = inp.line(f"{verb} amount ({fmt(la.low)} to {fmt(la.high or la.low)}) [{fmt(la.low)}]: ") or None
+                amount = (
+                    inp.line(f"{verb} amount ({fmt(la.low)} to {fmt(la.high or la.low)}) [{fmt(la.low)}]: ")
+                    or None
+                )
             if amount is None:
                 amount = str(la.low)
         try:

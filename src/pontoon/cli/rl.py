@@ -12,7 +12,9 @@ import typer
 from pontoon.errors import PontoonError
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
 
-rl_app = typer.Typer(help="Learning environments: evaluate a policy (basic, random or a chart JSON).", no_args_is_help=True)
+rl_app = typer.Typer(
+    help="Learning environments: evaluate a policy (basic, random or a chart JSON).", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:  # kept for callers that build their own app
@@ -24,14 +26,18 @@ def register(app: typer.Typer) -> None:  # kept for callers that build their own
 
 @rl_app.command("evaluate")
 def evaluate_command(
-    policy: str = typer.Argument(..., help="basic (the analyser's chart), random, or a strategy chart JSON file"),
+    policy: str = typer.Argument(
+        ..., help="basic (the analyser's chart), random, or a strategy chart JSON file"
+    ),
     rules: str = typer.Option("mbs", "--rules", "-r", help="casino preset or a table .toml"),
     rounds: int = typer.Option(10_000, "--rounds", "-n", help="rounds to play in the env"),
     seed: int = typer.Option(None, "--seed", help="seed of the shoe and of a random policy"),
     decks: int = typer.Option(None, "--decks", help="decks in the shoe (default: the rules')"),
     penetration: float = typer.Option(None, "--penetration", help="fraction dealt before the cut card"),
     set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE"),
-    exact: bool = typer.Option(True, "--exact/--no-exact", help="compute a chart's exact EV with the analyser"),
+    exact: bool = typer.Option(
+        True, "--exact/--no-exact", help="compute a chart's exact EV with the analyser"
+    ),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Play POLICY for N rounds; for a chart also its exact EV and its cost against basic strategy."""
@@ -44,7 +50,9 @@ def evaluate_command(
         overrides["penetration"] = penetration
     r = resolve_rules(rules, overrides)
     if not isinstance(r, CasinoRules):
-        raise PontoonError(f"--rules {rules!r}: rl evaluate plays casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)")
+        raise PontoonError(
+            f"--rules {rules!r}: rl evaluate plays casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)"
+        )
     if rounds < 1 or rounds > 100_000_000:
         raise PontoonError(f"--rounds {rounds}: accepted 1 to 100000000")
     rep = evaluate(r, policy, rounds, seed, exact=exact)
@@ -52,7 +60,9 @@ def evaluate_command(
         typer.echo(json.dumps(rep, indent=1))
         return
     p = rep["played"]
-    typer.echo(f"policy {rep['policy']} on {r.preset} ({r.decks} decks, penetration {r.penetration}): {p['rounds']} rounds")
+    typer.echo(
+        f"policy {rep['policy']} on {r.preset} ({r.decks} decks, penetration {r.penetration}): {p['rounds']} rounds"
+    )
     typer.echo(
         f"played: {p['mean']:+.5f} per unit wager (95% CI +/-{p['ci95']:.5f}); net {p['net']} on {p['wagered']} wagered; "
         f"{p['steps'] / p['seconds']:.0f} steps/s"

@@ -14,7 +14,9 @@ from pontoon.scenario_runner import compare, parse_scenario, run_scenario
 
 def scenario_command(
     files: list[str] = typer.Argument(..., help="scenario JSON file(s), or - for standard input"),
-    check: bool = typer.Option(False, "--check", help="compare with each file's 'expect'; exit 1 on a difference"),
+    check: bool = typer.Option(
+        False, "--check", help="compare with each file's 'expect'; exit 1 on a difference"
+    ),
 ) -> None:
     """Play one round per scenario file through the real engine and print the settlement as JSON."""
     failed = False

@@ -26,21 +26,36 @@ def _check_host(host: str) -> None:
         try:
             socket.getaddrinfo(host, None)
         except (OSError, UnicodeError):
-            raise ServeError(f"--host {host!r}: not an IP address or a name this machine can resolve") from None
+            raise ServeError(
+                f"--host {host!r}: not an IP address or a name this machine can resolve"
+            ) from None
 
 
 def serve_command(
-    db: str = typer.Option(None, "--db", help="history store URL (sqlite:///path or postgresql://...; "
-                           "default $PONTOON_DB or the user data directory, as pontoon play)"),
-    memory: bool = typer.Option(False, "--memory", help="keep everything in memory (nothing survives a restart)"),
+    db: str = typer.Option(
+        None,
+        "--db",
+        help="history store URL (sqlite:///path or postgresql://...; "
+        "default $PONTOON_DB or the user data directory, as pontoon play)",
+    ),
+    memory: bool = typer.Option(
+        False, "--memory", help="keep everything in memory (nothing survives a restart)"
+    ),
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
     port: int = typer.Option(8000, "--port", help="port to listen on (1 to 65535)"),
     turn_timeout: float = typer.Option(30.0, "--turn-timeout", help="seconds before the default action"),
     grace: float = typer.Option(60.0, "--grace", help="seconds a disconnected player's seat is kept"),
-    lease_ttl: float = typer.Option(0.0, "--lease-ttl", help="several processes on one database: seconds a "
-                                    "table's lease lasts without a heartbeat (0: this process serves every table)"),
-    advertise: str = typer.Option("", "--advertise", help="with --lease-ttl: the address other processes send "
-                                  "clients to (default http://HOST:PORT)"),
+    lease_ttl: float = typer.Option(
+        0.0,
+        "--lease-ttl",
+        help="several processes on one database: seconds a "
+        "table's lease lasts without a heartbeat (0: this process serves every table)",
+    ),
+    advertise: str = typer.Option(
+        "",
+        "--advertise",
+        help="with --lease-ttl: the address other processes send clients to (default http://HOST:PORT)",
+    ),
 ) -> None:
     """Serve the tables and the web page (open http://HOST:PORT/ in a browser)."""
     if not 1 <= port <= 65535:

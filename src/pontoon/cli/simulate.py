@@ -19,8 +19,21 @@ def _fail(message: str) -> None:
 
 
 # options that describe casino play: refused for the British games, not ignored (issue 10 item 5)
-CASINO_ONLY = ("--boxes", "--strategy", "--side-bets", "--insurance", "--penetration", "--csm", "--bet", "--plot",
-               "--session-length", "--workers", "--scheduler", "--chunk-rounds", "--dashboard")
+CASINO_ONLY = (
+    "--boxes",
+    "--strategy",
+    "--side-bets",
+    "--insurance",
+    "--penetration",
+    "--csm",
+    "--bet",
+    "--plot",
+    "--session-length",
+    "--workers",
+    "--scheduler",
+    "--chunk-rounds",
+    "--dashboard",
+)
 
 
 def simulate_command(
@@ -30,8 +43,12 @@ def simulate_command(
         help="preset (mbs, federal, rws-plus, rws-pandemonium, blackjack, british, shoot) or a table .toml",
     ),
     rounds: int = typer.Option(1_000_000, "--rounds", "-n", help="rounds to play (1 to 10**15)"),
-    boxes: int | None = typer.Option(None, "--boxes", help="boxes played each round (one bettor each; default 1)"),
-    strategy: str | None = typer.Option(None, "--strategy", help="basic (default), optimal or a JSON chart file"),
+    boxes: int | None = typer.Option(
+        None, "--boxes", help="boxes played each round (one bettor each; default 1)"
+    ),
+    strategy: str | None = typer.Option(
+        None, "--strategy", help="basic (default), optimal or a JSON chart file"
+    ),
     side_bets: str | None = typer.Option(
         None, "--side-bets", help="comma-separated side bets to place on every box: pair,bonus,pandemonium"
     ),
@@ -43,7 +60,9 @@ def simulate_command(
     ),
     csm: bool = typer.Option(False, "--csm", help="continuous shuffler: reshuffle before every round"),
     seed: int | None = typer.Option(
-        None, "--seed", help="seed (0 to 2**128-1): the same seed gives the same totals on any number of workers"
+        None,
+        "--seed",
+        help="seed (0 to 2**128-1): the same seed gives the same totals on any number of workers",
     ),
     workers: int | None = typer.Option(
         None, "--workers", help="start a local Dask cluster of this many worker processes (1 to 256)"
@@ -52,13 +71,17 @@ def simulate_command(
         None, "--scheduler", help="address of an existing Dask scheduler, e.g. tcp://10.0.0.5:8786"
     ),
     dashboard: bool = typer.Option(
-        False, "--dashboard", help="with --workers: open the Dask dashboard on 127.0.0.1:8787 (off by default)"
+        False,
+        "--dashboard",
+        help="with --workers: open the Dask dashboard on 127.0.0.1:8787 (off by default)",
     ),
     as_json: bool = typer.Option(False, "--json", help="print the report as one JSON object"),
     plot: Path | None = typer.Option(
         None, "--plot", help="draw the distribution of session results to this PNG"
     ),
-    session_length: int | None = typer.Option(None, "--session-length", help="rounds per session for --plot (default 100)"),
+    session_length: int | None = typer.Option(
+        None, "--session-length", help="rounds per session for --plot (default 100)"
+    ),
     bet: str | None = typer.Option(None, "--bet", help="main wager per box (default: the table minimum)"),
     set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE (repeatable)"),
     chunk_rounds: int | None = typer.Option(
@@ -258,8 +281,11 @@ def print_report(out: dict[str, Any]) -> None:
     con.print(
         f"{out['seconds']:.2f} s, [bold]{out['rounds_per_second']:,.0f}[/bold] rounds/s"
         + (f" on {out['workers']} worker(s)" if "workers" in out else "")
-        + (f" (simulation only; compiling or loading the kernels took {out['compile_seconds']:.2f} s more)"
-           if "compile_seconds" in out else "")
+        + (
+            f" (simulation only; compiling or loading the kernels took {out['compile_seconds']:.2f} s more)"
+            if "compile_seconds" in out
+            else ""
+        )
     )
     t = Table(title="pay lines (per box-round; return per main wager; side bets per side wager)")
     t.add_column("line")

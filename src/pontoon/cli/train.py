@@ -72,9 +72,7 @@ class Session:
             "accuracy": right / n if n else 0.0,
             "cost": cost,
             "cost_per_100_hands": 100 * cost / self.hands if self.hands else 0.0,
-            "worst": [
-                {"spot": s.label, "answer": s.answer, "best": s.best, "cost": s.cost} for s in worst
-            ],
+            "worst": [{"spot": s.label, "answer": s.answer, "best": s.best, "cost": s.cost} for s in worst],
         }
 
 
@@ -82,12 +80,15 @@ def _store(db: str | None) -> Store:
     from pontoon.history import open_store
 
     if db is not None and not db.strip():
-        raise PontoonError("--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history")
+        raise PontoonError(
+            "--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history"
+        )
     return open_store(db)
 
 
-def save_summary(summary: dict[str, Any], *, db: str | None = None, seed: int | None = None,
-                 store: Store | None = None) -> int:
+def save_summary(
+    summary: dict[str, Any], *, db: str | None = None, seed: int | None = None, store: Store | None = None
+) -> int:
     """Keep the session summary in the history store (table ``drills``; ``pontoon history --drills``
     lists them); returns its id. ``store`` (kept open), else ``db``: the database URL (default
     ``$PONTOON_DB`` or the user data directory); a bad URL or an unwritable database is a one-line
@@ -120,7 +121,9 @@ def _spot_label(env: PontoonEnv) -> str:
     elif len(h.cards) == 2 and h.cards[0].points == h.cards[1].points:
         kind = f"pair {h.cards[0].rank if h.cards[0].points < 10 else 'T'}s"
     else:
-        kind = f"{'soft' if soft else 'hard'} {total}" + (f" ({len(h.cards)} cards)" if len(h.cards) > 2 else "")
+        kind = f"{'soft' if soft else 'hard'} {total}" + (
+            f" ({len(h.cards)} cards)" if len(h.cards) > 2 else ""
+        )
     return f"{kind} v {_upcard_label(env)}"
 
 
@@ -214,7 +217,9 @@ def run_drill(
                     continue
                 label = _spot_label(env)
                 line = hand_line(list(h.cards), h.aces_fixed if rules.double_ace_counts_one else 0)
-                console.print(f"hand {session.hands}: dealer shows [bold]{rnd.dealer[0]}[/bold]   you: ", line)
+                console.print(
+                    f"hand {session.hands}: dealer shows [bold]{rnd.dealer[0]}[/bold]   you: ", line
+                )
                 menu = "  ".join(f"[bold]{VERB_KEY[v]}[/bold] {v}" for v in verbs)
                 while True:
                     ans = ask(f"{menu}  [bold]q[/bold] quit >")
@@ -223,7 +228,9 @@ def run_drill(
                     word = KEYS.get(ans, ans)
                     if word in verbs:
                         break
-                    console.print(f"[red]'{ans}' is not a choice here: choose one of {', '.join(VERB_KEY[v] for v in verbs)} or q[/red]")
+                    console.print(
+                        f"[red]'{ans}' is not a choice here: choose one of {', '.join(VERB_KEY[v] for v in verbs)} or q[/red]"
+                    )
                 spot = Spot(label, word, best, values)
                 session.spots.append(spot)
                 asked_one = True
@@ -239,7 +246,9 @@ def run_drill(
             rnd = env.round
             assert rnd is not None
             cards = "  ".join(" ".join(str(c) for c in x.cards) for x in rnd.all_hands())
-            console.print(f"  dealer {' '.join(str(c) for c in rnd.dealer)}; your cards {cards}; net {'+' if env.net() > 0 else ''}{fmt(env.net())}")
+            console.print(
+                f"  dealer {' '.join(str(c) for c in rnd.dealer)}; your cards {cards}; net {'+' if env.net() > 0 else ''}{fmt(env.net())}"
+            )
     except EndOfInput:
         pass
     return session
@@ -256,17 +265,27 @@ def print_summary(console: Console, s: dict[str, Any]) -> None:
 
 def train_command(
     rules: str = typer.Option("mbs", "--rules", "-r", help="casino preset or a table .toml file"),
-    only: str = typer.Option("all", "--only", help="all, soft, pairs, rescue (doubled hands) or forced (forced draws)"),
-    hands: int = typer.Option(None, "--hands", help="stop after this many hands (default: until q or end of input)"),
+    only: str = typer.Option(
+        "all", "--only", help="all, soft, pairs, rescue (doubled hands) or forced (forced draws)"
+    ),
+    hands: int = typer.Option(
+        None, "--hands", help="stop after this many hands (default: until q or end of input)"
+    ),
     seed: int = typer.Option(None, "--seed", help="seed of the shoe"),
     set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE"),
-    db: str = typer.Option(None, "--db", help="history database URL for the session summary (default: $PONTOON_DB or the user data directory)"),
+    db: str = typer.Option(
+        None,
+        "--db",
+        help="history database URL for the session summary (default: $PONTOON_DB or the user data directory)",
+    ),
     no_history: bool = typer.Option(False, "--no-history", help="do not save the session summary"),
 ) -> None:
     """Drill decisions: each answer is graded with its exact EV cost and the best action."""
     r = resolve_rules(rules, parse_set_options(set_))
     if not isinstance(r, CasinoRules):
-        raise PontoonError(f"--rules {rules!r}: the drill deals casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)")
+        raise PontoonError(
+            f"--rules {rules!r}: the drill deals casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)"
+        )
     if hands is not None and hands < 1:
         raise PontoonError(f"--hands {hands}: at least 1")
     console = Console(highlight=False, soft_wrap=True)  # one line per message, piped or not

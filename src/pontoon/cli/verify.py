@@ -31,19 +31,27 @@ def lookup_stored_shoe(shoe: int, db: str | None = None) -> dict[str, Any]:
 
     if db is not None and not db.strip():
         raise FairRecordError("--db: give a database URL (sqlite:///PATH or postgresql://...)")
-    store = open_existing(db)  # an existing database only: a missing file is an error, not a new empty history
+    store = open_existing(
+        db
+    )  # an existing database only: a missing file is an error, not a new empty history
     try:
         got = shoe_record(store, shoe)
     finally:
         store.close()
     where = f"shoe {shoe} (table {got['table']}, its shoe {got['shoe']}, {got['preset']})"
     if not got["retired"]:
-        raise FairRecordError(f"{where} is still in use: its server seed stays secret until the shoe is retired; "
-                              "verify it after the table has replaced it or closed")
+        raise FairRecordError(
+            f"{where} is still in use: its server seed stays secret until the shoe is retired; "
+            "verify it after the table has replaced it or closed"
+        )
     record = got.get("record")
     if record is None:
-        raise FairRecordError(f"{where} was not shuffled with the provably fair shuffle: it has no commitment to verify")
-    typer.echo(f"stored {where}: rounds {', '.join(map(str, got['rounds'])) or 'none'}, {len(got['dealt'])} cards dealt")
+        raise FairRecordError(
+            f"{where} was not shuffled with the provably fair shuffle: it has no commitment to verify"
+        )
+    typer.echo(
+        f"stored {where}: rounds {', '.join(map(str, got['rounds'])) or 'none'}, {len(got['dealt'])} cards dealt"
+    )
     return dict(record)
 
 
@@ -60,12 +68,22 @@ def _read_target(target: str, db: str | None = None) -> object:
         return load_record_text(raw)
     if target.isascii() and target.isdigit() and len(target) <= 18:
         return lookup_stored_shoe(int(target), db)
-    raise FairRecordError(f"{target!r:.80} is not a file: give a JSON record file, - for standard input, or a stored shoe number")
+    raise FairRecordError(
+        f"{target!r:.80} is not a file: give a JSON record file, - for standard input, or a stored shoe number"
+    )
 
 
 def verify_command(
-    record: str = typer.Argument(..., metavar="RECORD", help="a JSON record file, - for standard input, or a stored shoe id (pontoon history shows them)"),
-    db: str = typer.Option(None, "--db", help="history database URL for a stored shoe (default: $PONTOON_DB or the user data directory)"),
+    record: str = typer.Argument(
+        ...,
+        metavar="RECORD",
+        help="a JSON record file, - for standard input, or a stored shoe id (pontoon history shows them)",
+    ),
+    db: str = typer.Option(
+        None,
+        "--db",
+        help="history database URL for a stored shoe (default: $PONTOON_DB or the user data directory)",
+    ),
 ) -> None:
     """Check a revealed shoe: the commitment, the order from the seeds, and the cards dealt."""
     result = verify_record(_read_target(record, db))

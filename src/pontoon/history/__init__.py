@@ -13,5 +13,16 @@ from pontoon.history.recorder import Recorder, RecoveryMismatch
 from pontoon.history.recover import Recovered, recover, recover_table, shoe_record, shoe_record_of
 from pontoon.history.store import HistoryError, Store, default_url, open_store
 
-__all__ = ["HistoryError", "Recorder", "Recovered", "RecoveryMismatch", "Store", "default_url", "open_store",
-           "recover", "recover_table", "shoe_record", "shoe_record_of"]
+__all__ = [
+    "HistoryError",
+    "Recorder",
+    "Recovered",
+    "RecoveryMismatch",
+    "Store",
+    "default_url",
+    "open_store",
+    "recover",
+    "recover_table",
+    "shoe_record",
+    "shoe_record_of",
+]

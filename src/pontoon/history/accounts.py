@@ -51,24 +51,60 @@ from pontoon.money import fmt
 
 meta = MetaData()
 # the tables themselves are made by Alembic revision 0003; these mirror it for queries
-tables_ref = Table("tables", meta, Column("id", Integer, primary_key=True), Column("label", String(64)),
-                   Column("status", String(16)))
-ledger_ref = Table("ledger", meta, Column("id", Integer, primary_key=True), Column("table_id", Integer),
-                   Column("source", Text), Column("dest", Text), Column("amount", Text), Column("kind", String(32)),
-                   Column("player", Text))
-web_accounts = Table("web_accounts", meta, Column("name", String(64), primary_key=True),
-                     Column("opening", Text, nullable=False), Column("created", String(32), nullable=False))
-web_moves = Table("web_moves", meta, Column("id", Integer, primary_key=True, autoincrement=True),
-                  Column("name", String(64), ForeignKey("web_accounts.name"), nullable=False),
-                  Column("web_id", String(16), nullable=False), Column("amount", Text, nullable=False),
-                  Column("reason", String(32), nullable=False), Column("created", String(32), nullable=False))
-web_tables = Table("web_tables", meta, Column("web_id", String(16), primary_key=True),
-                   Column("table_id", Integer, nullable=True), Column("spec", Text, nullable=False),
-                   Column("members", Text, nullable=False), Column("status", String(16), nullable=False),
-                   Column("updated", String(32), nullable=False))
-table_leases = Table("table_leases", meta, Column("web_id", String(16), primary_key=True),
-                     Column("owner", String(64), nullable=False), Column("address", Text, nullable=False),
-                     Column("expires", Float, nullable=False), Column("epoch", Integer, nullable=False, default=0))
+tables_ref = Table(
+    "tables",
+    meta,
+    Column("id", Integer, primary_key=True),
+    Column("label", String(64)),
+    Column("status", String(16)),
+)
+ledger_ref = Table(
+    "ledger",
+    meta,
+    Column("id", Integer, primary_key=True),
+    Column("table_id", Integer),
+    Column("source", Text),
+    Column("dest", Text),
+    Column("amount", Text),
+    Column("kind", String(32)),
+    Column("player", Text),
+)
+web_accounts = Table(
+    "web_accounts",
+    meta,
+    Column("name", String(64), primary_key=True),
+    Column("opening", Text, nullable=False),
+    Column("created", String(32), nullable=False),
+)
+web_moves = Table(
+    "web_moves",
+    meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), ForeignKey("web_accounts.name"), nullable=False),
+    Column("web_id", String(16), nullable=False),
+    Column("amount", Text, nullable=False),
+    Column("reason", String(32), nullable=False),
+    Column("created", String(32), nullable=False),
+)
+web_tables = Table(
+    "web_tables",
+    meta,
+    Column("web_id", String(16), primary_key=True),
+    Column("table_id", Integer, nullable=True),
+    Column("spec", Text, nullable=False),
+    Column("members", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("updated", String(32), nullable=False),
+)
+table_leases = Table(
+    "table_leases",
+    meta,
+    Column("web_id", String(16), primary_key=True),
+    Column("owner", String(64), nullable=False),
+    Column("address", Text, nullable=False),
+    Column("expires", Float, nullable=False),
+    Column("epoch", Integer, nullable=False, default=0),
+)
 
 CASHIER_KEY = account_key(CASHIER)
 
@@ -87,13 +123,21 @@ def balances_on(conn: Connection, name: str | None = None) -> dict[str, Decimal]
     statement, so a deposit committing meanwhile is counted once, either as the deposit or as the hold."""
     q0 = select(web_accounts)
     q1 = select(web_moves.c.name, web_moves.c.amount)
-    q = (select(ledger_ref.c.table_id, ledger_ref.c.player, ledger_ref.c.kind, ledger_ref.c.amount)
-         .join(tables_ref, tables_ref.c.id == ledger_ref.c.table_id)
-         .where(tables_ref.c.label == "web", ledger_ref.c.kind.in_(("deposit", "withdrawal")),
-                (ledger_ref.c.source == CASHIER_KEY) | (ledger_ref.c.dest == CASHIER_KEY)))
+    q = (
+        select(ledger_ref.c.table_id, ledger_ref.c.player, ledger_ref.c.kind, ledger_ref.c.amount)
+        .join(tables_ref, tables_ref.c.id == ledger_ref.c.table_id)
+        .where(
+            tables_ref.c.label == "web",
+            ledger_ref.c.kind.in_(("deposit", "withdrawal")),
+            (ledger_ref.c.source == CASHIER_KEY) | (ledger_ref.c.dest == CASHIER_KEY),
+        )
+    )
     if name is not None:
-        q0, q1, q = (q0.where(web_accounts.c.name == name), q1.where(web_moves.c.name == name),
-                     q.where(ledger_ref.c.player == name))
+        q0, q1, q = (
+            q0.where(web_accounts.c.name == name),
+            q1.where(web_moves.c.name == name),
+            q.where(ledger_ref.c.player == name),
+        )
     out = {str(r.name): Decimal(r.opening) for r in conn.execute(q0)}
     for r in conn.execute(q1):
         out[str(r.name)] = out.get(str(r.name), Decimal(0)) + Decimal(r.amount)
@@ -105,8 +149,11 @@ def balances_on(conn: Connection, name: str | None = None) -> dict[str, Decimal]
         out[str(lr.player)] += sign * Decimal(lr.amount)
         key = (int(lr.table_id), str(lr.player))
         seated[key] = seated.get(key, 0) - sign
-    snaps = conn.execute(select(web_tables.c.spec, web_tables.c.members, web_tables.c.table_id)
-                        .where(web_tables.c.status == "open"))
+    snaps = conn.execute(
+        select(web_tables.c.spec, web_tables.c.members, web_tables.c.table_id).where(
+            web_tables.c.status == "open"
+        )
+    )
     for t in snaps:
         if json.loads(t.spec).get("game") != "casino":
             continue  # a British buy-in is a web move when the person joins
@@ -114,7 +161,9 @@ def balances_on(conn: Connection, name: str | None = None) -> dict[str, Decimal]
             who = m.get("name")
             if who not in out:
                 continue
-            held = bool(m.get("pending")) if t.table_id is None else seated.get((int(t.table_id), who), 0) <= 0
+            held = (
+                bool(m.get("pending")) if t.table_id is None else seated.get((int(t.table_id), who), 0) <= 0
+            )
             if held:
                 out[who] -= Decimal(str(m["buy_in"]))
     return out
@@ -165,17 +214,32 @@ class WebRecords:
     # ------------------------------------------------------------------ hosted tables
     def table_saved(self, web_id: str, spec: dict[str, Any], table_id: int | None) -> None:
         with self.store.engine.begin() as conn:
-            conn.execute(insert(web_tables).values(web_id=web_id, table_id=table_id, spec=canon(spec), members="[]",
-                                                   status="open", updated=now()))
+            conn.execute(
+                insert(web_tables).values(
+                    web_id=web_id,
+                    table_id=table_id,
+                    spec=canon(spec),
+                    members="[]",
+                    status="open",
+                    updated=now(),
+                )
+            )
 
     def set_table_id(self, web_id: str, table_id: int | None) -> None:
         with self.store.engine.begin() as conn:
-            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(table_id=table_id,
-                                                                                       updated=now()))
+            conn.execute(
+                update(web_tables)
+                .where(web_tables.c.web_id == web_id)
+                .values(table_id=table_id, updated=now())
+            )
 
-    def members_changed(self, web_id: str, members: list[dict[str, Any]],
-                        move: tuple[str, Decimal, str] | None = None,
-                        hold: tuple[str, Decimal] | None = None) -> None:
+    def members_changed(
+        self,
+        web_id: str,
+        members: list[dict[str, Any]],
+        move: tuple[str, Decimal, str] | None = None,
+        hold: tuple[str, Decimal] | None = None,
+    ) -> None:
         """The table's people after a change and, in the same transaction, the account move it made.
 
         Money out of an account (a British buy-in: ``move`` below zero; a casino join: ``hold``, the
@@ -189,18 +253,29 @@ class WebRecords:
                 debit(conn, move[0], -move[1])
             if hold is not None:
                 debit(conn, hold[0], hold[1])
-            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(members=canon(members),
-                                                                                       updated=now()))
+            conn.execute(
+                update(web_tables)
+                .where(web_tables.c.web_id == web_id)
+                .values(members=canon(members), updated=now())
+            )
             if move is not None:
                 name, amount, reason = move
-                conn.execute(insert(web_moves).values(name=name, web_id=web_id, amount=str(amount), reason=reason,
-                                                      created=now()))
+                conn.execute(
+                    insert(web_moves).values(
+                        name=name, web_id=web_id, amount=str(amount), reason=reason, created=now()
+                    )
+                )
             self.store._crash.count += 1  # PONTOON_CRASH_AT counts these transactions too
             self.store._crash.check("inside")
         self.store._crash.check("after")
 
-    def game_closed(self, web_id: str, store_table_id: int | None, members: list[dict[str, Any]],
-                    moves: list[tuple[str, Decimal, str]]) -> None:
+    def game_closed(
+        self,
+        web_id: str,
+        store_table_id: int | None,
+        members: list[dict[str, Any]],
+        moves: list[tuple[str, Decimal, str]],
+    ) -> None:
         """A British game closed: every pay-back (``web_moves``), the people after it, the web row's game
         cleared and the store table ``closed``, all in ONE transaction (a kill never pays some seats
         and not others, and never pays twice: the restart finds the game open and pays it all)."""
@@ -208,25 +283,38 @@ class WebRecords:
             if self.fence is not None:
                 self.fence(conn, web_id)
             for name, amount, reason in moves:
-                conn.execute(insert(web_moves).values(name=name, web_id=web_id, amount=str(amount), reason=reason,
-                                                      created=now()))
+                conn.execute(
+                    insert(web_moves).values(
+                        name=name, web_id=web_id, amount=str(amount), reason=reason, created=now()
+                    )
+                )
                 self.store._crash.count += 1  # PONTOON_CRASH_AT: a kill between two pay-backs of one close
                 self.store._crash.check("inside")
-            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(
-                members=canon(members), table_id=None, updated=now()))
+            conn.execute(
+                update(web_tables)
+                .where(web_tables.c.web_id == web_id)
+                .values(members=canon(members), table_id=None, updated=now())
+            )
             if store_table_id is not None:
-                conn.execute(update(tables_ref).where(tables_ref.c.id == store_table_id).values(status="closed"))
+                conn.execute(
+                    update(tables_ref).where(tables_ref.c.id == store_table_id).values(status="closed")
+                )
         self.store._crash.check("after")
 
     def close_table(self, web_id: str) -> None:
         with self.store.engine.begin() as conn:
-            conn.execute(update(web_tables).where(web_tables.c.web_id == web_id).values(status="closed",
-                                                                                       updated=now()))
+            conn.execute(
+                update(web_tables).where(web_tables.c.web_id == web_id).values(status="closed", updated=now())
+            )
 
     def open_tables(self) -> list[dict[str, Any]]:
         with self.store.reader.connect() as conn:
-            rows = [dict(r) for r in conn.execute(select(web_tables).where(web_tables.c.status == "open")
-                                                  .order_by(web_tables.c.updated)).mappings()]
+            rows = [
+                dict(r)
+                for r in conn.execute(
+                    select(web_tables).where(web_tables.c.status == "open").order_by(web_tables.c.updated)
+                ).mappings()
+            ]
         for r in rows:
             r["spec"] = json.loads(r["spec"])
             r["members"] = json.loads(r["members"])
@@ -243,4 +331,13 @@ class WebRecords:
         return out
 
 
-__all__ = ["Overdrawn", "WebRecords", "balances_on", "debit", "table_leases", "web_accounts", "web_moves", "web_tables"]
+__all__ = [
+    "Overdrawn",
+    "WebRecords",
+    "balances_on",
+    "debit",
+    "table_leases",
+    "web_accounts",
+    "web_moves",
+    "web_tables",
+]

@@ -51,12 +51,22 @@ def list_rounds(store: Store, *, table_id: int | None = None, last: int | None =
         tid = int(r["table_id"])
         if tid not in ids:
             ids[tid] = shoe_ids(store, tid)
-        out.append({
-            "id": int(r["id"]), "table": tid, "round": int(r["number"]), "time": r["started"],
-            "ended": r["ended"], "game": r["game"], "preset": r["preset"], "seats": res.get("seats", []),
-            "status": r["status"], "void_reason": res.get("void_reason"), "net": _net(res),
-            "shoe": ids[tid].get(int(r["shoe"])) if r["shoe"] is not None else None,
-        })
+        out.append(
+            {
+                "id": int(r["id"]),
+                "table": tid,
+                "round": int(r["number"]),
+                "time": r["started"],
+                "ended": r["ended"],
+                "game": r["game"],
+                "preset": r["preset"],
+                "seats": res.get("seats", []),
+                "status": r["status"],
+                "void_reason": res.get("void_reason"),
+                "net": _net(res),
+                "shoe": ids[tid].get(int(r["shoe"])) if r["shoe"] is not None else None,
+            }
+        )
     return out
 
 
@@ -78,11 +88,27 @@ def round_events(store: Store, round_id: int) -> tuple[dict[str, Any], list[dict
 def round_detail(store: Store, round_id: int) -> dict[str, Any]:
     rnd, evs = round_events(store, round_id)
     return {
-        "id": round_id, "table": int(rnd["table_id"]), "round": int(rnd["number"]), "preset": rnd["preset"],
-        "status": rnd["status"], "time": rnd["started"], "result": rnd["result"],
-        "shoe": (shoe_ids(store, int(rnd["table_id"])).get(int(rnd["shoe"])) if rnd["shoe"] is not None else None),
-        "events": [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"],
-                    "transfers": e["transfers"], "hash": e["hash"]} for e in evs],
+        "id": round_id,
+        "table": int(rnd["table_id"]),
+        "round": int(rnd["number"]),
+        "preset": rnd["preset"],
+        "status": rnd["status"],
+        "time": rnd["started"],
+        "result": rnd["result"],
+        "shoe": (
+            shoe_ids(store, int(rnd["table_id"])).get(int(rnd["shoe"])) if rnd["shoe"] is not None else None
+        ),
+        "events": [
+            {
+                "seq": e["seq"],
+                "kind": e["kind"],
+                "data": e["data"],
+                "clause": e["clause"],
+                "transfers": e["transfers"],
+                "hash": e["hash"],
+            }
+            for e in evs
+        ],
     }
 
 
@@ -94,15 +120,23 @@ def replay_round(store: Store, round_id: int) -> dict[str, Any]:
     for e in evs:  # the hash chain: each event's hash is sha256(prev + its canonical body)
         body = event_body(e["round_no"], e["seq"], e["kind"], e["data"], e["clause"], e["transfers"])
         if chain_hash(e["prev_hash"], body) != e["hash"]:
-            raise ReplayMismatch(f"round {round_id}: event #{e['seq']} {e['kind']} does not match its hash (altered)")
-    remade = replay(rules, [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs])
+            raise ReplayMismatch(
+                f"round {round_id}: event #{e['seq']} {e['kind']} does not match its hash (altered)"
+            )
+    remade = replay(
+        rules, [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs]
+    )
     logged = [t for e in evs for t in e["transfers"]]
     moved = [t.to_json() for t in remade.ledger.transfers]
     for i, (a, b) in enumerate(zip(logged, moved, strict=False)):
         if money_rows([a]) != money_rows([b]):
-            raise ReplayMismatch(f"round {round_id}: ledger row {i} differs: stored {canon(a)} / replayed {canon(b)}")
+            raise ReplayMismatch(
+                f"round {round_id}: ledger row {i} differs: stored {canon(a)} / replayed {canon(b)}"
+            )
     if len(logged) != len(moved):
-        raise ReplayMismatch(f"round {round_id}: {len(logged)} ledger rows stored, {len(moved)} transfers replayed")
+        raise ReplayMismatch(
+            f"round {round_id}: {len(logged)} ledger rows stored, {len(moved)} transfers replayed"
+        )
     stored = rnd_row["result"]
     if remade.is_over() and stored is not None:
         from pontoon.history.recorder import result_of
@@ -111,12 +145,22 @@ def replay_round(store: Store, round_id: int) -> dict[str, Any]:
         again = got[1] if got else {}
         for key in ("status", "void_reason", "net", "dealer", "banker", "next_banker"):
             if key in stored and canon(stored[key]) != canon(again.get(key)):
-                raise ReplayMismatch(f"round {round_id}: result {key} differs: stored {canon(stored[key])} / "
-                                     f"replayed {canon(again.get(key))}")
+                raise ReplayMismatch(
+                    f"round {round_id}: result {key} differs: stored {canon(stored[key])} / "
+                    f"replayed {canon(again.get(key))}"
+                )
     elif remade.is_over() != (rnd_row["status"] != "open"):
-        raise ReplayMismatch(f"round {round_id}: stored status {rnd_row['status']}, replayed over={remade.is_over()}")
+        raise ReplayMismatch(
+            f"round {round_id}: stored status {rnd_row['status']}, replayed over={remade.is_over()}"
+        )
     views = _views(remade)
-    return {"round": round_id, "events": len(evs), "transfers": len(moved), "status": rnd_row["status"], "views": views}
+    return {
+        "round": round_id,
+        "events": len(evs),
+        "transfers": len(moved),
+        "status": rnd_row["status"],
+        "views": views,
+    }
 
 
 def _views(remade: Any) -> int:
@@ -173,13 +217,17 @@ def audit(store: Store) -> dict[str, Any]:
             sums[account_key(r["dest"])] += a
         checked["ledger_rows"] += len(ledger)
         if sum(sums.values(), ZERO) != 0:
-            raise HistoryError(f"table {tid}: the ledger does not conserve money (sum {sum(sums.values(), ZERO)})")
+            raise HistoryError(
+                f"table {tid}: the ledger does not conserve money (sum {sum(sums.values(), ZERO)})"
+            )
         bal = store.balances(tid)
         for acct in sorted(set(sums) | set(bal)):
             checked["accounts"] += 1
             if bal.get(acct, ZERO) != sums.get(acct, ZERO):
-                raise HistoryError(f"table {tid}: account {acct} holds {bal.get(acct, ZERO)} but its ledger rows sum "
-                                   f"to {sums.get(acct, ZERO)}")
+                raise HistoryError(
+                    f"table {tid}: account {acct} holds {bal.get(acct, ZERO)} but its ledger rows sum "
+                    f"to {sums.get(acct, ZERO)}"
+                )
         evs = store.events_(tid)
         _with_transfers(store, tid, evs, None)
         prev = ""
@@ -187,15 +235,19 @@ def audit(store: Store) -> dict[str, Any]:
             checked["events"] += 1
             body = event_body(e["round_no"], e["seq"], e["kind"], e["data"], e["clause"], e["transfers"])
             if e["prev_hash"] != prev or chain_hash(prev, body) != e["hash"]:
-                raise HistoryError(f"table {tid}: the hash chain breaks at event {e['id']} (round {e['round_no']} "
-                                   f"#{e['seq']} {e['kind']})")
+                raise HistoryError(
+                    f"table {tid}: the hash chain breaks at event {e['id']} (round {e['round_no']} "
+                    f"#{e['seq']} {e['kind']})"
+                )
             prev = e["hash"]
         head = store.table(tid)["last_hash"]
         if head != prev:
             raise HistoryError(f"table {tid}: the stored chain head is not the last event's hash")
         open_rounds = [r for r in store.rounds_(table_id=tid) if r["status"] == "open"]
         if not open_rounds and bal.get(account_key({"system": "layout"}), ZERO) != 0:
-            raise HistoryError(f"table {tid}: no round is open but the layout holds {bal[account_key({'system': 'layout'})]}")
+            raise HistoryError(
+                f"table {tid}: no round is open but the layout holds {bal[account_key({'system': 'layout'})]}"
+            )
     integrity = store.integrity()
     if integrity != "ok":
         raise HistoryError(f"the database fails its integrity check: {integrity}")

@@ -41,15 +41,24 @@ def _count(summary: dict[str, Any], key: str) -> int:
 def save_drill(store: Store, summary: dict[str, Any], *, seed: int | None = None) -> int:
     """Write one session summary; returns its id."""
     worst = [
-        {"spot": str(w["spot"]), "answer": str(w["answer"]), "best": str(w["best"]), "cost": _fixed(w["cost"], "cost")}
+        {
+            "spot": str(w["spot"]),
+            "answer": str(w["answer"]),
+            "best": str(w["best"]),
+            "cost": _fixed(w["cost"], "cost"),
+        }
         for w in list(summary.get("worst", []))[:MAX_WORST]
     ]
     row = {
-        "created": now(), "rules": str(summary["rules"])[:200], "only": str(summary["only"])[:16],
+        "created": now(),
+        "rules": str(summary["rules"])[:200],
+        "only": str(summary["only"])[:16],
         "seed": None if seed is None else str(seed),
-        "hands": _count(summary, "hands"), "decisions": _count(summary, "decisions"),
+        "hands": _count(summary, "hands"),
+        "decisions": _count(summary, "decisions"),
         "correct": _count(summary, "correct"),
-        "accuracy": _fixed(summary["accuracy"], "accuracy"), "cost": _fixed(summary["cost"], "cost"),
+        "accuracy": _fixed(summary["accuracy"], "accuracy"),
+        "cost": _fixed(summary["cost"], "cost"),
         "cost_per_100": _fixed(summary["cost_per_100_hands"], "cost_per_100_hands"),
         "worst": json.dumps(worst, separators=(",", ":")),
     }

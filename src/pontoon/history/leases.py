@@ -51,19 +51,31 @@ class Leases:
             if row is None:
                 try:
                     with conn.begin_nested():
-                        conn.execute(insert(table_leases).values(web_id=web_id, owner=self.owner, epoch=1,
-                                                                 address=self.address, expires=t + self.ttl))
+                        conn.execute(
+                            insert(table_leases).values(
+                                web_id=web_id,
+                                owner=self.owner,
+                                epoch=1,
+                                address=self.address,
+                                expires=t + self.ttl,
+                            )
+                        )
                 except IntegrityError:  # another process claimed it in between
                     return False
                 self.epochs[web_id] = 1
                 return True
             if row["owner"] != self.owner and float(row["expires"]) > t:
                 return False
-            epoch = int(row["epoch"]) if row["owner"] == self.owner and self.epochs.get(web_id) == int(row["epoch"]) \
-                else int(row["epoch"]) + 1  # a new holder (or our own lost copy): a new fencing token
-            res = conn.execute(update(table_leases).where(table_leases.c.web_id == web_id,
-                                                          table_leases.c.epoch == row["epoch"]).values(
-                owner=self.owner, address=self.address, expires=t + self.ttl, epoch=epoch))
+            epoch = (
+                int(row["epoch"])
+                if row["owner"] == self.owner and self.epochs.get(web_id) == int(row["epoch"])
+                else int(row["epoch"]) + 1
+            )  # a new holder (or our own lost copy): a new fencing token
+            res = conn.execute(
+                update(table_leases)
+                .where(table_leases.c.web_id == web_id, table_leases.c.epoch == row["epoch"])
+                .values(owner=self.owner, address=self.address, expires=t + self.ttl, epoch=epoch)
+            )
             if res.rowcount != 1:  # SQLite: another process claimed it between our read and write
                 return False
             self.epochs[web_id] = epoch
@@ -77,17 +89,28 @@ class Leases:
             q = q.with_for_update()
         row = conn.execute(q).first()
         if row is None or row.owner != self.owner or int(row.epoch) != self.epochs.get(web_id):
-            raise LeaseLost(f"table {web_id}: this process's lease was taken over by another process; "
-                            "the write was refused (the table is served there now)")
+            raise LeaseLost(
+                f"table {web_id}: this process's lease was taken over by another process; "
+                "the write was refused (the table is served there now)"
+            )
 
     def renew(self, now: float | None = None) -> set[str]:
         """The heartbeat: extend every lease we still hold; returns their web ids."""
         t = time.time() if now is None else now
         with self.store.engine.begin() as conn:
-            conn.execute(update(table_leases).where(table_leases.c.owner == self.owner,
-                                                    table_leases.c.expires > t).values(expires=t + self.ttl))
-            return {str(r.web_id) for r in conn.execute(select(table_leases.c.web_id).where(
-                table_leases.c.owner == self.owner, table_leases.c.expires > t))}
+            conn.execute(
+                update(table_leases)
+                .where(table_leases.c.owner == self.owner, table_leases.c.expires > t)
+                .values(expires=t + self.ttl)
+            )
+            return {
+                str(r.web_id)
+                for r in conn.execute(
+                    select(table_leases.c.web_id).where(
+                        table_leases.c.owner == self.owner, table_leases.c.expires > t
+                    )
+                )
+            }
 
     def owner_of(self, web_id: str) -> dict[str, Any] | None:
         with self.store.reader.connect() as conn:
@@ -98,8 +121,10 @@ class Leases:
         """Web ids whose lease has run out (their owner died or stalled): free to claim."""
         t = time.time() if now is None else now
         with self.store.reader.connect() as conn:
-            return {str(r.web_id) for r in conn.execute(select(table_leases.c.web_id).where(
-                table_leases.c.expires <= t))}
+            return {
+                str(r.web_id)
+                for r in conn.execute(select(table_leases.c.web_id).where(table_leases.c.expires <= t))
+            }
 
     def unleased(self, web_ids: list[str]) -> set[str]:
         """Those of ``web_ids`` that have no lease row at all (a table whose owner never claimed it)."""
@@ -109,8 +134,11 @@ class Leases:
 
     def release(self, web_id: str) -> None:
         with self.store.engine.begin() as conn:
-            conn.execute(delete(table_leases).where(table_leases.c.web_id == web_id,
-                                                    table_leases.c.owner == self.owner))
+            conn.execute(
+                delete(table_leases).where(
+                    table_leases.c.web_id == web_id, table_leases.c.owner == self.owner
+                )
+            )
 
 
 __all__ = ["LeaseLost", "Leases"]

@@ -43,11 +43,27 @@ def _row(rec: TableRecord) -> Row:
     if rec.game == "casino" and rec.round_no == 0 and ev.kind in ("join", "leave"):
         who, amount = str(ev.data["player"]), str(ev.data["balance"])
         if ev.kind == "join":
-            transfers.append({"source": CASHIER, "dest": who, "amount": amount, "kind": "deposit",
-                              "player": who, "reason": "sits down"})
+            transfers.append(
+                {
+                    "source": CASHIER,
+                    "dest": who,
+                    "amount": amount,
+                    "kind": "deposit",
+                    "player": who,
+                    "reason": "sits down",
+                }
+            )
         else:
-            transfers.append({"source": who, "dest": CASHIER, "amount": amount, "kind": "withdrawal",
-                              "player": who, "reason": "stands up"})
+            transfers.append(
+                {
+                    "source": who,
+                    "dest": CASHIER,
+                    "amount": amount,
+                    "kind": "withdrawal",
+                    "player": who,
+                    "reason": "stands up",
+                }
+            )
     return Row(rec.round_no, ev.seq, ev.kind, dict(ev.data), ev.clause, transfers)
 
 
@@ -63,13 +79,22 @@ def result_of(rnd: CasinoRound | BritishRound | None) -> tuple[str, dict[str, An
     if isinstance(rnd, CasinoRound):
         res = rnd.result()
         return res.status, {
-            "status": res.status, "void_reason": res.void_reason, "dealer": list(res.dealer),
+            "status": res.status,
+            "void_reason": res.void_reason,
+            "dealer": list(res.dealer),
             "seats": sorted(rnd.players()),
-            "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in res.net.items()}, "house": fmt(res.house),
+            "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in res.net.items()},
+            "house": fmt(res.house),
         }
     status = "void" if rnd.phase == "void" else "settled"
-    return status, {"status": status, "void_reason": rnd.void_reason, "banker": rnd.banker,
-                    "seats": [*rnd.players, rnd.banker], "net": rnd.net_json(), "next_banker": rnd.next_banker}
+    return status, {
+        "status": status,
+        "void_reason": rnd.void_reason,
+        "banker": rnd.banker,
+        "seats": [*rnd.players, rnd.banker],
+        "net": rnd.net_json(),
+        "next_banker": rnd.next_banker,
+    }
 
 
 class Recorder:
@@ -79,8 +104,16 @@ class Recorder:
     checked, not written again. Once they are used up, records are written.
     """
 
-    def __init__(self, store: Store, table: AnyTable, *, label: str = "", meta: dict[str, Any] | None = None,
-                 table_id: int | None = None, expect: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        table: AnyTable,
+        *,
+        label: str = "",
+        meta: dict[str, Any] | None = None,
+        table_id: int | None = None,
+        expect: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.store = store
         self.table = table
         self.pending: list[Row] = []
@@ -89,8 +122,14 @@ class Recorder:
         self._pack: tuple[int, str, int] | None = None  # a British fair pack waiting for its batch
         if table_id is None:
             self._shoe_no = 0
-            self.table_id = store.create_table(table.game, table.rules.preset, table.rules.model_dump(mode="json"),
-                                               label=label, meta=meta, first=self._attach())
+            self.table_id = store.create_table(
+                table.game,
+                table.rules.preset,
+                table.rules.model_dump(mode="json"),
+                label=label,
+                meta=meta,
+                first=self._attach(),
+            )
         else:
             self.table_id = table_id
             shoes = store.shoes_(table_id)
@@ -167,11 +206,20 @@ class Recorder:
 
     def _check(self, row: Row) -> None:
         if not self.expect:
-            raise RecoveryMismatch(f"table {self.table_id}: event round {row.round_no} #{row.seq} {row.kind} is re-made "
-                                   "but was never committed with the events before it")
+            raise RecoveryMismatch(
+                f"table {self.table_id}: event round {row.round_no} #{row.seq} {row.kind} is re-made "
+                "but was never committed with the events before it"
+            )
         e = self.expect.popleft()
         got = (row.round_no, row.seq, row.kind, canon(row.data), row.clause, money_rows(row.transfers))
-        want = (e["round_no"], e["seq"], e["kind"], canon(e["data"]), e["clause"], money_rows(e.get("transfers", [])))
+        want = (
+            e["round_no"],
+            e["seq"],
+            e["kind"],
+            canon(e["data"]),
+            e["clause"],
+            money_rows(e.get("transfers", [])),
+        )
         if got != want:
             raise RecoveryMismatch(
                 f"table {self.table_id}: re-made event round {row.round_no} #{row.seq} {row.kind} {canon(row.data)[:160]} "

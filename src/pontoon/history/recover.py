@@ -59,7 +59,9 @@ def rules_of(row: dict[str, Any]) -> CasinoRules | BritishRules:
     try:
         return model.model_validate(row["rules"])
     except Exception as err:  # pydantic's ValidationError: the stored rules no longer validate
-        raise HistoryError(f"table {row['id']}: its stored rules do not load ({str(err).splitlines()[0]})") from None
+        raise HistoryError(
+            f"table {row['id']}: its stored rules do not load ({str(err).splitlines()[0]})"
+        ) from None
 
 
 def _build(row: dict[str, Any]) -> AnyTable:
@@ -119,7 +121,9 @@ def _drive_casino(t: CasinoTable, e: dict[str, Any]) -> None:
             act = dataclasses.replace(act, amount=_exact(act.amount, e))
         t.act(_actor(d), act)
     else:
-        raise RecoveryMismatch(f"committed event round {e['round_no']} #{e['seq']} {k} was not re-made by the engine")
+        raise RecoveryMismatch(
+            f"committed event round {e['round_no']} #{e['seq']} {k} was not re-made by the engine"
+        )
 
 
 def _drive_british(g: BritishGame, e: dict[str, Any]) -> None:
@@ -130,7 +134,9 @@ def _drive_british(g: BritishGame, e: dict[str, Any]) -> None:
         elif k == "kitty_top_up":
             g.top_up_kitty(Decimal(d["amount"]))
         elif k == "bank_passes" and "sell" in e["clause"]:
-            price = sum((Decimal(t["amount"]) for t in e.get("transfers", []) if t["kind"] == "sale"), Decimal(0))
+            price = sum(
+                (Decimal(t["amount"]) for t in e.get("transfers", []) if t["kind"] == "sale"), Decimal(0)
+            )
             g.sell_bank(str(d["new"]), price)
         elif k == "seat_joins":
             g.join_seat(str(d["seat"]))
@@ -156,7 +162,9 @@ def _drive_british(g: BritishGame, e: dict[str, Any]) -> None:
         g.round.abandon(str(d["reason"]))  # the player left mid-round (cli/play_british.py)
         g.end_round()
     else:
-        raise RecoveryMismatch(f"committed event round {e['round_no']} #{e['seq']} {k} was not re-made by the engine")
+        raise RecoveryMismatch(
+            f"committed event round {e['round_no']} #{e['seq']} {k} was not re-made by the engine"
+        )
 
 
 def _book_if_over(t: AnyTable) -> None:
@@ -173,14 +181,21 @@ def _committed(store: Store, table_id: int, after_id: int) -> list[dict[str, Any
     for r in store.ledger_(table_id):
         if r["event_id"] > after_id:
             by_event.setdefault(int(r["event_id"]), []).append(
-                {k: r[k] for k in ("source", "dest", "amount", "kind", "player", "reason")})
+                {k: r[k] for k in ("source", "dest", "amount", "kind", "player", "reason")}
+            )
     for e in evs:
         e["transfers"] = by_event.get(int(e["id"]), [])
     return evs
 
 
-def recover_table(store: Store, table_id: int, *, policy: str = "resume", fair: FairShuffler | None = None,
-                  shuffler: FairShuffler | None = None) -> Recovered:
+def recover_table(
+    store: Store,
+    table_id: int,
+    *,
+    policy: str = "resume",
+    fair: FairShuffler | None = None,
+    shuffler: FairShuffler | None = None,
+) -> Recovered:
     """Rebuild table ``table_id`` from its snapshot and committed events; attach a recorder.
 
     A fair table (``fair=FairShuffler(...)`` when it was made) comes back with its shuffler from the
@@ -214,7 +229,9 @@ def recover_table(store: Store, table_id: int, *, policy: str = "resume", fair: 
         raise
     except PontoonError as err:
         rec.detach()
-        raise RecoveryMismatch(f"table {table_id}: a committed input is refused on re-execution: {err}") from None
+        raise RecoveryMismatch(
+            f"table {table_id}: a committed input is refused on re-execution: {err}"
+        ) from None
     out.replayed = len(expect)
     if extra is not None and table.fair is None:  # after the replay: the committed shoes were not fair
         table.fair = extra
@@ -243,18 +260,27 @@ def _interrupt(table: AnyTable) -> str:
     return "void"
 
 
-def recover(store: Store, *, policy: str = "resume", label: str | None = None,
-            fair: Callable[[], FairShuffler] | None = None,
-            shuffler: Callable[[], FairShuffler] | None = None) -> list[Recovered]:
+def recover(
+    store: Store,
+    *,
+    policy: str = "resume",
+    label: str | None = None,
+    fair: Callable[[], FairShuffler] | None = None,
+    shuffler: Callable[[], FairShuffler] | None = None,
+) -> list[Recovered]:
     """Rebuild every open table (optionally only those with ``label``), oldest first. Fair tables
     bring their shuffler back from the store; ``fair`` (older name ``shuffler``) makes one for each
     table recorded without one (a factory: each table needs its own)."""
     make = fair if fair is not None else shuffler
     if isinstance(make, FairShuffler) or (make is not None and not callable(make)):
-        raise HistoryError("recover: fair= is a factory (e.g. FairShuffler, or lambda: FairShuffler(...)): "
-                           "each table needs its own shuffler; fair tables bring theirs back from the store")
-    return [recover_table(store, int(t["id"]), policy=policy, fair=make() if make is not None else None)
-            for t in store.tables_(status="open", label=label)]
+        raise HistoryError(
+            "recover: fair= is a factory (e.g. FairShuffler, or lambda: FairShuffler(...)): "
+            "each table needs its own shuffler; fair tables bring theirs back from the store"
+        )
+    return [
+        recover_table(store, int(t["id"]), policy=policy, fair=make() if make is not None else None)
+        for t in store.tables_(status="open", label=label)
+    ]
 
 
 def shoe_record(store: Store, shoe_id: int) -> dict[str, Any]:
@@ -302,7 +328,9 @@ def _walk_shoe(events: list[dict[str, Any]], shoe_no: int) -> dict[str, Any]:
     return {"events": mine, "dealt": dealt, "rounds": rounds, "retired": retired}
 
 
-def shoe_record_of(store: Store, table_id: int, shoe_no: int, *, shoe_id: int | None = None) -> dict[str, Any]:
+def shoe_record_of(
+    store: Store, table_id: int, shoe_no: int, *, shoe_id: int | None = None
+) -> dict[str, Any]:
     """``shoe_record`` by table and shoe number."""
     from pontoon.fair import SCHEME
 
@@ -313,9 +341,16 @@ def shoe_record_of(store: Store, table_id: int, shoe_no: int, *, shoe_id: int | 
         raise HistoryError(f"table {table_id} has no shoe {shoe_no}")
     if shoe_id is None and mine:
         shoe_id = int(mine[0]["id"])
-    out: dict[str, Any] = {"shoe_id": shoe_id, "table": table_id, "preset": row["preset"], "shoe": shoe_no,
-                           "events": walk["events"], "rounds": walk["rounds"], "dealt": walk["dealt"],
-                           "retired": walk["retired"]}
+    out: dict[str, Any] = {
+        "shoe_id": shoe_id,
+        "table": table_id,
+        "preset": row["preset"],
+        "shoe": shoe_no,
+        "events": walk["events"],
+        "rounds": walk["rounds"],
+        "dealt": walk["dealt"],
+        "retired": walk["retired"],
+    }
     if walk["retired"] and mine:
         out["cards"] = str(mine[0]["cards"]).split()
     new = next((e["data"] for e in walk["events"] if e["kind"] == "new_shoe"), None)
@@ -329,4 +364,13 @@ def shoe_record_of(store: Store, table_id: int, shoe_no: int, *, shoe_id: int | 
     return out
 
 
-__all__ = ["POLICIES", "Recovered", "recover", "recover_table", "shoe_record", "shoe_record_of", "rules_of", "canon"]
+__all__ = [
+    "POLICIES",
+    "Recovered",
+    "recover",
+    "recover_table",
+    "shoe_record",
+    "shoe_record_of",
+    "rules_of",
+    "canon",
+]

@@ -36,7 +36,9 @@ class Session:
         open_tables = store.tables_(status="open", label=LABEL)
         if not open_tables:
             store.close()
-            raise HistoryError(f"--resume: no unfinished terminal session in {store.url}; start one with pontoon play")
+            raise HistoryError(
+                f"--resume: no unfinished terminal session in {store.url}; start one with pontoon play"
+            )
         row = store.table(int(open_tables[-1]["id"]))
         got = recover_table(store, int(row["id"]), policy=policy)
         out = cls(store, row["meta"])
@@ -56,8 +58,11 @@ class Session:
         self.meta["bet"] = str(bet)
         if self.recorder is not None:
             with self.store.engine.begin() as conn:
-                conn.execute(update(s.tables).where(s.tables.c.id == self.recorder.table_id)
-                             .values(meta=canon(self.meta)))
+                conn.execute(
+                    update(s.tables)
+                    .where(s.tables.c.id == self.recorder.table_id)
+                    .values(meta=canon(self.meta))
+                )
 
     def shoe_id(self, number: int) -> int | None:
         """The stored id of this table's shoe ``number`` (what ``pontoon verify`` takes), if written."""

@@ -50,16 +50,19 @@ def account_key(acct: Any) -> str:
 
 def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """Transfers for comparison: the amount as a Decimal (5.00 equals 5), the rest exactly."""
-    return [(canon(t["source"]), canon(t["dest"]), Decimal(t["amount"]), t["kind"], t["player"], t["reason"])
-            for t in transfers]
+    return [
+        (canon(t["source"]), canon(t["dest"]), Decimal(t["amount"]), t["kind"], t["player"], t["reason"])
+        for t in transfers
+    ]
 
 
 # The write path's statements, built once: each append passes only its values, so SQLAlchemy reuses the
 # compiled statement instead of building and cache-keying a new one per row (most of a write's CPU).
 _HEAD = select(s.tables.c.last_hash).where(s.tables.c.id == bindparam("t_id"))
 _HEAD_LOCKED = _HEAD.with_for_update()
-_ROUND_ID = select(s.rounds.c.id).where(s.rounds.c.table_id == bindparam("t_id"),
-                                        s.rounds.c.number == bindparam("r_no"))
+_ROUND_ID = select(s.rounds.c.id).where(
+    s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no")
+)
 _SET_HEAD = update(s.tables).where(s.tables.c.id == bindparam("t_id")).values(last_hash=bindparam("t_hash"))
 _SET_HEAD_STATE = _SET_HEAD.values(state=bindparam("t_state"), state_event=bindparam("t_event"))
 _INS_SHOE = insert(s.shoes)
@@ -67,13 +70,19 @@ _INS_ROUND = insert(s.rounds)
 _INS_EVENT = insert(s.events)
 _INS_LEDGER = insert(s.ledger)
 _INS_ACCOUNT = insert(s.accounts)
-_END_ROUND = (update(s.rounds).where(s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no"))
-              .values(status=bindparam("r_status"), ended=bindparam("r_ended"), result=bindparam("r_result")))
-_BALANCE = select(s.accounts.c.balance).where(s.accounts.c.table_id == bindparam("t_id"),
-                                              s.accounts.c.account == bindparam("a_key"))
-_SET_BALANCE = (update(s.accounts).where(s.accounts.c.table_id == bindparam("t_id"),
-                                         s.accounts.c.account == bindparam("a_key"))
-                .values(balance=bindparam("a_balance")))
+_END_ROUND = (
+    update(s.rounds)
+    .where(s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no"))
+    .values(status=bindparam("r_status"), ended=bindparam("r_ended"), result=bindparam("r_result"))
+)
+_BALANCE = select(s.accounts.c.balance).where(
+    s.accounts.c.table_id == bindparam("t_id"), s.accounts.c.account == bindparam("a_key")
+)
+_SET_BALANCE = (
+    update(s.accounts)
+    .where(s.accounts.c.table_id == bindparam("t_id"), s.accounts.c.account == bindparam("a_key"))
+    .values(balance=bindparam("a_balance"))
+)
 
 
 def now() -> str:
@@ -84,10 +93,17 @@ def chain_hash(prev: str, body: dict[str, Any]) -> str:
     return hashlib.sha256((prev + canon(body)).encode()).hexdigest()
 
 
-def event_body(round_no: int, seq: int, kind: str, data: dict[str, Any], clause: str,
-               transfers: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    return {"round": round_no, "seq": seq, "kind": kind, "data": data, "clause": clause,
-            "transfers": list(transfers)}
+def event_body(
+    round_no: int, seq: int, kind: str, data: dict[str, Any], clause: str, transfers: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "round": round_no,
+        "seq": seq,
+        "kind": kind,
+        "data": data,
+        "clause": clause,
+        "transfers": list(transfers),
+    }
 
 
 def default_url() -> str:
@@ -121,7 +137,9 @@ class Batch:
     state: dict[str, Any] | None = None  # a recovery snapshot of the table
     state_at: int | None = None  # the snapshot holds before rows[state_at] (None: after every row)
     round_end: tuple[int, str, dict[str, Any]] | None = None  # (round_no, status, result)
-    round_shoe: int | None = None  # the shoe (pack) number of a round whose round_start does not name one (British)
+    round_shoe: int | None = (
+        None  # the shoe (pack) number of a round whose round_start does not name one (British)
+    )
 
 
 class _Crash:
@@ -163,7 +181,7 @@ def make_engine(url: str, *, synchronous: str = "FULL", reader: bool = False) ->
     if not isinstance(url, str) or "://" not in url:
         raise HistoryError(f"database URL {url!r:.80}: give sqlite:///PATH or postgresql://USER@HOST/DB")
     if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
     try:
         if url.startswith("sqlite"):
             if url in ("sqlite://", "sqlite:///:memory:") or ":memory:" in url:
@@ -183,11 +201,15 @@ def make_engine(url: str, *, synchronous: str = "FULL", reader: bool = False) ->
         elif url.startswith("postgresql"):
             engine = create_engine(url, pool_pre_ping=True)
         else:
-            raise HistoryError(f"database URL {url.split(':', 1)[0]!r}: accepted are sqlite:///PATH and postgresql://...")
+            raise HistoryError(
+                f"database URL {url.split(':', 1)[0]!r}: accepted are sqlite:///PATH and postgresql://..."
+            )
     except (ArgumentError, NoSuchModuleError, ValueError) as err:
         if isinstance(err, HistoryError):
             raise
-        raise HistoryError(f"database URL {url!r:.80} is not valid ({err}); give sqlite:///PATH or postgresql://...") from None
+        raise HistoryError(
+            f"database URL {url!r:.80} is not valid ({err}); give sqlite:///PATH or postgresql://..."
+        ) from None
     return engine
 
 
@@ -252,7 +274,9 @@ def open_store(url: str | None = None, *, synchronous: str = "FULL") -> Store:
         engine.dispose()
         first = str(err).splitlines()[0][:200]
         raise HistoryError(f"cannot open the history database {url}: {first}") from None
-    reader = make_engine(url, synchronous=synchronous, reader=True) if engine.dialect.name == "sqlite" else engine
+    reader = (
+        make_engine(url, synchronous=synchronous, reader=True) if engine.dialect.name == "sqlite" else engine
+    )
     return Store(engine, url, reader=reader)
 
 
@@ -277,16 +301,34 @@ class Store:
 
     # ------------------------------------------------------------------------------------------
     # writing
-    def create_table(self, game: str, preset: str, rules: dict[str, Any], *, label: str = "",
-                     meta: dict[str, Any] | None = None, first: Batch | None = None) -> int:
+    def create_table(
+        self,
+        game: str,
+        preset: str,
+        rules: dict[str, Any],
+        *,
+        label: str = "",
+        meta: dict[str, Any] | None = None,
+        first: Batch | None = None,
+    ) -> int:
         """A new table row and, in the same transaction, its ``first`` batch (the recorder's snapshot):
         a table is never recorded without the state to recover it from."""
         self._crash.count += 1
         with self.engine.begin() as conn:
-            res = conn.execute(insert(s.tables).values(
-                game=game, preset=preset, rules=canon(rules), label=label, meta=canon(meta or {}),
-                created=now(), status="open", state="{}", state_event=0, last_hash="",
-            ))
+            res = conn.execute(
+                insert(s.tables).values(
+                    game=game,
+                    preset=preset,
+                    rules=canon(rules),
+                    label=label,
+                    meta=canon(meta or {}),
+                    created=now(),
+                    status="open",
+                    state="{}",
+                    state_event=0,
+                    last_hash="",
+                )
+            )
             pk = res.inserted_primary_key
             assert pk is not None
             table_id = int(pk[0])
@@ -337,14 +379,23 @@ class Store:
             raise HistoryError(f"table {table_id} is not in the history")
         if batch.shoe is not None:
             n, cards, cut = batch.shoe
-            conn.execute(_INS_SHOE, {"table_id": table_id, "number": n, "cards": cards, "cut": cut, "created": now()})
+            conn.execute(
+                _INS_SHOE, {"table_id": table_id, "number": n, "cards": cards, "cut": cut, "created": now()}
+            )
         last_id = 0
         state_event = 0
         for i, row in enumerate(batch.rows):
             if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
-                res = conn.execute(_INS_ROUND, {
-                    "table_id": table_id, "number": row.round_no, "shoe": row.data.get("shoe", batch.round_shoe),
-                    "status": "open", "started": now()})
+                res = conn.execute(
+                    _INS_ROUND,
+                    {
+                        "table_id": table_id,
+                        "number": row.round_no,
+                        "shoe": row.data.get("shoe", batch.round_shoe),
+                        "status": "open",
+                        "started": now(),
+                    },
+                )
                 pk = res.inserted_primary_key
                 assert pk is not None
                 self._round_ids[(table_id, row.round_no)] = int(pk[0])
@@ -353,21 +404,48 @@ class Store:
                 state_event = last_id - 1  # ids of one table's transaction are increasing
         if batch.round_end is not None:
             rno, status, result = batch.round_end
-            conn.execute(_END_ROUND, {"t_id": table_id, "r_no": rno, "r_status": status, "r_ended": now(),
-                                      "r_result": canon(result)})
+            conn.execute(
+                _END_ROUND,
+                {
+                    "t_id": table_id,
+                    "r_no": rno,
+                    "r_status": status,
+                    "r_ended": now(),
+                    "r_result": canon(result),
+                },
+            )
         if batch.state is None:
             conn.execute(_SET_HEAD, {"t_id": table_id, "t_hash": prev})
         else:
-            conn.execute(_SET_HEAD_STATE, {"t_id": table_id, "t_hash": prev, "t_state": canon(batch.state),
-                                           "t_event": last_id if batch.state_at is None else state_event})
+            conn.execute(
+                _SET_HEAD_STATE,
+                {
+                    "t_id": table_id,
+                    "t_hash": prev,
+                    "t_state": canon(batch.state),
+                    "t_event": last_id if batch.state_at is None else state_event,
+                },
+            )
         return str(prev)
 
     def _write_row(self, conn: Connection, table_id: int, row: Row, prev: str) -> tuple[int, str]:
         h = chain_hash(prev, event_body(row.round_no, row.seq, row.kind, row.data, row.clause, row.transfers))
         rid = self._round_id(conn, table_id, row.round_no)
-        res = conn.execute(_INS_EVENT, {
-            "table_id": table_id, "round_id": rid, "round_no": row.round_no, "seq": row.seq, "kind": row.kind,
-            "payload": canon(row.data), "clause": row.clause, "created": now(), "prev_hash": prev, "hash": h})
+        res = conn.execute(
+            _INS_EVENT,
+            {
+                "table_id": table_id,
+                "round_id": rid,
+                "round_no": row.round_no,
+                "seq": row.seq,
+                "kind": row.kind,
+                "payload": canon(row.data),
+                "clause": row.clause,
+                "created": now(),
+                "prev_hash": prev,
+                "hash": h,
+            },
+        )
         pk = res.inserted_primary_key
         assert pk is not None
         eid = int(pk[0])
@@ -375,24 +453,47 @@ class Store:
             self.write_ledger(conn, table_id, rid, eid, f"{table_id}:{row.round_no}:{row.seq}:{i}", t)
         return eid, h
 
-    def write_ledger(self, conn: Connection, table_id: int, round_id: int | None, event_id: int, idem: str,
-                     t: dict[str, Any]) -> None:
+    def write_ledger(
+        self,
+        conn: Connection,
+        table_id: int,
+        round_id: int | None,
+        event_id: int,
+        idem: str,
+        t: dict[str, Any],
+    ) -> None:
         """One ledger row and both balances; a second row with the same ``idem`` is refused."""
         amount = Decimal(t["amount"])
         try:
-            conn.execute(_INS_LEDGER, {
-                "table_id": table_id, "round_id": round_id, "event_id": event_id, "idem": idem,
-                "source": account_key(t["source"]), "dest": account_key(t["dest"]), "amount": str(amount),
-                "kind": t["kind"], "player": t["player"], "reason": t["reason"]})
+            conn.execute(
+                _INS_LEDGER,
+                {
+                    "table_id": table_id,
+                    "round_id": round_id,
+                    "event_id": event_id,
+                    "idem": idem,
+                    "source": account_key(t["source"]),
+                    "dest": account_key(t["dest"]),
+                    "amount": str(amount),
+                    "kind": t["kind"],
+                    "player": t["player"],
+                    "reason": t["reason"],
+                },
+            )
         except IntegrityError:
             raise HistoryError(f"ledger row {idem} is already written: a transfer is booked once") from None
         for acct, sign in ((t["source"], -1), (t["dest"], 1)):
             key = account_key(acct)
             cur = conn.execute(_BALANCE, {"t_id": table_id, "a_key": key}).scalar()
             if cur is None:
-                conn.execute(_INS_ACCOUNT, {"table_id": table_id, "account": key, "balance": str(sign * amount)})
+                conn.execute(
+                    _INS_ACCOUNT, {"table_id": table_id, "account": key, "balance": str(sign * amount)}
+                )
             else:
-                conn.execute(_SET_BALANCE, {"t_id": table_id, "a_key": key, "a_balance": str(Decimal(cur) + sign * amount)})
+                conn.execute(
+                    _SET_BALANCE,
+                    {"t_id": table_id, "a_key": key, "a_balance": str(Decimal(cur) + sign * amount)},
+                )
 
     # ------------------------------------------------------------------------------------------
     # reading
@@ -407,8 +508,14 @@ class Store:
         return out
 
     def tables_(self, *, status: str | None = None, label: str | None = None) -> list[dict[str, Any]]:
-        q = select(s.tables.c.id, s.tables.c.game, s.tables.c.preset, s.tables.c.label, s.tables.c.status,
-                   s.tables.c.created).order_by(s.tables.c.id)
+        q = select(
+            s.tables.c.id,
+            s.tables.c.game,
+            s.tables.c.preset,
+            s.tables.c.label,
+            s.tables.c.status,
+            s.tables.c.created,
+        ).order_by(s.tables.c.id)
         if status is not None:
             q = q.where(s.tables.c.status == status)
         if label is not None:
@@ -416,8 +523,14 @@ class Store:
         with self.reader.connect() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
 
-    def events_(self, table_id: int, *, after_id: int = 0, round_no: int | None = None) -> list[dict[str, Any]]:
-        q = select(s.events).where(s.events.c.table_id == table_id, s.events.c.id > after_id).order_by(s.events.c.id)
+    def events_(
+        self, table_id: int, *, after_id: int = 0, round_no: int | None = None
+    ) -> list[dict[str, Any]]:
+        q = (
+            select(s.events)
+            .where(s.events.c.table_id == table_id, s.events.c.id > after_id)
+            .order_by(s.events.c.id)
+        )
         if round_no is not None:
             q = q.where(s.events.c.round_no == round_no)
         with self.reader.connect() as conn:
@@ -449,9 +562,12 @@ class Store:
     def balances(self, table_id: int) -> dict[str, Decimal]:
         return {r["account"]: Decimal(r["balance"]) for r in self.accounts_(table_id)}
 
-    def rounds_(self, *, table_id: int | None = None, last: int | None = None,
-                round_id: int | None = None) -> list[dict[str, Any]]:
-        q = select(s.rounds, s.tables.c.preset, s.tables.c.game).join(s.tables, s.tables.c.id == s.rounds.c.table_id)
+    def rounds_(
+        self, *, table_id: int | None = None, last: int | None = None, round_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        q = select(s.rounds, s.tables.c.preset, s.tables.c.game).join(
+            s.tables, s.tables.c.id == s.rounds.c.table_id
+        )
         if table_id is not None:
             q = q.where(s.rounds.c.table_id == table_id)
         if round_id is not None:
@@ -469,7 +585,9 @@ class Store:
     def round_(self, round_id: int) -> dict[str, Any]:
         rows = self.rounds_(round_id=round_id)
         if not rows:
-            raise HistoryError(f"no round {round_id} in the history at {self.url}; `pontoon history` lists them")
+            raise HistoryError(
+                f"no round {round_id} in the history at {self.url}; `pontoon history` lists them"
+            )
         return rows[0]
 
     def shoes_(self, table_id: int, number: int | None = None) -> list[dict[str, Any]]:
@@ -500,5 +618,17 @@ def rows_of(transfers: Iterable[Any]) -> list[dict[str, Any]]:
     return [t.to_json() for t in transfers]
 
 
-__all__ = ["Batch", "HistoryError", "Row", "Store", "open_store", "default_url", "canon", "chain_hash",
-           "event_body", "CASHIER", "DBAPIError", "text"]
+__all__ = [
+    "Batch",
+    "HistoryError",
+    "Row",
+    "Store",
+    "open_store",
+    "default_url",
+    "canon",
+    "chain_hash",
+    "event_body",
+    "CASHIER",
+    "DBAPIError",
+    "text",
+]

@@ -46,8 +46,13 @@ class CasinoCore:
     """One box's round for the env: see the module docstring (``casino_env`` documents the env)."""
 
     def __init__(
-        self, rules: CasinoRules, bet: Decimal, side_bets: dict[str, Decimal], counts: bool,
-        illegal: str, illegal_reward: float,
+        self,
+        rules: CasinoRules,
+        bet: Decimal,
+        side_bets: dict[str, Decimal],
+        counts: bool,
+        illegal: str,
+        illegal_reward: float,
     ) -> None:
         self.rules = rules
         self.bet = bet

@@ -37,10 +37,24 @@ from pontoon.rules.british import BritishRules
 ACTIONS = ("twist", "stick", "buy", "split", "burn", "stake", "stake_max", "double", "pass", "shoot")
 N_ACTIONS = len(ACTIONS)
 FEATURES = (
-    "is_banker", "my_turn", *(f"phase_{p}" for p in PHASES),
-    "hand_best", "hand_hard", "hand_cards", "my_hands", "hand_twisted", "my_stake",
-    "banker_cards", "banker_best", "busted_hands", "others_face_up", "bets_doubled",
-    "kitty", "shoot_capacity", "players", "rounds_left",
+    "is_banker",
+    "my_turn",
+    *(f"phase_{p}" for p in PHASES),
+    "hand_best",
+    "hand_hard",
+    "hand_cards",
+    "my_hands",
+    "hand_twisted",
+    "my_stake",
+    "banker_cards",
+    "banker_best",
+    "busted_hands",
+    "others_face_up",
+    "bets_doubled",
+    "kitty",
+    "shoot_capacity",
+    "players",
+    "rounds_left",
 )
 N_FEATURES = len(FEATURES)
 
@@ -58,7 +72,11 @@ def _cards(texts: list[str]) -> list[Card]:
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "pontoon_british_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi"],
+        "name": "pontoon_british_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -80,7 +98,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
                 "or a British rules file (casino games: gymnasium.make('pontoon/Pontoon-v0'))"
             )
         if not 2 <= seats <= 12:
-            raise RulesError(f"seats={seats}: a British table seats 2 to 12 people, the banker included (003)")
+            raise RulesError(
+                f"seats={seats}: a British table seats 2 to 12 people, the banker included (003)"
+            )
         if rounds < 1:
             raise RulesError(f"rounds={rounds}: at least 1")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -88,7 +108,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.rules: BritishRules = r
         self.kitty_amount = r.kitty_min if kitty is None else to_money(kitty, "kitty")
         if r.shoot and not r.kitty_min <= self.kitty_amount <= r.kitty_max:
-            raise RulesError(f"kitty {fmt(self.kitty_amount)}: accepted {fmt(r.kitty_min)} to {fmt(r.kitty_max)}")
+            raise RulesError(
+                f"kitty {fmt(self.kitty_amount)}: accepted {fmt(r.kitty_min)} to {fmt(r.kitty_max)}"
+            )
         self.n_rounds = rounds
         self.render_mode = render_mode
         self.unit = r.stake_min
@@ -223,7 +245,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         f[i + 6] = float(len(bcards))
         f[i + 7] = float(hand_total(bcards)[0]) if bcards else 0.0
         f[i + 8] = float(sum(1 for x in v["hands"] if x["status"] == "bust"))
-        f[i + 9] = float(sum(sum(1 for c in x["cards"] if c != "??") for x in v["hands"] if x["owner"] != agent))
+        f[i + 9] = float(
+            sum(sum(1 for c in x["cards"] if c != "??") for x in v["hands"] if x["owner"] != agent)
+        )
         f[i + 10] = float(v["bets_doubled"])
         if "kitty" in v:
             f[i + 11] = float(Decimal(v["kitty"]) / self.unit)

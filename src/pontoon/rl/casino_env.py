@@ -45,7 +45,9 @@ def casino_rules(rules: str | CasinoRules, overrides: dict[str, Any] | None = No
     elif isinstance(rules, str):
         r = resolve_rules(rules, overrides or None)
     else:
-        raise RulesError(f"rules must be a preset name, a .toml file or CasinoRules, not {type(rules).__name__}")
+        raise RulesError(
+            f"rules must be a preset name, a .toml file or CasinoRules, not {type(rules).__name__}"
+        )
     if not isinstance(r, CasinoRules):
         raise RulesError(
             f"rules {getattr(r, 'preset', rules)!r} are not a casino game: Pontoon-v0 takes mbs, federal, "
@@ -82,14 +84,20 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
         r = self.rules
         self.bet = r.table_min if bet is None else to_money(bet, "bet")
         if not r.table_min <= self.bet <= r.table_max:
-            raise RulesError(f"bet {fmt(self.bet)} is outside the table limits {fmt(r.table_min)} to {fmt(r.table_max)}")
+            raise RulesError(
+                f"bet {fmt(self.bet)} is outside the table limits {fmt(r.table_min)} to {fmt(r.table_max)}"
+            )
         self.side_bets: dict[str, Decimal] = {}
         for kind, amount in (side_bets or {}).items():
             if kind not in r.side_bets:
-                raise RulesError(f"side bet {kind!r}: {r.preset} offers {', '.join(r.side_bets) or 'no side bets'}")
+                raise RulesError(
+                    f"side bet {kind!r}: {r.preset} offers {', '.join(r.side_bets) or 'no side bets'}"
+                )
             amt = to_money(amount, f"side bet {kind}")
             if not r.side_min <= amt <= r.side_max:
-                raise RulesError(f"side bet {kind} {fmt(amt)}: accepted {fmt(r.side_min)} to {fmt(r.side_max)}")
+                raise RulesError(
+                    f"side bet {kind} {fmt(amt)}: accepted {fmt(r.side_min)} to {fmt(r.side_max)}"
+                )
             self.side_bets[kind] = amt
         if illegal not in ("ignore", "raise"):
             raise RulesError(f"illegal={illegal!r}: accepted 'ignore' or 'raise'")
@@ -128,7 +136,9 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
         self.shoes_used += 1
         return Shoe.shuffled(r.decks, self.np_random, pack=r.pack, penetration=r.penetration)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None or self.shoe is None or self.shoe.needs_shuffle:
             self.shoe = self._new_shoe()  # the cut card is out (000 5.x shoe; rules.penetration)
@@ -172,6 +182,8 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
         lines = [f"dealer: {' '.join(str(c) for c in rnd.dealer)}"]
         for h in rnd.all_hands():
             t, s = h.total(self.rules.double_ace_counts_one)
-            lines.append(f"box {h.box}.{h.index}: {' '.join(str(c) for c in h.cards)} ({'soft ' if s else ''}{t})")
+            lines.append(
+                f"box {h.box}.{h.index}: {' '.join(str(c) for c in h.cards)} ({'soft ' if s else ''}{t})"
+            )
         lines.append("legal: " + ", ".join(ACTIONS[i] for i in sorted(self._core.legal)))
         return "\n".join(lines)

@@ -27,8 +27,13 @@ SHAPE = (32, 2, 2, 2, 11, 2, 2)
 
 def state_of(obs: Mapping[str, Any]) -> tuple[int, ...]:
     return (
-        int(obs["total"]), int(obs["soft"]), int(obs["pair"]), int(obs["num_cards"] > 2),
-        int(obs["upcard"]), int(obs["doubled"]), int(obs["hands"] > 1),
+        int(obs["total"]),
+        int(obs["soft"]),
+        int(obs["pair"]),
+        int(obs["num_cards"] > 2),
+        int(obs["upcard"]),
+        int(obs["doubled"]),
+        int(obs["hands"] > 1),
     )
 
 
@@ -139,7 +144,11 @@ class MCControlAgent:
                     base = self._code((t, soft, 0, 0, up, 0, 0), can_r, False)
                     more = self._code((t, soft, 0, 1, up, 0, 0), False, True)
                     fallback = "S" if base in ("S", "Ds", "Rs") else "H"
-                    row[u] = base if more == fallback or self.n[(t, soft, 0, 1, up, 0, 0)].sum() == 0 else f"{base}; {more} with 3+ cards"
+                    row[u] = (
+                        base
+                        if more == fallback or self.n[(t, soft, 0, 1, up, 0, 0)].sum() == 0
+                        else f"{base}; {more} with 3+ cards"
+                    )
                 out[kind][str(t)] = row
         for pv, key in [(1, "A")] + [(v, str(v)) for v in range(2, 10)] + [(10, "T")]:
             t, soft = (12, 1) if pv == 1 else (2 * pv, 0)

@@ -32,9 +32,16 @@ class BritishRules(BaseModel):
 
     # cards: 003 "standard 52 card pack ... say 8 or more, two 52 packs can be mixed together"
     pack: Literal["standard52"] = "standard52"
-    two_packs_from: int = Field(default=8, ge=2, le=50, description="people at the table (banker included) from which two packs are used")
+    two_packs_from: int = Field(
+        default=8,
+        ge=2,
+        le=50,
+        description="people at the table (banker included) from which two packs are used",
+    )
     # rul 28: the banker counts among the 8 players; the number of packs is a rule field that may be set
-    packs: int | None = Field(default=None, ge=1, le=2, description="packs used whatever the table size (None: by two_packs_from)")
+    packs: int | None = Field(
+        default=None, ge=1, le=2, description="packs used whatever the table size (None: by two_packs_from)"
+    )
 
     # stakes: 003 "A minimum and maximum for initial bets must be agreed" (rulings 15a: 1 to 100)
     stake_min: Money = Field(default=Decimal(1), gt=0)
@@ -44,7 +51,9 @@ class BritishRules(BaseModel):
     stick_minimum: int = Field(default=15, ge=15, le=16)
 
     # 003 Split: "three or even (theoretically) four separate hands"
-    max_split_hands: int = Field(default=4, ge=1, le=4, description="most hands one player may hold after splits (1 = no split)")
+    max_split_hands: int = Field(
+        default=4, ge=1, le=4, description="most hands one player may hold after splits (1 = no split)"
+    )
     # variation: "only aces can be split, not other pairs of cards"
     split_only_aces: bool = False
 
@@ -53,11 +62,18 @@ class BritishRules(BaseModel):
 
     # 003 "Pontoons and Five Card Tricks are paid double" (rulings 21, 22);
     # variation: "pay a single or a treble stake, rather than double"
-    pontoon_pays: Decimal = Field(default=Decimal(2), ge=1, le=3, description="multiple of the stake paid to a player's Pontoon")
+    pontoon_pays: Decimal = Field(
+        default=Decimal(2), ge=1, le=3, description="multiple of the stake paid to a player's Pontoon"
+    )
     # 003 "the banker collects double the amount staked"; variation: "the players are paid double
     # but the dealer only collects a single stake for a pontoon"
     banker_pontoon_collects: Decimal = Field(default=Decimal(2), ge=1, le=3)
-    five_card_trick_pays: Decimal = Field(default=Decimal(2), ge=1, le=3, description="paid to a player's Five Card Trick; also what a banker's Five Card Trick collects")
+    five_card_trick_pays: Decimal = Field(
+        default=Decimal(2),
+        ge=1,
+        le=3,
+        description="paid to a player's Five Card Trick; also what a banker's Five Card Trick collects",
+    )
 
     # variation: "If you have 4 cards totaling 11 or less ... you cannot buy a fifth card, only twist one"
     no_buy_fifth_at_11_or_less: bool = False
@@ -67,16 +83,24 @@ class BritishRules(BaseModel):
     royal_pontoon_pays: Decimal = Field(default=Decimal(3), ge=1, le=5)
 
     # variations on the Pontoon itself
-    ace_picture_beats_ace_ten: bool = False  # "an ace and a picture beats a Pontoon which is an ace and a ten"
+    ace_picture_beats_ace_ten: bool = (
+        False  # "an ace and a picture beats a Pontoon which is an ace and a ten"
+    )
     ace_ten_not_pontoon: bool = False  # "A-10 is not a pontoon at all, but just an ordinary 21"
-    natural_beats_plain: bool = False  # "A-K or A-Q is a natural pontoon, which beats a plain pontoon of A-J or A-10"
+    natural_beats_plain: bool = (
+        False  # "A-K or A-Q is a natural pontoon, which beats a plain pontoon of A-J or A-10"
+    )
 
     # variation: burning a "hard" 13 (or 14): "two cards are shown and discarded, and two new cards dealt"
     burn: Literal["none", "hard13", "hard14"] = "none"
 
     # Shoot Pontoon
     shoot: bool = False
-    kitty_min: Money = Field(default=Decimal(1), gt=0, description="003 Shoot: the kitty is formed between agreed minimum and maximum limits")
+    kitty_min: Money = Field(
+        default=Decimal(1),
+        gt=0,
+        description="003 Shoot: the kitty is formed between agreed minimum and maximum limits",
+    )
     kitty_max: Money = Field(default=Decimal(100), gt=0)
     shoot_min: Money = Field(default=Decimal(1), gt=0, description="smallest shoot bet accepted")
 
@@ -87,9 +111,13 @@ class BritishRules(BaseModel):
         if self.kitty_min > self.kitty_max:
             raise ValueError(f"kitty_min={self.kitty_min} is above kitty_max={self.kitty_max}")
         if self.shoot and self.shoot_min > self.kitty_max:
-            raise ValueError(f"shoot_min={self.shoot_min} is above kitty_max={self.kitty_max}: no shoot could be accepted")
+            raise ValueError(
+                f"shoot_min={self.shoot_min} is above kitty_max={self.kitty_max}: no shoot could be accepted"
+            )
         if self.ace_ten_not_pontoon and self.ace_picture_beats_ace_ten:
-            raise ValueError("ace_picture_beats_ace_ten needs A-10 to be a Pontoon; it conflicts with ace_ten_not_pontoon=true")
+            raise ValueError(
+                "ace_picture_beats_ace_ten needs A-10 to be a Pontoon; it conflicts with ace_ten_not_pontoon=true"
+            )
         return self
 
     # convenience ------------------------------------------------------------------------

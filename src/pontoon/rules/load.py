@@ -14,8 +14,16 @@ from pontoon.rules.british import BRITISH_PRESETS
 from pontoon.rules.overrides import FIELD_ALIASES, apply_overrides
 from pontoon.rules.presets import CASINO_PRESETS
 
-__all__ = ["ALIASES", "FIELD_ALIASES", "apply_overrides", "find_rules", "load_rules_file", "parse_set_options",
-           "preset_ids", "resolve_rules"]
+__all__ = [
+    "ALIASES",
+    "FIELD_ALIASES",
+    "apply_overrides",
+    "find_rules",
+    "load_rules_file",
+    "parse_set_options",
+    "preset_ids",
+    "resolve_rules",
+]
 
 MAX_RULES_BYTES = 1 << 20  # a table's TOML file is at most 1 MiB
 MAX_DEPTH = 8  # TOML tables and arrays nested at most this deep
@@ -42,6 +50,7 @@ ALIASES: dict[str, str] = {
     "shoot": "shoot",
     "shoot-pontoon": "shoot",
 }
+
 
 def _registry() -> dict[str, BaseModel]:
     return {**CASINO_PRESETS, **BRITISH_PRESETS}
@@ -105,7 +114,9 @@ def load_rules_file(path: str | Path) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise RulesError(f"rules file {str(p)!r} is not UTF-8 text (byte {err.start}): a table is a TOML file") from None
+        raise RulesError(
+            f"rules file {str(p)!r} is not UTF-8 text (byte {err.start}): a table is a TOML file"
+        ) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -113,7 +124,9 @@ def load_rules_file(path: str | Path) -> Any:
     except RecursionError:
         raise RulesError(f"rules file {str(p)!r} is nested too deeply (at most {MAX_DEPTH} levels)") from None
     except ValueError as err:  # e.g. an integer of more than 4300 digits
-        raise RulesError(f"rules file {str(p)!r}: a value cannot be read: {str(err).splitlines()[0]}") from None
+        raise RulesError(
+            f"rules file {str(p)!r}: a value cannot be read: {str(err).splitlines()[0]}"
+        ) from None
     _check_depth(raw, str(p))
     base_name = raw.pop("preset", None) or raw.pop("base", None)
     if not isinstance(base_name, str):

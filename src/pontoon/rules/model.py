@@ -56,7 +56,11 @@ class CasinoRules(BaseModel):
     pack: Literal["pontoon48", "standard52"] = "pontoon48"
     decks: int = Field(6, ge=1, le=8)
     penetration: float = Field(
-        0.75, gt=0.1, le=1.0, allow_inf_nan=False, description="fraction dealt before the cut card, above 0.1 and at most 1"
+        0.75,
+        gt=0.1,
+        le=1.0,
+        allow_inf_nan=False,
+        description="fraction dealt before the cut card, above 0.1 and at most 1",
     )
 
     # table (rulings 15a)
@@ -92,10 +96,13 @@ class CasinoRules(BaseModel):
 
     # Super Bonus (rulings 17)
     super_bonus: bool = True
-    super_bonus_tiers: tuple[SuperBonusTier, ...] = Field((
-        SuperBonusTier(min_wager=Decimal(10), amount=Decimal(1000)),
-        SuperBonusTier(min_wager=Decimal(100), amount=Decimal(5000)),
-    ), max_length=16)
+    super_bonus_tiers: tuple[SuperBonusTier, ...] = Field(
+        (
+            SuperBonusTier(min_wager=Decimal(10), amount=Decimal(1000)),
+            SuperBonusTier(min_wager=Decimal(100), amount=Decimal(5000)),
+        ),
+        max_length=16,
+    )
     super_bonus_controlling_only: bool = False  # FED: to the controlling player's wager only
     super_bonus_other_payment: Money = Decimal(50)
     super_bonus_other_scope: Literal["each_wager", "seated_per_box"] = "each_wager"
@@ -114,7 +121,9 @@ class CasinoRules(BaseModel):
     double_ace_counts_one: bool = True  # 000 3.17.2
     double_min_table_min: bool = True  # 000 1.1.1: increase not below the table minimum
     rescue: bool = True  # 000 3.11.4
-    rescue_each_bettor: bool = True  # 000 3.11.4.1; rul 27: in every casino game each bettor decides for his own wager
+    rescue_each_bettor: bool = (
+        True  # 000 3.11.4.1; rul 27: in every casino game each bettor decides for his own wager
+    )
 
     # dealer Pontoon / natural against live hands (rulings 6)
     double_loses_original_only: bool = True  # 000 4.4.1
@@ -161,14 +170,19 @@ class CasinoRules(BaseModel):
                 f"pack={self.pack!r} does not describe a {self.preset} table: Pontoon presets use pontoon48 (rulings 1)"
             )
         if self.preset != "blackjack" and not 4 <= self.decks <= 8:
-            raise ValueError(f"decks={self.decks} is out of range: Pontoon tables use 4 to 8 decks of 48 cards")
+            raise ValueError(
+                f"decks={self.decks} is out of range: Pontoon tables use 4 to 8 decks of 48 cards"
+            )
         if self.table_min > self.table_max:
             raise ValueError(f"table_min={self.table_min} is above table_max={self.table_max}")
         if self.side_min > self.side_max:
             raise ValueError(f"side_min={self.side_min} is above side_max={self.side_max}")
         if len(self.pandemonium_weights) != len(self.pandemonium_multipliers):
             raise ValueError("pandemonium_weights needs one weight per multiplier")
-        if not all(math.isfinite(w) and w >= 0 for w in self.pandemonium_weights) or sum(self.pandemonium_weights) <= 0:
+        if (
+            not all(math.isfinite(w) and w >= 0 for w in self.pandemonium_weights)
+            or sum(self.pandemonium_weights) <= 0
+        ):
             raise ValueError("pandemonium_weights must be finite, non-negative and not all zero")
         mins = [t.min_wager for t in self.super_bonus_tiers]
         if mins != sorted(set(mins)):
@@ -176,7 +190,9 @@ class CasinoRules(BaseModel):
         if self.super_bonus and not self.super_bonus_tiers:
             raise ValueError("super_bonus=true needs at least one super_bonus_tiers entry")
         if self.regular_pays <= 0:
-            raise ValueError(f"regular_pays={self.regular_pays}: an ordinary win pays a positive multiple (1 = even money)")
+            raise ValueError(
+                f"regular_pays={self.regular_pays}: an ordinary win pays a positive multiple (1 = even money)"
+            )
         if self.dealer_peeks and not self.dealer_hole_card:
             raise ValueError("dealer_peeks=true needs dealer_hole_card=true")
         return self
@@ -207,7 +223,9 @@ class CasinoRules(BaseModel):
 
     def pandemonium_probabilities(self) -> list[tuple[int, float]]:
         s = sum(self.pandemonium_weights)
-        return [(m, w / s) for m, w in zip(self.pandemonium_multipliers, self.pandemonium_weights, strict=True)]
+        return [
+            (m, w / s) for m, w in zip(self.pandemonium_multipliers, self.pandemonium_weights, strict=True)
+        ]
 
     def with_(self, **changes: object) -> CasinoRules:
         """A validated copy with some fields changed (raises RulesError on bad values)."""

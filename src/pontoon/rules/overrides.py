@@ -61,5 +61,3 @@ def apply_overrides(base: BaseModel, changes: dict[str, Any], *, source: str = "
         return model.model_validate(data)
     except ValidationError as err:
         raise RulesError(_one_line(err, source, model)) from None
-
-

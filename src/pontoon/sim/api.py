@@ -324,13 +324,15 @@ def normalise_seed(seed: int | None) -> int:
     return int(seed)
 
 
-def _check_run(
-    rounds: Any, chunk_rounds: Any, session_length: Any, workers: Any, scheduler: Any
-) -> None:
+def _check_run(rounds: Any, chunk_rounds: Any, session_length: Any, workers: Any, scheduler: Any) -> None:
     """Every count of a run within its documented limits (README "Limits"), before any work."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
         raise SimulationError(f"rounds={rounds!r}: give a number of rounds from 1 to {MAX_ROUNDS:,}")
-    if isinstance(chunk_rounds, bool) or not isinstance(chunk_rounds, int) or not 1 <= chunk_rounds <= MAX_CHUNK:
+    if (
+        isinstance(chunk_rounds, bool)
+        or not isinstance(chunk_rounds, int)
+        or not 1 <= chunk_rounds <= MAX_CHUNK
+    ):
         raise SimulationError(f"chunk_rounds={chunk_rounds!r}: give 1 to {MAX_CHUNK:,} rounds per chunk")
     if isinstance(session_length, bool) or not isinstance(session_length, int) or session_length < 0:
         raise SimulationError(f"session length {session_length!r} must be a positive number of rounds")

@@ -64,14 +64,16 @@ def _local_cluster(workers: int, dashboard: bool) -> Any:
     # the workers' statistical profiler off: it only ever sees the kernel's one frame, and each
     # sample takes the GIL from the worker thread between kernel calls (the nanny hands this
     # configuration to the worker processes it starts)
-    with dask.config.set({
-        "distributed.worker.profile.enabled": False,
-        # background wake-ups of every process: the event-loop health tick (20 ms), the system
-        # and memory monitors (500 / 100 ms); a chunk run needs none of them often
-        "distributed.admin.tick.interval": "500ms",
-        "distributed.admin.system-monitor.interval": "2s",
-        "distributed.worker.memory.monitor-interval": "1s",
-    }):
+    with dask.config.set(
+        {
+            "distributed.worker.profile.enabled": False,
+            # background wake-ups of every process: the event-loop health tick (20 ms), the system
+            # and memory monitors (500 / 100 ms); a chunk run needs none of them often
+            "distributed.admin.tick.interval": "500ms",
+            "distributed.admin.system-monitor.interval": "2s",
+            "distributed.worker.memory.monitor-interval": "1s",
+        }
+    ):
         return _start_local(LocalCluster, workers, dashboard)
 
 
@@ -183,7 +185,14 @@ def run_on_dask(
                         break
                     first, batch = nxt
                     fut = client.submit(
-                        run_chunks_summary, spec_f, entropy, first, batch, session_length, pure=True, retries=2
+                        run_chunks_summary,
+                        spec_f,
+                        entropy,
+                        first,
+                        batch,
+                        session_length,
+                        pure=True,
+                        retries=2,
                     )
                     pending[fut] = sum(batch)
                 if not pending:

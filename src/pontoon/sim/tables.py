@@ -242,8 +242,12 @@ def comp_table(codes: np.ndarray, states: int) -> np.ndarray:
     nk = K.COMP_KINDS
     if arr.ndim == 4 and arr.shape[0] in (1, 3) and arr.shape[1:] == (11, nk, states):
         arr = np.concatenate(list(arr), axis=1)  # a2 blocks of kinds (FED: _round._comp_code)
-    if arr.dtype != np.int8 or arr.ndim != 3 or arr.shape[0] != 11 or arr.shape[1] not in (nk, 3 * nk) or (
-        arr.shape[2] != states
+    if (
+        arr.dtype != np.int8
+        or arr.ndim != 3
+        or arr.shape[0] != 11
+        or arr.shape[1] not in (nk, 3 * nk)
+        or (arr.shape[2] != states)
     ):
         raise StrategyError(
             f"composition table: expected int8 of shape (11, {nk}, {states}), (11, {3 * nk}, {states}) "

@@ -132,7 +132,11 @@ class Server:
         """The turn timers and the grace periods of every table."""
         now = time.monotonic()
         for host in list(self.lobby.tables.values()):
-            if not host.members and not self.conns.get(host.id) and now - host.last_change > self.settings.idle_table_s:
+            if (
+                not host.members
+                and not self.conns.get(host.id)
+                and now - host.last_change > self.settings.idle_table_s
+            ):
                 async with self.lock(host.id):
                     host.close_all()  # nobody's money is there; a fair shoe's seed is revealed
                     self.lobby.tables.pop(host.id, None)
@@ -140,7 +144,9 @@ class Server:
                     self.conns.pop(host.id, None)
                     self.locks.pop(host.id, None)
                 continue
-            if not (host.due(now) or any(m.gone_since is not None and not m.absent for m in host.members.values())):
+            if not (
+                host.due(now) or any(m.gone_since is not None and not m.absent for m in host.members.values())
+            ):
                 continue
             async with self.lock(host.id):
                 before = host.version
@@ -163,8 +169,9 @@ def _client(request: Request | WebSocket) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def create_app(settings: Settings | None = None, persistence: TablePersistence | None = None,
-               tick_s: float = 0.2) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, persistence: TablePersistence | None = None, tick_s: float = 0.2
+) -> FastAPI:
     settings = settings or Settings()
     store: TablePersistence = persistence if persistence is not None else MemoryPersistence()
     srv = Server(settings, store)
@@ -209,8 +216,14 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
         task.cancel()
         beat_task.cancel()
 
-    app = FastAPI(title="pontoon table server", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  description="Play Pontoon at shared tables: lobby, tables, accounts, one WebSocket per table.")
+    app = FastAPI(
+        title="pontoon table server",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        description="Play Pontoon at shared tables: lobby, tables, accounts, one WebSocket per table.",
+    )
     app.state.server = srv
 
     @app.exception_handler(HostError)
@@ -231,7 +244,9 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
 
     def limited(request: Request) -> JSONResponse | None:
         if not srv.joins.allow(_client(request)):
-            return _err(429, f"too many requests from {_client(request)}: {srv.joins.describe()}; wait a moment")
+            return _err(
+                429, f"too many requests from {_client(request)}: {srv.joins.describe()}; wait a moment"
+            )
         return None
 
     @app.get("/healthz")
@@ -242,12 +257,18 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
     async def presets() -> list[dict[str, Any]]:
         return srv.lobby.presets()
 
-    @app.post("/api/accounts", response_model=AccountOut, status_code=201,
-              responses={400: {}, 409: {}, 422: {}, 429: {}})
+    @app.post(
+        "/api/accounts",
+        response_model=AccountOut,
+        status_code=201,
+        responses={400: {}, 409: {}, 422: {}, 429: {}},
+    )
     async def create_account(request: Request, body: AccountIn) -> Any:
         if (r := limited(request)) is not None:
             return r
-        if body.name in srv.lobby.accounts or srv.lobby.balance(body.name) is not None:  # another process's too
+        if (
+            body.name in srv.lobby.accounts or srv.lobby.balance(body.name) is not None
+        ):  # another process's too
             return _err(409, f"account {body.name!r} exists; pick another name")
         bal, token = srv.lobby.create_account(body.name)
         return AccountOut(name=body.name, balance=fmt(bal), token=token)
@@ -297,7 +318,9 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
         return {"live": host.fair, "revealed": list(host.revealed)}
 
     @app.post("/api/verify", responses={400: {}, 404: {}})
-    async def verify(record: Annotated[dict[str, Any], Body(description="a revealed shoe's record (docs/fairness.md)")]) -> Any:
+    async def verify(
+        record: Annotated[dict[str, Any], Body(description="a revealed shoe's record (docs/fairness.md)")],
+    ) -> Any:
         """Check a retired shoe's record: its commitment, its order and every card dealt from it."""
         try:
             fair = importlib.import_module("pontoon.fair")
@@ -336,9 +359,15 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
             return _err(404, "this server keeps no history store (started with --memory)")
         return await asyncio.to_thread(store_reads.shoe_of, st.store, sid)
 
-    @app.post("/api/tables/{tid}/join", response_model=JoinOut, responses={400: {}, 401: {}, 404: {}, 429: {}})
-    async def join(request: Request, tid: TableId, body: JoinIn | None = Body(None),
-                   authorization: Annotated[str | None, Header(max_length=1100)] = None) -> Any:
+    @app.post(
+        "/api/tables/{tid}/join", response_model=JoinOut, responses={400: {}, 401: {}, 404: {}, 429: {}}
+    )
+    async def join(
+        request: Request,
+        tid: TableId,
+        body: JoinIn | None = Body(None),
+        authorization: Annotated[str | None, Header(max_length=1100)] = None,
+    ) -> Any:
         if (r := limited(request)) is not None:
             return r
         host = srv.lobby.tables.get(tid)
@@ -362,8 +391,13 @@ def create_app(settings: Settings | None = None, persistence: TablePersistence |
                 return _err(400, f"{name} is no longer at table {tid}")
             got: Decimal | None = host.leave(name)  # type: ignore[attr-defined]
             srv.broadcast(host)
-        return {"left": got is not None, "returned": None if got is None else fmt(got),
-                "note": None if got is not None else "you leave when the round in play ends (004 5.3 plays your hand)"}
+        return {
+            "left": got is not None,
+            "returned": None if got is None else fmt(got),
+            "note": None
+            if got is not None
+            else "you leave when the round in play ends (004 5.3 plays your hand)",
+        }
 
     @app.post("/api/tables/{tid}/messages", responses={400: {}, 401: {}, 404: {}, 409: {}, 429: {}})
     async def message(tid: TableId, body: MessageIn) -> Any:
@@ -411,8 +445,11 @@ def _missing(srv: Server, tid: str) -> JSONResponse:
     owner = getattr(srv.lobby.store, "owner_address", None)
     where = owner(tid) if owner is not None else None
     if where:
-        return JSONResponse({"detail": f"table {tid} is served by {where}: ask there", "owner": where},
-                            status_code=409, headers={"Location": f"{where}/api/tables/{tid}"})
+        return JSONResponse(
+            {"detail": f"table {tid} is served by {where}: ask there", "owner": where},
+            status_code=409,
+            headers={"Location": f"{where}/api/tables/{tid}"},
+        )
     return _err(404, f"no table {tid}")
 
 
@@ -492,7 +529,7 @@ def _error(conn: Conn, message: str) -> None:
 async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw: Message) -> None:
     text = raw.get("text")
     if text is None:
-        _error(conn, "binary frames are not accepted: send JSON text such as {\"type\": \"ping\"}")
+        _error(conn, 'binary frames are not accepted: send JSON text such as {"type": "ping"}')
         return
     if len(text) > srv.settings.max_frame:
         _error(conn, f"message of {len(text)} characters refused: at most {srv.settings.max_frame}")
@@ -508,7 +545,10 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
         msg = Envelope.model_validate({"msg": data}).msg
     except (ValueError, RecursionError) as err:
         detail = _one_error(err.errors()) if isinstance(err, ValidationError) else "not JSON text"
-        _error(conn, f"bad message: {detail}; send e.g. {{\"type\": \"act\", \"action\": {{\"verb\": \"stand\", \"box\": 1}}}}")
+        _error(
+            conn,
+            f'bad message: {detail}; send e.g. {{"type": "act", "action": {{"verb": "stand", "box": 1}}}}',
+        )
         return
     if msg.type == "ping":
         conn.push(json.dumps({"type": "pong"}))

@@ -52,8 +52,18 @@ class BritishHost(HostedTable):
     game = "british"
 
     def __init__(
-        self, table_id: str, title: str, rules: BritishRules, seed: int, seats: int, settings: Settings,
-        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False, game: BritishGame | None = None,
+        self,
+        table_id: str,
+        title: str,
+        rules: BritishRules,
+        seed: int,
+        seats: int,
+        settings: Settings,
+        store: TablePersistence,
+        pay_out: PayOut,
+        *,
+        seeded: bool = False,
+        game: BritishGame | None = None,
     ) -> None:
         """``game``: adopt a game rebuilt by the history store's recovery (then ``restore_members``)."""
         super().__init__(table_id, title, rules, settings, store, pay_out)
@@ -64,7 +74,9 @@ class BritishHost(HostedTable):
         self.games = 0
         self.game_obj: BritishGame | None = game
         self.paid: dict[str, Decimal] = {}  # what each leaver was paid back (the REST leave answers it)
-        self.offer: dict[str, Any] | None = None  # the bank offered for sale: banker, buyer (None: anyone), price
+        self.offer: dict[str, Any] | None = (
+            None  # the bank offered for sale: banker, buyer (None: anyone), price
+        )
         self.top_up = ZERO  # a kitty top-up asked for, done before the next deal
         self.top_up_by = ""
         if game is not None:
@@ -163,8 +175,10 @@ class BritishHost(HostedTable):
             if self.top_up_by == g.banker and g.kitty > 0 and self.balance(g.banker) >= amount:
                 g.top_up_kitty(amount)  # 003 Shoot: "add more money to the kitty" before the new deal
             else:
-                self.notices[self.top_up_by] = (f"your top-up of {fmt(amount)} was not made: the kitty is empty, "
-                                                "the bank changed hands or your balance is short")
+                self.notices[self.top_up_by] = (
+                    f"your top-up of {fmt(amount)} was not made: the kitty is empty, "
+                    "the bank changed hands or your balance is short"
+                )
         return True
 
     def _close_game(self) -> None:
@@ -211,19 +225,29 @@ class BritishHost(HostedTable):
         m = self.member(name)
         g = self.game_obj
         if g is None:
-            raise HostError(f"the game starts when all {self.seats} seats are taken ({len(self.members)} now)")
+            raise HostError(
+                f"the game starts when all {self.seats} seats are taken ({len(self.members)} now)"
+            )
         if msg.type == "act":
             if g.round is None:
-                raise HostError("no round is in play" + ("; the banker must put up a kitty" if g.needs_kitty else ""))
+                raise HostError(
+                    "no round is in play" + ("; the banker must put up a kitty" if g.needs_kitty else "")
+                )
             a = msg.action
-            action = Action.from_json(a.model_dump(exclude_none=True, exclude_defaults=True) | {"verb": a.verb})
+            action = Action.from_json(
+                a.model_dump(exclude_none=True, exclude_defaults=True) | {"verb": a.verb}
+            )
             g.round.verify(name, action)  # the engine's check: whose turn, which verbs, the amount
             if action.amount is not None and name != g.banker and action.amount > self.balance(name):
-                raise HostError(f"{action.verb} {fmt(action.amount)} is more than your balance {fmt(self.balance(name))}")
+                raise HostError(
+                    f"{action.verb} {fmt(action.amount)} is more than your balance {fmt(self.balance(name))}"
+                )
             g.act(name, action)
         elif msg.type == "kitty":
             if name != g.banker or g.round is not None or not g.needs_kitty:
-                raise HostError("kitty: only the banker puts up a kitty, between rounds, when it is empty (003 Shoot)")
+                raise HostError(
+                    "kitty: only the banker puts up a kitty, between rounds, when it is empty (003 Shoot)"
+                )
             amount = to_money(msg.amount, "kitty")
             if amount > self.balance(name):
                 raise HostError(f"kitty {fmt(amount)} is more than your balance {fmt(self.balance(name))}")
@@ -239,17 +263,23 @@ class BritishHost(HostedTable):
     def _bank_message(self, name: str, g: BritishGame, msg: Any) -> None:
         """Sell the bank (banker: offer; a player: accept) and top the kitty up: done between rounds."""
         seated = [s for s in g.seats if not self.members[s].leaving]
-        if msg.type == "sell_bank":  # 003 The New Deal: "sell the bank to another player at a mutually agreed price"
+        if (
+            msg.type == "sell_bank"
+        ):  # 003 The New Deal: "sell the bank to another player at a mutually agreed price"
             if name != g.banker:
                 raise HostError(f"sell_bank: only the banker ({g.banker}) may sell the bank")
             if msg.price is None:
                 self.offer = None  # the offer withdrawn
                 return
             if msg.buyer is not None and (msg.buyer == name or msg.buyer not in seated):
-                raise HostError(f"sell_bank: buyer {msg.buyer!r} must be a seated player other than you: "
-                                f"{', '.join(s for s in seated if s != name) or 'none'}")
+                raise HostError(
+                    f"sell_bank: buyer {msg.buyer!r} must be a seated player other than you: "
+                    f"{', '.join(s for s in seated if s != name) or 'none'}"
+                )
             self.offer = {"banker": name, "buyer": msg.buyer, "price": to_money(msg.price, "price")}
-            self.notices[name] = f"the bank is offered for {fmt(self.offer['price'])}; it passes between rounds"
+            self.notices[name] = (
+                f"the bank is offered for {fmt(self.offer['price'])}; it passes between rounds"
+            )
         elif msg.type == "buy_bank":
             o = self.offer
             if o is None or o["banker"] != g.banker or name == g.banker or o.get("accepted"):
@@ -260,17 +290,23 @@ class BritishHost(HostedTable):
                 raise HostError("buy_bank: only a seated player who is not leaving may buy the bank")
             price = to_money(msg.price, "price") if msg.price is not None else None
             if price != o["price"]:
-                raise HostError(f"buy_bank: the asking price is {fmt(o['price'])}; send price \"{fmt(o['price'])}\"")
+                raise HostError(
+                    f'buy_bank: the asking price is {fmt(o["price"])}; send price "{fmt(o["price"])}"'
+                )
             if price > self.balance(name):
-                raise HostError(f"buy_bank: the price {fmt(price)} is more than your balance {fmt(self.balance(name))}")
+                raise HostError(
+                    f"buy_bank: the price {fmt(price)} is more than your balance {fmt(self.balance(name))}"
+                )
             o["accepted"] = name
         else:  # top_up: 003 Shoot "Before each new deal the dealer has the option to add more money to the kitty"
             if not self.rules.shoot or name != g.banker:
                 raise HostError("top_up: only the banker of a Shoot Pontoon table tops the kitty up")
             amount = to_money(msg.amount, "top-up")
             if amount <= 0 or amount > self.balance(name) - self.top_up:
-                raise HostError(f"top_up {fmt(amount)}: accepted above 0 and up to your balance "
-                                f"{fmt(self.balance(name) - self.top_up)} (003 Shoot: add, never take out)")
+                raise HostError(
+                    f"top_up {fmt(amount)}: accepted above 0 and up to your balance "
+                    f"{fmt(self.balance(name) - self.top_up)} (003 Shoot: add, never take out)"
+                )
             if g.kitty <= 0 and g.round is None:
                 raise HostError("top_up: the kitty is empty; put up a new kitty (kitty) or sell the bank")
             self.top_up += amount
@@ -306,14 +342,16 @@ class BritishHost(HostedTable):
 
     def _book(self, g: BritishGame, rnd: BritishRound) -> None:
         summary = g.end_round()
-        self.add_history({
-            "round": summary["round"] + 0,
-            "banker": summary["banker"],
-            "status": summary["status"],
-            "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in summary["net"].items()},
-            "next_banker": summary["next_banker"],
-            "_round": rnd,
-        })
+        self.add_history(
+            {
+                "round": summary["round"] + 0,
+                "banker": summary["banker"],
+                "status": summary["status"],
+                "net": {p: {k: fmt(v) for k, v in d.items()} for p, d in summary["net"].items()},
+                "next_banker": summary["next_banker"],
+                "_round": rnd,
+            }
+        )
 
     def restore_members(self, snapshot: list[dict[str, Any]], now: float | None = None) -> None:
         """The people as last written, reconciled with the recovered game: a newcomer whose seat the
@@ -381,14 +419,25 @@ class BritishHost(HostedTable):
         if name == g.banker:
             buyers = [s for s in g.seats if s != name and not self.members[s].leaving]
             if buyers:
-                out.append({"verb": "sell_bank", "low": "0", "high": fmt(max(self.balance(b) for b in buyers)),
-                            "buyers": buyers})
+                out.append(
+                    {
+                        "verb": "sell_bank",
+                        "low": "0",
+                        "high": fmt(max(self.balance(b) for b in buyers)),
+                        "buyers": buyers,
+                    }
+                )
             if self.rules.shoot and g.kitty > 0 and self.balance(name) - self.top_up > 0:
                 out.append({"verb": "top_up", "low": "0.01", "high": fmt(self.balance(name) - self.top_up)})
         else:
             o = self.offer
-            if (o is not None and o["banker"] == g.banker and not o.get("accepted") and o["buyer"] in (None, name)
-                    and self.balance(name) >= o["price"]):
+            if (
+                o is not None
+                and o["banker"] == g.banker
+                and not o.get("accepted")
+                and o["buyer"] in (None, name)
+                and self.balance(name) >= o["price"]
+            ):
                 out.append({"verb": "buy_bank", "price": fmt(o["price"])})
         return out
 
@@ -401,14 +450,26 @@ class BritishHost(HostedTable):
         out["round"] = None if rnd is None else rnd.view(me if me is not None else SPECTATOR)
         out["round_no"] = 0 if g is None else g.rounds_played + (1 if rnd is not None else 0)
         out["legal"] = self.legal_for(name)
-        out["to_act"] = None if g is None else (rnd.to_act() if rnd is not None else (g.banker if g.needs_kitty else None))
+        out["to_act"] = (
+            None
+            if g is None
+            else (rnd.to_act() if rnd is not None else (g.banker if g.needs_kitty else None))
+        )
         out["members"] = [dict(m.public(), balance=fmt(self.balance(m.name))) for m in self.members.values()]
         out["seats"] = self.seats
         out["banker"] = None if g is None else g.banker
         out["kitty"] = fmt(g.kitty) if g is not None and self.rules.shoot else None
         o = self.offer
-        out["bank_offer"] = None if o is None or g is None or o["banker"] != g.banker else {
-            "banker": o["banker"], "buyer": o["buyer"], "price": fmt(o["price"]), "accepted": o.get("accepted")}
+        out["bank_offer"] = (
+            None
+            if o is None or g is None or o["banker"] != g.banker
+            else {
+                "banker": o["banker"],
+                "buyer": o["buyer"],
+                "price": fmt(o["price"]),
+                "accepted": o.get("accepted"),
+            }
+        )
         out["top_up"] = fmt(self.top_up) if self.top_up > 0 else None
         out["limits"] = {"stake_min": fmt(self.rules.stake_min), "stake_max": fmt(self.rules.stake_max)}
         out["hints_available"] = False
@@ -421,10 +482,16 @@ class BritishHost(HostedTable):
 
     def summary(self) -> dict[str, Any]:
         return {
-            "id": self.id, "title": self.title, "game": self.game, "preset": self.rules.preset,
-            "name": self.rules.name or self.rules.preset, "members": [m.public() for m in self.members.values()],
-            "seats": self.seats, "rounds": 0 if self.game_obj is None else self.game_obj.rounds_played,
-            "stake_min": fmt(self.rules.stake_min), "stake_max": fmt(self.rules.stake_max),
+            "id": self.id,
+            "title": self.title,
+            "game": self.game,
+            "preset": self.rules.preset,
+            "name": self.rules.name or self.rules.preset,
+            "members": [m.public() for m in self.members.values()],
+            "seats": self.seats,
+            "rounds": 0 if self.game_obj is None else self.game_obj.rounds_played,
+            "stake_min": fmt(self.rules.stake_min),
+            "stake_max": fmt(self.rules.stake_max),
             "started": self.game_obj is not None,
         }
 

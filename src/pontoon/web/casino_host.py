@@ -31,8 +31,17 @@ class CasinoHost(HostedTable):
     game = "casino"
 
     def __init__(
-        self, table_id: str, title: str, rules: CasinoRules, seed: int, settings: Settings,
-        store: TablePersistence, pay_out: PayOut, *, seeded: bool = False, table: CasinoTable | None = None,
+        self,
+        table_id: str,
+        title: str,
+        rules: CasinoRules,
+        seed: int,
+        settings: Settings,
+        store: TablePersistence,
+        pay_out: PayOut,
+        *,
+        seeded: bool = False,
+        table: CasinoTable | None = None,
     ) -> None:
         """``table``: adopt a table rebuilt by the history store's recovery instead of making one."""
         super().__init__(table_id, title, rules, settings, store, pay_out)
@@ -56,7 +65,9 @@ class CasinoHost(HostedTable):
         self._check_new_name(name)
         r = self.rules
         if (box is None) == (stand_on is None):
-            raise HostError("join a casino table with either box (to sit) or stand_on (to stand behind a box)")
+            raise HostError(
+                "join a casino table with either box (to sit) or stand_on (to stand behind a box)"
+            )
         n = box if box is not None else stand_on
         assert n is not None
         if not 1 <= n <= r.max_boxes:
@@ -68,7 +79,9 @@ class CasinoHost(HostedTable):
                 raise HostError(f"nobody sits at box {stand_on}: sit there (box) instead of standing")
             on_box = sum(1 for m in self.members.values() if m.box == stand_on)
             if on_box >= r.max_bettors_per_box:  # 004 3.3 / the rules' bettors per box
-                raise HostError(f"box {stand_on} already has {on_box} bettors: at most {r.max_bettors_per_box}")
+                raise HostError(
+                    f"box {stand_on} already has {on_box} bettors: at most {r.max_bettors_per_box}"
+                )
         m = Member(name, "seated" if box is not None else "standing", n, buy_in)
         m.pending = self.table.in_round  # sits down when the round ends (CasinoTable: join between rounds)
         # the people's snapshot first, then the table's join (its deposit): a restart keeps a member
@@ -136,7 +149,9 @@ class CasinoHost(HostedTable):
             if not self.table.in_round:
                 raise HostError("no round is in play: place a wager (bet) and deal")
             a = msg.action
-            action = Action.from_json(a.model_dump(exclude_none=True, exclude_defaults=True) | {"verb": a.verb})
+            action = Action.from_json(
+                a.model_dump(exclude_none=True, exclude_defaults=True) | {"verb": a.verb}
+            )
             self.table.act(name, action)  # checked by the engine (verify) and the balance
         elif kind == "kitty":
             raise HostError("kitty: there is no kitty at a casino table")
@@ -158,7 +173,9 @@ class CasinoHost(HostedTable):
             if "main" not in self.bets.get(m.name, {}):
                 raise HostError(f"a {kind} side bet needs your main wager first (000 3.5.2, 004 3.9)")
         else:
-            raise HostError(f"wager kind {kind!r} is not offered: accepted {', '.join(('main', *r.side_bets))}")
+            raise HostError(
+                f"wager kind {kind!r} is not offered: accepted {', '.join(('main', *r.side_bets))}"
+            )
         if not lo <= amount <= hi:
             raise HostError(f"{kind} wager {fmt(amount)} is outside the limits {fmt(lo)} to {fmt(hi)}")
         if m.role == "standing":
@@ -255,13 +272,15 @@ class CasinoHost(HostedTable):
         rnd = self.table.round
         assert rnd is not None
         summary = self.table.end_round()
-        self.add_history({
-            "round": summary["round"],
-            "status": summary["status"],
-            "dealer": summary["dealer"],
-            "net": summary["net"],
-            "steps": [step_text(ev) for ev in rnd.events() if ev.kind != "action"],
-        })
+        self.add_history(
+            {
+                "round": summary["round"],
+                "status": summary["status"],
+                "dealer": summary["dealer"],
+                "net": summary["net"],
+                "steps": [step_text(ev) for ev in rnd.events() if ev.kind != "action"],
+            }
+        )
         for m in list(self.members.values()):
             if m.leaving or (m.absent and m.connections == 0):
                 self._remove(m)
@@ -316,10 +335,14 @@ class CasinoHost(HostedTable):
         out: list[dict[str, Any]] = []
         has_main = "main" in self.bets.get(m.name, {})
         if not has_main and room >= r.table_min:
-            out.append({"verb": "bet", "kind": "main", "low": fmt(r.table_min), "high": fmt(min(r.table_max, room))})
+            out.append(
+                {"verb": "bet", "kind": "main", "low": fmt(r.table_min), "high": fmt(min(r.table_max, room))}
+            )
         for kind in r.side_bets:
             if has_main and kind not in self.bets[m.name] and room >= r.side_min:
-                out.append({"verb": "bet", "kind": kind, "low": fmt(r.side_min), "high": fmt(min(r.side_max, room))})
+                out.append(
+                    {"verb": "bet", "kind": kind, "low": fmt(r.side_min), "high": fmt(min(r.side_max, room))}
+                )
         if has_main:
             out += [{"verb": "deal"}, {"verb": "clear_bets"}]
         return out
@@ -336,11 +359,17 @@ class CasinoHost(HostedTable):
         out["members"] = [dict(m.public(), balance=fmt(self.balance(m.name))) for m in self.members.values()]
         out["bets"] = {n: {k: fmt(v) for k, v in b.items()} for n, b in self.bets.items()}
         out["limits"] = {
-            "table_min": fmt(self.rules.table_min), "table_max": fmt(self.rules.table_max),
-            "side_bets": list(self.rules.side_bets), "boxes": self.rules.max_boxes,
+            "table_min": fmt(self.rules.table_min),
+            "table_max": fmt(self.rules.table_max),
+            "side_bets": list(self.rules.side_bets),
+            "boxes": self.rules.max_boxes,
         }
         shoe = self.table.shoe
-        out["shoe"] = {"number": self.table.shoes_used, "cards_left": len(shoe), "needs_shuffle": shoe.needs_shuffle}
+        out["shoe"] = {
+            "number": self.table.shoes_used,
+            "cards_left": len(shoe),
+            "needs_shuffle": shoe.needs_shuffle,
+        }
         out["hints_available"] = True
         return out
 
@@ -352,17 +381,28 @@ class CasinoHost(HostedTable):
         h = rnd.current
         legal = [a.verb for a in rnd.legal_actions(name) if a.box == h.box]
         return {
-            "rules": rnd.rules, "remaining": rnd.shoe.remaining_counts(), "hand": list(h.cards),
-            "upcard": rnd.dealer[0], "legal": legal, "split_hands_so_far": len(rnd.boxes[h.box].hands),
-            "is_split_hand": h.from_split, "doubled": h.doubled,
+            "rules": rnd.rules,
+            "remaining": rnd.shoe.remaining_counts(),
+            "hand": list(h.cards),
+            "upcard": rnd.dealer[0],
+            "legal": legal,
+            "split_hands_so_far": len(rnd.boxes[h.box].hands),
+            "is_split_hand": h.from_split,
+            "doubled": h.doubled,
         }
 
     def summary(self) -> dict[str, Any]:
         return {
-            "id": self.id, "title": self.title, "game": self.game, "preset": self.rules.preset,
-            "name": self.rules.name, "members": [m.public() for m in self.members.values()],
-            "boxes": self.rules.max_boxes, "rounds": self.table.rounds_played,
-            "table_min": fmt(self.rules.table_min), "table_max": fmt(self.rules.table_max),
+            "id": self.id,
+            "title": self.title,
+            "game": self.game,
+            "preset": self.rules.preset,
+            "name": self.rules.name,
+            "members": [m.public() for m in self.members.values()],
+            "boxes": self.rules.max_boxes,
+            "rounds": self.table.rounds_played,
+            "table_min": fmt(self.rules.table_min),
+            "table_max": fmt(self.rules.table_max),
             "free_boxes": [b for b in range(1, self.rules.max_boxes + 1) if self.seated_at(b) is None],
         }
 

@@ -86,7 +86,13 @@ class HostedTable:
     game = ""
 
     def __init__(
-        self, table_id: str, title: str, rules: Any, settings: Settings, store: TablePersistence, pay_out: PayOut
+        self,
+        table_id: str,
+        title: str,
+        rules: Any,
+        settings: Settings,
+        store: TablePersistence,
+        pay_out: PayOut,
     ) -> None:
         self.id = table_id
         self.title = title
@@ -120,8 +126,10 @@ class HostedTable:
             keep = ("shoe", "scheme", "commitment", "client_seed", "nonce", "next_commitment", "secret")
             self.fair = {k: data[k] for k in keep if k in data}
         elif kind == "shoe_retired" and "server_seed" in data:
-            self.revealed.append({k: v for k, v in data.items() if k in ("shoe", "scheme", "nonce", "server_seed")}
-                                 | {"commitment": (self.fair or {}).get("commitment")})
+            self.revealed.append(
+                {k: v for k, v in data.items() if k in ("shoe", "scheme", "nonce", "server_seed")}
+                | {"commitment": (self.fair or {}).get("commitment")}
+            )
 
     # ------------------------------------------------------------------ members and connections
     def connected(self, name: str | None) -> None:
@@ -161,8 +169,17 @@ class HostedTable:
     # ------------------------------------------------------------------ the members' record (store, recovery)
     def members_snapshot(self) -> list[dict[str, Any]]:
         """Who sits where with what buy-in: JSON-ready, enough to restore the table's people."""
-        return [{"name": m.name, "role": m.role, "box": m.box, "buy_in": fmt(m.buy_in), "pending": m.pending,
-                 "leaving": m.leaving} for m in self.members.values()]
+        return [
+            {
+                "name": m.name,
+                "role": m.role,
+                "box": m.box,
+                "buy_in": fmt(m.buy_in),
+                "pending": m.pending,
+                "leaving": m.leaving,
+            }
+            for m in self.members.values()
+        ]
 
     def note_member(self, name: str, change: dict[str, Any]) -> None:
         """Tell the store of a change of the people at the table, with the whole snapshot after it."""
@@ -173,8 +190,14 @@ class HostedTable:
         t = time.monotonic() if now is None else now
         for d in snapshot:
             self.members[d["name"]] = Member(
-                d["name"], d["role"], d.get("box"), to_money(d["buy_in"], "buy_in"), gone_since=t,
-                pending=bool(d.get("pending")), leaving=bool(d.get("leaving")), absent=bool(d.get("leaving")),
+                d["name"],
+                d["role"],
+                d.get("box"),
+                to_money(d["buy_in"], "buy_in"),
+                gone_since=t,
+                pending=bool(d.get("pending")),
+                leaving=bool(d.get("leaving")),
+                absent=bool(d.get("leaving")),
             )
         self.bump()
 

@@ -34,7 +34,9 @@ def rules_from_toml(text: str) -> Any:
     except tomllib.TOMLDecodeError as err:
         raise RulesError(f"rules_toml is not valid TOML: {str(err).splitlines()[0]}") from None
     except (RecursionError, ValueError) as err:
-        raise RulesError(f"rules_toml cannot be read: {str(err).splitlines()[0] if str(err) else 'too deep'}") from None
+        raise RulesError(
+            f"rules_toml cannot be read: {str(err).splitlines()[0] if str(err) else 'too deep'}"
+        ) from None
     stack: list[tuple[Any, int]] = [(raw, 1)]
     while stack:
         obj, depth = stack.pop()
@@ -101,10 +103,15 @@ class Lobby:
         for p in preset_ids():
             r = find_rules(p)
             casino = isinstance(r, CasinoRules)
-            out.append({
-                "id": p, "game": "casino" if casino else "british", "name": getattr(r, "name", None) or p,
-                "min": fmt(r.table_min if casino else r.stake_min), "max": fmt(r.table_max if casino else r.stake_max),
-            })
+            out.append(
+                {
+                    "id": p,
+                    "game": "casino" if casino else "british",
+                    "name": getattr(r, "name", None) or p,
+                    "min": fmt(r.table_min if casino else r.stake_min),
+                    "max": fmt(r.table_max if casino else r.stake_max),
+                }
+            )
         return out
 
     def create_table(self, spec: TableIn) -> HostedTable:
@@ -120,16 +127,35 @@ class Lobby:
         title = spec.name or f"{getattr(rules, 'name', None) or rules.preset} {tid}"
         host: HostedTable
         if isinstance(rules, CasinoRules):
-            host = CasinoHost(tid, title, rules, seed, self.settings, self.store, self.credit, seeded=spec.seed is not None)
+            host = CasinoHost(
+                tid, title, rules, seed, self.settings, self.store, self.credit, seeded=spec.seed is not None
+            )
         elif isinstance(rules, BritishRules):
-            host = BritishHost(tid, title, rules, seed, spec.seats, self.settings, self.store, self.credit,
-                               seeded=spec.seed is not None)
+            host = BritishHost(
+                tid,
+                title,
+                rules,
+                seed,
+                spec.seats,
+                self.settings,
+                self.store,
+                self.credit,
+                seeded=spec.seed is not None,
+            )
         else:  # pragma: no cover - the rules registry holds only these two
             raise HostError(f"rules of type {type(rules).__name__} cannot be hosted")
         self.tables[tid] = host
-        self.store.table_created(tid, {"rules": rules.model_dump(mode="json"), "seed": str(seed), "title": title,
-                                       "game": host.game, "seats": spec.seats,
-                                       "seeded": spec.seed is not None})
+        self.store.table_created(
+            tid,
+            {
+                "rules": rules.model_dump(mode="json"),
+                "seed": str(seed),
+                "title": title,
+                "game": host.game,
+                "seats": spec.seats,
+                "seeded": spec.seed is not None,
+            },
+        )
         return host
 
     def adopt(self, host: HostedTable) -> None:
@@ -148,7 +174,11 @@ class Lobby:
 
     def join(self, host: HostedTable, name: str, req: JoinIn) -> dict[str, Any]:
         have = self.balance(name) or Decimal(0)  # the store's balance: another process may have moved it
-        want = to_money(req.buy_in, "buy_in") if req.buy_in is not None else min(self.settings.default_buy_in, have)
+        want = (
+            to_money(req.buy_in, "buy_in")
+            if req.buy_in is not None
+            else min(self.settings.default_buy_in, have)
+        )
         if want <= 0:
             raise HostError(f"buy_in must be above 0; your account holds {fmt(have)}")
         if want > have:
@@ -157,8 +187,14 @@ class Lobby:
         self.accounts[name] -= want
         self.store.save_account(name, self.accounts[name])
         token = self.signer.sign("seat", t=host.id, n=name)
-        return {"table": host.id, "name": name, "token": token, "expires_in_s": int(self.settings.token_ttl_s),
-                "role": m.role, "box": m.box}
+        return {
+            "table": host.id,
+            "name": name,
+            "token": token,
+            "expires_in_s": int(self.settings.token_ttl_s),
+            "role": m.role,
+            "box": m.box,
+        }
 
     def seat_of(self, token: object, tid: str | None = None) -> tuple[str, str]:
         claims = self.signer.check(token, "seat")

@@ -8,7 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 # A name is data (rulings 32): the engines keep the house, layout, bank and kitty as enum accounts,
 # so no name can alias them; the server also keeps names short and printable for the page.
-Name = Annotated[str, StringConstraints(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")]
+Name = Annotated[
+    str, StringConstraints(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
+]
 Money = Annotated[str, StringConstraints(min_length=1, max_length=16, pattern=r"^[0-9]{1,9}(\.[0-9]{1,2})?$")]
 
 
@@ -30,10 +32,12 @@ class AccountOut(Strict):
 class TableIn(Strict):
     preset: str | None = Field(None, max_length=40, description="a preset id or alias (see /api/presets)")
     rules_toml: str | None = Field(
-        None, max_length=16_000, description="a rules file's TOML text: preset = \"mbs\" plus rule fields"
+        None, max_length=16_000, description='a rules file\'s TOML text: preset = "mbs" plus rule fields'
     )
     name: str | None = Field(None, max_length=40, pattern=r"^[^\x00-\x1f<>&]*$")
-    seats: int = Field(2, ge=2, le=6, description="British: how many seats (the game starts when all are taken)")
+    seats: int = Field(
+        2, ge=2, le=6, description="British: how many seats (the game starts when all are taken)"
+    )
     seed: int | None = Field(None, ge=0, lt=2**63, description="seed for the shuffle (default: random)")
 
 
@@ -107,8 +111,9 @@ class BuyBankMsg(Strict):
     price: Money
 
 
-ClientMsg = Annotated[ActMsg | BetMsg | SimpleMsg | KittyMsg | TopUpMsg | SellBankMsg | BuyBankMsg,
-                      Field(discriminator="type")]
+ClientMsg = Annotated[
+    ActMsg | BetMsg | SimpleMsg | KittyMsg | TopUpMsg | SellBankMsg | BuyBankMsg, Field(discriminator="type")
+]
 
 
 class Envelope(Strict):

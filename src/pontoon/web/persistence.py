@@ -35,7 +35,9 @@ class TablePersistence(Protocol):
 
     def detach(self, table_id: str) -> None: ...
 
-    def game_closed(self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]) -> None: ...
+    def game_closed(
+        self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]
+    ) -> None: ...
 
 
 class MemoryPersistence:
@@ -74,7 +76,9 @@ class MemoryPersistence:
     def detach(self, table_id: str) -> None:
         """The engine table is finished (a British game closed)."""
 
-    def game_closed(self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]) -> None:
+    def game_closed(
+        self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]
+    ) -> None:
         """A British game closed: every pay-back and the people after it (the store: one transaction)."""
         for name, amount, _reason in moves:
             self.members.setdefault(table_id, deque(maxlen=self.keep)).append((name, {"leave": str(amount)}))

@@ -79,11 +79,20 @@ class StorePersistence:
                 continue
             lease = self.leases.owner_of(wid)
             spec = r["spec"]
-            out.append({"id": wid, "title": spec.get("title"), "game": spec.get("game"),
-                        "preset": (spec.get("rules") or {}).get("preset"), "served_here": False,
-                        "owner": None if lease is None else str(lease["address"]),
-                        "lease_live": lease is not None and float(lease["expires"]) > now,
-                        "members": [{"name": m["name"], "role": m["role"], "box": m.get("box")} for m in r["members"]]})
+            out.append(
+                {
+                    "id": wid,
+                    "title": spec.get("title"),
+                    "game": spec.get("game"),
+                    "preset": (spec.get("rules") or {}).get("preset"),
+                    "served_here": False,
+                    "owner": None if lease is None else str(lease["address"]),
+                    "lease_live": lease is not None and float(lease["expires"]) > now,
+                    "members": [
+                        {"name": m["name"], "role": m["role"], "box": m.get("box")} for m in r["members"]
+                    ],
+                }
+            )
         return out
 
     def save_account(self, name: str, balance: Decimal) -> None:
@@ -109,7 +118,9 @@ class StorePersistence:
             rec.close()
             self.web.set_table_id(table_id, None)
 
-    def game_closed(self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]) -> None:
+    def game_closed(
+        self, table_id: str, moves: list[tuple[str, Decimal, str]], members: list[dict[str, Any]]
+    ) -> None:
         """A British game closed (its ``closed`` event committed by the recorder): every seat's pay-back,
         the people after it, the web row's game cleared and the store table closed, in ONE transaction:
         a kill before it leaves the game closed in the engine and nothing paid (the restart pays it all,
@@ -173,10 +184,19 @@ class StorePersistence:
                 continue
             res = r["result"] or {}
             evs = self.store.events_(table_id, round_no=int(r["number"]))
-            out.append({"round": int(r["number"]), "status": r["status"], "dealer": res.get("dealer", []),
-                        "net": res.get("net", {}),
-                        "steps": [step_text(Event(int(e["seq"]), str(e["kind"]), e["data"], str(e["clause"])))
-                                  for e in evs if e["kind"] != "action"]})
+            out.append(
+                {
+                    "round": int(r["number"]),
+                    "status": r["status"],
+                    "dealer": res.get("dealer", []),
+                    "net": res.get("net", {}),
+                    "steps": [
+                        step_text(Event(int(e["seq"]), str(e["kind"]), e["data"], str(e["clause"])))
+                        for e in evs
+                        if e["kind"] != "action"
+                    ],
+                }
+            )
         return out
 
     # ------------------------------------------------------------------ several processes
@@ -185,7 +205,11 @@ class StorePersistence:
         if self.leases is None:
             return None
         row = self.leases.owner_of(table_id)
-        return None if row is None or row["owner"] == self.leases.owner else str(row["address"]) or "another process"
+        return (
+            None
+            if row is None or row["owner"] == self.leases.owner
+            else str(row["address"]) or "another process"
+        )
 
     def heartbeat(self, lobby: Any) -> tuple[list[str], list[str]]:
         """Renew our leases; drop the tables whose lease we lost; take over the open tables whose
@@ -209,8 +233,13 @@ class StorePersistence:
     # ------------------------------------------------------------------ restart
     def restore(self, lobby: Any, only: set[str] | None = None) -> list[str]:
         """Rebuild every open web table (``only``: these web ids) and adopt it into ``lobby``."""
-        rows = [r for r in self.web.open_tables() if (only is None or r["web_id"] in only)
-                and r["web_id"] not in lobby.tables and (self.leases is None or self.leases.claim(r["web_id"]))]
+        rows = [
+            r
+            for r in self.web.open_tables()
+            if (only is None or r["web_id"] in only)
+            and r["web_id"] not in lobby.tables
+            and (self.leases is None or self.leases.claim(r["web_id"]))
+        ]
         wanted = {int(r["table_id"]) for r in rows if r["table_id"] is not None}
         got = {}
         for t in sorted(wanted):  # only the tables this process is to serve (another's are left alone)
@@ -226,25 +255,45 @@ class StorePersistence:
             host: HostedTable
             members = list(row["members"])
             if isinstance(rules, BritishRules):
-                host = BritishHost(wid, spec["title"], rules, int(spec["seed"]), int(spec.get("seats") or 2),
-                                   lobby.settings, self, lobby.credit, seeded=bool(spec.get("seeded")),
-                                   game=None if rec is None else rec.table)  # type: ignore[arg-type]
+                host = BritishHost(
+                    wid,
+                    spec["title"],
+                    rules,
+                    int(spec["seed"]),
+                    int(spec.get("seats") or 2),
+                    lobby.settings,
+                    self,
+                    lobby.credit,
+                    seeded=bool(spec.get("seeded")),
+                    game=None if rec is None else rec.table,  # type: ignore[arg-type]
+                )
             else:
                 if rec is None:
                     log.warning("table %s: no open record to recover; closed", wid)
                     self.web.close_table(wid)
                     continue
                 table: CasinoTable = rec.table  # type: ignore[assignment]
-                host = CasinoHost(wid, spec["title"], rules, int(spec["seed"]), lobby.settings, self, lobby.credit,
-                                  table=table)
+                host = CasinoHost(
+                    wid,
+                    spec["title"],
+                    rules,
+                    int(spec["seed"]),
+                    lobby.settings,
+                    self,
+                    lobby.credit,
+                    table=table,
+                )
                 # who is at the table: the snapshot, less those the table does not hold (a join never
                 # committed, a leave committed before its snapshot); a person who joined mid-round
                 # (pending: a next-round seat or a standing bettor) is kept pending: his buy-in is still
                 # in his account in the ledger (the deposit is made when he sits down) and held there by
                 # this snapshot (``WebRecords.balances`` subtracts it)
                 held = set(table.seats())
-                members = [dict(m, pending=m["name"] not in held) for m in members
-                           if m["name"] in held or m.get("pending")]
+                members = [
+                    dict(m, pending=m["name"] not in held)
+                    for m in members
+                    if m["name"] in held or m.get("pending")
+                ]
                 if members != row["members"]:  # the snapshot corrected (the balances read its holds)
                     self.web.members_changed(wid, members)
             if rec is not None:

@@ -38,8 +38,11 @@ def round_of(store: Store, rid: int) -> Any:
     if d["status"] == "open":
         return _err(409, f"round {rid} is still in play: its steps are shown when it is over")
     if d["preset"] in ("british", "shoot") or any(e["kind"] == "draw" for e in d["events"]):
-        d["events"] = [dict(e, data={k: v for k, v in e["data"].items() if k not in ("card", "cards")})
-                       for e in d["events"] if e["kind"] != "draw"]
+        d["events"] = [
+            dict(e, data={k: v for k, v in e["data"].items() if k not in ("card", "cards")})
+            for e in d["events"]
+            if e["kind"] != "draw"
+        ]
     return d
 
 
@@ -56,13 +59,24 @@ def shoe_of(store: Store, sid: int) -> Any:
         fair = importlib.import_module("pontoon.fair")
     except ImportError:
         return dict(rec, verified=None)
-    new = next((e["data"] for e in rec["events"] if e["kind"] == "new_shoe" and "commitment" in e["data"]), None)
-    rev = next((e["data"] for e in rec["events"] if e["kind"] == "shoe_retired" and "server_seed" in e["data"]), None)
+    new = next(
+        (e["data"] for e in rec["events"] if e["kind"] == "new_shoe" and "commitment" in e["data"]), None
+    )
+    rev = next(
+        (e["data"] for e in rec["events"] if e["kind"] == "shoe_retired" and "server_seed" in e["data"]), None
+    )
     if new is None or rev is None:
         return dict(rec, fair_record=None, verified=None)  # not a provably fair shoe
-    record = {"scheme": new["scheme"], "server_seed": rev["server_seed"], "client_seed": new["client_seed"],
-              "nonce": new["nonce"], "commitment": new["commitment"], "pack": new["pack"], "decks": new["decks"],
-              "dealt": rec["dealt"]}  # docs/fairness.md: what /api/verify (and anyone) checks
+    record = {
+        "scheme": new["scheme"],
+        "server_seed": rev["server_seed"],
+        "client_seed": new["client_seed"],
+        "nonce": new["nonce"],
+        "commitment": new["commitment"],
+        "pack": new["pack"],
+        "decks": new["decks"],
+        "dealt": rec["dealt"],
+    }  # docs/fairness.md: what /api/verify (and anyone) checks
     rec["fair_record"] = record
     try:
         res = fair.verify_record(record)
