@@ -11,6 +11,7 @@ the analyser before this module) it is off by 1e-2 and more here.
 
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 
@@ -321,3 +322,34 @@ def test_sevens_against_a_seven_split_by_suit() -> None:
     # the split classes' mean adjustment is not zero (the suited classes that hit carry the rest)
     mean_split = sum(w * a for w, h, a in joint if h < 0.5) / split_w
     assert abs(mean_split) > 1e-8  # 1.6e-7: spades pairs gain 4.7e-4, the others lose 4.8e-4
+
+
+@pytest.mark.parametrize(("s1", "s2", "su"), [("S", "S", "S"), ("H", "H", "D"), ("S", "H", "C")])
+def test_hints_value_the_split_by_its_suits(s1: str, s2: str, su: str) -> None:
+    """``hints.action_values`` (the trainer's and ``play --hints``' costs) given the shoe's cards
+    values 7-7 against a 7 by the suits in play: the analyser's suit-averaged split plus the
+    adjustment of that suit class (mbs, 6 decks, the shoe otherwise full)."""
+    from pontoon.analysis.hints import action_values
+
+    rules = resolve_rules("mbs")
+    hand = [Card.parse("7" + s1), Card.parse("7" + s2)]
+    up = Card.parse("7" + su)
+    shoe = Shoe.shuffled(rules.decks, np.random.default_rng(0), pack=rules.pack)
+    rest = list(shoe.remaining_cards())
+    for c in (*hand, up):
+        rest.remove(c)
+    remaining = Counter(c.rank for c in rest)
+    legal = ["hit", "stand", "split"]
+    by_suit = action_values(rules, remaining, hand, up, legal=legal, remaining_cards=rest)["split"]
+    averaged = action_values(rules, remaining, hand, up, legal=legal)["split"]
+    base = np.array(shoe_values([str(c) for c in shoe.remaining_cards()]), dtype=np.int64)
+    base[SEVEN] -= 1  # the shoe of 48-card packs less the up card
+    solver = UpcardSolver(rules, Params.of(rules), base, SEVEN)
+    sc = solver.split_chains(SEVEN)
+    assert sc is not None
+    ss = split_suits(solver, SEVEN, sc)
+    assert ss is not None
+    adj = ss.adjustment(s1, s2, su)
+    assert averaged == pytest.approx(solver.split_combine(SEVEN, sc), abs=1e-12)
+    assert by_suit == pytest.approx(averaged + adj, abs=1e-12)
+    assert abs(adj) > 1e-5  # the suits matter here

@@ -14,6 +14,7 @@ import numpy as np
 
 from pontoon.analysis import kernels as K
 from pontoon.analysis.player import Params, UpcardSolver
+from pontoon.analysis.split_suits import SuitShoe, split_suits
 from pontoon.analysis.states import card_index, counts_from_cards, counts_from_ranks, state_space
 from pontoon.analysis.suits import BONUS_COMPLETION, completion_classes
 from pontoon.cards import Card
@@ -39,6 +40,7 @@ def action_values(
     split_hands_so_far: int = 1,
     is_split_hand: bool = False,
     doubled: bool = False,
+    remaining_cards: Sequence[Card] | None = None,
 ) -> dict[str, float]:
     """Expectation (per unit of the hand's original wager) of each legal verb among
     hit, stand, double, split, surrender, rescue.
@@ -49,6 +51,11 @@ def action_values(
     A split's value is exact (FED's one-wager loss too) wherever it is at least the best other
     verb asked for; below it, FED's one-wager loss may be the union approximation, which keeps
     it below (``UpcardSolver.split_value``'s ``beat``).
+
+    ``remaining_cards``: the same cards with their suits (``Shoe.remaining_cards()``). Given, the
+    first split of a pair of 6s, 7s or 8s is valued by the suits of the pair and the up card and
+    of the 6s, 7s and 8s left (``split_suits``: a 6-7-8 or 7-7-7 inside a split hand pays by
+    suit); without them, or for a resplit, the split's value is its average over the suits.
     """
     wanted = [v for v in legal if v in VERBS]
     if not wanted:
@@ -119,10 +126,35 @@ def action_values(
                 m = pr.max_hands - split_hands_so_far + 1
                 others = [x for x in out.values() if x == x]
                 beat = max(others) / cond if others else None
-                out[v] = float(solver.split_value(p, max_hands=max(m, 2), beat=beat)) * cond
+                out[v] = _split(solver, hand, upcard, max(m, 2), beat, remaining_cards, is_split_hand) * cond
         elif v == "rescue":
             out[v] = -1.0
     return out
+
+
+def _split(
+    solver: UpcardSolver,
+    hand: list[Card],
+    upcard: Card,
+    max_hands: int,
+    beat: float | None,
+    remaining_cards: Sequence[Card] | None,
+    is_split_hand: bool,
+) -> float:
+    """The split's value: by the suits in play where they are known and can matter (see
+    ``action_values``), else averaged over the suits."""
+    p = card_index(hand[0])
+    sc = solver.split_chains(p, max_hands=max_hands)
+    if sc is None:
+        return float("nan")
+    ss = None
+    if remaining_cards is not None and not is_split_hand:
+        # rulings 16 (000 4.1, 004 4.1.1): a 6-7-8 or 7-7-7 inside a split hand pays by its suits
+        ss = split_suits(solver, p, sc, SuitShoe.of_cards([*remaining_cards, *hand, upcard]))
+    if ss is None:
+        return float(solver.split_combine(p, sc, beat))
+    adj = ss.adjustment(hand[0].suit, hand[1].suit, upcard.suit)
+    return float(solver.split_combine(p, sc, None if beat is None else beat - adj)) + adj
 
 
 def best_action(values: dict[str, float]) -> str | None:

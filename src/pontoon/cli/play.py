@@ -146,6 +146,7 @@ def show_hints(console: Console, rnd: CasinoRound, legal: list[Action]) -> None:
             split_hands_so_far=len(rnd.boxes[h.box].hands),
             is_split_hand=h.from_split,
             doubled=h.doubled,
+            remaining_cards=rnd.shoe.remaining_cards(),
         )
     except Exception as err:  # hints must never break the game
         console.print(f"[dim]hints unavailable: {err}[/dim]")

@@ -143,6 +143,7 @@ def action_values_now(env: PontoonEnv, verbs: list[str]) -> dict[str, float]:
         split_hands_so_far=len(rnd.boxes[h.box].hands),
         is_split_hand=h.from_split,
         doubled=h.doubled,
+        remaining_cards=env.shoe.remaining_cards(),
     )
 
 
