@@ -152,6 +152,19 @@ def test_unknown_preset_on_play_and_rules() -> None:
     assert p.returncode == 0 and "rws-pandemonium" in p.stdout
 
 
+def test_a_bad_option_names_the_whole_subcommand() -> None:
+    """A usage error points at the help of the command given, a subcommand of a group included
+    (it said ``pontoon evaluate --help`` for ``pontoon rl evaluate``)."""
+    assert_clean_error(
+        pontoon("rl", "evaluate", "basic", "--rounds", "1e99"),
+        "'--rounds'",
+        "(see pontoon rl evaluate --help)",
+    )
+    assert_clean_error(
+        pontoon("analyze", "--decks", "3"), "No such option: --decks", "(see pontoon analyze --help)"
+    )
+
+
 @pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"])
 def test_play_a_whole_shoe_from_piped_input(preset: str) -> None:
     # Enter deals; 's' stands (refused where a forced draw applies, then 'h' hits)

@@ -93,7 +93,7 @@ def run(args: list[str] | None = None) -> int:
     except cx.NoArgsIsHelpError:  # bare ``pontoon``: the help is already printed
         return 0
     except cx.UsageError as err:  # BadParameter, NoSuchOption, MissingParameter ...
-        where = f" (see pontoon {err.ctx.info_name} --help)" if err.ctx and err.ctx.parent else ""
+        where = f" (see {err.ctx.command_path} --help)" if err.ctx and err.ctx.parent else ""
         where = where.replace("pontoon pontoon ", "pontoon ")
         typer.echo(f"error: {_one_line(err.format_message())}{where}", err=True)
         return 2
