@@ -4,6 +4,13 @@ pontoon/Pontoon-v0 on mbs with random masked actions, beside Gymnasium's Blackja
 actions, in the same process and the same way (raw env, no wrappers, reset counted as part of the
 loop); then the vectorised env (gymnasium.vector.SyncVectorEnv, 8 envs) in env steps per second;
 then a profile of where one Pontoon episode's time goes (engine vs env).
+
+The loops (``pontoon_steps``, ``blackjack_steps``): each step picks an action with a numpy Generator
+seeded like the env. Pontoon-v0: the indices of the legal actions read off the observation's mask
+(``obs["action_mask"].nonzero()[0]``, the mask as the env returned it, no copy) and one of them drawn
+with ``rng.integers``; an episode's end resets the env (the reset is timed with the steps).
+Blackjack-v1 (two actions, no mask): ``rng.integers(2)``. The vector loop draws each env's action
+with ``rng.choice`` over its mask's legal indices.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ def pontoon_steps(n: int, seed: int = 0) -> float:
     obs, info = env.reset(seed=seed)
     t0 = time.perf_counter()
     for _ in range(n):
-        legal = np.flatnonzero(obs["action_mask"])
+        legal = obs["action_mask"].nonzero()[0]  # the legal actions' indices
         obs, _r, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
         if term or trunc:
             obs, info = env.reset()

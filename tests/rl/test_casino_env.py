@@ -230,3 +230,27 @@ def test_vector_env_runs() -> None:
         total += float(r.sum())
         assert obs["action_mask"].any(axis=1).all()  # autoreset: every env has a legal action
     venv.close()
+
+
+def test_reward_is_the_exact_quotient_and_counts_are_the_shoe() -> None:
+    """The reward is ``float(net / bet)`` to the last bit (the zero's sign too) with a bet that divides
+    nothing evenly; ``obs["shoe"]`` is the count of the cards left in the shoe, across reshuffles."""
+    env = PontoonEnv("rws-plus", bet="13.33", side_bets={"pair": 5, "bonus": "7.77"}, counts=True, decks=4)
+    rng = np.random.default_rng(5)
+    obs, info = env.reset(seed=5)
+    rewards = set()
+    for _ in range(3000):
+        shoe = env.shoe
+        assert shoe is not None
+        left = np.zeros(10, dtype=np.int64)
+        for card in shoe.remaining_cards():
+            left[card.points - 1] += 1
+        assert obs["shoe"].dtype == np.int64 and np.array_equal(obs["shoe"], left)
+        legal = obs["action_mask"].nonzero()[0]
+        obs, r, term, _t, info = env.step(int(legal[rng.integers(len(legal))]))
+        if term:
+            exact = float(env.net() / env.bet)
+            assert repr(r) == repr(exact)
+            rewards.add(r)
+            obs, info = env.reset()
+    assert len(rewards) > 5 and env.shoes_used > 5

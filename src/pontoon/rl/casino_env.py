@@ -142,9 +142,9 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
         super().reset(seed=seed)
         if seed is not None or self.shoe is None or self.shoe.needs_shuffle:
             self.shoe = self._new_shoe()  # the cut card is out (000 5.x shoe; rules.penetration)
-        core = self._core
-        self.round = core.start(self.shoe, self.np_random)
-        return core.obs(), core.info()
+        obs_info = self._core.reset(self.shoe, self.np_random)
+        self.round = self._core.round
+        return obs_info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         return self._core.step(int(action))
