@@ -30,7 +30,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any, Literal, NamedTuple, TypeVar
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -179,24 +179,41 @@ def checked(name: str, fn: Callable[..., Any], sig: str) -> Callable[..., Any]:
 _BUILD_EXPORTS: dict[str, tuple[Any, str]] = {}  # name -> (numba dispatcher, signature), in build
 
 
-class _LazyJit:
-    """A kernel that the extension does not export, compiled by numba on its first call (so that
-    importing the kernel modules stays free of numba)."""
+_KERNELS: dict[str, dict[str, tuple[Callable[..., Any], bool]]] = {}  # module -> name -> (fn, inline)
+_SHADOWS: dict[str, dict[str, Any]] = {}  # module -> its globals with every kernel a numba dispatcher
 
-    def __init__(self, fn: Callable[..., Any], inline: bool) -> None:
+
+def _shadow(module: str) -> dict[str, Any]:
+    """For the kernels that run under numba in mode "aot": a copy of ``module``'s globals in which
+    every kernel (exported or not) is ``numba.njit`` of a copy of its function reading these
+    globals, so that the kernels it calls are numba's too (the module's own names stay the
+    extension's functions)."""
+    if module not in _SHADOWS:
+        from numba import njit
+
+        g = dict(vars(sys.modules[module]))
+        for name, (fn, inline) in _KERNELS.get(module, {}).items():
+            copy = FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+            copy.__qualname__ = fn.__qualname__
+            copy.__module__ = fn.__module__
+            inl: Literal["always", "never"] = "always" if inline else "never"
+            g[name] = njit(cache=True, inline=inl)(copy)
+        _SHADOWS[module] = g
+    return _SHADOWS[module]
+
+
+class _LazyJit:
+    """A kernel that the extension does not export (a reference the tests compare against, or a
+    helper inlined into the exported ones), compiled by numba on its first call from Python (so
+    that importing the kernel modules stays free of numba)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
         self.py_func = fn
-        self.inline = inline
-        self._jit: Any = None
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
 
     def __call__(self, *args: Any) -> Any:
-        if self._jit is None:
-            from numba import njit
-
-            inl: Literal["always", "never"] = "always" if self.inline else "never"
-            self._jit = njit(cache=True, inline=inl)(self.py_func)
-        return self._jit(*args)
+        return _shadow(self.py_func.__module__)[self.__name__](*args)
 
 
 def kernel(sig: str | None = None, *, inline: bool = False) -> Callable[[F], F]:
@@ -211,8 +228,9 @@ def kernel(sig: str | None = None, *, inline: bool = False) -> Callable[[F], F]:
     def wrap(fn: F) -> F:
         st = state()
         if st.mode == "aot":
+            _KERNELS.setdefault(fn.__module__, {})[fn.__name__] = (fn, inline)
             if sig is None:
-                return _LazyJit(fn, inline)  # type: ignore[return-value]
+                return _LazyJit(fn)  # type: ignore[return-value]
             return checked(fn.__name__, getattr(st.module, fn.__name__), sig)  # type: ignore[return-value]
         from numba import njit
 
