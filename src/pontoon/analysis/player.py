@@ -16,6 +16,7 @@ Exactness (one box against the dealer, which is the whole game for a single box)
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -140,7 +141,12 @@ class DealerCache:
 
     def prefetch(self, pr: Params) -> None:
         """Every row an analysis of ``full`` asks for: the hands, and the split hands with 1 to
-        2 (max_hands - 2) + 1 further pair cards out."""
+        2 (max_hands - 2) + 1 further pair cards out. A new process reads them from the disk
+        (``_load_rows``) where an earlier one computed them for the same shoe and rules."""
+        fresh = not len(self.keys)
+        ident = _rows_ident(self.full, self.h17, pr.max_hands, pr.resplit_aces) if fresh else ""
+        if fresh and self._load_rows(ident):
+            return
         sp = state_space()
         fits = np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 1)
         rows = [np.zeros((1, 10), dtype=np.int64), sp.counts[fits]]
@@ -155,6 +161,77 @@ class DealerCache:
                     r[:, p] += k
                     rows.append(r[np.all(r <= self.full[None, :], axis=1)])
         self.add(np.concatenate(rows))
+        if fresh:
+            self._save_rows(ident)
+
+    def _load_rows(self, ident: str) -> bool:
+        """The rows (keys and distributions) kept by ``_save_rows`` under ``ident``, if they are
+        there and whole: the file holds the shoe and rule it was made for, checked here."""
+        path = _TRIE_DIR / f"dealer_rows_{ident[:24]}.npy"
+        try:
+            with path.open("rb") as f:  # three .npy arrays one after the other (no pickles)
+                ident_ok = str(np.load(f)) == ident
+                keys = np.load(f)
+                version = np.lib.format.read_magic(f)
+                if version == (1, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+                else:
+                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+                offset = f.tell()
+            if fortran or dtype != np.float64:
+                return False
+            # mapped, not read: the pages the analysis touches come from the page cache
+            by_up = np.asarray(np.memmap(path, dtype=np.float64, mode="r", offset=offset, shape=shape))
+        except (OSError, ValueError, EOFError):
+            return False
+        n = keys.shape[0]
+        if not (
+            ident_ok
+            and keys.dtype == np.int64
+            and keys.ndim == 1
+            and by_up.dtype == np.float64
+            and by_up.shape == (10, n + 1, 7)
+            and bool(np.all(keys[1:] > keys[:-1]))
+            and not by_up[:, n].any()
+        ):
+            return False
+        self.keys, self.by_up = keys, by_up
+        self._pos.clear()
+        return True
+
+    def _save_rows(self, ident: str) -> None:
+        """Keep the rows for a later process (atomically: written aside, then renamed; at most
+        ``_ROWS_KEPT`` shoes, the oldest dropped; nothing where the folder cannot be written)."""
+        path = _TRIE_DIR / f"dealer_rows_{ident[:24]}.npy"
+        try:
+            _TRIE_DIR.mkdir(exist_ok=True)
+            old = sorted(_TRIE_DIR.glob("dealer_rows_*.npy"), key=lambda q: q.stat().st_mtime)
+            for q in old[: max(0, len(old) - _ROWS_KEPT + 1)]:
+                q.unlink()
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
+            with tmp.open("wb") as f:
+                np.save(f, np.array(ident))
+                np.save(f, self.keys)
+                np.save(f, self.by_up)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # read-only install: computed again by each process
+
+
+_ROWS_KEPT = 8  # shoes whose dealer rows stay on disk (about 15 MB each for 6 decks)
+
+
+def _rows_ident(full: np.ndarray, h17: bool, max_hands: int, resplit_aces: bool) -> str:
+    """What a shoe's prefetched dealer rows depend on: the shoe, the dealer's rule on soft 17, the
+    split rules that choose the rows, and the code that computes them (``dealer.py``, the state
+    space, this module)."""
+    h = hashlib.sha256()
+    h.update(np.asarray(full, dtype=np.int64).tobytes())
+    h.update(f"|h17={bool(h17)}|hands={int(max_hands)}|rsa={bool(resplit_aces)}|".encode())
+    here = Path(__file__).resolve().parent
+    for name in ("dealer.py", "states.py", "player.py"):
+        h.update((here / name).read_bytes())
+    return h.hexdigest()
 
 
 _DEALER_CACHES: dict[tuple[bytes, bool], DealerCache] = {}
