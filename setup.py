@@ -158,7 +158,8 @@ def ext_modules() -> list:
 
         # paths relative to the project (pip and setup.py run here); C sources go to build/. No config
         # file: pyproject's [tool.mypy] loads the pydantic plugin, absent from pip's isolated build
-        # environment (as are numpy and gymnasium: their types are Any there, the code the same);
+        # environment (as is gymnasium: its types are Any there, the code the same; numpy and numba
+        # are there since the analysis kernels are compiled too);
         # the modules they import are read for their types, their own errors not reported (without
         # the plugin, pydantic models' constructors look wrong to mypy); `make typecheck` checks all
         options = ["--config-file=", "--ignore-missing-imports", "--follow-imports=silent"]

@@ -142,8 +142,9 @@ class DealerCache:
     def prefetch(self, pr: Params) -> None:
         """Every row an analysis of ``full`` asks for: the hands, and the split hands with 1 to
         2 (max_hands - 2) + 1 further pair cards out. A new process reads them from the disk
-        (``_load_rows``) where an earlier one computed them for the same shoe and rules."""
-        fresh = not len(self.keys)
+        (``_load_rows``) where an earlier one computed them for the same shoe and rules (not
+        with ``PONTOON_NO_ROWS_CACHE=1``)."""
+        fresh = not len(self.keys) and os.environ.get(NO_ROWS_CACHE_ENV, "") in ("", "0")
         ident = _rows_ident(self.full, self.h17, pr.max_hands, pr.resplit_aces) if fresh else ""
         if fresh and self._load_rows(ident):
             return
@@ -219,6 +220,7 @@ class DealerCache:
 
 
 _ROWS_KEPT = 8  # shoes whose dealer rows stay on disk (about 15 MB each for 6 decks)
+NO_ROWS_CACHE_ENV = "PONTOON_NO_ROWS_CACHE"  # set (not 0): rows computed, not read or kept
 
 
 def _rows_ident(full: np.ndarray, h17: bool, max_hands: int, resplit_aces: bool) -> str:
