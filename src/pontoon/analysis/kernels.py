@@ -76,7 +76,8 @@ def _options(
     active: np.ndarray,
     base: np.ndarray,
     nbase: int,
-    dist: np.ndarray,
+    drows: np.ndarray,
+    dpos: np.ndarray,
     up: int,
     peek: bool,
     p21wins: bool,
@@ -107,7 +108,7 @@ def _options(
     bt = hv
     if nace[i] > 0 and hv + 10 <= 21:
         bt = hv + 10
-    st[i] = stand_value(dist[i], bt, 1.0, nat_loss, peek)
+    st[i] = stand_value(drows[dpos[i]], bt, 1.0, nat_loss, peek)
     hsum = 0.0
     dsum = 0.0
     a2e = a2
@@ -150,7 +151,7 @@ def _options(
             if twice and dt == own and active[j]:
                 keep = 2.0 * st[j]
             else:
-                keep = stand_value(dist[j], dt, 2.0, nat_loss_dbl, peek)
+                keep = stand_value(drows[dpos[j]], dt, 2.0, nat_loss_dbl, peek)
             dv = keep
             if rescue and dt < 21:
                 # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
@@ -281,7 +282,7 @@ def _reachable(
 
 
 @kernel(
-    "void(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], b1[::1], i8[::1], f8[:, ::1], f8[::1], "
+    "void(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], b1[::1], i8[::1], f8[:, ::1], i8[::1], f8[::1], "
     "i8, b1, b1, f8, f8, i8, b1, b1, i8, b1, b1, i8[::1], i8[::1], i1[:, ::1], b1, b1, "
     "f8[::1], f8[::1], f8[::1], f8[::1], f8[::1], i8[:, :, ::1], f8[::1], i1[::1], i1[:, ::1])"
 )
@@ -293,7 +294,8 @@ def chain(
     trans: np.ndarray,
     active: np.ndarray,
     base: np.ndarray,
-    dist: np.ndarray,
+    drows: np.ndarray,
+    dpos: np.ndarray,
     pay21: np.ndarray,
     up: int,
     peek: bool,
@@ -322,6 +324,9 @@ def chain(
     rfl: np.ndarray,
 ) -> None:
     """Values of every active state, highest hard total first (a card always raises it).
+
+    The dealer's distribution against state ``s`` is ``drows[dpos[s]]`` (a table of dealer rows
+    and each state's row in it, -1: the table's last row, zeros, for states without one).
 
     ``st`` stand, ``hit`` hit then play on, ``dbl`` double (one card, then keep or rescue),
     ``val`` the value of holding the state undoubled (21 paid at once where ``p21wins``).
@@ -372,7 +377,8 @@ def chain(
                     live,
                     base,
                     nbase,
-                    dist,
+                    drows,
+                    dpos,
                     up,
                     peek,
                     p21wins,

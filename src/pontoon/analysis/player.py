@@ -130,7 +130,8 @@ class DealerCache:
             allk = np.concatenate([self.keys, uk])
             order = np.argsort(allk, kind="stable")
             self.keys = allk[order]
-            self.by_up = np.concatenate(rows, axis=1)[:, np.append(order, len(order))]
+            # C order: ``chain`` reads the up card's rows in place (``split_setup``)
+            self.by_up = np.ascontiguousarray(np.concatenate(rows, axis=1)[:, np.append(order, len(order))])
         return np.searchsorted(self.keys, keys)
 
     def get(self, rem: np.ndarray, up: int) -> np.ndarray:
@@ -182,7 +183,7 @@ class DealerCache:
             if fortran or dtype != np.float64:
                 return False
             # mapped, not read: the pages the analysis touches come from the page cache
-            by_up = np.asarray(np.memmap(path, dtype=np.float64, mode="r", offset=offset, shape=shape))
+            by_up = np.asarray(np.memmap(path, dtype=np.float64, mode="c", offset=offset, shape=shape))
         except (OSError, ValueError, EOFError):
             return False
         n = keys.shape[0]
@@ -252,6 +253,12 @@ def dealer_cache(full: np.ndarray, h17: bool) -> DealerCache:
 def dealer_dists(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> np.ndarray:
     """Dealer outcome distributions (17..21, natural, bust) for ``base - removed[k]``."""
     return D.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
+
+
+@lru_cache(maxsize=1)
+def _identity() -> np.ndarray:
+    """``chain``'s ``dpos`` for a table with one row per state (``UpcardSolver.dist``)."""
+    return np.arange(state_space().size, dtype=np.int64)
 
 
 @lru_cache(maxsize=1)
@@ -410,7 +417,8 @@ class UpcardSolver(SplitMixin):
         self.dealers = dealer_cache(full, params.h17)  # shared by the up cards of one shoe
         if len(idx):
             self.dist[idx] = self.dealers.get(sp.counts[idx], up)
-        self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        # (p, a) -> (active states, dealer rows, each state's row in them): ``split_setup``
+        self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.main_outs: dict[int, ChainOut] = {}
         self.q0_cache: dict[int, float] = {}
 
@@ -429,7 +437,7 @@ class UpcardSolver(SplitMixin):
         self,
         *,
         base: np.ndarray | None = None,
-        dist: np.ndarray | None = None,
+        dist: tuple[np.ndarray, np.ndarray] | None = None,
         active: np.ndarray | None = None,
         a2: int = 0,
         nat_loss: float = 1.0,
@@ -443,7 +451,8 @@ class UpcardSolver(SplitMixin):
         prune: bool = False,
     ) -> ChainOut:
         """``K.chain`` for this up card (``prune``: with a fixed policy, only the states it
-        reaches from the two-card states are valued; see the kernel)."""
+        reaches from the two-card states are valued; see the kernel). ``dist``: (dealer rows,
+        each state's row in them, -1 for the last row), default this up card's own ``self.dist``."""
         sp, pr = self.sp, self.pr
         size = sp.size
         out = ChainOut(
@@ -464,7 +473,8 @@ class UpcardSolver(SplitMixin):
             sp.trans,
             self.active if active is None else active,
             self.base if base is None else base,
-            self.dist if dist is None else dist,
+            self.dist if dist is None else dist[0],
+            _identity() if dist is None else dist[1],
             pr.pay21,
             self.up,
             pr.peek,

@@ -127,7 +127,7 @@ class SplitMixin:
     fits: np.ndarray
     dealers: DealerCache
     split_strategy: str
-    _split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]
+    _split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
     main_outs: dict[int, ChainOut]
 
     if TYPE_CHECKING:
@@ -144,25 +144,28 @@ class SplitMixin:
             return np.zeros((0, 7))
         return self.dealers.get(rem, self.up)
 
-    def split_setup(self, p: int, a: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def split_setup(self, p: int, a: int = 0) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Active mask and dealer distributions for the hands of a split of value ``p`` when
         ``1 + a`` other pair cards are out: a state s (holding its own pair card) sees the dealer
-        of the shoe less s and those pair cards."""
+        of the shoe less s and those pair cards. The distributions as ``run`` takes them: the
+        up card's table of dealer rows and each state's row in it (-1, the zero row, where the
+        state is not active), not gathered into a table of their own."""
         key = (p, a)
         if key in self._split_dist:
-            return self._split_dist[key]
+            act, rows, pos = self._split_dist[key]
+            return act, (rows, pos)
         sp = self.sp
         c_p = sp.counts[:, p]
         # the shoe less 1 + a pair cards: only the pair value's count changes (self.fits: the rest)
         act = self.fits & (c_p >= 1) & (c_p <= int(self.base[p]) - 1 - a) & (sp.ncards >= 2)
         if act.any():
             pos = self.dealers.state_positions(p, 1 + a)  # may add rows: index after it
-            # whole rows in one take; inactive states take the zero row (-1)
-            dist = self.dealers.by_up[self.up].take(np.where(act, pos, -1), axis=0)
+            pos = np.where(act, pos, -1)
         else:
-            dist = np.zeros((sp.size, 7))
-        self._split_dist[key] = (act, dist)
-        return act, dist
+            pos = np.full(sp.size, -1, dtype=np.int64)
+        rows = self.dealers.by_up[self.up]  # kept with pos: rows added later make a new table
+        self._split_dist[key] = (act, rows, pos)
+        return act, (rows, pos)
 
     def main_out(self, a2: int) -> ChainOut:
         """The unsplit chain (optimal play) for ``a2`` (CDZ- decisions of split hands)."""
