@@ -171,6 +171,12 @@ def main(argv: list[str]) -> int:
             bare_t.append((w, c))
     print(f"load average before / after: {load0} / {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"analysis kernels: {_kernels_build()}")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # an editable install's modules are then compiled from source by every process (about 0.04 s
+        # of a blackjack analysis); pip's installs of the libraries carry their bytecode
+        print(
+            "python bytecode: not written (PYTHONDONTWRITEBYTECODE is set): pontoon's modules compiled each run"
+        )
     for name, ts in (
         ("Farmer strategy", his_t),
         ("pontoon analyze", our_t),
