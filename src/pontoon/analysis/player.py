@@ -89,6 +89,7 @@ class DealerCache:
         # zeros, for states without a row
         self.by_up = np.zeros((10, 1, 7))
         self._pos: dict[tuple[int, int], np.ndarray] = {}
+        self._fits: np.ndarray | None = None  # states of two or more cards that fit ``full``
 
     def state_positions(self, p: int, k: int) -> np.ndarray:
         """For every state s of two or more cards holding a ``p``: the row of ``s`` plus ``k``
@@ -97,12 +98,21 @@ class DealerCache:
         key = (p, k)
         if key not in self._pos:
             sp = state_space()
-            rem = sp.counts.copy()
-            rem[:, p] += k
-            ok = np.all(rem <= self.full[None, :], axis=1) & (sp.ncards >= 2) & (sp.counts[:, p] >= 1)
+            if self._fits is None:
+                self._fits = np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 2)
+            c_p = sp.counts[:, p]
+            ok = self._fits & (c_p >= 1) & (c_p + k <= self.full[p])  # the state plus k fits
             pos = np.full(sp.size, -1, dtype=np.int64)
             idx = np.nonzero(ok)[0]
-            pos[idx] = self._positions(rem[idx])
+            # a key is linear in the counts: the state's own key plus k of value p's
+            keys = _state_keys()[idx] + k * _KEY[p]
+            at = np.searchsorted(self.keys, keys)
+            if len(self.keys) and np.all(at < len(self.keys)) and np.array_equal(self.keys[at], keys):
+                pos[idx] = at  # every row known (the usual case after ``prefetch``)
+            else:
+                rem = sp.counts[idx].copy()
+                rem[:, p] += k
+                pos[idx] = self._positions(rem)
             self._pos[key] = pos
         return self._pos[key]
 
@@ -286,6 +296,13 @@ def _defaults() -> _Defaults:
 
 
 _KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
+
+
+@lru_cache(maxsize=1)
+def _state_keys() -> np.ndarray:
+    """``_KEY`` of every state's counts."""
+    return state_space().counts @ _KEY
+
 
 CODE_TO_POLICY = {
     "S": K.STAND,
