@@ -436,6 +436,7 @@ class UpcardSolver(SplitMixin):
             self.dist[idx] = self.dealers.get(sp.counts[idx], up)
         # (p, a) -> (active states, dealer rows, each state's row in them): ``split_setup``
         self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._pair_mask: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.main_outs: dict[int, ChainOut] = {}
         self.q0_cache: dict[int, float] = {}
 

@@ -128,6 +128,7 @@ class SplitMixin:
     dealers: DealerCache
     split_strategy: str
     _split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    _pair_mask: dict[int, tuple[np.ndarray, np.ndarray]]  # p -> (fits, holds a p, 2+ cards; counts of p)
     main_outs: dict[int, ChainOut]
 
     if TYPE_CHECKING:
@@ -155,9 +156,12 @@ class SplitMixin:
             act, rows, pos = self._split_dist[key]
             return act, (rows, pos)
         sp = self.sp
-        c_p = sp.counts[:, p]
+        if p not in self._pair_mask:
+            c_p = np.ascontiguousarray(sp.counts[:, p])
+            self._pair_mask[p] = (self.fits & (c_p >= 1) & (sp.ncards >= 2), c_p)
+        holds, c_p = self._pair_mask[p]
         # the shoe less 1 + a pair cards: only the pair value's count changes (self.fits: the rest)
-        act = self.fits & (c_p >= 1) & (c_p <= int(self.base[p]) - 1 - a) & (sp.ncards >= 2)
+        act = holds & (c_p <= int(self.base[p]) - 1 - a)
         if act.any():
             pos = self.dealers.state_positions(p, 1 + a)  # may add rows: index after it
             pos = np.where(act, pos, -1)
@@ -264,6 +268,7 @@ class SplitMixin:
         is any card / a non-pair card / a pair card it may not split, with ``a`` pair cards out
         besides the original two (Farmer's notation, blackjack_split.pdf)."""
         pr, sp = self.pr, self.sp
+        two = _two_card_states()
         base_s = sc.bases[a]
         left = self.n - 2 - a  # the shoe less the up card, 2 + a pair cards
         ev_x = 0.0
@@ -275,10 +280,7 @@ class SplitMixin:
             if cr <= 0 or left <= 0:
                 continue
             pr_r = cr / left
-            cnt = [0] * 10
-            cnt[p] += 1
-            cnt[r] += 1
-            s2 = sp.index[tuple(cnt)]
+            s2 = int(two[p, r])  # the state of the pair card and r
             o = sc.out_for(int(sp.nace[s2]), a)
             if p == 0 and not pr.hit_split_aces:
                 # 000 3.9.1: one card on each split Ace, no further action
