@@ -120,9 +120,11 @@ class DealerCache:
         """Compute the rows of ``rem`` not yet known (one kernel call)."""
         self._positions(np.asarray(rem, dtype=np.int64))
 
-    def _positions(self, rem: np.ndarray) -> np.ndarray:
-        """Row indices of ``rem`` in ``by_up``, computing the missing ones first."""
-        keys = rem @ _KEY
+    def _positions(self, rem: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+        """Row indices of ``rem`` in ``by_up``, computing the missing ones first (``keys``:
+        ``rem @ _KEY`` where the caller has them)."""
+        if keys is None:
+            keys = rem @ _KEY
         pos = np.searchsorted(self.keys, keys)
         found = pos < len(self.keys)
         found[found] = self.keys[pos[found]] == keys[found]
@@ -144,10 +146,10 @@ class DealerCache:
             self.by_up = np.ascontiguousarray(np.concatenate(rows, axis=1)[:, np.append(order, len(order))])
         return np.searchsorted(self.keys, keys)
 
-    def get(self, rem: np.ndarray, up: int) -> np.ndarray:
+    def get(self, rem: np.ndarray, up: int, keys: np.ndarray | None = None) -> np.ndarray:
         """(k, 7): the distributions given up card ``up`` of the rows ``rem`` (card counts
-        removed from ``full``)."""
-        pos = self._positions(np.asarray(rem, dtype=np.int64))  # may replace self.by_up
+        removed from ``full``; ``keys``: their ``_KEY`` values, where known)."""
+        pos = self._positions(np.asarray(rem, dtype=np.int64), keys)  # may replace self.by_up
         return self.by_up[up].take(pos, axis=0)
 
     def prefetch(self, pr: Params) -> None:
@@ -433,7 +435,7 @@ class UpcardSolver(SplitMixin):
         full[up] += 1
         self.dealers = dealer_cache(full, params.h17)  # shared by the up cards of one shoe
         if len(idx):
-            self.dist[idx] = self.dealers.get(sp.counts[idx], up)
+            self.dist[idx] = self.dealers.get(sp.counts[idx], up, _state_keys()[idx])
         # (p, a) -> (active states, dealer rows, each state's row in them): ``split_setup``
         self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._pair_mask: dict[int, tuple[np.ndarray, np.ndarray]] = {}

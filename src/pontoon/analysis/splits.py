@@ -181,13 +181,10 @@ class SplitMixin:
         """The policy codes of the best option of every active state of ``o`` (stand, then hit
         if better, then double if better and allowed, as the kernel's OPTIMAL)."""
         can_s, can_d = _legal(self.pr.forced, self.pr.dbl_any, dbl2)
-        code = np.full(self.sp.size, K.HIT, dtype=np.int64)
         better_s = can_s & (o.st > o.hit)
-        code[better_s] = K.STAND
         better_d = can_d & (o.dbl > np.where(better_s, o.st, o.hit))
-        code[better_d] = K.DOUBLE_HIT
-        code[~act] = K.HIT
-        return code
+        code = np.where(better_d, K.DOUBLE_HIT, np.where(better_s, K.STAND, K.HIT))
+        return np.where(act, code, K.HIT).astype(np.int64, copy=False)
 
     def split_chains(
         self,
