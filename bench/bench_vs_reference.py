@@ -175,7 +175,8 @@ def main(argv: list[str]) -> int:
         # an editable install's modules are then compiled from source by every process (about 0.04 s
         # of a blackjack analysis); pip's installs of the libraries carry their bytecode
         print(
-            "python bytecode: not written (PYTHONDONTWRITEBYTECODE is set): pontoon's modules compiled each run"
+            "python bytecode: not written (PYTHONDONTWRITEBYTECODE is set): pontoon's modules are compiled "
+            "by every run unless an earlier run wrote their .pyc"
         )
     for name, ts in (
         ("Farmer strategy", his_t),
