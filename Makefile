@@ -6,8 +6,9 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-# the engine modules setup.py compiles with mypyc (its COMPILED list): editing one re-runs the install,
-# which compiles them again (PONTOON_PURE=1 make install: the pure-Python engine, nothing compiled)
+# the engine modules setup.py compiles with mypyc (its COMPILED list) and the analysis kernels it
+# compiles with numba.pycc (its AOT_SOURCES): editing one re-runs the install, which compiles them
+# again (PONTOON_PURE=1 make install: the pure-Python engine and numba's JIT kernels, nothing compiled)
 ENGINE_SRC := $(shell sed -n 's/^    "\(src\/pontoon\/.*\.py\)",$$/\1/p' setup.py)
 
 $(STAMP): pyproject.toml setup.py $(ENGINE_SRC)
@@ -17,8 +18,9 @@ $(STAMP): pyproject.toml setup.py $(ENGINE_SRC)
 	$(PY) -m pontoon.compiled
 	touch $(STAMP)
 
-# rebuild the compiled engine in place after editing its sources (quicker than make install; uses the
-# venv's mypy): the extensions land beside the .py files, where the editable install imports them
+# rebuild the compiled engine and the analysis kernels in place after editing their sources (quicker
+# than make install; uses the venv's mypy and numba): the extensions land beside the .py files, where
+# the editable install imports them
 compile:
 	$(PY) setup.py build_ext --inplace
 	$(PY) -m pontoon.compiled

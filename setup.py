@@ -7,6 +7,12 @@ truth: the extensions are those same files, compiled. After editing one of them,
 (``make compile``, or ``make install``), or the old build goes on being imported
 (``python -m pontoon.compiled`` tells which build is imported and whether it is stale).
 
+The same build compiles the analysis kernels ahead of time with numba.pycc (``AOT``: the
+extension ``pontoon.analysis._aot``, built by ``python -m pontoon.analysis.aot build`` in a child
+process from the kernels' own sources; see ``src/pontoon/analysis/aot.py``), so that ``pontoon
+analyze`` does not import numba. If that build fails, it says so and the analysis uses numba's JIT
+kernels, as without it.
+
 ``PONTOON_PURE=1`` skips compilation (and removes an earlier in-place build); if compilation fails for
 any reason, the build says so and installs the pure-Python package, which behaves the same.
 """
@@ -14,10 +20,11 @@ any reason, the build says so and installs the pure-Python package, which behave
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
@@ -55,12 +62,24 @@ COMPILED = [
 ]
 
 
+# the analysis kernels compiled by numba.pycc (not mypyc): a placeholder extension that
+# ``OptionalBuildExt`` builds with ``pontoon.analysis.aot`` (optional: a failure leaves the JIT)
+AOT_EXT = "pontoon.analysis._aot"
+AOT_SOURCES = [
+    "src/pontoon/analysis/aot.py",
+    "src/pontoon/analysis/dealer.py",
+    "src/pontoon/analysis/kernels.py",
+    "src/pontoon/analysis/onewager.py",
+]
+
+
 def _warn(msg: str) -> None:
     print(f"\n*** pontoon: {msg}\n", file=sys.stderr)
 
 
-def remove_inplace_build() -> list[str]:
-    """Delete compiled modules left beside the sources (so that the .py files are imported)."""
+def remove_inplace_build(aot: bool = True) -> list[str]:
+    """Delete compiled modules left beside the sources (so that the .py files are imported);
+    ``aot``: the analysis kernels' module too."""
     gone = []
     for src in COMPILED:
         p = HERE / src
@@ -70,29 +89,68 @@ def remove_inplace_build() -> list[str]:
     for so in (HERE / "src").glob(f"{GROUP}__mypyc.*.so"):
         so.unlink()
         gone.append(str(so.relative_to(HERE)))
+    for so in (HERE / "src" / "pontoon" / "analysis").glob("_aot.*.so") if aot else []:
+        so.unlink()
+        gone.append(str(so.relative_to(HERE)))
     return gone
+
+
+def build_aot(out: Path) -> None:
+    """Compile the analysis kernels into ``out`` (a child process: numba's compiler state and the
+    kernel modules stay out of this one); raises with the child's last lines when it fails."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    src = str(HERE / "src")
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("PONTOON_NO_AOT", None)
+    cmd = [sys.executable, "-m", "pontoon.analysis.aot", "build", str(out.parent), out.name]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0 or not out.is_file():
+        tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
+        raise RuntimeError(f"exit {done.returncode}: {tail}")
 
 
 class OptionalBuildExt(build_ext):
     """build_ext that falls back to the pure-Python package when the C build fails."""
 
+    def build_extension(self, ext: Extension) -> None:
+        if ext.name != AOT_EXT:
+            super().build_extension(ext)
+            return
+        out = Path(self.get_ext_fullpath(ext.name))
+        newest = max((HERE / f).stat().st_mtime for f in AOT_SOURCES)
+        if not self.force and out.is_file() and out.stat().st_mtime >= newest:
+            return  # built from these sources already (its stamp says which, at run time)
+        try:
+            build_aot(out)
+        except Exception as e:  # noqa: BLE001  (optional: the JIT kernels serve without it)
+            if out.exists():
+                out.unlink()
+            _warn(f"compiling the analysis kernels ahead of time failed ({e}); numba's JIT kernels are used")
+
     def run(self) -> None:
+        inplace = self.inplace
         try:
             super().run()
         except (Exception, SystemExit) as e:  # noqa: BLE001  (a compiler error exits)
             for ext in self.extensions:  # no half-built engine: a shim without its library cannot import
+                if ext.name == AOT_EXT:
+                    continue
                 for base in (self.build_lib, str(HERE / "src")):
                     p = Path(base) / self.get_ext_filename(ext.name)
                     if p.exists():
                         p.unlink()
-            remove_inplace_build()
+            remove_inplace_build(aot=False)
+            aot = Path(self.build_lib) / self.get_ext_filename(AOT_EXT)
+            if inplace and aot.is_file():  # built before the engine failed: setuptools copies no longer
+                self.copy_file(str(aot), str(HERE / "src" / "pontoon" / "analysis" / aot.name))
             _warn(f"compiling the engine failed ({e}); the pure-Python engine is installed")
 
 
 def ext_modules() -> list:
     if os.environ.get("PONTOON_PURE", "") not in ("", "0"):
         gone = remove_inplace_build()
-        _warn("PONTOON_PURE is set: the pure-Python engine is installed"
+        _warn("PONTOON_PURE is set: the pure-Python engine (and numba's JIT analysis kernels) is installed"
               + (f" (removed {len(gone)} compiled modules)" if gone else ""))
         return []
     try:
@@ -100,15 +158,24 @@ def ext_modules() -> list:
 
         # paths relative to the project (pip and setup.py run here); C sources go to build/. No config
         # file: pyproject's [tool.mypy] loads the pydantic plugin, absent from pip's isolated build
-        # environment (as are numpy and gymnasium: their types are Any there, the code the same);
+        # environment (as is gymnasium: its types are Any there, the code the same; numpy and numba
+        # are there since the analysis kernels are compiled too);
         # the modules they import are read for their types, their own errors not reported (without
         # the plugin, pydantic models' constructors look wrong to mypy); `make typecheck` checks all
         options = ["--config-file=", "--ignore-missing-imports", "--follow-imports=silent"]
-        return mypycify(options + COMPILED, opt_level="3", group_name=GROUP)
+        engine = mypycify(options + COMPILED, opt_level="3", group_name=GROUP)
     except (Exception, SystemExit) as e:  # noqa: BLE001  (mypyc reports type errors by exiting)
         remove_inplace_build()
         _warn(f"mypyc could not compile the engine ({e}); the pure-Python engine is installed")
-        return []
+        engine = []
+    # first: a failure of the engine's build (which removes its outputs) comes after it
+    return [aot_extension(), *engine]
+
+
+def aot_extension() -> Extension:
+    """The placeholder that ``OptionalBuildExt.build_extension`` builds with numba.pycc (its
+    ``depends``: a kernel source newer than the module rebuilds it)."""
+    return Extension(AOT_EXT, sources=[], depends=AOT_SOURCES, optional=True)
 
 
 setup(ext_modules=ext_modules(), cmdclass={"build_ext": OptionalBuildExt})

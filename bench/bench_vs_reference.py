@@ -16,9 +16,12 @@ shared machine the wall time also counts waiting for a core), their ratios, and 
 expectations (they must agree to 1e-9).
 
 It also times, the same way, the full mbs analysis (``pontoon analyze --rules mbs --json``: side
-bets, suits, rescue), and the floor under any numba program: a process that imports numpy and
-numba and calls one tiny cached kernel (numba's start-up: its import, its CPU target's first
-refresh, the first cached library loaded), and a bare ``python -c pass``.
+bets, suits, rescue), the blackjack analysis without the shoe's dealer distributions read from the
+disk (``PONTOON_NO_ROWS_CACHE=1``: computed, as by the first process for a shoe) and with numba's
+JIT kernels instead of the ahead-of-time compiled ones (``PONTOON_NO_AOT=1``), the floor under any
+numba program: a process that imports numpy and numba and calls one tiny cached kernel (numba's
+start-up: its import, its CPU target's first refresh, the first cached library loaded), and a bare
+``python -c pass``. It prints which build of the analysis kernels ran (``python -m pontoon.compiled``).
 """
 
 from __future__ import annotations
@@ -69,14 +72,22 @@ def _build(src: Path, work: Path) -> Path | None:
     return exe
 
 
-def _timed(cmd: list[str], stdin: str | None = None) -> tuple[float, float, str]:
+def _timed(
+    cmd: list[str], stdin: str | None = None, env: dict[str, str] | None = None
+) -> tuple[float, float, str]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=True, env=env).stdout
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, out
+
+
+def _kernels_build() -> str:
+    done = subprocess.run([sys.executable, "-m", "pontoon.compiled"], capture_output=True, text=True)
+    lines = [x for x in done.stdout.splitlines() if x.startswith("pontoon analysis kernels:")]
+    return lines[0].split(":", 1)[1].strip() if lines else f"unknown ({done.stderr.strip()[-200:]})"
 
 
 def _pontoon_cmd() -> list[str]:
@@ -128,7 +139,12 @@ def main(argv: list[str]) -> int:
         bare_cmd = [sys.executable, "-c", "pass"]
         mbs_cmd = [*_pontoon_cmd(), "analyze", "--rules", "mbs", "--json"]
         _timed(mbs_cmd)
+        env_rows = {**os.environ, "PONTOON_NO_ROWS_CACHE": "1"}
+        env_jit = {**os.environ, "PONTOON_NO_AOT": "1"}
+        _timed(ours_cmd, env=env_jit)  # numba's cache of the JIT kernels, once
         mbs_t: list[tuple[float, float]] = []
+        rows_t: list[tuple[float, float]] = []
+        jit_t: list[tuple[float, float]] = []
         his_t: list[tuple[float, float]] = []
         our_t: list[tuple[float, float]] = []
         floor_t: list[tuple[float, float]] = []
@@ -145,15 +161,29 @@ def main(argv: list[str]) -> int:
             our_ev = -float(json.loads(out)["house_edge"]["optimal"])
             w, c, _ = _timed(mbs_cmd)
             mbs_t.append((w, c))
+            w, c, _ = _timed(ours_cmd, env=env_rows)
+            rows_t.append((w, c))
+            w, c, _ = _timed(ours_cmd, env=env_jit)
+            jit_t.append((w, c))
             w, c, _ = _timed(floor_cmd)
             floor_t.append((w, c))
             w, c, _ = _timed(bare_cmd)
             bare_t.append((w, c))
     print(f"load average before / after: {load0} / {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"analysis kernels: {_kernels_build()}")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # an editable install's modules are then compiled from source by every process (about 0.04 s
+        # of a blackjack analysis); pip's installs of the libraries carry their bytecode
+        print(
+            "python bytecode: not written (PYTHONDONTWRITEBYTECODE is set): pontoon's modules are compiled "
+            "by every run unless an earlier run wrote their .pyc"
+        )
     for name, ts in (
         ("Farmer strategy", his_t),
         ("pontoon analyze", our_t),
         ("analyze mbs", mbs_t),
+        ("rows computed", rows_t),
+        ("JIT kernels", jit_t),
         ("numba floor", floor_t),
         ("python -c pass", bare_t),
     ):
@@ -163,7 +193,13 @@ def main(argv: list[str]) -> int:
             f"{name:16s} wall best {min(walls):6.3f} s median {statistics.median(walls):6.3f} s   "
             f"cpu best {min(cpus):6.3f} s median {statistics.median(cpus):6.3f} s"
         )
-    for name, ts in (("pontoon", our_t), ("mbs", mbs_t), ("numba floor", floor_t)):
+    for name, ts in (
+        ("pontoon", our_t),
+        ("mbs", mbs_t),
+        ("rows computed", rows_t),
+        ("JIT kernels", jit_t),
+        ("numba floor", floor_t),
+    ):
         print(
             f"ratio {name}/Farmer: wall (median) "
             f"{statistics.median(t[0] for t in ts) / statistics.median(t[0] for t in his_t):.2f}"

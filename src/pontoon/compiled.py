@@ -1,7 +1,8 @@
-"""Which build of the engine is imported: compiled with mypyc (setup.py) or the pure-Python sources.
+"""Which build of the engine is imported: compiled with mypyc (setup.py) or the pure-Python sources;
+and whether the analysis kernels are compiled ahead of time (``pontoon.analysis.aot``).
 
-``python -m pontoon.compiled`` prints one line (and each stale module); ``engine_build()`` returns it
-for the benchmarks. A compiled module is *stale* when its ``.py`` source is newer than its build:
+``python -m pontoon.compiled`` prints one line for each (and each stale engine module);
+``engine_build()`` and ``analysis_build()`` return them for the benchmarks. A compiled module is *stale* when its ``.py`` source is newer than its build:
 the old build is still what is imported until ``make compile`` (or ``make install``) rebuilds it.
 """
 
@@ -87,10 +88,19 @@ def engine_build() -> str:
     return text
 
 
+def analysis_build() -> str:
+    """One line: the analysis kernels ``AOT-compiled (numba.pycc), current: <file>`` or
+    ``numba JIT (<why>)``, e.g. not built, stale, or ``PONTOON_NO_AOT`` set."""
+    from pontoon.analysis.aot import describe
+
+    return describe()
+
+
 def main() -> None:
     print(f"pontoon engine: {engine_build()}")
     for name in stale_modules():
         print(f"  stale: {name} (its .py is newer than its build)")
+    print(f"pontoon analysis kernels: {analysis_build()}")
     sys.exit(0)
 
 

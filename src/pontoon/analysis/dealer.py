@@ -11,13 +11,14 @@ are the references it is tested against, and serve the hints.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from pontoon.analysis.aot import kernel
 
 NAT = 5
 BUST = 6
 
 
-@njit(cache=True)
+@kernel()
 def dealer_dist(c: np.ndarray, up: int, h17: bool, out: np.ndarray) -> None:
     """Final outcome of the dealer holding ``up``, drawing from counts ``c`` (modified, restored).
 
@@ -79,7 +80,7 @@ def dealer_dist(c: np.ndarray, up: int, h17: bool, out: np.ndarray) -> None:
         stack_a[depth] = a2
 
 
-@njit(cache=True)
+@kernel()
 def dealer_batch(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> np.ndarray:
     """Dealer distributions for ``base - removed[k]`` for every row k (rows not fitting: zeros)."""
     k_n = removed.shape[0]
@@ -157,7 +158,7 @@ def dealer_table(up: int, h17: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray
     )
 
 
-@njit(cache=True)
+@kernel("f8[:, ::1](i8[::1], i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[::1], f8[::1])")
 def dealer_batch_table(
     base: np.ndarray,
     removed: np.ndarray,
@@ -266,7 +267,7 @@ def dealer_trie(h17: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
 DEALER_BLOCK = 8
 
 
-@njit(cache=True)
+@kernel("f8[:, :, ::1](i8[::1], i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], f8[::1])")
 def dealer_all_upcards(
     full: np.ndarray,
     removed: np.ndarray,

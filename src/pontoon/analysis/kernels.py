@@ -7,8 +7,8 @@ Value index of a card: 0 = Ace, 1..8 = 2..9, 9 = ten-value.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pontoon.analysis.aot import kernel
 from pontoon.analysis.dealer import BUST, NAT
 
 # The helpers of ``chain`` are inlined into it (numba's inline="always": one compiled function,
@@ -28,7 +28,7 @@ ACT_DOUBLE = 2
 ACT_21 = 3  # a total of 21: paid at once where player 21 wins, else stands
 
 
-@njit(cache=True, inline="always")
+@kernel("f8(f8[::1], i8, f8, f8, b1)", inline=True)
 def stand_value(d: np.ndarray, t: int, factor: float, nat_loss: float, peek: bool) -> float:
     """Expectation of standing on ``t`` against distribution ``d``: ``factor`` units won or lost,
     ``nat_loss`` lost to a dealer natural (0 in peek mode, where naturals are settled before play)."""
@@ -46,7 +46,7 @@ def stand_value(d: np.ndarray, t: int, factor: float, nat_loss: float, peek: boo
     return v
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _nonnat(base: np.ndarray, cnt: np.ndarray, extra: int, up: int, peek: bool) -> float:
     """In peek mode: probability the dealer has no natural given the cards now out (else 1)."""
     if not peek or (up != 0 and up != 9):
@@ -65,7 +65,7 @@ def _nonnat(base: np.ndarray, cnt: np.ndarray, extra: int, up: int, peek: bool) 
     return 1.0 - k / n
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _options(
     i: int,
     counts: np.ndarray,
@@ -76,7 +76,8 @@ def _options(
     active: np.ndarray,
     base: np.ndarray,
     nbase: int,
-    dist: np.ndarray,
+    drows: np.ndarray,
+    dpos: np.ndarray,
     up: int,
     peek: bool,
     p21wins: bool,
@@ -107,7 +108,7 @@ def _options(
     bt = hv
     if nace[i] > 0 and hv + 10 <= 21:
         bt = hv + 10
-    st[i] = stand_value(dist[i], bt, 1.0, nat_loss, peek)
+    st[i] = stand_value(drows[dpos[i]], bt, 1.0, nat_loss, peek)
     hsum = 0.0
     dsum = 0.0
     a2e = a2
@@ -150,7 +151,7 @@ def _options(
             if twice and dt == own and active[j]:
                 keep = 2.0 * st[j]
             else:
-                keep = stand_value(dist[j], dt, 2.0, nat_loss_dbl, peek)
+                keep = stand_value(drows[dpos[j]], dt, 2.0, nat_loss_dbl, peek)
             dv = keep
             if rescue and dt < 21:
                 # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
@@ -168,7 +169,7 @@ def _options(
     dbl[i] = dsum
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _accumulate(
     g0: int,
     g1: int,
@@ -202,7 +203,7 @@ def _accumulate(
         acc[sf, bt, nc, 2] += w * dbl[i]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _class_code(sums: np.ndarray, can_stand: bool, can_dbl: bool) -> int:
     """The chart code of a class from its summed stand / hit / double values."""
     a_s = sums[0]
@@ -218,7 +219,7 @@ def _class_code(sums: np.ndarray, can_stand: bool, can_dbl: bool) -> int:
     return best_c
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _action(code: int, can_stand: bool, can_dbl: bool, st: float, hit: float, dbl: float) -> int:
     """The action a policy code takes where stand / double may not be legal (OPTIMAL: the best
     of the legal ones, stand before hit only when better, double only when better still)."""
@@ -242,7 +243,7 @@ def _action(code: int, can_stand: bool, can_dbl: bool, st: float, hit: float, db
     return a
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _reachable(
     hard: np.ndarray,
     ncards: np.ndarray,
@@ -280,7 +281,11 @@ def _reachable(
     return live
 
 
-@njit(cache=True)
+@kernel(
+    "void(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], b1[::1], i8[::1], f8[:, ::1], i8[::1], f8[::1], "
+    "i8, b1, b1, f8, f8, i8, b1, b1, i8, b1, b1, i8[::1], i8[::1], i1[:, ::1], b1, b1, "
+    "f8[::1], f8[::1], f8[::1], f8[::1], f8[::1], i8[:, :, ::1], f8[::1], i1[::1], i1[:, ::1])"
+)
 def chain(
     counts: np.ndarray,
     hard: np.ndarray,
@@ -289,7 +294,8 @@ def chain(
     trans: np.ndarray,
     active: np.ndarray,
     base: np.ndarray,
-    dist: np.ndarray,
+    drows: np.ndarray,
+    dpos: np.ndarray,
     pay21: np.ndarray,
     up: int,
     peek: bool,
@@ -318,6 +324,9 @@ def chain(
     rfl: np.ndarray,
 ) -> None:
     """Values of every active state, highest hard total first (a card always raises it).
+
+    The dealer's distribution against state ``s`` is ``drows[dpos[s]]`` (a table of dealer rows
+    and each state's row in it, -1: the table's last row, zeros, for states without one).
 
     ``st`` stand, ``hit`` hit then play on, ``dbl`` double (one card, then keep or rescue),
     ``val`` the value of holding the state undoubled (21 paid at once where ``p21wins``).
@@ -368,7 +377,8 @@ def chain(
                     live,
                     base,
                     nbase,
-                    dist,
+                    drows,
+                    dpos,
                     up,
                     peek,
                     p21wins,

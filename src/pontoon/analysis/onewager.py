@@ -22,16 +22,19 @@ is over, which no causal play knows, and keeps the union approximation (``Upcard
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-from numba import types as nt
-from numba.typed import Dict, List
 
+from pontoon.analysis import aot
+from pontoon.analysis.aot import kernel
 from pontoon.analysis.kernels import ACT_DOUBLE, ACT_HIT, ACT_STAND
+
+if aot.state().mode != "aot":  # numba's typed containers, for the kernels compiled by numba
+    from numba import types as nt
+    from numba.typed import Dict, List
 
 _NT = 10
 
 
-@njit(cache=True)
+@kernel()
 def _play_hand(
     counts: np.ndarray,
     hard: np.ndarray,
@@ -122,7 +125,7 @@ def _play_hand(
     return total
 
 
-@njit(cache=True)
+@kernel()
 def _reachable(
     hard: np.ndarray,
     trans: np.ndarray,
@@ -172,7 +175,10 @@ def _reachable(
     return reach, n
 
 
-@njit(cache=True)
+@kernel(
+    "f8(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], i8[::1], i8, i8, b1, b1, b1, i1[:, ::1], "
+    "i1[:, :, ::1], i8[:, ::1], i8)"
+)
 def all_dead(
     counts: np.ndarray,
     hard: np.ndarray,

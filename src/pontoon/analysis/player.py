@@ -16,6 +16,7 @@ Exactness (one box against the dealer, which is the whole game for a single box)
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -88,6 +89,7 @@ class DealerCache:
         # zeros, for states without a row
         self.by_up = np.zeros((10, 1, 7))
         self._pos: dict[tuple[int, int], np.ndarray] = {}
+        self._fits: np.ndarray | None = None  # states of two or more cards that fit ``full``
 
     def state_positions(self, p: int, k: int) -> np.ndarray:
         """For every state s of two or more cards holding a ``p``: the row of ``s`` plus ``k``
@@ -96,12 +98,21 @@ class DealerCache:
         key = (p, k)
         if key not in self._pos:
             sp = state_space()
-            rem = sp.counts.copy()
-            rem[:, p] += k
-            ok = np.all(rem <= self.full[None, :], axis=1) & (sp.ncards >= 2) & (sp.counts[:, p] >= 1)
+            if self._fits is None:
+                self._fits = np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 2)
+            c_p = sp.counts[:, p]
+            ok = self._fits & (c_p >= 1) & (c_p + k <= self.full[p])  # the state plus k fits
             pos = np.full(sp.size, -1, dtype=np.int64)
             idx = np.nonzero(ok)[0]
-            pos[idx] = self._positions(rem[idx])
+            # a key is linear in the counts: the state's own key plus k of value p's
+            keys = _state_keys()[idx] + k * _KEY[p]
+            at = np.searchsorted(self.keys, keys)
+            if len(self.keys) and np.all(at < len(self.keys)) and np.array_equal(self.keys[at], keys):
+                pos[idx] = at  # every row known (the usual case after ``prefetch``)
+            else:
+                rem = sp.counts[idx].copy()
+                rem[:, p] += k
+                pos[idx] = self._positions(rem)
             self._pos[key] = pos
         return self._pos[key]
 
@@ -109,9 +120,11 @@ class DealerCache:
         """Compute the rows of ``rem`` not yet known (one kernel call)."""
         self._positions(np.asarray(rem, dtype=np.int64))
 
-    def _positions(self, rem: np.ndarray) -> np.ndarray:
-        """Row indices of ``rem`` in ``by_up``, computing the missing ones first."""
-        keys = rem @ _KEY
+    def _positions(self, rem: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+        """Row indices of ``rem`` in ``by_up``, computing the missing ones first (``keys``:
+        ``rem @ _KEY`` where the caller has them)."""
+        if keys is None:
+            keys = rem @ _KEY
         pos = np.searchsorted(self.keys, keys)
         found = pos < len(self.keys)
         found[found] = self.keys[pos[found]] == keys[found]
@@ -129,18 +142,25 @@ class DealerCache:
             allk = np.concatenate([self.keys, uk])
             order = np.argsort(allk, kind="stable")
             self.keys = allk[order]
-            self.by_up = np.concatenate(rows, axis=1)[:, np.append(order, len(order))]
+            # C order: ``chain`` reads the up card's rows in place (``split_setup``)
+            self.by_up = np.ascontiguousarray(np.concatenate(rows, axis=1)[:, np.append(order, len(order))])
         return np.searchsorted(self.keys, keys)
 
-    def get(self, rem: np.ndarray, up: int) -> np.ndarray:
+    def get(self, rem: np.ndarray, up: int, keys: np.ndarray | None = None) -> np.ndarray:
         """(k, 7): the distributions given up card ``up`` of the rows ``rem`` (card counts
-        removed from ``full``)."""
-        pos = self._positions(np.asarray(rem, dtype=np.int64))  # may replace self.by_up
+        removed from ``full``; ``keys``: their ``_KEY`` values, where known)."""
+        pos = self._positions(np.asarray(rem, dtype=np.int64), keys)  # may replace self.by_up
         return self.by_up[up].take(pos, axis=0)
 
     def prefetch(self, pr: Params) -> None:
         """Every row an analysis of ``full`` asks for: the hands, and the split hands with 1 to
-        2 (max_hands - 2) + 1 further pair cards out."""
+        2 (max_hands - 2) + 1 further pair cards out. A new process reads them from the disk
+        (``_load_rows``) where an earlier one computed them for the same shoe and rules (not
+        with ``PONTOON_NO_ROWS_CACHE=1``)."""
+        fresh = not len(self.keys) and os.environ.get(NO_ROWS_CACHE_ENV, "") in ("", "0")
+        ident = _rows_ident(self.full, self.h17, pr.max_hands, pr.resplit_aces) if fresh else ""
+        if fresh and self._load_rows(ident):
+            return
         sp = state_space()
         fits = np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 1)
         rows = [np.zeros((1, 10), dtype=np.int64), sp.counts[fits]]
@@ -155,6 +175,78 @@ class DealerCache:
                     r[:, p] += k
                     rows.append(r[np.all(r <= self.full[None, :], axis=1)])
         self.add(np.concatenate(rows))
+        if fresh:
+            self._save_rows(ident)
+
+    def _load_rows(self, ident: str) -> bool:
+        """The rows (keys and distributions) kept by ``_save_rows`` under ``ident``, if they are
+        there and whole: the file holds the shoe and rule it was made for, checked here."""
+        path = _TRIE_DIR / f"dealer_rows_{ident[:24]}.npy"
+        try:
+            with path.open("rb") as f:  # three .npy arrays one after the other (no pickles)
+                ident_ok = str(np.load(f)) == ident
+                keys = np.load(f)
+                version = np.lib.format.read_magic(f)
+                if version == (1, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+                else:
+                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+                offset = f.tell()
+            if fortran or dtype != np.float64:
+                return False
+            # mapped, not read: the pages the analysis touches come from the page cache
+            by_up = np.asarray(np.memmap(path, dtype=np.float64, mode="c", offset=offset, shape=shape))
+        except (OSError, ValueError, EOFError):
+            return False
+        n = keys.shape[0]
+        if not (
+            ident_ok
+            and keys.dtype == np.int64
+            and keys.ndim == 1
+            and by_up.dtype == np.float64
+            and by_up.shape == (10, n + 1, 7)
+            and bool(np.all(keys[1:] > keys[:-1]))
+            and not by_up[:, n].any()
+        ):
+            return False
+        self.keys, self.by_up = keys, by_up
+        self._pos.clear()
+        return True
+
+    def _save_rows(self, ident: str) -> None:
+        """Keep the rows for a later process (atomically: written aside, then renamed; at most
+        ``_ROWS_KEPT`` shoes, the oldest dropped; nothing where the folder cannot be written)."""
+        path = _TRIE_DIR / f"dealer_rows_{ident[:24]}.npy"
+        try:
+            _TRIE_DIR.mkdir(exist_ok=True)
+            old = sorted(_TRIE_DIR.glob("dealer_rows_*.npy"), key=lambda q: q.stat().st_mtime)
+            for q in old[: max(0, len(old) - _ROWS_KEPT + 1)]:
+                q.unlink()
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
+            with tmp.open("wb") as f:
+                np.save(f, np.array(ident))
+                np.save(f, self.keys)
+                np.save(f, self.by_up)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # read-only install: computed again by each process
+
+
+_ROWS_KEPT = 8  # shoes whose dealer rows stay on disk (about 15 MB each for 6 decks)
+NO_ROWS_CACHE_ENV = "PONTOON_NO_ROWS_CACHE"  # set (not 0): rows computed, not read or kept
+
+
+def _rows_ident(full: np.ndarray, h17: bool, max_hands: int, resplit_aces: bool) -> str:
+    """What a shoe's prefetched dealer rows depend on: the shoe, the dealer's rule on soft 17, the
+    split rules that choose the rows, and the code that computes them (``dealer.py``, the state
+    space, this module)."""
+    h = hashlib.sha256()
+    h.update(np.asarray(full, dtype=np.int64).tobytes())
+    h.update(f"|h17={bool(h17)}|hands={int(max_hands)}|rsa={bool(resplit_aces)}|".encode())
+    here = Path(__file__).resolve().parent
+    for name in ("dealer.py", "states.py", "player.py"):
+        h.update((here / name).read_bytes())
+    return h.hexdigest()
 
 
 _DEALER_CACHES: dict[tuple[bytes, bool], DealerCache] = {}
@@ -173,6 +265,12 @@ def dealer_cache(full: np.ndarray, h17: bool) -> DealerCache:
 def dealer_dists(base: np.ndarray, removed: np.ndarray, up: int, h17: bool) -> np.ndarray:
     """Dealer outcome distributions (17..21, natural, bust) for ``base - removed[k]``."""
     return D.dealer_batch_table(np.asarray(base, np.int64), np.asarray(removed, np.int64), *_table(up, h17))
+
+
+@lru_cache(maxsize=1)
+def _identity() -> np.ndarray:
+    """``chain``'s ``dpos`` for a table with one row per state (``UpcardSolver.dist``)."""
+    return np.arange(state_space().size, dtype=np.int64)
 
 
 @lru_cache(maxsize=1)
@@ -200,6 +298,13 @@ def _defaults() -> _Defaults:
 
 
 _KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
+
+
+@lru_cache(maxsize=1)
+def _state_keys() -> np.ndarray:
+    """``_KEY`` of every state's counts."""
+    return state_space().counts @ _KEY
+
 
 CODE_TO_POLICY = {
     "S": K.STAND,
@@ -330,8 +435,10 @@ class UpcardSolver(SplitMixin):
         full[up] += 1
         self.dealers = dealer_cache(full, params.h17)  # shared by the up cards of one shoe
         if len(idx):
-            self.dist[idx] = self.dealers.get(sp.counts[idx], up)
-        self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+            self.dist[idx] = self.dealers.get(sp.counts[idx], up, _state_keys()[idx])
+        # (p, a) -> (active states, dealer rows, each state's row in them): ``split_setup``
+        self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._pair_mask: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.main_outs: dict[int, ChainOut] = {}
         self.q0_cache: dict[int, float] = {}
 
@@ -350,7 +457,7 @@ class UpcardSolver(SplitMixin):
         self,
         *,
         base: np.ndarray | None = None,
-        dist: np.ndarray | None = None,
+        dist: tuple[np.ndarray, np.ndarray] | None = None,
         active: np.ndarray | None = None,
         a2: int = 0,
         nat_loss: float = 1.0,
@@ -364,7 +471,8 @@ class UpcardSolver(SplitMixin):
         prune: bool = False,
     ) -> ChainOut:
         """``K.chain`` for this up card (``prune``: with a fixed policy, only the states it
-        reaches from the two-card states are valued; see the kernel)."""
+        reaches from the two-card states are valued; see the kernel). ``dist``: (dealer rows,
+        each state's row in them, -1 for the last row), default this up card's own ``self.dist``."""
         sp, pr = self.sp, self.pr
         size = sp.size
         out = ChainOut(
@@ -385,7 +493,8 @@ class UpcardSolver(SplitMixin):
             sp.trans,
             self.active if active is None else active,
             self.base if base is None else base,
-            self.dist if dist is None else dist,
+            self.dist if dist is None else dist[0],
+            _identity() if dist is None else dist[1],
             pr.pay21,
             self.up,
             pr.peek,

@@ -127,7 +127,8 @@ class SplitMixin:
     fits: np.ndarray
     dealers: DealerCache
     split_strategy: str
-    _split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]
+    _split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    _pair_mask: dict[int, tuple[np.ndarray, np.ndarray]]  # p -> (fits, holds a p, 2+ cards; counts of p)
     main_outs: dict[int, ChainOut]
 
     if TYPE_CHECKING:
@@ -144,25 +145,31 @@ class SplitMixin:
             return np.zeros((0, 7))
         return self.dealers.get(rem, self.up)
 
-    def split_setup(self, p: int, a: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def split_setup(self, p: int, a: int = 0) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Active mask and dealer distributions for the hands of a split of value ``p`` when
         ``1 + a`` other pair cards are out: a state s (holding its own pair card) sees the dealer
-        of the shoe less s and those pair cards."""
+        of the shoe less s and those pair cards. The distributions as ``run`` takes them: the
+        up card's table of dealer rows and each state's row in it (-1, the zero row, where the
+        state is not active), not gathered into a table of their own."""
         key = (p, a)
         if key in self._split_dist:
-            return self._split_dist[key]
+            act, rows, pos = self._split_dist[key]
+            return act, (rows, pos)
         sp = self.sp
-        c_p = sp.counts[:, p]
+        if p not in self._pair_mask:
+            c_p = np.ascontiguousarray(sp.counts[:, p])
+            self._pair_mask[p] = (self.fits & (c_p >= 1) & (sp.ncards >= 2), c_p)
+        holds, c_p = self._pair_mask[p]
         # the shoe less 1 + a pair cards: only the pair value's count changes (self.fits: the rest)
-        act = self.fits & (c_p >= 1) & (c_p <= int(self.base[p]) - 1 - a) & (sp.ncards >= 2)
+        act = holds & (c_p <= int(self.base[p]) - 1 - a)
         if act.any():
             pos = self.dealers.state_positions(p, 1 + a)  # may add rows: index after it
-            # whole rows in one take; inactive states take the zero row (-1)
-            dist = self.dealers.by_up[self.up].take(np.where(act, pos, -1), axis=0)
+            pos = np.where(act, pos, -1)
         else:
-            dist = np.zeros((sp.size, 7))
-        self._split_dist[key] = (act, dist)
-        return act, dist
+            pos = np.full(sp.size, -1, dtype=np.int64)
+        rows = self.dealers.by_up[self.up]  # kept with pos: rows added later make a new table
+        self._split_dist[key] = (act, rows, pos)
+        return act, (rows, pos)
 
     def main_out(self, a2: int) -> ChainOut:
         """The unsplit chain (optimal play) for ``a2`` (CDZ- decisions of split hands)."""
@@ -174,13 +181,10 @@ class SplitMixin:
         """The policy codes of the best option of every active state of ``o`` (stand, then hit
         if better, then double if better and allowed, as the kernel's OPTIMAL)."""
         can_s, can_d = _legal(self.pr.forced, self.pr.dbl_any, dbl2)
-        code = np.full(self.sp.size, K.HIT, dtype=np.int64)
         better_s = can_s & (o.st > o.hit)
-        code[better_s] = K.STAND
         better_d = can_d & (o.dbl > np.where(better_s, o.st, o.hit))
-        code[better_d] = K.DOUBLE_HIT
-        code[~act] = K.HIT
-        return code
+        code = np.where(better_d, K.DOUBLE_HIT, np.where(better_s, K.STAND, K.HIT))
+        return np.where(act, code, K.HIT).astype(np.int64, copy=False)
 
     def split_chains(
         self,
@@ -261,6 +265,7 @@ class SplitMixin:
         is any card / a non-pair card / a pair card it may not split, with ``a`` pair cards out
         besides the original two (Farmer's notation, blackjack_split.pdf)."""
         pr, sp = self.pr, self.sp
+        two = _two_card_states()
         base_s = sc.bases[a]
         left = self.n - 2 - a  # the shoe less the up card, 2 + a pair cards
         ev_x = 0.0
@@ -272,10 +277,7 @@ class SplitMixin:
             if cr <= 0 or left <= 0:
                 continue
             pr_r = cr / left
-            cnt = [0] * 10
-            cnt[p] += 1
-            cnt[r] += 1
-            s2 = sp.index[tuple(cnt)]
+            s2 = int(two[p, r])  # the state of the pair card and r
             o = sc.out_for(int(sp.nace[s2]), a)
             if p == 0 and not pr.hit_split_aces:
                 # 000 3.9.1: one card on each split Ace, no further action

@@ -80,24 +80,26 @@ class StateSpace:
         return self.index.get(tuple(int(x) for x in counts), -1)
 
 
+def _multisets() -> np.ndarray:
+    """Every multiset of the ten values with a hard total of 21 or less (as counts, in no
+    particular order): the values taken in turn, each row repeated once per count that fits."""
+    rows = np.zeros((1, 10), dtype=np.int64)
+    total = np.zeros(1, dtype=np.int64)
+    for i in range(10):
+        v = i + 1
+        reps = (21 - total) // v + 1  # counts 0 .. (21 - total) // v of value v (hard total <= 21)
+        starts = np.cumsum(reps) - reps
+        rows = np.repeat(rows, reps, axis=0)
+        total = np.repeat(total, reps)
+        k = np.arange(total.shape[0], dtype=np.int64) - np.repeat(starts, reps)
+        rows[:, i] = k
+        total = total + k * v
+    return rows
+
+
 @lru_cache(maxsize=1)
 def state_space() -> StateSpace:
-    found: list[tuple[int, ...]] = []
-
-    def rec(i: int, acc: list[int], total: int) -> None:
-        if i == 10:
-            found.append(tuple(acc))
-            return
-        v = i + 1
-        k = 0
-        while total + k * v <= 21:
-            acc.append(k)
-            rec(i + 1, acc, total + k * v)
-            acc.pop()
-            k += 1
-
-    rec(0, [], 0)
-    raw = np.array(found, dtype=np.int64)
+    raw = _multisets()
     raw_hard = raw @ np.arange(1, 11, dtype=np.int64)
     # highest hard total first, then fewer cards, then the counts (as tuples compare)
     order = np.lexsort((*raw.T[::-1], raw.sum(axis=1), -raw_hard))

@@ -10,7 +10,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from pontoon.errors import RulesError
-from pontoon.rules.british import BRITISH_PRESETS
 from pontoon.rules.overrides import FIELD_ALIASES, apply_overrides
 from pontoon.rules.presets import CASINO_PRESETS
 
@@ -53,6 +52,10 @@ ALIASES: dict[str, str] = {
 
 
 def _registry() -> dict[str, BaseModel]:
+    # the British models are imported where they are asked for (``pontoon analyze`` of a casino
+    # preset does not build them: issue 15, a whole process's time)
+    from pontoon.rules.british import BRITISH_PRESETS
+
     return {**CASINO_PRESETS, **BRITISH_PRESETS}
 
 
@@ -65,6 +68,8 @@ def find_rules(name: str) -> Any:
     if not isinstance(name, str):
         raise RulesError(f"a preset is named by a string such as 'mbs', not {type(name).__name__}")
     key = ALIASES.get(name.strip().lower())
+    if key in CASINO_PRESETS:
+        return CASINO_PRESETS[key]
     reg = _registry()
     if key is None or key not in reg:
         raise RulesError(f"unknown preset {name!r}: accepted presets are {', '.join(reg)}")
