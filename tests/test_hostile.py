@@ -475,7 +475,7 @@ SIM_OPTIONS: dict[str, st.SearchStrategy[str]] = {
         ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack", "british", "x", ""]
     ),
     "--boxes": st.sampled_from(["0", "1", "2", "7", "13", "-1", "x", "99999999999999999999"]),
-    "--strategy": st.sampled_from(["basic", "optimal", "nosuch.json", "/", ""]),
+    "--strategy": st.sampled_from(["basic", "optimal", "nosuch.json", "/", "", "/dev/zero"]),
     "--side-bets": st.sampled_from(["pair", "bonus", "pandemonium", "pair,pair", ",", "x"]),
     "--insurance": st.sampled_from(["never", "always", "maybe"]),
     "--penetration": st.sampled_from(["0.5", "nan", "inf", "-1", "2", "0.1"]),
@@ -526,6 +526,25 @@ def test_hostile_command_lines(args: list[str], capsys: pytest.CaptureFixture[st
 @given(args=hostile_argv())
 def test_hostile_command_lines_many(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     _check_argv(args, capsys)
+
+
+def test_strategy_files_that_are_no_chart_are_one_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Found by the hypothesis test above: ``--strategy /`` was an internal error (exit 1), and
+    ``--strategy /dev/zero`` read without end."""
+    binary = tmp_path / "chart.bin"
+    binary.write_bytes(b"\xff\xfe\x00" * 10)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 10_000_001 + b"{}")
+    for where, needle in (
+        ("/", "is not a regular file"),
+        ("/dev/zero", "is not a regular file"),
+        (str(binary), "is not UTF-8 text"),
+        (str(big), "is over 10 MB"),
+        (str(tmp_path / "none.json"), "not found"),
+    ):
+        code, out, err, seconds = cli(capsys, "simulate", "--rounds", "10", "--strategy", where)
+        assert seconds < TIME_LIMIT, where
+        assert_one_line_error(code, out, err, needle)
 
 
 def test_a_name_with_a_line_break_stays_one_error_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -153,15 +153,32 @@ def strategy_table(chart: Mapping[str, Any] | None) -> np.ndarray:
     return t
 
 
+_CHART_MAX_BYTES = 10_000_000  # a whole analyser report is about 100 kB
+
+
 def load_chart(path: str | Path) -> dict[str, Any]:
     """A chart from a JSON file (the chart itself or a whole analyser report)."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text())
+        if p.exists() and not p.is_file():
+            raise StrategyError(f"strategy file {str(p)!r} is not a regular file: give a chart JSON file")
+        with p.open("rb") as f:
+            raw = f.read(_CHART_MAX_BYTES + 1)
+        if len(raw) > _CHART_MAX_BYTES:
+            raise StrategyError(
+                f"strategy file {str(p)!r} is over {_CHART_MAX_BYTES // 1_000_000} MB: a chart is a few kB"
+            )
+        data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise StrategyError(f"strategy file {str(p)!r} not found") from None
     except json.JSONDecodeError as err:
         raise StrategyError(f"strategy file {str(p)!r} is not valid JSON: {err}") from None
+    except UnicodeDecodeError:
+        raise StrategyError(f"strategy file {str(p)!r} is not UTF-8 text: give a chart JSON file") from None
+    except OSError as err:  # a folder, a file we may not read ...
+        raise StrategyError(
+            f"strategy file {str(p)!r} cannot be read ({err.strerror or err}): give a chart JSON file"
+        ) from None
     if not isinstance(data, dict):
         raise StrategyError(f"strategy file {str(p)!r}: expected a JSON object with hard/soft/pair")
     if "strategy" in data and isinstance(data["strategy"], dict):
