@@ -126,6 +126,12 @@ def test_malformed_json_and_missing_file(tmp_path: Path) -> None:
     assert_clean_error(pontoon("scenario", str(tmp_path / "none.json")), "cannot read")
 
 
+def test_endless_scenario_input_is_refused() -> None:
+    """A device or an endless pipe is read up to a bound (it read without end)."""
+    assert_clean_error(pontoon("scenario", "/dev/zero"), "/dev/zero: over 10 MB")
+    assert_clean_error(pontoon("scenario", "-", stdin="y\n" * 6_000_000), "<stdin>: over 10 MB")
+
+
 def test_ten_in_a_48_card_shoe_voids_the_round(tmp_path: Path) -> None:
     # rulings 1: a foreign card voids the round, every wager returned (not an input error)
     f = tmp_path / "void.json"

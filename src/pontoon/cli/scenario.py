@@ -11,6 +11,8 @@ from pontoon.errors import PontoonError, ScenarioError
 from pontoon.money import dumps
 from pontoon.scenario_runner import compare, parse_scenario, run_scenario
 
+SCENARIO_MAX_BYTES = 10_000_000  # read no more (a device or an endless pipe ends here)
+
 
 def scenario_command(
     files: list[str] = typer.Argument(..., help="scenario JSON file(s), or - for standard input"),
@@ -23,9 +25,17 @@ def scenario_command(
     for f in files:
         name = "<stdin>" if f == "-" else f
         try:
-            raw = sys.stdin.buffer.read() if f == "-" else Path(f).read_bytes()
+            if f == "-":
+                raw = sys.stdin.buffer.read(SCENARIO_MAX_BYTES + 1)
+            else:
+                with Path(f).open("rb") as fh:
+                    raw = fh.read(SCENARIO_MAX_BYTES + 1)
         except OSError as err:
             raise ScenarioError(f"{name}: cannot read: {err.strerror or err}") from None
+        if len(raw) > SCENARIO_MAX_BYTES:
+            raise ScenarioError(
+                f"{name}: over {SCENARIO_MAX_BYTES // 1_000_000} MB: a scenario file is a few kB of JSON"
+            )
         try:
             data = parse_scenario(raw, name)
         except PontoonError as err:  # cli.app.run prints it as one line (names may hold line breaks)
