@@ -35,8 +35,16 @@ def test_end_of_input_mid_round_exits_0_with_the_summary() -> None:
 
 
 def _interrupt_mid_round(args: list[str], prompt: str) -> subprocess.CompletedProcess[str]:
+    # Ctrl-C as a terminal sends it: SIGINT at its default in the child (a process started with
+    # SIGINT ignored keeps it ignored, and Python then raises no KeyboardInterrupt; a pytest worker
+    # may run with it ignored, which made these tests fail at random in CI)
     p = subprocess.Popen(
-        [*PONTOON, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+        [*PONTOON, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert p.stdin is not None and p.stdout is not None
     p.stdin.write(b"\n")
