@@ -35,8 +35,8 @@ run: install
 	$(VENV)/bin/pontoon play
 
 lint: install
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check src tests bench setup.py
+	$(VENV)/bin/ruff format --check src tests bench setup.py
 	$(VENV)/bin/lint-imports
 
 typecheck: install

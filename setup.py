@@ -150,8 +150,10 @@ class OptionalBuildExt(build_ext):
 def ext_modules() -> list:
     if os.environ.get("PONTOON_PURE", "") not in ("", "0"):
         gone = remove_inplace_build()
-        _warn("PONTOON_PURE is set: the pure-Python engine (and numba's JIT analysis kernels) is installed"
-              + (f" (removed {len(gone)} compiled modules)" if gone else ""))
+        _warn(
+            "PONTOON_PURE is set: the pure-Python engine (and numba's JIT analysis kernels) is installed"
+            + (f" (removed {len(gone)} compiled modules)" if gone else "")
+        )
         return []
     try:
         from mypyc.build import mypycify
