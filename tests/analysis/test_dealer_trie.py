@@ -41,3 +41,25 @@ def test_all_upcards_equal_the_walk(pack: str, decks: int, h17: bool, n_rows: in
             want = D.dealer_batch(base, np.zeros((1, 10), np.int64), up, h17)[0]
             assert np.abs(got[up, k] - want).max() < 1e-13
             assert abs(got[up, k].sum() - 1.0) < 1e-12
+
+
+def test_a_row_does_not_depend_on_the_rows_beside_it() -> None:
+    """Each row is one lane of a block whose length depends on how many rows the call has (up to
+    ``DEALER_BLOCK``): a row's distribution is the same, bit for bit, computed alone, in a short
+    call, or among thousands (the rows cache and the reports rely on it)."""
+    sp = state_space()
+    full = shoe_counts("standard52", 6)
+    trie = player._trie(False)
+    rng = np.random.default_rng(15)
+    n_rows = 3 * D.DEALER_BLOCK + 5  # full blocks and a part block
+    rem = sp.counts[rng.choice(sp.size, n_rows, replace=False)].copy()
+    rem[7, 0] = full[0] + 1  # a row that does not fit, within a block: zeros, the others unmoved
+    together = D.dealer_all_upcards(full, rem, *trie)
+    assert not together[:, 7].any()
+    assert together[:, np.arange(n_rows) != 7].any(axis=(0, 2)).all()
+    for lo, hi in [(0, 1), (1, 10), (10, 73), (73, n_rows)]:
+        part = D.dealer_all_upcards(full, np.ascontiguousarray(rem[lo:hi]), *trie)
+        assert np.array_equal(part, together[:, lo:hi])
+    for k in rng.choice(n_rows, 6, replace=False):
+        alone = D.dealer_all_upcards(full, np.ascontiguousarray(rem[k : k + 1]), *trie)
+        assert np.array_equal(alone[:, 0], together[:, k])

@@ -261,10 +261,92 @@ def dealer_trie(h17: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     )
 
 
-# rows of removed cards handled together by ``dealer_all_upcards``: the trie walk's inner loops
-# run over a block of rows (contiguous, fixed length), which the compiler turns into vector
-# instructions (the sums by cell are written out for exactly eight lanes)
-DEALER_BLOCK = 8
+# rows of removed cards handled together by ``dealer_all_upcards`` (at most): the trie walk's inner
+# loops run over the rows of a block (a loop of run-time length, which LLVM's loop vectorizer turns
+# into vector instructions; numba leaves its SLP vectorizer off, so a fixed eight-lane block written
+# out by hand stayed scalar). Every lane does the same operations in the same order whatever the
+# block's length, so a row's distribution does not depend on the rows beside it.
+DEALER_BLOCK = 64
+
+
+@kernel(inline=True)
+def _trie_tables(
+    parent: np.ndarray,
+    rank: np.ndarray,
+    used: np.ndarray,
+    depth: np.ndarray,
+    contrib: np.ndarray,
+    orders: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """(pair, p_slot, p_dep, node, ords, cstart, n_p) of ``dealer_all_upcards``: node i multiplies
+    its parent's product by ``fac[slot] * inv[depth]``, one factor per distinct (slot, depth)
+    pair (``pair[i]``; ``p_slot``, ``p_dep`` of each: a few hundred for two thousand nodes); the
+    contributions by cell (up card, outcome), cell x summing ``ords[q] * prod[node[q]]`` for q in
+    ``cstart[x]..cstart[x + 1]``, by increasing node."""
+    n_nodes = parent.shape[0]
+    n_c = contrib.shape[0]
+    pid = np.full(240 * 32, -1, np.int64)
+    pair = np.zeros(n_nodes, np.int64)
+    p_slot = np.zeros(n_nodes, np.int64)
+    p_dep = np.zeros(n_nodes, np.int64)
+    n_p = 0
+    for i in range(1, n_nodes):
+        sl = rank[i] * 24 + min(used[i], 23)
+        kp = sl * 32 + depth[i]
+        if pid[kp] < 0:
+            pid[kp] = n_p
+            p_slot[n_p] = sl
+            p_dep[n_p] = depth[i]
+            n_p += 1
+        pair[i] = pid[kp]
+    key = np.zeros(n_c, np.int64)
+    for t in range(n_c):
+        key[t] = (contrib[t, 1] * 7 + contrib[t, 2]) * n_nodes + contrib[t, 0]
+    by_cell = np.argsort(key)
+    node = np.zeros(n_c, np.int64)
+    ords = np.zeros(n_c)
+    cstart = np.zeros(71, np.int64)
+    for q in range(n_c):
+        t = by_cell[q]
+        node[q] = contrib[t, 0]
+        ords[q] = orders[t]
+        cstart[contrib[t, 1] * 7 + contrib[t, 2] + 1] = q + 1
+    for x in range(1, 71):
+        cstart[x] = max(cstart[x], cstart[x - 1])
+    return pair, p_slot, p_dep, node, ords, cstart, n_p
+
+
+@kernel(inline=True)
+def _cell_sums(
+    prod: np.ndarray, node: np.ndarray, ords: np.ndarray, cstart: np.ndarray, acc: np.ndarray
+) -> None:
+    """``acc[x, b] = sum of ords[q] * prod[node[q], b]`` over cell x's contributions, added one
+    after the other in their order (four at a time: the same sums, fewer trips through ``acc``)."""
+    nb = prod.shape[1]
+    for x in range(70):
+        a = acc[x]
+        for b in range(nb):
+            a[b] = 0.0
+        q = cstart[x]
+        q1 = cstart[x + 1]
+        while q + 4 <= q1:
+            o0 = ords[q]
+            o1 = ords[q + 1]
+            o2 = ords[q + 2]
+            o3 = ords[q + 3]
+            s0 = prod[node[q]]
+            s1 = prod[node[q + 1]]
+            s2 = prod[node[q + 2]]
+            s3 = prod[node[q + 3]]
+            for b in range(nb):
+                a[b] = (((a[b] + o0 * s0[b]) + o1 * s1[b]) + o2 * s2[b]) + o3 * s3[b]
+            q += 4
+        while q < q1:
+            o = ords[q]
+            src = prod[node[q]]
+            for b in range(nb):
+                a[b] += o * src[b]
+            q += 1
 
 
 @kernel("f8[:, :, ::1](i8[::1], i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], f8[::1])")
@@ -280,42 +362,25 @@ def dealer_all_upcards(
 ) -> np.ndarray:
     """``out[up, k]``: the dealer's outcome distribution (17..21, natural, bust) given up card
     ``up`` dealt from ``full - removed[k]`` (zeros where that shoe lacks the card or a row does
-    not fit); by up card first, so that one up card's rows are contiguous. Rows are taken
+    not fit); by up card first, so that one up card's rows are contiguous. Rows are taken up to
     ``DEALER_BLOCK`` at a time through the trie."""
     k_n = removed.shape[0]
     n_nodes = parent.shape[0]
-    n_c = contrib.shape[0]
     out = np.zeros((10, k_n, 7))
-    prod = np.empty((n_nodes, DEALER_BLOCK))
-    inv = np.zeros((32, DEALER_BLOCK))
-    fac = np.zeros((10 * 24, DEALER_BLOCK))
-    acc = np.zeros((70, DEALER_BLOCK))
-    cb = np.zeros((DEALER_BLOCK, 10), np.int64)
-    nb = np.zeros(DEALER_BLOCK, np.int64)
-    rows = np.zeros(DEALER_BLOCK, np.int64)
-    # node i multiplies by fac[slot[i]] * inv[depth[i]]; the contributions are taken by cell
-    # (up card, outcome), cell x summing node[t], ords[t] for t in cstart[x]..cstart[x + 1]
-    slot = np.zeros(n_nodes, np.int64)
-    for i in range(n_nodes):
-        slot[i] = rank[i] * 24 + min(used[i], 23)
-    key = np.zeros(n_c, np.int64)
-    for t in range(n_c):
-        key[t] = (contrib[t, 1] * 7 + contrib[t, 2]) * n_nodes + contrib[t, 0]
-    by_cell = np.argsort(key)
-    node = np.zeros(n_c, np.int64)
-    ords = np.zeros(n_c)
-    cstart = np.zeros(71, np.int64)
-    for q in range(n_c):
-        t = by_cell[q]
-        node[q] = contrib[t, 0]
-        ords[q] = orders[t]
-        cstart[contrib[t, 1] * 7 + contrib[t, 2] + 1] = q + 1
-    for x in range(1, 71):
-        cstart[x] = max(cstart[x], cstart[x - 1])
+    pair, p_slot, p_dep, node, ords, cstart, n_p = _trie_tables(parent, rank, used, depth, contrib, orders)
+    nb = min(DEALER_BLOCK, max(8, (k_n + 7) // 8 * 8))  # lanes: fewer for a few rows
+    prod = np.empty((n_nodes, nb))
+    tab = np.zeros((n_p, nb))
+    inv = np.zeros((32, nb))
+    fac = np.zeros((10 * 24, nb))
+    acc = np.zeros((70, nb))
+    cb = np.zeros((nb, 10), np.int64)
+    nc = np.zeros(nb, np.int64)
+    rows = np.zeros(nb, np.int64)
     k = 0
     while k < k_n:
         m = 0  # rows of this block that fit
-        while m < DEALER_BLOCK and k < k_n:
+        while m < nb and k < k_n:
             ok = True
             n = 0
             for r in range(10):
@@ -325,57 +390,42 @@ def dealer_all_upcards(
                     ok = False
                 n += x
             if ok and n > 0:
-                nb[m] = n
+                nc[m] = n
                 rows[m] = k
                 m += 1
             k += 1
         if m == 0:
             break
-        for b in range(m, DEALER_BLOCK):  # padding lanes: a copy of the first row (discarded)
-            nb[b] = nb[0]
+        for b in range(m, nb):  # padding lanes: a copy of the first row (discarded)
+            nc[b] = nc[0]
             for r in range(10):
                 cb[b, r] = cb[0, r]
         for d in range(32):
-            for b in range(DEALER_BLOCK):
-                x = nb[b] - d
+            for b in range(nb):
+                x = nc[b] - d
                 inv[d, b] = 1.0 / x if x > 0 else 0.0
         for r in range(10):
             for j in range(24):
-                for b in range(DEALER_BLOCK):
+                for b in range(nb):
                     fac[r * 24 + j, b] = max(cb[b, r] - j, 0)
-        for b in range(DEALER_BLOCK):
+        for t in range(n_p):
+            f = fac[p_slot[t]]
+            iv = inv[p_dep[t]]
+            dt = tab[t]
+            for b in range(nb):
+                dt[b] = f[b] * iv[b]
+        for b in range(nb):
             prod[0, b] = 1.0
         for i in range(1, n_nodes):
-            pi = parent[i]
-            si = slot[i]
-            di = depth[i]
-            for b in range(DEALER_BLOCK):
-                prod[i, b] = prod[pi, b] * (fac[si, b] * inv[di, b])
-        for x in range(70):
-            # eight named sums (one per lane of the block) stay in registers
-            a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-            for q in range(cstart[x], cstart[x + 1]):
-                nd = node[q]
-                o = ords[q]
-                a0 += o * prod[nd, 0]
-                a1 += o * prod[nd, 1]
-                a2 += o * prod[nd, 2]
-                a3 += o * prod[nd, 3]
-                a4 += o * prod[nd, 4]
-                a5 += o * prod[nd, 5]
-                a6 += o * prod[nd, 6]
-                a7 += o * prod[nd, 7]
-            acc[x, 0] = a0
-            acc[x, 1] = a1
-            acc[x, 2] = a2
-            acc[x, 3] = a3
-            acc[x, 4] = a4
-            acc[x, 5] = a5
-            acc[x, 6] = a6
-            acc[x, 7] = a7
+            src = prod[parent[i]]
+            f = tab[pair[i]]
+            dst = prod[i]
+            for b in range(nb):
+                dst[b] = src[b] * f[b]
+        _cell_sums(prod, node, ords, cstart, acc)
         for b in range(m):
             kk = rows[b]
-            n = nb[b]
+            n = nc[b]
             for u in range(10):
                 cu = cb[b, u]
                 if cu <= 0:
