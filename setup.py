@@ -65,6 +65,8 @@ COMPILED = [
 # the analysis kernels compiled by numba.pycc (not mypyc): a placeholder extension that
 # ``OptionalBuildExt`` builds with ``pontoon.analysis.aot`` (optional: a failure leaves the JIT)
 AOT_EXT = "pontoon.analysis._aot"
+AOT_RECORD = "_aot_cpu.txt"  # aot.CPU_RECORD: written beside the module by its build
+AOT_CPU_ENV = "PONTOON_AOT_CPU"  # aot.CPU_ENV
 AOT_SOURCES = [
     "src/pontoon/analysis/aot.py",
     "src/pontoon/analysis/dealer.py",
@@ -92,20 +94,32 @@ def remove_inplace_build(aot: bool = True) -> list[str]:
     for so in (HERE / "src" / "pontoon" / "analysis").glob("_aot.*.so") if aot else []:
         so.unlink()
         gone.append(str(so.relative_to(HERE)))
+    record = HERE / "src" / "pontoon" / "analysis" / AOT_RECORD
+    if aot and record.is_file():
+        record.unlink()
     return gone
 
 
-def build_aot(out: Path) -> None:
-    """Compile the analysis kernels into ``out`` (a child process: numba's compiler state and the
-    kernel modules stay out of this one); raises with the child's last lines when it fails."""
+def aot_cpu() -> str:
+    """The target CPU of the analysis kernels: ``PONTOON_AOT_CPU``, ``host`` where unset."""
+    cpu = os.environ.get(AOT_CPU_ENV, "").strip() or "host"
+    if cpu not in ("host", "generic"):
+        raise SystemExit(f"{AOT_CPU_ENV}={cpu!r}: accepted values are host and generic")
+    return cpu
+
+
+def build_aot(out: Path, cpu: str) -> None:
+    """Compile the analysis kernels into ``out`` for ``cpu`` (a child process: numba's compiler
+    state and the kernel modules stay out of this one); raises with the child's last lines when it
+    fails."""
     out.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     src = str(HERE / "src")
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("PONTOON_NO_AOT", None)
-    cmd = [sys.executable, "-m", "pontoon.analysis.aot", "build", str(out.parent), out.name]
+    cmd = [sys.executable, "-m", "pontoon.analysis.aot", "build", str(out.parent), out.name, cpu]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
-    if done.returncode != 0 or not out.is_file():
+    if done.returncode != 0 or not out.is_file() or not (out.parent / AOT_RECORD).is_file():
         tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
         raise RuntimeError(f"exit {done.returncode}: {tail}")
 
@@ -118,15 +132,26 @@ class OptionalBuildExt(build_ext):
             super().build_extension(ext)
             return
         out = Path(self.get_ext_fullpath(ext.name))
+        record = out.parent / AOT_RECORD
+        cpu = aot_cpu()
         newest = max((HERE / f).stat().st_mtime for f in AOT_SOURCES)
-        if not self.force and out.is_file() and out.stat().st_mtime >= newest:
+        if not self.force and out.is_file() and out.stat().st_mtime >= newest and _built_for(record, cpu):
             return  # built from these sources already (its stamp says which, at run time)
         try:
-            build_aot(out)
+            build_aot(out, cpu)
         except Exception as e:  # noqa: BLE001  (optional: the JIT kernels serve without it)
-            if out.exists():
-                out.unlink()
+            for p in (out, record):
+                if p.exists():
+                    p.unlink()
             _warn(f"compiling the analysis kernels ahead of time failed ({e}); numba's JIT kernels are used")
+
+    def copy_extensions_to_source(self) -> None:
+        """setuptools copies the modules of an in-place build beside their sources: the analysis
+        kernels' CPU record goes with theirs (without it the module is not used)."""
+        super().copy_extensions_to_source()
+        built = Path(self.build_lib) / Path(self.get_ext_filename(AOT_EXT)).parent / AOT_RECORD
+        if built.is_file():
+            self.copy_file(str(built), str(HERE / "src" / "pontoon" / "analysis" / AOT_RECORD))
 
     def run(self) -> None:
         inplace = self.inplace
@@ -144,7 +169,20 @@ class OptionalBuildExt(build_ext):
             aot = Path(self.build_lib) / self.get_ext_filename(AOT_EXT)
             if inplace and aot.is_file():  # built before the engine failed: setuptools copies no longer
                 self.copy_file(str(aot), str(HERE / "src" / "pontoon" / "analysis" / aot.name))
+                if (aot.parent / AOT_RECORD).is_file():
+                    self.copy_file(
+                        str(aot.parent / AOT_RECORD), str(HERE / "src" / "pontoon" / "analysis" / AOT_RECORD)
+                    )
             _warn(f"compiling the engine failed ({e}); the pure-Python engine is installed")
+
+
+def _built_for(record: Path, cpu: str) -> bool:
+    """Whether the CPU record of a module says it was built for ``cpu`` (host: not generic)."""
+    try:
+        built = dict(x.split("=", 1) for x in record.read_text().splitlines() if "=" in x).get("cpu", "")
+    except OSError:
+        return False
+    return bool(built) and (built == "generic") == (cpu == "generic")
 
 
 def ext_modules() -> list:
@@ -155,6 +193,7 @@ def ext_modules() -> list:
             + (f" (removed {len(gone)} compiled modules)" if gone else "")
         )
         return []
+    aot_cpu()  # a bad PONTOON_AOT_CPU stops the build here, with its one-line error
     try:
         from mypyc.build import mypycify
 

@@ -89,8 +89,10 @@ def engine_build() -> str:
 
 
 def analysis_build() -> str:
-    """One line: the analysis kernels ``AOT-compiled (numba.pycc), current: <file>`` or
-    ``numba JIT (<why>)``, e.g. not built, stale, or ``PONTOON_NO_AOT`` set."""
+    """One line: the analysis kernels ``AOT-compiled (numba.pycc), current, for this CPU (znver3):
+    <file>`` (a host build, used on a CPU with its building CPU's flags) or ``..., for any CPU
+    (generic): <file>``, or ``numba JIT (<why>)``, e.g. not built, stale, built for another CPU, or
+    ``PONTOON_NO_AOT`` set."""
     from pontoon.analysis.aot import describe
 
     return describe()

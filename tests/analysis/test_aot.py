@@ -177,4 +177,114 @@ def test_the_build_makes_a_current_module(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     probe = "from pontoon.analysis import aot, kernels; print(aot.state().mode, aot.state().reason)"
     got = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
-    assert got.stdout.split() == ["aot", "current"], got.stderr[-2000:]
+    assert got.stdout.startswith("aot current, for "), got.stderr[-2000:]
+    record = aot.CpuRecord.parse((pkg / "analysis" / aot.CPU_RECORD).read_text())
+    assert record.stamp == aot.stamp_of(aot.sources_hash(pkg / "analysis"))
+    assert record.cpu != "generic" or not record.flags
+
+
+# ---------------------------------------------------------------------------------------------
+# the target CPU: a host build is used only on a CPU with its building CPU's flags
+
+
+def test_cpu_records_are_read_back_and_bad_ones_refused() -> None:
+    host = aot.CpuRecord(123, "znver3", ("sse", "sse2", "avx", "avx2", "fma"))
+    assert aot.CpuRecord.parse(host.text()) == host
+    generic = aot.CpuRecord(-5, "generic", ())
+    assert aot.CpuRecord.parse(generic.text()) == generic
+    for bad in (
+        "",
+        "stamp=1\ncpu=znver3\n",  # no flags line
+        "stamp=x\ncpu=znver3\nflags=avx\n",  # not a number
+        "stamp=1\ncpu=\nflags=avx\n",  # no CPU
+        "stamp=1\ncpu=znver3\nflags=avx hypervisor\n",  # not an instruction-set flag
+        "stamp=1\ncpu=generic\nflags=avx\n",  # a generic build requires none
+    ):
+        with pytest.raises(ValueError):
+            aot.CpuRecord.parse(bad)
+
+
+def test_the_flags_a_host_build_needs_are_checked(tmp_path: Path) -> None:
+    info = tmp_path / "cpuinfo"
+    info.write_text(
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu sse sse2 avx fma hypervisor\n\n"
+    )
+    have = aot.cpu_flags(str(info))
+    assert have == frozenset({"fpu", "sse", "sse2", "avx", "fma", "hypervisor"})
+    host = aot.CpuRecord(1, "znver3", ("sse", "sse2", "avx", "avx2", "fma"))
+    assert aot.missing_flags(host, have) == ["avx2"]
+    assert aot.missing_flags(host, have | {"avx2"}) == []
+    assert aot.missing_flags(host, None) is None  # flags unknown: not run
+    assert aot.missing_flags(aot.CpuRecord(1, "generic", ()), None) == []  # generic: anywhere
+    info.write_text("processor\t: 0\nFeatures\t: fp asimd\n")  # no x86 flags line
+    assert aot.cpu_flags(str(info)) is None
+    assert aot.cpu_flags(str(tmp_path / "absent")) is None
+
+
+def _record() -> aot.CpuRecord:
+    return aot.CpuRecord.parse((BUILT[0].parent / aot.CPU_RECORD).read_text())
+
+
+@NEEDS_AOT
+def test_a_module_built_for_another_cpu_falls_back_to_the_jit(tmp_path: Path) -> None:
+    """This machine's flags as a CPU without the most advanced flag the build required: a host
+    build is not even imported (code for another CPU may stop the process), numba serves, and
+    the report is the same; a generic build runs there."""
+    record = _record()
+    have = aot.cpu_flags()
+    assert have is not None or not record.flags
+    weaker = sorted(have or ())
+    drop = [f for f in ("avx512f", "avx2", "avx", "sse4_2") if f in record.flags][:1]
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: " + " ".join(f for f in weaker if f not in drop) + "\n")
+    args = ["--rules", "blackjack", "--set", "decks=2"]
+    prelude = "import sys\n"
+    probe = "\nprint('IMPORTED', 'pontoon.analysis._aot' in sys.modules, file=sys.stderr)\n"
+    there, mode = _analyze(args, prelude, PONTOON_AOT_CPUINFO=str(info))
+    here, mode_here = _analyze(args)
+    assert mode_here.startswith("MODE aot False"), mode_here
+    if record.flags:
+        assert drop, record
+        assert mode.startswith(
+            f"MODE jit True built for another CPU ({record.cpu}): this one lacks {drop[0]}"
+        ), mode
+    else:
+        assert mode.startswith("MODE aot False current, for any CPU (generic)"), mode
+    assert there == here
+    code = f"from pontoon.analysis import aot, dealer\nimport sys{probe}"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=_env(PONTOON_AOT_CPUINFO=str(info)),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"IMPORTED {not record.flags}" in done.stderr, done.stderr[-2000:]
+
+
+@NEEDS_AOT
+def test_a_module_without_its_cpu_record_is_not_imported(tmp_path: Path) -> None:
+    import shutil
+
+    pkg = tmp_path / "src" / "pontoon"
+    shutil.copytree(SRC / "pontoon", pkg, ignore=shutil.ignore_patterns("__pycache__", aot.CPU_RECORD))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "src")}
+    env.pop(aot.NO_AOT_ENV, None)
+    probe = (
+        "import sys\nfrom pontoon.analysis import aot, dealer\n"
+        "print(aot.state().mode, 'pontoon.analysis._aot' in sys.modules, aot.state().reason)"
+    )
+    got = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.startswith(f"jit False the built module has no CPU record {aot.CPU_RECORD}"), got.stdout
+    (pkg / "analysis" / aot.CPU_RECORD).write_text(_record().text())  # the record back: used again
+    got = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
+    assert got.stdout.startswith("aot True current, for "), got.stdout + got.stderr[-2000:]
+
+
+def test_an_unknown_target_cpu_is_refused() -> None:
+    with pytest.raises(ValueError, match="PONTOON_AOT_CPU accepts host or generic"):
+        aot.resolve_cpu("native")
+    assert aot.resolve_cpu("generic") == ("generic", ())
+    assert aot.resolve_cpu("") == ("generic", ())

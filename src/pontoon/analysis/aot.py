@@ -18,6 +18,18 @@ their SHA-256). When a process imports the kernels, ``kernel`` hands out:
   build), fails to import, or ``PONTOON_NO_AOT=1`` (the tests compare both builds this way);
 * ``build``: ``numba.njit(cache=False)``, collected for the extension (only inside the build).
 
+The target CPU (``PONTOON_AOT_CPU``, read by setup.py): ``host`` (the default) compiles for the
+machine that builds, as g++'s ``-march=native`` (LLVM's name of this CPU and exactly the features it
+reports, as numba's JIT does): for an install built where it runs (``make install``, an editable or
+source install). ``generic`` compiles for any CPU of the architecture: for a wheel built on one
+machine and run on others. Code for another CPU could stop the process with an illegal
+instruction, even at the import, so the build writes a record beside the module (``_aot_cpu.txt``:
+the stamp, the CPU's name and the instruction-set flags of the building CPU among ``ISA_FLAGS``),
+and ``state`` reads it *before* importing the module: a host build is used only where this CPU has
+every one of those flags (``/proc/cpuinfo``), else the JIT kernels serve, as for a stale module; a
+module without its record is not imported either. Host builds are made on Linux x86-64 only (where
+the flags can be read back); elsewhere ``host`` builds a generic module.
+
 ``python -m pontoon.compiled`` says which is in use (``describe()``).
 """
 
@@ -26,6 +38,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Callable
@@ -39,6 +52,19 @@ KERNEL_SOURCES = ("dealer.py", "kernels.py", "onewager.py")  # every ``kernel`` 
 KERNEL_MODULES = tuple("pontoon.analysis." + s.removesuffix(".py") for s in KERNEL_SOURCES)
 STAMP_FUNCTION = "aot_stamp"
 NO_AOT_ENV = "PONTOON_NO_AOT"
+CPU_ENV = "PONTOON_AOT_CPU"  # setup.py's build: "host" (default) or "generic"
+CPU_CHOICES = ("host", "generic")
+CPU_RECORD = "_aot_cpu.txt"  # beside the module: the CPU it was built for (see the module's text)
+CPUINFO_ENV = "PONTOON_AOT_CPUINFO"  # where this CPU's flags are read (default /proc/cpuinfo)
+
+# the instruction-set flags (Linux ``/proc/cpuinfo`` names) a host build may depend on: SIMD and
+# bit-manipulation extensions of x86-64; a host build requires every one its building CPU had
+ISA_FLAGS = (
+    "sse sse2 pni ssse3 sse4_1 sse4_2 sse4a popcnt abm bmi1 bmi2 avx avx2 fma fma4 xop tbm f16c movbe "
+    "aes pclmulqdq sha_ni adx cx16 lahf_lm xsave rdrand rdseed vaes vpclmulqdq gfni avx_vnni avx512f "
+    "avx512dq avx512cd avx512bw avx512vl avx512ifma avx512vbmi avx512_vbmi2 avx512_vnni avx512_bitalg "
+    "avx512_vpopcntdq avx512_bf16 avx512_fp16 amx_tile amx_bf16 amx_int8 clflushopt clwb 3dnowprefetch"
+).split()
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,6 +95,79 @@ class State(NamedTuple):
 _forced: str | None = None  # "build" inside ``build``
 
 
+class CpuRecord(NamedTuple):
+    """The record a build writes beside the module (``CPU_RECORD``)."""
+
+    stamp: int
+    cpu: str  # "generic" or LLVM's name of the building CPU (e.g. "znver3")
+    flags: tuple[str, ...]  # the ``ISA_FLAGS`` the building CPU had (none for generic)
+
+    def text(self) -> str:
+        return f"stamp={self.stamp}\ncpu={self.cpu}\nflags={' '.join(self.flags)}\n"
+
+    @classmethod
+    def parse(cls, text: str) -> CpuRecord:
+        """The record of ``text`` (``ValueError`` where it is not one)."""
+        fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+        if set(fields) != {"stamp", "cpu", "flags"} or not fields["cpu"]:
+            raise ValueError(f"not a CPU record: {text[:80]!r}")
+        flags = tuple(fields["flags"].split())
+        unknown = [f for f in flags if f not in ISA_FLAGS]
+        if unknown or (fields["cpu"] == "generic" and flags):
+            raise ValueError(f"bad flags in the CPU record: {fields['flags'][:80]!r}")
+        return cls(int(fields["stamp"]), fields["cpu"], flags)
+
+
+def cpu_flags(cpuinfo: str | None = None) -> frozenset[str] | None:
+    """This CPU's flags (the first ``flags`` line of ``/proc/cpuinfo``, or of the file named by
+    ``PONTOON_AOT_CPUINFO``); None where they cannot be read (not Linux)."""
+    path = cpuinfo or os.environ.get(CPUINFO_ENV, "") or "/proc/cpuinfo"
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            for line in f:
+                key, sep, value = line.partition(":")
+                if sep and key.strip() == "flags":
+                    return frozenset(value.split())
+    except OSError:
+        return None
+    return None
+
+
+def missing_flags(record: CpuRecord, have: frozenset[str] | None) -> list[str] | None:
+    """The flags of a host build that this CPU lacks ([] where it can run the module; None where
+    this CPU's flags are unknown, which only a generic build survives)."""
+    if not record.flags:
+        return []
+    if have is None:
+        return None
+    return [f for f in record.flags if f not in have]
+
+
+def _cpu_check(stamp: int) -> tuple[CpuRecord | None, str]:
+    """The module's CPU record and "" where it may be imported on this machine, else (None, why)."""
+    spec = importlib.util.find_spec(MODULE)
+    if spec is None or not spec.origin:
+        return None, "not built (PONTOON_PURE=1, or its build failed): make compile builds it"
+    try:
+        record = CpuRecord.parse((Path(spec.origin).parent / CPU_RECORD).read_text(encoding="ascii"))
+    except (OSError, ValueError) as e:
+        return (
+            None,
+            f"the built module has no CPU record {CPU_RECORD} ({type(e).__name__}): make compile rebuilds it",
+        )
+    if record.stamp != stamp:
+        return None, "STALE: built from other kernel sources (make compile rebuilds it)"
+    lacks = missing_flags(record, cpu_flags())
+    if lacks is None:
+        return None, f"built for another CPU ({record.cpu}) and this one's flags cannot be read"
+    if lacks:
+        return None, (
+            f"built for another CPU ({record.cpu}): this one lacks {' '.join(lacks)} "
+            f"({CPU_ENV}=generic make compile builds a portable module)"
+        )
+    return record, ""
+
+
 @functools.lru_cache(maxsize=1)
 def state() -> State:
     """Which kernels this process uses (decided once, at the first kernel module's import)."""
@@ -76,6 +175,13 @@ def state() -> State:
         return State("build", None, "building the extension")
     if os.environ.get(NO_AOT_ENV, "") not in ("", "0"):
         return State("jit", None, f"{NO_AOT_ENV} is set")
+    expected = expected_stamp()
+    try:
+        record, why = _cpu_check(expected)  # before the import: code for another CPU may not load
+    except Exception as e:  # noqa: BLE001  (a broken package: the JIT kernels serve)
+        return State("jit", None, f"the built module cannot be checked ({type(e).__name__}: {e})")
+    if record is None:
+        return State("jit", None, why)
     try:
         mod = importlib.import_module(MODULE)
     except ModuleNotFoundError:
@@ -86,16 +192,18 @@ def state() -> State:
         got = int(getattr(mod, STAMP_FUNCTION)())
     except Exception as e:  # noqa: BLE001
         return State("jit", None, f"the built module has no stamp ({type(e).__name__}: {e})")
-    if got != expected_stamp():
+    if got != expected:
         return State("jit", None, "STALE: built from other kernel sources (make compile rebuilds it)")
-    return State("aot", mod, "current")
+    where = "for any CPU (generic)" if record.cpu == "generic" else f"for this CPU ({record.cpu})"
+    return State("aot", mod, f"current, {where}")
 
 
 def describe() -> str:
-    """One line: ``AOT-compiled (numba.pycc), current`` or ``numba JIT: <why>``."""
+    """One line: ``AOT-compiled (numba.pycc), current, for this CPU (znver3): <file>`` (or ``for
+    any CPU (generic)``) or ``numba JIT (<why>)``."""
     st = state()
     if st.mode == "aot":
-        return f"AOT-compiled (numba.pycc), current: {getattr(st.module, '__file__', MODULE)}"
+        return f"AOT-compiled (numba.pycc), {st.reason}: {getattr(st.module, '__file__', MODULE)}"
     return f"numba JIT ({st.reason})"
 
 
@@ -251,12 +359,31 @@ def kernel(sig: str | None = None, *, inline: bool = False) -> Callable[[F], F]:
 # the build (``python -m pontoon.analysis.aot build DIR``: setup.py runs it in a child process)
 
 
+def resolve_cpu(cpu: str) -> tuple[str, tuple[str, ...]]:
+    """(LLVM target CPU, required ``ISA_FLAGS``) of a build for ``cpu`` ("host" or "generic";
+    "" = generic): host only on Linux x86-64, where the flags can be read back at run time."""
+    import platform
+
+    if cpu in ("", "generic"):
+        return "generic", ()
+    if cpu != "host":
+        raise ValueError(f"unknown target CPU {cpu!r}: {CPU_ENV} accepts {' or '.join(CPU_CHOICES)}")
+    have = cpu_flags()
+    if platform.machine().lower() not in ("x86_64", "amd64") or not have:
+        return "generic", ()
+    import llvmlite.binding as ll
+
+    return ll.get_host_cpu_name(), tuple(f for f in ISA_FLAGS if f in have)
+
+
 def build(out_dir: str, filename: str | None = None, cpu: str = "") -> Path:
     """Compile every exported kernel into ``out_dir/filename`` (default: this Python's extension
-    name for ``_aot``); ``cpu``: LLVM's target CPU ("" = generic, portable; "host" = this one)."""
+    name for ``_aot``) and write its CPU record (``CPU_RECORD``) beside it; ``cpu``: "host" (this
+    machine's CPU) or "generic" / "" (any CPU of the architecture)."""
     global _forced
     if any(m in sys.modules for m in KERNEL_MODULES):
         raise RuntimeError("build() must run in a fresh process (the kernel modules are imported)")
+    target, flags = resolve_cpu(cpu)
     _forced = "build"
     state.cache_clear()
     digest = sources_hash()
@@ -268,12 +395,28 @@ def build(out_dir: str, filename: str | None = None, cpu: str = "") -> Path:
     cc.output_dir = out_dir
     if filename:
         cc.output_file = filename
-    cc.target_cpu = cpu
+    if target != "generic":
+        _host_features()
+        cc.target_cpu = "host"
     for name, (disp, sig) in sorted(_BUILD_EXPORTS.items()):
         cc.export(name, sig)(disp.py_func)
     cc.export(STAMP_FUNCTION, "i8()")(_stamp_function(stamp_of(digest)))
+    record = Path(out_dir) / CPU_RECORD
+    record.unlink(missing_ok=True)  # no record of an earlier build beside a half-made module
     cc.compile()
+    tmp = record.with_name(f"{CPU_RECORD}.{os.getpid()}.tmp")
+    tmp.write_text(CpuRecord(stamp_of(digest), target, flags).text(), encoding="ascii")
+    os.replace(tmp, record)
     return Path(out_dir) / cc.output_file
+
+
+def _host_features() -> None:
+    """numba.pycc gives LLVM the host CPU's *name* only, which enables every feature of that model,
+    some of which a virtual machine may hide (AVX-512 on a host that has it): give it exactly the
+    features this CPU reports, as numba's JIT does (this build process only)."""
+    from numba.core import codegen
+
+    codegen.AOTCPUCodegen._customize_tm_features = lambda self: codegen.get_host_cpu_features()  # type: ignore[method-assign]
 
 
 def _stamp_function(value: int) -> Callable[[], int]:
@@ -286,8 +429,9 @@ def _stamp_function(value: int) -> Callable[[], int]:
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "build":
         me = importlib.import_module("pontoon.analysis.aot")  # not __main__: the kernels import that one
-        path = me.build(argv[1], argv[2] if len(argv) > 2 else None, argv[3] if len(argv) > 3 else "")
-        print(f"built {path}")
+        cpu = argv[3] if len(argv) > 3 else (os.environ.get(CPU_ENV, "").strip() or "host")
+        path = me.build(argv[1], argv[2] if len(argv) > 2 else None, cpu)
+        print(f"built {path}: {(path.parent / CPU_RECORD).read_text().strip().replace(chr(10), ', ')}")
         return 0
     print(f"pontoon analysis kernels: {describe()}")
     return 0
