@@ -54,3 +54,4 @@ bench: install
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
 	find src -name '*.so' -delete
+	rm -f src/pontoon/analysis/_aot_cpu.txt
