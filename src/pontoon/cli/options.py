@@ -15,16 +15,14 @@ One table (``Opt`` rows) feeds both readers of the command line:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 # value: one value, the last one given wins (click); multiple: repeatable, a list of the values;
 # flag: no value, True when given; arguments: the command's positional words (a list), at most one
 Kind = Literal["value", "multiple", "flag", "arguments"]
 
 
-@dataclass(frozen=True)
-class Opt:
+class Opt(NamedTuple):  # a named tuple, not a dataclass: 0.2 ms to make rather than 2 (issue 15)
     """One parameter of a command: its Python name, its option name, kind, default and help."""
 
     name: str
@@ -35,12 +33,14 @@ class Opt:
     hidden: bool = False
 
 
-@dataclass(frozen=True)
 class Command:
     """A command function and the table of its options (``app._register`` gives it to typer)."""
 
-    fn: Callable[..., Any]
-    options: tuple[Opt, ...]
+    __slots__ = ("fn", "options")
+
+    def __init__(self, fn: Callable[..., Any], options: tuple[Opt, ...]) -> None:
+        self.fn = fn
+        self.options = options
 
     def __call__(self, **values: Any) -> Any:
         return self.fn(**values)
