@@ -296,3 +296,32 @@ def test_echo_writes_what_typer_echo_writes(text: str, err: bool, capsys: pytest
     theirs = capsys.readouterr()
     echo(text, err=err)
     assert capsys.readouterr() == theirs
+
+
+TEARDOWN = """
+import sys
+class Witness:
+    def __del__(self):
+        sys.stderr.write("TEARDOWN\\n")
+witness = Witness()  # freed by the interpreter's teardown, if there is one
+from pontoon.cli.app import main
+sys.argv[0] = "pontoon"
+main()
+"""
+
+
+@pytest.mark.parametrize(("args", "teardown"), [(["--bet", "-5"], False), (["--decks", "3"], True)])
+def test_an_analyze_process_leaves_without_teardown(args: list[str], teardown: bool, tmp_path: Path) -> None:
+    """Read without typer, the process leaves at once after its (flushed) output; read by typer (an
+    option it does not know), it ends the usual way."""
+    done = subprocess.run(
+        [sys.executable, "-c", TEARDOWN, "analyze", "--rules", "blackjack", *args],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ")
+    assert ("TEARDOWN" in done.stderr) is teardown

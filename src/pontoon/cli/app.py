@@ -286,8 +286,9 @@ def _leave(code: int) -> None:
     ``atexit`` handler registered, no other thread running. Otherwise the caller exits as usual."""
     import atexit
 
+    handlers = getattr(atexit, "_ncallbacks", None)  # CPython's count of atexit handlers
     threading = sys.modules.get("threading")
-    if atexit._ncallbacks() or (threading is not None and threading.active_count() > 1):
+    if handlers is None or handlers() or (threading is not None and threading.active_count() > 1):
         return
     try:
         for stream in (sys.stdout, sys.stderr):
