@@ -325,3 +325,29 @@ def test_an_analyze_process_leaves_without_teardown(args: list[str], teardown: b
     assert done.returncode == 2
     assert done.stderr.startswith("error: ")
     assert ("TEARDOWN" in done.stderr) is teardown
+
+
+def _answer(call: Any) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = call()
+    return code, out.getvalue(), err.getvalue()
+
+
+@given(ARGS)
+def test_any_command_line_is_answered_as_typer_answers_it(args: list[str]) -> None:
+    """Hostile command lines through ``run`` (the fast path where it applies) and through typer's
+    path: the same status, output and error line. A bad ``--split-strategy`` last keeps every line
+    from reaching the analysis itself (each ends at an error before it)."""
+    line = ["analyze", *args, "--split-strategy", "cdq"]
+    fast = _answer(lambda: app_module.run(line))
+    slow = _answer(lambda: app_module._run_typer(line, "analyze"))
+    assert fast == slow
+    code, out, err = fast
+    if code == 0:  # --help
+        assert "Usage: pontoon analyze" in out and err == ""
+    else:
+        assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, fast
