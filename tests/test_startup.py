@@ -275,6 +275,23 @@ print(type(_loader.get_plugins()).__name__, len(list(_loader.get_plugins())), "i
     assert answers["some-plugin"][2] == "True"  # pydantic's own loader, which lists the entry points
 
 
+def test_any_other_name_of_the_plugin_loader_is_pydantic_s_own() -> None:
+    """A name the stand-in does not define (one a later pydantic might import) comes from pydantic's
+    own loader, which then takes the stand-in's place."""
+    code = """
+import sys
+from pontoon.cli import app
+app._without_pydantic_plugins()
+from pydantic.plugin._loader import PYDANTIC_ENTRY_POINT_GROUP
+print(PYDANTIC_ENTRY_POINT_GROUP, hasattr(sys.modules["pydantic.plugin._loader"], "entry_points"))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["pydantic", "True"]
+
+
 def test_run_inside_another_program_changes_nothing_of_its_process(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

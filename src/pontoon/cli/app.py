@@ -220,7 +220,16 @@ def _without_pydantic_plugins() -> None:
     import types
 
     loader = types.ModuleType(_PYDANTIC_LOADER, "pydantic plugins, disabled for a pontoon analyze process")
+
+    def real(name: str) -> Any:  # any other name (a later pydantic's): from pydantic's own module
+        if name.startswith("__"):  # the import system's questions (__path__ ...): a plain module
+            raise AttributeError(name)
+        if sys.modules.get(_PYDANTIC_LOADER) is loader:
+            del sys.modules[_PYDANTIC_LOADER]
+        return getattr(importlib.import_module(_PYDANTIC_LOADER), name)
+
     loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+    loader.__getattr__ = real  # type: ignore[method-assign]
     sys.modules[_PYDANTIC_LOADER] = loader
 
 
