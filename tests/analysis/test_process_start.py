@@ -26,7 +26,7 @@ stats = {}
 if aot.state().mode == "jit":
     stats = {f.__name__: (sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values()))
              for f in (kernels.chain, dealer.dealer_all_upcards)}
-mods = sorted({m.split(".")[0] for m in sys.modules} & {"numba", "llvmlite", "yaml", "rich"})
+mods = sorted({m.split(".")[0] for m in sys.modules} & {"numba", "llvmlite", "yaml", "rich", "typer"})
 british = "pontoon.rules.british" in sys.modules
 print(json.dumps({"rc": rc, "mode": aot.state().mode, "stats": stats, "mods": mods, "british": british}),
       file=sys.stderr)
@@ -51,7 +51,8 @@ def test_with_the_aot_kernels_no_numba_is_imported() -> None:
     assert got["rc"] == 0
     assert got["mode"] == "aot"
     # numba (and llvmlite, and the yaml it reads its config with) stays out; rich (the terminal
-    # report) and the British rules' models too
+    # report), typer (a well-formed command line is read without it: tests/test_startup.py) and
+    # the British rules' models too
     assert got["mods"] == []
     assert got["british"] is False
 
@@ -67,5 +68,6 @@ def test_a_second_jit_process_loads_the_kernels_from_the_cache() -> None:
         assert misses == 0, f"{name} was compiled in a process that should have loaded it"
         # the dealer kernel is not called where the shoe's rows are read from the disk
         assert hits >= (1 if name == "chain" else 0), name
-    assert "numba" in got["mods"] and "rich" not in got["mods"]  # no rich in a --json process
+    assert "numba" in got["mods"]
+    assert "rich" not in got["mods"] and "typer" not in got["mods"]  # no rich in a --json process, no typer
     assert got["british"] is False

@@ -6,8 +6,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import typer
-
+from pontoon.cli.echo import echo
+from pontoon.cli.options import Command, Opt
 from pontoon.errors import PontoonError, RulesError
 
 
@@ -80,7 +80,7 @@ def _compare(
     all_rules = [_rules(n, sets) for n in names]
     reports = [analyze(r, bet, split_strategy=split) for r in all_rules]
     if as_json:
-        typer.echo(
+        echo(
             to_json(
                 {
                     "compare": {
@@ -115,22 +115,42 @@ def _compare(
     con.print(t)
 
 
-def analyze_command(
-    rules: str = typer.Option("mbs", "--rules", help="preset id/alias or a table's .toml file"),
-    set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE (repeatable)"),
-    bet: str = typer.Option(None, "--bet", help="main wager for the Super Bonus (default: table minimum)"),
-    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
-    chart: str = typer.Option(None, "--chart", help="also write the strategy chart to this PNG file"),
-    compare: list[str] = typer.Option(
-        None, "--compare", help="presets to show side by side, e.g. --compare mbs federal rws-plus blackjack"
+# the options of ``pontoon analyze``, declared once: typer's command (``--help``, its messages) and
+# the fast reader of well-formed command lines (``cli/options.py``) are both built from this table
+OPTIONS: tuple[Opt, ...] = (
+    Opt("rules", "--rules", "value", "mbs", "preset id/alias or a table's .toml file"),
+    Opt("set_", "--set", "multiple", [], "override a rule field: NAME=VALUE (repeatable)"),
+    Opt("bet", "--bet", "value", None, "main wager for the Super Bonus (default: table minimum)"),
+    Opt("as_json", "--json", "flag", False, "print the report as JSON"),
+    Opt("chart", "--chart", "value", None, "also write the strategy chart to this PNG file"),
+    Opt(
+        "compare",
+        "--compare",
+        "multiple",
+        None,
+        "presets to show side by side, e.g. --compare mbs federal rws-plus blackjack",
     ),
-    split_strategy: str = typer.Option(
-        "cdp1",
+    Opt(
+        "split_strategy",
         "--split-strategy",
-        help="play of split hands under optimal play: cdz (as unsplit hands), cdp1 (re-optimised for the "
+        "value",
+        "cdp1",
+        "play of split hands under optimal play: cdz (as unsplit hands), cdp1 (re-optimised for the "
         "removed pair cards, the default) or cdp (also by the number of pair cards out)",
     ),
-    extra: list[str] = typer.Argument(None, hidden=True),
+    Opt("extra", "", "arguments", None, hidden=True),
+)
+
+
+def analyze_main(
+    rules: str,
+    set_: list[str],
+    bet: str | None,
+    as_json: bool,
+    chart: str | None,
+    compare: list[str] | None,
+    split_strategy: str,
+    extra: list[str] | None,
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
     from pontoon.analysis.report import analyze, to_json
@@ -156,10 +176,13 @@ def analyze_command(
         except OSError as err:
             raise PontoonError(f"cannot write chart {chart!r}: {err.strerror or err}") from None
     if as_json:
-        typer.echo(to_json(report))
+        echo(to_json(report))
     else:
         from pontoon.analysis.render import print_report  # rich: only for the terminal report
 
         print_report(report)
         if chart:
-            typer.echo(f"chart written to {chart}")
+            echo(f"chart written to {chart}")
+
+
+analyze_command = Command(analyze_main, OPTIONS)

@@ -6,21 +6,44 @@ with a one-line ``error: ...`` on standard error and exit code 2, never a traceb
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
-import typer
-
+from pontoon.cli.echo import echo
 from pontoon.errors import PontoonError
 
-app = typer.Typer(
-    name="pontoon",
-    help="Pontoon played exactly by its rule documents: play, scenarios, exact analysis, simulation.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+if TYPE_CHECKING:
+    import typer
+
+HELP = "Pontoon played exactly by its rule documents: play, scenarios, exact analysis, simulation."
+_app: typer.Typer | None = None
+
+
+def _typer_app() -> typer.Typer:
+    """The typer application (typer is imported here: ``pontoon analyze`` reads a well-formed
+    command line without it, issue 15 item 3)."""
+    global _app
+    if _app is None:
+        import typer
+
+        _app = typer.Typer(
+            name="pontoon",
+            help=HELP,
+            no_args_is_help=True,
+            add_completion=False,
+            pretty_exceptions_enable=False,
+        )
+        _app.callback()(_group)
+    return _app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # ``pontoon.cli.app.app``: the typer application, made on first use
+        return _typer_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # name -> (module, function); registered in this order (the order of ``pontoon --help``). Only the
@@ -42,19 +65,25 @@ COMMANDS: dict[str, tuple[str, str]] = {
 _registered: set[str] = set()
 
 
-@app.callback()
 def _group() -> None:
     """Pontoon played exactly by its rule documents: play, scenarios, exact analysis, simulation."""
 
 
 def _register(only: str | None = None) -> None:
     """Register every command (or only ``only``, when it names one)."""
+    import typer
+
+    from pontoon.cli.options import Command, typer_function
+
+    app = _typer_app()
     for name, (module, attr) in COMMANDS.items():
         if name in _registered or (only is not None and name != only):
             continue
         obj = getattr(importlib.import_module(module), attr)
         if isinstance(obj, typer.Typer):
             app.add_typer(obj, name=name)
+        elif isinstance(obj, Command):  # declared by a table of options (cli/options.py)
+            app.command(name)(typer_function(obj))
         else:
             app.command(name)(obj)
         _registered.add(name)
@@ -70,6 +99,8 @@ def _command_of(args: list[str]) -> str | None:
 
 def fail(message: str) -> None:
     """Print a one-line error and exit 2 (bad input)."""
+    import typer
+
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
 
@@ -78,24 +109,157 @@ def _one_line(text: str) -> str:
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
+def _failure(err: BaseException) -> int | None:
+    """The exit status for an exception a command raised, after printing its one line; ``None``
+    for one that is not ours to answer (it is raised again)."""
+    if isinstance(err, PontoonError):
+        echo(f"error: {_one_line(str(err))}", err=True)
+        return 2
+    if isinstance(err, KeyboardInterrupt):
+        return 130
+    if isinstance(err, RecursionError):
+        echo("error: the input is nested too deeply", err=True)
+        return 2
+    if isinstance(err, MemoryError):
+        echo("error: the input needs more memory than this machine has", err=True)
+        return 2
+    if isinstance(err, Exception):  # a bug, not bad input: one line, the traceback on request
+        if os.environ.get("PONTOON_DEBUG"):
+            return None
+        echo(
+            f"internal error: {type(err).__name__}: {_one_line(str(err))[:300]} (set PONTOON_DEBUG=1 for the traceback)",
+            err=True,
+        )
+        return 1
+    return None
+
+
+def _analyze_at_once(argv: list[str]) -> int | None:
+    """``pontoon analyze ...`` read without typer when the command line is well formed (issue 15
+    item 3: typer's import and parse were about 0.07 s of a 0.5 s process); ``None``: typer reads it.
+
+    The options come from the one table that typer's command is built from (``cli/analyze.py``);
+    what the command raises is answered as on typer's path (``_failure``; Ctrl-C and end of input
+    as typer answers them).
+    """
+    if argv[:1] != ["analyze"]:
+        return None
+    from pontoon.cli.analyze import OPTIONS, analyze_main
+    from pontoon.cli.options import parse
+
+    values = parse(OPTIONS, argv[1:])
+    if values is None:
+        return None
+    global _ran_at_once
+    _ran_at_once = True
+    try:
+        if _whole_process:  # started as ``pontoon`` (main), not run() inside another program
+            _start_quickly()
+        analyze_main(**values)
+    except EOFError:  # typer: a blank line on standard error, then Abort (130 here)
+        echo("", err=True)
+        return 130
+    except OSError as err:
+        if err.errno != errno.EPIPE:
+            code = _failure(err)
+            if code is None:
+                raise
+            return code
+        # typer: a closed pipe ends the process with status 1, its last flush quietened
+        from typer._click.utils import PacifyFlushWrapper
+
+        sys.stdout = PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
+        sys.stderr = PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
+        sys.exit(1)
+    except BaseException as err:
+        code = _failure(err)
+        if code is None:
+            raise
+        return code
+    return 0
+
+
+_ran_at_once = False  # this process ran ``pontoon analyze`` without typer (``main`` may leave at once)
+_whole_process = False  # set by ``main``: the process is ours from start to end
+
+_PYDANTIC_LOADER = "pydantic.plugin._loader"
+
+
+def _start_quickly() -> None:
+    """Import what an analysis needs with the garbage collector off, then freeze what the imports
+    made (issue 15 item 3): the collector is back on for the analysis but no longer walks the
+    70,000 objects of the modules each time it collects (0.007 s of a 0.48 s process)."""
+    import gc
+
+    _without_pydantic_plugins()
+    gc.disable()
+    try:
+        import pontoon.analysis.report  # noqa: F401  (what analyze_main imports)
+        import pontoon.rules.load  # noqa: F401
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
+def _without_pydantic_plugins() -> None:
+    """Build the rules models without looking for pydantic plugins, as ``PYDANTIC_DISABLE_PLUGINS=1``
+    does, and without importing ``importlib.metadata`` (issue 15 item 3: 0.018 s with the email,
+    zipfile and csv modules it imports, and 0.005 s to list the installed packages' entry points).
+
+    pydantic's variable only skips the lookup: ``pydantic.plugin._loader`` imports
+    ``importlib.metadata`` at its top, and pydantic imports it when it builds the first model. So
+    before that, this process's ``pydantic.plugin._loader`` is a module whose ``get_plugins`` answers
+    what pydantic's own answers with plugins disabled: none. Only for an analyze process, only where
+    pydantic has not looked yet, and not where ``PYDANTIC_DISABLE_PLUGINS`` names plugins to leave
+    out (someone who uses plugins): then pydantic looks as usual.
+    """
+    if _PYDANTIC_LOADER in sys.modules:
+        return
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS", "1") not in ("__all__", "1", "true"):
+        return
+    import types
+
+    loader = types.ModuleType(_PYDANTIC_LOADER, "pydantic plugins, disabled for a pontoon analyze process")
+
+    def real(name: str) -> Any:  # any other name (a later pydantic's): from pydantic's own module
+        if name.startswith("__"):  # the import system's questions (__path__ ...): a plain module
+            raise AttributeError(name)
+        if sys.modules.get(_PYDANTIC_LOADER) is loader:
+            del sys.modules[_PYDANTIC_LOADER]
+        return getattr(importlib.import_module(_PYDANTIC_LOADER), name)
+
+    loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+    loader.__getattr__ = real  # type: ignore[method-assign]
+    sys.modules[_PYDANTIC_LOADER] = loader
+
+
 def run(args: list[str] | None = None) -> int:
     """Run the command line in this process and return its exit status (never raises).
 
     Usage errors of the parser (an unknown option, a value of the wrong type) and bad input of
     any kind print ONE line ``error: ...`` on standard error and return 2; Ctrl-C returns 130.
     """
-    cx = sys.modules[typer.BadParameter.__module__]  # typer's own click exceptions (it vendors click)
     argv = sys.argv[1:] if args is None else list(args)
     command = _command_of(argv)
-    if command == "analyze" and "numpy" not in sys.modules:
-        # the analysis makes no BLAS call (its kernels are compiled loops, its numpy calls small and
-        # integer): numpy's OpenBLAS need not start a thread per core, which costs a whole analyze
-        # process about 0.045 s of CPU (issue 15). A value the user set is kept.
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    _register(command)
+    if command == "analyze":
+        if "numpy" not in sys.modules:
+            # the analysis makes no BLAS call (its kernels are compiled loops, its numpy calls small
+            # and integer): numpy's OpenBLAS need not start a thread per core, which costs a whole
+            # analyze process about 0.045 s of CPU (issue 15). A value the user set is kept.
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        code = _analyze_at_once(argv)
+        if code is not None:
+            return code
+    return _run_typer(args, command)
 
+
+def _run_typer(args: list[str] | None, command: str | None) -> int:
+    import typer
+
+    cx = sys.modules[typer.BadParameter.__module__]  # typer's own click exceptions (it vendors click)
+    _register(command)
     try:
-        rv = app(args=args, prog_name="pontoon", standalone_mode=False)
+        rv = _typer_app()(args=args, prog_name="pontoon", standalone_mode=False)
     except cx.NoArgsIsHelpError:  # bare ``pontoon``: the help is already printed
         return 0
     except cx.UsageError as err:  # BadParameter, NoSuchOption, MissingParameter ...
@@ -108,30 +272,40 @@ def run(args: list[str] | None = None) -> int:
         return 2 if err.exit_code in (1, 2) else err.exit_code
     except typer.Abort:  # Ctrl-C reaches click as Abort
         return 130
-    except PontoonError as err:
-        typer.echo(f"error: {_one_line(str(err))}", err=True)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except RecursionError:
-        typer.echo("error: the input is nested too deeply", err=True)
-        return 2
-    except MemoryError:
-        typer.echo("error: the input needs more memory than this machine has", err=True)
-        return 2
-    except Exception as err:  # a bug, not bad input: one line, the traceback on request
-        if os.environ.get("PONTOON_DEBUG"):
+    except BaseException as err:
+        code = _failure(err)
+        if code is None:
             raise
-        typer.echo(
-            f"internal error: {type(err).__name__}: {_one_line(str(err))[:300]} (set PONTOON_DEBUG=1 for the traceback)",
-            err=True,
-        )
-        return 1
+        return code
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 
 
 def main() -> None:
-    sys.exit(run())
+    global _whole_process
+    _whole_process = True
+    code = run()
+    if _ran_at_once:
+        _leave(code)
+    sys.exit(code)
+
+
+def _leave(code: int) -> None:
+    """End an analyze process now, without the interpreter's teardown (about 0.03 s of freeing
+    modules and arrays, issue 15 item 3), where nothing is lost by it: the output flushed, no
+    ``atexit`` handler registered, no other thread running. Otherwise the caller exits as usual."""
+    import atexit
+
+    handlers = getattr(atexit, "_ncallbacks", None)  # CPython's count of atexit handlers
+    threading = sys.modules.get("threading")
+    if handlers is None or handlers() or (threading is not None and threading.active_count() > 1):
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except BaseException:  # noqa: BLE001 (a closed pipe: the usual exit reports it)
+        return
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -106,6 +105,8 @@ def parse_set_options(items: list[str]) -> dict[str, Any]:
 
 def load_rules_file(path: str | Path) -> Any:
     """A table described in TOML: ``preset = "mbs"`` plus any rule fields to override."""
+    import tomllib  # only where a file is read (a preset's analyze process does not: issue 15)
+
     p = Path(path)
     try:
         with p.open("rb") as fh:
