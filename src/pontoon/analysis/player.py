@@ -27,7 +27,7 @@ import numpy as np
 
 from pontoon.analysis import dealer as D
 from pontoon.analysis import kernels as K
-from pontoon.analysis.splits import SPLIT_STRATEGIES, SplitMixin
+from pontoon.analysis.splits import SPLIT_STRATEGIES, ChainOut, SplitMixin
 from pontoon.analysis.states import StateSpace, state_space
 from pontoon.analysis.suits import (
     BONUS_COMPLETION,
@@ -89,6 +89,7 @@ class DealerCache:
         # zeros, for states without a row
         self.by_up = np.zeros((10, 1, 7))
         self._pos: dict[tuple[int, int], np.ndarray] = {}
+        self._stacks: dict[tuple[int, int], np.ndarray] = {}  # ``position_stack``
         self._fits: np.ndarray | None = None  # states of two or more cards that fit ``full``
 
     def state_positions(self, p: int, k: int) -> np.ndarray:
@@ -116,6 +117,19 @@ class DealerCache:
             self._pos[key] = pos
         return self._pos[key]
 
+    def position_stack(self, p: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(``pos``, ``by_up``): ``pos[a]`` = ``state_positions(p, 1 + a)`` for a < ``n``, rows
+        of the table ``by_up`` (kept until rows are added)."""
+        key = (p, n)
+        if key not in self._stacks:
+            while True:
+                table = self.by_up
+                pos = np.stack([self.state_positions(p, 1 + a) for a in range(n)])
+                if self.by_up is table:  # no rows were added on the way: one table for all
+                    break
+            self._stacks[key] = pos
+        return self._stacks[key], self.by_up
+
     def add(self, rem: np.ndarray) -> None:
         """Compute the rows of ``rem`` not yet known (one kernel call)."""
         self._positions(np.asarray(rem, dtype=np.int64))
@@ -133,7 +147,8 @@ class DealerCache:
         miss = np.nonzero(~found)[0]
         uk, first = np.unique(keys[miss], return_index=True)
         new = D.dealer_all_upcards(self.full, rem[miss[first]], *_trie(self.h17))
-        self._pos.clear()  # row numbers change
+        self._pos.clear()
+        self._stacks.clear()  # row numbers change
         rows = [self.by_up[:, :-1], new, np.zeros((10, 1, 7))]
         if not len(self.keys):
             self.keys = uk
@@ -211,6 +226,7 @@ class DealerCache:
             return False
         self.keys, self.by_up = keys, by_up
         self._pos.clear()
+        self._stacks.clear()
         return True
 
     def _save_rows(self, ident: str) -> None:
@@ -390,18 +406,6 @@ class Params:
             sb_units=super_bonus_units(rules, b),
             pay21=pay,
         )
-
-
-@dataclass
-class ChainOut:
-    st: np.ndarray
-    hit: np.ndarray
-    dbl: np.ndarray
-    val: np.ndarray
-    dec: np.ndarray
-    racc: np.ndarray
-    act: np.ndarray  # the action taken in each state (K.ACT_*)
-    rfl: np.ndarray  # [s, r] 1 where a double of s that drew r is rescued
 
 
 class UpcardSolver(SplitMixin):
