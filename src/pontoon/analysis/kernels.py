@@ -21,6 +21,11 @@ HIT = 1
 DOUBLE_HIT = 2  # double, else hit
 DOUBLE_STAND = 3  # double, else stand
 
+# what ``_options`` values in a state (``chain``'s ``lean``)
+NEED_ALL = 0
+NEED_HIT = 1
+NEED_STAND = 2
+
 # the action ``chain`` takes in a state (its ``act`` output)
 ACT_STAND = 0
 ACT_HIT = 1
@@ -89,6 +94,7 @@ def _options(
     resc_pol: np.ndarray,
     resc_fix: np.ndarray,
     weights: np.ndarray,
+    need: int,
     st: np.ndarray,
     hit: np.ndarray,
     dbl: np.ndarray,
@@ -97,7 +103,9 @@ def _options(
     rfl: np.ndarray,
 ) -> None:
     """``chain``'s pass 1 for state ``i``: stand, hit (then its best play, ``val`` of the states
-    one card on) and double (one card, then keep or rescue).
+    one card on) and double (one card, then keep or rescue); ``need`` (``chain``'s ``lean``):
+    NEED_ALL all three, NEED_HIT no double (``dbl`` 0, no rescue flags, nothing into ``racc``),
+    NEED_STAND the stand value only.
 
     The states one card on (higher hard totals) are already valued: where a doubled hand's total
     is that state's own best total, keeping the double is twice its stand value (exactly: the
@@ -109,6 +117,8 @@ def _options(
     if nace[i] > 0 and hv + 10 <= 21:
         bt = hv + 10
     st[i] = stand_value(drows[dpos[i]], bt, 1.0, nat_loss, peek)
+    if need == NEED_STAND:
+        return
     hsum = 0.0
     dsum = 0.0
     a2e = a2
@@ -137,6 +147,8 @@ def _options(
             dsum -= 2.0 * p * f
             continue
         hsum += p * val[j]
+        if need == NEED_HIT:
+            continue
         # doubled: Aces among the first two cards count 1 (000 3.17.2, 002 3.14, 004 3.25.2)
         free = nace[j] > 0
         if ace_one:
@@ -283,7 +295,7 @@ def _reachable(
 
 @kernel(
     "void(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], b1[::1], i8[::1], f8[:, ::1], i8[::1], f8[::1], "
-    "i8, b1, b1, f8, f8, i8, b1, b1, i8, b1, b1, i8[::1], i8[::1], i1[:, ::1], b1, b1, "
+    "i8, b1, b1, f8, f8, i8, b1, b1, i8, b1, b1, i8[::1], i8[::1], i1[:, ::1], b1, b1, b1, "
     "f8[::1], f8[::1], f8[::1], f8[::1], f8[::1], i8[:, :, ::1], f8[::1], i1[::1], i1[:, ::1])"
 )
 def chain(
@@ -313,6 +325,7 @@ def chain(
     resc_fix: np.ndarray,
     build: bool,
     prune: bool,
+    lean: bool,
     weights: np.ndarray,
     st: np.ndarray,
     hit: np.ndarray,
@@ -342,12 +355,17 @@ def chain(
     hand's states): there ``st``, ``dbl``, ``val``, ``act`` and ``rfl`` are those of the full
     chain, ``hit`` too on two-card states and where the policy draws (elsewhere it counts the
     unvalued states as 0); the states not reached keep zeros (``act`` as given).
+    ``lean`` (not with ``build``; what the split hands read, ``split_runs``): states of three or
+    more cards get no ``dbl`` (0) and no ``rfl`` where they may not double, and where ``prune``
+    left a fixed policy, only the value of the action it takes (``st`` always; ``hit`` where it
+    draws, ``dbl`` where it doubles); every other output as without it.
     """
     s_n = hard.shape[0]
     nbase = 0
     for r in range(10):
         nbase += base[r]
     live = active
+    fixed = False
     if prune and not build:
         fixed = True
         for i in range(s_n):
@@ -356,6 +374,7 @@ def chain(
                 break
         if fixed:
             live = _reachable(hard, ncards, nace, trans, active, policy, forced, dbl2, dbl_any)
+    lean = lean and not build
     s = 0
     acc = np.zeros((2, 22, 12, 3))
     while s < s_n:
@@ -367,6 +386,19 @@ def chain(
         # higher totals, already valued)
         for i in range(g0, s):
             if live[i] and ncards[i] >= 1:
+                need = NEED_ALL
+                if lean and ncards[i] >= 3:
+                    need = NEED_ALL if dbl_any else NEED_HIT
+                    if fixed:
+                        hv = hard[i]
+                        bt = hv + 10 if (nace[i] > 0 and hv + 10 <= 21) else hv
+                        need = NEED_STAND
+                        if bt < 21:  # 21 stands (or is paid at once)
+                            a = _action(policy[i], bt >= forced, dbl_any, 0.0, 0.0, 0.0)
+                            if a == ACT_HIT:
+                                need = NEED_HIT
+                            elif a == ACT_DOUBLE:
+                                need = NEED_ALL
                 _options(
                     i,
                     counts,
@@ -390,6 +422,7 @@ def chain(
                     resc_pol,
                     resc_fix,
                     weights,
+                    need,
                     st,
                     hit,
                     dbl,
@@ -595,6 +628,7 @@ def split_runs(
                 fix,
                 False,
                 a > 0,
+                True,
                 weights,
                 st[a, k],
                 hit[a, k],

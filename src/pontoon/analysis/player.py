@@ -516,6 +516,7 @@ class UpcardSolver(SplitMixin):
             _no_fix() if resc_fix is None else resc_fix,
             build,
             prune,
+            False,
             _defaults().no_weights if weights is None else weights,
             out.st,
             out.hit,
