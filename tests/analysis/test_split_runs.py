@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pontoon.analysis import dealer as D
 from pontoon.analysis import kernels as K
-from pontoon.analysis.player import ChainOut, Params, UpcardSolver
+from pontoon.analysis.player import ChainOut, DealerCache, Params, UpcardSolver, _trie
 from pontoon.analysis.splits import SplitChains, _two_card_states
-from pontoon.analysis.states import shoe_counts
+from pontoon.analysis.states import shoe_counts, state_space
 from pontoon.rules.load import resolve_rules
 
 
@@ -161,3 +162,33 @@ def test_decide_is_the_numpy_decisions() -> None:
         assert np.array_equal(got, _decisions(solver, o, solver.active, dbl2))
         # stand, hit and double (where a split hand may double on two cards) all occur
         assert len(set(got[solver.active].tolist())) == (3 if dbl2 else 2)
+
+
+@pytest.mark.parametrize("preset", ["blackjack", "mbs"])
+def test_prefetch_holds_every_split_row(preset: str) -> None:
+    """``prefetch`` (keys built from the states' keys, rows decoded from them) computes every row
+    the split chains read, and each is the kernel's row for those cards."""
+    rules = resolve_rules(preset)
+    pr = Params.of(rules)
+    full = shoe_counts(rules.pack, rules.decks)
+    dc = DealerCache(full, pr.h17)
+    dc._add_keys(np.zeros(0, dtype=np.int64))  # nothing to add: no rows, no kernel call
+    assert len(dc.keys) == 0
+    dc.prefetch(pr)
+    table, keys = dc.by_up, dc.keys
+    assert np.all(keys[1:] > keys[:-1])
+    rng = np.random.default_rng(7)
+    sp = state_space()
+    for p in range(10):
+        n = min(2 * (pr.max_hands - 2), int(full[p]) - 2) + 1
+        if p == 0 and not pr.resplit_aces:
+            n = 1
+        pos, by_up = dc.position_stack(p, n)
+        assert by_up is table and dc.keys is keys  # no row was missing
+        for a in range(n):
+            idx = np.nonzero(pos[a] >= 0)[0]
+            pick = rng.choice(idx, size=min(20, len(idx)), replace=False)
+            rem = sp.counts[pick].copy()
+            rem[:, p] += 1 + a
+            want = D.dealer_all_upcards(dc.full, rem, *_trie(pr.h17))
+            assert np.array_equal(by_up[:, pos[a, pick]], want)

@@ -134,19 +134,20 @@ class DealerCache:
         """Compute the rows of ``rem`` not yet known (one kernel call)."""
         self._positions(np.asarray(rem, dtype=np.int64))
 
-    def _positions(self, rem: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
-        """Row indices of ``rem`` in ``by_up``, computing the missing ones first (``keys``:
-        ``rem @ _KEY`` where the caller has them)."""
-        if keys is None:
-            keys = rem @ _KEY
-        pos = np.searchsorted(self.keys, keys)
-        found = pos < len(self.keys)
-        found[found] = self.keys[pos[found]] == keys[found]
-        if found.all():
-            return pos
-        miss = np.nonzero(~found)[0]
-        uk, first = np.unique(keys[miss], return_index=True)
-        new = D.dealer_all_upcards(self.full, rem[miss[first]], *_trie(self.h17))
+    def _add_keys(self, keys: np.ndarray) -> None:
+        """Compute the rows of the multisets whose ``_KEY`` values are ``keys`` not yet known
+        (one kernel call; the rows' counts decoded from the keys)."""
+        srt = np.sort(keys)  # unique by hand: numpy 2's np.unique hashes, ten times slower here
+        uk = srt[np.concatenate(([True], srt[1:] != srt[:-1]))] if len(srt) else srt
+        if len(self.keys):
+            at = np.minimum(np.searchsorted(self.keys, uk), len(self.keys) - 1)
+            uk = uk[self.keys[at] != uk]
+        if len(uk):
+            self._insert(uk, (uk[:, None] >> _KEY_SHIFT[None, :]) & 31)
+
+    def _insert(self, uk: np.ndarray, rem: np.ndarray) -> None:
+        """Compute the rows ``rem`` (keys ``uk``: sorted, none known yet) and merge them in."""
+        new = D.dealer_all_upcards(self.full, rem, *_trie(self.h17))
         self._pos.clear()
         self._stacks.clear()  # row numbers change
         rows = [self.by_up[:, :-1], new, np.zeros((10, 1, 7))]
@@ -159,6 +160,20 @@ class DealerCache:
             self.keys = allk[order]
             # C order: ``chain`` reads the up card's rows in place (``split_setup``)
             self.by_up = np.ascontiguousarray(np.concatenate(rows, axis=1)[:, np.append(order, len(order))])
+
+    def _positions(self, rem: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+        """Row indices of ``rem`` in ``by_up``, computing the missing ones first (``keys``:
+        ``rem @ _KEY`` where the caller has them)."""
+        if keys is None:
+            keys = rem @ _KEY
+        pos = np.searchsorted(self.keys, keys)
+        found = pos < len(self.keys)
+        found[found] = self.keys[pos[found]] == keys[found]
+        if found.all():
+            return pos
+        miss = np.nonzero(~found)[0]
+        uk, first = np.unique(keys[miss], return_index=True)
+        self._insert(uk, rem[miss[first]])
         return np.searchsorted(self.keys, keys)
 
     def get(self, rem: np.ndarray, up: int, keys: np.ndarray | None = None) -> np.ndarray:
@@ -178,18 +193,19 @@ class DealerCache:
             return
         sp = state_space()
         fits = np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 1)
-        rows = [np.zeros((1, 10), dtype=np.int64), sp.counts[fits]]
+        skeys = _state_keys()
+        keys = [np.zeros(1, dtype=np.int64), skeys[fits]]  # by key: the key is linear in the counts
         if pr.max_hands >= 2:
             for p in range(10):
                 m = 2 if (p == 0 and not pr.resplit_aces) else pr.max_hands
                 if self.full[p] < 2:
                     continue
-                sel = sp.counts[fits & (sp.counts[:, p] >= 1) & (sp.ncards >= 2)]
+                c_p = sp.counts[:, p]
+                sel = fits & (c_p >= 1) & (sp.ncards >= 2)
                 for k in range(1, min(2 * (m - 2), int(self.full[p]) - 2) + 2):
-                    r = sel.copy()
-                    r[:, p] += k
-                    rows.append(r[np.all(r <= self.full[None, :], axis=1)])
-        self.add(np.concatenate(rows))
+                    # the state plus k cards of value p: only that count can pass the shoe's
+                    keys.append(skeys[sel & (c_p + k <= self.full[p])] + k * _KEY[p])
+        self._add_keys(np.concatenate(keys))
         if fresh:
             self._save_rows(ident)
 
@@ -314,6 +330,7 @@ def _defaults() -> _Defaults:
 
 
 _KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
+_KEY_SHIFT = np.arange(0, 50, 5, dtype=np.int64)  # count k of a key: (key >> _KEY_SHIFT[k]) & 31
 
 
 @lru_cache(maxsize=1)
