@@ -462,6 +462,19 @@ class UpcardSolver(SplitMixin):
         self._pair_mask: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.main_outs: dict[int, ChainOut] = {}
         self.q0_cache: dict[int, float] = {}
+        # (i, j[, the suits known]) -> ``completion_classes`` (rules, up card, Super Bonus fixed)
+        self.completion_memo: dict[tuple[object, ...], list[tuple[float, float]]] = {}
+
+    def completion(
+        self, i: int, j: int, known: tuple[tuple[int, str], ...] | None = None
+    ) -> list[tuple[float, float]]:
+        """``suits.completion_classes`` of the bonus hand (i, j) against this up card (kept)."""
+        key = (i, j, known)
+        got = self.completion_memo.get(key)
+        if got is None:
+            got = completion_classes(self.rules, i, j, self.up, self.pr.sb_units, known=known)
+            self.completion_memo[key] = got
+        return got
 
     # ---------------------------------------------------------------------------------
     def q_nat(self, s: int) -> float:
@@ -605,8 +618,5 @@ class UpcardSolver(SplitMixin):
             left = self.n - 2
             qc = (int(self.base[c]) - int(sp.counts[s, c])) / left if left > 0 else 0.0
             s3 = sp.trans[s, c]
-            classes = [
-                (w, qc * (m - float(pr.pay21[s3])))
-                for w, m in completion_classes(self.rules, i, j, self.up, pr.sb_units)
-            ]
+            classes = [(w, qc * (m - float(pr.pay21[s3]))) for w, m in self.completion(i, j)]
         return opts, classes

@@ -42,7 +42,7 @@ import numpy as np
 
 from pontoon.analysis import kernels as K
 from pontoon.analysis.states import card_index
-from pontoon.analysis.suits import BONUS_COMPLETION, SUITS, completion_classes, three_card_multiplier
+from pontoon.analysis.suits import BONUS_COMPLETION, SUITS, three_card_multiplier
 from pontoon.cards import Card
 
 if TYPE_CHECKING:
@@ -360,7 +360,7 @@ def pair_suit_classes(
                 hadj = padj = 0.0
                 if bonus_hit:
                     known = ((p, s1), (p, s2), (up, su or "S"))
-                    ((_, m),) = completion_classes(rules, p, p, up, pr.sb_units, known=known)
+                    ((_, m),) = solver.completion(p, p, known)
                     hadj = qc * (m - pay)
                 padj = ss.adjustment(s1, s2, su) if ss is not None else 0.0
                 if even:
