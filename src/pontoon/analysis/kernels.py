@@ -183,6 +183,7 @@ def _options(
 
 @kernel(inline=True)
 def _accumulate(
+    order: np.ndarray,
     g0: int,
     g1: int,
     hard: np.ndarray,
@@ -195,9 +196,10 @@ def _accumulate(
     dbl: np.ndarray,
     acc: np.ndarray,
 ) -> None:
-    """``chain``'s build mode: the weighted stand / hit / double sums of the states g0..g1 of
-    three or more cards, by class (soft, best total, cards)."""
-    for i in range(g0, g1):
+    """``chain``'s build mode: the weighted stand / hit / double sums of the states
+    ``order[g0:g1]`` of three or more cards, by class (soft, best total, cards)."""
+    for k in range(g0, g1):
+        i = order[k]
         if not active[i] or ncards[i] < 3:
             continue
         hv = hard[i]
@@ -266,12 +268,16 @@ def _reachable(
     forced: int,
     dbl2: bool,
     dbl_any: bool,
-) -> np.ndarray:
+    live: np.ndarray,
+    order: np.ndarray,
+) -> int:
     """``chain``'s ``prune``: the active states a fixed policy can reach from the active two-card
-    states (which are valued in full: stand, hit and double), lowest hard total first; None of
-    the policy codes may be OPTIMAL (the action of a state then depends on its code alone)."""
+    states (which are valued in full: stand, hit and double), lowest hard total first, into
+    ``live`` (all False on entry) and, as their indices in ascending order (``chain``'s order),
+    into ``order[:n]``; returns n. None of the policy codes may be OPTIMAL (the action of a state
+    then depends on its code alone)."""
     s_n = hard.shape[0]
-    live = np.zeros(s_n, np.bool_)
+    n = 0
     for i in range(s_n - 1, -1, -1):
         if not active[i] or ncards[i] < 1:
             continue
@@ -279,6 +285,8 @@ def _reachable(
             live[i] = True
         if not live[i]:
             continue
+        order[n] = i
+        n += 1
         hv = hard[i]
         bt = hv + 10 if (nace[i] > 0 and hv + 10 <= 21) else hv
         go = ncards[i] == 2  # every option of a two-card hand is valued (a soft 21's hit too)
@@ -290,7 +298,11 @@ def _reachable(
                 j = trans[i, r]
                 if j >= 0 and active[j]:
                     live[j] = True
-    return live
+    for k in range(n // 2):  # found lowest hard total (highest index) first
+        t = order[k]
+        order[k] = order[n - 1 - k]
+        order[n - 1 - k] = t
+    return n
 
 
 @kernel(
@@ -366,6 +378,8 @@ def chain(
         nbase += base[r]
     live = active
     fixed = False
+    order = np.empty(s_n, np.int64)  # the states valued, by index (highest hard total first)
+    n_ord = 0
     if prune and not build:
         fixed = True
         for i in range(s_n):
@@ -373,69 +387,74 @@ def chain(
                 fixed = False
                 break
         if fixed:
-            live = _reachable(hard, ncards, nace, trans, active, policy, forced, dbl2, dbl_any)
+            live = np.zeros(s_n, np.bool_)
+            n_ord = _reachable(hard, ncards, nace, trans, active, policy, forced, dbl2, dbl_any, live, order)
+    if not fixed:
+        for i in range(s_n):
+            if live[i] and ncards[i] >= 1:
+                order[n_ord] = i
+                n_ord += 1
     lean = lean and not build
-    s = 0
-    acc = np.zeros((2, 22, 12, 3))
-    while s < s_n:
-        g0 = s
-        h = hard[s]
-        while s < s_n and hard[s] == h:
-            s += 1
+    acc = np.zeros((2, 22, 12, 3)) if build else np.zeros((1, 1, 1, 3))
+    k = 0
+    while k < n_ord:
+        g0 = k
+        h = hard[order[k]]
+        while k < n_ord and hard[order[k]] == h:
+            k += 1
         # pass 1: stand, hit, double of every state of this hard total (their cards lead to
         # higher totals, already valued)
-        for i in range(g0, s):
-            if live[i] and ncards[i] >= 1:
-                need = NEED_ALL
-                if lean and ncards[i] >= 3:
-                    need = NEED_ALL if dbl_any else NEED_HIT
-                    if fixed:
-                        hv = hard[i]
-                        bt = hv + 10 if (nace[i] > 0 and hv + 10 <= 21) else hv
-                        need = NEED_STAND
-                        if bt < 21:  # 21 stands (or is paid at once)
-                            a = _action(policy[i], bt >= forced, dbl_any, 0.0, 0.0, 0.0)
-                            if a == ACT_HIT:
-                                need = NEED_HIT
-                            elif a == ACT_DOUBLE:
-                                need = NEED_ALL
-                _options(
-                    i,
-                    counts,
-                    hard,
-                    ncards,
-                    nace,
-                    trans,
-                    live,
-                    base,
-                    nbase,
-                    drows,
-                    dpos,
-                    up,
-                    peek,
-                    p21wins,
-                    nat_loss,
-                    nat_loss_dbl,
-                    a2,
-                    ace_one,
-                    rescue,
-                    resc_pol,
-                    resc_fix,
-                    weights,
-                    need,
-                    st,
-                    hit,
-                    dbl,
-                    val,
-                    racc,
-                    rfl,
-                )
+        for kk in range(g0, k):
+            i = order[kk]
+            need = NEED_ALL
+            if lean and ncards[i] >= 3:
+                need = NEED_ALL if dbl_any else NEED_HIT
+                if fixed:
+                    hv = hard[i]
+                    bt = hv + 10 if (nace[i] > 0 and hv + 10 <= 21) else hv
+                    need = NEED_STAND
+                    if bt < 21:  # 21 stands (or is paid at once)
+                        a = _action(policy[i], bt >= forced, dbl_any, 0.0, 0.0, 0.0)
+                        if a == ACT_HIT:
+                            need = NEED_HIT
+                        elif a == ACT_DOUBLE:
+                            need = NEED_ALL
+            _options(
+                i,
+                counts,
+                hard,
+                ncards,
+                nace,
+                trans,
+                live,
+                base,
+                nbase,
+                drows,
+                dpos,
+                up,
+                peek,
+                p21wins,
+                nat_loss,
+                nat_loss_dbl,
+                a2,
+                ace_one,
+                rescue,
+                resc_pol,
+                resc_fix,
+                weights,
+                need,
+                st,
+                hit,
+                dbl,
+                val,
+                racc,
+                rfl,
+            )
         if build:
-            _accumulate(g0, s, hard, ncards, nace, live, weights, st, hit, dbl, acc)
+            _accumulate(order, g0, k, hard, ncards, nace, live, weights, st, hit, dbl, acc)
         # pass 2: the value of holding each state
-        for i in range(g0, s):
-            if not live[i] or ncards[i] < 1:
-                continue
+        for kk in range(g0, k):
+            i = order[kk]
             hv = hard[i]
             sf = 0
             bt = hv

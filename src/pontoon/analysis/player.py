@@ -380,23 +380,15 @@ class Params:
         pay = np.zeros(sp.size)
         avg678 = average_three_card_pay(rules, "678")
         avg777 = average_three_card_pay(rules, "777")
-        for s in range(sp.size):
-            if sp.best[s] != 21:
-                continue
-            n = int(sp.ncards[s])
-            c = sp.counts[s]
-            v = float(rules.regular_pays)
-            if n == 3 and c[5] == 1 and c[6] == 1 and c[7] == 1:
-                v = avg678  # rulings 16: 6-7-8
-            elif n == 3 and c[6] == 3:
-                v = avg777
-            elif n == 5:
-                v = float(rules.pays_5_card_21)
-            elif n == 6:
-                v = float(rules.pays_6_card_21)
-            elif n >= 7:
-                v = float(rules.pays_7_card_21)
-            pay[s] = v
+        k = np.nonzero(sp.best == 21)[0]  # the pay of a 21 by its cards (disjoint cases)
+        n, c = sp.ncards[k], sp.counts[k]
+        v = np.full(len(k), float(rules.regular_pays))
+        v[n == 5] = float(rules.pays_5_card_21)
+        v[n == 6] = float(rules.pays_6_card_21)
+        v[n >= 7] = float(rules.pays_7_card_21)
+        v[(n == 3) & (c[:, 5] == 1) & (c[:, 6] == 1) & (c[:, 7] == 1)] = avg678  # rulings 16: 6-7-8
+        v[(n == 3) & (c[:, 6] == 3)] = avg777
+        pay[k] = v
         peek = bool(rules.dealer_hole_card and rules.dealer_peeks)
         sur_up: tuple[int, ...] = ()
         if rules.surrender != "none":
