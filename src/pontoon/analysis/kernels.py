@@ -567,7 +567,9 @@ def split_runs(
     """Every chain of the hands of a split of value ``p`` in one call: for a = 0 .. A - 1 pair
     cards out besides the original two (A = ``pos.shape[0]``) and each ``a2s[k]``, ``chain`` on
     the shoe ``base`` (less the up card) less 1 + a pair cards, into ``st[a, k]`` ... ``rfl[a, k]``
-    (zeros, ``act`` ACT_HIT, where not valued), pruned for a > 0.
+    (zeros, ``act`` ACT_HIT, where not valued), pruned (``chain``'s ``prune``) for a > 0 and
+    for every a where the policy is fixed (FIXED, CDZ): all that is read of the chains of a > 0,
+    and of a fixed policy's, is the two-card states and what the policy reaches from them.
 
     ``active[a]`` (out): the states that hold a pair card (``holds``: fit the shoe, two or more
     cards) and fit the shoe less 1 + a pair cards; each sees the dealer row ``drows[pos[a, s]]``
@@ -592,6 +594,7 @@ def split_runs(
             active[a, s] = ok
             dpos[s] = pos[a, s] if ok else -1
         base_s[p] = base[p] - 1 - a
+        prune = a > 0 or mode == SPLIT_FIXED or mode == SPLIT_CDZ  # a fixed policy: pruned
         for k in range(a2s.shape[0]):
             pol = optimal
             fix = no_fix
@@ -646,7 +649,7 @@ def split_runs(
                 resc_pol,
                 fix,
                 False,
-                a > 0,
+                prune,
                 True,
                 weights,
                 st[a, k],

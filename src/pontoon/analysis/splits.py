@@ -67,7 +67,10 @@ class SplitChains:
     original pair are out of the shoe, run on ``bases[a]`` = the shoe less the up card and
     ``1 + a`` pair cards; ``outs`` / ``base`` / ``active`` are those of ``a = 0`` (the hands'
     decisions that the optimal tables export); ``dbl2`` whether a split hand may double on two
-    cards; ``max_hands`` the hands allowed for this pair (2: no resplit). ``val`` / ``st``: the
+    cards; ``max_hands`` the hands allowed for this pair (2: no resplit). Every state is valued
+    only in the chains of optimal play (a = 0 of CDP1, every a of CDP); the others (a > 0, a
+    fixed policy, CDZ) value the two-card states and what their policy reaches from them
+    (``K.split_runs``), all that is read of them. ``val`` / ``st``: the
     chains' ``val`` and ``st`` as [a, k, state] for ``a2`` = ``a2s[k]`` (the ``by_a`` chains are
     views of them where ``split_chains`` made them; stacked from ``by_a`` on first use else)."""
 
