@@ -36,6 +36,16 @@ def _two_card_states() -> np.ndarray:
 
 SPLIT_STRATEGIES = ("cdz", "cdp1", "cdp")
 
+_A2S: dict[tuple[int, ...], np.ndarray] = {
+    a2s: np.array(a2s, dtype=np.int64) for a2s in ((0, 1), (1, 2), (0,), (1,))
+}  # the a2s arrays of ``K.split_runs`` / ``K.hand_values``
+
+
+def _a2s_array(a2s: tuple[int, ...]) -> np.ndarray:
+    got = _A2S.get(a2s)
+    return got if got is not None else np.array(a2s, dtype=np.int64)
+
+
 # ``K.split_runs``'s inputs that its mode does not read, and the chains' outputs it does not fill
 _NO_REF = np.zeros((0, 0))
 _NO_REF_RFL = np.zeros((0, 0, 0), dtype=np.int8)
@@ -112,6 +122,7 @@ class SplitChains:
         return self.val, self.st
 
 
+@lru_cache(maxsize=512)
 def split_terminals(n_pair: int, n_other: int, max_hands: int) -> tuple[dict[int, float], dict[int, float]]:
     """Probabilities of how the second cards of a split fall (exact, any hand limit).
 
@@ -121,7 +132,8 @@ def split_terminals(n_pair: int, n_other: int, max_hands: int) -> tuple[dict[int
     (``early``, ``full``): ``early[h]`` = P(the split ends with h < max_hands hands, every second
     card a non-pair card), ``full[k]`` = P(max_hands hands are reached after k hands were completed
     by a non-pair card). With a pair cards and b other cards drawn, the next card is a pair card
-    with chance (n_pair - a) / (n_pair + n_other - a - b)."""
+    with chance (n_pair - a) / (n_pair + n_other - a - b). Kept (the same for many up cards):
+    the dicts are shared, read only."""
     early: dict[int, float] = {}
     full: dict[int, float] = {}
     m = max_hands
@@ -290,7 +302,7 @@ class SplitMixin:
             by_up[self.up],
             self.base,
             p,
-            np.array(a2s, dtype=np.int64),
+            _a2s_array(a2s),
             pr.pay21,
             self.up,
             pr.peek,
@@ -319,7 +331,9 @@ class SplitMixin:
         )
         by_a: list[dict[int, ChainOut]] = []
         pol_l: list[dict[int, np.ndarray | None]] = []
-        bases: list[np.ndarray] = []
+        bases_a = np.repeat(self.base[None, :], n_a, axis=0)
+        bases_a[:, p] -= np.arange(1, n_a + 1)
+        bases = list(bases_a)
         for a in range(n_a):
             by_a.append(
                 {
@@ -338,9 +352,6 @@ class SplitMixin:
             )
             fixed = mode in (K.SPLIT_FIXED, K.SPLIT_CDZ) or (mode == K.SPLIT_CDP1 and a > 0)
             pol_l.append({a2: (pols[a, k] if fixed else None) for k, a2 in enumerate(a2s)})
-            base_s = self.base.copy()
-            base_s[p] -= 1 + a
-            bases.append(base_s)
         return SplitChains(by_a, bases, active[0], dbl2, m, pol_l, resc_pol, causal, f[3], f[0])
 
     def _hand_table(self, p: int, sc: SplitChains) -> list[tuple[float, float, float]]:
@@ -355,7 +366,7 @@ class SplitMixin:
                 self.sp.best,
                 self.base,
                 p,
-                np.array(sc.a2s, dtype=np.int64),
+                _a2s_array(sc.a2s),
                 one_card,
                 val,
                 st,
