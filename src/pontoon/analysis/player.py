@@ -117,6 +117,18 @@ class DealerCache:
             self._pos[key] = pos
         return self._pos[key]
 
+    def state_rows(self) -> np.ndarray:
+        """The row of every state (of one or more cards) that fits ``full``, -1 for the others;
+        kept (until rows are added), so that the up cards share one lookup."""
+        pos = self._pos.get((-1, 0))
+        if pos is None:
+            sp = state_space()
+            idx = np.nonzero(np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 1))[0]
+            pos = np.full(sp.size, -1, dtype=np.int64)
+            pos[idx] = self._positions(sp.counts[idx], _state_keys()[idx])  # may clear _pos
+            self._pos[(-1, 0)] = pos
+        return pos
+
     def position_stack(self, p: int, n: int) -> tuple[np.ndarray, np.ndarray]:
         """(``pos``, ``by_up``): ``pos[a]`` = ``state_positions(p, 1 + a)`` for a < ``n``, rows
         of the table ``by_up`` (kept until rows are added)."""
@@ -442,13 +454,12 @@ class UpcardSolver(SplitMixin):
         fits = np.all(sp.counts <= self.base[None, :], axis=1) & (sp.ncards >= 1)
         self.fits = fits
         self.active = fits if active is None else (fits & active)
-        idx = np.nonzero(self.active)[0]
-        self.dist = np.zeros((sp.size, 7))
         full = self.base.copy()
         full[up] += 1
         self.dealers = dealer_cache(full, params.h17)  # shared by the up cards of one shoe
-        if len(idx):
-            self.dist[idx] = self.dealers.get(sp.counts[idx], up, _state_keys()[idx])
+        # each state's dealer distribution (the zero row where not active)
+        pos = self.dealers.state_rows()  # may add rows: by_up read after it
+        self.dist = self.dealers.by_up[up].take(np.where(self.active, pos, -1), axis=0)
         # (p, a) -> (active states, dealer rows, each state's row in them): ``split_setup``
         self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._pair_mask: dict[int, tuple[np.ndarray, np.ndarray]] = {}
