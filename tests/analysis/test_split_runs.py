@@ -196,3 +196,18 @@ def test_prefetch_holds_every_split_row(preset: str) -> None:
             rem[:, p] += 1 + a
             want = D.dealer_all_upcards(dc.full, rem, *_trie(pr.h17))
             assert np.array_equal(by_up[:, pos[a, pick]], want)
+
+
+@pytest.mark.parametrize(("preset", "up"), [("blackjack", 0), ("blackjack", 5), ("mbs", 9), ("federal", 0)])
+def test_chain_stands_as_stand_value(preset: str, up: int) -> None:
+    """``chain`` pastes ``stand_value``'s sums (no array view per state): the same bits."""
+    rules = resolve_rules(preset)
+    pr = Params.of(rules)
+    base = shoe_counts(rules.pack, rules.decks)
+    base[up] -= 1
+    solver = UpcardSolver(rules, pr, base, up)
+    o = solver.run(a2=0)
+    sp = solver.sp
+    idx = np.nonzero(solver.active)[0]
+    want = [K.stand_value(solver.dist[s], int(sp.best[s]), 1.0, 1.0, pr.peek) for s in idx]
+    assert o.st[idx].tolist() == want

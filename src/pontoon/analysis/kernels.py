@@ -12,7 +12,12 @@ from pontoon.analysis.aot import kernel
 from pontoon.analysis.dealer import BUST, NAT
 
 # The helpers of ``chain`` are inlined into it (numba's inline="always": one compiled function,
-# no calls between them in the hot loop; about a quarter faster than calls).
+# no calls between them in the hot loop; about a quarter faster than calls). Its pass 1 (stand,
+# hit, double of each state) is written out in it, not an inlined helper: numba counts the
+# references of every array an inlined function takes (an atomic increment and decrement each,
+# per call), which with some twenty arrays per state was half of a split's time (2.6x faster
+# pasted, issue 15 item 3); for the same reason the stand value's sums are pasted there too
+# (``stand_value``'s text; ``test_split_runs`` holds them equal).
 
 # policy codes for a state (``chain``)
 OPTIMAL = -1
@@ -21,7 +26,7 @@ HIT = 1
 DOUBLE_HIT = 2  # double, else hit
 DOUBLE_STAND = 3  # double, else stand
 
-# what ``_options`` values in a state (``chain``'s ``lean``)
+# what ``chain``'s pass 1 values in a state (its ``lean``)
 NEED_ALL = 0
 NEED_HIT = 1
 NEED_STAND = 2
@@ -52,133 +57,12 @@ def stand_value(d: np.ndarray, t: int, factor: float, nat_loss: float, peek: boo
 
 
 @kernel(inline=True)
-def _nonnat(base: np.ndarray, cnt: np.ndarray, extra: int, up: int, peek: bool) -> float:
-    """In peek mode: probability the dealer has no natural given the cards now out (else 1)."""
-    if not peek or (up != 0 and up != 9):
+def _nonnat(n_left: int, k_other: int, up: int, peek: bool) -> float:
+    """In peek mode: probability the dealer has no natural given the cards now out (``n_left``
+    cards left, ``k_other`` of them the up card's complement) (else 1)."""
+    if not peek or (up != 0 and up != 9) or n_left <= 0:
         return 1.0
-    n = 0
-    for r in range(10):
-        n += base[r] - cnt[r]
-    if extra >= 0:
-        n -= 1
-    if n <= 0:
-        return 1.0
-    other = 9 if up == 0 else 0
-    k = base[other] - cnt[other]
-    if extra == other:
-        k -= 1
-    return 1.0 - k / n
-
-
-@kernel(inline=True)
-def _options(
-    i: int,
-    counts: np.ndarray,
-    hard: np.ndarray,
-    ncards: np.ndarray,
-    nace: np.ndarray,
-    trans: np.ndarray,
-    active: np.ndarray,
-    base: np.ndarray,
-    nbase: int,
-    drows: np.ndarray,
-    dpos: np.ndarray,
-    up: int,
-    peek: bool,
-    p21wins: bool,
-    nat_loss: float,
-    nat_loss_dbl: float,
-    a2: int,
-    ace_one: bool,
-    rescue: bool,
-    resc_pol: np.ndarray,
-    resc_fix: np.ndarray,
-    weights: np.ndarray,
-    need: int,
-    st: np.ndarray,
-    hit: np.ndarray,
-    dbl: np.ndarray,
-    val: np.ndarray,
-    racc: np.ndarray,
-    rfl: np.ndarray,
-) -> None:
-    """``chain``'s pass 1 for state ``i``: stand, hit (then its best play, ``val`` of the states
-    one card on) and double (one card, then keep or rescue); ``need`` (``chain``'s ``lean``):
-    NEED_ALL all three, NEED_HIT no double (``dbl`` 0, no rescue flags, nothing into ``racc``),
-    NEED_STAND the stand value only.
-
-    The states one card on (higher hard totals) are already valued: where a doubled hand's total
-    is that state's own best total, keeping the double is twice its stand value (exactly: the
-    same sums times 2), else the stand value is taken afresh. The peek's chance of no dealer
-    natural (``_nonnat``) is worked out here from the count of cards left."""
-    n_left = nbase - ncards[i]
-    hv = hard[i]
-    bt = hv
-    if nace[i] > 0 and hv + 10 <= 21:
-        bt = hv + 10
-    st[i] = stand_value(drows[dpos[i]], bt, 1.0, nat_loss, peek)
-    if need == NEED_STAND:
-        return
-    hsum = 0.0
-    dsum = 0.0
-    a2e = a2
-    if ncards[i] == 2:
-        a2e = nace[i]
-    # peek: P(no dealer natural | the cards out) = 1 - (complement cards left) / (cards left)
-    pk = peek and (up == 0 or up == 9)
-    other = 9 if up == 0 else 0
-    k_other = base[other] - counts[i, other]
-    twice = peek or nat_loss_dbl == 2.0 * nat_loss  # keep = 2 st[j] where the totals agree
-    if n_left <= 0:
-        hit[i] = 0.0
-        dbl[i] = 0.0
-        return
-    for r in range(10):
-        cr = base[r] - counts[i, r]
-        if cr <= 0:
-            continue
-        p = cr / n_left
-        j = trans[i, r]
-        f = 1.0
-        if pk and n_left - 1 > 0:
-            f = 1.0 - (k_other - (1 if r == other else 0)) / (n_left - 1)
-        if j < 0:
-            hsum -= p * f
-            dsum -= 2.0 * p * f
-            continue
-        hsum += p * val[j]
-        if need == NEED_HIT:
-            continue
-        # doubled: Aces among the first two cards count 1 (000 3.17.2, 002 3.14, 004 3.25.2)
-        free = nace[j] > 0
-        if ace_one:
-            free = nace[j] > a2e
-        dt = hard[j]
-        if free and dt + 10 <= 21:
-            dt += 10
-        if dt == 21 and p21wins:
-            dv = 2.0 * f  # rulings 5: doubled 21 paid 1 to 1 at once
-        else:
-            own = hard[j] + 10 if (nace[j] > 0 and hard[j] + 10 <= 21) else hard[j]
-            if twice and dt == own and active[j]:
-                keep = 2.0 * st[j]
-            else:
-                keep = stand_value(drows[dpos[j]], dt, 2.0, nat_loss_dbl, peek)
-            dv = keep
-            if rescue and dt < 21:
-                # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
-                forf = -1.0 * f
-                racc[dt] += weights[i] * p * (keep - forf)
-                rf = resc_fix[i, r]
-                rp = resc_pol[dt]
-                if rf == 1 or (rf == -1 and (rp == 1 or (rp == -1 and forf > keep))):
-                    dv = forf
-                    rfl[i, r] = 1
-                else:
-                    rfl[i, r] = 0
-        dsum += p * dv
-    hit[i] = hsum
-    dbl[i] = dsum
+    return 1.0 - k_other / n_left
 
 
 @kernel(inline=True)
@@ -419,37 +303,103 @@ def chain(
                             need = NEED_HIT
                         elif a == ACT_DOUBLE:
                             need = NEED_ALL
-            _options(
-                i,
-                counts,
-                hard,
-                ncards,
-                nace,
-                trans,
-                live,
-                base,
-                nbase,
-                drows,
-                dpos,
-                up,
-                peek,
-                p21wins,
-                nat_loss,
-                nat_loss_dbl,
-                a2,
-                ace_one,
-                rescue,
-                resc_pol,
-                resc_fix,
-                weights,
-                need,
-                st,
-                hit,
-                dbl,
-                val,
-                racc,
-                rfl,
-            )
+            # stand, hit (then its best play, ``val`` of the states one card on) and double (one
+            # card, then keep or rescue); ``need`` (``lean``): NEED_ALL all three, NEED_HIT no
+            # double (``dbl`` 0, no rescue flags, nothing into ``racc``), NEED_STAND the stand
+            # value only. The states one card on (higher hard totals) are already valued: where
+            # a doubled hand's total is that state's own best total, keeping the double is twice
+            # its stand value (exactly: the same sums times 2), else the stand value is taken
+            # afresh. The peek's chance of no dealer natural is worked out from the cards left.
+            n_left = nbase - ncards[i]
+            hv = hard[i]
+            bt = hv
+            if nace[i] > 0 and hv + 10 <= 21:
+                bt = hv + 10
+            # stand (``stand_value``'s sums, pasted: no array view per state)
+            d_i = dpos[i]
+            win = drows[d_i, BUST]
+            lose = 0.0
+            for c in range(5):
+                if 17 + c < bt:
+                    win += drows[d_i, c]
+                elif 17 + c > bt:
+                    lose += drows[d_i, c]
+            v_st = 1.0 * (win - lose)
+            if not peek:
+                v_st -= nat_loss * drows[d_i, NAT]
+            st[i] = v_st
+            if need == NEED_STAND:
+                continue
+            hsum = 0.0
+            dsum = 0.0
+            a2e = a2
+            if ncards[i] == 2:
+                a2e = nace[i]
+            # peek: P(no dealer natural | the cards out) = 1 - (complement cards left) / (cards left)
+            pk = peek and (up == 0 or up == 9)
+            other = 9 if up == 0 else 0
+            k_other = base[other] - counts[i, other]
+            twice = peek or nat_loss_dbl == 2.0 * nat_loss  # keep = 2 st[j] where the totals agree
+            if n_left <= 0:
+                hit[i] = 0.0
+                dbl[i] = 0.0
+                continue
+            for r in range(10):
+                cr = base[r] - counts[i, r]
+                if cr <= 0:
+                    continue
+                p = cr / n_left
+                j = trans[i, r]
+                f = 1.0
+                if pk and n_left - 1 > 0:
+                    f = 1.0 - (k_other - (1 if r == other else 0)) / (n_left - 1)
+                if j < 0:
+                    hsum -= p * f
+                    dsum -= 2.0 * p * f
+                    continue
+                hsum += p * val[j]
+                if need == NEED_HIT:
+                    continue
+                # doubled: Aces among the first two cards count 1 (000 3.17.2, 002 3.14, 004 3.25.2)
+                free = nace[j] > 0
+                if ace_one:
+                    free = nace[j] > a2e
+                dt = hard[j]
+                if free and dt + 10 <= 21:
+                    dt += 10
+                if dt == 21 and p21wins:
+                    dv = 2.0 * f  # rulings 5: doubled 21 paid 1 to 1 at once
+                else:
+                    own = hard[j] + 10 if (nace[j] > 0 and hard[j] + 10 <= 21) else hard[j]
+                    if twice and dt == own and live[j]:
+                        keep = 2.0 * st[j]
+                    else:
+                        d_j = dpos[j]  # ``stand_value``'s sums, pasted
+                        win = drows[d_j, BUST]
+                        lose = 0.0
+                        for c in range(5):
+                            if 17 + c < dt:
+                                win += drows[d_j, c]
+                            elif 17 + c > dt:
+                                lose += drows[d_j, c]
+                        keep = 2.0 * (win - lose)
+                        if not peek:
+                            keep -= nat_loss_dbl * drows[d_j, NAT]
+                    dv = keep
+                    if rescue and dt < 21:
+                        # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
+                        forf = -1.0 * f
+                        racc[dt] += weights[i] * p * (keep - forf)
+                        rf = resc_fix[i, r]
+                        rp = resc_pol[dt]
+                        if rf == 1 or (rf == -1 and (rp == 1 or (rp == -1 and forf > keep))):
+                            dv = forf
+                            rfl[i, r] = 1
+                        else:
+                            rfl[i, r] = 0
+                dsum += p * dv
+            hit[i] = hsum
+            dbl[i] = dsum
         if build:
             _accumulate(order, g0, k, hard, ncards, nace, live, weights, st, hit, dbl, acc)
         # pass 2: the value of holding each state
@@ -464,7 +414,8 @@ def chain(
             if bt == 21:
                 act[i] = ACT_21
                 if p21wins:
-                    val[i] = pay21[i] * _nonnat(base, counts[i], -1, up, peek)
+                    k_o = base[9 if up == 0 else 0] - counts[i, 9 if up == 0 else 0]
+                    val[i] = pay21[i] * _nonnat(nbase - ncards[i], k_o, up, peek)
                 else:
                     val[i] = st[i]
                 continue
