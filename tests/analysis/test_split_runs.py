@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pontoon.analysis import dealer as D
 from pontoon.analysis import kernels as K
@@ -211,3 +213,22 @@ def test_chain_stands_as_stand_value(preset: str, up: int) -> None:
     idx = np.nonzero(solver.active)[0]
     want = [K.stand_value(solver.dist[s], int(sp.best[s]), 1.0, 1.0, pr.peek) for s in idx]
     assert o.st[idx].tolist() == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=40), min_size=10, max_size=10))
+def test_comp_weights_table_is_the_elementwise_sum(shoe: list[int]) -> None:
+    """``strategy.comp_weights`` reads log C(base_r, c) from a table by (r, c): the same bits as
+    the terms worked out state by state."""
+    from pontoon.analysis.strategy import _LG, comp_weights
+
+    base = np.array(shoe, dtype=np.int64)
+    counts = state_space().counts
+    n_total = int(base.sum())
+    fits = np.all(counts <= base[None, :], axis=1)
+    c = np.minimum(counts, base[None, :])
+    n = c.sum(axis=1)
+    v = (_LG[base][None, :] - _LG[c] - _LG[base[None, :] - c]).sum(axis=1)
+    v -= _LG[n_total] - _LG[n] - _LG[np.maximum(n_total - n, 0)]
+    want = np.where(fits, np.exp(v), 0.0)
+    assert np.array_equal(comp_weights(base, counts), want)
