@@ -528,7 +528,7 @@ def split_runs(
     ``mode`` (``SPLIT_*``) says each chain's policy and fixed rescues: FIXED ``pols[a, k]`` and,
     for a > 0, the rescues of a = 0; CDZ the decisions of ``ref_*[k]`` (the unsplit hand's
     chain, into ``pols[a, k]``) and its rescues ``ref_rfl[k]``; CDP1 optimal play for a = 0 and
-    for a > 0 the decisions and rescues of a = 0 (into ``pols[a, k]``); CDP optimal play."""
+    for a > 0 the decisions and rescues of a = 0 (into ``pols[1, k]`` only); CDP optimal play."""
     n_a = pos.shape[0]
     s_n = hard.shape[0]
     dpos = np.empty(s_n, np.int64)
@@ -538,10 +538,20 @@ def split_runs(
     weights = np.zeros(s_n)
     dec = np.full((2, 22, 12), -9, np.int64)
     racc = np.zeros(22)
+    n_h = 0
+    hold = np.empty(s_n, np.int64)  # the states that hold a pair card (the others: never active)
+    for s in range(s_n):
+        dpos[s] = -1
+        if holds[s]:
+            hold[n_h] = s
+            n_h += 1
     for a in range(n_a):
         lim = base[p] - 1 - a  # the state's pair cards (its own among them) fit the shoe less 1 + a
         for s in range(s_n):
-            ok = holds[s] and counts[s, p] <= lim
+            active[a, s] = False
+        for h in range(n_h):
+            s = hold[h]
+            ok = counts[s, p] <= lim
             active[a, s] = ok
             dpos[s] = pos[a, s] if ok else -1
         base_s[p] = base[p] - 1 - a
@@ -569,10 +579,20 @@ def split_runs(
                 pol = pols[a, k]
                 fix = ref_rfl[k]
             elif mode == SPLIT_CDP1 and a > 0:
-                decide(
-                    st[0, k], hit[0, k], dbl[0, k], active[0], best, ncards, forced, dbl_any, dbl2, pols[a, k]
-                )
-                pol = pols[a, k]
+                if a == 1:  # the same decisions for every a > 0: worked out once, into pols[1, k]
+                    decide(
+                        st[0, k],
+                        hit[0, k],
+                        dbl[0, k],
+                        active[0],
+                        best,
+                        ncards,
+                        forced,
+                        dbl_any,
+                        dbl2,
+                        pols[1, k],
+                    )
+                pol = pols[1, k]
                 fix = rfl[0, k]
             chain(
                 counts,

@@ -350,8 +350,12 @@ class SplitMixin:
                     for k, a2 in enumerate(a2s)
                 }
             )
-            fixed = mode in (K.SPLIT_FIXED, K.SPLIT_CDZ) or (mode == K.SPLIT_CDP1 and a > 0)
-            pol_l.append({a2: (pols[a, k] if fixed else None) for k, a2 in enumerate(a2s)})
+            if mode in (K.SPLIT_FIXED, K.SPLIT_CDZ):
+                pol_l.append({a2: pols[a, k] for k, a2 in enumerate(a2s)})
+            elif mode == K.SPLIT_CDP1 and a > 0:  # one set of decisions for every a > 0
+                pol_l.append({a2: pols[1, k] for k, a2 in enumerate(a2s)})
+            else:
+                pol_l.append({a2: None for a2 in a2s})
         return SplitChains(by_a, bases, active[0], dbl2, m, pol_l, resc_pol, causal, f[3], f[0])
 
     def _hand_table(self, p: int, sc: SplitChains) -> list[tuple[float, float, float]]:
