@@ -232,3 +232,29 @@ def test_comp_weights_table_is_the_elementwise_sum(shoe: list[int]) -> None:
     v -= _LG[n_total] - _LG[n] - _LG[np.maximum(n_total - n, 0)]
     want = np.where(fits, np.exp(v), 0.0)
     assert np.array_equal(comp_weights(base, counts), want)
+
+
+@pytest.mark.parametrize("preset", ["mbs", "rws-plus"])
+def test_completion_memo_shared_by_the_up_cards(preset: str) -> None:
+    """``UpcardSolver.completion`` keys its memo by what ``completion_classes`` reads of the up card
+    (is it i, j, the completing card, a 7) and of the known cards (their suits): shared by every
+    up card, it gives each the classes worked out for it."""
+    from itertools import product
+
+    from pontoon.analysis.suits import BONUS_COMPLETION, SUITS, completion_classes
+
+    rules = resolve_rules(preset)
+    pr = Params.of(rules)
+    full = shoe_counts(rules.pack, rules.decks)
+    memo: dict[tuple[object, ...], list[tuple[float, float]]] = {}
+    for up in range(10):
+        base = full.copy()
+        base[up] -= 1
+        solver = UpcardSolver(rules, pr, base, up, completion_memo=memo)
+        for i, j in BONUS_COMPLETION:
+            assert solver.completion(i, j) == completion_classes(rules, i, j, up, pr.sb_units)
+            for s1, s2, su in product(SUITS, repeat=3):
+                known = ((i, s1), (j, s2), (up, su))
+                want = completion_classes(rules, i, j, up, pr.sb_units, known=known)
+                assert solver.completion(i, j, known) == want
+    assert len(memo) < 10 * 4 * 65  # shared: far fewer than one per up card

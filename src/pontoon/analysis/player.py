@@ -440,6 +440,7 @@ class UpcardSolver(SplitMixin):
         up: int,
         active: np.ndarray | None = None,
         split_strategy: str = "cdp1",
+        completion_memo: dict[tuple[object, ...], list[tuple[float, float]]] | None = None,
     ) -> None:
         if split_strategy not in SPLIT_STRATEGIES:
             raise PontoonError(f"split strategy {split_strategy!r}: accepted {', '.join(SPLIT_STRATEGIES)}")
@@ -465,14 +466,20 @@ class UpcardSolver(SplitMixin):
         self._pair_mask: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.main_outs: dict[int, ChainOut] = {}
         self.q0_cache: dict[int, float] = {}
-        # (i, j[, the suits known]) -> ``completion_classes`` (rules, up card, Super Bonus fixed)
-        self.completion_memo: dict[tuple[object, ...], list[tuple[float, float]]] = {}
+        # ``completion``'s memo: may be shared by the up cards of one analysis (same rules, bet)
+        self.completion_memo = {} if completion_memo is None else completion_memo
 
     def completion(
         self, i: int, j: int, known: tuple[tuple[int, str], ...] | None = None
     ) -> list[tuple[float, float]]:
-        """``suits.completion_classes`` of the bonus hand (i, j) against this up card (kept)."""
-        key = (i, j, known)
+        """``suits.completion_classes`` of the bonus hand (i, j) against this up card, kept. It
+        reads the up card only as whether it is i, j, the completing card or a 7 (rulings 17's
+        Super Bonus), and the known cards only by their suits: the memo's key, so that up cards
+        share the classes (the same arithmetic, the same bits)."""
+        c = BONUS_COMPLETION[(min(i, j), max(i, j))]
+        up = self.up
+        suits = None if known is None else tuple(x[1] for x in known)
+        key = (i, j, up == i, up == j, up == c, up == 6, suits, self.pr.sb_units)
         got = self.completion_memo.get(key)
         if got is None:
             got = completion_classes(self.rules, i, j, self.up, self.pr.sb_units, known=known)

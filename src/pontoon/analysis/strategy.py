@@ -150,13 +150,14 @@ def _solve(
     dealer: dict[str, dict[str, float]] = {}
     ev_opt = 0.0
     ev_basic = 0.0
+    memo: dict[tuple[object, ...], list[tuple[float, float]]] = {}  # completion classes, all up cards
     for label, up in zip(UPCARD_LABELS, UPCARD_INDEX, strict=True):
         if full[up] <= 0:
             continue
         p_up = float(full[up]) / n_full
         base = full.copy()
         base[up] -= 1
-        solver = UpcardSolver(rules, pr, base, up, split_strategy=split_strategy)
+        solver = UpcardSolver(rules, pr, base, up, split_strategy=split_strategy, completion_memo=memo)
         d0 = solver.dealers.get(np.zeros((1, 10), dtype=np.int64), up)[0]
         dealer[label] = {
             "17": d0[0],
