@@ -150,7 +150,7 @@ def _hand_pay(
                 )
             )
         for suits, q in others:
-            one = len({f, *suits}) == 1
+            one = suits[0] == f and suits[1] == f  # every suit alike (two drawn: 777, 678)
             pay = pays[0] if not one else (pays[2] if f == "S" else pays[1])  # rulings 16
             tot += pf * q * pay
             wsum += pf * q
