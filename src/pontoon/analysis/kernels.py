@@ -12,7 +12,12 @@ from pontoon.analysis.aot import kernel
 from pontoon.analysis.dealer import BUST, NAT
 
 # The helpers of ``chain`` are inlined into it (numba's inline="always": one compiled function,
-# no calls between them in the hot loop; about a quarter faster than calls).
+# no calls between them in the hot loop; about a quarter faster than calls). Its pass 1 (stand,
+# hit, double of each state) is written out in it, not an inlined helper: numba counts the
+# references of every array an inlined function takes (an atomic increment and decrement each,
+# per call), which with some twenty arrays per state was half of a split's time (2.6x faster
+# pasted, issue 15 item 3); for the same reason the stand value's sums are pasted there too
+# (``stand_value``'s text; ``test_split_runs`` holds them equal).
 
 # policy codes for a state (``chain``)
 OPTIMAL = -1
@@ -20,6 +25,11 @@ STAND = 0
 HIT = 1
 DOUBLE_HIT = 2  # double, else hit
 DOUBLE_STAND = 3  # double, else stand
+
+# what ``chain``'s pass 1 values in a state (its ``lean``)
+NEED_ALL = 0
+NEED_HIT = 1
+NEED_STAND = 2
 
 # the action ``chain`` takes in a state (its ``act`` output)
 ACT_STAND = 0
@@ -47,130 +57,17 @@ def stand_value(d: np.ndarray, t: int, factor: float, nat_loss: float, peek: boo
 
 
 @kernel(inline=True)
-def _nonnat(base: np.ndarray, cnt: np.ndarray, extra: int, up: int, peek: bool) -> float:
-    """In peek mode: probability the dealer has no natural given the cards now out (else 1)."""
-    if not peek or (up != 0 and up != 9):
+def _nonnat(n_left: int, k_other: int, up: int, peek: bool) -> float:
+    """In peek mode: probability the dealer has no natural given the cards now out (``n_left``
+    cards left, ``k_other`` of them the up card's complement) (else 1)."""
+    if not peek or (up != 0 and up != 9) or n_left <= 0:
         return 1.0
-    n = 0
-    for r in range(10):
-        n += base[r] - cnt[r]
-    if extra >= 0:
-        n -= 1
-    if n <= 0:
-        return 1.0
-    other = 9 if up == 0 else 0
-    k = base[other] - cnt[other]
-    if extra == other:
-        k -= 1
-    return 1.0 - k / n
-
-
-@kernel(inline=True)
-def _options(
-    i: int,
-    counts: np.ndarray,
-    hard: np.ndarray,
-    ncards: np.ndarray,
-    nace: np.ndarray,
-    trans: np.ndarray,
-    active: np.ndarray,
-    base: np.ndarray,
-    nbase: int,
-    drows: np.ndarray,
-    dpos: np.ndarray,
-    up: int,
-    peek: bool,
-    p21wins: bool,
-    nat_loss: float,
-    nat_loss_dbl: float,
-    a2: int,
-    ace_one: bool,
-    rescue: bool,
-    resc_pol: np.ndarray,
-    resc_fix: np.ndarray,
-    weights: np.ndarray,
-    st: np.ndarray,
-    hit: np.ndarray,
-    dbl: np.ndarray,
-    val: np.ndarray,
-    racc: np.ndarray,
-    rfl: np.ndarray,
-) -> None:
-    """``chain``'s pass 1 for state ``i``: stand, hit (then its best play, ``val`` of the states
-    one card on) and double (one card, then keep or rescue).
-
-    The states one card on (higher hard totals) are already valued: where a doubled hand's total
-    is that state's own best total, keeping the double is twice its stand value (exactly: the
-    same sums times 2), else the stand value is taken afresh. The peek's chance of no dealer
-    natural (``_nonnat``) is worked out here from the count of cards left."""
-    n_left = nbase - ncards[i]
-    hv = hard[i]
-    bt = hv
-    if nace[i] > 0 and hv + 10 <= 21:
-        bt = hv + 10
-    st[i] = stand_value(drows[dpos[i]], bt, 1.0, nat_loss, peek)
-    hsum = 0.0
-    dsum = 0.0
-    a2e = a2
-    if ncards[i] == 2:
-        a2e = nace[i]
-    # peek: P(no dealer natural | the cards out) = 1 - (complement cards left) / (cards left)
-    pk = peek and (up == 0 or up == 9)
-    other = 9 if up == 0 else 0
-    k_other = base[other] - counts[i, other]
-    twice = peek or nat_loss_dbl == 2.0 * nat_loss  # keep = 2 st[j] where the totals agree
-    if n_left <= 0:
-        hit[i] = 0.0
-        dbl[i] = 0.0
-        return
-    for r in range(10):
-        cr = base[r] - counts[i, r]
-        if cr <= 0:
-            continue
-        p = cr / n_left
-        j = trans[i, r]
-        f = 1.0
-        if pk and n_left - 1 > 0:
-            f = 1.0 - (k_other - (1 if r == other else 0)) / (n_left - 1)
-        if j < 0:
-            hsum -= p * f
-            dsum -= 2.0 * p * f
-            continue
-        hsum += p * val[j]
-        # doubled: Aces among the first two cards count 1 (000 3.17.2, 002 3.14, 004 3.25.2)
-        free = nace[j] > 0
-        if ace_one:
-            free = nace[j] > a2e
-        dt = hard[j]
-        if free and dt + 10 <= 21:
-            dt += 10
-        if dt == 21 and p21wins:
-            dv = 2.0 * f  # rulings 5: doubled 21 paid 1 to 1 at once
-        else:
-            own = hard[j] + 10 if (nace[j] > 0 and hard[j] + 10 <= 21) else hard[j]
-            if twice and dt == own and active[j]:
-                keep = 2.0 * st[j]
-            else:
-                keep = stand_value(drows[dpos[j]], dt, 2.0, nat_loss_dbl, peek)
-            dv = keep
-            if rescue and dt < 21:
-                # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
-                forf = -1.0 * f
-                racc[dt] += weights[i] * p * (keep - forf)
-                rf = resc_fix[i, r]
-                rp = resc_pol[dt]
-                if rf == 1 or (rf == -1 and (rp == 1 or (rp == -1 and forf > keep))):
-                    dv = forf
-                    rfl[i, r] = 1
-                else:
-                    rfl[i, r] = 0
-        dsum += p * dv
-    hit[i] = hsum
-    dbl[i] = dsum
+    return 1.0 - k_other / n_left
 
 
 @kernel(inline=True)
 def _accumulate(
+    order: np.ndarray,
     g0: int,
     g1: int,
     hard: np.ndarray,
@@ -183,9 +80,10 @@ def _accumulate(
     dbl: np.ndarray,
     acc: np.ndarray,
 ) -> None:
-    """``chain``'s build mode: the weighted stand / hit / double sums of the states g0..g1 of
-    three or more cards, by class (soft, best total, cards)."""
-    for i in range(g0, g1):
+    """``chain``'s build mode: the weighted stand / hit / double sums of the states
+    ``order[g0:g1]`` of three or more cards, by class (soft, best total, cards)."""
+    for k in range(g0, g1):
+        i = order[k]
         if not active[i] or ncards[i] < 3:
             continue
         hv = hard[i]
@@ -254,12 +152,16 @@ def _reachable(
     forced: int,
     dbl2: bool,
     dbl_any: bool,
-) -> np.ndarray:
+    live: np.ndarray,
+    order: np.ndarray,
+) -> int:
     """``chain``'s ``prune``: the active states a fixed policy can reach from the active two-card
-    states (which are valued in full: stand, hit and double), lowest hard total first; None of
-    the policy codes may be OPTIMAL (the action of a state then depends on its code alone)."""
+    states (which are valued in full: stand, hit and double), lowest hard total first, into
+    ``live`` (all False on entry) and, as their indices in ascending order (``chain``'s order),
+    into ``order[:n]``; returns n. None of the policy codes may be OPTIMAL (the action of a state
+    then depends on its code alone)."""
     s_n = hard.shape[0]
-    live = np.zeros(s_n, np.bool_)
+    n = 0
     for i in range(s_n - 1, -1, -1):
         if not active[i] or ncards[i] < 1:
             continue
@@ -267,6 +169,8 @@ def _reachable(
             live[i] = True
         if not live[i]:
             continue
+        order[n] = i
+        n += 1
         hv = hard[i]
         bt = hv + 10 if (nace[i] > 0 and hv + 10 <= 21) else hv
         go = ncards[i] == 2  # every option of a two-card hand is valued (a soft 21's hit too)
@@ -278,12 +182,16 @@ def _reachable(
                 j = trans[i, r]
                 if j >= 0 and active[j]:
                     live[j] = True
-    return live
+    for k in range(n // 2):  # found lowest hard total (highest index) first
+        t = order[k]
+        order[k] = order[n - 1 - k]
+        order[n - 1 - k] = t
+    return n
 
 
 @kernel(
     "void(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], b1[::1], i8[::1], f8[:, ::1], i8[::1], f8[::1], "
-    "i8, b1, b1, f8, f8, i8, b1, b1, i8, b1, b1, i8[::1], i8[::1], i1[:, ::1], b1, b1, "
+    "i8, b1, b1, f8, f8, i8, b1, b1, i8, b1, b1, i8[::1], i8[::1], i1[:, ::1], b1, b1, b1, "
     "f8[::1], f8[::1], f8[::1], f8[::1], f8[::1], i8[:, :, ::1], f8[::1], i1[::1], i1[:, ::1])"
 )
 def chain(
@@ -313,6 +221,7 @@ def chain(
     resc_fix: np.ndarray,
     build: bool,
     prune: bool,
+    lean: bool,
     weights: np.ndarray,
     st: np.ndarray,
     hit: np.ndarray,
@@ -342,12 +251,19 @@ def chain(
     hand's states): there ``st``, ``dbl``, ``val``, ``act`` and ``rfl`` are those of the full
     chain, ``hit`` too on two-card states and where the policy draws (elsewhere it counts the
     unvalued states as 0); the states not reached keep zeros (``act`` as given).
+    ``lean`` (not with ``build``; what the split hands read, ``split_runs``): states of three or
+    more cards get no ``dbl`` (0) and no ``rfl`` where they may not double, and where ``prune``
+    left a fixed policy, only the value of the action it takes (``st`` always; ``hit`` where it
+    draws, ``dbl`` where it doubles); every other output as without it.
     """
     s_n = hard.shape[0]
     nbase = 0
     for r in range(10):
         nbase += base[r]
     live = active
+    fixed = False
+    order = np.empty(s_n, np.int64)  # the states valued, by index (highest hard total first)
+    n_ord = 0
     if prune and not build:
         fixed = True
         for i in range(s_n):
@@ -355,54 +271,140 @@ def chain(
                 fixed = False
                 break
         if fixed:
-            live = _reachable(hard, ncards, nace, trans, active, policy, forced, dbl2, dbl_any)
-    s = 0
-    acc = np.zeros((2, 22, 12, 3))
-    while s < s_n:
-        g0 = s
-        h = hard[s]
-        while s < s_n and hard[s] == h:
-            s += 1
+            live = np.zeros(s_n, np.bool_)
+            n_ord = _reachable(hard, ncards, nace, trans, active, policy, forced, dbl2, dbl_any, live, order)
+    if not fixed:
+        for i in range(s_n):
+            if live[i] and ncards[i] >= 1:
+                order[n_ord] = i
+                n_ord += 1
+    lean = lean and not build
+    acc = np.zeros((2, 22, 12, 3)) if build else np.zeros((1, 1, 1, 3))
+    k = 0
+    while k < n_ord:
+        g0 = k
+        h = hard[order[k]]
+        while k < n_ord and hard[order[k]] == h:
+            k += 1
         # pass 1: stand, hit, double of every state of this hard total (their cards lead to
         # higher totals, already valued)
-        for i in range(g0, s):
-            if live[i] and ncards[i] >= 1:
-                _options(
-                    i,
-                    counts,
-                    hard,
-                    ncards,
-                    nace,
-                    trans,
-                    live,
-                    base,
-                    nbase,
-                    drows,
-                    dpos,
-                    up,
-                    peek,
-                    p21wins,
-                    nat_loss,
-                    nat_loss_dbl,
-                    a2,
-                    ace_one,
-                    rescue,
-                    resc_pol,
-                    resc_fix,
-                    weights,
-                    st,
-                    hit,
-                    dbl,
-                    val,
-                    racc,
-                    rfl,
-                )
-        if build:
-            _accumulate(g0, s, hard, ncards, nace, live, weights, st, hit, dbl, acc)
-        # pass 2: the value of holding each state
-        for i in range(g0, s):
-            if not live[i] or ncards[i] < 1:
+        for kk in range(g0, k):
+            i = order[kk]
+            need = NEED_ALL
+            if lean and ncards[i] >= 3:
+                need = NEED_ALL if dbl_any else NEED_HIT
+                if fixed:
+                    hv = hard[i]
+                    bt = hv + 10 if (nace[i] > 0 and hv + 10 <= 21) else hv
+                    need = NEED_STAND
+                    if bt < 21:  # 21 stands (or is paid at once)
+                        a = _action(policy[i], bt >= forced, dbl_any, 0.0, 0.0, 0.0)
+                        if a == ACT_HIT:
+                            need = NEED_HIT
+                        elif a == ACT_DOUBLE:
+                            need = NEED_ALL
+            # stand, hit (then its best play, ``val`` of the states one card on) and double (one
+            # card, then keep or rescue); ``need`` (``lean``): NEED_ALL all three, NEED_HIT no
+            # double (``dbl`` 0, no rescue flags, nothing into ``racc``), NEED_STAND the stand
+            # value only. The states one card on (higher hard totals) are already valued: where
+            # a doubled hand's total is that state's own best total, keeping the double is twice
+            # its stand value (exactly: the same sums times 2), else the stand value is taken
+            # afresh. The peek's chance of no dealer natural is worked out from the cards left.
+            n_left = nbase - ncards[i]
+            hv = hard[i]
+            bt = hv
+            if nace[i] > 0 and hv + 10 <= 21:
+                bt = hv + 10
+            # stand (``stand_value``'s sums, pasted: no array view per state)
+            d_i = dpos[i]
+            win = drows[d_i, BUST]
+            lose = 0.0
+            for c in range(5):
+                if 17 + c < bt:
+                    win += drows[d_i, c]
+                elif 17 + c > bt:
+                    lose += drows[d_i, c]
+            v_st = 1.0 * (win - lose)
+            if not peek:
+                v_st -= nat_loss * drows[d_i, NAT]
+            st[i] = v_st
+            if need == NEED_STAND:
                 continue
+            hsum = 0.0
+            dsum = 0.0
+            a2e = a2
+            if ncards[i] == 2:
+                a2e = nace[i]
+            # peek: P(no dealer natural | the cards out) = 1 - (complement cards left) / (cards left)
+            pk = peek and (up == 0 or up == 9)
+            other = 9 if up == 0 else 0
+            k_other = base[other] - counts[i, other]
+            twice = peek or nat_loss_dbl == 2.0 * nat_loss  # keep = 2 st[j] where the totals agree
+            if n_left <= 0:
+                hit[i] = 0.0
+                dbl[i] = 0.0
+                continue
+            for r in range(10):
+                cr = base[r] - counts[i, r]
+                if cr <= 0:
+                    continue
+                p = cr / n_left
+                j = trans[i, r]
+                f = 1.0
+                if pk and n_left - 1 > 0:
+                    f = 1.0 - (k_other - (1 if r == other else 0)) / (n_left - 1)
+                if j < 0:
+                    hsum -= p * f
+                    dsum -= 2.0 * p * f
+                    continue
+                hsum += p * val[j]
+                if need == NEED_HIT:
+                    continue
+                # doubled: Aces among the first two cards count 1 (000 3.17.2, 002 3.14, 004 3.25.2)
+                free = nace[j] > 0
+                if ace_one:
+                    free = nace[j] > a2e
+                dt = hard[j]
+                if free and dt + 10 <= 21:
+                    dt += 10
+                if dt == 21 and p21wins:
+                    dv = 2.0 * f  # rulings 5: doubled 21 paid 1 to 1 at once
+                else:
+                    own = hard[j] + 10 if (nace[j] > 0 and hard[j] + 10 <= 21) else hard[j]
+                    if twice and dt == own and live[j]:
+                        keep = 2.0 * st[j]
+                    else:
+                        d_j = dpos[j]  # ``stand_value``'s sums, pasted
+                        win = drows[d_j, BUST]
+                        lose = 0.0
+                        for c in range(5):
+                            if 17 + c < dt:
+                                win += drows[d_j, c]
+                            elif 17 + c > dt:
+                                lose += drows[d_j, c]
+                        keep = 2.0 * (win - lose)
+                        if not peek:
+                            keep -= nat_loss_dbl * drows[d_j, NAT]
+                    dv = keep
+                    if rescue and dt < 21:
+                        # 000 3.11.4, 004 3.25.3: withdraw the double, forfeit the original wager
+                        forf = -1.0 * f
+                        racc[dt] += weights[i] * p * (keep - forf)
+                        rf = resc_fix[i, r]
+                        rp = resc_pol[dt]
+                        if rf == 1 or (rf == -1 and (rp == 1 or (rp == -1 and forf > keep))):
+                            dv = forf
+                            rfl[i, r] = 1
+                        else:
+                            rfl[i, r] = 0
+                dsum += p * dv
+            hit[i] = hsum
+            dbl[i] = dsum
+        if build:
+            _accumulate(order, g0, k, hard, ncards, nace, live, weights, st, hit, dbl, acc)
+        # pass 2: the value of holding each state
+        for kk in range(g0, k):
+            i = order[kk]
             hv = hard[i]
             sf = 0
             bt = hv
@@ -412,7 +414,8 @@ def chain(
             if bt == 21:
                 act[i] = ACT_21
                 if p21wins:
-                    val[i] = pay21[i] * _nonnat(base, counts[i], -1, up, peek)
+                    k_o = base[9 if up == 0 else 0] - counts[i, 9 if up == 0 else 0]
+                    val[i] = pay21[i] * _nonnat(nbase - ncards[i], k_o, up, peek)
                 else:
                     val[i] = st[i]
                 continue
@@ -431,3 +434,256 @@ def chain(
                 val[i] = dbl[i]
             else:
                 val[i] = hit[i]
+
+
+@kernel("void(f8[::1], f8[::1], f8[::1], b1[::1], i8[::1], i8[::1], i8, b1, b1, i8[::1])")
+def decide(
+    st: np.ndarray,
+    hit: np.ndarray,
+    dbl: np.ndarray,
+    active: np.ndarray,
+    best: np.ndarray,
+    ncards: np.ndarray,
+    forced: int,
+    dbl_any: bool,
+    dbl2: bool,
+    out: np.ndarray,
+) -> None:
+    """The policy code of the best option of every active state (``out``; HIT elsewhere) from
+    a chain's ``st`` / ``hit`` / ``dbl``: stand where legal (rulings 14) and better than hit, then
+    double where legal and better still (as ``chain``'s OPTIMAL)."""
+    for s in range(best.shape[0]):
+        out[s] = HIT
+        if active[s]:
+            better_s = best[s] >= forced and st[s] > hit[s]
+            ref = st[s] if better_s else hit[s]
+            if (dbl_any or (ncards[s] == 2 and dbl2)) and dbl[s] > ref:
+                out[s] = DOUBLE_HIT
+            elif better_s:
+                out[s] = STAND
+
+
+# where ``split_runs`` takes each chain's policy (``splits.SplitMixin.split_chains``)
+SPLIT_FIXED = 0  # the given ``pols`` (a fixed strategy)
+SPLIT_CDZ = 1  # the unsplit hand's best options (``ref_*``) and its rescues
+SPLIT_CDP1 = 2  # a = 0 optimal; a > 0 the decisions and rescues of a = 0
+SPLIT_CDP = 3  # optimal everywhere
+
+
+@kernel(
+    "void(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8[:, ::1], i8[::1], b1[::1], i8[:, ::1], f8[:, ::1], "
+    "i8[::1], i8, i8[::1], f8[::1], i8, b1, b1, f8, f8, i8, b1, b1, b1, b1, i8, i8[:, :, ::1], "
+    "f8[:, ::1], f8[:, ::1], f8[:, ::1], i1[:, :, ::1], i8[::1], b1[:, ::1], "
+    "f8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i1[:, :, ::1], i1[:, :, :, ::1])"
+)
+def split_runs(
+    counts: np.ndarray,
+    hard: np.ndarray,
+    ncards: np.ndarray,
+    nace: np.ndarray,
+    trans: np.ndarray,
+    best: np.ndarray,
+    holds: np.ndarray,
+    pos: np.ndarray,
+    drows: np.ndarray,
+    base: np.ndarray,
+    p: int,
+    a2s: np.ndarray,
+    pay21: np.ndarray,
+    up: int,
+    peek: bool,
+    p21wins: bool,
+    nat_loss: float,
+    nat_loss_dbl: float,
+    forced: int,
+    dbl2: bool,
+    dbl_any: bool,
+    ace_one: bool,
+    rescue: bool,
+    mode: int,
+    pols: np.ndarray,
+    ref_st: np.ndarray,
+    ref_hit: np.ndarray,
+    ref_dbl: np.ndarray,
+    ref_rfl: np.ndarray,
+    resc_pol: np.ndarray,
+    active: np.ndarray,
+    st: np.ndarray,
+    hit: np.ndarray,
+    dbl: np.ndarray,
+    val: np.ndarray,
+    act: np.ndarray,
+    rfl: np.ndarray,
+) -> None:
+    """Every chain of the hands of a split of value ``p`` in one call: for a = 0 .. A - 1 pair
+    cards out besides the original two (A = ``pos.shape[0]``) and each ``a2s[k]``, ``chain`` on
+    the shoe ``base`` (less the up card) less 1 + a pair cards, into ``st[a, k]`` ... ``rfl[a, k]``
+    (zeros, ``act`` ACT_HIT, where not valued), pruned (``chain``'s ``prune``) for a > 0 and
+    for every a where the policy is fixed (FIXED, CDZ): all that is read of the chains of a > 0,
+    and of a fixed policy's, is the two-card states and what the policy reaches from them.
+
+    ``active[a]`` (out): the states that hold a pair card (``holds``: fit the shoe, two or more
+    cards) and fit the shoe less 1 + a pair cards; each sees the dealer row ``drows[pos[a, s]]``
+    (the shoe less s and 1 + a pair cards), the others the zero row (-1).
+    ``mode`` (``SPLIT_*``) says each chain's policy and fixed rescues: FIXED ``pols[a, k]`` and,
+    for a > 0, the rescues of a = 0; CDZ the decisions of ``ref_*[k]`` (the unsplit hand's
+    chain, into ``pols[a, k]``) and its rescues ``ref_rfl[k]``; CDP1 optimal play for a = 0 and
+    for a > 0 the decisions and rescues of a = 0 (into ``pols[1, k]`` only); CDP optimal play."""
+    n_a = pos.shape[0]
+    s_n = hard.shape[0]
+    dpos = np.empty(s_n, np.int64)
+    base_s = base.copy()
+    no_fix = np.full((s_n, 10), -1, np.int8)
+    optimal = np.full(s_n, OPTIMAL, np.int64)
+    weights = np.zeros(s_n)
+    dec = np.full((2, 22, 12), -9, np.int64)
+    racc = np.zeros(22)
+    n_h = 0
+    hold = np.empty(s_n, np.int64)  # the states that hold a pair card (the others: never active)
+    for s in range(s_n):
+        dpos[s] = -1
+        if holds[s]:
+            hold[n_h] = s
+            n_h += 1
+    for a in range(n_a):
+        lim = base[p] - 1 - a  # the state's pair cards (its own among them) fit the shoe less 1 + a
+        for s in range(s_n):
+            active[a, s] = False
+        for h in range(n_h):
+            s = hold[h]
+            ok = counts[s, p] <= lim
+            active[a, s] = ok
+            dpos[s] = pos[a, s] if ok else -1
+        base_s[p] = base[p] - 1 - a
+        prune = a > 0 or mode == SPLIT_FIXED or mode == SPLIT_CDZ  # a fixed policy: pruned
+        for k in range(a2s.shape[0]):
+            pol = optimal
+            fix = no_fix
+            if mode == SPLIT_FIXED:
+                pol = pols[a, k]
+                if a > 0:
+                    fix = rfl[0, k]
+            elif mode == SPLIT_CDZ:
+                decide(
+                    ref_st[k],
+                    ref_hit[k],
+                    ref_dbl[k],
+                    active[a],
+                    best,
+                    ncards,
+                    forced,
+                    dbl_any,
+                    dbl2,
+                    pols[a, k],
+                )
+                pol = pols[a, k]
+                fix = ref_rfl[k]
+            elif mode == SPLIT_CDP1 and a > 0:
+                if a == 1:  # the same decisions for every a > 0: worked out once, into pols[1, k]
+                    decide(
+                        st[0, k],
+                        hit[0, k],
+                        dbl[0, k],
+                        active[0],
+                        best,
+                        ncards,
+                        forced,
+                        dbl_any,
+                        dbl2,
+                        pols[1, k],
+                    )
+                pol = pols[1, k]
+                fix = rfl[0, k]
+            chain(
+                counts,
+                hard,
+                ncards,
+                nace,
+                trans,
+                active[a],
+                base_s,
+                drows,
+                dpos,
+                pay21,
+                up,
+                peek,
+                p21wins,
+                nat_loss,
+                nat_loss_dbl,
+                forced,
+                dbl2,
+                dbl_any,
+                a2s[k],
+                ace_one,
+                rescue,
+                pol,
+                resc_pol,
+                fix,
+                False,
+                prune,
+                True,
+                weights,
+                st[a, k],
+                hit[a, k],
+                dbl[a, k],
+                val[a, k],
+                dec,
+                racc,
+                act[a, k],
+                rfl[a, k],
+            )
+
+
+@kernel(
+    "void(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8, i8[::1], b1, f8[:, :, ::1], f8[:, :, ::1], f8[:, ::1])"
+)
+def hand_values(
+    two: np.ndarray,
+    nace: np.ndarray,
+    best: np.ndarray,
+    base: np.ndarray,
+    p: int,
+    a2s: np.ndarray,
+    one_card: bool,
+    val: np.ndarray,
+    st: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``out[a]`` = (EV[X; a, 0], EV[N; a, 0], EV[P; a, 0]) of a split hand of pair value ``p``
+    (``splits.SplitMixin._hand_values``) from the values ``val`` / ``st`` [a, k, state] of the
+    chains of ``split_runs`` (k: the index of the hand's Aces among its first two cards in
+    ``a2s``, else 0); ``base``: the shoe less the up card; ``two[i, j]`` the state of the cards
+    i and j; ``one_card``: split Aces take one card each (000 3.9.1)."""
+    n = 0
+    for r in range(10):
+        n += base[r]
+    for a in range(out.shape[0]):
+        left = n - 2 - a  # the shoe less the up card, 2 + a pair cards
+        ev_x = 0.0
+        e_np = 0.0
+        w_np = 0.0
+        e_p = 0.0
+        for r in range(10):
+            cr = base[r] - (2 + a if r == p else 0)
+            if cr <= 0 or left <= 0:
+                continue
+            pr_r = cr / left
+            s2 = two[p, r]  # the state of the pair card and r
+            k = 0
+            for kk in range(a2s.shape[0]):
+                if a2s[kk] == nace[s2]:
+                    k = kk
+                    break
+            if one_card and best[s2] != 21:
+                w = st[a, k, s2]
+            else:
+                w = val[a, k, s2]
+            ev_x += pr_r * w
+            if r == p:
+                e_p = w
+            else:
+                e_np += pr_r * w
+                w_np += pr_r
+        out[a, 0] = ev_x
+        out[a, 1] = e_np / w_np if w_np > 0 else 0.0
+        out[a, 2] = e_p

@@ -27,7 +27,7 @@ import numpy as np
 
 from pontoon.analysis import dealer as D
 from pontoon.analysis import kernels as K
-from pontoon.analysis.splits import SPLIT_STRATEGIES, SplitMixin
+from pontoon.analysis.splits import SPLIT_STRATEGIES, ChainOut, SplitMixin
 from pontoon.analysis.states import StateSpace, state_space
 from pontoon.analysis.suits import (
     BONUS_COMPLETION,
@@ -89,6 +89,7 @@ class DealerCache:
         # zeros, for states without a row
         self.by_up = np.zeros((10, 1, 7))
         self._pos: dict[tuple[int, int], np.ndarray] = {}
+        self._stacks: dict[tuple[int, int], np.ndarray] = {}  # ``position_stack``
         self._fits: np.ndarray | None = None  # states of two or more cards that fit ``full``
 
     def state_positions(self, p: int, k: int) -> np.ndarray:
@@ -116,9 +117,61 @@ class DealerCache:
             self._pos[key] = pos
         return self._pos[key]
 
+    def state_rows(self) -> np.ndarray:
+        """The row of every state (of one or more cards) that fits ``full``, -1 for the others;
+        kept (until rows are added), so that the up cards share one lookup."""
+        pos = self._pos.get((-1, 0))
+        if pos is None:
+            sp = state_space()
+            idx = np.nonzero(np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 1))[0]
+            pos = np.full(sp.size, -1, dtype=np.int64)
+            pos[idx] = self._positions(sp.counts[idx], _state_keys()[idx])  # may clear _pos
+            self._pos[(-1, 0)] = pos
+        return pos
+
+    def position_stack(self, p: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(``pos``, ``by_up``): ``pos[a]`` = ``state_positions(p, 1 + a)`` for a < ``n``, rows
+        of the table ``by_up`` (kept until rows are added)."""
+        key = (p, n)
+        if key not in self._stacks:
+            while True:
+                table = self.by_up
+                pos = np.stack([self.state_positions(p, 1 + a) for a in range(n)])
+                if self.by_up is table:  # no rows were added on the way: one table for all
+                    break
+            self._stacks[key] = pos
+        return self._stacks[key], self.by_up
+
     def add(self, rem: np.ndarray) -> None:
         """Compute the rows of ``rem`` not yet known (one kernel call)."""
         self._positions(np.asarray(rem, dtype=np.int64))
+
+    def _add_keys(self, keys: np.ndarray) -> None:
+        """Compute the rows of the multisets whose ``_KEY`` values are ``keys`` not yet known
+        (one kernel call; the rows' counts decoded from the keys)."""
+        srt = np.sort(keys)  # unique by hand: numpy 2's np.unique hashes, ten times slower here
+        uk = srt[np.concatenate(([True], srt[1:] != srt[:-1]))] if len(srt) else srt
+        if len(self.keys):
+            at = np.minimum(np.searchsorted(self.keys, uk), len(self.keys) - 1)
+            uk = uk[self.keys[at] != uk]
+        if len(uk):
+            self._insert(uk, (uk[:, None] >> _KEY_SHIFT[None, :]) & 31)
+
+    def _insert(self, uk: np.ndarray, rem: np.ndarray) -> None:
+        """Compute the rows ``rem`` (keys ``uk``: sorted, none known yet) and merge them in."""
+        new = D.dealer_all_upcards(self.full, rem, *_trie(self.h17))
+        self._pos.clear()
+        self._stacks.clear()  # row numbers change
+        rows = [self.by_up[:, :-1], new, np.zeros((10, 1, 7))]
+        if not len(self.keys):
+            self.keys = uk
+            self.by_up = np.concatenate(rows[1:], axis=1)
+        else:
+            allk = np.concatenate([self.keys, uk])
+            order = np.argsort(allk, kind="stable")
+            self.keys = allk[order]
+            # C order: ``chain`` reads the up card's rows in place (``split_setup``)
+            self.by_up = np.ascontiguousarray(np.concatenate(rows, axis=1)[:, np.append(order, len(order))])
 
     def _positions(self, rem: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
         """Row indices of ``rem`` in ``by_up``, computing the missing ones first (``keys``:
@@ -132,18 +185,7 @@ class DealerCache:
             return pos
         miss = np.nonzero(~found)[0]
         uk, first = np.unique(keys[miss], return_index=True)
-        new = D.dealer_all_upcards(self.full, rem[miss[first]], *_trie(self.h17))
-        self._pos.clear()  # row numbers change
-        rows = [self.by_up[:, :-1], new, np.zeros((10, 1, 7))]
-        if not len(self.keys):
-            self.keys = uk
-            self.by_up = np.concatenate(rows[1:], axis=1)
-        else:
-            allk = np.concatenate([self.keys, uk])
-            order = np.argsort(allk, kind="stable")
-            self.keys = allk[order]
-            # C order: ``chain`` reads the up card's rows in place (``split_setup``)
-            self.by_up = np.ascontiguousarray(np.concatenate(rows, axis=1)[:, np.append(order, len(order))])
+        self._insert(uk, rem[miss[first]])
         return np.searchsorted(self.keys, keys)
 
     def get(self, rem: np.ndarray, up: int, keys: np.ndarray | None = None) -> np.ndarray:
@@ -163,18 +205,19 @@ class DealerCache:
             return
         sp = state_space()
         fits = np.all(sp.counts <= self.full[None, :], axis=1) & (sp.ncards >= 1)
-        rows = [np.zeros((1, 10), dtype=np.int64), sp.counts[fits]]
+        skeys = _state_keys()
+        keys = [np.zeros(1, dtype=np.int64), skeys[fits]]  # by key: the key is linear in the counts
         if pr.max_hands >= 2:
             for p in range(10):
                 m = 2 if (p == 0 and not pr.resplit_aces) else pr.max_hands
                 if self.full[p] < 2:
                     continue
-                sel = sp.counts[fits & (sp.counts[:, p] >= 1) & (sp.ncards >= 2)]
+                c_p = sp.counts[:, p]
+                sel = fits & (c_p >= 1) & (sp.ncards >= 2)
                 for k in range(1, min(2 * (m - 2), int(self.full[p]) - 2) + 2):
-                    r = sel.copy()
-                    r[:, p] += k
-                    rows.append(r[np.all(r <= self.full[None, :], axis=1)])
-        self.add(np.concatenate(rows))
+                    # the state plus k cards of value p: only that count can pass the shoe's
+                    keys.append(skeys[sel & (c_p + k <= self.full[p])] + k * _KEY[p])
+        self._add_keys(np.concatenate(keys))
         if fresh:
             self._save_rows(ident)
 
@@ -211,6 +254,7 @@ class DealerCache:
             return False
         self.keys, self.by_up = keys, by_up
         self._pos.clear()
+        self._stacks.clear()
         return True
 
     def _save_rows(self, ident: str) -> None:
@@ -298,6 +342,7 @@ def _defaults() -> _Defaults:
 
 
 _KEY = np.array([32**k for k in range(10)], dtype=np.int64)  # a multiset of card values as one int
+_KEY_SHIFT = np.arange(0, 50, 5, dtype=np.int64)  # count k of a key: (key >> _KEY_SHIFT[k]) & 31
 
 
 @lru_cache(maxsize=1)
@@ -347,23 +392,15 @@ class Params:
         pay = np.zeros(sp.size)
         avg678 = average_three_card_pay(rules, "678")
         avg777 = average_three_card_pay(rules, "777")
-        for s in range(sp.size):
-            if sp.best[s] != 21:
-                continue
-            n = int(sp.ncards[s])
-            c = sp.counts[s]
-            v = float(rules.regular_pays)
-            if n == 3 and c[5] == 1 and c[6] == 1 and c[7] == 1:
-                v = avg678  # rulings 16: 6-7-8
-            elif n == 3 and c[6] == 3:
-                v = avg777
-            elif n == 5:
-                v = float(rules.pays_5_card_21)
-            elif n == 6:
-                v = float(rules.pays_6_card_21)
-            elif n >= 7:
-                v = float(rules.pays_7_card_21)
-            pay[s] = v
+        k = np.nonzero(sp.best == 21)[0]  # the pay of a 21 by its cards (disjoint cases)
+        n, c = sp.ncards[k], sp.counts[k]
+        v = np.full(len(k), float(rules.regular_pays))
+        v[n == 5] = float(rules.pays_5_card_21)
+        v[n == 6] = float(rules.pays_6_card_21)
+        v[n >= 7] = float(rules.pays_7_card_21)
+        v[(n == 3) & (c[:, 5] == 1) & (c[:, 6] == 1) & (c[:, 7] == 1)] = avg678  # rulings 16: 6-7-8
+        v[(n == 3) & (c[:, 6] == 3)] = avg777
+        pay[k] = v
         peek = bool(rules.dealer_hole_card and rules.dealer_peeks)
         sur_up: tuple[int, ...] = ()
         if rules.surrender != "none":
@@ -392,18 +429,6 @@ class Params:
         )
 
 
-@dataclass
-class ChainOut:
-    st: np.ndarray
-    hit: np.ndarray
-    dbl: np.ndarray
-    val: np.ndarray
-    dec: np.ndarray
-    racc: np.ndarray
-    act: np.ndarray  # the action taken in each state (K.ACT_*)
-    rfl: np.ndarray  # [s, r] 1 where a double of s that drew r is rescued
-
-
 class UpcardSolver(SplitMixin):
     """Everything about one upcard against one composition ``base`` (the shoe less the upcard)."""
 
@@ -415,6 +440,7 @@ class UpcardSolver(SplitMixin):
         up: int,
         active: np.ndarray | None = None,
         split_strategy: str = "cdp1",
+        completion_memo: dict[tuple[object, ...], list[tuple[float, float]]] | None = None,
     ) -> None:
         if split_strategy not in SPLIT_STRATEGIES:
             raise PontoonError(f"split strategy {split_strategy!r}: accepted {', '.join(SPLIT_STRATEGIES)}")
@@ -429,18 +455,36 @@ class UpcardSolver(SplitMixin):
         fits = np.all(sp.counts <= self.base[None, :], axis=1) & (sp.ncards >= 1)
         self.fits = fits
         self.active = fits if active is None else (fits & active)
-        idx = np.nonzero(self.active)[0]
-        self.dist = np.zeros((sp.size, 7))
         full = self.base.copy()
         full[up] += 1
         self.dealers = dealer_cache(full, params.h17)  # shared by the up cards of one shoe
-        if len(idx):
-            self.dist[idx] = self.dealers.get(sp.counts[idx], up, _state_keys()[idx])
+        # each state's dealer distribution (the zero row where not active)
+        pos = self.dealers.state_rows()  # may add rows: by_up read after it
+        self.dist = self.dealers.by_up[up].take(np.where(self.active, pos, -1), axis=0)
         # (p, a) -> (active states, dealer rows, each state's row in them): ``split_setup``
         self._split_dist: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._pair_mask: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.main_outs: dict[int, ChainOut] = {}
         self.q0_cache: dict[int, float] = {}
+        # ``completion``'s memo: may be shared by the up cards of one analysis (same rules, bet)
+        self.completion_memo = {} if completion_memo is None else completion_memo
+
+    def completion(
+        self, i: int, j: int, known: tuple[tuple[int, str], ...] | None = None
+    ) -> list[tuple[float, float]]:
+        """``suits.completion_classes`` of the bonus hand (i, j) against this up card, kept. It
+        reads the up card only as whether it is i, j, the completing card or a 7 (rulings 17's
+        Super Bonus), and the known cards only by their suits: the memo's key, so that up cards
+        share the classes (the same arithmetic, the same bits)."""
+        c = BONUS_COMPLETION[(min(i, j), max(i, j))]
+        up = self.up
+        suits = None if known is None else tuple(x[1] for x in known)
+        key = (i, j, up == i, up == j, up == c, up == 6, suits, self.pr.sb_units)
+        got = self.completion_memo.get(key)
+        if got is None:
+            got = completion_classes(self.rules, i, j, self.up, self.pr.sb_units, known=known)
+            self.completion_memo[key] = got
+        return got
 
     # ---------------------------------------------------------------------------------
     def q_nat(self, s: int) -> float:
@@ -512,6 +556,7 @@ class UpcardSolver(SplitMixin):
             _no_fix() if resc_fix is None else resc_fix,
             build,
             prune,
+            False,
             _defaults().no_weights if weights is None else weights,
             out.st,
             out.hit,
@@ -583,8 +628,5 @@ class UpcardSolver(SplitMixin):
             left = self.n - 2
             qc = (int(self.base[c]) - int(sp.counts[s, c])) / left if left > 0 else 0.0
             s3 = sp.trans[s, c]
-            classes = [
-                (w, qc * (m - float(pr.pay21[s3])))
-                for w, m in completion_classes(self.rules, i, j, self.up, pr.sb_units)
-            ]
+            classes = [(w, qc * (m - float(pr.pay21[s3]))) for w, m in self.completion(i, j)]
         return opts, classes

@@ -42,7 +42,7 @@ import numpy as np
 
 from pontoon.analysis import kernels as K
 from pontoon.analysis.states import card_index
-from pontoon.analysis.suits import BONUS_COMPLETION, SUITS, completion_classes, three_card_multiplier
+from pontoon.analysis.suits import BONUS_COMPLETION, SUITS, three_card_multiplier
 from pontoon.cards import Card
 
 if TYPE_CHECKING:
@@ -87,8 +87,13 @@ class SuitShoe:
         return out
 
 
-def _draws(left: list[int], k: int) -> list[tuple[tuple[str, ...], float]]:
+def _draws(left: Sequence[int], k: int) -> tuple[tuple[tuple[str, ...], float], ...]:
     """The suits of ``k`` cards drawn without replacement from ``left`` (by suit), with chances."""
+    return _draws_of(tuple(left), k)
+
+
+@lru_cache(maxsize=1024)
+def _draws_of(left: tuple[int, ...], k: int) -> tuple[tuple[tuple[str, ...], float], ...]:
     out: list[tuple[tuple[str, ...], float]] = [((), 1.0)]
     for _ in range(k):
         nxt = []
@@ -101,7 +106,7 @@ def _draws(left: list[int], k: int) -> list[tuple[tuple[str, ...], float]]:
                 if rem[idx] > 0 and n > 0:
                     nxt.append(((*suits, s), p * rem[idx] / n))
         out = nxt
-    return out
+    return tuple(out)
 
 
 def hand_pay(rules: CasinoRules, kind: str, p: int, first: str | None, known: Known, shoe: SuitShoe) -> float:
@@ -127,7 +132,7 @@ def _hand_pay(
     shoe: SuitShoe,
 ) -> float:
     lp = shoe.left(p, known)
-    firsts = [((first,), 1.0)] if first is not None else _draws(lp, 1)
+    firsts = (((first,), 1.0),) if first is not None else _draws(lp, 1)
     tot = 0.0
     wsum = 0.0
     for (f,), pf in firsts:
@@ -138,14 +143,14 @@ def _hand_pay(
             others = _draws(rem, 2)
         else:
             v1, v2 = (v for v in BONUS_VALUES if v != p)
-            others = [
+            others = tuple(
                 ((a, b), qa * qb)
                 for ((a,), qa), ((b,), qb) in product(
                     _draws(shoe.left(v1, known), 1), _draws(shoe.left(v2, known), 1)
                 )
-            ]
+            )
         for suits, q in others:
-            one = len({f, *suits}) == 1
+            one = suits[0] == f and suits[1] == f  # every suit alike (two drawn: 777, 678)
             pay = pays[0] if not one else (pays[2] if f == "S" else pays[1])  # rulings 16
             tot += pf * q * pay
             wsum += pf * q
@@ -360,7 +365,7 @@ def pair_suit_classes(
                 hadj = padj = 0.0
                 if bonus_hit:
                     known = ((p, s1), (p, s2), (up, su or "S"))
-                    ((_, m),) = completion_classes(rules, p, p, up, pr.sb_units, known=known)
+                    ((_, m),) = solver.completion(p, p, known)
                     hadj = qc * (m - pay)
                 padj = ss.adjustment(s1, s2, su) if ss is not None else 0.0
                 if even:

@@ -15,7 +15,7 @@ from pontoon.analysis import kernels as K
 from pontoon.analysis.states import state_space
 
 if TYPE_CHECKING:
-    from pontoon.analysis.player import ChainOut, DealerCache, Params
+    from pontoon.analysis.player import DealerCache, Params
     from pontoon.analysis.states import StateSpace
     from pontoon.rules.model import CasinoRules
 
@@ -34,14 +34,38 @@ def _two_card_states() -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=8)
-def _legal(forced: int, dbl_any: bool, dbl2: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(may stand, may double) in every state (``_decisions``)."""
-    sp = state_space()
-    return sp.best >= forced, np.full(sp.size, dbl_any) | ((sp.ncards == 2) & dbl2)
-
-
 SPLIT_STRATEGIES = ("cdz", "cdp1", "cdp")
+
+_A2S: dict[tuple[int, ...], np.ndarray] = {
+    a2s: np.array(a2s, dtype=np.int64) for a2s in ((0, 1), (1, 2), (0,), (1,))
+}  # the a2s arrays of ``K.split_runs`` / ``K.hand_values``
+
+
+def _a2s_array(a2s: tuple[int, ...]) -> np.ndarray:
+    got = _A2S.get(a2s)
+    return got if got is not None else np.array(a2s, dtype=np.int64)
+
+
+# ``K.split_runs``'s inputs that its mode does not read, and the chains' outputs it does not fill
+_NO_REF = np.zeros((0, 0))
+_NO_REF_RFL = np.zeros((0, 0, 0), dtype=np.int8)
+_NO_RESCUE_CHART = np.full(22, -1, dtype=np.int64)  # each double decides
+_NO_DEC = np.full((2, 22, 12), -9, dtype=np.int64)  # written in build mode only
+_NO_RACC = np.zeros(22)  # split chains carry no weights
+
+
+@dataclass
+class ChainOut:
+    """A chain's outputs (``K.chain``; re-exported by ``player``)."""
+
+    st: np.ndarray
+    hit: np.ndarray
+    dbl: np.ndarray
+    val: np.ndarray
+    dec: np.ndarray
+    racc: np.ndarray
+    act: np.ndarray  # the action taken in each state (K.ACT_*)
+    rfl: np.ndarray  # [s, r] 1 where a double of s that drew r is rescued
 
 
 @dataclass
@@ -53,7 +77,12 @@ class SplitChains:
     original pair are out of the shoe, run on ``bases[a]`` = the shoe less the up card and
     ``1 + a`` pair cards; ``outs`` / ``base`` / ``active`` are those of ``a = 0`` (the hands'
     decisions that the optimal tables export); ``dbl2`` whether a split hand may double on two
-    cards; ``max_hands`` the hands allowed for this pair (2: no resplit)."""
+    cards; ``max_hands`` the hands allowed for this pair (2: no resplit). Every state is valued
+    only in the chains of optimal play (a = 0 of CDP1, every a of CDP); the others (a > 0, a
+    fixed policy, CDZ) value the two-card states and what their policy reaches from them
+    (``K.split_runs``), all that is read of them. ``val`` / ``st``: the
+    chains' ``val`` and ``st`` as [a, k, state] for ``a2`` = ``a2s[k]`` (the ``by_a`` chains are
+    views of them where ``split_chains`` made them; stacked from ``by_a`` on first use else)."""
 
     by_a: list[dict[int, ChainOut]]
     bases: list[np.ndarray]
@@ -63,6 +92,9 @@ class SplitChains:
     pols: list[dict[int, np.ndarray | None]] = field(default_factory=list)  # fixed policies used
     resc_pol: np.ndarray | None = None
     causal: bool = True  # decisions by the hand's own cards only (not CDP's final pair count)
+    val: np.ndarray | None = None
+    st: np.ndarray | None = None
+    hv: np.ndarray | None = None  # (a, 3): ``_hand_values`` of every a, once worked out
 
     @property
     def outs(self) -> dict[int, ChainOut]:
@@ -72,12 +104,25 @@ class SplitChains:
     def base(self) -> np.ndarray:
         return self.bases[0]
 
+    @property
+    def a2s(self) -> tuple[int, ...]:
+        return tuple(self.by_a[0])
+
     def out_for(self, a2: int, a: int = 0) -> ChainOut:
         """The chain of a hand with ``a2`` Aces among its first two cards (as ``split_value``)."""
         outs = self.by_a[a]
         return outs.get(a2, next(iter(outs.values())))
 
+    def stacks(self) -> tuple[np.ndarray, np.ndarray]:
+        """(``val``, ``st``) as [a, k, state]."""
+        if self.val is None or self.st is None:
+            a2s = self.a2s
+            self.val = np.ascontiguousarray([[outs[a2].val for a2 in a2s] for outs in self.by_a])
+            self.st = np.ascontiguousarray([[outs[a2].st for a2 in a2s] for outs in self.by_a])
+        return self.val, self.st
 
+
+@lru_cache(maxsize=512)
 def split_terminals(n_pair: int, n_other: int, max_hands: int) -> tuple[dict[int, float], dict[int, float]]:
     """Probabilities of how the second cards of a split fall (exact, any hand limit).
 
@@ -87,7 +132,8 @@ def split_terminals(n_pair: int, n_other: int, max_hands: int) -> tuple[dict[int
     (``early``, ``full``): ``early[h]`` = P(the split ends with h < max_hands hands, every second
     card a non-pair card), ``full[k]`` = P(max_hands hands are reached after k hands were completed
     by a non-pair card). With a pair cards and b other cards drawn, the next card is a pair card
-    with chance (n_pair - a) / (n_pair + n_other - a - b)."""
+    with chance (n_pair - a) / (n_pair + n_other - a - b). Kept (the same for many up cards):
+    the dicts are shared, read only."""
     early: dict[int, float] = {}
     full: dict[int, float] = {}
     m = max_hands
@@ -156,10 +202,8 @@ class SplitMixin:
             act, rows, pos = self._split_dist[key]
             return act, (rows, pos)
         sp = self.sp
-        if p not in self._pair_mask:
-            c_p = np.ascontiguousarray(sp.counts[:, p])
-            self._pair_mask[p] = (self.fits & (c_p >= 1) & (sp.ncards >= 2), c_p)
-        holds, c_p = self._pair_mask[p]
+        holds = self._holds(p)
+        c_p = self._pair_mask[p][1]
         # the shoe less 1 + a pair cards: only the pair value's count changes (self.fits: the rest)
         act = holds & (c_p <= int(self.base[p]) - 1 - a)
         if act.any():
@@ -179,12 +223,18 @@ class SplitMixin:
 
     def _decisions(self, o: ChainOut, act: np.ndarray, dbl2: bool) -> np.ndarray:
         """The policy codes of the best option of every active state of ``o`` (stand, then hit
-        if better, then double if better and allowed, as the kernel's OPTIMAL)."""
-        can_s, can_d = _legal(self.pr.forced, self.pr.dbl_any, dbl2)
-        better_s = can_s & (o.st > o.hit)
-        better_d = can_d & (o.dbl > np.where(better_s, o.st, o.hit))
-        code = np.where(better_d, K.DOUBLE_HIT, np.where(better_s, K.STAND, K.HIT))
-        return np.where(act, code, K.HIT).astype(np.int64, copy=False)
+        if better, then double if better and allowed, as the kernel's OPTIMAL; ``K.decide``)."""
+        pr, sp = self.pr, self.sp
+        out = np.empty(sp.size, dtype=np.int64)
+        K.decide(o.st, o.hit, o.dbl, act, sp.best, sp.ncards, pr.forced, pr.dbl_any, dbl2, out)
+        return out
+
+    def _holds(self, p: int) -> np.ndarray:
+        """The states that fit the shoe and hold a ``p`` among two or more cards."""
+        if p not in self._pair_mask:
+            c_p = np.ascontiguousarray(self.sp.counts[:, p])
+            self._pair_mask[p] = (self.fits & (c_p >= 1) & (self.sp.ncards >= 2), c_p)
+        return self._pair_mask[p][0]
 
     def split_chains(
         self,
@@ -195,8 +245,9 @@ class SplitMixin:
         max_hands: int | None = None,
     ) -> SplitChains | None:
         """The chains that value the hands of a split of value ``p`` (see ``split_value``), or
-        None where the pair cannot be split (fewer than two hands allowed, or too few cards)."""
-        pr = self.pr
+        None where the pair cannot be split (fewer than two hands allowed, or too few cards).
+        One kernel call (``K.split_runs``) runs them all."""
+        pr, sp = self.pr, self.sp
         m = pr.max_hands if max_hands is None else max_hands
         if m < 2:
             return None
@@ -206,7 +257,7 @@ class SplitMixin:
             return None
         # pair cards that can be out besides the original two: m - 2 resplits, and up to m - 2
         # more from the hands' removal recursion (Farmer's EV[X; a, b] in terms of EV[X; a, 0])
-        a_max = min(2 * (m - 2), int(self.base[p]) - 2)
+        n_a = min(2 * (m - 2), int(self.base[p]) - 2) + 1
         # 001 Splits: against a dealer Pontoon the box loses one wager only (see split_combine)
         loss = 0.0 if pr.split_one_wager else 1.0
         loss_d = 0.0 if pr.split_one_wager else pr.nat_loss_dbl
@@ -215,82 +266,124 @@ class SplitMixin:
         a2s: tuple[int, ...] = a2_all if pr.dbl_any else (a2_all[0],)
         strat = self.split_strategy
         causal = policy is not None or strat != "cdp"
+        n2, size = len(a2s), sp.size
+        pols = np.empty((n_a, n2, size), dtype=np.int64)
+        ref_st = ref_hit = ref_dbl = _NO_REF
+        ref_rfl = _NO_REF_RFL
+        if policy is not None:
+            mode = K.SPLIT_FIXED
+            pols[:] = policy
+        elif strat == "cdz":
+            # CDZ-: the unsplit hand's best option (among those a split hand has), and its rescues
+            mode = K.SPLIT_CDZ
+            mains = [self.main_out(a2) for a2 in a2s]
+            ref_st = np.stack([o.st for o in mains])
+            ref_hit = np.stack([o.hit for o in mains])
+            ref_dbl = np.stack([o.dbl for o in mains])
+            ref_rfl = np.stack([o.rfl for o in mains])
+        else:
+            # CDP1: the decisions (rescues too) of the first split (one pair card besides the
+            # hand's out) for a > 0; CDP: optimal play for every a
+            mode = K.SPLIT_CDP1 if strat == "cdp1" else K.SPLIT_CDP
+        pos, by_up = self.dealers.position_stack(p, n_a)
+        f = np.zeros((4, n_a, n2, size))
+        act = np.full((n_a, n2, size), K.ACT_HIT, dtype=np.int8)
+        rfl = np.zeros((n_a, n2, size, 10), dtype=np.int8)
+        active = np.empty((n_a, size), dtype=bool)
+        K.split_runs(
+            sp.counts,
+            sp.hard,
+            sp.ncards,
+            sp.nace,
+            sp.trans,
+            sp.best,
+            self._holds(p),
+            pos,
+            by_up[self.up],
+            self.base,
+            p,
+            _a2s_array(a2s),
+            pr.pay21,
+            self.up,
+            pr.peek,
+            pr.p21wins,
+            loss,
+            loss_d,
+            pr.forced,
+            dbl2,
+            pr.dbl_any,
+            pr.ace_one,
+            pr.rescue,
+            mode,
+            pols,
+            ref_st,
+            ref_hit,
+            ref_dbl,
+            ref_rfl,
+            _NO_RESCUE_CHART if resc_pol is None else resc_pol,
+            active,
+            f[0],
+            f[1],
+            f[2],
+            f[3],
+            act,
+            rfl,
+        )
         by_a: list[dict[int, ChainOut]] = []
-        pols: list[dict[int, np.ndarray | None]] = []
-        bases: list[np.ndarray] = []
-        act0 = np.zeros(self.sp.size, dtype=bool)
-        for a in range(a_max + 1):
-            act, dist = self.split_setup(p, a)
-            if a == 0:
-                act0 = act
-            base_s = self.base.copy()
-            base_s[p] -= 1 + a
-            outs: dict[int, ChainOut] = {}
-            pol_a: dict[int, np.ndarray | None] = {}
-            for a2 in a2s:
-                pol = policy
-                fix = None
-                if pol is None and strat == "cdz":
-                    # CDZ-: the unsplit hand's best option (among those a split hand has), and its
-                    # rescues
-                    pol = self._decisions(self.main_out(a2), act, dbl2)
-                    fix = self.main_out(a2).rfl
-                elif pol is None and strat == "cdp1" and a > 0:
-                    # CDP1: the decisions (rescues too) of the first split (one pair card besides
-                    # the hand's out)
-                    pol = self._decisions(by_a[0][a2], act0, dbl2)
-                if a > 0 and fix is None and causal:
-                    fix = by_a[0][a2].rfl  # a strategy that decides by the hand's own cards
-                outs[a2] = self.run(
-                    base=base_s,
-                    dist=dist,
-                    active=act,
-                    a2=a2,
-                    nat_loss=loss,
-                    nat_loss_dbl=loss_d,
-                    dbl2=dbl2,
-                    policy=pol,
-                    resc_pol=resc_pol,
-                    resc_fix=fix,
-                    prune=a > 0,  # only the two-card hands of a > 0 are read (_hand_values)
-                )
-                pol_a[a2] = pol
-            by_a.append(outs)
-            pols.append(pol_a)
-            bases.append(base_s)
-        return SplitChains(by_a, bases, act0, dbl2, m, pols, resc_pol, causal)
+        pol_l: list[dict[int, np.ndarray | None]] = []
+        bases_a = np.repeat(self.base[None, :], n_a, axis=0)
+        bases_a[:, p] -= np.arange(1, n_a + 1)
+        bases = list(bases_a)
+        for a in range(n_a):
+            by_a.append(
+                {
+                    a2: ChainOut(
+                        f[0, a, k],
+                        f[1, a, k],
+                        f[2, a, k],
+                        f[3, a, k],
+                        _NO_DEC,
+                        _NO_RACC,
+                        act[a, k],
+                        rfl[a, k],
+                    )
+                    for k, a2 in enumerate(a2s)
+                }
+            )
+            if mode in (K.SPLIT_FIXED, K.SPLIT_CDZ):
+                pol_l.append({a2: pols[a, k] for k, a2 in enumerate(a2s)})
+            elif mode == K.SPLIT_CDP1 and a > 0:  # one set of decisions for every a > 0
+                pol_l.append({a2: pols[1, k] for k, a2 in enumerate(a2s)})
+            else:
+                pol_l.append({a2: None for a2 in a2s})
+        return SplitChains(by_a, bases, active[0], dbl2, m, pol_l, resc_pol, causal, f[3], f[0])
+
+    def _hand_table(self, p: int, sc: SplitChains) -> list[tuple[float, float, float]]:
+        """``_hand_values`` of every a (``K.hand_values``, once per ``sc``)."""
+        if sc.hv is None:
+            val, st = sc.stacks()
+            hv = np.empty((len(sc.by_a), 3))
+            one_card = p == 0 and not self.pr.hit_split_aces  # 000 3.9.1
+            K.hand_values(
+                _two_card_states(),
+                self.sp.nace,
+                self.sp.best,
+                self.base,
+                p,
+                _a2s_array(sc.a2s),
+                one_card,
+                val,
+                st,
+                hv,
+            )
+            sc.hv = hv
+        return [(x, y, z) for x, y, z in sc.hv.tolist()]
 
     def _hand_values(self, p: int, sc: SplitChains, a: int) -> tuple[float, float, float]:
         """(EV[X; a, 0], EV[N; a, 0], EV[P; a, 0]): the value of one split hand whose second card
         is any card / a non-pair card / a pair card it may not split, with ``a`` pair cards out
-        besides the original two (Farmer's notation, blackjack_split.pdf)."""
-        pr, sp = self.pr, self.sp
-        two = _two_card_states()
-        base_s = sc.bases[a]
-        left = self.n - 2 - a  # the shoe less the up card, 2 + a pair cards
-        ev_x = 0.0
-        e_np = 0.0
-        w_np = 0.0
-        e_p = 0.0
-        for r in range(10):
-            cr = int(base_s[r]) - (1 if r == p else 0)
-            if cr <= 0 or left <= 0:
-                continue
-            pr_r = cr / left
-            s2 = int(two[p, r])  # the state of the pair card and r
-            o = sc.out_for(int(sp.nace[s2]), a)
-            if p == 0 and not pr.hit_split_aces:
-                # 000 3.9.1: one card on each split Ace, no further action
-                w = o.val[s2] if sp.best[s2] == 21 else o.st[s2]
-            else:
-                w = o.val[s2]
-            ev_x += pr_r * w
-            if r == p:
-                e_p = w
-            else:
-                e_np += pr_r * w
-                w_np += pr_r
-        return ev_x, (e_np / w_np if w_np > 0 else 0.0), e_p
+        besides the original two (Farmer's notation, blackjack_split.pdf; ``K.hand_values``)."""
+        return self._hand_table(p, sc)[a]
 
     def _removal_ev(self, p: int, hv: list[tuple[float, float, float]]) -> Callable[[int, int, int], float]:
         """EV[X; a, b] (kind 0) and EV[N; a, b] (kind 1) from the values ``hv[a]`` of
@@ -324,7 +417,7 @@ class SplitMixin:
         m = sc.max_hands
         n_pair = int(self.base[p]) - 2
         n_other = self.n - int(self.base[p])
-        ev = self._removal_ev(p, [self._hand_values(p, sc, a) for a in range(len(sc.by_a))])
+        ev = self._removal_ev(p, self._hand_table(p, sc))
         early, full = split_terminals(n_pair, n_other, m)
         total = 0.0
         for h, q in early.items():

@@ -42,6 +42,7 @@ NOTATION = (
 LETTER = {K.STAND: "S", K.HIT: "H", K.DOUBLE_HIT: "D", K.DOUBLE_STAND: "Ds"}
 
 _LG = np.array([lgamma(k + 1) for k in range(2000)])
+_VALUES = np.arange(10)
 
 
 def comp_weights(base: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -50,7 +51,10 @@ def comp_weights(base: np.ndarray, counts: np.ndarray) -> np.ndarray:
     fits = np.all(counts <= base[None, :], axis=1)
     c = np.minimum(counts, base[None, :])
     n = c.sum(axis=1)
-    v = (_LG[base][None, :] - _LG[c] - _LG[base[None, :] - c]).sum(axis=1)
+    # log C(base_r, c) by (r, c) once, then read per state (the same terms as elementwise)
+    cc = np.arange(int(c.max()) + 1 if c.size else 1)
+    table = _LG[base][:, None] - _LG[cc][None, :] - _LG[np.maximum(base[:, None] - cc[None, :], 0)]
+    v = table[_VALUES[None, :], c].sum(axis=1)
     v -= _LG[n_total] - _LG[n] - _LG[np.maximum(n_total - n, 0)]
     return np.where(fits, np.exp(v), 0.0)
 
@@ -146,13 +150,14 @@ def _solve(
     dealer: dict[str, dict[str, float]] = {}
     ev_opt = 0.0
     ev_basic = 0.0
+    memo: dict[tuple[object, ...], list[tuple[float, float]]] = {}  # completion classes, all up cards
     for label, up in zip(UPCARD_LABELS, UPCARD_INDEX, strict=True):
         if full[up] <= 0:
             continue
         p_up = float(full[up]) / n_full
         base = full.copy()
         base[up] -= 1
-        solver = UpcardSolver(rules, pr, base, up, split_strategy=split_strategy)
+        solver = UpcardSolver(rules, pr, base, up, split_strategy=split_strategy, completion_memo=memo)
         d0 = solver.dealers.get(np.zeros((1, 10), dtype=np.int64), up)[0]
         dealer[label] = {
             "17": d0[0],
