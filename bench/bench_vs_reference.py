@@ -17,7 +17,8 @@ expectations (they must agree to 1e-9).
 
 It also times, the same way, the full mbs analysis (``pontoon analyze --rules mbs --json``: side
 bets, suits, rescue), the blackjack analysis without the shoe's dealer distributions read from the
-disk (``PONTOON_NO_ROWS_CACHE=1``: computed, as by the first process for a shoe) and with numba's
+disk (``PONTOON_NO_ROWS_CACHE=1``: computed, as by the first process for a shoe; the like-for-like
+comparison with Farmer, who computes everything each run), the same for mbs, and with numba's
 JIT kernels instead of the ahead-of-time compiled ones (``PONTOON_NO_AOT=1``), the floor under any
 numba program: a process that imports numpy and numba and calls one tiny cached kernel (numba's
 start-up: its import, its CPU target's first refresh, the first cached library loaded), and a bare
@@ -144,6 +145,7 @@ def main(argv: list[str]) -> int:
         _timed(ours_cmd, env=env_jit)  # numba's cache of the JIT kernels, once
         mbs_t: list[tuple[float, float]] = []
         rows_t: list[tuple[float, float]] = []
+        mbs_rows_t: list[tuple[float, float]] = []
         jit_t: list[tuple[float, float]] = []
         his_t: list[tuple[float, float]] = []
         our_t: list[tuple[float, float]] = []
@@ -163,6 +165,8 @@ def main(argv: list[str]) -> int:
             mbs_t.append((w, c))
             w, c, _ = _timed(ours_cmd, env=env_rows)
             rows_t.append((w, c))
+            w, c, _ = _timed(mbs_cmd, env=env_rows)
+            mbs_rows_t.append((w, c))
             w, c, _ = _timed(ours_cmd, env=env_jit)
             jit_t.append((w, c))
             w, c, _ = _timed(floor_cmd)
@@ -183,6 +187,7 @@ def main(argv: list[str]) -> int:
         ("pontoon analyze", our_t),
         ("analyze mbs", mbs_t),
         ("rows computed", rows_t),
+        ("mbs rows comp.", mbs_rows_t),
         ("JIT kernels", jit_t),
         ("numba floor", floor_t),
         ("python -c pass", bare_t),
@@ -197,6 +202,7 @@ def main(argv: list[str]) -> int:
         ("pontoon", our_t),
         ("mbs", mbs_t),
         ("rows computed", rows_t),
+        ("mbs rows computed", mbs_rows_t),
         ("JIT kernels", jit_t),
         ("numba floor", floor_t),
     ):
