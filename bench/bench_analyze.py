@@ -19,7 +19,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from pontoon.analysis import dealer as D  # noqa: E402
-from pontoon.analysis import player, strategy  # noqa: E402
+from pontoon.analysis import dealer_rows, strategy  # noqa: E402
 from pontoon.analysis.states import shoe_counts, state_space  # noqa: E402
 from pontoon.rules.load import resolve_rules  # noqa: E402
 
@@ -46,8 +46,8 @@ def main() -> None:
     for label, preset, sets in CASES:
         rules = resolve_rules(preset, sets)
         strategy._CACHE.clear()
-        player._table.cache_clear()
-        player._DEALER_CACHES.clear()
+        dealer_rows._table.cache_clear()
+        dealer_rows._DEALER_CACHES.clear()
         t0 = time.perf_counter()
         c0 = time.process_time()
         sol = strategy.solve(rules)
@@ -76,7 +76,7 @@ def main() -> None:
     assert np.abs(a - b).max() < 1e-12
     full = base.copy()
     full[1] += 1
-    trie = player._trie(True)
+    trie = dealer_rows._trie(True)
     D.dealer_all_upcards(full, sp.counts[:2], *trie)
     t0 = time.perf_counter()
     c = D.dealer_all_upcards(full, sp.counts, *trie)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from pontoon.analysis import dealer as D
+from pontoon.analysis.dealer_rows import dealer_dists
 from pontoon.analysis.hints import action_values
-from pontoon.analysis.player import dealer_dists
 from pontoon.analysis.sidebets import insurance_bet, pair_bet, pandemonium_bet
 from pontoon.analysis.states import UPCARD_LABELS, shoe_counts, state_space
 from pontoon.analysis.strategy import basic_strategy

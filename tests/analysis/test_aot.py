@@ -102,11 +102,11 @@ def test_the_built_module_is_current() -> None:
 @NEEDS_AOT
 def test_compiled_kernels_refuse_arrays_they_were_not_compiled_for() -> None:
     from pontoon.analysis import dealer as D
-    from pontoon.analysis import player
+    from pontoon.analysis import dealer_rows
 
     full = np.array([24] * 9 + [96], dtype=np.int64)
     rows = np.zeros((3, 10), dtype=np.int64)
-    trie = player._trie(False)
+    trie = dealer_rows._trie(False)
     good = D.dealer_all_upcards(full, rows, *trie)
     assert good.shape == (10, 3, 7) and np.allclose(good.sum(axis=2), 1.0)
     bad_calls = {
@@ -128,7 +128,7 @@ def test_kernels_the_module_does_not_export_run_under_numba() -> None:
     # the references the tests compare against (``dealer_batch`` calls ``dealer_dist``) compile on
     # their first call, with the kernels they call
     from pontoon.analysis import dealer as D
-    from pontoon.analysis.player import dealer_dists
+    from pontoon.analysis.dealer_rows import dealer_dists
 
     base = np.array([4] * 9 + [16], dtype=np.int64)
     base[5] -= 1

@@ -9,14 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pontoon.analysis import player
-from pontoon.analysis.player import DealerCache, Params, _rows_ident
+from pontoon.analysis import dealer_rows
+from pontoon.analysis.dealer_rows import DealerCache, _rows_ident
+from pontoon.analysis.player import Params
 from pontoon.rules.load import resolve_rules
 
 
 @pytest.fixture()
 def rows_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(player, "_TRIE_DIR", tmp_path)
+    monkeypatch.setattr(dealer_rows, "_TRIE_DIR", tmp_path)
     return tmp_path
 
 
@@ -81,6 +82,6 @@ def test_a_damaged_file_is_not_used(rows_dir: Path, damage: str) -> None:
 def test_a_folder_that_cannot_be_written_is_no_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    monkeypatch.setattr(player, "_TRIE_DIR", blocker / "sub")  # mkdir fails: not a directory
+    monkeypatch.setattr(dealer_rows, "_TRIE_DIR", blocker / "sub")  # mkdir fails: not a directory
     dc, _ = _prefetched(1)
     assert len(dc.keys) > 1000

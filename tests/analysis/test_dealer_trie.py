@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pontoon.analysis import dealer as D
-from pontoon.analysis import player
+from pontoon.analysis import dealer_rows
 from pontoon.analysis.states import shoe_counts, state_space
 
 
@@ -28,7 +28,7 @@ def test_all_upcards_equal_the_walk(pack: str, decks: int, h17: bool, n_rows: in
     if n_rows > 1:
         rem[0] = 0  # the full shoe itself
         rem[1, 9] = full[9] + 1  # a row that does not fit: zeros
-    got = D.dealer_all_upcards(full, rem, *player._trie(h17))
+    got = D.dealer_all_upcards(full, rem, *dealer_rows._trie(h17))
     assert got.shape == (10, n_rows, 7)
     for k in range(n_rows):
         shoe = full - rem[k]
@@ -49,7 +49,7 @@ def test_a_row_does_not_depend_on_the_rows_beside_it() -> None:
     call, or among thousands (the rows cache and the reports rely on it)."""
     sp = state_space()
     full = shoe_counts("standard52", 6)
-    trie = player._trie(False)
+    trie = dealer_rows._trie(False)
     rng = np.random.default_rng(15)
     n_rows = 3 * D.DEALER_BLOCK + 5  # full blocks and a part block
     rem = sp.counts[rng.choice(sp.size, n_rows, replace=False)].copy()

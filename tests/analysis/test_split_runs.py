@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from pontoon.analysis import dealer as D
 from pontoon.analysis import kernels as K
-from pontoon.analysis.player import ChainOut, DealerCache, Params, UpcardSolver, _trie
+from pontoon.analysis.dealer_rows import DealerCache, _trie
+from pontoon.analysis.player import ChainOut, Params, UpcardSolver
 from pontoon.analysis.splits import SplitChains, _two_card_states
 from pontoon.analysis.states import shoe_counts, state_space
 from pontoon.rules.load import resolve_rules

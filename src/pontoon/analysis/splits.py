@@ -15,7 +15,8 @@ from pontoon.analysis import kernels as K
 from pontoon.analysis.states import state_space
 
 if TYPE_CHECKING:
-    from pontoon.analysis.player import DealerCache, Params
+    from pontoon.analysis.dealer_rows import DealerCache
+    from pontoon.analysis.player import Params
     from pontoon.analysis.states import StateSpace
     from pontoon.rules.model import CasinoRules
 
