@@ -71,6 +71,7 @@ AOT_SOURCES = [
     "src/pontoon/analysis/aot.py",
     "src/pontoon/analysis/dealer.py",
     "src/pontoon/analysis/kernels.py",
+    "src/pontoon/analysis/split_kernels.py",
     "src/pontoon/analysis/onewager.py",
 ]
 

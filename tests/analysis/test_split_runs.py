@@ -1,4 +1,4 @@
-"""``K.split_runs`` (every chain of a split in one kernel call, ``lean``) and ``K.hand_values``
+"""``split_kernels.split_runs`` (every chain of a split in one kernel call, ``lean``) and ``split_kernels.hand_values``
 against the chains run one by one through ``UpcardSolver.run`` as ``split_chains`` ran them before
 (full chains, Python decisions and hand values): equal bit for bit wherever the split is read."""
 
@@ -19,7 +19,7 @@ from pontoon.rules.load import resolve_rules
 
 
 def _decisions(solver: UpcardSolver, o: ChainOut, act: np.ndarray, dbl2: bool) -> np.ndarray:
-    """The decisions as numpy worked them out before ``K.decide``."""
+    """The decisions as numpy worked them out before ``split_kernels.decide``."""
     sp, pr = solver.sp, solver.pr
     can_s = sp.best >= pr.forced
     can_d = np.full(sp.size, pr.dbl_any) | ((sp.ncards == 2) & dbl2)
@@ -74,7 +74,7 @@ def _reference(
 
 
 def _hand_values(solver: UpcardSolver, p: int, by_a: list[dict[int, ChainOut]], a: int) -> tuple[float, ...]:
-    """``_hand_values`` as Python worked it out before ``K.hand_values``."""
+    """``_hand_values`` as Python worked it out before ``split_kernels.hand_values``."""
     sp, pr = solver.sp, solver.pr
     base_s = solver.base.copy()
     base_s[p] -= 1 + a

@@ -1,6 +1,6 @@
 """The analysis kernels compiled ahead of time (issue 15 item 3): no numba at run time.
 
-The analyser's numba kernels (``dealer.py``, ``kernels.py``, ``onewager.py``) are decorated with
+The analyser's numba kernels (``dealer.py``, ``kernels.py``, ``split_kernels.py``, ``onewager.py``) are decorated with
 ``kernel(...)`` instead of ``numba.njit``. ``setup.py`` (``make install``, ``make compile``) builds
 the ones that carry a signature into one C extension module, ``pontoon.analysis._aot``, with
 ``numba.pycc`` from the same functions (``python -m pontoon.analysis.aot build DIR``). The module
@@ -48,7 +48,12 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MODULE = "pontoon.analysis._aot"
-KERNEL_SOURCES = ("dealer.py", "kernels.py", "onewager.py")  # every ``kernel`` lives in these
+KERNEL_SOURCES = (
+    "dealer.py",
+    "kernels.py",
+    "split_kernels.py",
+    "onewager.py",
+)  # every ``kernel`` lives in these
 KERNEL_MODULES = tuple("pontoon.analysis." + s.removesuffix(".py") for s in KERNEL_SOURCES)
 STAMP_FUNCTION = "aot_stamp"
 NO_AOT_ENV = "PONTOON_NO_AOT"

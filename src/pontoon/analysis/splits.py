@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pontoon.analysis import kernels as K
+from pontoon.analysis import split_kernels as SK
 from pontoon.analysis.states import state_space
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ SPLIT_STRATEGIES = ("cdz", "cdp1", "cdp")
 
 _A2S: dict[tuple[int, ...], np.ndarray] = {
     a2s: np.array(a2s, dtype=np.int64) for a2s in ((0, 1), (1, 2), (0,), (1,))
-}  # the a2s arrays of ``K.split_runs`` / ``K.hand_values``
+}  # the a2s arrays of ``SK.split_runs`` / ``SK.hand_values``
 
 
 def _a2s_array(a2s: tuple[int, ...]) -> np.ndarray:
@@ -47,7 +48,7 @@ def _a2s_array(a2s: tuple[int, ...]) -> np.ndarray:
     return got if got is not None else np.array(a2s, dtype=np.int64)
 
 
-# ``K.split_runs``'s inputs that its mode does not read, and the chains' outputs it does not fill
+# ``SK.split_runs``'s inputs that its mode does not read, and the chains' outputs it does not fill
 _NO_REF = np.zeros((0, 0))
 _NO_REF_RFL = np.zeros((0, 0, 0), dtype=np.int8)
 _NO_RESCUE_CHART = np.full(22, -1, dtype=np.int64)  # each double decides
@@ -81,7 +82,7 @@ class SplitChains:
     cards; ``max_hands`` the hands allowed for this pair (2: no resplit). Every state is valued
     only in the chains of optimal play (a = 0 of CDP1, every a of CDP); the others (a > 0, a
     fixed policy, CDZ) value the two-card states and what their policy reaches from them
-    (``K.split_runs``), all that is read of them. ``val`` / ``st``: the
+    (``SK.split_runs``), all that is read of them. ``val`` / ``st``: the
     chains' ``val`` and ``st`` as [a, k, state] for ``a2`` = ``a2s[k]`` (the ``by_a`` chains are
     views of them where ``split_chains`` made them; stacked from ``by_a`` on first use else)."""
 
@@ -224,10 +225,10 @@ class SplitMixin:
 
     def _decisions(self, o: ChainOut, act: np.ndarray, dbl2: bool) -> np.ndarray:
         """The policy codes of the best option of every active state of ``o`` (stand, then hit
-        if better, then double if better and allowed, as the kernel's OPTIMAL; ``K.decide``)."""
+        if better, then double if better and allowed, as the kernel's OPTIMAL; ``SK.decide``)."""
         pr, sp = self.pr, self.sp
         out = np.empty(sp.size, dtype=np.int64)
-        K.decide(o.st, o.hit, o.dbl, act, sp.best, sp.ncards, pr.forced, pr.dbl_any, dbl2, out)
+        SK.decide(o.st, o.hit, o.dbl, act, sp.best, sp.ncards, pr.forced, pr.dbl_any, dbl2, out)
         return out
 
     def _holds(self, p: int) -> np.ndarray:
@@ -247,7 +248,7 @@ class SplitMixin:
     ) -> SplitChains | None:
         """The chains that value the hands of a split of value ``p`` (see ``split_value``), or
         None where the pair cannot be split (fewer than two hands allowed, or too few cards).
-        One kernel call (``K.split_runs``) runs them all."""
+        One kernel call (``SK.split_runs``) runs them all."""
         pr, sp = self.pr, self.sp
         m = pr.max_hands if max_hands is None else max_hands
         if m < 2:
@@ -272,11 +273,11 @@ class SplitMixin:
         ref_st = ref_hit = ref_dbl = _NO_REF
         ref_rfl = _NO_REF_RFL
         if policy is not None:
-            mode = K.SPLIT_FIXED
+            mode = SK.SPLIT_FIXED
             pols[:] = policy
         elif strat == "cdz":
             # CDZ-: the unsplit hand's best option (among those a split hand has), and its rescues
-            mode = K.SPLIT_CDZ
+            mode = SK.SPLIT_CDZ
             mains = [self.main_out(a2) for a2 in a2s]
             ref_st = np.stack([o.st for o in mains])
             ref_hit = np.stack([o.hit for o in mains])
@@ -285,13 +286,13 @@ class SplitMixin:
         else:
             # CDP1: the decisions (rescues too) of the first split (one pair card besides the
             # hand's out) for a > 0; CDP: optimal play for every a
-            mode = K.SPLIT_CDP1 if strat == "cdp1" else K.SPLIT_CDP
+            mode = SK.SPLIT_CDP1 if strat == "cdp1" else SK.SPLIT_CDP
         pos, by_up = self.dealers.position_stack(p, n_a)
         f = np.zeros((4, n_a, n2, size))
         act = np.full((n_a, n2, size), K.ACT_HIT, dtype=np.int8)
         rfl = np.zeros((n_a, n2, size, 10), dtype=np.int8)
         active = np.empty((n_a, size), dtype=bool)
-        K.split_runs(
+        SK.split_runs(
             sp.counts,
             sp.hard,
             sp.ncards,
@@ -351,21 +352,21 @@ class SplitMixin:
                     for k, a2 in enumerate(a2s)
                 }
             )
-            if mode in (K.SPLIT_FIXED, K.SPLIT_CDZ):
+            if mode in (SK.SPLIT_FIXED, SK.SPLIT_CDZ):
                 pol_l.append({a2: pols[a, k] for k, a2 in enumerate(a2s)})
-            elif mode == K.SPLIT_CDP1 and a > 0:  # one set of decisions for every a > 0
+            elif mode == SK.SPLIT_CDP1 and a > 0:  # one set of decisions for every a > 0
                 pol_l.append({a2: pols[1, k] for k, a2 in enumerate(a2s)})
             else:
                 pol_l.append({a2: None for a2 in a2s})
         return SplitChains(by_a, bases, active[0], dbl2, m, pol_l, resc_pol, causal, f[3], f[0])
 
     def _hand_table(self, p: int, sc: SplitChains) -> list[tuple[float, float, float]]:
-        """``_hand_values`` of every a (``K.hand_values``, once per ``sc``)."""
+        """``_hand_values`` of every a (``SK.hand_values``, once per ``sc``)."""
         if sc.hv is None:
             val, st = sc.stacks()
             hv = np.empty((len(sc.by_a), 3))
             one_card = p == 0 and not self.pr.hit_split_aces  # 000 3.9.1
-            K.hand_values(
+            SK.hand_values(
                 _two_card_states(),
                 self.sp.nace,
                 self.sp.best,
@@ -383,7 +384,7 @@ class SplitMixin:
     def _hand_values(self, p: int, sc: SplitChains, a: int) -> tuple[float, float, float]:
         """(EV[X; a, 0], EV[N; a, 0], EV[P; a, 0]): the value of one split hand whose second card
         is any card / a non-pair card / a pair card it may not split, with ``a`` pair cards out
-        besides the original two (Farmer's notation, blackjack_split.pdf; ``K.hand_values``)."""
+        besides the original two (Farmer's notation, blackjack_split.pdf; ``SK.hand_values``)."""
         return self._hand_table(p, sc)[a]
 
     def _removal_ev(self, p: int, hv: list[tuple[float, float, float]]) -> Callable[[int, int, int], float]:
