@@ -132,6 +132,33 @@ def test_endless_scenario_input_is_refused() -> None:
     assert_clean_error(pontoon("scenario", "-", stdin="y\n" * 6_000_000), "<stdin>: over 10 MB")
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("analyze", "--rules", "blackjack", "--json"),  # read without typer
+        ("analyze", "--json", "--rules", "blackjack", "--compare", "mbs"),  # through typer
+        ("rules", "mbs"),
+        ("simulate", "--rules", "mbs", "--rounds", "1000", "--seed", "1"),
+    ],
+    ids=lambda a: "-".join(a[:2]),
+)
+def test_a_full_device_is_a_one_line_error_not_an_internal_one(args: tuple[str, ...]) -> None:
+    """Output to a full disk (``> /dev/full``) ends with one line naming it, exit 1 (it was an
+    "internal error" with a pointer to PONTOON_DEBUG, as for a bug)."""
+    with open("/dev/full", "w") as full:
+        p = subprocess.run(
+            [sys.executable, "-m", "pontoon.cli.app", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.startswith("error: a write failed: No space left on device"), p.stderr
+    assert p.stderr.count("\n") == 1 and "internal error" not in p.stderr and "Traceback" not in p.stderr
+
+
 def test_ten_in_a_48_card_shoe_voids_the_round(tmp_path: Path) -> None:
     # rulings 1: a foreign card voids the round, every wager returned (not an input error)
     f = tmp_path / "void.json"

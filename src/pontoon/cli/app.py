@@ -109,6 +109,11 @@ def _one_line(text: str) -> str:
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
+# a write refused for want of room (``pontoon ... > /dev/full``, a full disk or quota): said as
+# what it is, not as an internal error
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
 def _failure(err: BaseException) -> int | None:
     """The exit status for an exception a command raised, after printing its one line; ``None``
     for one that is not ours to answer (it is raised again)."""
@@ -123,6 +128,9 @@ def _failure(err: BaseException) -> int | None:
     if isinstance(err, MemoryError):
         echo("error: the input needs more memory than this machine has", err=True)
         return 2
+    if isinstance(err, OSError) and err.errno in _FULL:  # the machine's failure, not a bug: exit 1
+        echo(f"error: a write failed: {err.strerror or err} (free space and run it again)", err=True)
+        return 1
     if isinstance(err, Exception):  # a bug, not bad input: one line, the traceback on request
         if os.environ.get("PONTOON_DEBUG"):
             return None
