@@ -22,6 +22,7 @@ from pontoon.money import CENT, fmt
 from pontoon.protocol import BETTING, SPECTATOR, TABLE, Action, Actor, Marker
 
 if TYPE_CHECKING:
+    from pontoon.cards import Card
     from pontoon.casino.round import CasinoRound
     from pontoon.casino.state import Box, Hand
 
@@ -211,13 +212,37 @@ def _box_view(rnd: CasinoRound, b: Box) -> dict[str, Any]:
     }
 
 
+def hole_card_hidden(rnd: CasinoRound) -> bool:
+    """Blackjack's hole card stays face down until the dealer's turn (rul 4)."""
+    return (
+        rnd.rules.dealer_hole_card
+        and rnd.phase is not P_OVER
+        and rnd.current is not None
+        and len(rnd.dealer) > 1
+    )
+
+
 def _dealer_view(rnd: CasinoRound) -> list[str]:
-    """The dealer's cards; blackjack's hole card stays face down until the dealer's turn (rul 4)."""
+    """The dealer's cards, the hole card as ``??`` while it is face down."""
     cards = [str(c) for c in rnd.dealer]
-    hidden = rnd.rules.dealer_hole_card and rnd.phase is not P_OVER and rnd.current is not None
-    if hidden and len(cards) > 1:
+    if hole_card_hidden(rnd):
         cards[1] = "??"
     return cards
+
+
+def face_up_cards(rnd: CasinoRound) -> list[Card]:
+    """The round's cards every seat sees (the cards its view shows): every hand's, the dealer's shown."""
+    out = [c for i, c in enumerate(rnd.dealer) if not (i == 1 and hole_card_hidden(rnd))]
+    for n in sorted(rnd.boxes):
+        for h in rnd.boxes[n].hands:
+            out.extend(h.cards)
+    return out
+
+
+def shown_before(rnd: CasinoRound) -> list[Card]:
+    """The cards dealt from the round's shoe in its earlier rounds: each of those rounds ended with
+    every card face up (rul 4: the hole card is turned over), so every seat at the table saw them."""
+    return rnd.shoe.dealt_cards()[: rnd.first_dealt]
 
 
 def view(rnd: CasinoRound, seat: Actor) -> dict[str, Any]:

@@ -122,32 +122,17 @@ def draw_table(console: Console, rnd: CasinoRound, balance: Decimal, player: str
     console.print(f"balance: [bold]{fmt(balance)}[/bold]   player: {player}")
 
 
-def show_hints(console: Console, rnd: CasinoRound, legal: list[Action]) -> None:
-    h = rnd.current
-    if h is None:
+def show_hints(console: Console, rnd: CasinoRound, player: str) -> None:
+    if rnd.current is None:
         return
     try:
-        from pontoon.analysis.hints import action_values
+        from pontoon.analysis.seat_view import view_hint
+        from pontoon.casino.seats import shown_before
     except ImportError:
         console.print("[dim]hints: the analyser is not available[/dim]")
         return
-    verbs = [
-        a.verb
-        for a in legal
-        if a.box == h.box and a.verb in ("hit", "stand", "double", "split", "surrender", "rescue")
-    ]
-    try:
-        values = action_values(
-            rnd.rules,
-            rnd.shoe.remaining_counts(),
-            list(h.cards),
-            rnd.dealer[0],
-            legal=verbs,
-            split_hands_so_far=len(rnd.boxes[h.box].hands),
-            is_split_hand=h.from_split,
-            doubled=h.doubled,
-            remaining_cards=rnd.shoe.remaining_cards(),
-        )
+    try:  # rul 35: from the player's view only (a face-down hole card counts as unseen)
+        values = view_hint(rnd.rules, rnd.view(player), shown_before(rnd))
     except Exception as err:  # hints must never break the game
         console.print(f"[dim]hints unavailable: {err}[/dim]")
         return
@@ -180,7 +165,7 @@ def choose(inp: Input, console: Console, rnd: CasinoRound, hints: bool, player: 
             if key not in options and (h is None or a.box == h.box):
                 options[key] = a
         if hints:
-            show_hints(console, rnd, legal)
+            show_hints(console, rnd, player)
         menu = "  ".join(
             f"[bold]{k}[/bold] {options[k].verb}"
             + (f" {fmt(options[k].amount or Decimal(0))}" if options[k].amount else "")

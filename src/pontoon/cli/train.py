@@ -28,7 +28,7 @@ from rich.console import Console
 from pontoon.cli.play import KEYS, VERB_KEY, EndOfInput, Input, hand_line
 from pontoon.errors import PontoonError
 from pontoon.money import fmt
-from pontoon.rl.casino_env import ACTION_INDEX, PontoonEnv
+from pontoon.rl.casino_env import ACTION_INDEX, PLAYER, PontoonEnv
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
 
 if TYPE_CHECKING:  # the history stack (SQLAlchemy) is imported only when a session is saved
@@ -128,23 +128,17 @@ def _spot_label(env: PontoonEnv) -> str:
 
 
 def action_values_now(env: PontoonEnv, verbs: list[str]) -> dict[str, float]:
-    """Exact expectation of each legal verb for the hand to act (analysis/hints.py)."""
+    """Exact expectation of each legal verb for the hand to act (analysis/hints.py), from the agent's
+    view only (rul 35: a face-down hole card counts as unseen)."""
     from pontoon.analysis.hints import action_values
+    from pontoon.analysis.seat_view import hint_inputs
+    from pontoon.casino.seats import shown_before
 
     rnd = env.round
-    assert rnd is not None and rnd.current is not None and env.shoe is not None
-    h = rnd.current
-    return action_values(
-        env.rules,
-        env.shoe.remaining_counts(),
-        list(h.cards),
-        rnd.dealer[0],
-        legal=verbs,
-        split_hands_so_far=len(rnd.boxes[h.box].hands),
-        is_split_hand=h.from_split,
-        doubled=h.doubled,
-        remaining_cards=env.shoe.remaining_cards(),
-    )
+    assert rnd is not None and rnd.current is not None
+    inputs = hint_inputs(env.rules, rnd.view(PLAYER), shown_before(rnd))
+    inputs["legal"] = [v for v in verbs if v in inputs["legal"]]
+    return action_values(**inputs)
 
 
 def _matches(env: PontoonEnv, only: str) -> bool:

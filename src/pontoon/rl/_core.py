@@ -18,6 +18,7 @@ from typing import Any, Final
 import numpy as np
 
 from pontoon.casino.round import CasinoRound
+from pontoon.casino.seats import face_up_cards
 from pontoon.casino.state import Hand
 from pontoon.errors import IllegalAction
 from pontoon.money import fmt
@@ -89,6 +90,9 @@ class CasinoCore:
         self.net_: Decimal | None = None
         self._points_of: Shoe | None = None  # the shoe whose cards' point values _points holds
         self._points: Any = None
+        self._whole: Any = None  # the whole shoe by point value
+        self._before_at = -1  # the round start (shoe position) that _left_before is for
+        self._left_before: Any = None  # the shoe less the earlier rounds' cards, by point value
         self._rewards: dict[Decimal, float] = {}  # net -> float(net / bet), for this env's bet
 
     def start(self, shoe: Shoe, rng: Any) -> CasinoRound:
@@ -214,14 +218,27 @@ class CasinoCore:
         return obs
 
     def shoe_counts(self) -> Any:
-        """Cards left in the shoe by point value (index 0 = Aces .. 9 = ten-value cards), int64."""
+        """The cards the agent has not seen, by point value (index 0 = Aces .. 9 = ten-value cards),
+        int64 (rul 35): the shoe's cards less those dealt face up, in the shoe's earlier rounds
+        (``seats.shown_before``) and in this round (``seats.face_up_cards``, the cards its view shows);
+        a face-down hole card counts as unseen. The whole shoe's and the earlier rounds' counts are
+        worked out once per shoe and once per round."""
         shoe = self.shoe
-        assert shoe is not None
+        rnd = self.round
+        assert shoe is not None and rnd is not None
         if self._points_of is not shoe:
             cards = shoe.dealt_cards() + shoe.remaining_cards()  # the whole shoe, once per shoe
             self._points = np.array([c.points - 1 for c in cards], dtype=np.intp)
+            self._whole = np.bincount(self._points, minlength=10).astype(np.int64)
             self._points_of = shoe
-        return np.bincount(self._points[shoe.dealt :], minlength=10).astype(np.int64, copy=False)
+            self._before_at = -1
+        if self._before_at != rnd.first_dealt:  # once per round
+            self._before_at = rnd.first_dealt
+            self._left_before = self._whole - np.bincount(self._points[: rnd.first_dealt], minlength=10)
+        out = self._left_before.copy()
+        for c in face_up_cards(rnd):
+            out[c.points - 1] -= 1
+        return out
 
     def info(self) -> dict[str, Any]:
         if self.over:

@@ -120,7 +120,7 @@ class PontoonEnv(gym.Env[dict[str, Any], np.int64]):
             "action_mask": spaces.MultiBinary(N_ACTIONS),
         }
         if counts:
-            # cards left in the shoe by point value (index 0 = Aces .. 9 = ten-value cards)
+            # the cards the agent has not seen by point value (index 0 = Aces .. 9 = ten-value cards), rul 35
             space["shoe"] = spaces.Box(0, self._n_cards, shape=(10,), dtype=np.int64)
         self.observation_space = spaces.Dict(space)
         self.action_space = spaces.Discrete(N_ACTIONS)

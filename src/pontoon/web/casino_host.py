@@ -374,22 +374,15 @@ class CasinoHost(HostedTable):
         return out
 
     def hint_inputs(self, name: str) -> dict[str, Any]:
-        """What the analyser needs for ``name``'s hand to act (casino only)."""
+        """What the analyser needs for ``name``'s hand to act (casino only), from ``name``'s view
+        alone (rul 35: the face-down hole card counts as unseen)."""
         rnd = self.table.round
         if rnd is None or not self.table.in_round or rnd.to_act() != name or rnd.current is None:
             raise HostError("hints: it is not your hand to act")
-        h = rnd.current
-        legal = [a.verb for a in rnd.legal_actions(name) if a.box == h.box]
-        return {
-            "rules": rnd.rules,
-            "remaining": rnd.shoe.remaining_counts(),
-            "hand": list(h.cards),
-            "upcard": rnd.dealer[0],
-            "legal": legal,
-            "split_hands_so_far": len(rnd.boxes[h.box].hands),
-            "is_split_hand": h.from_split,
-            "doubled": h.doubled,
-        }
+        from pontoon.analysis.seat_view import hint_inputs
+        from pontoon.casino.seats import shown_before
+
+        return hint_inputs(rnd.rules, rnd.view(name), shown_before(rnd))
 
     def summary(self) -> dict[str, Any]:
         return {
