@@ -90,8 +90,14 @@ def replay_british(rules: BritishRules, events: Sequence[Event]) -> BritishRound
     start = events[0].data
     cards = parse_cards([str(e.data["card"]) for e in events if e.kind == "draw"])
     pack = BritishPack(cards, stacked=True)
+    funds = start.get("funds")  # rul 33: the holdings the round checked bank cover against
     rnd = BritishRound(
-        rules, list(start["players"]), str(start["banker"]), pack, kitty=Decimal(start["kitty"])
+        rules,
+        list(start["players"]),
+        str(start["banker"]),
+        pack,
+        kitty=Decimal(start["kitty"]),
+        funds=None if funds is None else {str(s): Decimal(str(v)) for s, v in funds.items()},
     )
     for e in events:
         if e.kind == "action":

@@ -97,6 +97,8 @@ def player_decision(
         if cards and (cards[0].is_ace or cards[0].is_ten_value):
             base = base * policy.stake_ace_ten
         return "stake", min(max(base, a.low), a.high)
+    if view["phase"] == "stake":
+        return "pass", None  # rul 33: no stake is covered: he sits this round out
     if view["phase"] in ("shoot", "split_shoot"):
         first = cards[0] if cards else None
         if (

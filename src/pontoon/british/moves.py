@@ -21,6 +21,23 @@ def do_stake(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
     rnd.ledger.stake(seat, "stake", amount)  # 003 "place their initial bets in front of them"
     h.stake = h.initial = amount
     ev = rnd.log.add("stake", "003 The Deal and Initial Stakes", seat=seat, amount=fmt(amount))
+    _next_staker(rnd)
+    return ev
+
+
+def sit_out(rnd: BritishRound, seat: str) -> Event:
+    """rul 33: no stake is covered (the bank's or his own balance): he sits this round out, his card
+    goes to the bottom of the pack (as a bust hand's does)."""
+    h = next(x for x in rnd.hands if x.owner == seat)
+    h.status, h.outcome = "out", "sat out"
+    rnd.pack.to_bottom(h.cards)
+    h.returned = True
+    ev = rnd.log.add("sit_out", "rulings 33: bank cover", seat=seat)
+    _next_staker(rnd)
+    return ev
+
+
+def _next_staker(rnd: BritishRound) -> None:
     rnd.idx += 1
     if rnd.idx == len(rnd.players):
         rnd.banker_looked = True  # the banker's first card was dealt face down; he now may look
@@ -28,7 +45,6 @@ def do_stake(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
             rnd.phase = "double"  # 003 variation: "the banker looks at his own first card"
         else:
             rnd._open_shoot()
-    return ev
 
 
 def do_double(rnd: BritishRound, seat: str) -> Event:
@@ -39,6 +55,8 @@ def do_double(rnd: BritishRound, seat: str) -> Event:
 
 
 def do_pass(rnd: BritishRound, seat: str) -> Event:
+    if rnd.phase == "stake":
+        return sit_out(rnd, seat)
     if rnd.phase == "double":
         ev = rnd.log.add("banker_no_double", "003 variation: banker doubles the bets", seat=seat)
         rnd._open_shoot()

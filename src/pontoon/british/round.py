@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any, Final
 
-from pontoon.british import moves, ranking, settle
+from pontoon.british import cover, moves, ranking, settle
 from pontoon.british.pack import BritishPack
 from pontoon.british.settle import KITTY
 from pontoon.british.state import ZERO, BritishHand
@@ -52,7 +52,10 @@ class BritishRound:
         *,
         kitty: Decimal | int = ZERO,
         log: EventLog | None = None,
+        funds: dict[str, Decimal] | None = None,
     ) -> None:
+        """``funds``: what each seat holds at the table as the round starts; given, no action is
+        accepted that a seat could not pay (rul 33, ``cover.py``); None: net results only, unchecked."""
         if not players:
             raise IllegalAction(
                 "a British round needs at least one player besides the banker (003: two or more)"
@@ -69,6 +72,8 @@ class BritishRound:
         self.log = log if log is not None else EventLog()
         self._log_start = len(self.log)
         self.kitty_start = to_money(kitty, "kitty")
+        self.funds = None if funds is None else {s: to_money(v, f"funds of {s}") for s, v in funds.items()}
+        self._cover_notes: dict[str, str] = {}  # verb -> why its amounts are cut by cover (rul 33)
         self.phase = "stake"
         self.idx = 0  # seat index in the stake and shoot phases
         self.hands: list[BritishHand] = []
@@ -83,8 +88,14 @@ class BritishRound:
         self.exposed_all = False
         self.void_reason: str | None = None
         self.next_banker = banker
+        extra = {} if self.funds is None else {"funds": {s: fmt(v) for s, v in self.funds.items()}}
         self.log.add(
-            "round_start", "003 The Deal", players=list(players), banker=banker, kitty=fmt(self.kitty_start)
+            "round_start",
+            "003 The Deal",
+            players=list(players),
+            banker=banker,
+            kitty=fmt(self.kitty_start),
+            **extra,
         )
         try:
             # 003 The Deal: "one card face down to each player, starting with the player to dealer's
@@ -175,13 +186,18 @@ class BritishRound:
             return []
         r = self.rules
         out: list[LegalAction] = []
+        self._cover_notes = {}
         if self.phase == "stake":
-            out.append(Action("stake", low=r.stake_min, high=r.stake_max))  # 003 initial bets
+            high = cover.covered(self, who, "stake", r.stake_min, r.stake_max, stake=True)
+            if high is not None:
+                out.append(Action("stake", low=r.stake_min, high=high))  # 003 initial bets
+            else:
+                out.append(Action("pass"))  # rul 33: no stake the bank (or he) covers: he sits this round out
         elif self.phase == "double":
             out += [Action("double"), Action("pass")]  # 003 variation: banker doubles
         elif self.phase in ("shoot", "split_shoot"):
-            cap = self.shoot_capacity()
-            if cap >= r.shoot_min:
+            cap = cover.covered(self, who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
+            if cap is not None:
                 out.append(Action("shoot", low=r.shoot_min, high=cap))
             out.append(Action("pass"))  # 003 Shoot "You are never forced to make a shoot bet"
         elif self.phase == "play":
@@ -209,12 +225,12 @@ class BritishRound:
             if r.no_buy_fifth_at_11_or_less and n == 4 and hard <= 11:
                 buy_ok = False
             if buy_ok:
-                if (
-                    h.last_buy is None
-                ):  # 003 Buy: "at least equal to and not more than twice your initial stake"
-                    out.append(Action("buy", low=h.initial, high=h.initial * 2))
-                else:  # 003 Buy: "between your initial stake and the amount you added previously"
-                    out.append(Action("buy", low=h.initial, high=h.last_buy))
+                # 003 Buy: "at least equal to and not more than twice your initial stake"; then "between
+                # your initial stake and the amount you added previously"
+                most = h.initial * 2 if h.last_buy is None else h.last_buy
+                high = cover.covered(self, who, "buy", h.initial, most, stake=True)
+                if high is not None:
+                    out.append(Action("buy", low=h.initial, high=high))
             out.append(Action("twist"))  # 003 Twist
         # 003 Stick: "at least 15 and not more than 21"; variation 16
         if r.stick_minimum <= best <= 21 and not h.must_draw:
@@ -224,13 +240,14 @@ class BritishRound:
             owned = sum(1 for x in self.hands if x.owner == who)
             # 003 Split: "equal in rank"; "three or even (theoretically) four"; variation: only aces
             if a.rank == b.rank and owned < r.max_split_hands and (not r.split_only_aces or a.is_ace):
-                out.append(Action("split"))
+                if cover.covered(self, who, "split", h.initial, h.initial, stake=True) is not None:
+                    out.append(Action("split"))  # 003 Split: "another bet equal to your initial bet" (rul 33)
             if ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
                 out.append(Action("burn"))
         # 003 Shoot "The fourth card": a shoot bet before the fourth card of a three card hand below 21
         if r.shoot and n == 3 and hard < 21 and not h.shot_fourth:
-            cap = self.shoot_capacity()
-            if cap >= r.shoot_min:
+            cap = cover.covered(self, who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
+            if cap is not None:
                 out.append(Action("shoot", low=r.shoot_min, high=cap))
         return out
 
@@ -250,6 +267,8 @@ class BritishRound:
             raise IllegalAction(
                 f"{seat} {verb}: not {seat}'s turn; {self._where()}; legal actions for {who}: {_names(legal)}"
             )
+        if verb not in legal and verb in self._cover_notes:
+            raise IllegalAction(f"{seat} {verb} refused: {self._cover_notes[verb]}")
         if verb not in legal:
             raise IllegalAction(
                 f"{seat} {verb} is not legal now; {self._where()}; legal actions: {_names(legal)}"
@@ -263,6 +282,8 @@ class BritishRound:
             raise BetError(f"{seat} {verb} needs an amount from {fmt(la.low)} to {fmt(la.high or la.low)}")
         amt = to_money(amount, f"{verb} amount")
         assert la.high is not None
+        if amt > la.high and verb in self._cover_notes:
+            raise IllegalAction(f"{seat} {verb} {fmt(amt)} refused: {self._cover_notes[verb]}")
         if not la.low <= amt <= la.high:
             raise BetError(
                 f"{seat} {verb} {fmt(amt)} is out of range: accepted {fmt(la.low)} to {fmt(la.high)} ({self._where()})"
@@ -401,6 +422,8 @@ class BritishRound:
 
     def _next_shooter(self) -> None:
         self.idx += 1
+        while self.idx < len(self.players) and self.hands[self.idx].status == "out":
+            self.idx += 1  # rul 33: sat out, no shoot bet
         if self.idx >= len(self.players) or self.shoot_capacity() < self.rules.shoot_min:
             self._second_cards()
 
@@ -408,7 +431,8 @@ class BritishRound:
         # 003: "The dealer now deals a second card face down to each player"
         self.phase = "play"
         for h in self.hands:
-            self._deal(h, up=False)
+            if h.status != "out":  # rul 33: a player who sat the round out gets no second card
+                self._deal(h, up=False)
         self.banker_cards.append(self._draw())
         self.log.add("deal_second", "003 The Deal and Initial Stakes")
         if ranking.is_pontoon(self.banker_cards, self.rules):

@@ -27,7 +27,7 @@ class BritishHand:
     shoot_open: bool = False  # shoot bet still on the layout
     shot_fourth: bool = False  # 003 Shoot "The fourth card": used
     must_draw: bool = False  # shot before the fourth card: the card must now be taken
-    status: str = "waiting"  # waiting, playing, stuck, bust, pontoon, five
+    status: str = "waiting"  # waiting, playing, stuck, bust, pontoon, five; out (sat out: rul 33)
     burned: list[Card] = field(default_factory=list)
     returned: bool = False  # cards already back in the pack (bust)
     result: str = ""  # win / lose once settled
@@ -76,4 +76,4 @@ class BritishHand:
 
     @property
     def live(self) -> bool:
-        return self.status != "bust"
+        return self.status != "bust" and self.status != "out"

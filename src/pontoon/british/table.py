@@ -53,7 +53,10 @@ class BritishGame(Publisher):
         pack: BritishPack | None = None,
         window_size: int = 50,
         fair: FairShuffler | None = None,
+        stacks: dict[str, Decimal] | None = None,
     ) -> None:
+        """``stacks``: what each seat brought to the table (its buy-in); given, every round checks bank
+        cover (rul 33: no balance goes below 0) against stack plus net; None: net results only."""
         super().__init__()
         if fair is not None and pack is not None:
             raise IllegalAction("a fair table shuffles its own pack: give fair or pack, not both")
@@ -78,6 +81,7 @@ class BritishGame(Publisher):
         else:
             self.pack = pack if pack is not None else BritishPack.shuffled(n, self.rng)
         self.ledger = Ledger()
+        self.stacks = None if stacks is None else {s: to_money(v, f"stack of {s}") for s, v in stacks.items()}
         self.log = EventLog(maxlen=200)  # the table's own events; each round has its own log
         self.round: BritishRound | None = None
         self.rounds_played = 0
@@ -136,7 +140,16 @@ class BritishGame(Publisher):
             raise BetError(
                 f"kitty {fmt(amt)} is out of range: accepted {fmt(self.rules.kitty_min)} to {fmt(self.rules.kitty_max)}"
             )
+        self._check_holds(self.banker, amt, "kitty")
         return amt
+
+    def _check_holds(self, seat: str, amount: Decimal, what: str) -> None:
+        """rul 33: with stacks, nobody pays out more than he holds at the table."""
+        held = self.holdings()
+        if held is not None and amount > held.get(seat, ZERO):
+            raise BetError(
+                f"{what} {fmt(amount)} is more than {seat} holds ({fmt(held.get(seat, ZERO))}; rulings 33)"
+            )
 
     def can_put_kitty(self, amount: object) -> bool:
         try:
@@ -165,6 +178,7 @@ class BritishGame(Publisher):
             raise BetError(
                 f"top-up {fmt(amt)} must be above 0: the banker may add to the kitty, never take out"
             )
+        self._check_holds(self.banker, amt, "top-up")
         return amt
 
     def can_top_up_kitty(self, amount: object) -> bool:
@@ -203,6 +217,7 @@ class BritishGame(Publisher):
         amt = to_money(price, "price")
         if amt < 0:
             raise BetError(f"sell_bank: price {fmt(amt)} must not be negative")
+        self._check_holds(buyer, amt, "sell_bank: the price")
         return amt
 
     def can_sell_bank(self, buyer: str, price: object) -> bool:
@@ -242,6 +257,10 @@ class BritishGame(Publisher):
         i = self.seats.index(self.banker)
         self.seats.insert(i, seat)  # just before the banker, clockwise: the last player from his left
         self.ledger.balances[seat] = ZERO
+        if self.stacks is not None:
+            self.stacks.setdefault(
+                seat, ZERO
+            )  # what he brings is set by the host (``stacks``) before a round
         self._table_event("seat_joins", "", seat=seat, seats=list(self.seats))
 
     def verify_leave_seat(self, seat: str) -> None:
@@ -314,7 +333,14 @@ class BritishGame(Publisher):
 
     # ---------------------------------------------------------------------------------------
     # rounds
-    def new_round(self) -> BritishRound:
+    def holdings(self) -> dict[str, Decimal] | None:
+        """What each seat holds at the table now, stack plus net (None: no stacks; rul 33)."""
+        if self.stacks is None:
+            return None
+        return {s: self.stacks.get(s, ZERO) + self.ledger.balances[s] for s in self.seats}
+
+    def new_round(self, funds: dict[str, Decimal] | None = None) -> BritishRound:
+        """The next round; ``funds`` (recovery: the logged round's) overrides ``holdings()``."""
         self._between_rounds("new_round")
         if self.closed:
             raise IllegalAction("new_round: the table is closed")
@@ -325,7 +351,14 @@ class BritishGame(Publisher):
             )
         if self.fair is not None and not self.fair.live:
             self._fair_shuffle()  # the first pack (003 "shuffled and cut")
-        self.round = BritishRound(self.rules, self.players, self.banker, self.pack, kitty=self.kitty)
+        self.round = BritishRound(
+            self.rules,
+            self.players,
+            self.banker,
+            self.pack,
+            kitty=self.kitty,
+            funds=funds if funds is not None else self.holdings(),
+        )
         self._seen = self._moved = 0
         self._flush()
         return self.round
@@ -447,6 +480,7 @@ class BritishGame(Publisher):
             "balances": {s: fmt(self.ledger.balances[s]) for s in self.seats},
             "kitty": fmt(self.kitty),
             "departed": fmt(self.departed),
+            "stacks": None if self.stacks is None else {s: fmt(v) for s, v in self.stacks.items()},
             "left": {s: fmt(v) for s, v in self.left.items()},
             "rounds_played": self.rounds_played,
             "log_seq": self.log.count,
@@ -477,6 +511,8 @@ class BritishGame(Publisher):
             self.ledger.balances[s] = to_money(b, "balance")
         self.ledger.balances[KITTY] = to_money(state["kitty"], "kitty")
         self.departed = to_money(state.get("departed", "0"), "departed")
+        stacks = state.get("stacks")
+        self.stacks = None if stacks is None else {str(s): to_money(v, "stack") for s, v in stacks.items()}
         self.left = {str(k): to_money(v, "net") for k, v in dict(state.get("left") or {}).items()}
         self.rounds_played = int(state["rounds_played"])
         self.log = EventLog(maxlen=200)

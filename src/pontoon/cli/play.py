@@ -352,7 +352,11 @@ def play_command(
     set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE"),
     boxes: int = typer.Option(None, "--boxes", "-b", help="casino: how many boxes you play (default 1)"),
     bet: str = typer.Option(None, "--bet", help="main wager per box (default: table minimum)"),
-    balance: str = typer.Option(None, "--balance", help="casino: starting balance (default 1000)"),
+    balance: str = typer.Option(
+        None,
+        "--balance",
+        help="starting balance (default 1000); British: each seat's, the bank's cover (rulings 33)",
+    ),
     seed: int = typer.Option(
         None,
         "--seed",
@@ -433,7 +437,6 @@ def play_command(
             for n, v in (
                 ("--boxes", boxes),
                 ("--bet", bet),
-                ("--balance", balance),
                 ("--player", player),
                 ("--shoes", shoes),
             )
@@ -443,16 +446,26 @@ def play_command(
         given += ["--hints"] if hints else []
         if given:
             raise PontoonError(
-                f"{', '.join(given)} apply to the casino games, not {r.preset}; the British game takes --seat, --seed, --rounds"
+                f"{', '.join(given)} apply to the casino games, not {r.preset}; the British game takes --seat, --seed, --rounds, --balance"
             )
         from pontoon.cli.play_british import play_british
 
+        stack = to_money("1000" if balance is None else balance, "--balance")
+        if stack <= 0:
+            raise PontoonError("--balance must be positive")
         bsession = (
             None if no_history else _session(db, {"game": "british", "seat": seat or "you", "seed": seed})
         )
         try:
             play_british(
-                r, seat=seat, seed=seed, rounds=rounds, stdin_is_tty=interactive, session=bsession, fair=fair
+                r,
+                seat=seat,
+                seed=seed,
+                rounds=rounds,
+                stdin_is_tty=interactive,
+                session=bsession,
+                fair=fair,
+                balance=stack,
             )
         except KeyboardInterrupt:
             raise typer.Exit(130) from None  # Ctrl-C: the unfinished round is void, the summary printed

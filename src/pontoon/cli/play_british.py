@@ -13,6 +13,7 @@ Signature (called by ``pontoon play --rules british|shoot``)::
         input_stream: TextIO | None = None,   # default sys.stdin
         console: rich.console.Console | None = None,
         bots: Bots | None = None,     # bot policies per seat (bots.py)
+        balance: Decimal | None = None,  # what each seat brings: the bank's cover (rulings 33); None: nets only
     ) -> int                          # exit status: 0
 
 The human sees only their seat's view (view.py). At their turn the legal actions are offered with
@@ -194,6 +195,7 @@ def play_british(
     bots: Bots | None = None,
     session: Session | None = None,
     fair: FairShuffler | None = None,
+    balance: Decimal | None = None,
 ) -> int:
     console = console or Console()
     stream = input_stream if input_stream is not None else sys.stdin
@@ -203,7 +205,8 @@ def play_british(
     if session is not None and isinstance(session.table, BritishGame):
         game = session.table  # --resume: the recovered table, where its last committed event left it
     else:
-        game = BritishGame(rules, seats, banker=banker, rng=seed, fair=fair)
+        stacks = None if balance is None else dict.fromkeys(seats, balance)  # rul 33: bank cover
+        game = BritishGame(rules, seats, banker=banker, rng=seed, fair=fair, stacks=stacks)
         if session is not None:
             session.attach(game)
     console.print(
@@ -280,7 +283,11 @@ def _leave_round(game: BritishGame, console: Console, played: int) -> None:
 
 
 def _balances(game: BritishGame, console: Console) -> None:
-    parts = [f"{s} {fmt(b)}" for s, b in game.balances().items()]
+    held = game.holdings()  # rul 33: with stacks, what each seat holds (never below 0)
+    parts = [
+        f"{s} {fmt(b)}" + ("" if held is None else f" (holds {fmt(held[s])})")
+        for s, b in game.balances().items()
+    ]
     if game.rules.shoot:
         parts.append(f"kitty {fmt(game.kitty)} (held by {game.banker})")
     console.print(f"After {game.rounds_played} rounds: " + ", ".join(parts))

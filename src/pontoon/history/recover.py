@@ -152,7 +152,8 @@ def _drive_british(g: BritishGame, e: dict[str, Any]) -> None:
             raise RecoveryMismatch(f"committed table event {k} #{e['seq']} was not re-made by the table")
         return
     if k == "round_start":
-        g.new_round()
+        funds = d.get("funds")  # rul 33: the holdings the round checked bank cover against
+        g.new_round(None if funds is None else {str(s): Decimal(str(v)) for s, v in funds.items()})
     elif k == "action":
         act = Action.from_json(d["act"])
         if act.amount is not None:

@@ -327,6 +327,7 @@ class BritishHost(HostedTable):
                         continue
                     self.set_timer(self.settings.turn_timeout_s)
                     return
+                g.stacks = {s: self.members[s].buy_in for s in g.seats}  # rul 33: bank cover on buy-ins
                 g.new_round()
                 continue
             rnd = g.round
