@@ -34,7 +34,7 @@ class Shoe:
     ``needs_shuffle`` is true and the table reshuffles before the next round.
     """
 
-    __slots__ = ("_cards", "_pos", "cut_index", "pack", "decks", "stacked")
+    __slots__ = ("_cards", "_pos", "cut_index", "pack", "decks", "stacked", "synthetic")
 
     def __init__(
         self,
@@ -44,6 +44,7 @@ class Shoe:
         pack: str = "pontoon48",
         decks: int = 1,
         stacked: bool = False,
+        synthetic: bool = False,
     ) -> None:
         self._cards: list[Card] = list(cards)
         self._pos = 0
@@ -51,6 +52,9 @@ class Shoe:
         self.pack = pack
         self.decks = decks
         self.stacked = stacked
+        # a composition no real shoe need hold (the simulator's differential tests draw biased shoes to
+        # reach rare hands): not checked against the decks; every other stacked shoe is (rulings 38)
+        self.synthetic = synthetic
 
     # construction -------------------------------------------------------------------------
     @classmethod
@@ -67,13 +71,16 @@ class Shoe:
         return cls(cards, cut_index=int(len(cards) * penetration), pack=pack, decks=decks)
 
     @classmethod
-    def stacked_from(cls, cards: str | Iterable[str] | Iterable[Card], *, pack: str = "pontoon48") -> Shoe:
-        """A shoe that deals exactly these cards, top first (``"7S 9H QD"``)."""
+    def stacked_from(
+        cls, cards: str | Iterable[str] | Iterable[Card], *, pack: str = "pontoon48", synthetic: bool = False
+    ) -> Shoe:
+        """A shoe that deals exactly these cards, top first (``"7S 9H QD"``); ``synthetic``: see
+        ``__init__`` (a round refuses or voids a stacked shoe its decks could not hold, rulings 38)."""
         if isinstance(cards, str):
             lst = parse_cards(cards)
         else:
             lst = [c if isinstance(c, Card) else Card.parse(c) for c in cards]
-        return cls(lst, pack=pack, stacked=True)
+        return cls(lst, pack=pack, stacked=True, synthetic=synthetic)
 
     # dealing ------------------------------------------------------------------------------
     def draw(self) -> Card:
@@ -113,6 +120,13 @@ class Shoe:
 
     def remaining_cards(self) -> list[Card]:
         return self._cards[self._pos :]
+
+    def excess(self, decks: int) -> list[str]:
+        """The cards this shoe holds more often than ``decks`` packs of its pack can (each as
+        ``"5 x 7S"``), in card order; cards foreign to the pack are not counted here (rulings 1)."""
+        allowed = set(pack_cards(self.pack))
+        seen = Counter(c for c in self._cards if c in allowed)
+        return [f"{n} x {c}" for c, n in sorted(seen.items(), key=lambda x: x[0].code) if n > decks]
 
     def remaining_counts(self) -> Counter[str]:
         """Remaining cards by rank (``{"A": 24, "2": 24, ...}``), as the analyser wants them."""

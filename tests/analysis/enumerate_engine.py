@@ -50,7 +50,8 @@ def shoe_values(cards: list[str]) -> tuple[int, ...]:
 
 
 def play_round(rules: CasinoRules, order: list[str], policy: Policy, rescue: Rescue) -> Decimal:
-    rnd = CasinoRound(rules, Shoe.stacked_from(order, pack=rules.pack))
+    # synthetic: an enumerated order may hold more of one card than the decks (suits are not drawn; rul 38)
+    rnd = CasinoRound(rules, Shoe.stacked_from(order, pack=rules.pack, synthetic=True))
     rnd.place_bet(1, "p", "main", Decimal(10))
     rnd.close_bets()
     while not rnd.is_over():

@@ -60,6 +60,11 @@ def verify_place_bet(rnd: CasinoRound, box: object, player: object, kind: object
             raise BetError(
                 f"{kind} wager on box {box} needs a main wager on that box first (000 3.5.2, 004 3.9, 5.15)"
             )
+        if r.side_bet_needs_own_main and (bettor is None or bettor.placed <= 0):
+            raise BetError(
+                f"{kind} wager on box {box} needs {player}'s own main wager on that box first "
+                f"(002 3.3, rulings 37: in {r.preset} a player places side wagers only where he plays)"
+            )
         if bettor and kind in bettor.side:
             raise BetError(f"{player} already has a {kind} wager on box {box}")
         if not r.side_min <= amt <= r.side_max:
@@ -133,16 +138,20 @@ def close_wagers(rnd: CasinoRound) -> None:
     """At 'no more bets': return the side bets of boxes without a main wager, apply pro rata to the others."""
     boxes = rnd.boxes
     for b in [boxes[n] for n in sorted(boxes)]:  # a box's number is its key
-        if not b.has_main:
-            # 004 5.15: side bets on a box without a main wager are removed and returned
+        if not b.has_main or rnd.rules.side_bet_needs_own_main:
+            # 004 5.15: side bets on a box without a main wager are removed and returned; 002 3.3 (rul 37):
+            # in PAN those of a bettor without his own main wager (withdrawn) too
             for bettor in b.bettors:
+                if b.has_main and bettor.placed > 0:
+                    continue
                 for kind, amt in list(bettor.side.items()):
                     rnd.ledger.give_back(bettor.player, kind, amt, "returned: no main wager (004 5.15)")
                     rnd.log.add(
                         "side_bet_returned", clause="004 5.15", box=b.number, player=bettor.player, kind=kind
                     )
                 bettor.side.clear()
-            continue
+            if not b.has_main:
+                continue
         apply_pro_rata(rnd, b)
 
 

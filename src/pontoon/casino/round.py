@@ -143,9 +143,20 @@ class CasinoRound:
     def close_bets(self) -> None:
         """'No more bets': deal the initial cards and make the interim settlement."""
         self.verify_close_bets()
+        # rul 38: a stacked shoe holding more of a card than its decks can (a shuffled one never does)
+        shoe = self.shoe
+        excess = shoe.excess(self.rules.decks) if shoe.stacked and not shoe.synthetic else []
+        if excess and not self.rules.excess_cards_void:
+            raise ScenarioError(
+                f"the shoe holds {', '.join(excess)}: more than {self.rules.decks} decks of the "
+                f"{self.rules.pack} pack hold; a shoe the decks could not hold is refused (rulings 38)"
+            )
         self.log.add("no_more_bets")
         bets.close_wagers(self)
         self.phase = P_PLAY
+        if excess:  # 004 5.5.2: "any shortage or excess of cards in the deck" voids the round (5.17)
+            irregular.void(self, f"excess of cards in the deck: {', '.join(excess)} (004 5.5.2)")
+            return
         irregular.run_step(self, self._initial_deal)
 
     def _draw(self) -> Card:

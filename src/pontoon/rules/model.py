@@ -157,6 +157,13 @@ class CasinoRules(BaseModel):
         (0.10, 0.12, 0.15, 0.20, 0.15, 0.12, 0.10, 0.06), min_length=1, max_length=64
     )
 
+    # 002 3.3, rulings 37: a Pandemonium or Pair wager needs the player's OWN main wager on its box
+    # (MBS 000 3.5.2 and PLUS 004 3.9: a main wager on the box, anyone's)
+    side_bet_needs_own_main: bool = False
+    # 004 5.5.2, rulings 38: a shoe holding more of a card than its decks can voids the round; where
+    # false (no such clause) such a stacked shoe is refused as malformed
+    excess_cards_void: bool = False
+
     # walking away (004 5.3): the House draws for the absent player to this total
     walk_away_draw_to: int = Field(12, ge=2, le=21)
 

@@ -44,6 +44,7 @@ RWS_PANDEMONIUM = CasinoRules(
     pandemonium_bet=True,  # 002 3.8.1, 4.3
     forced_draw_below=12,  # 002 3.17
     super_bonus_other_scope="seated_per_box",  # 002 4.2
+    side_bet_needs_own_main=True,  # 002 3.3, rul 37: "All Players must place an initial bet to participate"
 )
 
 RWS_PLUS = CasinoRules(
@@ -56,6 +57,7 @@ RWS_PLUS = CasinoRules(
     super_bonus_other_scope="seated_per_box",  # 004 4.1.2
     standing_may_decline_split=True,  # 004 3.24.1
     standing_may_decline_double=True,  # 004 3.25.1
+    excess_cards_void=True,  # 004 5.5.2, rul 38: "any shortage or excess of cards in the deck"
 )
 
 BLACKJACK = CasinoRules(
