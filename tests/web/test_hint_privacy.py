@@ -22,7 +22,9 @@ def _round_over(st: dict[str, Any]) -> bool:
     return st.get("round") is not None and st["round"]["phase"] == "over"
 
 
-def _play_until_hint(live: LiveServer, c: Client, tid: str, rounds: int = 40) -> list[dict[str, Any]]:
+def _play_until_hint(
+    live: LiveServer, c: Client, tid: str, spy: Client, rounds: int = 40
+) -> list[dict[str, Any]]:
     """Play the table's rounds (stand, else hit) and ask a hint at each decision the seat has while the
     hole card is face down; each check diffs the frame against the seat's own computation."""
     host = live.srv.lobby.tables[tid]
@@ -67,6 +69,9 @@ def _play_until_hint(live: LiveServer, c: Client, tid: str, rounds: int = 40) ->
             inputs["remaining_cards"] = None
             leaked = action_values(**inputs)
             checks.append({"shown": h["values"], "mine": mine, "leaked": leaked})
+            spy.send({"type": "hints"})  # a spectator asks at the same moment: refused, no figure
+            assert spy.error()  # "spectators cannot act: ..."
+            assert not any(m.get("type") == "hints" for m in spy.received)
         verbs = {a["verb"]: a for a in st["legal"] if a.get("verb") in ("stand", "hit")}
         a = dict(verbs.get("stand") or verbs["hit"])
         a.pop("low", None), a.pop("high", None)
@@ -80,7 +85,8 @@ def test_hint_frames_match_what_the_seat_computes_from_its_own_view(live: LiveSe
     tok = live.join(tid, live.account("ann"), box=1, buy_in="1000")
     c = live.ws(tid, tok)
     c.wait_state(lambda m: m.get("phase") == "betting")
-    checks = _play_until_hint(live, c, tid)
+    spy = live.ws(tid)
+    checks = _play_until_hint(live, c, tid, spy)
     assert checks, "no decision with the hole card face down came up"
     for ck in checks:
         shown = ck["shown"]
@@ -90,3 +96,4 @@ def test_hint_frames_match_what_the_seat_computes_from_its_own_view(live: LiveSe
     # the side channel: with the real hole card taken out, the figures would differ from what is shown
     assert any(any(abs(ck["shown"][v] - ck["leaked"][v]) > 1e-5 for v in ck["mine"]) for ck in checks)
     c.close()
+    spy.close()
