@@ -100,6 +100,8 @@ def run_casino_scenario(data: dict[str, Any]) -> dict[str, Any]:
     rnd, actions = build_round(data)
     rnd.close_bets()
     for a in actions:
+        if rnd.is_over() and rnd.void_reason is not None and rnd.shoe.dealt == 0:
+            break  # void at the deal (rul 38, 004 5.5.2): the round never took place, its actions do not apply
         if rnd.is_over():
             raise ScenarioError(f"action '{a}' comes after the round is over")
         rnd.act(a)
