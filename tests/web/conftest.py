@@ -35,14 +35,14 @@ def bearer(token: str) -> dict[str, str]:
 
 
 class LiveServer:
-    def __init__(self, settings: Settings, persistence: Any = None) -> None:
+    def __init__(self, settings: Settings, persistence: Any = None, log_level: str = "warning") -> None:
         self.settings = settings
         self.app = create_app(settings, persistence, tick_s=0.05)
         cfg = uvicorn.Config(
             self.app,
             host="127.0.0.1",
             port=0,
-            log_level="warning",
+            log_level=log_level,
             lifespan="on",
             **uvicorn_options(settings),
         )
@@ -173,11 +173,11 @@ def live() -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def make_live() -> Iterator[Callable[[Settings], LiveServer]]:
+def make_live() -> Iterator[Callable[..., LiveServer]]:
     made: list[LiveServer] = []
 
-    def make(settings: Settings, persistence: Any = None) -> LiveServer:
-        s = LiveServer(settings, persistence)
+    def make(settings: Settings, persistence: Any = None, **kw: Any) -> LiveServer:
+        s = LiveServer(settings, persistence, **kw)
         made.append(s)
         return s
 

@@ -9,8 +9,9 @@ on the page are one account (docs/accounts.md, "Names"):
   between them (so no trailing punctuation: ``bob.`` is refused rather than shown beside ``bob``);
   1 to 24 characters; an invisible or control character (zero-width space, bidi marks) is refused
   with its code point named.
-- ``name_key(name)``: the uniqueness key: a small confusables skeleton (``I``, ``1`` and ``|`` read
-  as ``l``; ``0`` as ``o``; ``rn`` as ``m``; ``vv`` as ``w``), case-folded, every separator one ``-``.
+- ``name_key(name)``: the uniqueness key: case-folded, then a small confusables skeleton (``i``, ``1``
+  and ``l`` are one letter, since a capital ``I`` looks like an ``l``; ``0`` is ``o``; ``rn`` is
+  ``m``; ``vv`` is ``w``), every separator one ``-``.
   ``bob``, ``BOB``, ``Bob``, ``ｂｏｂ`` (full width), ``b0b`` share a key; so do ``bob smith``,
   ``bob_smith`` and ``bob-smith``.
 - names whose key is the house's words (``house``, ``dealer``, ``bank``, ``banker``, ``kitty``,
@@ -40,8 +41,8 @@ class NameError_(PontoonError):  # noqa: N801 - ``NameError`` is a builtin
 
 
 def _skeleton(text: str) -> str:
-    s = text.translate(str.maketrans("I1|0O", "llloo"))
-    s = s.casefold().replace("rn", "m").replace("vv", "w")
+    s = text.casefold().translate(str.maketrans("i1|0", "lllo"))  # case first: I = i = l = 1
+    s = s.replace("rn", "m").replace("vv", "w")
     return re.sub(r"[ _-]", "-", s)
 
 
@@ -59,13 +60,12 @@ def canonical(raw: object, *, what: str = "name") -> str:
         raise NameError_(f"{what}: a text is required: {ACCEPTED}")
     if len(raw) > RAW_MAX:
         raise NameError_(f"{what}: {len(raw)} characters; at most {MAX_LEN} ({ACCEPTED})")
-    text = unicodedata.normalize("NFKC", raw)
+    text = " ".join(unicodedata.normalize("NFKC", raw).split())  # whitespace: trimmed, one space
     for ch in text:
         if unicodedata.category(ch) in _INVISIBLE:
             raise NameError_(
                 f"{what}: contains an invisible or control character (U+{ord(ch):04X}); {ACCEPTED}"
             )
-    text = " ".join(text.split())
     if not text:
         raise NameError_(f"{what}: empty; {ACCEPTED}")
     if len(text) > MAX_LEN:

@@ -39,9 +39,9 @@ class Security:
         for s in self.sites:
             origin_of(s)
         if self.cookie_secure not in ("auto", "always", "never"):
-            raise SiteError(f"cookie_secure {self.cookie_secure!r}: one of auto, always, never")
+            raise SiteError(f"--cookie-secure {self.cookie_secure!r}: one of auto, always, never")
         if not 0.5 <= self.request_timeout_s <= 300:
-            raise SiteError(f"request timeout {self.request_timeout_s}: 0.5 to 300 seconds")
+            raise SiteError(f"--request-timeout {self.request_timeout_s}: 0.5 to 300 seconds")
 
     @property
     def origins(self) -> frozenset[str]:

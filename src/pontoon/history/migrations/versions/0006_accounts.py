@@ -31,8 +31,8 @@ def _key(name: str) -> str | None:
     text = unicodedata.normalize("NFKC", name)
     if text != name or not _SHAPE.match(text) or len(text) > 24:
         return None
-    s = text.translate(str.maketrans("I1|0O", "llloo"))
-    s = s.casefold().replace("rn", "m").replace("vv", "w")
+    s = text.casefold().translate(str.maketrans("i1|0", "lllo"))  # case first: I = i = l = 1
+    s = s.replace("rn", "m").replace("vv", "w")
     return re.sub(r"[ _-]", "-", s)
 
 
