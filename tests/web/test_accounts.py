@@ -9,6 +9,7 @@ import hashlib
 import logging
 import time
 from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from pontoon.web.auth import COOKIE
 from pontoon.web.site import Security
 from pontoon.web.store_persistence import StorePersistence
 from tests.web.conftest import FAST, Client, LiveServer, bearer
+from tests.web.play import casino_choice
 
 PW = "correct horse battery"
 
@@ -202,8 +204,6 @@ REFUSED = [
     "bob--x",
     "",
     "x" * 25,
-    "House",  # the house's words
-    "KITTY",
 ]
 
 
@@ -239,3 +239,31 @@ def test_login_attempts_are_limited_per_name(make_live: Any) -> None:
     assert codes[:3] == [401, 401, 401] and codes[3:] == [429, 429]
     assert _client(live).post("/api/auth/login", json={"name": "GUS", "password": PW}).status_code == 429
     assert live.http.post("/api/auth/login", json={"name": "hal", "password": PW}).status_code == 401
+
+
+def test_the_house_s_words_are_names_like_any_other(live: LiveServer) -> None:
+    """Ruling 32: a person named house or kitty is a person; his money never merges with the house's."""
+    tid = live.table(preset="mbs", seed=6)
+    toks = {n: live.account(n) for n in ("house", "Kitty", "layout")}
+    seats = [live.join(tid, toks[n], box=i + 1, buy_in="100") for i, n in enumerate(toks)]
+    money = live.total_money()
+    cs = [live.ws(tid, s) for s in seats]
+    for c in cs:
+        c.wait_state(lambda m: m["you"] is not None)
+        c.send({"type": "bet", "amount": "10"})
+    for _ in range(300):
+        if cs[0].state.get("phase") == "betting" and cs[0].state.get("history"):
+            break
+        for c in cs:
+            pick = casino_choice(c.state)
+            if pick:
+                c.send({"type": "act", "action": pick})
+            c.drain(0.1)
+    net = cs[0].state["history"][-1]["net"]
+    assert set(net) == {"house", "Kitty", "layout"}  # three people, each with his own result
+    assert live.total_money() == money + sum(Decimal(v["total"]) for v in net.values())
+    for n, tok in toks.items():
+        got = live.balance(n, tok)
+        assert Decimal(got["balance"]) + Decimal(got["at_tables"]) == 1000 + Decimal(net[n]["total"])
+    for c in cs:
+        c.close()

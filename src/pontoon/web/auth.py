@@ -144,6 +144,8 @@ class Auth:
         self.tries = RateLimiter(security.login_burst, security.login_rate)
         self.sockets: dict[str, set[WebSocket]] = {}  # session id -> its open table sockets
         self._dummy: str | None = None
+        with contextlib.suppress(Exception):  # expired sessions of earlier runs (a store that is down: later)
+            backend.purge(time.time())
 
     # ------------------------------------------------------------------ passwords
     async def _hash(self, password: str) -> str:
@@ -249,10 +251,6 @@ class Auth:
                 del self.sockets[sid]
 
     # ------------------------------------------------------------------ seat tokens
-    def seat_token(self, tid: str, name: str, sid: str | None) -> str:
-        bound: dict[str, Any] = {"s": sid} if sid else {}
-        return self.signer.sign("seat", t=tid, n=name, **bound)
-
     def seat(self, token: str, tid: str) -> tuple[str, str | None]:
         """A seat token's name at table ``tid`` and its session (TokenError: forged, expired, logged out)."""
         _, name = self.lobby.seat_of(token, tid)

@@ -14,8 +14,8 @@ on the page are one account (docs/accounts.md, "Names"):
   ``m``; ``vv`` is ``w``), every separator one ``-``.
   ``bob``, ``BOB``, ``Bob``, ``ｂｏｂ`` (full width), ``b0b`` share a key; so do ``bob smith``,
   ``bob_smith`` and ``bob-smith``.
-- names whose key is the house's words (``house``, ``dealer``, ``bank``, ``banker``, ``kitty``,
-  ``layout``, ``cage``, ``cashier``, ``system``) are refused, so that no person is shown as the house.
+- no name is reserved: ``house``, ``kitty`` or ``bank`` is a person's name like any other, whose money
+  the engines keep apart from the house's, the kitty's and the bank's (ruling 32).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ MAX_LEN = 24
 RAW_MAX = 64  # characters accepted before normalising (a bound on the work done)
 _SHAPE = re.compile(r"^[A-Za-z0-9]+(?:[ _-][A-Za-z0-9]+)*$")
 _INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
-_RESERVED_WORDS = ("house", "dealer", "bank", "banker", "kitty", "layout", "cage", "cashier", "system")
 ACCEPTED = (
     "1 to 24 ASCII letters and digits, with single spaces, '_' or '-' between them "
     "(no other punctuation, no leading or trailing separator)"
@@ -49,9 +48,6 @@ def _skeleton(text: str) -> str:
 def name_key(name: str) -> str:
     """The key under which look-alike names collide (``name`` canonical: see ``canonical``)."""
     return _skeleton(name)
-
-
-RESERVED = frozenset(_skeleton(w) for w in _RESERVED_WORDS)
 
 
 def canonical(raw: object, *, what: str = "name") -> str:
@@ -76,9 +72,7 @@ def canonical(raw: object, *, what: str = "name") -> str:
             f"the character {bad!r} is not accepted" if bad else "a separator must stand between two letters"
         )
         raise NameError_(f"{what} {text!r}: {why}; {ACCEPTED}")
-    if name_key(text) in RESERVED:
-        raise NameError_(f"{what} {text!r} is the house's (house, dealer, bank, kitty...): pick another")
     return text
 
 
-__all__ = ["ACCEPTED", "MAX_LEN", "NameError_", "RESERVED", "canonical", "name_key"]
+__all__ = ["ACCEPTED", "MAX_LEN", "NameError_", "canonical", "name_key"]
