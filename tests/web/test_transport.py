@@ -80,6 +80,21 @@ def test_a_configured_site_is_accepted_in_host_and_origin(make_live: Any) -> Non
     assert live.http.get("/api/tables", headers={"Host": "other.example"}).status_code == 421
 
 
+@pytest.mark.parametrize("trusted", ["", "127.0.0.1"])
+def test_forwarded_headers_only_from_a_trusted_proxy(make_live: Any, trusted: str) -> None:
+    """X-Forwarded-Proto makes the cookie Secure only when the peer is a --trusted-proxy (by default
+    none: uvicorn alone would believe 127.0.0.1, so any local process could claim TLS)."""
+    live = make_live(replace(FAST, security=Security(trusted_proxies=trusted)))
+    r = live.http.post(
+        "/api/accounts",
+        json={"name": "ann"},
+        headers={"X-Forwarded-Proto": "https", "X-Forwarded-For": "1.2.3.4"},
+    )
+    assert r.status_code == 201
+    assert ("; secure" in r.headers["set-cookie"].lower()) == bool(trusted)
+    assert ("strict-transport-security" in r.headers) == bool(trusted)
+
+
 def test_a_socket_from_another_origin_is_refused(live: LiveServer) -> None:
     tid = live.table(preset="mbs", seed=1)
     tok = live.join(tid, live.account("ann"), box=1)

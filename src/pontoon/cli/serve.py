@@ -99,6 +99,7 @@ def serve_command(
         sites=tuple(site),
         allowed_hosts=tuple(h.strip().lower() for h in allowed_host),
         cookie_secure=cookie_secure,
+        trusted_proxies=trusted_proxy.strip(),
         request_timeout_s=request_timeout,
     )
     try:  # a port in use or an address not of this machine: one line, exit 2
@@ -136,9 +137,7 @@ def serve_command(
             host=host,
             port=port,
             log_level="info",
-            proxy_headers=bool(trusted_proxy),
-            forwarded_allow_ips=trusted_proxy or None,
-            **uvicorn_options(settings),
+            **uvicorn_options(settings),  # the guarded protocol, the trusted proxies, the frame cap
         )
     except OSError as err:
         raise ServeError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None

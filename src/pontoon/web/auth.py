@@ -30,7 +30,7 @@ from fastapi import HTTPException, Request, Response, WebSocket
 from starlette.requests import HTTPConnection
 
 from pontoon.history.logins import Login, LoginRecords, NameTaken
-from pontoon.web.names import canonical, name_key
+from pontoon.web.names import NameError_, canonical, name_key
 from pontoon.web.ratelimit import RateLimiter
 from pontoon.web.site import Security
 from pontoon.web.tokens import Signer, TokenError
@@ -189,7 +189,7 @@ class Auth:
     async def login(self, raw_name: str, password: str, client: str) -> tuple[str, str]:
         try:
             key = name_key(canonical(raw_name))
-        except Exception:
+        except NameError_:
             key = ""
         if not self.tries.allow(key or client):
             raise _fail(429, f"too many login attempts for this name: {self.tries.describe()}; wait")

@@ -7,6 +7,9 @@
 - ``allowed_hosts``: more host names accepted in ``Host`` (``*``: any, for a trusted front end).
 - ``cookie_secure``: ``auto`` (Secure when the request came over TLS, or through a trusted proxy that
   says so in ``X-Forwarded-Proto``, or when a configured site is https), ``always`` or ``never``.
+- ``trusted_proxies``: the reverse proxies (uvicorn's ``forwarded_allow_ips``, a comma list) whose
+  ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed; none by default (uvicorn's own default
+  would believe 127.0.0.1, so any local process could pose as another address or as TLS).
 - ``request_timeout_s``: a request's headers and body must arrive within this many seconds of its
   first byte (and a new connection must start one within it), else the connection is closed.
 - ``session_ttl_s``: how long a login session lasts (logging out ends it at once).
@@ -29,6 +32,7 @@ class Security:
     sites: tuple[str, ...] = ()
     allowed_hosts: tuple[str, ...] = ()
     cookie_secure: str = "auto"
+    trusted_proxies: str = ""  # addresses whose X-Forwarded-For/-Proto uvicorn believes ("": none)
     request_timeout_s: float = 5.0
     session_ttl_s: float = 30 * 86400.0
     login_burst: float = 5.0  # login attempts per account name (and per address: Settings.join_*)

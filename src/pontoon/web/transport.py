@@ -289,6 +289,8 @@ def uvicorn_options(settings: Any) -> dict[str, Any]:
     install_log_filter()
     return {
         "http": guarded(AutoHTTPProtocol, sec.request_timeout_s),
+        "proxy_headers": bool(sec.trusted_proxies),
+        "forwarded_allow_ips": sec.trusted_proxies or None,
         "ws_max_size": settings.max_frame * 4,
         "timeout_keep_alive": 5,
         "h11_max_incomplete_event_size": 16 * 1024,

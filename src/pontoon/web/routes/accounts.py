@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pontoon.money import fmt
 from pontoon.web.auth import require, set_session
-from pontoon.web.names import canonical, name_key
+from pontoon.web.names import NameError_, canonical, name_key
 
 router = APIRouter(tags=["accounts"])
 AccountName = Annotated[str, PathParam(min_length=1, max_length=64, description="an account's name")]
@@ -73,7 +73,7 @@ async def get_account(request: Request, name: AccountName) -> Any:
     me = require(request, srv.auth)
     try:
         mine = name_key(canonical(name)) == name_key(me.name)
-    except Exception:
+    except NameError_:
         mine = False
     if not mine and name != me.name:
         return _err(403, f"an account's balance is shown to its owner only: you are logged in as {me.name!r}")
