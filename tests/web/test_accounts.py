@@ -98,7 +98,7 @@ def test_guest_claims_the_account_and_keeps_the_balance(live: LiveServer) -> Non
 def test_sessions_are_in_the_store_durable_and_expiring(make_live: Any, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'h.sqlite'}"
     store = open_store(url)
-    a = make_live(replace(FAST, security=Security(session_ttl_s=2)), StorePersistence(store))
+    a = make_live(FAST, StorePersistence(store))
     r = a.http.post("/api/auth/register", json={"name": "dora", "password": PW})
     token = r.json()["token"]
     with store.reader.connect() as conn:
@@ -107,10 +107,13 @@ def test_sessions_are_in_the_store_durable_and_expiring(make_live: Any, tmp_path
     assert pw_hash.startswith("$argon2id$") and PW not in pw_hash
     assert sids == [hashlib.sha256(token.encode()).hexdigest()]  # the token itself is never written
     a.stop()
-    b = make_live(replace(FAST, security=Security(session_ttl_s=2)), StorePersistence(open_store(url)))
+    b = make_live(replace(FAST, security=Security(session_ttl_s=3)), StorePersistence(open_store(url)))
     assert b.http.get("/api/auth/session", headers=bearer(token)).json()["name"] == "dora"  # a restart
-    time.sleep(2.2)
-    assert b.http.get("/api/auth/session", headers=bearer(token)).status_code == 401  # expired
+    short = b.http.post("/api/auth/login", json={"name": "dora", "password": PW}).json()["token"]
+    assert b.http.get("/api/auth/session", headers=bearer(short)).status_code == 200
+    time.sleep(3.5)
+    assert b.http.get("/api/auth/session", headers=bearer(short)).status_code == 401  # expired
+    assert b.http.get("/api/auth/session", headers=bearer(token)).status_code == 200  # its own expiry
     again = b.http.post("/api/auth/login", json={"name": "dora", "password": PW})
     assert again.status_code == 200  # the password, not the session, is what lasts
 

@@ -214,7 +214,11 @@ class Auth:
         if not self.backend.claim(who.name, await self._hash(password)):
             raise _fail(409, f"account {who.name!r} has a password already")
         self.backend.sessions_drop_for(who.name)
-        return self.start(who.name)
+        token = self.start(who.name)
+        moved = self.sockets.pop(who.sid, set())  # this device's open sockets follow its new session
+        if moved:
+            self.sockets.setdefault(session_id(token), set()).update(moved)
+        return token
 
     # ------------------------------------------------------------------ sessions
     def start(self, name: str) -> str:
