@@ -144,8 +144,8 @@ def test_a_slow_client_is_closed_within_the_request_timeout(make_live: Any, sent
     with socket.create_connection(("127.0.0.1", live.port), timeout=5) as sock:
         if sent:
             sock.sendall(sent)
-        took, got = _closed_within(sock, 4.0)
-    assert 0.8 <= took <= 2.5, took
+        took, got = _closed_within(sock, 6.0)
+    assert 0.8 <= took <= 4.0, took  # the 1 s deadline (and a loaded machine's event-loop delay)
     assert got.startswith(b"HTTP/1.1 408"), got
     assert live.http.get("/healthz").status_code == 200  # the server serves on
 
