@@ -99,7 +99,11 @@ async function account(path, withPassword) {
   try { signedIn(await api("POST", path, body)); notice(""); } catch (e) { notice(e.message); }
 }
 
-$("#account-form").addEventListener("submit", (ev) => { ev.preventDefault(); account("/api/accounts", false); });
+$("#account-form").addEventListener("submit", (ev) => {  // Enter: log in when a password is typed, else a guest
+  ev.preventDefault();
+  if ($("#account-password").value && ev.submitter !== $("#account-create")) account("/api/auth/login", true);
+  else account("/api/accounts", false);
+});
 $("#account-register").addEventListener("click", () => account("/api/auth/register", true));
 $("#account-login").addEventListener("click", () => account("/api/auth/login", true));
 $("#logout").addEventListener("click", async () => {
