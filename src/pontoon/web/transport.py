@@ -215,9 +215,9 @@ def guarded(base: type[asyncio.Protocol], timeout: float) -> type[asyncio.Protoc
             self._mark: Any = None
             self._arm()
 
-        def _arm(self) -> None:
-            self._mark = self.cycle
-            self._guard = self.loop.call_later(self.request_timeout, self._too_slow)
+        def _arm(self) -> None:  # (uvicorn's ``cycle``: the request being read; read defensively)
+            self._mark = getattr(self, "cycle", None)
+            self._guard = asyncio.get_running_loop().call_later(self.request_timeout, self._too_slow)
 
         def _disarm(self) -> None:
             if self._guard is not None:
@@ -225,11 +225,12 @@ def guarded(base: type[asyncio.Protocol], timeout: float) -> type[asyncio.Protoc
                 self._guard = None
 
         def _complete(self) -> bool:
-            cyc = self.cycle
-            return cyc is not None and cyc is not self._mark and not cyc.more_body
+            cyc = getattr(self, "cycle", None)
+            return cyc is not None and cyc is not self._mark and not getattr(cyc, "more_body", False)
 
         def data_received(self, data: bytes) -> None:
-            if self._guard is None and (self.cycle is None or self.cycle.response_complete):
+            cyc = getattr(self, "cycle", None)
+            if self._guard is None and (cyc is None or getattr(cyc, "response_complete", True)):
                 self._arm()  # the first bytes of a new request on a kept-alive connection
             super().data_received(data)
             if self._guard is not None and self._complete():
@@ -248,8 +249,8 @@ def guarded(base: type[asyncio.Protocol], timeout: float) -> type[asyncio.Protoc
             tr = self.transport
             if tr.is_closing() or tr.get_protocol() is not self or self._complete():
                 return
-            cyc = self.cycle
-            if cyc is None or cyc is self._mark or not cyc.response_started:
+            cyc = getattr(self, "cycle", None)
+            if cyc is None or cyc is self._mark or not getattr(cyc, "response_started", False):
                 tr.write(_TIMEOUT_408)
             tr.close()
 
