@@ -85,7 +85,8 @@ def completed(state: dict[str, Any]) -> int:
 
 async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list[str]) -> None:
     """One player: acts only on a state that answers its previous message (never on a stale one)."""
-    async with connect(url, max_size=2**22) as ws:
+    url, _, token = url.partition("#")  # the seat token goes in the Authorization header, never the URL
+    async with connect(url, max_size=2**22, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
         sent_at: float | None = None
         sent_version = sent_round = -1
         while True:
@@ -128,7 +129,7 @@ async def run_load(base: str, tables: int, players: int, rounds: int, preset: st
                     json={"box": p + 1, "buy_in": "1000"},
                     headers={"Authorization": f"Bearer {tok}"},
                 )
-                urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}?token={r.json()['token']}")
+                urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}#{r.json()['token']}")
         lat: list[float] = []
         errors: list[str] = []
         t0 = time.perf_counter()

@@ -16,6 +16,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from pontoon.web.app import create_app
 from pontoon.web.hosting import Settings
+from pontoon.web.transport import uvicorn_options
 
 FAST = Settings(
     turn_timeout_s=30.0,
@@ -29,17 +30,21 @@ FAST = Settings(
 )
 
 
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
 class LiveServer:
-    def __init__(self, settings: Settings, persistence: Any = None) -> None:
+    def __init__(self, settings: Settings, persistence: Any = None, log_level: str = "warning") -> None:
         self.settings = settings
         self.app = create_app(settings, persistence, tick_s=0.05)
         cfg = uvicorn.Config(
             self.app,
             host="127.0.0.1",
             port=0,
-            log_level="warning",
-            ws_max_size=settings.max_frame * 4,
+            log_level=log_level,
             lifespan="on",
+            **uvicorn_options(settings),
         )
         self.server = uvicorn.Server(cfg)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -64,9 +69,18 @@ class LiveServer:
 
     # helpers ------------------------------------------------------------------------------
     def account(self, name: str) -> str:
+        """A guest account; its session token (the client's cookie jar is left empty: each call names
+        its account with ``Authorization: Bearer``)."""
         r = self.http.post("/api/accounts", json={"name": name})
         assert r.status_code == 201, r.text
-        return r.json()["token"]
+        self.http.cookies.clear()
+        return str(r.json()["token"])
+
+    def balance(self, name: str, token: str) -> dict[str, Any]:
+        """``GET /api/accounts/{name}`` as its owner (a balance is shown to its owner only)."""
+        r = self.http.get(f"/api/accounts/{name}", headers=bearer(token))
+        assert r.status_code == 200, r.text
+        return dict(r.json())
 
     def table(self, **spec: Any) -> str:
         r = self.http.post("/api/tables", json=spec)
@@ -81,8 +95,13 @@ class LiveServer:
         return r.json()["token"]
 
     def ws(self, tid: str, token: str | None = None) -> Client:
-        q = f"?token={token}" if token else ""
-        conn = connect(f"ws://127.0.0.1:{self.port}/ws/tables/{tid}{q}", open_timeout=10, max_size=2**22)
+        """A table socket: a seat (or session) token in the Authorization header; none: a spectator."""
+        conn = connect(
+            f"ws://127.0.0.1:{self.port}/ws/tables/{tid}",
+            open_timeout=10,
+            max_size=2**22,
+            additional_headers=bearer(token) if token else None,
+        )
         return Client(conn.__enter__())
 
     def total_money(self) -> Decimal:
@@ -154,11 +173,11 @@ def live() -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def make_live() -> Iterator[Callable[[Settings], LiveServer]]:
+def make_live() -> Iterator[Callable[..., LiveServer]]:
     made: list[LiveServer] = []
 
-    def make(settings: Settings, persistence: Any = None) -> LiveServer:
-        s = LiveServer(settings, persistence)
+    def make(settings: Settings, persistence: Any = None, **kw: Any) -> LiveServer:
+        s = LiveServer(settings, persistence, **kw)
         made.append(s)
         return s
 

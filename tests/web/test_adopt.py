@@ -45,6 +45,7 @@ def test_casino_table_adopted_mid_round(make_live) -> None:
     store_b = MemoryPersistence()
     store_b.accounts = dict(store_a.accounts)  # the accounts as the store keeps them
     b = make_live(FAST, store_b)
+    b.srv.auth.backend = a.srv.auth.backend  # and the logins: the seat tokens' sessions live on
     host = CasinoHost(
         tid, host_a.title, host_a.rules, 17, b.settings, store_b, b.srv.lobby.credit, table=host_a.table
     )
@@ -97,6 +98,7 @@ def test_british_game_adopted_and_played_on(make_live) -> None:
     store_b = MemoryPersistence()
     store_b.accounts = dict(store_a.accounts)
     b = make_live(FAST, store_b)
+    b.srv.auth.backend = a.srv.auth.backend
     host = BritishHost(
         tid, host_a.title, host_a.rules, 4, 2, b.settings, store_b, b.srv.lobby.credit, game=host_a.game_obj
     )

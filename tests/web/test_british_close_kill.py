@@ -18,13 +18,13 @@ from pontoon.history import open_store
 from pontoon.history.accounts import WebRecords, web_moves
 from pontoon.history.audit import audit
 from pontoon.web.store_persistence import StorePersistence
-from tests.web.conftest import FAST, LiveServer
+from tests.web.conftest import FAST, LiveServer, bearer
 from tests.web.test_serve_kill import Proc, _port
 
 NAMES = ("ann", "bob")
 
 
-def _drive(http: httpx.Client) -> None:
+def _drive(http: httpx.Client) -> dict[str, str]:
     """Two seats, one round under way; both leave: the server plays their turns by the defaults, the
     round ends and the game closes (fewer than two seats would remain), paying both back."""
     acct = {n: http.post("/api/accounts", json={"name": n}).json()["token"] for n in NAMES}
@@ -39,7 +39,8 @@ def _drive(http: httpx.Client) -> None:
         try:
             http.post(f"/api/tables/{tid}/leave", json={"token": seat[n]})
         except httpx.HTTPError:
-            return  # the server killed itself inside the close
+            return acct  # the server killed itself inside the close
+    return acct
 
 
 def _close_count(tmp_path: Path) -> int:
@@ -73,7 +74,7 @@ def test_kill_in_the_close_pays_once(tmp_path: Path, where: str, back: int) -> N
     db = f"sqlite:///{tmp_path / 'h.sqlite'}"
     a = Proc(db, _port(), f"{where}:{n}")
     try:
-        _drive(a.http)
+        acct = _drive(a.http)
         assert a.p.wait(20) == -signal.SIGKILL
     finally:
         a.kill()
@@ -85,7 +86,7 @@ def test_kill_in_the_close_pays_once(tmp_path: Path, where: str, back: int) -> N
         }  # killed before the close committed: nothing paid
     b = Proc(db, _port())  # the restart finishes the close (or finds it done)
     try:
-        bal = {nm: b.http.get(f"/api/accounts/{nm}").json() for nm in NAMES}
+        bal = {nm: b.http.get(f"/api/accounts/{nm}", headers=bearer(acct[nm])).json() for nm in NAMES}
     finally:
         b.kill()
     assert _paid(db) == {"ann": ["buy_in", "paid_back"], "bob": ["buy_in", "paid_back"]}  # exactly once
@@ -102,7 +103,7 @@ def test_kill_in_the_close_pays_once(tmp_path: Path, where: str, back: int) -> N
         store.close()
 
 
-def _drive3(http: httpx.Client) -> None:
+def _drive3(http: httpx.Client) -> dict[str, str]:
     """Three seats; all three leave during the first round: the server plays it out, then between
     rounds ann (first at the table) leaves alone with her pay-back while two remain, then the game
     closes paying bob and cat."""
@@ -119,7 +120,8 @@ def _drive3(http: httpx.Client) -> None:
         try:
             http.post(f"/api/tables/{tid}/leave", json={"token": seat[n]})
         except httpx.HTTPError:
-            return
+            return acct
+    return acct
 
 
 def test_kill_between_a_seat_leaving_and_its_pay_back(tmp_path: Path) -> None:
@@ -138,7 +140,7 @@ def test_kill_between_a_seat_leaving_and_its_pay_back(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'h.sqlite'}"
     a = Proc(db, _port(), f"inside:{end - 3}")
     try:
-        _drive3(a.http)
+        acct = _drive3(a.http)
         assert a.p.wait(20) == -signal.SIGKILL
     finally:
         a.kill()
@@ -157,7 +159,7 @@ def test_kill_between_a_seat_leaving_and_its_pay_back(tmp_path: Path) -> None:
     assert with_moves == {n: ["buy_in"] for n in names}  # ... and her pay-back was not
     b = Proc(db, _port())
     try:
-        bal = {nm: b.http.get(f"/api/accounts/{nm}").json() for nm in names}
+        bal = {nm: b.http.get(f"/api/accounts/{nm}", headers=bearer(acct[nm])).json() for nm in names}
     finally:
         b.kill()
     assert _paid3(db) == {n: ["buy_in", "paid_back"] for n in names}  # each exactly once

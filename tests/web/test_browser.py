@@ -100,9 +100,8 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
             return True
         if "stand" in verbs and page.is_checked("#hints") and not state.get("hinted"):
             # the exact-EV hints toggle: the analyser's value of each legal verb, the best in bold
-            page.wait_for_function(
-                "document.querySelector('#hint-values').textContent.includes('stand')", timeout=90_000
-            )
+            # (a locator wait: the page's CSP refuses eval, which wait_for_function's text predicate uses)
+            page.wait_for_selector("#hint-values:has-text('stand')", timeout=90_000)
             state["hinted"] = True
             state["hint_text"] = page.text_content("#hint-values")
         if "hit" in verbs and not state.get("hit"):

@@ -67,7 +67,7 @@ def test_two_players_play_casino_rounds_money_conserved(live: LiveServer) -> Non
     assert live.total_money() == before + sum(net.values(), Decimal(0))  # the house's side of each round
     r = live.http.post(f"/api/tables/{tid}/leave", json={"token": ta})
     assert r.json()["left"] is True and Decimal(r.json()["returned"]) == bal["ann"]
-    assert Decimal(live.http.get("/api/accounts/ann").json()["balance"]) == 500 + bal["ann"]
+    assert Decimal(live.balance("ann", ann)["balance"]) == 500 + bal["ann"]
     ca.close()
     cb.close()
 

@@ -75,7 +75,11 @@ def _burst(procs: tuple[Proc, Proc], burst: int, each: int, amount: str) -> None
     a, b = procs
     name = f"ann{burst}"
     tok = _post(a.port, "/api/accounts", {"name": name}).json()["token"]
-    opening = Decimal(_client(b.port).get(f"/api/accounts/{name}").json()["balance"])
+    opening = Decimal(
+        _client(b.port)
+        .get(f"/api/accounts/{name}", headers={"Authorization": f"Bearer {tok}"})
+        .json()["balance"]
+    )
     targets = _targets(procs, burst, each)
     clients = [_client(port) for port, _, _ in targets]
     for c in clients:
@@ -103,7 +107,7 @@ def _burst(procs: tuple[Proc, Proc], burst: int, each: int, amount: str) -> None
     assert all(r is not None and r.status_code in (200, 400) for r in got), [r and r.text for r in got]
     taken = want * sum(1 for r in got if r is not None and r.status_code == 200)
     for p in procs:  # both processes read one balance: never below zero, exactly what was taken
-        acct = _client(p.port).get(f"/api/accounts/{name}").json()
+        acct = _client(p.port).get(f"/api/accounts/{name}", headers={"Authorization": f"Bearer {tok}"}).json()
         assert Decimal(acct["balance"]) >= 0, (acct, taken)
         assert Decimal(acct["balance"]) == opening - taken, (acct, taken)
     # never more than the balance, and every buy-in it covered was taken (they queue, none is lost)

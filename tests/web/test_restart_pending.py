@@ -42,7 +42,7 @@ def test_pending_casino_joiners_survive_a_restart(make_live: Any, tmp_path: Path
     assert host.members["carl"].pending and host.members["carl"].box == 2
     assert host.members["dan"].pending and host.members["dan"].role == "standing"
     assert b.total_money() == money
-    got = b.http.get("/api/accounts/carl").json()
+    got = b.balance("carl", acct["carl"])  # the session survives the restart (the store)
     assert (got["balance"], got["at_tables"]) == ("900", "100")
     ca, cc, cd = b.ws(tid, ta), b.ws(tid, tc), b.ws(tid, td)
     ca.wait_state(lambda m: m["you"] == "ann")

@@ -192,7 +192,8 @@ def test_turn_timer_stands_for_an_idle_player(make_live) -> None:
 def test_vanished_player_kept_for_grace_then_played_out_004_5_3(make_live) -> None:
     live = make_live(replace(FAST, grace_s=0.6, turn_timeout_s=60))
     tid = live.table(preset="mbs", seed=8)
-    ta = live.join(tid, live.account("ann"), box=1, buy_in="100")
+    ann = live.account("ann")
+    ta = live.join(tid, ann, box=1, buy_in="100")
     tb = live.join(tid, live.account("bob"), box=2, buy_in="100")
     money = live.total_money()
     ca, cb = live.ws(tid, ta), live.ws(tid, tb)
@@ -219,7 +220,7 @@ def test_vanished_player_kept_for_grace_then_played_out_004_5_3(make_live) -> No
     assert "ann" in hist["net"]
     # after the round she is gone and her balance is back in her account; no money made or lost
     cb.wait_state(lambda m: all(x["name"] != "ann" for x in m["members"]))
-    ann_acct = Decimal(live.http.get("/api/accounts/ann").json()["balance"])
+    ann_acct = Decimal(live.balance("ann", ann)["balance"])
     assert ann_acct == 900 + 100 + Decimal(hist["net"]["ann"]["total"])
     assert live.total_money() == money + sum(Decimal(v["total"]) for v in hist["net"].values())
     cb.close()

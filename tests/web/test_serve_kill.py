@@ -77,7 +77,11 @@ class Proc:
 
     def ws(self, tid: str, token: str) -> Client:
         return Client(
-            connect(f"ws://127.0.0.1:{self.port}/ws/tables/{tid}?token={token}", open_timeout=10).__enter__()
+            connect(
+                f"ws://127.0.0.1:{self.port}/ws/tables/{tid}",
+                open_timeout=10,
+                additional_headers={"Authorization": f"Bearer {token}"},
+            ).__enter__()
         )
 
     def kill(self) -> None:
@@ -113,10 +117,11 @@ def _continues(old: dict[str, Any], new: dict[str, Any]) -> bool:
     )
 
 
-def _money(proc: Proc, names: list[str]) -> Decimal:
+def _money(proc: Proc, toks: dict[str, str]) -> Decimal:
+    """Every account's balance plus its money at tables (each asked by its owner's session)."""
     total = Decimal(0)
-    for n in names:
-        d = proc.http.get(f"/api/accounts/{n}").json()
+    for n, tok in toks.items():
+        d = proc.http.get(f"/api/accounts/{n}", headers={"Authorization": f"Bearer {tok}"}).json()
         total += Decimal(d["balance"]) + Decimal(d["at_tables"])
     return total
 
@@ -200,7 +205,7 @@ def test_sigkill_mid_round_and_restart(tmp_path: Path, crash_at: str | None, see
             "settled",
             "void",
         )
-        assert _money(b, names) == 2 * 1000 + sum(
+        assert _money(b, toks) == 2 * 1000 + sum(
             Decimal(v["total"]) for h in cs[0].state["history"] for v in h["net"].values()
         )
         for c in cs:

@@ -92,7 +92,7 @@ def test_two_servers_takeover(pg: str, tmp_path: Path) -> None:
         for c in cs:
             c.drain(0.2)
         assert cs[0].state["history"][-1]["status"] in ("settled", "void")
-        assert _money(b, names) == 2000 + sum(
+        assert _money(b, toks) == 2000 + sum(
             Decimal(v["total"]) for v in cs[0].state["history"][-1]["net"].values()
         )
         assert b.http.get(f"/api/tables/{t2}").status_code == 200  # its own table still served
@@ -119,7 +119,10 @@ def test_balances_and_lobby_shared_between_processes(pg: str) -> None:
     try:
         tok = a.http.post("/api/accounts", json={"name": "ann"}).json()["token"]
         assert b.http.post("/api/accounts", json={"name": "ann"}).status_code == 409  # made through A
-        assert b.http.get("/api/accounts/ann").json()["balance"] == "1000"
+        assert (
+            b.http.get("/api/accounts/ann", headers={"Authorization": f"Bearer {tok}"}).json()["balance"]
+            == "1000"
+        )
         t1 = a.http.post("/api/tables", json={"preset": "mbs", "seed": 5}).json()["id"]
         t2 = b.http.post("/api/tables", json={"preset": "mbs", "seed": 6}).json()["id"]
         seat = a.http.post(
@@ -127,7 +130,10 @@ def test_balances_and_lobby_shared_between_processes(pg: str) -> None:
             json={"box": 2, "buy_in": "700"},
             headers={"Authorization": f"Bearer {tok}"},
         ).json()["token"]
-        assert b.http.get("/api/accounts/ann").json()["balance"] == "300"  # A's buy-in, seen by B
+        assert (
+            b.http.get("/api/accounts/ann", headers={"Authorization": f"Bearer {tok}"}).json()["balance"]
+            == "300"
+        )  # A's buy-in, seen by B
         r = b.http.post(
             f"/api/tables/{t2}/join",
             json={"box": 1, "buy_in": "400"},
@@ -147,14 +153,24 @@ def test_balances_and_lobby_shared_between_processes(pg: str) -> None:
         c.close()
         r = a.http.post(f"/api/tables/{t1}/leave", json={"token": seat})
         assert r.status_code == 200 and r.json()["left"]
-        assert Decimal(b.http.get("/api/accounts/ann").json()["balance"]) == 1000 + net  # A's round and leave
+        assert (
+            Decimal(
+                b.http.get("/api/accounts/ann", headers={"Authorization": f"Bearer {tok}"}).json()["balance"]
+            )
+            == 1000 + net
+        )  # A's round and leave
         r = b.http.post(
             f"/api/tables/{t2}/join",
             json={"box": 1, "buy_in": "400"},
             headers={"Authorization": f"Bearer {tok}"},
         )
         assert r.status_code == 200, r.text
-        assert Decimal(a.http.get("/api/accounts/ann").json()["balance"]) == 600 + net  # and B's, seen by A
+        assert (
+            Decimal(
+                a.http.get("/api/accounts/ann", headers={"Authorization": f"Bearer {tok}"}).json()["balance"]
+            )
+            == 600 + net
+        )  # and B's, seen by A
     finally:
         a.kill()
         b.kill()

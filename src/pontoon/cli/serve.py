@@ -56,6 +56,30 @@ def serve_command(
         "--advertise",
         help="with --lease-ttl: the address other processes send clients to (default http://HOST:PORT)",
     ),
+    site: list[str] = typer.Option(
+        [],
+        "--site",
+        help="the public origin of the page, e.g. https://pontoon.example (repeatable): its host is "
+        "accepted in Host and it in Origin (default: loopback and IP addresses only; docs/accounts.md)",
+    ),
+    allowed_host: list[str] = typer.Option(
+        [], "--allowed-host", help="another host name accepted in Host (repeatable; '*': any)"
+    ),
+    cookie_secure: str = typer.Option(
+        "auto",
+        "--cookie-secure",
+        help="the session cookie's Secure flag: auto (over TLS, or a trusted proxy's "
+        "X-Forwarded-Proto: https, or an https --site), always, never",
+    ),
+    trusted_proxy: str = typer.Option(
+        "",
+        "--trusted-proxy",
+        help="addresses of reverse proxies whose X-Forwarded-For/-Proto are believed (comma list; "
+        "default: none)",
+    ),
+    request_timeout: float = typer.Option(
+        5.0, "--request-timeout", help="seconds a client has to send a request's headers and body"
+    ),
 ) -> None:
     """Serve the tables and the web page (open http://HOST:PORT/ in a browser)."""
     if not 1 <= port <= 65535:
@@ -69,6 +93,15 @@ def serve_command(
         raise ServeError(f"--lease-ttl {lease_ttl}: 0 (no leases) or 1 to 3600 seconds")
     if lease_ttl and memory:
         raise ServeError("--lease-ttl needs the history store: leave --memory out")
+    from pontoon.web.site import Security
+
+    security = Security(  # a bad --site, --cookie-secure or --request-timeout: SiteError, one line, exit 2
+        sites=tuple(site),
+        allowed_hosts=tuple(h.strip().lower() for h in allowed_host),
+        cookie_secure=cookie_secure,
+        trusted_proxies=trusted_proxy.strip(),
+        request_timeout_s=request_timeout,
+    )
     try:  # a port in use or an address not of this machine: one line, exit 2
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -79,8 +112,11 @@ def serve_command(
 
     from pontoon.web.app import create_app
     from pontoon.web.hosting import Settings
+    from pontoon.web.transport import uvicorn_options
 
-    settings = Settings(turn_timeout_s=turn_timeout, grace_s=grace, secret=os.environ.get("PONTOON_SECRET"))
+    settings = Settings(
+        turn_timeout_s=turn_timeout, grace_s=grace, secret=os.environ.get("PONTOON_SECRET"), security=security
+    )
     persistence = None
     if not memory:
         from pontoon.history import open_store
@@ -96,6 +132,12 @@ def serve_command(
         persistence = StorePersistence(store, leases=leases)
     app = create_app(settings, persistence)
     try:
-        uvicorn.run(app, host=host, port=port, ws_max_size=settings.max_frame * 4, log_level="info")
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="info",
+            **uvicorn_options(settings),  # the guarded protocol, the trusted proxies, the frame cap
+        )
     except OSError as err:
         raise ServeError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None

@@ -11,13 +11,17 @@
   (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
 - ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;
 - ``drills`` (revision 0002): one row per ``pontoon train`` session summary: accuracy, cost and cost per
-  100 hands as exact decimal text (expected values in wagers, fixed to 6 places), the worst spots as JSON.
+  100 hands as exact decimal text (expected values in wagers, fixed to 6 places), the worst spots as JSON;
+- ``web_logins`` and ``web_sessions`` (revision 0006, the table server's accounts: docs/accounts.md): each
+  account's uniqueness key (its name folded, ``pontoon.web.names``) and argon2id password hash (none: a
+  guest), and the login sessions (the SHA-256 of each session token, never the token; an expiry).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import (
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -131,3 +135,24 @@ drills = Table(
     Column("cost_per_100", Text, nullable=False),
     Column("worst", Text, nullable=False, server_default="[]"),
 )
+
+# revision 0006: the table server's logins (``web_accounts`` itself is revision 0003's, in history/accounts.py)
+web_logins = Table(
+    "web_logins",
+    metadata,
+    Column("name", String(64), primary_key=True),  # web_accounts.name
+    Column("name_key", String(64), nullable=True, unique=True),  # None: a legacy look-alike (not claimable)
+    Column("pw_hash", Text, nullable=True),  # argon2id (PHC string); None: a guest
+    Column("created", String(32), nullable=False),
+    Column("claimed", String(32), nullable=True),  # when a password was set
+)
+
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),  # sha256 hex of the session token (the token is not kept)
+    Column("name", String(64), nullable=False),
+    Column("created", String(32), nullable=False),
+    Column("expires", Float, nullable=False),  # unix seconds
+)
+Index("ix_web_sessions_name", web_sessions.c.name)

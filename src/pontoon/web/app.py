@@ -20,65 +20,33 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Header, Query, Request, WebSocket
+from fastapi import Body, FastAPI, Query, Request, WebSocket
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message
 
 from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
 from pontoon.money import fmt
 from pontoon.web import store_reads
+from pontoon.web.auth import Auth, backend_for, require, seat_name, socket_identity
 from pontoon.web.hosting import HostedTable, HostError, Settings
 from pontoon.web.lobby import Lobby
-from pontoon.web.models import AccountIn, AccountOut, Envelope, JoinIn, JoinOut, LeaveIn, MessageIn, TableIn
+from pontoon.web.models import Envelope, JoinIn, JoinOut, LeaveIn, MessageIn, TableIn
 from pontoon.web.persistence import MemoryPersistence, TablePersistence
 from pontoon.web.ratelimit import RateLimiter
+from pontoon.web.routes import accounts as accounts_routes
+from pontoon.web.routes import auth as auth_routes
 from pontoon.web.tokens import Signer, TokenError
+from pontoon.web.transport import BodyLimit, SiteGuard, install_log_filter
 
 log = logging.getLogger("pontoon.web")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024
 TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
-AccountName = Annotated[str, PathParam(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")]
-
-
-class BodyLimit:
-    """Refuse a request body over ``cap`` bytes with 413 (also a chunked one), before any route sees it."""
-
-    def __init__(self, app: ASGIApp, cap: int) -> None:
-        self.app = app
-        self.cap = cap
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        body = b""
-        more = True
-        while more:
-            msg = await receive()
-            if msg["type"] == "http.disconnect":
-                return
-            body += msg.get("body", b"")
-            more = msg.get("more_body", False)
-            if len(body) > self.cap:
-                resp = JSONResponse({"detail": f"request body over {self.cap} bytes"}, status_code=413)
-                await resp(scope, receive, send)
-                return
-        done = False
-
-        async def replay() -> Message:
-            nonlocal done
-            if not done:
-                done = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
 
 
 @dataclass(eq=False)
@@ -115,6 +83,16 @@ class Server:
         self.joins = RateLimiter(settings.join_burst, settings.join_rate)
         self.actions = RateLimiter(settings.action_burst, settings.action_rate)
         self.hint_slot = asyncio.Semaphore(1)
+        self.auth = Auth(settings.security, backend_for(store), self.lobby, self.signer)  # web/auth.py
+        self.lobby.session_account = self.auth.account_of
+
+    def limited(self, request: Request) -> JSONResponse | None:
+        """429 once a client address has spent its burst of REST writes (accounts, logins, tables, joins)."""
+        if not self.joins.allow(_client(request)):
+            return _err(
+                429, f"too many requests from {_client(request)}: {self.joins.describe()}; wait a moment"
+            )
+        return None
 
     def lock(self, tid: str) -> asyncio.Lock:
         return self.locks.setdefault(tid, asyncio.Lock())
@@ -242,13 +220,6 @@ def create_app(
     async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
         return _err(422, _one_error(err.errors()))
 
-    def limited(request: Request) -> JSONResponse | None:
-        if not srv.joins.allow(_client(request)):
-            return _err(
-                429, f"too many requests from {_client(request)}: {srv.joins.describe()}; wait a moment"
-            )
-        return None
-
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
         return {"ok": True, "tables": len(srv.lobby.tables)}
@@ -256,29 +227,6 @@ def create_app(
     @app.get("/api/presets")
     async def presets() -> list[dict[str, Any]]:
         return srv.lobby.presets()
-
-    @app.post(
-        "/api/accounts",
-        response_model=AccountOut,
-        status_code=201,
-        responses={400: {}, 409: {}, 422: {}, 429: {}},
-    )
-    async def create_account(request: Request, body: AccountIn) -> Any:
-        if (r := limited(request)) is not None:
-            return r
-        if (
-            body.name in srv.lobby.accounts or srv.lobby.balance(body.name) is not None
-        ):  # another process's too
-            return _err(409, f"account {body.name!r} exists; pick another name")
-        bal, token = srv.lobby.create_account(body.name)
-        return AccountOut(name=body.name, balance=fmt(bal), token=token)
-
-    @app.get("/api/accounts/{name}", response_model=AccountOut, responses={404: {}})
-    async def get_account(name: AccountName) -> Any:
-        bal = srv.lobby.balance(name)  # from the store: the same in every process on the database
-        if bal is None:
-            return _err(404, f"no account {name!r}")
-        return AccountOut(name=name, balance=fmt(bal), at_tables=fmt(srv.lobby.money_at_tables(name)))
 
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:
@@ -290,7 +238,7 @@ def create_app(
 
     @app.post("/api/tables", status_code=201, responses={400: {}, 422: {}, 429: {}})
     async def create_table(request: Request, body: TableIn) -> Any:
-        if (r := limited(request)) is not None:
+        if (r := srv.limited(request)) is not None:
             return r
         host = srv.lobby.create_table(body)
         return host.summary()
@@ -366,26 +314,26 @@ def create_app(
         request: Request,
         tid: TableId,
         body: JoinIn | None = Body(None),
-        authorization: Annotated[str | None, Header(max_length=1100)] = None,
     ) -> Any:
-        if (r := limited(request)) is not None:
+        """Join as the session's account (the cookie, or ``Authorization: Bearer <session token>``)."""
+        if (r := srv.limited(request)) is not None:
             return r
         host = srv.lobby.tables.get(tid)
         if host is None:
             return _missing(srv, tid)
-        token = (authorization or "").removeprefix("Bearer ").strip()
-        name = srv.lobby.account_of(token)
+        me = require(request, srv.auth)
         async with srv.lock(tid):
-            out = srv.lobby.join(host, name, body or JoinIn())
+            out = srv.lobby.join(host, me.name, body or JoinIn(), session=me.sid)
             srv.broadcast(host)
         return out
 
     @app.post("/api/tables/{tid}/leave", responses={400: {}, 401: {}, 404: {}})
-    async def leave(tid: TableId, body: LeaveIn) -> Any:
+    async def leave(request: Request, tid: TableId, body: LeaveIn | None = Body(None)) -> Any:
+        """Leave as the seat token's person (``token``), else as the session's account."""
         host = srv.lobby.tables.get(tid)
         if host is None:
             return _missing(srv, tid)
-        _, name = srv.lobby.seat_of(body.token, tid)
+        name, _ = seat_name(request, srv.auth, body.token if body else None, tid)
         async with srv.lock(tid):
             if name not in host.members:
                 return _err(400, f"{name} is no longer at table {tid}")
@@ -400,15 +348,16 @@ def create_app(
         }
 
     @app.post("/api/tables/{tid}/messages", responses={400: {}, 401: {}, 404: {}, 409: {}, 429: {}})
-    async def message(tid: TableId, body: MessageIn) -> Any:
-        """The WebSocket's client messages over REST, for the seat of ``token``: an engine action, a
+    async def message(request: Request, tid: TableId, body: MessageIn) -> Any:
+        """The WebSocket's client messages over REST, for the seat of ``token`` (else the session's
+        account): an engine action, a
         wager, the kitty, a kitty top-up, the bank offered for sale or bought (checked as on the
         WebSocket); answers the seat's state after it."""
         host = srv.lobby.tables.get(tid)
         if host is None:
             return _missing(srv, tid)
-        _, name = srv.lobby.seat_of(body.token, tid)
-        if not srv.actions.allow(body.token):
+        name, _ = seat_name(request, srv.auth, body.token, tid)
+        if not srv.actions.allow(f"{tid}:{name}"):
             return _err(429, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
         msg = body.message
         if msg.type in ("ping", "hints"):
@@ -426,9 +375,13 @@ def create_app(
             return host.state_for(name, False)
 
     @app.websocket("/ws/tables/{tid}")
-    async def ws(websocket: WebSocket, tid: str, token: str | None = None) -> None:
-        await table_socket(srv, websocket, tid, token)
+    async def ws(websocket: WebSocket, tid: str) -> None:
+        """A seat's socket by the session (cookie or Authorization) or a seat token in Authorization:
+        Bearer; no credentials: a spectator. Never a token in the URL (transport.SiteGuard)."""
+        await table_socket(srv, websocket, tid)
 
+    app.include_router(accounts_routes.router)
+    app.include_router(auth_routes.router)
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -436,7 +389,9 @@ def create_app(
         async def index() -> FileResponse:
             return FileResponse(STATIC / "index.html")
 
-    app.add_middleware(BodyLimit, cap=MAX_BODY)
+    app.add_middleware(BodyLimit, cap=MAX_BODY, timeout=settings.security.request_timeout_s)
+    app.add_middleware(SiteGuard, security=settings.security)  # outermost: Host, Origin, headers
+    install_log_filter()
     return app
 
 
@@ -467,7 +422,7 @@ def _one_error(errors: Any) -> str:
         return "the request is not valid"
 
 
-async def table_socket(srv: Server, websocket: WebSocket, tid: str, token: str | None) -> None:
+async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
     host = srv.lobby.tables.get(tid)
     name: str | None = None
     if host is None:
@@ -479,23 +434,26 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str, token: str |
         else:
             await websocket.close(code=4404, reason=f"no table {tid[:16]!r}")
         return
-    if token:
-        try:
-            _, name = srv.lobby.seat_of(token, tid)
-        except (TokenError, HostError) as err:
-            await websocket.close(code=4401, reason=str(err)[:120])
-            return
-        if name not in host.members:
+    try:  # web/auth.py: a seat token in Authorization, else the session (cookie or Bearer), else a spectator
+        name, sid, by_seat = socket_identity(srv.auth, websocket, tid)
+    except (TokenError, HostError) as err:
+        await websocket.close(code=4401, reason=str(err)[:120])
+        return
+    if name is not None and name not in host.members:
+        if by_seat:
             await websocket.close(code=4403, reason="you are no longer at this table; join again")
             return
+        name = None  # a logged-in person who does not sit here watches
     await websocket.accept()
+    if sid is not None:
+        srv.auth.watch(sid, websocket)  # closed when that session logs out
     conn = Conn(name, websocket)
     srv.conns.setdefault(tid, set()).add(conn)
     async with srv.lock(tid):
         host.connected(name)
         srv.broadcast(host)
     sender = asyncio.create_task(_sender(conn))
-    key = f"{token or _client(websocket)}"
+    key = f"{tid}:{name}" if name else _client(websocket)
     try:
         while not conn.overflow and not sender.done():
             msg = await websocket.receive()
@@ -507,6 +465,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str, token: str |
             log.exception("table %s: connection of %s", tid, name)
     finally:
         sender.cancel()
+        srv.auth.forget(websocket)
         srv.conns.get(tid, set()).discard(conn)
         async with srv.lock(tid):
             host.disconnected(name)

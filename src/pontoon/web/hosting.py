@@ -29,6 +29,7 @@ from pontoon.errors import PontoonError
 from pontoon.events import Event, TableRecord
 from pontoon.money import fmt, to_money
 from pontoon.web.persistence import TablePersistence
+from pontoon.web.site import Security
 
 
 class HostError(PontoonError):
@@ -53,6 +54,7 @@ class Settings:
     max_frame: int = 4096  # bytes in one WebSocket message (the hard cap)
     idle_table_s: float = 1800.0  # a table nobody sits at or watches is closed after this long
     secret: str | None = None
+    security: Security = Security()  # sites, hosts, cookies, slow clients, sessions (web/site.py)
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 import tomllib
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -22,7 +23,7 @@ from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable, HostError, Settings
 from pontoon.web.models import JoinIn, TableIn
 from pontoon.web.persistence import TablePersistence
-from pontoon.web.tokens import Signer
+from pontoon.web.tokens import Signer, TokenError
 
 MAX_DEPTH = 8
 
@@ -57,6 +58,7 @@ class Lobby:
         self.signer = signer
         self.accounts: dict[str, Decimal] = dict(store.load_accounts())
         self.tables: dict[str, HostedTable] = {}
+        self.session_account: Callable[[object], str | None] | None = None  # web/auth.py: a session's account
 
     # ------------------------------------------------------------------ accounts
     def create_account(self, name: str) -> tuple[Decimal, str]:
@@ -80,10 +82,12 @@ class Lobby:
         return self.accounts.get(name)
 
     def account_of(self, token: object) -> str:
-        claims = self.signer.check(token, "account")
-        name = claims.get("a")
-        if not isinstance(name, str) or (name not in self.accounts and self.balance(name) is None):
-            raise HostError("the account token names no account on this server")
+        """The account of a login session token (web/auth.py; the cookie's or a Bearer header's)."""
+        name = self.session_account(token) if self.session_account is not None else None
+        if name is None:
+            raise TokenError("log in first (or play as a guest): the session token is not a live session")
+        if name not in self.accounts and self.balance(name) is None:
+            raise HostError("the session names no account on this server")
         return name
 
     def credit(self, name: str, amount: Decimal) -> None:
@@ -172,7 +176,7 @@ class Lobby:
             raise KeyError(tid)
         return t
 
-    def join(self, host: HostedTable, name: str, req: JoinIn) -> dict[str, Any]:
+    def join(self, host: HostedTable, name: str, req: JoinIn, session: str | None = None) -> dict[str, Any]:
         have = self.balance(name) or Decimal(0)  # the store's balance: another process may have moved it
         want = (
             to_money(req.buy_in, "buy_in")
@@ -186,7 +190,8 @@ class Lobby:
         m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
         self.accounts[name] -= want
         self.store.save_account(name, self.accounts[name])
-        token = self.signer.sign("seat", t=host.id, n=name)
+        bound: dict[str, Any] = {"s": session} if session else {}  # it ends with the session that joined
+        token = self.signer.sign("seat", t=host.id, n=name, **bound)
         return {
             "table": host.id,
             "name": name,

@@ -18,17 +18,6 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class AccountIn(Strict):
-    name: Name
-
-
-class AccountOut(Strict):
-    name: str
-    balance: str
-    token: str | None = None
-    at_tables: str | None = None
-
-
 class TableIn(Strict):
     preset: str | None = Field(None, max_length=40, description="a preset id or alias (see /api/presets)")
     rules_toml: str | None = Field(
@@ -57,7 +46,7 @@ class JoinOut(Strict):
 
 
 class LeaveIn(Strict):
-    token: str = Field(max_length=1024)
+    token: str | None = Field(None, max_length=1024, description="a seat token (default: the session's seat)")
 
 
 class ActionIn(Strict):
@@ -123,5 +112,5 @@ class Envelope(Strict):
 class MessageIn(Strict):
     """A client message over REST (``POST /api/tables/{id}/messages``), with the seat token it acts for."""
 
-    token: str = Field(max_length=1024)
+    token: str | None = Field(None, max_length=1024, description="a seat token (default: the session's seat)")
     message: ClientMsg

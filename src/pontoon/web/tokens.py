@@ -1,4 +1,6 @@
-"""Signed, expiring tokens: an account token (who you are) and a seat token (your seat at one table).
+"""Signed, expiring tokens: the seat token (your seat at one table; ``Lobby.join``, bound to the login
+session that joined: ``web/auth.py``). Who you are is the login session (``web/auth.py``), not a token
+of this kind.
 
 A token is ``base64url(json payload) + "." + base64url(HMAC-SHA256(secret, payload))``; the payload
 carries its kind, the names it grants and an expiry (unix seconds). The secret is per server (random

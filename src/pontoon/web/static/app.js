@@ -2,11 +2,10 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
+// The login session is an HttpOnly cookie the page never sees; only the table watched is remembered.
 const S = {
-  name: sessionStorage.getItem("acct_name"),
-  token: sessionStorage.getItem("acct_token"),
+  name: null, guest: false,
   tableId: sessionStorage.getItem("table_id"),
-  seat: sessionStorage.getItem("seat_token"),
   ws: null, state: null, boxSel: {}, hints: null, hintsAsked: -1, leaving: false, lobbyTimer: null,
 };
 const CASINO_KEYS = { hit: "h", stand: "s", double: "d", split: "p", rescue: "r", surrender: "u", insure: "i",
@@ -19,10 +18,10 @@ function notice(text) {
   $("#notice").textContent = text || "";
 }
 
-async function api(method, path, body, auth) {
+async function api(method, path, body) {
   const headers = { "Content-Type": "application/json" };
-  if (auth) headers.Authorization = "Bearer " + auth;
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(path, { method, headers, credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(data.detail || r.statusText);
   return data;
@@ -76,26 +75,47 @@ function el(tag, text, cls) {
 
 // ---------------------------------------------------------------- account and lobby
 function showAccount() {
-  $("#account-form").hidden = !!S.token;
-  $("#account-info").hidden = !S.token;
-  if (S.token) $("#account-label").textContent = S.name;
+  $("#account-form").hidden = !!S.name;
+  $("#account-info").hidden = !S.name;
+  $("#account-guest").hidden = !S.guest;
+  $("#claim-form").hidden = !S.guest;
+  if (S.name) $("#account-label").textContent = S.name;
 }
 
-async function refreshAccount() {
-  if (!S.name) return;
-  try {
-    const a = await api("GET", "/api/accounts/" + encodeURIComponent(S.name));
-    $("#account-balance").textContent = a.balance;
-  } catch (e) { /* the server may have restarted without a store */ }
+function signedIn(a) {
+  S.name = a ? a.name : null; S.guest = a ? a.guest : false;
+  if (a) $("#account-balance").textContent = a.balance;
+  $("#account-password").value = ""; $("#claim-password").value = "";
+  showAccount();
 }
 
-$("#account-form").addEventListener("submit", async (ev) => {
+async function refreshAccount() {  // the session's own account (the cookie): 401 when logged out
+  try { signedIn(await api("GET", "/api/auth/session")); } catch (e) { signedIn(null); }
+}
+
+async function account(path, withPassword) {
+  const body = { name: $("#account-name").value.trim() };
+  if (withPassword) body.password = $("#account-password").value;
+  try { signedIn(await api("POST", path, body)); notice(""); } catch (e) { notice(e.message); }
+}
+
+$("#account-form").addEventListener("submit", (ev) => {  // Enter: log in when a password is typed, else a guest
+  ev.preventDefault();
+  if ($("#account-password").value && ev.submitter !== $("#account-create")) account("/api/auth/login", true);
+  else account("/api/accounts", false);
+});
+$("#account-register").addEventListener("click", () => account("/api/auth/register", true));
+$("#account-login").addEventListener("click", () => account("/api/auth/login", true));
+$("#logout").addEventListener("click", async () => {
+  try { await api("POST", "/api/auth/logout"); } catch (e) { /* the cookie is cleared either way */ }
+  if (S.tableId) backToLobby();
+  signedIn(null); notice("logged out");
+});
+$("#claim-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   try {
-    const a = await api("POST", "/api/accounts", { name: $("#account-name").value.trim() });
-    S.name = a.name; S.token = a.token;
-    sessionStorage.setItem("acct_name", a.name); sessionStorage.setItem("acct_token", a.token);
-    showAccount(); refreshAccount(); notice("");
+    signedIn(await api("POST", "/api/auth/claim", { password: $("#claim-password").value }));
+    notice("this account is yours now: log in with its name and password from any device");
   } catch (e) { notice(e.message); }
 });
 
@@ -171,20 +191,19 @@ async function refreshTables() {
 }
 
 async function join(tid, body) {
-  if (!S.token) { notice("create an account first"); return; }
+  if (!S.name) { notice("play as a guest, register or log in first"); return; }
   try {
-    const j = await api("POST", `/api/tables/${tid}/join`, body, S.token);
+    await api("POST", `/api/tables/${tid}/join`, body);
     notice("");
     refreshAccount();
-    enterTable(tid, j.token);
+    enterTable(tid);
   } catch (e) { notice(e.message); }
 }
 
 // ---------------------------------------------------------------- the table
-function enterTable(tid, seatToken) {
-  S.tableId = tid; S.seat = seatToken; S.leaving = false; S.state = null; S.hints = null;
+function enterTable(tid) {  // the socket is a seat when the session's account sits here, else a spectator
+  S.tableId = tid; S.leaving = false; S.state = null; S.hints = null;
   sessionStorage.setItem("table_id", tid);
-  if (seatToken) sessionStorage.setItem("seat_token", seatToken); else sessionStorage.removeItem("seat_token");
   $("#lobby").hidden = true; $("#table").hidden = false;
   connect();
 }
@@ -192,16 +211,15 @@ function enterTable(tid, seatToken) {
 function backToLobby() {
   S.leaving = true;
   if (S.ws) S.ws.close();
-  S.ws = null; S.tableId = null; S.seat = null; S.state = null;
-  sessionStorage.removeItem("table_id"); sessionStorage.removeItem("seat_token");
+  S.ws = null; S.tableId = null; S.state = null;
+  sessionStorage.removeItem("table_id");
   $("#table").hidden = true; $("#lobby").hidden = false;
   refreshTables(); refreshAccount();
 }
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const q = S.seat ? "?token=" + encodeURIComponent(S.seat) : "";
-  const ws = new WebSocket(`${proto}://${location.host}/ws/tables/${S.tableId}${q}`);
+  const ws = new WebSocket(`${proto}://${location.host}/ws/tables/${S.tableId}`);  // the cookie says who
   S.ws = ws;
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
@@ -226,9 +244,9 @@ function send(obj) {
 }
 
 $("#leave").addEventListener("click", async () => {
-  if (!S.seat) { backToLobby(); return; }
+  if (!S.state || !S.state.you) { backToLobby(); return; }
   try {
-    const r = await api("POST", `/api/tables/${S.tableId}/leave`, { token: S.seat });
+    const r = await api("POST", `/api/tables/${S.tableId}/leave`);
     notice(r.left ? `left the table with ${r.returned}` : r.note);
   } catch (e) { notice(e.message); }
   backToLobby();
@@ -521,7 +539,7 @@ $("#hints").addEventListener("change", () => { S.hintsAsked = -1; if (S.state) m
 showAccount();
 refreshAccount();
 loadPresets().catch((e) => notice(e.message));
-if (S.tableId) enterTable(S.tableId, S.seat); else refreshTables();
+if (S.tableId) enterTable(S.tableId); else refreshTables();
 setInterval(() => { if (!$("#lobby").hidden) refreshTables(); }, 3000);
 setInterval(() => {  // the turn timer counts down between states
   if (S.state && S.state.timer_s !== null) { S.state.timer_s = Math.max(0, S.state.timer_s - 1); $("#timer").textContent = `${Math.ceil(S.state.timer_s)} s`; }

@@ -1,0 +1,310 @@
+"""What guards the server's transport (docs/accounts.md, "Transport"):
+
+- ``SiteGuard`` (ASGI, outermost): every request's ``Host`` must be this site's (DNS rebinding); the
+  ``Origin`` of every WebSocket and of every state-changing request, when sent, must be the site's
+  (cross-site WebSocket hijacking, CSRF); a token in a URL's query (``?token=``) is refused, since
+  URLs are written to logs; every HTTP response carries the security headers (CSP without inline
+  script, frame-ancestors 'none' and X-Frame-Options DENY, nosniff, Referrer-Policy no-referrer;
+  HSTS over TLS; no-store on the API).
+- ``BodyLimit``: a request body over the cap is refused with 413, and one that does not arrive
+  within the request timeout with 408, before any route reads it.
+- ``guarded(protocol)``: uvicorn's HTTP protocol with a deadline per request: a connection that does
+  not complete a request's headers and body within ``request_timeout_s`` of its first byte (or of
+  opening) is answered 408 and closed (uvicorn has no header timeout of its own: a half-sent request
+  was held for good).
+- ``RedactTokens``: a logging filter on uvicorn's access and error loggers that writes any
+  ``token=``-like query value as ``[redacted]``.
+- ``uvicorn_options(settings)``: the keyword arguments ``pontoon serve`` (and the tests) give uvicorn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pontoon.web.site import Security
+
+SECRET_KEYS = frozenset({"token", "access_token", "session", "seat", "password", "auth"})
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+    (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
+]
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def host_name(value: str) -> str | None:
+    """The host of a ``Host`` header value (no port, lower case, no trailing dot); None if malformed."""
+    v = value.strip().lower()
+    if v.startswith("["):
+        end = v.find("]")
+        if end < 0 or (v[end + 1 :] and not re.fullmatch(r":[0-9]{1,5}", v[end + 1 :])):
+            return None
+        return v[1:end]
+    name, _, port = v.partition(":")
+    if port and not port.isdigit():
+        return None
+    name = name.rstrip(".")
+    return name if re.fullmatch(r"[a-z0-9._-]{1,253}", name) else None
+
+
+def _ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class SiteGuard:
+    def __init__(self, app: ASGIApp, security: Security) -> None:
+        self.app = app
+        self.hosts = security.hosts
+        self.any_host = "*" in security.allowed_hosts
+        self.origins = security.origins
+
+    def refusal(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
+        raw = headers.get("host")
+        if raw is None:
+            return 400, "a Host header is required"
+        host = host_name(raw)
+        if host is None:
+            return 400, f"the Host header {raw[:80]!r} is not a host name"
+        if not (self.any_host or host == "localhost" or _ip(host) or host in self.hosts):
+            return 421, (
+                f"this server does not answer for host {host[:80]!r} (pontoon serve --site or "
+                "--allowed-host names the hosts it answers for)"
+            )
+        origin = headers.get("origin")
+        unsafe = scope["type"] == "websocket" or scope.get("method", "GET") not in SAFE_METHODS
+        if origin is not None and unsafe and not self._origin_ok(origin, raw):
+            return 403, f"requests from the origin {origin[:80]!r} are refused: this site's own page only"
+        qs = scope.get("query_string", b"").decode("latin-1")
+        if qs and any(k.lower() in SECRET_KEYS for k, _ in parse_qsl(qs, keep_blank_values=True)):
+            return 400, (
+                "a token in the URL is refused (URLs are written to logs): the page's session cookie or "
+                "an Authorization: Bearer header carries it"
+            )
+        return None
+
+    def _origin_ok(self, origin: str, host_header: str) -> bool:
+        o = origin.strip().lower()
+        if o in self.origins:
+            return True
+        try:
+            u = urlsplit(o)
+        except ValueError:
+            return False
+        return u.scheme in ("http", "https") and u.netloc == host_header.strip().lower()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        why = self.refusal(scope, Headers(scope=scope))
+        if why is not None:
+            status, msg = why
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 4000 + status, "reason": msg[:120]})
+            else:
+                await _with_headers(JSONResponse({"detail": msg}, status_code=status), scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+        await _with_headers(self.app, scope, receive, send)
+
+
+async def _with_headers(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    extra = list(_HEADERS)
+    if scope.get("scheme") == "https":
+        extra.append((b"strict-transport-security", b"max-age=31536000"))
+    if str(scope.get("path", "")).startswith("/api/"):
+        extra.append((b"cache-control", b"no-store"))
+
+    async def add(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            have = {k.lower() for k, _ in message.get("headers", [])}
+            message["headers"] = list(message.get("headers", [])) + [
+                (k, v) for k, v in extra if k not in have
+            ]
+        await send(message)
+
+    await app(scope, receive, add)
+
+
+class BodyLimit:
+    """Refuse a request body over ``cap`` bytes with 413 (also a chunked one), and one that has not
+    arrived within ``timeout`` seconds with 408, before any route sees it."""
+
+    def __init__(self, app: ASGIApp, cap: int, timeout: float = 5.0) -> None:
+        self.app = app
+        self.cap = cap
+        self.timeout = timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        more = True
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.timeout
+        while more:
+            try:
+                msg = await asyncio.wait_for(receive(), max(0.0, end - loop.time()))
+            except TimeoutError:
+                resp = JSONResponse(
+                    {"detail": f"the request body did not arrive within {self.timeout:g} s"},
+                    status_code=408,
+                    headers={"Connection": "close"},
+                )
+                await resp(scope, receive, send)
+                return
+            if msg["type"] == "http.disconnect":
+                return
+            body += msg.get("body", b"")
+            more = msg.get("more_body", False)
+            if len(body) > self.cap:
+                resp = JSONResponse({"detail": f"request body over {self.cap} bytes"}, status_code=413)
+                await resp(scope, receive, send)
+                return
+        done = False
+
+        async def replay() -> Message:
+            nonlocal done
+            if not done:
+                done = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+_TIMEOUT_408 = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: 38\r\nconnection: close\r\n\r\nthe request did not arrive in time\r\n\r\n"
+)
+
+
+def guarded(base: type[asyncio.Protocol], timeout: float) -> type[asyncio.Protocol]:
+    """``base`` (uvicorn's h11 or httptools protocol) with a deadline on every request's arrival."""
+
+    class Guarded(base):  # type: ignore[valid-type, misc]
+        request_timeout = timeout
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._guard: asyncio.TimerHandle | None = None
+            self._mark: Any = None
+            self._arm()
+
+        def _arm(self) -> None:  # (uvicorn's ``cycle``: the request being read; read defensively)
+            self._mark = getattr(self, "cycle", None)
+            self._guard = asyncio.get_running_loop().call_later(self.request_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._guard is not None:
+                self._guard.cancel()
+                self._guard = None
+
+        def _complete(self) -> bool:
+            cyc = getattr(self, "cycle", None)
+            return cyc is not None and cyc is not self._mark and not getattr(cyc, "more_body", False)
+
+        def data_received(self, data: bytes) -> None:
+            cyc = getattr(self, "cycle", None)
+            if self._guard is None and (cyc is None or getattr(cyc, "response_complete", True)):
+                self._arm()  # the first bytes of a new request on a kept-alive connection
+            super().data_received(data)
+            if self._guard is not None and self._complete():
+                self._disarm()
+
+        def handle_websocket_upgrade(self, *args: Any) -> None:
+            self._disarm()  # the WebSocket protocol takes the connection over (its own pings and limits)
+            super().handle_websocket_upgrade(*args)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _too_slow(self) -> None:
+            self._guard = None
+            tr = self.transport
+            if tr.is_closing() or tr.get_protocol() is not self or self._complete():
+                return
+            cyc = getattr(self, "cycle", None)
+            if cyc is None or cyc is self._mark or not getattr(cyc, "response_started", False):
+                tr.write(_TIMEOUT_408)
+            tr.close()
+
+    Guarded.__name__ = Guarded.__qualname__ = f"Guarded{base.__name__}"
+    return Guarded
+
+
+class RedactTokens(logging.Filter):
+    """Write the value of any secret-looking query parameter in a log record as ``[redacted]``."""
+
+    PATTERN = re.compile(r"([?&](?:" + "|".join(sorted(SECRET_KEYS)) + r")=)[^&\s\"']*", re.IGNORECASE)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                self.PATTERN.sub(r"\1[redacted]", a) if isinstance(a, str) else a for a in record.args
+            )
+        if isinstance(record.msg, str):
+            record.msg = self.PATTERN.sub(r"\1[redacted]", record.msg)
+        return True
+
+
+def install_log_filter() -> None:
+    """The filter on uvicorn's loggers (the access log; the error log names WebSocket paths)."""
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
+
+
+def uvicorn_options(settings: Any) -> dict[str, Any]:
+    """uvicorn's keyword arguments for the app: the guarded HTTP protocol, the frame cap, a short
+    keep-alive, and proxy headers only from the trusted proxies (``Security`` has none by default)."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    sec: Security = settings.security
+    install_log_filter()
+    return {
+        "http": guarded(AutoHTTPProtocol, sec.request_timeout_s),
+        "proxy_headers": bool(sec.trusted_proxies),
+        "forwarded_allow_ips": sec.trusted_proxies or None,
+        "ws_max_size": settings.max_frame * 4,
+        "timeout_keep_alive": 5,
+        "h11_max_incomplete_event_size": 16 * 1024,
+    }
+
+
+__all__ = [
+    "CSP",
+    "BodyLimit",
+    "RedactTokens",
+    "SiteGuard",
+    "guarded",
+    "host_name",
+    "install_log_filter",
+    "uvicorn_options",
+]
