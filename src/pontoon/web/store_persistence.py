@@ -307,6 +307,7 @@ class StorePersistence:
                 for entry in self.last_rounds(rec.table_id, lobby.settings.history_rounds):
                     host.add_history(entry)  # the page's last rounds, from the store
             host.restore_members(members)
+            host.marks = dict(host.marks, test_mode=bool(spec.get("seeded")))  # ruling 36: still marked
             lobby.adopt(host)
             done.append(wid)
         return done
