@@ -137,7 +137,10 @@ async function refreshTables() {
       body.appendChild(tr);
       continue;
     }
-    tr.appendChild(el("td", t.title));
+    const title = el("td", t.title);
+    const tag = marksText(t.marks);
+    if (tag) title.appendChild(el("div", tag, "mark"));
+    tr.appendChild(title);
     tr.appendChild(el("td", `${t.name} (${t.preset})`));
     tr.appendChild(el("td", t.game === "casino" ? `${t.table_min}–${t.table_max}` : `stakes ${t.stake_min}–${t.stake_max}`));
     tr.appendChild(el("td", t.members.map((m) => m.name + (m.box ? ` @${m.box}` : "")).join(", ") +
@@ -234,8 +237,23 @@ $("#leave").addEventListener("click", async () => {
   backToLobby();
 });
 
+// a test table (a fixed seed: a predictable shuffle, ruling 36) and custom rules, said to everyone
+function marksText(m) {
+  if (!m) return "";
+  const out = [];
+  if (m.test_mode) out.push("TEST TABLE: fixed seed, the shuffle is predictable");
+  if (m.custom) {
+    const d = Object.entries(m.custom.differs).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`);
+    const edge = m.custom.house_edge === null ? "no house" : `house edge ${(m.custom.house_edge * 100).toFixed(3)}%`;
+    out.push(`CUSTOM RULES (${m.custom.based_on} with ${d.join(", ")}): ${edge}`);
+  }
+  return out.join(" · ");
+}
+
 function render(st) {
   $("#table-title").textContent = st.title;
+  $("#table-marks").textContent = marksText(st.marks);
+  $("#table-marks").hidden = !marksText(st.marks);
   $("#phase").textContent = st.phase === "betting" ? `betting for round ${st.round_no + 1}` :
     st.phase + (st.round_no ? ` · round ${st.round_no}` : "");
   $("#to-act").textContent = st.to_act ? "to act: " + st.to_act : "";
