@@ -204,3 +204,24 @@ def test_spectators_coming_and_going_send_nothing_to_the_others(live: LiveServer
     assert after == before  # no frame at all to the existing connections
     for c in (*players, watcher):
         c.close()
+
+
+def test_another_process_s_test_and_custom_tables_are_marked_in_this_lobby(
+    make_live: MakeLive, tmp_path
+) -> None:
+    """Two processes on one store (leases): b's lobby lists a's tables with their marks."""
+    from pontoon.history import open_store
+    from pontoon.history.leases import Leases
+    from pontoon.web.store_persistence import StorePersistence
+
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    sa, sb = open_store(url), open_store(url)
+    a = make_live(FAST, StorePersistence(sa, leases=Leases(sa, "proc-a", "http://127.0.0.1:1", ttl=600)))
+    b = make_live(FAST, StorePersistence(sb, leases=Leases(sb, "proc-b", "http://127.0.0.1:2", ttl=600)))
+    test_table = a.table(preset="mbs", seed=9)
+    custom = a.table(rules_toml='preset = "mbs"\ntable_max = 500\n')
+    b.table(rules_toml='preset = "mbs"\ntable_max = 500\n')  # solved in b too: b shows its edge
+    rows = {t["id"]: t for t in b.http.get("/api/tables").json()}
+    assert rows[test_table]["served_here"] is False and rows[test_table]["marks"]["test_mode"] is True
+    mark = rows[custom]["marks"]["custom"]
+    assert mark["differs"] == {"table_max": "500"} and mark["house_edge"] > 0

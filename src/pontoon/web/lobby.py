@@ -160,7 +160,10 @@ class Lobby:
         while tid in self.tables:
             tid = secrets.token_hex(4)
         seed = spec.seed if spec.seed is not None else secrets.randbits(62)
-        title = spec.name or f"{getattr(rules, 'name', None) or rules.preset} {tid}"
+        title = (
+            spec.name
+            or f"{getattr(rules, 'name', None) or rules.preset}{' (custom)' if custom else ''} {tid}"
+        )
         host: HostedTable
         if isinstance(rules, CasinoRules):
             host = CasinoHost(
@@ -204,6 +207,12 @@ class Lobby:
         people restored from their last snapshot): hosted again under its own id."""
         if host.id in self.tables:
             raise HostError(f"table {host.id} is already hosted")
+        test = (
+            host.marks["test_mode"]
+            or getattr(host, "seeded", False)
+            or (host.fair or {}).get("secret") is False
+        )
+        host.marks = dict(host.marks, test_mode=bool(test))  # ruling 36: a test table stays marked
         if differs(host.rules):  # a custom table recovered: still marked with its rules and edge
             host.marks = dict(host.marks, custom=custom_mark(host.rules, exact_edge(host.rules)))
         self.tables[host.id] = host

@@ -57,6 +57,7 @@ def _edge_of(rules_json: str) -> dict[str, Any]:
 
     rules = CasinoRules.model_validate(json.loads(rules_json))
     sol = solve(rules, None)
+    _SOLVED.add(rules_json)
     sides = {k: round(float(v["house_edge"]), 8) for k, v in side_bets(rules).items() if "house_edge" in v}
     return {"house_edge": round(-float(sol.ev_optimal), 8), "side_bets": sides}
 
@@ -69,6 +70,18 @@ def exact_edge(rules: Any) -> dict[str, Any] | None:
     if not isinstance(rules, CasinoRules):
         return None
     return _edge_of(json.dumps(rules.model_dump(mode="json"), sort_keys=True))
+
+
+def spec_marks(spec: dict[str, Any], rules: Any) -> dict[str, Any]:
+    """The marks of another process's table from its stored spec (its edge if solved here already)."""
+    edge = None
+    if isinstance(rules, CasinoRules) and differs(rules):
+        key = json.dumps(rules.model_dump(mode="json"), sort_keys=True)
+        edge = _edge_of(key) if key in _SOLVED else {"house_edge": None, "side_bets": {}}
+    return {"test_mode": bool(spec.get("seeded")), "custom": custom_mark(rules, edge)}
+
+
+_SOLVED: set[str] = set()  # the rules solved in this process (a lookup then costs nothing)
 
 
 def custom_mark(rules: Any, edge: dict[str, Any] | None) -> dict[str, Any] | None:

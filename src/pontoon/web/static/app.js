@@ -131,7 +131,9 @@ async function refreshTables() {
     tr.dataset.table = t.id;
     if (t.served_here === false) {  // another process's table (several processes on one store)
       tr.className = "remote";
-      tr.append(el("td", t.title || t.id), el("td", t.preset || ""), el("td", ""),
+      const rt = el("td", t.title || t.id);
+      if (marksText(t.marks)) rt.appendChild(el("div", marksText(t.marks), "mark"));
+      tr.append(rt, el("td", t.preset || ""), el("td", ""),
         el("td", (t.members || []).map((m) => m.name).join(", ")),
         el("td", `served by ${t.owner || "another process"}` + (t.lease_live ? "" : " (its lease expired: taken over soon)")));
       body.appendChild(tr);
@@ -244,7 +246,7 @@ function marksText(m) {
   if (m.test_mode) out.push("TEST TABLE: fixed seed, the shuffle is predictable");
   if (m.custom) {
     const d = Object.entries(m.custom.differs).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`);
-    const edge = m.custom.house_edge === null ? "no house" : `house edge ${(m.custom.house_edge * 100).toFixed(3)}%`;
+    const edge = m.custom.house_edge === null ? (m.custom.note || "house edge not computed here") : `house edge ${(m.custom.house_edge * 100).toFixed(3)}%`;
     out.push(`CUSTOM RULES (${m.custom.based_on} with ${d.join(", ")}): ${edge}`);
   }
   return out.join(" · ");
