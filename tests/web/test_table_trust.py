@@ -225,3 +225,19 @@ def test_another_process_s_test_and_custom_tables_are_marked_in_this_lobby(
     assert rows[test_table]["served_here"] is False and rows[test_table]["marks"]["test_mode"] is True
     mark = rows[custom]["marks"]["custom"]
     assert mark["differs"] == {"table_max": "500"} and mark["house_edge"] > 0
+
+
+def test_a_recovered_test_or_custom_table_stays_marked(make_live: MakeLive, tmp_path) -> None:
+    from pontoon.history import open_store
+    from pontoon.web.store_persistence import StorePersistence
+
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    a = make_live(FAST, StorePersistence(open_store(url)))
+    seeded = a.table(preset="mbs", seed=4)
+    custom = a.table(rules_toml='preset = "mbs"\ntable_max = 400\n')
+    a.stop()
+    b = make_live(FAST, StorePersistence(open_store(url)))  # a restart: the tables recovered from the store
+    assert b.http.get(f"/api/tables/{seeded}").json()["marks"]["test_mode"] is True
+    _until(lambda: (b.http.get(f"/api/tables/{custom}").json()["marks"]["custom"] or {}).get("house_edge"))
+    mark = b.http.get(f"/api/tables/{custom}").json()["marks"]["custom"]
+    assert mark["differs"] == {"table_max": "400"} and mark["house_edge"] > 0

@@ -22,7 +22,7 @@ from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable, HostError, Settings
 from pontoon.web.limits import Limits, check_buy_in
-from pontoon.web.marks import check_custom, check_text, custom_mark, differs, exact_edge
+from pontoon.web.marks import check_custom, check_text, custom_mark, differs, exact_edge, mark_custom_later
 from pontoon.web.models import JoinIn, TableIn
 from pontoon.web.persistence import TablePersistence
 from pontoon.web.tokens import Signer
@@ -213,8 +213,7 @@ class Lobby:
             or (host.fair or {}).get("secret") is False
         )
         host.marks = dict(host.marks, test_mode=bool(test))  # ruling 36: a test table stays marked
-        if differs(host.rules):  # a custom table recovered: still marked with its rules and edge
-            host.marks = dict(host.marks, custom=custom_mark(host.rules, exact_edge(host.rules)))
+        mark_custom_later(host)  # a custom table recovered: still marked with its rules and (soon) edge
         self.tables[host.id] = host
         host.resume()
 

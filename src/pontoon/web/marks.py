@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
 from typing import Any
 
 from pontoon.errors import PontoonError
@@ -82,6 +83,30 @@ def spec_marks(spec: dict[str, Any], rules: Any) -> dict[str, Any]:
 
 
 _SOLVED: set[str] = set()  # the rules solved in this process (a lookup then costs nothing)
+
+
+def mark_custom_later(host: Any) -> None:
+    """A recovered or adopted custom table (possibly on the event loop: a lease takeover): marked at
+    once with its differences, its exact edge filled in by a worker thread (seconds the first time)."""
+    rules = host.rules
+    if not differs(rules):
+        return
+    if not isinstance(rules, CasinoRules):
+        host.marks = dict(host.marks, custom=custom_mark(rules, None))
+        return
+    key = json.dumps(rules.model_dump(mode="json"), sort_keys=True)
+    if key in _SOLVED:
+        host.marks = dict(host.marks, custom=custom_mark(rules, _edge_of(key)))
+        return
+    host.marks = dict(host.marks, custom=custom_mark(rules, {"house_edge": None, "side_bets": {}}))
+
+    def solve_it() -> None:
+        try:
+            host.marks = dict(host.marks, custom=custom_mark(rules, _edge_of(key)))
+        except PontoonError:  # the analyser refused these rules: the mark keeps its differences
+            pass
+
+    threading.Thread(target=solve_it, name=f"edge-{host.id}", daemon=True).start()
 
 
 def custom_mark(rules: Any, edge: dict[str, Any] | None) -> dict[str, Any] | None:
