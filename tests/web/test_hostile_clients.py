@@ -186,6 +186,26 @@ def _check_views(tid: str, seats: list[Seat], spec: Client, game: str) -> int:
     return checked
 
 
+def _keys(obj: Any) -> set[str]:
+    if isinstance(obj, dict):
+        return set(obj) | {k for v in obj.values() for k in _keys(v)}
+    if isinstance(obj, list):
+        return {k for v in obj for k in _keys(v)}
+    return set()
+
+
+def _check_store_reads(live: LiveServer, tid: str, british: bool) -> None:
+    """The store's REST reads anyone may make: an open round is refused (409); a finished British
+    round never names a card (no ``card`` field, no ``draw`` event)."""
+    rows = live.http.get(f"/api/tables/{tid}/rounds").json()
+    assert rows
+    for row in rows:
+        r = live.http.get(f"/api/rounds/{row['id']}")
+        assert r.status_code in (200, 409), r.text
+        if r.status_code == 200 and british:
+            assert "card" not in _keys(r.json()) and '"draw"' not in r.text
+
+
 def _run(live: LiveServer, preset: str, n: int, data: st.DataObject, rounds: int, steps: int) -> None:
     seed = data.draw(st.integers(0, 2**31), label="seed")
     other = live.table(preset="mbs")
@@ -210,6 +230,7 @@ def _run(live: LiveServer, preset: str, n: int, data: st.DataObject, rounds: int
     assert _check_views(tid, seats, spec, "casino" if preset not in ("british", "shoot") else "british") > 0
     hist = live.http.get(f"/api/tables/{tid}/history").json()  # as the spectator's frames carry it
     assert hist == next(m for m in reversed(spec.received) if m.get("type") == "state")["history"]
+    _check_store_reads(live, tid, preset in ("british", "shoot"))
     for s in seats:
         live.http.post(f"/api/tables/{tid}/leave", json={"token": s.token})
         s.client.close()
