@@ -37,6 +37,9 @@ from tests.history.pg import cluster, create_db, pg_bin
 from tests.web.conftest import FAST, Client, LiveServer
 from tests.web.play import strip
 
+# the server's threads (uvicorn, websockets' frame masks) use the global random module while hypothesis
+# draws; that is not the strategy's randomness, so hypothesis's warning about it is silenced here
+pytestmark = pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
 SERVER_VERBS = {"bet", "deal", "clear_bets", "kitty", "sell_bank", "buy_bank", "top_up"}
 HSET = settings(
     max_examples=3,
