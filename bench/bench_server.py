@@ -41,7 +41,17 @@ def serve(port: int, db: str) -> None:
     from pontoon.web.app import create_app
     from pontoon.web.hosting import Settings
 
-    s = Settings(join_burst=1e6, join_rate=1e6, action_burst=1e6, action_rate=1e6, max_tables=10_000)
+    s = Settings(
+        join_burst=1e6,
+        join_rate=1e6,
+        action_burst=1e6,
+        action_rate=1e6,
+        max_tables=10_000,
+        test_mode=True,  # the load's tables may be seeded (ruling 36)
+        tables_per_address=10_000,
+        seats_per_account=10_000,
+        seats_per_address=100_000,
+    )
     persistence = None
     if db:  # the history store on: every event committed (fsync) before it is shown
         from pontoon.history import open_store

@@ -27,6 +27,13 @@ FAST = Settings(
     action_burst=1000,
     action_rate=1000,
     secret="test-secret",
+    test_mode=True,  # the tests make seeded tables (ruling 36: only in test mode)
+    custom_rules=True,
+    max_player_edge=1.0,
+    tables_per_address=10_000,
+    tables_per_account=10_000,
+    seats_per_account=10_000,
+    seats_per_address=10_000,
 )
 
 

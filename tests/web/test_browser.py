@@ -322,3 +322,23 @@ def test_join_a_running_british_game_through_the_page(browser: Any, live: LiveSe
     shot(dan, "table-british-joined.png")
     for c in cs.values():
         c.close()
+
+
+def test_test_and_custom_tables_are_marked_on_the_page(browser: Any, live: LiveServer) -> None:
+    """Issue 28 items 2 and 6: the lobby row and the table (watched) say "TEST TABLE" and "CUSTOM
+    RULES" with the differing fields and the exact house edge; a long hostile name never reaches it."""
+    seeded = live.table(preset="mbs", seed=7)
+    custom = live.table(rules_toml='preset = "mbs"\ntable_max = 500\n')
+    edge = live.http.get(f"/api/tables/{custom}").json()["marks"]["custom"]["house_edge"]
+    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+    page.set_default_timeout(15_000)
+    page.goto(live.url + "/")
+    page.wait_for_selector(f'#table-list tr[data-table="{seeded}"] .mark')
+    assert "TEST TABLE" in (page.text_content(f'#table-list tr[data-table="{seeded}"] .mark') or "")
+    row = page.text_content(f'#table-list tr[data-table="{custom}"] .mark') or ""
+    assert "CUSTOM RULES (mbs with table_max=500)" in row and f"{edge * 100:.3f}%" in row
+    page.click(f'#table-list tr[data-table="{custom}"] button.watch')
+    page.wait_for_selector("#table-marks:not([hidden])")
+    assert "CUSTOM RULES" in (page.text_content("#table-marks") or "")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1200, width  # no row or mark widens the page

@@ -270,5 +270,10 @@ def test_an_idle_empty_table_is_closed(make_live) -> None:
     while tid in live.srv.lobby.tables:
         assert time.monotonic() < end
         time.sleep(0.1)
-    assert kept in live.srv.lobby.tables  # someone sits there
     assert live.http.get(f"/api/tables/{tid}").status_code == 404
+    # a table where someone sits but nobody joins, wagers or acts is closed too (issue 28 item 5):
+    # his buy-in back in his account
+    while kept in live.srv.lobby.tables:
+        assert time.monotonic() < end
+        time.sleep(0.1)
+    assert live.http.get("/api/accounts/ann").json()["balance"] == "1000"

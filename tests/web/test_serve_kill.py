@@ -54,6 +54,9 @@ class Proc:
                 str(port),
                 "--grace",
                 "120",
+                "--test-mode",  # seeded tables (ruling 36)
+                *("--tables-per-address", "100000", "--seats-per-account", "100000"),
+                *("--seats-per-address", "100000"),
                 *extra,
             ],
             env=env,

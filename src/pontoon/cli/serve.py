@@ -80,6 +80,30 @@ def serve_command(
     request_timeout: float = typer.Option(
         5.0, "--request-timeout", help="seconds a client has to send a request's headers and body"
     ),
+    test_mode: bool = typer.Option(
+        False,
+        "--test-mode",
+        help="TEST server: tables may be made with a fixed seed (a predictable shuffle, ruling 36); "
+        "such tables are marked as test tables for everyone",
+    ),
+    custom_rules: bool = typer.Option(
+        False, "--custom-rules", help="allow tables of a rules file (marked, with their exact house edge)"
+    ),
+    max_player_edge: float = typer.Option(
+        0.0,
+        "--max-player-edge",
+        help="with --custom-rules: refuse rules whose exact player edge (main game or a side bet, a "
+        "fraction of the wager) is above this (0: no rules the player beats)",
+    ),
+    idle_timeout: float = typer.Option(
+        1800.0, "--idle-timeout", help="seconds without a join, wager or action before a table is closed"
+    ),
+    tables_per_address: int = typer.Option(
+        10, "--tables-per-address", help="open tables made from one address"
+    ),
+    tables_per_account: int = typer.Option(3, "--tables-per-account", help="open tables made by one account"),
+    seats_per_account: int = typer.Option(6, "--seats-per-account", help="tables one account sits at"),
+    seats_per_address: int = typer.Option(24, "--seats-per-address", help="seats taken from one address"),
 ) -> None:
     """Serve the tables and the web page (open http://HOST:PORT/ in a browser)."""
     if not 1 <= port <= 65535:
@@ -91,6 +115,20 @@ def serve_command(
         raise ServeError("--db and --memory exclude each other: give one")
     if lease_ttl and not 1 <= lease_ttl <= 3600:
         raise ServeError(f"--lease-ttl {lease_ttl}: 0 (no leases) or 1 to 3600 seconds")
+    if not -1 <= max_player_edge <= 1:
+        raise ServeError(
+            f"--max-player-edge {max_player_edge}: a fraction of the wager, -1 to 1 (0.01 is 1%)"
+        )
+    if not 1 <= idle_timeout <= 7 * 86400:
+        raise ServeError(f"--idle-timeout {idle_timeout}: 1 to 604800 seconds")
+    for flag, n in (
+        ("--tables-per-address", tables_per_address),
+        ("--tables-per-account", tables_per_account),
+        ("--seats-per-account", seats_per_account),
+        ("--seats-per-address", seats_per_address),
+    ):
+        if not 1 <= n <= 100_000:
+            raise ServeError(f"{flag} {n}: a whole number from 1 to 100000")
     if lease_ttl and memory:
         raise ServeError("--lease-ttl needs the history store: leave --memory out")
     from pontoon.web.site import Security
@@ -115,8 +153,21 @@ def serve_command(
     from pontoon.web.transport import uvicorn_options
 
     settings = Settings(
-        turn_timeout_s=turn_timeout, grace_s=grace, secret=os.environ.get("PONTOON_SECRET"), security=security
+        turn_timeout_s=turn_timeout,
+        grace_s=grace,
+        secret=os.environ.get("PONTOON_SECRET"),
+        security=security,
+        test_mode=test_mode,
+        custom_rules=custom_rules,
+        max_player_edge=max_player_edge,
+        idle_table_s=idle_timeout,
+        tables_per_address=tables_per_address,
+        tables_per_account=tables_per_account,
+        seats_per_account=seats_per_account,
+        seats_per_address=seats_per_address,
     )
+    if test_mode:
+        typer.echo("pontoon serve: TEST MODE: tables may take a fixed seed (predictable shuffles)", err=True)
     persistence = None
     if not memory:
         from pontoon.history import open_store

@@ -16,7 +16,6 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,16 +29,18 @@ from starlette.types import Message
 
 from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
-from pontoon.money import fmt
-from pontoon.web import store_reads
-from pontoon.web.auth import Auth, backend_for, require, seat_name, socket_identity
+from pontoon.web import replies, store_reads
+from pontoon.web.auth import Auth, backend_for, socket_identity
 from pontoon.web.hosting import HostedTable, HostError, Settings
 from pontoon.web.lobby import Lobby
-from pontoon.web.models import Envelope, JoinIn, JoinOut, LeaveIn, MessageIn, TableIn
+from pontoon.web.models import Envelope
 from pontoon.web.persistence import MemoryPersistence, TablePersistence
 from pontoon.web.ratelimit import RateLimiter
+from pontoon.web.replies import client_address as _client
+from pontoon.web.replies import err as _err
 from pontoon.web.routes import accounts as accounts_routes
 from pontoon.web.routes import auth as auth_routes
+from pontoon.web.routes import tables as table_routes
 from pontoon.web.tokens import Signer, TokenError
 from pontoon.web.transport import BodyLimit, SiteGuard, install_log_filter
 
@@ -88,11 +89,7 @@ class Server:
 
     def limited(self, request: Request) -> JSONResponse | None:
         """429 once a client address has spent its burst of REST writes (accounts, logins, tables, joins)."""
-        if not self.joins.allow(_client(request)):
-            return _err(
-                429, f"too many requests from {_client(request)}: {self.joins.describe()}; wait a moment"
-            )
-        return None
+        return replies.limited(self, request)
 
     def lock(self, tid: str) -> asyncio.Lock:
         return self.locks.setdefault(tid, asyncio.Lock())
@@ -110,17 +107,19 @@ class Server:
         """The turn timers and the grace periods of every table."""
         now = time.monotonic()
         for host in list(self.lobby.tables.values()):
-            if (
-                not host.members
-                and not self.conns.get(host.id)
-                and now - host.last_change > self.settings.idle_table_s
-            ):
+            idle = self.settings.idle_table_s
+            if (not host.members and not self.conns.get(host.id) and now - host.last_change > idle) or (
+                now - max(host.last_play, host.last_change if not host.members else 0.0) > idle
+            ):  # nobody joined, wagered or acted for the idle timeout: closed, everyone paid back
                 async with self.lock(host.id):
-                    host.close_all()  # nobody's money is there; a fair shoe's seed is revealed
+                    host.close_all()  # every member's money back to his account; a fair shoe's seed revealed
                     self.lobby.tables.pop(host.id, None)
                     self.lobby.store.table_closed(host.id)
-                    self.conns.pop(host.id, None)
                     self.locks.pop(host.id, None)
+                    gone = list(self.conns.pop(host.id, ()))
+                for c in gone:
+                    with contextlib.suppress(Exception):
+                        await c.ws.close(code=4410, reason="this table closed: idle too long")
                 continue
             if not (
                 host.due(now) or any(m.gone_since is not None and not m.absent for m in host.members.values())
@@ -137,14 +136,6 @@ class Server:
                     host.deadline = None
                 if host.version != before:
                     self.broadcast(host)
-
-
-def _err(status: int, msg: str) -> JSONResponse:
-    return JSONResponse({"detail": msg}, status_code=status)
-
-
-def _client(request: Request | WebSocket) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 def create_app(
@@ -228,43 +219,6 @@ def create_app(
     async def presets() -> list[dict[str, Any]]:
         return srv.lobby.presets()
 
-    @app.get("/api/tables")
-    async def tables() -> list[dict[str, Any]]:
-        """This process's tables and (several processes on one store) every other open table of the
-        store with the address of the process that owns it and whether its lease is live."""
-        own = [dict(t.summary(), served_here=True) for t in srv.lobby.tables.values()]
-        others = getattr(srv.lobby.store, "other_tables", None)
-        return own + (others(set(srv.lobby.tables)) if others is not None else [])
-
-    @app.post("/api/tables", status_code=201, responses={400: {}, 422: {}, 429: {}})
-    async def create_table(request: Request, body: TableIn) -> Any:
-        if (r := srv.limited(request)) is not None:
-            return r
-        host = srv.lobby.create_table(body)
-        return host.summary()
-
-    @app.get("/api/tables/{tid}", responses={404: {}})
-    async def table(tid: TableId) -> Any:
-        host = srv.lobby.tables.get(tid)
-        if host is None:
-            return _missing(srv, tid)
-        return dict(host.summary(), state=host.state_for(None))
-
-    @app.get("/api/tables/{tid}/history", responses={404: {}})
-    async def history(tid: TableId) -> Any:
-        host = srv.lobby.tables.get(tid)
-        if host is None:
-            return _missing(srv, tid)
-        return [host.history_for(h, None) for h in host.history]
-
-    @app.get("/api/tables/{tid}/shoes", responses={404: {}})
-    async def shoes(tid: TableId) -> Any:
-        """The live shoe's commitment and the revealed seeds of retired shoes (provably fair tables)."""
-        host = srv.lobby.tables.get(tid)
-        if host is None:
-            return _missing(srv, tid)
-        return {"live": host.fair, "revealed": list(host.revealed)}
-
     @app.post("/api/verify", responses={400: {}, 404: {}})
     async def verify(
         record: Annotated[dict[str, Any], Body(description="a revealed shoe's record (docs/fairness.md)")],
@@ -307,72 +261,7 @@ def create_app(
             return _err(404, "this server keeps no history store (started with --memory)")
         return await asyncio.to_thread(store_reads.shoe_of, st.store, sid)
 
-    @app.post(
-        "/api/tables/{tid}/join", response_model=JoinOut, responses={400: {}, 401: {}, 404: {}, 429: {}}
-    )
-    async def join(
-        request: Request,
-        tid: TableId,
-        body: JoinIn | None = Body(None),
-    ) -> Any:
-        """Join as the session's account (the cookie, or ``Authorization: Bearer <session token>``)."""
-        if (r := srv.limited(request)) is not None:
-            return r
-        host = srv.lobby.tables.get(tid)
-        if host is None:
-            return _missing(srv, tid)
-        me = require(request, srv.auth)
-        async with srv.lock(tid):
-            out = srv.lobby.join(host, me.name, body or JoinIn(), session=me.sid)
-            srv.broadcast(host)
-        return out
-
-    @app.post("/api/tables/{tid}/leave", responses={400: {}, 401: {}, 404: {}})
-    async def leave(request: Request, tid: TableId, body: LeaveIn | None = Body(None)) -> Any:
-        """Leave as the seat token's person (``token``), else as the session's account."""
-        host = srv.lobby.tables.get(tid)
-        if host is None:
-            return _missing(srv, tid)
-        name, _ = seat_name(request, srv.auth, body.token if body else None, tid)
-        async with srv.lock(tid):
-            if name not in host.members:
-                return _err(400, f"{name} is no longer at table {tid}")
-            got: Decimal | None = host.leave(name)  # type: ignore[attr-defined]
-            srv.broadcast(host)
-        return {
-            "left": got is not None,
-            "returned": None if got is None else fmt(got),
-            "note": None
-            if got is not None
-            else "you leave when the round in play ends (004 5.3 plays your hand)",
-        }
-
-    @app.post("/api/tables/{tid}/messages", responses={400: {}, 401: {}, 404: {}, 409: {}, 429: {}})
-    async def message(request: Request, tid: TableId, body: MessageIn) -> Any:
-        """The WebSocket's client messages over REST, for the seat of ``token`` (else the session's
-        account): an engine action, a
-        wager, the kitty, a kitty top-up, the bank offered for sale or bought (checked as on the
-        WebSocket); answers the seat's state after it."""
-        host = srv.lobby.tables.get(tid)
-        if host is None:
-            return _missing(srv, tid)
-        name, _ = seat_name(request, srv.auth, body.token, tid)
-        if not srv.actions.allow(f"{tid}:{name}"):
-            return _err(429, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
-        msg = body.message
-        if msg.type in ("ping", "hints"):
-            return _err(400, f"{msg.type}: only on the WebSocket (/ws/tables/{tid})")
-        async with srv.lock(tid):
-            if name not in host.members:
-                return _err(400, f"{name} is no longer at table {tid}")
-            try:
-                host.handle(name, msg)  # type: ignore[attr-defined]
-            except LeaseLost as err:
-                srv.lobby.tables.pop(tid, None)
-                return _err(409, str(err))
-            finally:
-                srv.broadcast(host)
-            return host.state_for(name, False)
+    app.include_router(table_routes.router)
 
     @app.websocket("/ws/tables/{tid}")
     async def ws(websocket: WebSocket, tid: str) -> None:
@@ -393,19 +282,6 @@ def create_app(
     app.add_middleware(SiteGuard, security=settings.security)  # outermost: Host, Origin, headers
     install_log_filter()
     return app
-
-
-def _missing(srv: Server, tid: str) -> JSONResponse:
-    """A table this process does not serve: 404, or 409 naming the process that holds its lease."""
-    owner = getattr(srv.lobby.store, "owner_address", None)
-    where = owner(tid) if owner is not None else None
-    if where:
-        return JSONResponse(
-            {"detail": f"table {tid} is served by {where}: ask there", "owner": where},
-            status_code=409,
-            headers={"Location": f"{where}/api/tables/{tid}"},
-        )
-    return _err(404, f"no table {tid}")
 
 
 def _store_of(srv: Server) -> Any:
@@ -450,8 +326,13 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
     conn = Conn(name, websocket)
     srv.conns.setdefault(tid, set()).add(conn)
     async with srv.lock(tid):
+        before = host.version
         host.connected(name)
-        srv.broadcast(host)
+        if host.version != before:  # a member back: everyone sees him connected
+            srv.broadcast(host)
+        else:  # a spectator or a second tab: only the joiner needs a frame (issue 28 item 8)
+            conn.history_mark = host.history_mark
+            conn.push(json.dumps(host.state_for(name, True)))
     sender = asyncio.create_task(_sender(conn))
     key = f"{tid}:{name}" if name else _client(websocket)
     try:
@@ -468,8 +349,10 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
         srv.auth.forget(websocket)
         srv.conns.get(tid, set()).discard(conn)
         async with srv.lock(tid):
+            before = host.version
             host.disconnected(name)
-            srv.broadcast(host)
+            if host.version != before:  # a spectator's close changes nothing anyone sees: no frame
+                srv.broadcast(host)
         if conn.overflow:
             with contextlib.suppress(Exception):
                 await websocket.close(code=1008, reason="too many unread messages")
@@ -521,6 +404,7 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     async with srv.lock(host.id):
         try:
             host.handle(conn.name, msg)  # type: ignore[attr-defined]
+            host.last_play = time.monotonic()
         except LeaseLost as err:  # another process holds the table now: its write was refused; drop it
             with contextlib.suppress(Exception):  # sent at once: the connection is closed right after
                 await conn.ws.send_text(json.dumps({"type": "error", "error": str(err)[:500]}))

@@ -21,7 +21,7 @@ import importlib
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -52,9 +52,20 @@ class Settings:
     action_burst: float = 20.0  # messages per connection
     action_rate: float = 10.0
     max_frame: int = 4096  # bytes in one WebSocket message (the hard cap)
-    idle_table_s: float = 1800.0  # a table nobody sits at or watches is closed after this long
+    idle_table_s: float = 1800.0  # a table where nobody joined, wagered or acted this long is closed
     secret: str | None = None
     security: Security = Security()  # sites, hosts, cookies, slow clients, sessions (web/site.py)
+    # ruling 36: a fixed (test) seed only on a server started in test mode; such tables are marked
+    test_mode: bool = False
+    # custom rules (a rules file) only where the operator allows them, and only within this bound on
+    # the player's exact edge (a fraction of the wager: 0 refuses any rules the player beats)
+    custom_rules: bool = False
+    max_player_edge: float = 0.0
+    # what one account or one client address may hold at once (docs/security.md)
+    tables_per_address: int = 10  # open tables created from one address
+    tables_per_account: int = 3  # open tables created with one account's token
+    seats_per_account: int = 6  # tables one account sits at
+    seats_per_address: int = 24  # seats taken from one address
 
 
 @dataclass
@@ -64,7 +75,9 @@ class Member:
     box: int | None = None
     buy_in: Decimal = Decimal(0)
     connections: int = 0
-    gone_since: float | None = None  # when the last connection closed
+    # when the last connection closed; a member who never connects counts as gone since he joined, so
+    # the grace period applies to him too (issue 28 item 5)
+    gone_since: float | None = field(default_factory=time.monotonic)
     absent: bool = False  # past the grace period, or left mid-round
     leaving: bool = False  # leaves once no round holds his money
     pending: bool = False  # joined mid-round: sits down when it ends
@@ -112,6 +125,11 @@ class HostedTable:
         self.closed = False
         self.fair: dict[str, Any] | None = None  # the live shoe's commitment (provably fair tables)
         self.revealed: deque[dict[str, Any]] = deque(maxlen=20)  # retired shoes' seeds, newest last
+        self.last_play = time.monotonic()  # the last join, wager or action of a person (the idle timeout)
+        # what the lobby and the table show everyone about this table (web/marks.py): a test seed
+        # (ruling 36), custom rules with their differences and exact house edge
+        self.marks: dict[str, Any] = {"test_mode": False, "custom": None}
+        self.created_by: tuple[str, str | None] = ("", None)  # the creator's address and account
 
     def watch(self, rec: TableRecord) -> None:
         """Every table event: to the store, and the fair shuffle's commitments and reveals for the page."""
@@ -141,7 +159,8 @@ class HostedTable:
             m.gone_since = None
             if m.absent and not m.leaving:
                 m.absent = False  # back within the game: he plays his own turns again
-            self.bump()
+            if m.connections == 1:  # others see him connected; a second tab changes nothing they see
+                self.bump()
 
     def disconnected(self, name: str | None, now: float | None = None) -> None:
         m = self.members.get(name or "")
@@ -149,7 +168,7 @@ class HostedTable:
             m.connections = max(0, m.connections - 1)
             if m.connections == 0:
                 m.gone_since = time.monotonic() if now is None else now
-            self.bump()
+                self.bump()
 
     def check_grace(self, now: float) -> bool:
         """Mark absent everyone gone longer than the grace period; True if anything changed."""
@@ -254,6 +273,7 @@ class HostedTable:
             "turn_timeout_s": self.settings.turn_timeout_s,
             "history_mark": self.history_mark,
             "fair": None if self.fair is None else dict(self.fair, revealed=list(self.revealed)[-3:]),
+            "marks": self.marks,
         }
         if history:  # else the client keeps the history it was last sent (history_mark unchanged)
             out["history"] = [self.history_for(h, name) for h in self.history]
@@ -267,6 +287,10 @@ class HostedTable:
 
     def summary(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def row(self) -> dict[str, Any]:
+        """The lobby's row: the game's summary with the table's marks (test seed, custom rules)."""
+        return dict(self.summary(), marks=self.marks)
 
     def close_all(self) -> None:
         """The table closes: every member's money back to his account."""

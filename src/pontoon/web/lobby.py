@@ -8,6 +8,7 @@ accounts plus what sits at the tables never changes except by a round's result.
 from __future__ import annotations
 
 import secrets
+import time
 import tomllib
 from collections.abc import Callable
 from decimal import Decimal
@@ -21,6 +22,8 @@ from pontoon.rules.model import CasinoRules
 from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable, HostError, Settings
+from pontoon.web.limits import Limits, check_buy_in
+from pontoon.web.marks import check_custom, check_text, custom_mark, differs, exact_edge, mark_custom_later
 from pontoon.web.models import JoinIn, TableIn
 from pontoon.web.persistence import TablePersistence
 from pontoon.web.tokens import Signer, TokenError
@@ -59,6 +62,7 @@ class Lobby:
         self.accounts: dict[str, Decimal] = dict(store.load_accounts())
         self.tables: dict[str, HostedTable] = {}
         self.session_account: Callable[[object], str | None] | None = None  # web/auth.py: a session's account
+        self.limits = Limits(settings)
 
     # ------------------------------------------------------------------ accounts
     def create_account(self, name: str) -> tuple[Decimal, str]:
@@ -118,17 +122,52 @@ class Lobby:
             )
         return out
 
-    def create_table(self, spec: TableIn) -> HostedTable:
-        if len(self.tables) >= self.settings.max_tables:
-            raise HostError(f"the server holds its maximum of {self.settings.max_tables} tables")
+    def table_rules(self, spec: TableIn) -> Any:
+        """The rules of a table asked for, after the checks that need no analysis: a fixed seed only in
+        test mode (ruling 36), custom rules only where the operator allows them, displayed texts bounded."""
         if (spec.preset is None) == (spec.rules_toml is None):
             raise HostError("give either preset (a preset id) or rules_toml (a rules file's text)")
+        if spec.seed is not None and not self.settings.test_mode:
+            raise HostError(
+                "seed: a fixed seed makes the shuffle predictable card by card, so a shared table never "
+                "takes one (ruling 36); leave seed out, or run the server with --test-mode for test tables"
+            )
+        if spec.name is not None:
+            check_text("name", spec.name)
         rules = find_rules(spec.preset) if spec.preset is not None else rules_from_toml(spec.rules_toml or "")
+        if differs(rules):
+            check_custom(rules, None, self.settings.custom_rules, self.settings.max_player_edge)
+        return rules
+
+    def create_table(
+        self,
+        spec: TableIn,
+        rules: Any = None,
+        edge: dict[str, Any] | None = None,
+        address: str = "",
+        account: str | None = None,
+    ) -> HostedTable:
+        """A new table (``rules``, ``edge``: from ``table_rules`` and ``marks.exact_edge``, computed off
+        the event loop by the app; computed here when not given)."""
+        if len(self.tables) >= self.settings.max_tables:
+            raise HostError(f"the server holds its maximum of {self.settings.max_tables} tables")
+        if rules is None:
+            rules = self.table_rules(spec)
+        custom = bool(differs(rules))
+        if custom and edge is None:
+            edge = exact_edge(rules)
+        if custom:
+            check_custom(rules, edge, self.settings.custom_rules, self.settings.max_player_edge)
+        if address or account:
+            self.limits.check_table(self.tables, address, account)
         tid = secrets.token_hex(4)
         while tid in self.tables:
             tid = secrets.token_hex(4)
         seed = spec.seed if spec.seed is not None else secrets.randbits(62)
-        title = spec.name or f"{getattr(rules, 'name', None) or rules.preset} {tid}"
+        title = (
+            spec.name
+            or f"{getattr(rules, 'name', None) or rules.preset}{' (custom)' if custom else ''} {tid}"
+        )
         host: HostedTable
         if isinstance(rules, CasinoRules):
             host = CasinoHost(
@@ -148,6 +187,11 @@ class Lobby:
             )
         else:  # pragma: no cover - the rules registry holds only these two
             raise HostError(f"rules of type {type(rules).__name__} cannot be hosted")
+        host.marks = {
+            "test_mode": spec.seed is not None,
+            "custom": custom_mark(rules, edge) if custom else None,
+        }
+        host.created_by = (address, account)
         self.tables[tid] = host
         self.store.table_created(
             tid,
@@ -167,6 +211,13 @@ class Lobby:
         people restored from their last snapshot): hosted again under its own id."""
         if host.id in self.tables:
             raise HostError(f"table {host.id} is already hosted")
+        test = (
+            host.marks["test_mode"]
+            or getattr(host, "seeded", False)
+            or (host.fair or {}).get("secret") is False
+        )
+        host.marks = dict(host.marks, test_mode=bool(test))  # ruling 36: a test table stays marked
+        mark_custom_later(host)  # a custom table recovered: still marked with its rules and (soon) edge
         self.tables[host.id] = host
         host.resume()
 
@@ -176,7 +227,9 @@ class Lobby:
             raise KeyError(tid)
         return t
 
-    def join(self, host: HostedTable, name: str, req: JoinIn, session: str | None = None) -> dict[str, Any]:
+    def join(
+        self, host: HostedTable, name: str, req: JoinIn, address: str = "", session: str | None = None
+    ) -> dict[str, Any]:
         have = self.balance(name) or Decimal(0)  # the store's balance: another process may have moved it
         want = (
             to_money(req.buy_in, "buy_in")
@@ -187,7 +240,13 @@ class Lobby:
             raise HostError(f"buy_in must be above 0; your account holds {fmt(have)}")
         if want > have:
             raise HostError(f"buy-in {fmt(want)} is more than the balance {fmt(have)} of account {name}")
+        check_buy_in(host.rules, want)
+        if address:
+            self.limits.check_seat(self.tables, host, name, address)
         m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
+        if address:
+            self.limits.seated(host, name, address, self.tables)
+        host.last_play = time.monotonic()
         self.accounts[name] -= want
         self.store.save_account(name, self.accounts[name])
         bound: dict[str, Any] = {"s": session} if session else {}  # it ends with the session that joined

@@ -29,6 +29,7 @@ from pontoon.rules.british import BritishRules
 from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable, step_text
+from pontoon.web.marks import spec_marks
 
 log = logging.getLogger("pontoon.web")
 LABEL = "web"
@@ -79,6 +80,10 @@ class StorePersistence:
                 continue
             lease = self.leases.owner_of(wid)
             spec = r["spec"]
+            try:  # a test seed or custom rules are marked here too (served by another process)
+                marks = spec_marks(spec, rules_of({"id": wid, "game": spec["game"], "rules": spec["rules"]}))
+            except (PontoonError, KeyError, TypeError, ValueError):
+                marks = {"test_mode": bool(spec.get("seeded")), "custom": {"differs": {}, "house_edge": None}}
             out.append(
                 {
                     "id": wid,
@@ -88,6 +93,7 @@ class StorePersistence:
                     "served_here": False,
                     "owner": None if lease is None else str(lease["address"]),
                     "lease_live": lease is not None and float(lease["expires"]) > now,
+                    "marks": marks,
                     "members": [
                         {"name": m["name"], "role": m["role"], "box": m.get("box")} for m in r["members"]
                     ],
@@ -307,6 +313,7 @@ class StorePersistence:
                 for entry in self.last_rounds(rec.table_id, lobby.settings.history_rounds):
                     host.add_history(entry)  # the page's last rounds, from the store
             host.restore_members(members)
+            host.marks = dict(host.marks, test_mode=bool(spec.get("seeded")))  # ruling 36: still marked
             lobby.adopt(host)
             done.append(wid)
         return done

@@ -151,13 +151,18 @@ async function refreshTables() {
     tr.dataset.table = t.id;
     if (t.served_here === false) {  // another process's table (several processes on one store)
       tr.className = "remote";
-      tr.append(el("td", t.title || t.id), el("td", t.preset || ""), el("td", ""),
+      const rt = el("td", t.title || t.id);
+      if (marksText(t.marks)) rt.appendChild(el("div", marksText(t.marks), "mark"));
+      tr.append(rt, el("td", t.preset || ""), el("td", ""),
         el("td", (t.members || []).map((m) => m.name).join(", ")),
         el("td", `served by ${t.owner || "another process"}` + (t.lease_live ? "" : " (its lease expired: taken over soon)")));
       body.appendChild(tr);
       continue;
     }
-    tr.appendChild(el("td", t.title));
+    const title = el("td", t.title);
+    const tag = marksText(t.marks);
+    if (tag) title.appendChild(el("div", tag, "mark"));
+    tr.appendChild(title);
     tr.appendChild(el("td", `${t.name} (${t.preset})`));
     tr.appendChild(el("td", t.game === "casino" ? `${t.table_min}–${t.table_max}` : `stakes ${t.stake_min}–${t.stake_max}`));
     tr.appendChild(el("td", t.members.map((m) => m.name + (m.box ? ` @${m.box}` : "")).join(", ") +
@@ -252,8 +257,23 @@ $("#leave").addEventListener("click", async () => {
   backToLobby();
 });
 
+// a test table (a fixed seed: a predictable shuffle, ruling 36) and custom rules, said to everyone
+function marksText(m) {
+  if (!m) return "";
+  const out = [];
+  if (m.test_mode) out.push("TEST TABLE: fixed seed, the shuffle is predictable");
+  if (m.custom) {
+    const d = Object.entries(m.custom.differs).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`);
+    const edge = m.custom.house_edge === null ? (m.custom.note || "house edge not computed here") : `house edge ${(m.custom.house_edge * 100).toFixed(3)}%`;
+    out.push(`CUSTOM RULES (${m.custom.based_on} with ${d.join(", ")}): ${edge}`);
+  }
+  return out.join(" · ");
+}
+
 function render(st) {
   $("#table-title").textContent = st.title;
+  $("#table-marks").textContent = marksText(st.marks);
+  $("#table-marks").hidden = !marksText(st.marks);
   $("#phase").textContent = st.phase === "betting" ? `betting for round ${st.round_no + 1}` :
     st.phase + (st.round_no ? ` · round ${st.round_no}` : "");
   $("#to-act").textContent = st.to_act ? "to act: " + st.to_act : "";
