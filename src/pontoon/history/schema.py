@@ -10,6 +10,8 @@
 - ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
   (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
 - ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;
+- ``pontoon_meta`` (revision 0005): key/value rows; ``application`` = ``pontoon-history`` marks the
+  database as ours, ``seal_key`` names the key that seals the chains (``tables.seal``: ``seal.py``);
 - ``drills`` (revision 0002): one row per ``pontoon train`` session summary: accuracy, cost and cost per
   100 hands as exact decimal text (expected values in wagers, fixed to 6 places), the worst spots as JSON.
 """
@@ -44,6 +46,7 @@ tables = Table(
     Column("state", Text, nullable=False, server_default="{}"),
     Column("state_event", Integer, nullable=False, server_default="0"),
     Column("last_hash", String(64), nullable=False, server_default=""),
+    Column("seal", String(64), nullable=False, server_default=""),  # revision 0005: the keyed chain head
 )
 
 shoes = Table(
@@ -130,4 +133,11 @@ drills = Table(
     Column("cost", Text, nullable=False),
     Column("cost_per_100", Text, nullable=False),
     Column("worst", Text, nullable=False, server_default="[]"),
+)
+
+pontoon_meta = Table(  # revision 0005
+    "pontoon_meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
 )
