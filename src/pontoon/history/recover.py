@@ -65,6 +65,18 @@ def rules_of(row: dict[str, Any]) -> CasinoRules | BritishRules:
 
 
 def _build(row: dict[str, Any]) -> AnyTable:
+    try:
+        return _build_table(row)
+    except PontoonError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as err:
+        raise HistoryError(
+            f"the stored tables row {row['id']}: state is not a recovery snapshot pontoon wrote "
+            f"({type(err).__name__}: {str(err)[:80]}): the stored row is damaged"
+        ) from None
+
+
+def _build_table(row: dict[str, Any]) -> AnyTable:
     rules = rules_of(row)
     state = row["state"]
     if not state:
