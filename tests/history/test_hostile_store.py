@@ -68,14 +68,26 @@ def _lock_row(path: Path) -> tuple[str, ...] | None:
     return None if row is None else tuple(row)
 
 
-def _wait_for_lock(path: Path, p: subprocess.Popen[str], timeout: float = 60) -> str:
+def _has_table(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as c:
+        try:
+            return c.execute("SELECT count(*) FROM tables").fetchone()[0] > 0
+        except sqlite3.OperationalError:
+            return False
+
+
+def _wait_for_table(path: Path, p: subprocess.Popen[str], timeout: float = 60) -> None:
+    """Until the session's table is recorded (its lock is taken right after, in the same start-up)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert p.poll() is None, p.communicate()[1][-2000:]
-        if path.is_file() and (row := _lock_row(path)) is not None:
-            return row[0]
+        if _has_table(path):
+            time.sleep(0.3)
+            return
         time.sleep(0.05)
-    raise AssertionError("the session never took its table's lock")
+    raise AssertionError("the session never recorded its table")
 
 
 def _sha(path: Path) -> str:
@@ -99,10 +111,11 @@ def test_resume_while_the_session_plays_elsewhere_is_refused(tmp_path: Path) -> 
     db = f"sqlite:///{path}"
     live = _player(db, "--rules", "mbs", "--seed", "3", "--rounds", "2")
     try:
-        owner = _wait_for_lock(path, live)
-        assert f":{live.pid}:" in owner
+        _wait_for_table(path, live)
         second = _pontoon("play", "--db", db, "--resume", stdin="\n" * 50)
         _one_line_error(second, 2, f"session 1 is in use by process {live.pid}")
+        owner = _lock_row(path)
+        assert owner is not None and f":{live.pid}:" in owner[0]
         # the live session was not disturbed: it plays on and ends normally
         out, err = live.communicate("\ns\n" * 20, timeout=120)
         assert live.returncode == 0, err[-2000:]
@@ -122,7 +135,7 @@ def test_two_resumes_at_once_one_wins_and_a_dead_writers_lock_is_recovered(tmp_p
     path = tmp_path / "h.sqlite"
     db = f"sqlite:///{path}"
     first = _player(db, "--rules", "mbs", "--seed", "5", "--rounds", "4")
-    _wait_for_lock(path, first)
+    _wait_for_table(path, first)
     first.send_signal(signal.SIGKILL)  # a dead writer: its lock row stays, naming a dead pid
     first.communicate()
     assert _lock_row(path) is not None
@@ -136,8 +149,8 @@ def test_two_resumes_at_once_one_wins_and_a_dead_writers_lock_is_recovered(tmp_p
         err = refused[0].communicate()[1]
         assert refused[0].returncode == 2 and err.count("\n") == 1 and "is in use by process" in err, err
         winner = next(p for p in both if p is not refused[0])
-        owner = _wait_for_lock(path, winner)
-        assert f":{winner.pid}:" in owner  # the dead process's lock was recovered by the winner
+        owner = _lock_row(path)  # the dead process's lock was recovered by the winner
+        assert owner is not None and f":{winner.pid}:" in owner[0]
         _out, err = winner.communicate("\ns\n" * 40, timeout=120)
         assert winner.returncode == 0, err[-2000:]
     finally:
@@ -629,7 +642,7 @@ def test_resume_of_a_session_that_is_not_ours_is_one_named_error(
     path = tmp_path / "h.sqlite"
     db = f"sqlite:///{path}"
     live = _player(db, "--rules", "mbs", "--seed", "3", "--rounds", "3")
-    _wait_for_lock(path, live)
+    _wait_for_table(path, live)
     live.send_signal(signal.SIGKILL)
     live.communicate()
     with contextlib.closing(sqlite3.connect(path)) as c:
