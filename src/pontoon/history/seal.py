@@ -6,13 +6,15 @@ So every write transaction also stores ``tables.seal`` = HMAC-SHA256(key, "ponto
 the chain's newest head, keyed. Without the key an edited table cannot get a seal that verifies;
 ``history --audit`` and ``replay`` check it.
 
-The key (``history_key``), first found wins:
+The key (``history_key``):
 - ``PONTOON_HISTORY_KEY_FILE``: a file holding the key (16 to 4096 bytes, any bytes);
-- ``PONTOON_SECRET`` (the server's token secret): the seal key is derived from it
-  (HMAC(secret, "pontoon history seal key")), never equal to it;
 - else the key file ``history.key`` in ``platformdirs.user_config_dir("pontoon")`` (on Linux
   ``~/.config/pontoon/history.key``): a writer creates it (32 random bytes, mode 0600) when it is
   missing; a reader never does (without a key it cannot check seals and says so).
+Not ``PONTOON_SECRET``: that is the server's token secret, random per start unless given, and set
+only where the server runs; a seal key derived from it would change with it and leave the operator's
+``history --audit`` (run without the server's environment) unable to check anything. The seal key is
+a separate, stable file that the operator keeps (and backs up) apart from the database.
 The key never goes into the database: the store holds only its id (``key_id``: a keyed hash of a
 fixed text, which tells which key sealed it, not the key), in ``pontoon_meta``.
 """
@@ -29,7 +31,6 @@ from pathlib import Path
 from pontoon.errors import PontoonError
 
 KEY_FILE_ENV = "PONTOON_HISTORY_KEY_FILE"
-SECRET_ENV = "PONTOON_SECRET"
 MIN_KEY, MAX_KEY = 16, 4096
 
 
@@ -81,10 +82,6 @@ def history_key(*, create: bool) -> SealKey | None:
     named = os.environ.get(KEY_FILE_ENV)
     if named:
         return SealKey(_read_key(Path(named), KEY_FILE_ENV), KEY_FILE_ENV)
-    secret = os.environ.get(SECRET_ENV)
-    if secret:
-        raw = secret.encode("utf-8", "surrogateescape")
-        return SealKey(hmac.new(raw, b"pontoon history seal key", hashlib.sha256).digest(), SECRET_ENV)
     path = default_key_path()
     if path.is_file():
         return SealKey(_read_key(path, "the default key file"), str(path))
@@ -108,15 +105,14 @@ def history_key(*, create: bool) -> SealKey | None:
 
 
 NO_KEY = (
-    f"no history key to check the seals with: set {KEY_FILE_ENV} to the key file, or {SECRET_ENV}, "
-    "as when the history was written (the default key file is absent)"
+    f"no history key to check the seals with: the default key file is absent; set {KEY_FILE_ENV} to "
+    "the key file the history was written with"
 )
 
 __all__ = [
     "KEY_FILE_ENV",
     "NO_KEY",
     "SealKeyError",
-    "SECRET_ENV",
     "SealKey",
     "default_key_path",
     "history_key",

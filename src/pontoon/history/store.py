@@ -391,7 +391,7 @@ def _adopt_key(engine: Engine, key: SealKey, url: str) -> None:
             raise HistoryError(
                 f"the history at {url:.200} is sealed with key {have}; the key configured here "
                 f"({key.source:.120}) is {key.key_id}: give the key that sealed it "
-                "(PONTOON_HISTORY_KEY_FILE or PONTOON_SECRET, docs/history.md)"
+                "(PONTOON_HISTORY_KEY_FILE, docs/history.md)"
             )
         conn.execute(insert(s.pontoon_meta).values(key="seal_key", value=key.key_id))
         for tid, head in conn.execute(select(s.tables.c.id, s.tables.c.last_hash)).all():
