@@ -32,6 +32,8 @@ from pontoon.history.store import (
 from pontoon.replay import ReplayMismatch, replay
 
 ZERO = Decimal(0)
+# what reading a JSON value of the wrong shape raises (a stored row edited or damaged)
+DAMAGE = (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError)
 MONEY_KEYS = ("source", "dest", "amount", "kind", "player", "reason")
 
 
@@ -52,6 +54,12 @@ def shoe_ids(store: Store, table_id: int) -> dict[int, int]:
 
 
 def list_rounds(store: Store, *, table_id: int | None = None, last: int | None = 10) -> list[dict[str, Any]]:
+    """The newest ``last`` rounds (of ``table_id``), oldest first, read from one snapshot."""
+    with store.snapshot():
+        return _list_rounds(store, table_id, last)
+
+
+def _list_rounds(store: Store, table_id: int | None, last: int | None) -> list[dict[str, Any]]:
     out = []
     ids: dict[int, dict[int, int]] = {}
     for r in store.rounds_(table_id=table_id, last=last):
@@ -98,6 +106,12 @@ def round_events(store: Store, round_id: int) -> tuple[dict[str, Any], list[dict
 
 
 def round_detail(store: Store, round_id: int) -> dict[str, Any]:
+    """Every event of a round with its ledger rows, read from one snapshot."""
+    with store.snapshot():
+        return _round_detail(store, round_id)
+
+
+def _round_detail(store: Store, round_id: int) -> dict[str, Any]:
     rnd, evs = round_events(store, round_id)
     return {
         "id": round_id,
@@ -147,9 +161,17 @@ def _replay_round(store: Store, round_id: int) -> dict[str, Any]:
     except HistoryError as err:
         raise ReplayMismatch(f"round {round_id}: {err}") from None
     dealt = check_cards(store, table, rnd_row)
-    remade = replay(
-        rules, [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs]
-    )
+    try:
+        remade = replay(
+            rules, [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs]
+        )
+    except ReplayMismatch:
+        raise
+    except DAMAGE as err:  # an event whose data is JSON but not of the shape pontoon writes
+        raise ReplayMismatch(
+            f"round {round_id}: its stored events cannot be replayed ({type(err).__name__}: "
+            f"{str(err)[:80]}): a stored events row is damaged"
+        ) from None
     logged = [t for e in evs for t in e["transfers"]]
     moved = [t.to_json() for t in remade.ledger.transfers]
     for i, (a, b) in enumerate(zip(logged, moved, strict=False)):
