@@ -163,7 +163,8 @@ def _replay_round(store: Store, round_id: int) -> dict[str, Any]:
     dealt = check_cards(store, table, rnd_row)
     try:
         remade = replay(
-            rules, [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs]
+            rules,
+            [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs],
         )
     except ReplayMismatch:
         raise
