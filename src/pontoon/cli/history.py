@@ -190,7 +190,8 @@ def _print_audit(console: Console, rep: dict[str, Any], as_json: bool) -> None:
     console.print(t)
     c = rep["checked"]
     console.print(
-        f"audit ok: {c['tables']} tables, {c['events']} events in unbroken hash chains, {c['ledger_rows']} "
+        f"audit ok: {c['tables']} tables, {c['events']} events in unbroken hash chains "
+        f"({c.get('sealed', 0)} sealed heads verified with the key), {c['ledger_rows']} "
         f"ledger rows, {c['accounts']} account balances equal their ledger sums; integrity {rep['integrity']}"
     )
 
