@@ -188,3 +188,27 @@ def test_audit_beside_writers_on_postgresql(pg: str) -> None:
     url = create_db(pg, "hostile_audit")
     open_store(url).close()
     assert _audit_beside_writers(url, [("federal", 3), ("shoot", 4)], 10) >= 3
+
+
+@pytest.mark.postgres
+def test_a_foreign_or_empty_postgresql_database_is_refused_and_left_alone(pg: str) -> None:
+    import psycopg
+
+    from pontoon.history import HistoryError
+    from tests.history.pg import create_db
+
+    url = create_db(pg, "hostile_foreign")
+    host, port = url.split("host=")[1].split("&")[0], url.split("port=")[1]
+    with pytest.raises(HistoryError, match="no history in the database"):
+        open_store(url, readonly=True)  # empty: a reader writes no schema into it
+    with psycopg.connect(
+        host=host, port=port, user="postgres", dbname="hostile_foreign", autocommit=True
+    ) as c:
+        assert c.execute("SELECT count(*) FROM pg_tables WHERE schemaname='public'").fetchone() == (0,)
+        c.execute("CREATE TABLE customers (id int)")
+    for readonly in (True, False):
+        with pytest.raises(HistoryError, match="is not a pontoon history"):
+            open_store(url, readonly=readonly)
+    with psycopg.connect(host=host, port=port, user="postgres", dbname="hostile_foreign") as c:
+        names = [r[0] for r in c.execute("SELECT tablename FROM pg_tables WHERE schemaname='public'")]
+    assert names == ["customers"]
