@@ -29,9 +29,10 @@ def _history_db_in_tmp(tmp_path_factory: pytest.TempPathFactory):  # type: ignor
     """`pontoon play` records by default: point the history (and the user data dir) into a temporary
     directory, so the suite never writes into the user's home."""
     d = tmp_path_factory.mktemp("history")
-    old = {k: os.environ.get(k) for k in ("PONTOON_DB", "XDG_DATA_HOME")}
+    old = {k: os.environ.get(k) for k in ("PONTOON_DB", "XDG_DATA_HOME", "XDG_CONFIG_HOME")}
     os.environ["PONTOON_DB"] = f"sqlite:///{d / 'history.sqlite'}"
     os.environ["XDG_DATA_HOME"] = str(d / "data")
+    os.environ["XDG_CONFIG_HOME"] = str(d / "config")  # the history's seal key file (history/seal.py)
     yield
     for k, v in old.items():
         if v is None:

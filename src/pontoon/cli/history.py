@@ -7,7 +7,6 @@ line and exit 2; a replay or audit that finds a difference prints it and exits 1
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -22,16 +21,11 @@ if TYPE_CHECKING:  # the history stack (SQLAlchemy) is imported only when a comm
 
 
 def open_existing(db: str | None) -> Store:
-    from pontoon.history.store import HistoryError, default_url, open_store
+    """A reader's store: an existing history, opened read-only (nothing is written: no schema, no
+    migration, no WAL switch); an empty or foreign database is refused (``open_store``)."""
+    from pontoon.history.store import default_url, open_store
 
-    url = db or default_url()
-    if url.startswith("sqlite:///"):
-        path = Path(url[len("sqlite:///") :].split("?", 1)[0])
-        if not path.is_file():
-            raise HistoryError(
-                f"no history database at {path} (give --db sqlite:///PATH, or play a recorded game first)"
-            )
-    return open_store(url)
+    return open_store(db or default_url(), readonly=True)
 
 
 def _round_id(text: str) -> int:
@@ -196,7 +190,8 @@ def _print_audit(console: Console, rep: dict[str, Any], as_json: bool) -> None:
     console.print(t)
     c = rep["checked"]
     console.print(
-        f"audit ok: {c['tables']} tables, {c['events']} events in unbroken hash chains, {c['ledger_rows']} "
+        f"audit ok: {c['tables']} tables, {c['events']} events in unbroken hash chains "
+        f"({c.get('sealed', 0)} sealed heads verified with the key), {c['ledger_rows']} "
         f"ledger rows, {c['accounts']} account balances equal their ledger sums; integrity {rep['integrity']}"
     )
 

@@ -15,7 +15,9 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
-from pontoon.history.recover import rules_of
+from pontoon.history.dbfile import meta_value
+from pontoon.history.recover import rules_of, shoe_record_of
+from pontoon.history.seal import NO_KEY
 from pontoon.history.store import (
     CASHIER,
     HistoryError,
@@ -25,17 +27,25 @@ from pontoon.history.store import (
     chain_hash,
     event_body,
     money_rows,
+    stored_amount,
 )
 from pontoon.replay import ReplayMismatch, replay
 
 ZERO = Decimal(0)
+# what reading a JSON value of the wrong shape raises (a stored row edited or damaged)
+DAMAGE = (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError)
 MONEY_KEYS = ("source", "dest", "amount", "kind", "player", "reason")
 
 
-def _net(result: dict[str, Any] | None) -> dict[str, Decimal]:
+def _net(result: Any, where: str = "a round's result") -> dict[str, Decimal]:
     if not result:
         return {}
-    return {p: Decimal(d.get("total", "0")) for p, d in result.get("net", {}).items()}
+    net = result.get("net", {}) if isinstance(result, dict) else None
+    if not isinstance(net, dict) or not all(isinstance(d, dict) for d in net.values()):
+        raise HistoryError(f"{where}: net is not a map of each person's totals: the stored row is damaged")
+    return {
+        str(p): stored_amount(d.get("total", "0"), f"{where}: net of {str(p)[:64]!r}") for p, d in net.items()
+    }
 
 
 def shoe_ids(store: Store, table_id: int) -> dict[int, int]:
@@ -44,10 +54,20 @@ def shoe_ids(store: Store, table_id: int) -> dict[int, int]:
 
 
 def list_rounds(store: Store, *, table_id: int | None = None, last: int | None = 10) -> list[dict[str, Any]]:
+    """The newest ``last`` rounds (of ``table_id``), oldest first, read from one snapshot."""
+    with store.snapshot():
+        return _list_rounds(store, table_id, last)
+
+
+def _list_rounds(store: Store, table_id: int | None, last: int | None) -> list[dict[str, Any]]:
     out = []
     ids: dict[int, dict[int, int]] = {}
     for r in store.rounds_(table_id=table_id, last=last):
         res = r["result"] or {}
+        if not isinstance(res, dict):
+            raise HistoryError(
+                f"the stored rounds row {r['id']}: result is not a JSON object: the row is damaged"
+            )
         tid = int(r["table_id"])
         if tid not in ids:
             ids[tid] = shoe_ids(store, tid)
@@ -63,7 +83,7 @@ def list_rounds(store: Store, *, table_id: int | None = None, last: int | None =
                 "seats": res.get("seats", []),
                 "status": r["status"],
                 "void_reason": res.get("void_reason"),
-                "net": _net(res),
+                "net": _net(res, f"the stored rounds row {r['id']}: result"),
                 "shoe": ids[tid].get(int(r["shoe"])) if r["shoe"] is not None else None,
             }
         )
@@ -86,6 +106,12 @@ def round_events(store: Store, round_id: int) -> tuple[dict[str, Any], list[dict
 
 
 def round_detail(store: Store, round_id: int) -> dict[str, Any]:
+    """Every event of a round with its ledger rows, read from one snapshot."""
+    with store.snapshot():
+        return _round_detail(store, round_id)
+
+
+def _round_detail(store: Store, round_id: int) -> dict[str, Any]:
     rnd, evs = round_events(store, round_id)
     return {
         "id": round_id,
@@ -113,7 +139,14 @@ def round_detail(store: Store, round_id: int) -> dict[str, Any]:
 
 
 def replay_round(store: Store, round_id: int) -> dict[str, Any]:
-    """Replay a stored round; raises ``ReplayMismatch`` at the first difference."""
+    """Replay a stored round; raises ``ReplayMismatch`` at the first difference. Reads one snapshot;
+    checks the table's whole hash chain and its seal, and the cards dealt against the shoe's
+    committed order where the shoe was fair."""
+    with store.snapshot():
+        return _replay_round(store, round_id)
+
+
+def _replay_round(store: Store, round_id: int) -> dict[str, Any]:
     rnd_row, evs = round_events(store, round_id)
     table = store.table(int(rnd_row["table_id"]))
     rules = rules_of(table)
@@ -123,9 +156,23 @@ def replay_round(store: Store, round_id: int) -> dict[str, Any]:
             raise ReplayMismatch(
                 f"round {round_id}: event #{e['seq']} {e['kind']} does not match its hash (altered)"
             )
-    remade = replay(
-        rules, [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs]
-    )
+    try:
+        check_seals(store, [int(table["id"])])
+    except HistoryError as err:
+        raise ReplayMismatch(f"round {round_id}: {err}") from None
+    dealt = check_cards(store, table, rnd_row)
+    try:
+        remade = replay(
+            rules,
+            [{"seq": e["seq"], "kind": e["kind"], "data": e["data"], "clause": e["clause"]} for e in evs],
+        )
+    except ReplayMismatch:
+        raise
+    except DAMAGE as err:  # an event whose data is JSON but not of the shape pontoon writes
+        raise ReplayMismatch(
+            f"round {round_id}: its stored events cannot be replayed ({type(err).__name__}: "
+            f"{str(err)[:80]}): a stored events row is damaged"
+        ) from None
     logged = [t for e in evs for t in e["transfers"]]
     moved = [t.to_json() for t in remade.ledger.transfers]
     for i, (a, b) in enumerate(zip(logged, moved, strict=False)):
@@ -160,7 +207,76 @@ def replay_round(store: Store, round_id: int) -> dict[str, Any]:
         "transfers": len(moved),
         "status": rnd_row["status"],
         "views": views,
+        "cards_checked": dealt,
     }
+
+
+def check_cards(store: Store, table: dict[str, Any], rnd_row: dict[str, Any]) -> int | None:
+    """The cards dealt from the round's shoe, checked against the shoe's committed order when the
+    shoe was fair: a retired shoe by its revealed seed (as ``pontoon verify``), a live one by the seed
+    in the table's private snapshot (checked against the commitment first; never shown). Returns how
+    many cards were checked (``None``: not a fair shoe, nothing to check against)."""
+    from pontoon.fair import FairRecordError, commitment, verify_record
+
+    if rnd_row["shoe"] is None:
+        return None
+    rid = rnd_row["id"]
+    got = shoe_record_of(store, int(table["id"]), int(rnd_row["shoe"]))
+    record = got.get("record")
+    if record is None:
+        new = next((e["data"] for e in got["events"] if e["kind"] == "new_shoe"), None)
+        fair = table["state"].get("fair") if isinstance(table["state"], dict) else None
+        if not isinstance(fair, dict) or not isinstance(new, dict) or "commitment" not in new:
+            return None
+        live = fair.get("live")
+        if not isinstance(live, dict):
+            return None
+        if live.get("nonce") != new.get("nonce") or not isinstance(fair.get("server_seed"), str):
+            return None
+        if commitment(fair["server_seed"]) != new.get("commitment"):
+            raise ReplayMismatch(
+                f"round {rid}: the live shoe's seed in the snapshot does not match the shoe's commitment"
+            )
+        record = {k: new.get(k) for k in ("scheme", "client_seed", "nonce", "commitment", "pack", "decks")}
+        record.update(server_seed=fair["server_seed"], dealt=list(got["dealt"]))
+    try:
+        result = verify_record(record)
+    except FairRecordError as err:
+        raise ReplayMismatch(
+            f"round {rid}: the shoe's stored commitment record is malformed: {err}"
+        ) from None
+    if not result.ok:
+        raise ReplayMismatch(
+            f"round {rid}: the cards dealt from its shoe are not the shoe's committed order: {result.difference}"
+        )
+    return len(got["dealt"])
+
+
+def check_seals(store: Store, table_ids: list[int]) -> int:
+    """Each table's seal (``seal.py``) against its stored chain head (the caller checks that the head is
+    the last event's hash); raises HistoryError naming the first table whose seal does not verify."""
+    if not store.sealed:
+        raise HistoryError(
+            f"the store predates sealed chains (schema revision {store.revision}): its chains are not "
+            "evidence against an edit; a writer (pontoon play --db URL) seals it when it next opens it"
+        )
+    if store.key is None:
+        raise HistoryError(NO_KEY)
+    with store.snapshot() as conn:
+        have = meta_value(conn, "seal_key")
+    if have != store.key.key_id:
+        raise HistoryError(
+            f"the store is sealed with key {have}; the key here ({store.key.source[:120]}) is "
+            f"{store.key.key_id}: give the key that sealed it (docs/history.md)"
+        )
+    for tid in table_ids:
+        row = store.table(tid)
+        if not store.key.verifies(tid, str(row["last_hash"]), str(row.get("seal", ""))):
+            raise HistoryError(
+                f"table {tid}: the seal of its chain head does not verify with the key: the records were "
+                "changed by someone without the key (or the head was moved)"
+            )
+    return len(table_ids)
 
 
 def _views(remade: Any) -> int:
@@ -178,7 +294,8 @@ def meters(store: Store, table_id: int | None = None) -> dict[str, Any]:
     collected (layout -> house), paid (house or kitty or a banker -> person), and the house result."""
     per: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(lambda: ZERO))
     for r in store.ledger_(table_id):
-        src, dst, amt, kind = r["source"], r["dest"], Decimal(r["amount"]), r["kind"]
+        src, dst, kind = r["source"], r["dest"], r["kind"]
+        amt = stored_amount(r["amount"], f"the stored ledger row {r['id']}: amount")
         if CASHIER in (src, dst):
             per["cashier"]["in" if src == CASHIER else "out"] += amt
             continue
@@ -204,15 +321,22 @@ def meters(store: Store, table_id: int | None = None) -> dict[str, Any]:
 
 def audit(store: Store) -> dict[str, Any]:
     """Check every table; returns the meters and the checks made. Raises HistoryError at the first
-    discrepancy (a balance that is not its ledger sum, a broken hash chain, money not conserved)."""
-    checked = {"tables": 0, "events": 0, "ledger_rows": 0, "accounts": 0}
+    discrepancy (a balance that is not its ledger sum, a broken hash chain or seal, money not
+    conserved). Every read is of one snapshot (``Store.snapshot``): writers beside it never make it
+    see half a transaction."""
+    with store.snapshot():
+        return _audit(store)
+
+
+def _audit(store: Store) -> dict[str, Any]:
+    checked = {"tables": 0, "events": 0, "ledger_rows": 0, "accounts": 0, "sealed": 0}
     for t in store.tables_():
         tid = int(t["id"])
         checked["tables"] += 1
         ledger = store.ledger_(tid)
         sums: dict[str, Decimal] = defaultdict(lambda: ZERO)
         for r in ledger:
-            a = Decimal(r["amount"])
+            a = stored_amount(r["amount"], f"the stored ledger row {r['id']}: amount")
             sums[account_key(r["source"])] -= a
             sums[account_key(r["dest"])] += a
         checked["ledger_rows"] += len(ledger)
@@ -243,6 +367,7 @@ def audit(store: Store) -> dict[str, Any]:
         head = store.table(tid)["last_hash"]
         if head != prev:
             raise HistoryError(f"table {tid}: the stored chain head is not the last event's hash")
+        checked["sealed"] += check_seals(store, [tid])
         open_rounds = [r for r in store.rounds_(table_id=tid) if r["status"] == "open"]
         if not open_rounds and bal.get(account_key({"system": "layout"}), ZERO) != 0:
             raise HistoryError(

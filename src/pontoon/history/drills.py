@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from pontoon.history import schema as s
-from pontoon.history.store import HistoryError, Store, now
+from pontoon.history.store import HistoryError, Store, now, stored_amount, stored_json
 
 PLACES = Decimal("0.000001")
 MAX_WORST = 20
@@ -69,18 +69,25 @@ def save_drill(store: Store, summary: dict[str, Any], *, seed: int | None = None
     return int(pk[0])
 
 
+SPOT = ("spot", "answer", "best")
+
+
 def list_drills(store: Store, *, last: int | None = 10) -> list[dict[str, Any]]:
     """The newest ``last`` drill sessions, oldest first; numbers as Decimal, ``worst`` as a list."""
     q = select(s.drills).order_by(s.drills.c.id.desc())
     if last is not None:
         q = q.limit(last)
-    with store.reader.connect() as conn:
+    with store.snapshot() as conn:
         rows = [dict(r) for r in conn.execute(q).mappings()]
     rows.reverse()
     for r in rows:
+        where = f"the stored drills row {r['id']}"
         for k in ("accuracy", "cost", "cost_per_100"):
-            r[k] = Decimal(r[k])
-        r["worst"] = [{**w, "cost": Decimal(w["cost"])} for w in json.loads(r["worst"])]
+            r[k] = stored_amount(r[k], f"{where}: {k}")
+        worst = stored_json(r["worst"], f"{where}: worst", list)
+        if not all(isinstance(w, dict) and all(isinstance(w.get(k), str) for k in SPOT) for w in worst):
+            raise HistoryError(f"{where}: worst is not a list of spots: the stored row is damaged")
+        r["worst"] = [{**w, "cost": stored_amount(w.get("cost"), f"{where}: worst cost")} for w in worst]
     return rows
 
 

@@ -65,6 +65,18 @@ def rules_of(row: dict[str, Any]) -> CasinoRules | BritishRules:
 
 
 def _build(row: dict[str, Any]) -> AnyTable:
+    try:
+        return _build_table(row)
+    except PontoonError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as err:
+        raise HistoryError(
+            f"the stored tables row {row['id']}: state is not a recovery snapshot pontoon wrote "
+            f"({type(err).__name__}: {str(err)[:80]}): the stored row is damaged"
+        ) from None
+
+
+def _build_table(row: dict[str, Any]) -> AnyTable:
     rules = rules_of(row)
     state = row["state"]
     if not state:
@@ -233,6 +245,12 @@ def recover_table(
         raise RecoveryMismatch(
             f"table {table_id}: a committed input is refused on re-execution: {err}"
         ) from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as err:
+        rec.detach()  # a committed event whose data is JSON but not of the shape pontoon writes
+        raise RecoveryMismatch(
+            f"table {table_id}: a stored event cannot be re-executed ({type(err).__name__}: "
+            f"{str(err)[:80]}): a stored events row is damaged"
+        ) from None
     out.replayed = len(expect)
     if extra is not None and table.fair is None:  # after the replay: the committed shoes were not fair
         table.fair = extra
@@ -295,11 +313,11 @@ def shoe_record(store: Store, shoe_id: int) -> dict[str, Any]:
 
     from pontoon.history import schema as sc
 
-    with store.reader.connect() as conn:
+    with store.snapshot() as conn:  # one consistent read: the shoe, its table's events
         row = conn.execute(select(sc.shoes).where(sc.shoes.c.id == shoe_id)).mappings().first()
-    if row is None:
-        raise HistoryError(f"no shoe {shoe_id} in the history at {store.url}")
-    return shoe_record_of(store, int(row["table_id"]), int(row["number"]), shoe_id=shoe_id)
+        if row is None:
+            raise HistoryError(f"no shoe {shoe_id} in the history at {store.url}")
+        return shoe_record_of(store, int(row["table_id"]), int(row["number"]), shoe_id=shoe_id)
 
 
 def _walk_shoe(events: list[dict[str, Any]], shoe_no: int) -> dict[str, Any]:
@@ -336,7 +354,13 @@ def shoe_record_of(
     from pontoon.fair import SCHEME
 
     row = store.table(table_id)
-    walk = _walk_shoe(store.events_(table_id), shoe_no)
+    try:
+        walk = _walk_shoe(store.events_(table_id), shoe_no)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise HistoryError(
+            f"table {table_id}: a stored shoe or card event is not of the shape pontoon writes "
+            f"({type(err).__name__}: {str(err)[:80]}): a stored events row is damaged"
+        ) from None
     mine = store.shoes_(table_id, shoe_no)
     if not walk["events"] and not mine:
         raise HistoryError(f"table {table_id} has no shoe {shoe_no}")

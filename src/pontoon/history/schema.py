@@ -10,6 +10,8 @@
 - ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
   (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
 - ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;
+- ``pontoon_meta`` (revision 0005): key/value rows; ``application`` = ``pontoon-history`` marks the
+  database as ours, ``seal_key`` names the key that seals the chains (``tables.seal``: ``seal.py``);
 - ``drills`` (revision 0002): one row per ``pontoon train`` session summary: accuracy, cost and cost per
   100 hands as exact decimal text (expected values in wagers, fixed to 6 places), the worst spots as JSON;
 - ``web_logins`` and ``web_sessions`` (revision 0006, the table server's accounts: docs/accounts.md): each
@@ -48,6 +50,7 @@ tables = Table(
     Column("state", Text, nullable=False, server_default="{}"),
     Column("state_event", Integer, nullable=False, server_default="0"),
     Column("last_hash", String(64), nullable=False, server_default=""),
+    Column("seal", String(64), nullable=False, server_default=""),  # revision 0005: the keyed chain head
 )
 
 shoes = Table(
@@ -156,3 +159,11 @@ web_sessions = Table(
     Column("expires", Float, nullable=False),  # unix seconds
 )
 Index("ix_web_sessions_name", web_sessions.c.name)
+
+
+pontoon_meta = Table(  # revision 0005
+    "pontoon_meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)

@@ -9,11 +9,41 @@ from typing import Any
 from sqlalchemy import update
 
 from pontoon.history import schema as s
+from pontoon.history.locks import SessionLock
 from pontoon.history.recorder import AnyTable, Recorder
 from pontoon.history.recover import recover_table, rules_of
-from pontoon.history.store import HistoryError, Store, canon, open_store
+from pontoon.history.store import HistoryError, Store, canon, open_store, stored_amount
 
 LABEL = "terminal"
+
+
+def check_meta(table_id: int, meta: dict[str, Any]) -> None:
+    """A stored session's settings (``tables.meta``) as ``pontoon play`` writes them; anything else
+    is one HistoryError naming the field (the stored row is damaged or not ours)."""
+    where = f"the stored tables row {table_id}: meta"
+    game = meta.get("game", "casino")
+    if game == "british":
+        if not isinstance(meta.get("seat", ""), str):
+            raise HistoryError(f"{where}: seat is not a name: the stored row is damaged")
+        return
+    if game != "casino":
+        raise HistoryError(
+            f"{where}: game {str(game)[:20]!r} is not casino or british: the stored row is damaged"
+        )
+    boxes = meta.get("boxes")
+    if isinstance(boxes, bool) or not isinstance(boxes, int) or not 1 <= boxes <= 16:
+        raise HistoryError(
+            f"{where}: boxes {str(boxes)[:20]!r} is not a number of boxes: the stored row is damaged"
+        )
+    for k in ("bet", "balance"):
+        stored_amount(meta.get(k), f"{where}: {k}")
+    if not isinstance(meta.get("player"), str):
+        raise HistoryError(f"{where}: player is not a name: the stored row is damaged")
+    sides = meta.get("sides", {})
+    if not isinstance(sides, dict):
+        raise HistoryError(f"{where}: sides is not a map of side bets: the stored row is damaged")
+    for k, v in sides.items():
+        stored_amount(v, f"{where}: sides {str(k)[:20]}")
 
 
 class Session:
@@ -24,6 +54,7 @@ class Session:
         self.table: AnyTable | None = None  # set when resuming: the recovered table
         self.start_balance = Decimal(str(meta.get("balance", "0")))
         self.notes: list[str] = []
+        self.lock: SessionLock | None = None  # this process's hold on the table (one writer at a time)
 
     @classmethod
     def open(cls, url: str | None, meta: dict[str, Any]) -> Session:
@@ -39,9 +70,19 @@ class Session:
             raise HistoryError(
                 f"--resume: no unfinished terminal session in {store.url}; start one with pontoon play"
             )
-        row = store.table(int(open_tables[-1]["id"]))
-        got = recover_table(store, int(row["id"]), policy=policy)
+        table_id = int(open_tables[-1]["id"])
+        lock = SessionLock(store, table_id)
+        try:
+            lock.attach()  # before recovery: a live session elsewhere is refused, a dead one's lock recovered
+            row = store.table(table_id)
+            check_meta(table_id, row["meta"])
+            got = recover_table(store, table_id, policy=policy)
+        except BaseException:
+            lock.release()
+            store.close()
+            raise
         out = cls(store, row["meta"])
+        out.lock = lock
         out.table = got.table
         out.recorder = got.recorder
         out.notes = got.notes
@@ -52,6 +93,8 @@ class Session:
 
     def attach(self, table: AnyTable) -> None:
         self.recorder = Recorder(self.store, table, label=LABEL, meta=self.meta)
+        self.lock = SessionLock(self.store, self.recorder.table_id)
+        self.lock.attach()
 
     def note_bet(self, bet: Decimal) -> None:
         """A changed bet is part of the session's settings (``--resume`` goes on with it)."""
@@ -79,4 +122,6 @@ class Session:
             if not table.in_round and not table.closed:
                 table.close()
             self.recorder.close()
+        if self.lock is not None:
+            self.lock.release()
         self.store.close()

@@ -2,9 +2,9 @@
 
 ``open_store(url)`` opens (and migrates to the newest schema with Alembic) the database at ``url``;
 ``None`` means ``$PONTOON_DB`` or else ``history.sqlite`` under ``platformdirs.user_data_dir("pontoon")``.
-SQLite connections are opened with ``journal_mode=WAL``, ``synchronous=FULL``, ``foreign_keys=ON`` and a
-busy timeout, read back at start (a database where they do not take is refused), and every write
-transaction begins ``IMMEDIATE`` so two writers queue on the lock instead of failing.
+``open_store(url, readonly=True)`` (the readers) opens an existing history read-only and writes
+nothing. Engines, pragmas, migration and the parsing of stored values: ``engines.py``; whether a
+database is ours: ``dbfile.py``; the seals: ``seal.py``.
 
 Every ``append`` is ONE transaction: the events, the ledger rows they caused (idempotency key
 ``table:round:seq:i`` UNIQUE), the account balances, the round row and the recovery snapshot. It is
@@ -17,25 +17,40 @@ import hashlib
 import json
 import os
 import signal
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, create_engine, event, insert, select, text, update
-from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy import Connection, Engine, bindparam, insert, select, text, update
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from pontoon.errors import PontoonError
 from pontoon.history import schema as s
+from pontoon.history.dbfile import parse_sqlite
+from pontoon.history.engines import (
+    BUSY_TIMEOUT_MS,
+    SCHEMA_HEAD,
+    HistoryError,
+    _adopt_key,
+    _check_sqlite,
+    _kind,
+    _known_revision,
+    _migrate,
+    _sqlite_kind,
+    default_url,
+    make_engine,
+    parse_amount,
+    stored_amount,
+    stored_json,
+)
+from pontoon.history.seal import SealKey, history_key
 
-BUSY_TIMEOUT_MS = 30_000
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
-
-
-class HistoryError(PontoonError):
-    """A bad database URL, a missing or corrupt database, an unknown round or table."""
 
 
 def canon(obj: Any) -> str:
@@ -63,7 +78,11 @@ _HEAD_LOCKED = _HEAD.with_for_update()
 _ROUND_ID = select(s.rounds.c.id).where(
     s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no")
 )
-_SET_HEAD = update(s.tables).where(s.tables.c.id == bindparam("t_id")).values(last_hash=bindparam("t_hash"))
+_SET_HEAD = (
+    update(s.tables)
+    .where(s.tables.c.id == bindparam("t_id"))
+    .values(last_hash=bindparam("t_hash"), seal=bindparam("t_seal"))
+)
 _SET_HEAD_STATE = _SET_HEAD.values(state=bindparam("t_state"), state_event=bindparam("t_event"))
 _INS_SHOE = insert(s.shoes)
 _INS_ROUND = insert(s.rounds)
@@ -104,16 +123,6 @@ def event_body(
         "clause": clause,
         "transfers": list(transfers),
     }
-
-
-def default_url() -> str:
-    env = os.environ.get("PONTOON_DB")
-    if env:
-        return env
-    from platformdirs import user_data_dir
-
-    d = Path(user_data_dir("pontoon"))
-    return f"sqlite:///{d / 'history.sqlite'}"
 
 
 @dataclass
@@ -158,105 +167,17 @@ class _Crash:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-    dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (IMMEDIATE)
-    cur = dbapi_conn.cursor()
-    cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=FULL")
-    cur.execute("PRAGMA foreign_keys=ON")
-    cur.close()
+def open_store(url: str | None = None, *, synchronous: str = "FULL", readonly: bool = False) -> Store:
+    """Open the history at ``url`` (None: ``$PONTOON_DB`` or the user data directory).
 
-
-def _sqlite_begin(conn: Connection) -> None:
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def _sqlite_begin_read(conn: Connection) -> None:
-    conn.exec_driver_sql("BEGIN")  # a reader: a WAL snapshot, never the write lock
-
-
-def make_engine(url: str, *, synchronous: str = "FULL", reader: bool = False) -> Engine:
-    """An engine for ``url`` with the pragmas set on every SQLite connection."""
-    if not isinstance(url, str) or "://" not in url:
-        raise HistoryError(f"database URL {url!r:.80}: give sqlite:///PATH or postgresql://USER@HOST/DB")
-    if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://") :]
-    try:
-        if url.startswith("sqlite"):
-            if url in ("sqlite://", "sqlite:///:memory:") or ":memory:" in url:
-                raise HistoryError("an in-memory SQLite database keeps no history: give sqlite:///PATH")
-            path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
-            if path:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            engine = create_engine(url)
-
-            @event.listens_for(engine, "connect")
-            def _connect(dbapi_conn: Any, rec: Any) -> None:
-                _sqlite_pragmas(dbapi_conn, rec)
-                if synchronous != "FULL":  # the benchmark's baseline only
-                    dbapi_conn.execute(f"PRAGMA synchronous={synchronous}")
-
-            event.listen(engine, "begin", _sqlite_begin_read if reader else _sqlite_begin)
-        elif url.startswith("postgresql"):
-            engine = create_engine(url, pool_pre_ping=True)
-        else:
-            raise HistoryError(
-                f"database URL {url.split(':', 1)[0]!r}: accepted are sqlite:///PATH and postgresql://..."
-            )
-    except (ArgumentError, NoSuchModuleError, ValueError) as err:
-        if isinstance(err, HistoryError):
-            raise
-        raise HistoryError(
-            f"database URL {url!r:.80} is not valid ({err}); give sqlite:///PATH or postgresql://..."
-        ) from None
-    return engine
-
-
-def _check_sqlite(conn: Connection) -> None:
-    mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
-    sync = conn.exec_driver_sql("PRAGMA synchronous").scalar()
-    if str(mode).lower() != "wal" or int(sync or 0) != 2:
-        raise HistoryError(
-            f"the SQLite database refused the durability settings (journal_mode={mode}, synchronous={sync}); "
-            "need journal_mode=WAL and synchronous=FULL (2): is it on a file system that supports WAL?"
-        )
-
-
-SCHEMA_HEAD = "0006"  # the newest Alembic revision (tests check it against migrations/versions)
-
-
-def _migrate(engine: Engine) -> None:
-    """Upgrade to the newest schema with Alembic (not even imported when the database is at head)."""
-    from sqlalchemy import inspect
-
-    with engine.connect() as conn:
-        current = None
-        if inspect(conn).has_table("alembic_version"):
-            current = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-        conn.rollback()
-    if current == SCHEMA_HEAD:
-        return
-    here = Path(__file__).resolve().parent
-    known = {f.name.split("_", 1)[0] for f in (here / "migrations" / "versions").glob("[0-9]*_*.py")}
-    if current is not None and current not in known:
-        raise HistoryError(
-            f"the history database is at schema revision {current}, which this pontoon does not know "
-            f"(it knows up to {SCHEMA_HEAD}): use a newer pontoon, or another --db / PONTOON_DB"
-        )
-    from alembic import command
-    from alembic.config import Config
-
-    cfg = Config(str(here / "alembic.ini"))
-    cfg.set_main_option("script_location", str(here / "migrations"))
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
-
-
-def open_store(url: str | None = None, *, synchronous: str = "FULL") -> Store:
-    """Open the history at ``url`` (None: ``$PONTOON_DB`` or the user data directory), migrated to head."""
+    A writer (the default) creates the schema in an empty database and migrates ours to the newest
+    revision; a database that is not ours is refused. ``readonly`` (the readers: ``history``,
+    ``replay``, ``verify``) opens an existing history read-only and writes nothing: no migration, no
+    WAL switch, no schema; an empty or foreign database is refused."""
     url = url or default_url()
+    if readonly:
+        return _open_reader(url)
+    kind = _sqlite_kind(url)  # before the first writing connection (it switches the file to WAL)
     engine = make_engine(url, synchronous=synchronous)
     try:
         if engine.dialect.name == "sqlite" and synchronous == "FULL":
@@ -266,7 +187,12 @@ def open_store(url: str | None = None, *, synchronous: str = "FULL") -> Store:
                 conn.rollback()
             if ok != "ok":
                 raise HistoryError(f"the SQLite database at {url} is corrupt (quick_check: {ok})")
+        if kind is None:
+            _kind(engine, url)
         _migrate(engine)
+        key = history_key(create=True)
+        assert key is not None
+        _adopt_key(engine, key, url)
     except HistoryError:
         engine.dispose()
         raise
@@ -274,25 +200,119 @@ def open_store(url: str | None = None, *, synchronous: str = "FULL") -> Store:
         engine.dispose()
         first = str(err).splitlines()[0][:200]
         raise HistoryError(f"cannot open the history database {url}: {first}") from None
+    except PontoonError:
+        engine.dispose()
+        raise
     reader = (
         make_engine(url, synchronous=synchronous, reader=True) if engine.dialect.name == "sqlite" else engine
     )
-    return Store(engine, url, reader=reader)
+    return Store(engine, url, reader=reader, key=key)
+
+
+def _open_reader(url: str) -> Store:
+    target = parse_sqlite(url)
+    if target is not None:
+        if not Path(target.path).is_file():
+            raise HistoryError(
+                f"no history database at {target.path:.200} (give --db sqlite:///PATH, or play a recorded game first)"
+            )
+        if _sqlite_kind(url) is None:
+            raise HistoryError(
+                f"no history in {target.path:.200}: the file is empty (play a recorded game first)"
+            )
+    engine = make_engine(url, readonly=True)
+    try:
+        kind = _kind(engine, url)
+        if kind == "empty":
+            raise HistoryError(f"no history in the database at {url:.200}: it has no tables yet")
+        from sqlalchemy import inspect
+
+        with engine.connect() as conn:
+            current = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+            sealed = "seal" in {c["name"] for c in inspect(conn).get_columns("tables")}
+            ok = (
+                conn.exec_driver_sql("PRAGMA quick_check").scalar()
+                if engine.dialect.name == "sqlite"
+                else "ok"
+            )
+            conn.rollback()
+        _known_revision(current)
+        if ok != "ok":
+            raise HistoryError(f"the SQLite database at {url} is corrupt (quick_check: {ok})")
+        key = history_key(create=False)
+    except PontoonError:
+        engine.dispose()
+        raise
+    except (SQLAlchemyError, OSError) as err:
+        engine.dispose()
+        first = str(err).splitlines()[0][:200]
+        raise HistoryError(f"cannot open the history database {url}: {first}") from None
+    return Store(engine, url, reader=engine, key=key, readonly=True, sealed=sealed, revision=str(current))
 
 
 class Store:
     """The one entry point to the records. Writers: ``create_table``, ``append``, ``close_table``."""
 
-    def __init__(self, engine: Engine, url: str, *, reader: Engine | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        url: str,
+        *,
+        reader: Engine | None = None,
+        key: SealKey | None = None,
+        readonly: bool = False,
+        sealed: bool = True,
+        revision: str = SCHEMA_HEAD,
+    ) -> None:
         self.engine = engine  # writers: every transaction BEGIN IMMEDIATE on SQLite
         self.reader = reader or engine  # readers: plain BEGIN, a snapshot that never blocks a writer
         self.url = url
+        self.key = key  # the seal key (``seal.py``): None for a reader that has none configured
+        self.readonly = readonly  # opened by a reader: read-only, never migrated
+        self.sealed = sealed  # the schema has ``tables.seal`` (revision 0005 on)
+        self.revision = revision
+        self._local = threading.local()  # the snapshot connection of this thread, while one is open
         self._round_ids: dict[tuple[int, int], int] = {}
         self._crash = _Crash()
         # checks run inside every ``append`` transaction before it commits (a lease's fencing token:
         # ``pontoon.history.leases``); each is called with the connection and the table id and raises
         # to roll the write back
         self.fences: list[Callable[[Connection, int], None]] = []
+
+    def _writable(self) -> None:
+        if self.readonly:
+            raise HistoryError(f"the history at {self.url:.200} was opened read-only: it cannot be written")
+
+    def seal_of(self, table_id: int, head: str) -> str:
+        return self.key.seal(table_id, head) if self.key is not None else ""
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """One consistent read of the store: every read method called inside it (in this thread)
+        reads the same moment. SQLite: one read transaction (BEGIN, then every read: a WAL snapshot);
+        PostgreSQL: a REPEATABLE READ, READ ONLY transaction. Re-entrant."""
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        with self.reader.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+            with conn.begin():
+                self._local.conn = conn
+                try:
+                    yield conn
+                finally:
+                    self._local.conn = None
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        with self.reader.connect() as conn:
+            yield conn
 
     def close(self) -> None:
         self.engine.dispose()
@@ -313,6 +333,7 @@ class Store:
     ) -> int:
         """A new table row and, in the same transaction, its ``first`` batch (the recorder's snapshot):
         a table is never recorded without the state to recover it from."""
+        self._writable()
         self._crash.count += 1
         with self.engine.begin() as conn:
             res = conn.execute(
@@ -327,6 +348,7 @@ class Store:
                     state="{}",
                     state_event=0,
                     last_hash="",
+                    seal="",
                 )
             )
             pk = res.inserted_primary_key
@@ -334,11 +356,16 @@ class Store:
             table_id = int(pk[0])
             if first is not None:
                 self._append(conn, table_id, first)
+            else:
+                conn.execute(
+                    _SET_HEAD, {"t_id": table_id, "t_hash": "", "t_seal": self.seal_of(table_id, "")}
+                )
             self._crash.check("inside")
         self._crash.check("after")
         return table_id
 
     def close_table(self, table_id: int) -> None:
+        self._writable()
         with self.engine.begin() as conn:
             conn.execute(update(s.tables).where(s.tables.c.id == table_id).values(status="closed"))
 
@@ -360,6 +387,7 @@ class Store:
     def append_many(self, table_id: int, batches: Sequence[Batch]) -> str:
         """Write ``batches`` in order in ONE transaction (the records of one table call): one commit,
         each batch written exactly as ``append`` writes it; returns the new head of the hash chain."""
+        self._writable()
         self._crash.count += 1
         with self.engine.begin() as conn:
             for fence in self.fences:
@@ -414,14 +442,16 @@ class Store:
                     "r_result": canon(result),
                 },
             )
+        seal = self.seal_of(table_id, str(prev))
         if batch.state is None:
-            conn.execute(_SET_HEAD, {"t_id": table_id, "t_hash": prev})
+            conn.execute(_SET_HEAD, {"t_id": table_id, "t_hash": prev, "t_seal": seal})
         else:
             conn.execute(
                 _SET_HEAD_STATE,
                 {
                     "t_id": table_id,
                     "t_hash": prev,
+                    "t_seal": seal,
                     "t_state": canon(batch.state),
                     "t_event": last_id if batch.state_at is None else state_event,
                 },
@@ -498,13 +528,14 @@ class Store:
     # ------------------------------------------------------------------------------------------
     # reading
     def table(self, table_id: int) -> dict[str, Any]:
-        with self.reader.connect() as conn:
-            r = conn.execute(select(s.tables).where(s.tables.c.id == table_id)).mappings().first()
+        cols = [c for c in s.tables.c if self.sealed or c.name != "seal"]
+        with self._read() as conn:
+            r = conn.execute(select(*cols).where(s.tables.c.id == table_id)).mappings().first()
         if r is None:
             raise HistoryError(f"no table {table_id} in the history at {self.url}")
         out = dict(r)
         for k in ("rules", "meta", "state"):
-            out[k] = json.loads(out[k])
+            out[k] = stored_json(out[k], f"the stored tables row {table_id}: {k}", dict)
         return out
 
     def tables_(self, *, status: str | None = None, label: str | None = None) -> list[dict[str, Any]]:
@@ -520,7 +551,7 @@ class Store:
             q = q.where(s.tables.c.status == status)
         if label is not None:
             q = q.where(s.tables.c.label == label)
-        with self.reader.connect() as conn:
+        with self._read() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
 
     def events_(
@@ -533,10 +564,10 @@ class Store:
         )
         if round_no is not None:
             q = q.where(s.events.c.round_no == round_no)
-        with self.reader.connect() as conn:
+        with self._read() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
         for r in rows:
-            r["data"] = json.loads(r.pop("payload"))
+            r["data"] = stored_json(r.pop("payload"), f"the stored events row {r['id']}: payload", dict)
         return rows
 
     def ledger_(self, table_id: int | None = None, *, round_id: int | None = None) -> list[dict[str, Any]]:
@@ -545,22 +576,28 @@ class Store:
             q = q.where(s.ledger.c.table_id == table_id)
         if round_id is not None:
             q = q.where(s.ledger.c.round_id == round_id)
-        with self.reader.connect() as conn:
+        with self._read() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
         for r in rows:
-            r["source"] = json.loads(r["source"])
-            r["dest"] = json.loads(r["dest"])
+            for k in ("source", "dest"):
+                r[k] = stored_json(r[k], f"the stored ledger row {r['id']}: {k}", (str, dict))
+            stored_amount(r["amount"], f"the stored ledger row {r['id']}: amount")
         return rows
 
     def accounts_(self, table_id: int | None = None) -> list[dict[str, Any]]:
         q = select(s.accounts).order_by(s.accounts.c.table_id, s.accounts.c.account)
         if table_id is not None:
             q = q.where(s.accounts.c.table_id == table_id)
-        with self.reader.connect() as conn:
+        with self._read() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
 
     def balances(self, table_id: int) -> dict[str, Decimal]:
-        return {r["account"]: Decimal(r["balance"]) for r in self.accounts_(table_id)}
+        return {
+            r["account"]: stored_amount(
+                r["balance"], f"the stored accounts row (table {table_id}, {str(r['account'])[:80]}): balance"
+            )
+            for r in self.accounts_(table_id)
+        }
 
     def rounds_(
         self, *, table_id: int | None = None, last: int | None = None, round_id: int | None = None
@@ -575,11 +612,15 @@ class Store:
         q = q.order_by(s.rounds.c.id.desc())
         if last is not None:
             q = q.limit(last)
-        with self.reader.connect() as conn:
+        with self._read() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
         rows.reverse()
         for r in rows:
-            r["result"] = json.loads(r["result"]) if r["result"] else None
+            r["result"] = (
+                stored_json(r["result"], f"the stored rounds row {r['id']}: result", dict)
+                if r["result"]
+                else None
+            )
         return rows
 
     def round_(self, round_id: int) -> dict[str, Any]:
@@ -594,24 +635,15 @@ class Store:
         q = select(s.shoes).where(s.shoes.c.table_id == table_id).order_by(s.shoes.c.number)
         if number is not None:
             q = q.where(s.shoes.c.number == number)
-        with self.reader.connect() as conn:
+        with self._read() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check`` on SQLite (``ok`` when sound); ``ok`` on PostgreSQL."""
         if self.engine.dialect.name != "sqlite":
             return "ok"
-        with self.reader.connect() as conn:
-            out = str(conn.exec_driver_sql("PRAGMA integrity_check").scalar())
-            conn.rollback()
-        return out
-
-
-def parse_amount(text_: str) -> Decimal:
-    try:
-        return Decimal(text_)
-    except InvalidOperation:
-        raise HistoryError(f"amount {text_!r} in the ledger is not exact decimal text") from None
+        with self._read() as conn:
+            return str(conn.exec_driver_sql("PRAGMA integrity_check").scalar())
 
 
 def rows_of(transfers: Iterable[Any]) -> list[dict[str, Any]]:
@@ -619,6 +651,10 @@ def rows_of(transfers: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 __all__ = [
+    "BUSY_TIMEOUT_MS",
+    "SCHEMA_HEAD",
+    "make_engine",
+    "parse_amount",
     "Batch",
     "HistoryError",
     "Row",
@@ -630,5 +666,7 @@ __all__ = [
     "event_body",
     "CASHIER",
     "DBAPIError",
+    "stored_amount",
+    "stored_json",
     "text",
 ]

@@ -1,7 +1,7 @@
 """the table server's logins: each account's name key and argon2id password hash, and login sessions
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-11-27
 
 Every account made before this revision gets a ``web_logins`` row without a password (a guest): its
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
