@@ -1,0 +1,102 @@
+"""Count systems (analysis/counts.py) and index plays (analysis/indices.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pontoon.analysis.counts import (
+    SYSTEMS,
+    CountError,
+    best_linear_count,
+    correlation,
+    decision_effects,
+    evaluate,
+    find_system,
+    load_system,
+)
+from pontoon.analysis.eor import effects_of_removal
+from pontoon.analysis.indices import index_table, sample_shoe, true_count
+from pontoon.analysis.states import shoe_counts
+from pontoon.rules.load import resolve_rules
+
+
+def test_walker_starts_at_minus_four_a_deck_and_ends_at_zero() -> None:
+    walker = SYSTEMS["walker-hi-lo"]
+    assert walker.irc("pontoon48", 6) == -24  # Walker: -24 for six 48-card decks
+    assert not walker.balanced("pontoon48") and SYSTEMS["hi-lo"].balanced("standard52")
+    full = shoe_counts("pontoon48", 6)
+    assert walker.irc("pontoon48", 6) + float(np.dot(walker.tags, full)) == 0
+    assert SYSTEMS["ko"].irc("standard52", 6) == -20  # KO: 4 - 4 x decks
+
+
+def test_correlation_is_pearson_over_a_decks_cards() -> None:
+    one = shoe_counts("pontoon48", 1).astype(float)
+    t = np.array(SYSTEMS["hi-lo"].tags, dtype=float)
+    assert correlation(t, t, one) == pytest.approx(1.0)
+    assert correlation(t, -2 * t + 3, one) == pytest.approx(-1.0)
+    cards = np.repeat(np.arange(10), one.astype(int))
+    e = np.arange(10, dtype=float) ** 2
+    assert correlation(t, e, one) == pytest.approx(np.corrcoef(t[cards], e[cards])[0, 1])
+
+
+def test_count_figures_for_mbs() -> None:
+    rules = resolve_rules("mbs")
+    eff = effects_of_removal(rules, what=("basic", "insurance"))
+    de = decision_effects(rules)
+    hilo = evaluate(rules, SYSTEMS["walker-hi-lo"], eff, de)
+    assert 0.9 < hilo["betting_correlation"] < 1.0
+    assert 0.3 < hilo["playing_efficiency"] < 0.9
+    assert 0.5 < hilo["insurance_correlation"] < 1.0
+    assert hilo["irc"] == -24
+    # a count whose tags are the effects themselves bets perfectly; its rounding nearly so
+    assert best_linear_count(rules, eff)["betting_correlation"] == pytest.approx(1.0)
+    assert best_linear_count(rules, eff, 2)["betting_correlation"] > hilo["betting_correlation"]
+    # a count of the tens alone is the insurance count: insurance correlation 1
+    tens = type(SYSTEMS["hi-lo"])("tens", (1, 1, 1, 1, 1, 1, 1, 1, 1, -3))
+    assert evaluate(rules, tens, eff, de)["insurance_correlation"] == pytest.approx(1.0)
+
+
+def test_user_count_file(tmp_path: Path) -> None:
+    p = tmp_path / "mine.json"
+    p.write_text(json.dumps({"name": "mine", "tags": {"A": -1, "2": 1, "3": 1, "4": 1, "5": 2, "6": 1,
+                                                       "7": 0, "8": 0, "9": 0, "K": -1},
+                             "irc_per_deck": None}))  # fmt: skip
+    s = load_system(p)
+    assert s.tags == (-1, 1, 1, 1, 2, 1, 0, 0, 0, -1) and s.irc_per_deck is None
+    assert find_system(str(p)) == s
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"tags": {"A": "x"}}))
+    with pytest.raises(CountError, match="tags must name exactly"):
+        load_system(bad)
+    with pytest.raises(CountError, match="not known"):
+        find_system("no-such-count")
+
+
+def test_sampled_shoes_sit_in_their_bucket() -> None:
+    rules = resolve_rules("mbs")
+    sysm = SYSTEMS["walker-hi-lo"]
+    rng = np.random.default_rng(3)
+    full = shoe_counts(rules.pack, rules.decks)
+    for t in (-4, 0, 3):
+        dealt = sample_shoe(rules, sysm, t, 0.75, rng)
+        assert dealt is not None
+        assert np.all(dealt >= 0) and np.all(dealt <= full)
+        assert t <= true_count(sysm, rules, dealt) < t + 1
+
+
+def test_index_of_hard_16_against_a_ten() -> None:
+    """The index is where the two plays' exact values cross: the cell's mean margin (surrender
+    against hit) has one sign a step below the index and the other a step above."""
+    rules = resolve_rules("mbs")
+    it = index_table(rules, SYSTEMS["walker-hi-lo"], counts=range(-4, 5), samples=3, seed=1)
+    rows = {(x["row"], x["up"], x["play"], x["alt"]): x for x in it.indices()}
+    x = rows[("hard 16", "T", "H", "R")]
+    assert -4 < x["index"] < 3 and x["direction"] == "+"
+    ks = it.groups()[("hard 16", "T", "H", "R")]
+    ys, _ = it.cell_margins(ks)
+    tc = np.array(it.mean_tc)
+    assert np.all(ys[tc < x["index"] - 1] < 0) and np.all(ys[tc > x["index"] + 1] > 0)
