@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pontoon.analysis.counts import (
     SYSTEMS,
@@ -120,3 +122,31 @@ def test_blackjack_one_deck_count_figures_match_the_published_table() -> None:
         assert got["betting_correlation"] == pytest.approx(bc, abs=0.015), name
         assert got["playing_efficiency"] == pytest.approx(pe, abs=0.025), name
         assert got["insurance_correlation"] == pytest.approx(ic, abs=0.005), name
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=5),
+                         lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=3), kids, max_size=12),
+                         max_leaves=30))  # fmt: skip
+def test_hostile_count_files_are_refused_in_one_line(tmp_path: Path, data: object) -> None:
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(data, allow_nan=True))
+    try:
+        s = load_system(p)
+    except CountError as err:
+        assert "\n" not in str(err) and str(p) in str(err)
+    else:
+        assert len(s.tags) == 10 and all(abs(t) <= 100 for t in s.tags)
+
+
+def test_a_bad_tag_names_the_file_and_the_tag(tmp_path: Path) -> None:
+    p = tmp_path / "c.json"
+    tags = dict.fromkeys(["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"], 0)
+    tags["5"] = "lots"
+    p.write_text(json.dumps({"tags": tags}))
+    with pytest.raises(CountError, match=r"c\.json', tag 5: give a number from -100 to 100"):
+        load_system(p)
+    tags["5"] = 1e308
+    p.write_text(json.dumps({"tags": tags, "irc_per_deck": None}))
+    with pytest.raises(CountError, match="tag 5"):
+        load_system(p)

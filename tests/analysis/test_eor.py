@@ -32,7 +32,7 @@ def test_cell_code_reads_exceptions_and_fallbacks() -> None:
     assert cell_code("Rs", 3, True) == "S"
 
 
-@pytest.mark.parametrize("preset", ["mbs", "federal"])
+@pytest.mark.parametrize("preset", ["mbs", pytest.param("federal", marks=pytest.mark.slow)])
 def test_fixed_chart_effects_sum_to_zero_and_a_deck_removal_is_second_order(preset: str) -> None:
     """Under a fixed chart the expectation is a martingale as cards are removed at random, so the
     effects weighted by the shoe's cards sum to zero exactly; removing a whole deck leaves the
@@ -109,7 +109,7 @@ def _engine_vs_analysis(preset: str, cards: list[str]) -> None:
     b2, e2 = removal_changes(analysis, full)
     assert b1["v"] == pytest.approx(b2["v"], abs=1e-12)
     present = [r for r in range(10) if full[r]]
-    assert len(present) >= 5
+    assert len(present) == 4  # A, 9, T and the 5: each removed in turn
     for r in present:
         assert e1["v"][r] == pytest.approx(e2["v"][r], abs=1e-12)
     assert any(abs(e1["v"][r]) > 0.005 for r in present)

@@ -89,7 +89,7 @@ SYSTEMS: dict[str, CountSystem] = {
 
 def _tag(v: Any, where: str) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or abs(v) > 100:
-        raise CountError(f"count file {where}: a tag is a number from -100 to 100, got {v!r}")
+        raise CountError(f"count file {where}: give a number from -100 to 100, not {str(v)[:40]!r}")
     return float(v)
 
 
@@ -121,10 +121,11 @@ def load_system(path: str | Path) -> CountSystem:
             + (f"; unknown {', '.join(unknown)}" if unknown else "")
             + (f"; missing {', '.join(missing)}" if missing else "")
         )
-    tags = tuple(_tag(tags_in[r], f"tag {r}") for r in VALUE_RANKS)
+    where = repr(str(p))
+    tags = tuple(_tag(tags_in[r], f"{where}, tag {r}") for r in VALUE_RANKS)
     per = data.get("irc_per_deck", 0.0)
-    irc_per = None if per is None else _tag(per, "irc_per_deck")
-    const = _tag(data.get("irc_constant", 0.0), "irc_constant")
+    irc_per = None if per is None else _tag(per, f"{where}, irc_per_deck")
+    const = _tag(data.get("irc_constant", 0.0), f"{where}, irc_constant")
     name = str(data.get("name", p.stem))[:60]
     return CountSystem(name, tags, irc_per, const)
 
