@@ -177,6 +177,22 @@ def draw_eor(eff: Any, path: Path) -> None:
     plt.close(fig)
 
 
+def _drill(rules: Any, system: Any, kind: str, n: int, seed: int) -> None:
+    from pontoon.cli.count_drill import KINDS, run_count_drill
+
+    if kind not in KINDS:
+        raise PontoonError(f"--drill {kind!r}: accepted {', '.join(KINDS)}")
+
+    def ask(prompt: str) -> str:
+        echo(prompt)
+        return input()
+
+    s = run_count_drill(rules, system, kind, n, seed, ask, echo)
+    echo(f"drill {kind}: {s.asked} asked, {s.correct} correct; cost {s.cost:.4f}")
+    for m in s.mistakes[:10]:
+        echo(f"  mistake: {m}")
+
+
 def count_command(
     rules: str = typer.Option("mbs", "--rules", help="preset id/alias or a table's .toml file"),
     set_: list[str] = typer.Option([], "--set", help="override a rule field: NAME=VALUE (repeatable)"),
@@ -213,6 +229,10 @@ def count_command(
     seed: str = typer.Option("1", "--seed", help="seed of the sampled shoes and the simulation"),
     plot: str | None = typer.Option(None, "--plot", help="also draw the effects of removal to this PNG"),
     as_json: bool = typer.Option(False, "--json", help="print everything as JSON"),
+    drill: str | None = typer.Option(
+        None, "--drill", help="a counting drill instead: running, true or index (answers on standard input)"
+    ),
+    questions: str = typer.Option("20", "--questions", help="questions in the drill"),
 ) -> None:
     """Card counting: effects of removal, count systems, index chart, a counter's simulation."""
     from pontoon.analysis.counts import SYSTEMS, best_linear_count, decision_effects, evaluate, find_system
@@ -233,6 +253,9 @@ def count_command(
     systems = [find_system(c) for c in count] if count else list(SYSTEMS.values())
     if count == [] and r.pack == "pontoon48":  # Walker's count first on 48-card decks
         systems.sort(key=lambda s: s.name != SYSTEMS["walker-hi-lo"].name)
+    if drill is not None:
+        _drill(r, systems[0], drill, _int(questions, "--questions", 1, 10_000), sd)
+        return
     neutral = round(systems[0].irc(r.pack, r.decks) / r.decks)
     tcs = _tc_range(tc_range, neutral)
     ramp_rows = None
