@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis import kernels as K
+from pontoon.analysis.dealer_rows import dealer_cache
 from pontoon.analysis.player import CODE_TO_POLICY, Params, UpcardSolver
 from pontoon.analysis.split_suits import split_with_suits
 from pontoon.analysis.states import UPCARD_INDEX, UPCARD_LABELS, VALUE_RANKS, state_space
@@ -91,6 +92,7 @@ def chart_ev(
     total = 0.0
     per: dict[int, float] = {}
     a2s = (0, 1, 2) if pr.dbl_any else (0,)
+    dealer_cache(full, pr.h17).prefetch(pr)  # every dealer distribution in one kernel call, as solve
     for up in UPCARD_INDEX:
         if full[up] <= 0:
             continue
