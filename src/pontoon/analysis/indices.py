@@ -10,7 +10,7 @@ play is better at counts at or above it (``direction`` "+") or at or below it ("
 (given an Ace up) and each side wager offered get the count where they break even.
 
 Sampling (exact given the depth and the count): a depth of k cards is drawn uniformly between one
-deck and the penetration; the k cards dealt start as a uniform random draw and are moved by swap
+deck (a quarter of a one-deck shoe) and the penetration; the k cards dealt start as a uniform random draw and are moved by swap
 steps (a dealt card for an undealt one, both chosen uniformly among the cards) that only go toward
 the bucket until they reach it, then, inside it, by swaps kept only when they stay in it: a
 Metropolis chain whose stationary law is the uniform law on the deals of k cards with the count in
@@ -53,7 +53,7 @@ def sample_shoe(
     not reach the bucket at the depth drawn (module docstring)."""
     full = shoe_counts(rules.pack, rules.decks)
     n = int(full.sum())
-    lo = deck_size(rules)
+    lo = min(deck_size(rules), n // 4)  # from one deck dealt (a quarter of a one-deck shoe)
     hi = max(lo + 1, int(n * penetration))
     k = int(rng.integers(lo, hi))
     dealt = rng.multivariate_hypergeometric(full, k).astype(np.int64)
