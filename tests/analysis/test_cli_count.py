@@ -51,6 +51,7 @@ def test_count_text_with_indices_and_a_simulation() -> None:
         (["--simulate", "10", "--ramp", "zz"], "bad ramp entry"),
         (["--plot", "x.txt"], ".png"),
         (["--rules", "no-such-preset"], "error:"),
+        (["--simulate", "10", "--workers", "0"], "--workers"),
     ],
 )
 def test_count_bad_input_is_one_line_and_exit_2(args: list[str], needle: str) -> None:

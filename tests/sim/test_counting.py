@@ -114,3 +114,13 @@ def test_indices_beat_the_same_ramp_without_them() -> None:
     b = simulate_count(rules, 40_000_000, system, ramp, indices=ix, seed=22)
     diff = b["advantage_per_initial_bet"] - a["advantage_per_initial_bet"]
     assert diff > 3 * math.hypot(a["advantage_se"], b["advantage_se"])
+
+
+def test_on_dask_the_figures_are_the_one_process_figures() -> None:
+    rules = resolve_rules("mbs")
+    ramp = [(-5, 1, 1), (-2, 4, 2)]
+    one = simulate_count(rules, 300_000, SYSTEMS["walker-hi-lo"], ramp, seed=3, chunk_rounds=50_000)
+    two = simulate_count(rules, 300_000, SYSTEMS["walker-hi-lo"], ramp, seed=3, chunk_rounds=50_000, workers=2)
+    for k in ("rounds", "rounds_played", "advantage_per_initial_bet", "sd_per_round", "di", "average_boxes"):
+        assert one[k] == two[k], k
+    assert one["average_boxes"] > 1  # the ramp's two boxes were played

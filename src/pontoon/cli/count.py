@@ -135,6 +135,11 @@ def _index_lines(ix: list[dict[str, Any]], it: Any) -> list[str]:
 
 
 def _sim_lines(s: dict[str, Any]) -> list[str]:
+    if "share_played" not in s:
+        return [
+            "",
+            f"Simulation: {s['rounds']:,} rounds seen, {s['rounds_played']:,} played: too few for figures",
+        ]
     return [
         "",
         f"Simulation: {s['rounds']:,} rounds seen, {s['rounds_played']:,} played ({s['share_played']:.1%}), "
@@ -233,6 +238,9 @@ def count_command(
         None, "--drill", help="a counting drill instead: running, true or index (answers on standard input)"
     ),
     questions: str = typer.Option("20", "--questions", help="questions in the drill"),
+    workers: str | None = typer.Option(
+        None, "--workers", help="simulate on a local Dask cluster of N workers"
+    ),
 ) -> None:
     """Card counting: effects of removal, count systems, index chart, a counter's simulation."""
     from pontoon.analysis.counts import SYSTEMS, best_linear_count, decision_effects, evaluate, find_system
@@ -246,6 +254,7 @@ def count_command(
     rounds = _int(simulate, "--simulate", 0, 10**12)
     bank = _float(bankroll, "--bankroll", 1, 1e9)
     sd = _int(seed, "--seed", 0, 2**63 - 1)
+    nw = None if workers is None else _int(workers, "--workers", 1, 256)
     png = _png(plot, "--plot") if plot else None
     r = resolve_rules(rules, parse_set_options(set_) if set_ else None)
     if not isinstance(r, CasinoRules):
@@ -285,7 +294,7 @@ def count_command(
         from pontoon.sim.counting import simulate_count
 
         s = simulate_count(
-            r, rounds, systems[0], ramp_rows, indices=ix, penetration=pen, seed=sd, bankroll=bank
+            r, rounds, systems[0], ramp_rows, indices=ix, penetration=pen, seed=sd, bankroll=bank, workers=nw
         )
         out["simulation"] = s
         lines += _sim_lines(s)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from pontoon.rules.model import CasinoRules
 from pontoon.sim import _count_kernel as CK
 from pontoon.sim import _kernels as K
 from pontoon.sim.api import build_spec, normalise_seed
-from pontoon.sim.chunk import RANDOM_BLOCK, _fill32, chunk_seed
+from pontoon.sim.chunk import RANDOM_BLOCK, SimSpec, _fill32, chunk_seed
 from pontoon.sim.count_stats import NSUMS, figures
 from pontoon.sim.tables import strategy_table
 
@@ -128,6 +129,103 @@ def insurance_row(indices: list[dict[str, Any]] | None) -> np.ndarray:
     return ins
 
 
+@dataclass(frozen=True)
+class CountJob:
+    """Everything a chunk of the counter's simulation needs, as plain picklable data."""
+
+    spec: SimSpec
+    strats: np.ndarray
+    tags13: np.ndarray
+    irc: float
+    deck_cards: float
+    bets: np.ndarray
+    boxes: np.ndarray
+    ins: np.ndarray
+    entropy: int
+
+
+def count_chunk(job: CountJob, index: int, rounds: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sums, line totals) of ``rounds`` rounds from a fresh shoe, random numbers from chunk
+    ``index``'s seed: a pure function of its arguments (Dask may run it anywhere)."""
+    bits = np.random.SFC64(chunk_seed(job.entropy, index))
+    spec = job.spec
+    shoe = spec.shoe.copy()
+    n = shoe.shape[0]
+    st = np.zeros(4, dtype=np.int64)
+    st[0] = n
+    fl = np.array([job.irc])
+    ur = np.empty(max(RANDOM_BLOCK, 8 * (n + 8)), dtype=np.uint32)
+    _fill32(bits, ur)
+    trace = np.zeros((0, 2))
+    sums = np.zeros(NSUMS)
+    acc = np.zeros((K.NL, 2), dtype=np.int64)
+    P = spec.P.copy()
+    done = 0
+    while done < rounds:
+        done += CK.run_count(
+            shoe, st, ur, P, spec.pan_pay, spec.pan_cum, job.strats, spec.comp, spec.trans, job.tags13, job.irc,
+            job.deck_cards, TC_LO, job.bets, job.boxes, job.ins, rounds - done, acc, sums, fl, trace,
+        )  # fmt: skip
+        used = int(st[1])
+        keep = ur.shape[0] - used
+        ur[:keep] = ur[used:]
+        _fill32(bits, ur[keep:])
+        st[1] = 0
+    return sums, acc
+
+
+def _chunks(rounds: int, chunk_rounds: int) -> Iterator[tuple[int, int]]:
+    i = done = 0
+    while done < rounds:
+        m = min(chunk_rounds, rounds - done)
+        yield i, m
+        done += m
+        i += 1
+
+
+def _run_dask(
+    job: CountJob, rounds: int, chunk_rounds: int, workers: int | None, scheduler: str | None
+) -> Any:
+    """The chunks on Dask (a local cluster of ``workers`` or the scheduler at ``scheduler``),
+    results added in chunk order (so the float sums equal the one-process run's bit for bit)."""
+    from collections import deque
+
+    from dask.distributed import Client
+
+    from pontoon.sim.cluster import ClusterError, _local_cluster, check_address
+
+    cluster = None
+    try:
+        if scheduler is not None:
+            try:
+                client = Client(check_address(scheduler), timeout=30)
+            except (OSError, TimeoutError, ValueError) as err:
+                raise ClusterError(f"cannot reach the Dask scheduler at {scheduler!r}: {err}") from None
+        else:
+            cluster = _local_cluster(workers or 1, False)
+            client = Client(cluster)
+        try:
+            client.run(count_chunk, job, 10**9, 1)  # every worker compiles (or loads its cache)
+            job_f = client.scatter(job, broadcast=True)
+            limit = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+            t0 = time.perf_counter()
+            queue: deque[Any] = deque()
+            sums = np.zeros(NSUMS)
+            plan = _chunks(rounds, chunk_rounds)
+            for i, m in plan:
+                queue.append(client.submit(count_chunk, job_f, i, m, pure=True, retries=2))
+                if len(queue) >= limit:
+                    sums += queue.popleft().result()[0]
+            while queue:
+                sums += queue.popleft().result()[0]
+            return sums, time.perf_counter() - t0
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
 def simulate_count(
     rules: CasinoRules,
     rounds: int,
@@ -139,55 +237,48 @@ def simulate_count(
     seed: int | None = None,
     bankroll: float = 1000.0,
     chunk_rounds: int = 1_000_000,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> dict[str, Any]:
-    """Simulate ``rounds`` rounds of a counter (module docstring); figures per ``count_stats``."""
+    """Simulate ``rounds`` rounds of a counter (module docstring); figures per ``count_stats``.
+    ``workers`` (a local Dask cluster) or ``scheduler`` (a Dask scheduler's address): the chunks
+    on Dask; the figures are the same as in one process for the same seed and chunk size."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 10**12:
         raise CountSimError(f"rounds={rounds!r}: give 1 to 10**12 rounds")
     if not 0.1 <= penetration <= 0.95:
         raise CountSimError(f"penetration {penetration}: give 0.1 to 0.95 (the share of the shoe dealt)")
+    if workers is not None and (isinstance(workers, bool) or not 1 <= workers <= 256):
+        raise CountSimError(f"workers={workers!r}: give 1 to 256 local worker processes")
     chart = basic_strategy(rules)
     spec = build_spec(rules, boxes=1, strategy=chart, penetration=penetration)
-    strats = index_tables(rules, chart, indices)
     bets, boxes = ramp_arrays(ramp)
     if int(boxes.max()) > rules.max_boxes:
         raise CountSimError(
             f"the ramp plays {int(boxes.max())} boxes: {rules.preset} has 1 to {rules.max_boxes}"
         )
-    ins = insurance_row(indices) if rules.insurance else np.zeros(NBUCKETS, dtype=np.int64)
-    tags13 = np.array([system.tags[min(r, 9)] for r in range(13)], dtype=np.float64)
-    irc = float(system.irc(rules.pack, rules.decks))
-    deck_cards = float(shoe_counts(rules.pack, 1).sum())
-    entropy = normalise_seed(seed)
-    sums = np.zeros(NSUMS)
-    acc = np.zeros((K.NL, 2), dtype=np.int64)
-    P = spec.P.copy()
-    t_compile = time.perf_counter()
-    _chunk(
-        spec,
-        P,
-        strats,
-        tags13,
-        irc,
-        deck_cards,
-        bets,
-        boxes,
-        ins,
-        entropy,
-        10**9,
-        1,
-        np.zeros(NSUMS),
-        acc.copy(),
+    job = CountJob(
+        spec=spec,
+        strats=index_tables(rules, chart, indices),
+        tags13=np.array([system.tags[min(r, 9)] for r in range(13)], dtype=np.float64),
+        irc=float(system.irc(rules.pack, rules.decks)),
+        deck_cards=float(shoe_counts(rules.pack, 1).sum()),
+        bets=bets,
+        boxes=boxes,
+        ins=insurance_row(indices) if rules.insurance else np.zeros(NBUCKETS, dtype=np.int64),
+        entropy=normalise_seed(seed),
     )
-    compile_seconds = time.perf_counter() - t_compile
-    t0 = time.perf_counter()
-    done = 0
-    i = 0
-    while done < rounds:
-        m = min(chunk_rounds, rounds - done)
-        _chunk(spec, P, strats, tags13, irc, deck_cards, bets, boxes, ins, entropy, i, m, sums, acc)
-        done += m
-        i += 1
-    seconds = time.perf_counter() - t0
+    t_compile = time.perf_counter()
+    if workers is None and scheduler is None:
+        count_chunk(job, 10**9, 1)  # compiled (or loaded from numba's cache) before the clock
+        compile_seconds = time.perf_counter() - t_compile
+        t0 = time.perf_counter()
+        sums = np.zeros(NSUMS)
+        for i, m in _chunks(rounds, chunk_rounds):
+            sums += count_chunk(job, i, m)[0]  # chunk by chunk, in order: as on Dask
+        seconds = time.perf_counter() - t0
+    else:
+        sums, seconds = _run_dask(job, rounds, chunk_rounds, workers, scheduler)
+        compile_seconds = time.perf_counter() - t_compile - seconds
     out = figures(sums, bankroll)
     out.update(
         {
@@ -196,52 +287,14 @@ def simulate_count(
             "ramp": [list(r) for r in ramp],
             "penetration": penetration,
             "index_plays": sum(1 for x in indices or [] if x["row"] != "side" and x["index"] is not None),
-            "seed": entropy,
+            "seed": job.entropy,
             "seconds": seconds,
             "compile_seconds": compile_seconds,
             "rounds_per_second": rounds / seconds if seconds > 0 else float("inf"),
+            "workers": workers if scheduler is None else "scheduler",
         }
     )
     return out
-
-
-def _chunk(
-    spec: Any,
-    P: np.ndarray,
-    strats: np.ndarray,
-    tags13: np.ndarray,
-    irc: float,
-    deck_cards: float,
-    bets: np.ndarray,
-    boxes: np.ndarray,
-    ins: np.ndarray,
-    entropy: int,
-    index: int,
-    rounds: int,
-    sums: np.ndarray,
-    acc: np.ndarray,
-) -> None:
-    """``rounds`` rounds from a fresh shoe, random numbers from chunk ``index``'s seed."""
-    bits = np.random.SFC64(chunk_seed(entropy, index))
-    shoe = spec.shoe.copy()
-    n = shoe.shape[0]
-    st = np.zeros(4, dtype=np.int64)
-    st[0] = n
-    fl = np.array([irc])
-    ur = np.empty(max(RANDOM_BLOCK, 8 * (n + 8)), dtype=np.uint32)
-    _fill32(bits, ur)
-    trace = np.zeros((0, 2))
-    done = 0
-    while done < rounds:
-        done += CK.run_count(
-            shoe, st, ur, P, spec.pan_pay, spec.pan_cum, strats, spec.comp, spec.trans, tags13, irc,
-            deck_cards, TC_LO, bets, boxes, ins, rounds - done, acc, sums, fl, trace,
-        )  # fmt: skip
-        used = int(st[1])
-        keep = ur.shape[0] - used
-        ur[:keep] = ur[used:]
-        _fill32(bits, ur[keep:])
-        st[1] = 0
 
 
 def run_stacked_count(
