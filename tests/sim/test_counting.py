@@ -120,7 +120,9 @@ def test_on_dask_the_figures_are_the_one_process_figures() -> None:
     rules = resolve_rules("mbs")
     ramp = [(-5, 1, 1), (-2, 4, 2)]
     one = simulate_count(rules, 300_000, SYSTEMS["walker-hi-lo"], ramp, seed=3, chunk_rounds=50_000)
-    two = simulate_count(rules, 300_000, SYSTEMS["walker-hi-lo"], ramp, seed=3, chunk_rounds=50_000, workers=2)
+    two = simulate_count(
+        rules, 300_000, SYSTEMS["walker-hi-lo"], ramp, seed=3, chunk_rounds=50_000, workers=2
+    )
     for k in ("rounds", "rounds_played", "advantage_per_initial_bet", "sd_per_round", "di", "average_boxes"):
         assert one[k] == two[k], k
     assert one["average_boxes"] > 1  # the ramp's two boxes were played
