@@ -140,3 +140,16 @@ def test_blackjack_one_deck_effects_match_the_published_table() -> None:
     for r, pub in GRIFFIN_1DECK.items():
         # within 0.05 points: the table is rounded and its basic chart and split rules differ in detail
         assert eff.per_deck["basic"][r] * 100 == pytest.approx(pub, abs=0.05), r
+
+
+def test_per_deck_normalisation_makes_decks_comparable() -> None:
+    """Scaled by (N - 1) / (D - 1), the effects of 6 and 8 decks of the same table agree closely
+    (the raw one-card changes differ by a third)."""
+    six = effects_of_removal(resolve_rules("mbs"), what=("basic",))
+    eight = effects_of_removal(resolve_rules("mbs").with_(decks=8), what=("basic",))
+    for a, b, ra, rb in zip(
+        six.per_deck["basic"], eight.per_deck["basic"], six.raw["basic"], eight.raw["basic"], strict=True
+    ):
+        assert a == pytest.approx(b, abs=1e-4)  # 0.01 percentage points
+        if abs(ra) > 1e-4:
+            assert ra / rb == pytest.approx(383 / 287, rel=0.05)
