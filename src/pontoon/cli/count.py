@@ -157,7 +157,8 @@ def _sim_lines(s: dict[str, Any]) -> list[str]:
 
 
 def draw_eor(eff: Any, path: Path) -> None:
-    """The effects of removal as grouped bars (matplotlib, Agg)."""
+    """The effects of removal as grouped bars (matplotlib, Agg): the main game above, the side
+    wagers (per unit of each wager, a larger scale) below."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -166,17 +167,23 @@ def draw_eor(eff: Any, path: Path) -> None:
 
     from pontoon.analysis.states import VALUE_RANKS
 
-    keys = list(eff.per_deck)
+    groups = [[k for k in eff.per_deck if k in ("basic", "optimal")]]
+    sides = [k for k in eff.per_deck if k not in ("basic", "optimal")]
+    if sides:
+        groups.append(sides)
+    fig, axes = plt.subplots(len(groups), 1, figsize=(9, 3.6 * len(groups)), dpi=110, squeeze=False)
     x = np.arange(10)
-    width = 0.8 / len(keys)
-    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
-    for k, w in enumerate(keys):
-        ax.bar(x + (k - (len(keys) - 1) / 2) * width, np.array(eff.per_deck[w]) * 100, width, label=w)
-    ax.set_xticks(x, VALUE_RANKS)
-    ax.axhline(0, color="black", linewidth=0.6)
-    ax.set_ylabel("change in player expectation, % per card (per deck)")
-    ax.set_title(f"Effects of removal: {eff.rules.name} ({eff.rules.decks} decks)")
-    ax.legend(fontsize=8)
+    for ax, keys in zip(axes[:, 0], groups, strict=True):
+        width = 0.8 / len(keys)
+        for k, w in enumerate(keys):
+            ax.bar(x + (k - (len(keys) - 1) / 2) * width, np.array(eff.per_deck[w]) * 100, width, label=w)
+        ax.set_xticks(x, VALUE_RANKS)
+        ax.axhline(0, color="black", linewidth=0.6)
+        ax.set_ylabel("% per card, per deck")
+        ax.legend(fontsize=8)
+    axes[0, 0].set_title(f"Effects of removal: {eff.rules.name} ({eff.rules.decks} decks)")
+    if sides:
+        axes[1, 0].set_title("side wagers (per unit of each wager)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
