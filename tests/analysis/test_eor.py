@@ -109,7 +109,7 @@ def _engine_vs_analysis(preset: str, cards: list[str]) -> None:
     b2, e2 = removal_changes(analysis, full)
     assert b1["v"] == pytest.approx(b2["v"], abs=1e-12)
     present = [r for r in range(10) if full[r]]
-    assert len(present) == 4  # A, 9, T and the 5: each removed in turn
+    assert len(present) >= 4  # each value present removed in turn
     for r in present:
         assert e1["v"][r] == pytest.approx(e2["v"][r], abs=1e-12)
     assert any(abs(e1["v"][r]) > 0.005 for r in present)
