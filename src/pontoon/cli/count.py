@@ -69,7 +69,11 @@ def _png(path: str, flag: str) -> Path:
 
 
 def _pct(x: float) -> str:
-    return "nan" if math.isnan(x) else f"{x * 100:+.3f}"
+    if math.isnan(x):
+        return "nan"
+    if 0 < abs(x * 100) < 0.0005:  # a change too small for three decimals (the pair bet's)
+        return f"{x * 100:+.0e}"
+    return f"{x * 100:+.3f}"
 
 
 def _eor_lines(eff: Any) -> list[str]:
