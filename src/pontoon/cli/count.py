@@ -71,7 +71,9 @@ def _png(path: str, flag: str) -> Path:
 def _pct(x: float) -> str:
     if math.isnan(x):
         return "nan"
-    if 0 < abs(x * 100) < 0.0005:  # a change too small for three decimals (the pair bet's)
+    if abs(x) < 1e-12:  # zero but for rounding (the pair bet: every rank has as many cards)
+        return "0"
+    if abs(x * 100) < 0.0005:  # a change too small for three decimals (the pair bet's)
         return f"{x * 100:+.0e}"
     return f"{x * 100:+.3f}"
 
