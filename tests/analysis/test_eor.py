@@ -77,6 +77,8 @@ def test_side_wager_effects_insurance_is_the_ten_density() -> None:
     assert ins[0] == pytest.approx(3 * tens / (n - 2) - 3 * tens / (n - 1), abs=1e-15)
     assert ins[9] < 0
     assert float(np.dot(eff.shoe, eff.raw["pair"])) == pytest.approx(0.0, abs=1e-12)
+    # every rank holds 24 cards: one removed leaves P(pair) = 23/287 exactly, whichever it was
+    assert all(abs(x) < 1e-12 for x in eff.raw["pair"])
 
 
 def _stand_13(counts: tuple[int, ...], up: int) -> str:
