@@ -18,6 +18,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
         ("bench_sim.py", ["20000"], "ratio simulator/engine"),
         ("bench_engine.py", ["300"], "rounds/s"),
         ("bench_ratio.py", ["1"], "interleaved pairs"),
+        ("bench_count.py", ["mbs", "20000", "1"], "per CPU second"),
     ],
 )
 def test_bench_script_runs(script: str, args: list[str], needle: str) -> None:

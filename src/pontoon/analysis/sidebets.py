@@ -15,19 +15,30 @@ from pontoon.rules.model import CasinoRules
 SUITS = "SHDC"
 
 
+Counts = dict[tuple[str, str], int]
+
+
 def _cards(rules: CasinoRules) -> tuple[list[tuple[str, str]], int]:
     kinds = [(c.rank, c.suit) for c in pack_cards(rules.pack)]
     return kinds, rules.decks
 
 
-def _two_card_bet(rules: CasinoRules, payout: Any) -> tuple[float, float]:
-    """(expectation, hit rate) of a bet settled on the box's first two cards."""
+def full_counts(rules: CasinoRules) -> Counts:
+    """Copies of each card (rank, suit) in the rules' full shoe."""
     kinds, d = _cards(rules)
-    n = len(kinds) * d
+    return dict.fromkeys(kinds, d)
+
+
+def _two_card_bet(rules: CasinoRules, payout: Any, counts: Counts | None = None) -> tuple[float, float]:
+    """(expectation, hit rate) of a bet settled on the box's first two cards, dealt from the full
+    shoe or from ``counts`` (copies of each card, for a shoe partly dealt: analysis/eor.py)."""
+    cnt = full_counts(rules) if counts is None else counts
+    kinds = list(cnt)
+    n = sum(cnt.values())
     ev = 0.0
     hit = 0.0
     for a, b in product(kinds, repeat=2):
-        p = d / n * ((d - 1) if a == b else d) / (n - 1)
+        p = cnt[a] / n * ((cnt[a] - 1) if a == b else cnt[b]) / (n - 1)
         if p <= 0:
             continue
         odds = payout(a, b)
@@ -39,14 +50,14 @@ def _two_card_bet(rules: CasinoRules, payout: Any) -> tuple[float, float]:
     return ev, hit
 
 
-def pair_bet(rules: CasinoRules) -> dict[str, float]:
+def pair_bet(rules: CasinoRules, counts: Counts | None = None) -> dict[str, float]:
     """rulings 18: 11 to 1 on two cards of the same rank (rulings 10: J-J is a pair, J-Q is not)."""
     odds = float(rules.pair_pays)
-    ev, hit = _two_card_bet(rules, lambda a, b: odds if a[0] == b[0] else None)
+    ev, hit = _two_card_bet(rules, lambda a, b: odds if a[0] == b[0] else None, counts)
     return {"house_edge": -ev, "hit_rate": hit}
 
 
-def bonus_bet(rules: CasinoRules) -> dict[str, float]:
+def bonus_bet(rules: CasinoRules, counts: Counts | None = None) -> dict[str, float]:
     """rulings 19 (004 4.1.3): the Pontoon Plus Bonus on the first two cards, highest line only."""
     t = rules.bonus_pays
     pictures = "JQK"
@@ -66,30 +77,30 @@ def bonus_bet(rules: CasinoRules) -> dict[str, float]:
             return float(t.low_pair)
         return None
 
-    ev, hit = _two_card_bet(rules, pay)
+    ev, hit = _two_card_bet(rules, pay, counts)
     return {"house_edge": -ev, "hit_rate": hit}
 
 
-def pandemonium_bet(rules: CasinoRules) -> dict[str, float]:
+def pandemonium_bet(rules: CasinoRules, counts: Counts | None = None) -> dict[str, float]:
     """rulings 20: wins on a box Pontoon, paid at a multiplier drawn with the configured weights."""
     mean = sum(m * w for m, w in rules.pandemonium_probabilities())
-    kinds, d = _cards(rules)
-    n = len(kinds) * d
-    aces = sum(1 for k in kinds if k[0] == "A") * d
-    tens = sum(1 for k in kinds if k[0] in "TJQK") * d
+    cnt = full_counts(rules) if counts is None else counts
+    n = sum(cnt.values())
+    aces = sum(v for k, v in cnt.items() if k[0] == "A")
+    tens = sum(v for k, v in cnt.items() if k[0] in "TJQK")
     p = 2 * aces * tens / (n * (n - 1))
     ev = p * mean - (1 - p)
     return {"house_edge": -ev, "hit_rate": p, "mean_multiplier": mean}
 
 
-def insurance_bet(rules: CasinoRules) -> dict[str, float]:
+def insurance_bet(rules: CasinoRules, counts: Counts | None = None) -> dict[str, float]:
     """rulings 8: pays 2 to 1 when the dealer's Ace gets a ten-value second card.
 
     Averaged over the player's cards this is the chance of a ten-value card from the shoe less the
     dealer's Ace (the player's cards are exchangeable with the dealer's second card)."""
-    kinds, d = _cards(rules)
-    n = len(kinds) * d
-    tens = sum(1 for k in kinds if k[0] in "TJQK") * d
+    cnt = full_counts(rules) if counts is None else counts
+    n = sum(cnt.values())
+    tens = sum(v for k, v in cnt.items() if k[0] in "TJQK")
     p = tens / (n - 1)
     ev = p * float(rules.insurance_pays) - (1 - p)
     return {"house_edge": -ev, "hit_rate": p}

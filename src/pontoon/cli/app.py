@@ -61,6 +61,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("pontoon.cli.history", "replay_command"),
     "rl": ("pontoon.cli.rl", "rl_app"),  # rl evaluate (issue 14)
     "train": ("pontoon.cli.train", "train_command"),
+    "count": ("pontoon.cli.count", "count_command"),  # card counting (issue 24)
 }
 _registered: set[str] = set()
 

@@ -32,6 +32,7 @@ from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
 from pontoon.shoe import make_rng
 
 if TYPE_CHECKING:
+    from pontoon.cli.count_readout import CountReadout
     from pontoon.history.session import Session
 
 KEYS = {"h": "hit", "s": "stand", "d": "double", "p": "split", "r": "rescue", "u": "surrender", "i": "insure"}
@@ -238,6 +239,7 @@ def play_casino(
     interactive: bool,
     session: Session | None = None,
     fair: FairShuffler | None = None,
+    counter: CountReadout | None = None,
 ) -> Decimal:
     """A terminal view over ``CasinoTable``: one person, one or more boxes, the table protocol.
 
@@ -326,6 +328,8 @@ def play_casino(
                 table.end_round()
                 played += 1
                 _round_line(console, rnd, player, table.balance(player))
+                if counter is not None:  # --count: the cards this seat saw (cli/count_readout.py)
+                    counter.after_round(console, rnd, table.shoes_used)
             if quit_now:
                 break
     except EndOfInput:
@@ -390,10 +394,17 @@ def play_command(
     resume: bool = typer.Option(
         False, "--resume", help="continue the last unfinished (killed) terminal session"
     ),
+    count: str = typer.Option(
+        None,
+        "--count",
+        help="casino: show a count of the cards you saw (hi-lo, ko, hi-opt-ii, zen, walker-hi-lo, a .json)",
+    ),
 ) -> None:
     """Play at a table in the terminal (one key per choice; pipe lines in to script it)."""
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
+    if count is not None and (resume or seat is not None):
+        raise PontoonError("--count applies to a new casino session (not with --resume or --seat)")
     if resume:
         _resume(
             db,
@@ -474,6 +485,11 @@ def play_command(
         raise PontoonError(
             f"--seat applies to the British game, not {r.preset}; at a casino table use --player"
         )
+    counter = None
+    if count is not None:  # issue 24: a count readout from this seat's view (ruling 35)
+        from pontoon.cli.count_readout import CountReadout
+
+        counter = CountReadout(r, count)
     boxes = 1 if boxes is None else boxes
     player = "you" if player is None else player
     balance = "1000" if balance is None else balance
@@ -531,6 +547,7 @@ def play_command(
             interactive=interactive,
             session=session,
             fair=fair,
+            counter=counter,
         )
     except KeyboardInterrupt:
         raise typer.Exit(130) from None  # Ctrl-C: the summary is printed, the round played out (004 5.3)

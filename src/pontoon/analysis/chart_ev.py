@@ -1,0 +1,132 @@
+"""The exact expectation of a *fixed* basic-strategy chart on any shoe composition.
+
+``strategy.solve(rules, shoe=...)`` re-derives the chart for the shoe it is given; a counter plays
+the full shoe's chart on every shoe, so effects of removal and indices value that chart as it
+stands (`chart_ev`). The chart's cells are read as the simulator and the engine read them (card-count
+exceptions, a base D/Ds/R/Rs falling back on three or more cards unless doubling them is allowed);
+every value comes from the same kernels and split code as ``solve``'s basic edge, and on the full
+shoe the two agree to rounding (tests/analysis/test_eor.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from pontoon.analysis import kernels as K
+from pontoon.analysis.dealer_rows import dealer_cache
+from pontoon.analysis.player import CODE_TO_POLICY, Params, UpcardSolver
+from pontoon.analysis.split_suits import split_with_suits
+from pontoon.analysis.states import UPCARD_INDEX, UPCARD_LABELS, VALUE_RANKS, state_space
+from pontoon.rules.model import CasinoRules
+
+_EXC = re.compile(r"^\s*([A-Za-z]+)\s+with\s+(\d+)(\+?)\s+cards?\s*$")
+LABEL_OF_UP = dict(zip(UPCARD_INDEX, UPCARD_LABELS, strict=True))
+
+
+def cell_code(cell: str, ncards: int, dbl_any: bool) -> str:
+    """The code a chart cell plays on a hand of ``ncards`` cards (its exceptions applied, a
+    doubling or surrender code falling back where the hand may not take it)."""
+    parts = [p for p in (x.strip() for x in cell.split(";")) if p]
+    code = parts[0]
+    for p in parts[1:]:
+        m = _EXC.match(p)
+        if m is None:
+            continue
+        k = int(m.group(2))
+        if ncards == k or (m.group(3) == "+" and ncards >= k):
+            code = m.group(1)
+    if ncards >= 3 and (code in ("R", "Rs") or (code in ("D", "Ds") and not dbl_any)):
+        code = "S" if code in ("Ds", "Rs") else "H"
+    return code
+
+
+def _row_cell(chart: dict[str, Any], soft: bool, best: int, label: str) -> str | None:
+    row = chart["soft" if soft else "hard"].get(str(best))
+    return None if row is None else row.get(label)
+
+
+def chart_policy(chart: dict[str, Any], up: int, dbl_any: bool) -> np.ndarray:
+    """``chain``'s policy for every state against up card ``up`` (pairs played as their total:
+    a split is decided on the starting hand, resplits by ``split_value``'s walk)."""
+    sp = state_space()
+    label = LABEL_OF_UP[up]
+    pol = np.full(sp.size, K.HIT, dtype=np.int64)
+    memo: dict[tuple[bool, int, int], int] = {}
+    for s in np.nonzero((sp.ncards >= 2) & (sp.best < 21))[0]:
+        key = (bool(sp.soft[s]), int(sp.best[s]), min(int(sp.ncards[s]), 11))
+        got = memo.get(key)
+        if got is None:
+            cell = _row_cell(chart, key[0], key[1], label)
+            code = ("S" if key[1] >= 17 else "H") if cell is None else cell_code(cell, key[2], dbl_any)
+            got = CODE_TO_POLICY.get(code, K.STAND)
+            memo[key] = got
+        pol[s] = got
+    return pol
+
+
+def rescue_policy(chart: dict[str, Any], up: int, rescue: bool) -> np.ndarray:
+    """The rescue chart by doubled total (1 rescue, 0 keep; -1 everywhere without rescue)."""
+    resc = np.full(22, -1, dtype=np.int64)
+    if rescue:
+        resc[:] = 0
+        label = LABEL_OF_UP[up]
+        for t, row in chart.get("rescue", {}).items():
+            if row.get(label) == "F":
+                resc[int(t)] = 1
+    return resc
+
+
+def chart_ev(
+    rules: CasinoRules, chart: dict[str, Any], shoe: np.ndarray, by_upcard: bool = False
+) -> float | dict[int, float]:
+    """Expectation per initial wager of playing ``chart`` on the shoe ``shoe`` (cards by value
+    index), exactly: every decision as the chart says, splits and rescues included.
+    ``by_upcard``: {up card: expectation given that up card} instead."""
+    pr = Params.of(rules)
+    sp = state_space()
+    full = np.asarray(shoe, dtype=np.int64)
+    n_full = int(full.sum())
+    total = 0.0
+    per: dict[int, float] = {}
+    a2s = (0, 1, 2) if pr.dbl_any else (0,)
+    dealer_cache(full, pr.h17).prefetch(pr)  # every dealer distribution in one kernel call, as solve
+    for up in UPCARD_INDEX:
+        if full[up] <= 0:
+            continue
+        base = full.copy()
+        base[up] -= 1
+        label = LABEL_OF_UP[up]
+        solver = UpcardSolver(rules, pr, base, up)
+        pol = chart_policy(chart, up, pr.dbl_any)
+        resc = rescue_policy(chart, up, pr.rescue)
+        outs = {a2: solver.run(a2=a2, policy=pol, resc_pol=resc) for a2 in a2s}
+        ev = 0.0
+        for i, j, w in solver.start_weights():
+            opts, classes = solver.hand_options(i, j, outs, None)
+            if "N" in opts:
+                ev += w * opts["N"]
+                continue
+            s = solver.state_of(i, j)
+            if i == j and VALUE_RANKS[i] in chart.get("pair", {}):
+                cell = chart["pair"][VALUE_RANKS[i]].get(label, "H")
+            else:
+                cell = _row_cell(chart, bool(sp.soft[s]), int(sp.best[s]), label) or "H"
+            code = cell_code(cell, 2, pr.dbl_any)
+            if code == "P" and i == j and pr.max_hands >= 2:
+                v = split_with_suits(solver, i, policy=pol, resc_pol=resc)[0]
+                v += -solver.q_nat(s) if pr.peek else 0.0
+            elif code in ("R", "Rs") and "R" in opts:
+                v = opts["R"]
+            elif code in ("D", "Ds"):
+                v = opts["D"]
+            elif code in ("S", "Ds", "Rs") and "S" in opts:
+                v = opts["S"]
+            else:
+                v = opts["H"] + sum(cw * a for cw, a in classes)
+            ev += w * v
+        per[up] = ev
+        total += float(full[up]) / n_full * ev
+    return per if by_upcard else total

@@ -1,0 +1,128 @@
+"""The counter's simulation (sim/counting.py, sim/_count_kernel.py, sim/count_stats.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pontoon.analysis.counts import SYSTEMS
+from pontoon.analysis.indices import index_table
+from pontoon.analysis.strategy import basic_strategy, solve
+from pontoon.rules.load import resolve_rules
+from pontoon.sim import _kernels as K
+from pontoon.sim.api import build_spec
+from pontoon.sim.count_stats import NSUMS, figures
+from pontoon.sim.counting import (
+    TC_LO,
+    CountSimError,
+    index_tables,
+    parse_ramp,
+    ramp_arrays,
+    run_stacked_count,
+    simulate_count,
+)
+
+
+@pytest.mark.parametrize("preset", ["mbs", "blackjack"])
+def test_running_count_equals_a_recount_of_the_dealt_cards_on_stacked_shoes(preset: str) -> None:
+    rules = resolve_rules(preset)
+    system = SYSTEMS["walker-hi-lo"] if preset == "mbs" else SYSTEMS["zen"]
+    spec = build_spec(rules)
+    rng = np.random.default_rng(7)
+    cards = rng.permutation(spec.shoe)
+    trace, dealt = run_stacked_count(rules, system, cards, 500)
+    assert len(trace) > 40  # the whole shoe, round after round
+    assert np.array_equal(dealt, cards)  # dealt in stored order
+    tags = np.array([system.tags[min(c >> 2, 9)] for c in cards])
+    irc = system.irc(rules.pack, rules.decks)
+    prev = 0
+    for rc, pos in trace:
+        assert pos - prev >= 3 or pos == len(cards)  # a round deals at least two cards and an up card
+        assert rc == pytest.approx(irc + tags[: int(pos)].sum(), abs=1e-9)
+        prev = int(pos)
+
+
+def test_flat_bet_without_indices_equals_the_exact_edge() -> None:
+    rules = resolve_rules("mbs")
+    out = simulate_count(rules, 2_000_000, SYSTEMS["walker-hi-lo"], [(TC_LO, 1, 1)], seed=11)
+    exact = solve(rules).ev_basic
+    assert out["rounds_played"] == out["rounds"] == 2_000_000
+    assert out["average_bet"] == 1.0
+    assert abs(out["advantage_per_initial_bet"] - exact) < 3 * out["advantage_se"]
+    assert 1.0 < out["sd_per_round"] < 1.3
+    assert out["risk_of_ruin"] == 1.0  # a losing game ruins every bankroll
+
+
+def test_ramp_and_index_tables() -> None:
+    assert parse_ramp("3:8x2, 0:1,1:2") == [(0, 1, 1), (1, 2, 1), (3, 8, 2)]
+    for bad in ("x", "1:", "99:1", "1:2x9", ""):
+        with pytest.raises(CountSimError):
+            parse_ramp(bad)
+    bets, boxes = ramp_arrays([(0, 1, 1), (3, 8, 2)])
+    assert bets[-1 - TC_LO] == 0 and bets[0 - TC_LO] == 1 and bets[2 - TC_LO] == 1
+    assert bets[3 - TC_LO] == 8 and boxes[3 - TC_LO] == 2
+    rules = resolve_rules("mbs")
+    chart = basic_strategy(rules)
+    ix = [{"row": "hard 16", "up": "T", "play": "H", "alt": "R", "index": -0.3, "direction": "+"},
+          {"row": "pair 8", "up": "T", "play": "P", "alt": "H", "index": 2.7, "direction": "-"}]  # fmt: skip
+    strats = index_tables(rules, chart, ix)
+    for k in range(strats.shape[0]):
+        t = TC_LO + k
+        assert strats[k, K.K_HARD, 16, 2, 10] == (K.C_R if t >= 0 else K.C_H)
+        assert strats[k, K.K_HARD, 16, 3, 10] == strats[0, K.K_HARD, 16, 3, 10]  # two-card hands only
+        assert strats[k, K.K_PAIR, 8, 2, 10] == (K.C_NONE if t <= 1 else K.C_P)
+
+
+def test_figures_from_sums() -> None:
+    w = np.array([1.0, -1.0, 2.0, -1.0, 0.0, 1.5])
+    b = np.array([1.0, 1.0, 2.0, 1.0, 1.0, 1.0])
+    sums = np.zeros(NSUMS)
+    sums[:11] = [
+        8,
+        6,
+        b.sum(),
+        w.sum(),
+        (w**2).sum(),
+        (w**3).sum(),
+        (w**4).sum(),
+        0,
+        6,
+        (b * b).sum(),
+        (w * b).sum(),
+    ]
+    f = figures(sums, 100.0)
+    mu, sd = w.mean(), w.std()
+    assert f["ev_per_round"] == pytest.approx(mu) and f["sd_per_round"] == pytest.approx(sd)
+    assert f["advantage_per_initial_bet"] == pytest.approx(w.sum() / b.sum())
+    assert f["di"] == pytest.approx(1000 * mu / sd) and f["score"] == pytest.approx(f["di"] ** 2)
+    assert f["n0"] == pytest.approx(sd**2 / mu**2)
+    assert f["risk_of_ruin"] == pytest.approx(math.exp(-2 * mu * 100 / sd**2))
+    assert f["share_played"] == pytest.approx(6 / 8) and f["win_per_100_seen"] == pytest.approx(
+        100 * w.sum() / 8
+    )
+
+
+@pytest.mark.slow
+def test_indices_beat_the_same_ramp_without_them() -> None:
+    rules = resolve_rules("mbs")
+    system = SYSTEMS["walker-hi-lo"]
+    ix = index_table(rules, system, counts=range(-5, 7), samples=4, seed=5).indices()
+    ramp = [(1, 1, 1), (2, 2, 1), (3, 4, 1), (4, 8, 1)]
+    a = simulate_count(rules, 40_000_000, system, ramp, seed=21)
+    b = simulate_count(rules, 40_000_000, system, ramp, indices=ix, seed=22)
+    diff = b["advantage_per_initial_bet"] - a["advantage_per_initial_bet"]
+    assert diff > 3 * math.hypot(a["advantage_se"], b["advantage_se"])
+
+
+def test_on_dask_the_figures_are_the_one_process_figures() -> None:
+    rules = resolve_rules("mbs")
+    ramp = [(-5, 1, 1), (-2, 4, 2)]
+    one = simulate_count(rules, 300_000, SYSTEMS["walker-hi-lo"], ramp, seed=3, chunk_rounds=50_000)
+    two = simulate_count(
+        rules, 300_000, SYSTEMS["walker-hi-lo"], ramp, seed=3, chunk_rounds=50_000, workers=2
+    )
+    for k in ("rounds", "rounds_played", "advantage_per_initial_bet", "sd_per_round", "di", "average_boxes"):
+        assert one[k] == two[k], k
+    assert one["average_boxes"] > 1  # the ramp's two boxes were played
