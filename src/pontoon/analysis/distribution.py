@@ -1,0 +1,591 @@
+"""The distribution of the main wager's net outcome per round (issue 23 item 1).
+
+For each up card the analysis's chains (``strategy.solve``, kept in ``UpcardResult.detail``) give
+the action taken in every hand composition (``ChainOut.act``) and every rescue (``ChainOut.rfl``).
+Replaying those actions with measures over the net outcome in place of expectations gives, by the
+same linear recursion over the states (highest hard total first), the exact probability of every
+outcome of an unsplit hand: stand against the dealer's row of the state's shoe, hit (each card, bust
+at once, a 21 paid at once), double (one card, then keep, rescue or a doubled 21). Each starting
+hand then takes the option optimal play or the chart chose, in each suit class of its cards and the
+up card (6-7-8, 7-7-7 and the Super Bonus paid by suits). Every row also carries the chance of
+each pay line and the amount wagered, so hit frequencies and the average total wagered are exact
+too.
+
+Splits are the one approximation: a split round's distribution is the convolution of two
+independent split hands (no resplit, each hand's actions as its unsplit composition's), its mean
+then moved to the analysis's exact split value by shifting a little mass between its most likely
+losing and winning outcomes. The rounds that split are the only ones approximated, so the total
+variation distance to the exact distribution is at most the chance of a split round (reported).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from itertools import product
+from typing import Any
+
+import numpy as np
+
+from pontoon.analysis import kernels as K
+from pontoon.analysis.dealer import BUST, NAT
+from pontoon.analysis.player import ChainOut, UpcardSolver
+from pontoon.analysis.strategy import UpcardResult, _fallback, _row_key, solve
+from pontoon.analysis.suits import BONUS_COMPLETION, SUITS
+from pontoon.rules.model import CasinoRules
+
+LINES = (
+    "pontoon",
+    "21",
+    "5-card 21",
+    "6-card 21",
+    "7+-card 21",
+    "doubled 21",
+    "6-7-8 mixed",
+    "6-7-8 suited",
+    "6-7-8 spades",
+    "7-7-7 mixed",
+    "7-7-7 suited",
+    "7-7-7 spades",
+    "super bonus",
+)
+_LINE = {name: k for k, name in enumerate(LINES)}
+ROUND = 9  # outcomes are merged at 1e-9 units (every pay is a multiple of 1e-4 at most)
+
+
+@dataclass
+class Grid:
+    """The net outcomes one hand can have, then one column per pay line, then the amount wagered."""
+
+    values: list[float]
+    index: dict[float, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.values = sorted({round(v, ROUND) for v in self.values})
+        self.index = {v: k for k, v in enumerate(self.values)}
+
+    @property
+    def g(self) -> int:
+        return len(self.values)
+
+    @property
+    def ncol(self) -> int:
+        return self.g + len(LINES) + 1
+
+    def col(self, v: float) -> int:
+        return self.index[round(v, ROUND)]
+
+    def unit(self, v: float, wager: float, line: str | None = None) -> np.ndarray:
+        u = np.zeros(self.ncol)
+        u[self.col(v)] = 1.0
+        u[-1] = wager
+        if line is not None:
+            u[self.g + _LINE[line]] = 1.0
+        return u
+
+    def mean(self, vec: np.ndarray) -> float:
+        return float(np.dot(vec[: self.g], self.values))
+
+
+def _tier(kind: str, suits: tuple[str, ...]) -> str:
+    if len(set(suits)) > 1:
+        return f"{kind} mixed"
+    return f"{kind} spades" if suits[0] == "S" else f"{kind} suited"
+
+
+def _tier_pay(rules: CasinoRules, tier: str) -> float:
+    kind, how = tier.split(" ")
+    k = "678" if kind == "6-7-8" else "777"
+    return float(getattr(rules, f"pays_{k}_{how}"))
+
+
+def _full_shoe_tiers(rules: CasinoRules, kind: str) -> dict[str, float]:
+    """P(tier) of a 6-7-8 or 7-7-7 of random suits from a full shoe (``average_three_card_pay``'s
+    weights)."""
+    d = rules.decks
+    n = 4 * d
+    out: dict[str, float] = {}
+    for s in product(SUITS, repeat=3):
+        if kind == "6-7-8":
+            p = 1 / 64
+        else:
+            p = d / n * (d - (s[1] == s[0])) / (n - 1) * (d - (s[2] == s[0]) - (s[2] == s[1])) / (n - 2)
+        if p > 0:
+            t = _tier(kind, s)
+            out[t] = out.get(t, 0.0) + p
+    return out
+
+
+def _completion_dists(
+    rules: CasinoRules, i: int, j: int, up: int, sb: float
+) -> list[tuple[float, float, dict[tuple[float, str], float]]]:
+    """(weight, mean pay, {(pay, line): probability}) of the third card completing the bonus hand
+    (i, j) by suit class of the two cards and the up card (``suits.completion_classes``' sums)."""
+    key = (min(i, j), max(i, j))
+    c = BONUS_COMPLETION[key]
+    kind = "7-7-7" if key == (6, 6) else "6-7-8"
+    d = rules.decks
+    n = 4 * d
+    merged: dict[float, tuple[float, dict[tuple[float, str], float]]] = {}
+    for s1, s2, su in product(SUITS, repeat=3):
+        p = 0.25
+        p *= (d - (up == i and su == s1)) / (n - (up == i))
+        p *= (d - (up == j and su == s2) - (i == j and s1 == s2)) / (n - (up == j) - (i == j))
+        if p <= 0:
+            continue
+        removed = {s: 0 for s in SUITS}
+        k = 0
+        for idx, s in ((i, s1), (j, s2), (up, su)):
+            if idx == c:
+                removed[s] += 1
+                k += 1
+        dist: dict[tuple[float, str], float] = {}
+        m = 0.0
+        for s3 in SUITS:
+            q = (d - removed[s3]) / (n - k) if n - k > 0 else 0.0
+            if q <= 0:
+                continue
+            tier = _tier(kind, (s1, s2, s3))
+            v = _tier_pay(rules, tier)
+            line = tier
+            # rulings 17: 7-7 of one suit, the third 7 of that suit, the dealer's first card a 7
+            if kind == "7-7-7" and up == 6 and s1 == s2 == s3 and sb > 0:
+                v += sb
+                line = "super bonus"
+            dist[(v, line)] = dist.get((v, line), 0.0) + q
+            m += q * v
+        km = round(m, 12)
+        w0, d0 = merged.get(km, (0.0, {}))
+        tot = w0 + p
+        merged[km] = (
+            tot,
+            {x: (d0.get(x, 0.0) * w0 + dist.get(x, 0.0) * p) / tot for x in set(d0) | set(dist)},
+        )
+    return [(w, m, dist) for m, (w, dist) in merged.items()]
+
+
+def _grid(rules: CasinoRules, sb: float) -> Grid:
+    vals = [-2.0, -1.0, -0.5, 0.0, 1.0, 2.0, float(rules.pontoon_pays), float(rules.regular_pays)]
+    vals += [-float(1 if rules.double_loses_original_only else 2)]
+    vals += [float(rules.pays_5_card_21), float(rules.pays_6_card_21), float(rules.pays_7_card_21)]
+    for k, how in product(("678", "777"), ("mixed", "suited", "spades")):
+        vals.append(float(getattr(rules, f"pays_{k}_{how}")))
+    vals += [float(rules.pays_777_suited) + sb, float(rules.pays_777_spades) + sb]
+    return Grid(vals)
+
+
+def _stand(grid: Grid, rows: np.ndarray, t: np.ndarray, m: float, loss: float, peek: bool) -> np.ndarray:
+    """Measures of standing on totals ``t`` (``m`` units at stake) against dealer rows ``rows``."""
+    out = np.zeros((len(t), grid.ncol))
+    tot = 17 + np.arange(5)
+    win = rows[:, BUST] + (rows[:, :5] * (tot[None, :] < t[:, None])).sum(axis=1)
+    lose = (rows[:, :5] * (tot[None, :] > t[:, None])).sum(axis=1)
+    push = (rows[:, :5] * (tot[None, :] == t[:, None])).sum(axis=1)
+    out[:, grid.col(m)] += win
+    out[:, grid.col(0.0)] += push
+    out[:, grid.col(-m)] += lose
+    mass = win + lose + push
+    if not peek:
+        out[:, grid.col(-loss)] += rows[:, NAT]
+        mass = mass + rows[:, NAT]
+    out[:, -1] = m * mass
+    return out
+
+
+@dataclass
+class Tables:
+    """Measures per state: stand, hit, double and the value of holding it (the chain's action)."""
+
+    st: np.ndarray
+    hit: np.ndarray
+    dbl: np.ndarray
+    val: np.ndarray
+    act: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+
+
+def _twentyone(rules: CasinoRules, grid: Grid, solver: UpcardSolver, s: int) -> np.ndarray:
+    """The measure of a 21 paid at once in state ``s`` (by cards; 6-7-8 / 7-7-7 by full-shoe suits)."""
+    sp = solver.sp
+    n = int(sp.ncards[s])
+    c = sp.counts[s]
+    if n == 3 and c[5] == 1 and c[6] == 1 and c[7] == 1:
+        tiers = _full_shoe_tiers(rules, "6-7-8")
+    elif n == 3 and c[6] == 3:
+        tiers = _full_shoe_tiers(rules, "7-7-7")
+    else:
+        line = {5: "5-card 21", 6: "6-card 21"}.get(n, "7+-card 21" if n >= 7 else "21")
+        return grid.unit(float(solver.pr.pay21[s]), 1.0, line)
+    return sum((p * grid.unit(_tier_pay(rules, t), 1.0, t) for t, p in tiers.items()), np.zeros(grid.ncol))
+
+
+def _paid21(rules: CasinoRules, grid: Grid, solver: UpcardSolver) -> np.ndarray:
+    """The measure of every 21 paid at once (rows of the states of best total 21; kept on the solver)."""
+    memo: dict[int, np.ndarray] = solver.__dict__.setdefault("_dist_paid21", {})
+    got = memo.get(id(grid))
+    if got is not None:
+        return got
+    sp, pr = solver.sp, solver.pr
+    out = np.zeros((sp.size, grid.ncol))
+    other = 9 if solver.up == 0 else 0
+    pk = pr.peek and solver.up in (0, 9)
+    for s in np.nonzero(solver.active & (sp.best == 21))[0].tolist():
+        nn = 1.0
+        if pk:
+            nn = 1.0 - (solver.base[other] - sp.counts[s, other]) / max(solver.n - sp.ncards[s], 1)
+        out[s] = nn * _twentyone(rules, grid, solver, s)
+    memo[id(grid)] = out
+    return out
+
+
+def tables(
+    rules: CasinoRules,
+    grid: Grid,
+    solver: UpcardSolver,
+    out: ChainOut,
+    a2: int,
+    rows: np.ndarray | None = None,
+) -> Tables:
+    """Replay one chain's actions as measures (see the module's text and ``kernels.chain``);
+    ``rows``: the dealer rows to stand against (default the solver's own)."""
+    rows = solver.dist if rows is None else rows
+    sp, pr = solver.sp, solver.pr
+    size, nc = sp.size, grid.ncol
+    st = np.zeros((size, nc))
+    hit = np.zeros((size, nc))
+    dbl = np.zeros((size, nc))
+    val = np.zeros((size + 1, nc))  # the last row: nothing (a bust's successor)
+    idx_all = np.nonzero(solver.active & (sp.ncards >= 1))[0]
+    st[idx_all] = _stand(grid, rows[idx_all], sp.best[idx_all], 1.0, 1.0, pr.peek)
+    base, up = solver.base, solver.up
+    other = 9 if up == 0 else 0
+    n_left = solver.n - sp.ncards[idx_all]
+    cnt = base[None, :] - sp.counts[idx_all]
+    ok = (cnt > 0) & (n_left > 0)[:, None]
+    prob = np.where(ok, cnt / np.maximum(n_left, 1)[:, None], 0.0)
+    f = np.ones_like(prob)
+    if pr.peek and up in (0, 9):  # P(no dealer natural | the cards out), as the chain
+        k_other = (base[other] - sp.counts[idx_all, other])[:, None] - (np.arange(10) == other)[None, :]
+        f = np.where((n_left - 1 > 0)[:, None], 1.0 - k_other / np.maximum(n_left - 1, 1)[:, None], 1.0)
+    jn = sp.trans[idx_all]
+    bust = ok & (jn < 0)
+    live = ok & (jn >= 0)
+    pf_bust = (prob * f * bust).sum(axis=1)
+    p_live = prob * live
+    jx = np.where(live, jn, size)
+    # double: one card, then a doubled 21 paid, a rescue, or the doubled total stands
+    dbl[idx_all] = pf_bust[:, None] * grid.unit(-2.0, 2.0)
+    si, ri = np.nonzero(live)
+    jj = jn[si, ri]
+    a2e = np.where(sp.ncards[idx_all[si]] == 2, sp.nace[idx_all[si]], a2)
+    free = sp.nace[jj] > (a2e if pr.ace_one else 0)
+    dt = np.where(free & (sp.hard[jj] + 10 <= 21), sp.hard[jj] + 10, sp.hard[jj])
+    is21 = (dt == 21) & pr.p21wins
+    rescued = ~is21 & (out.rfl[idx_all[si], ri] == 1) & pr.rescue & (dt < 21)
+    keep = ~is21 & ~rescued
+    pw = prob[si, ri]
+    pfw = pw * f[si, ri]
+    contrib = np.zeros((len(si), nc))
+    contrib[is21] = pfw[is21, None] * grid.unit(2.0, 2.0, "doubled 21")
+    contrib[rescued] = pfw[rescued, None] * grid.unit(-1.0, 2.0)
+    if keep.any():
+        contrib[keep] = pw[keep, None] * _stand(grid, rows[jj[keep]], dt[keep], 2.0, pr.nat_loss_dbl, pr.peek)
+    np.add.at(dbl, idx_all[si], contrib)
+    v21 = _paid21(rules, grid, solver) if pr.p21wins else st
+    bust1 = grid.unit(-1.0, 1.0)
+    hard = sp.hard[idx_all]
+    for h in sorted(set(hard.tolist()), reverse=True):
+        g = np.nonzero(hard == h)[0]
+        idx = idx_all[g]
+        hit[idx] = np.einsum("nr,nrc->nc", p_live[g], val[jx[g]]) + pf_bust[g, None] * bust1
+        a = out.act[idx]
+        val[idx] = np.where(
+            (a == K.ACT_STAND)[:, None], st[idx], np.where((a == K.ACT_DOUBLE)[:, None], dbl[idx], hit[idx])
+        )
+        b21 = sp.best[idx] == 21
+        if b21.any():
+            val[idx[b21]] = v21[idx[b21]]
+    val = val[:size]
+    return Tables(st, hit, dbl, val, out.act)
+
+
+@dataclass
+class RoundDist:
+    """A measure over the round's net outcome, with pay lines and amount wagered."""
+
+    probs: dict[float, float] = field(default_factory=dict)
+    lines: np.ndarray = field(default_factory=lambda: np.zeros(len(LINES)))
+    wagered: float = 0.0
+    split_mass: float = 0.0
+    moved_mass: float = 0.0
+
+    def add_vec(self, grid: Grid, vec: np.ndarray, w: float) -> None:
+        for k in np.nonzero(vec[: grid.g])[0]:
+            v = grid.values[k]
+            self.probs[v] = self.probs.get(v, 0.0) + w * float(vec[k])
+        self.lines += w * vec[grid.g : grid.g + len(LINES)]
+        self.wagered += w * float(vec[-1])
+
+    def add_dict(self, d: dict[float, float], w: float) -> None:
+        for v, p in d.items():
+            self.probs[v] = self.probs.get(v, 0.0) + w * p
+
+
+def _split(grid: Grid, hands: list[np.ndarray], target: float, scale: float, rd: RoundDist, w: float) -> None:
+    """Two split hands against the same dealer: ``hands[d]`` one hand's measure jointly with the
+    dealer's final class d (17..21, Pontoon, bust), the two hands independent given d; scaled to
+    ``scale`` of the round's mass, the mean moved to ``target`` (the analysis's exact split value)
+    by shifting mass from the most likely losing outcome to the most likely winning one (or back)."""
+    total: np.ndarray = np.sum(hands, axis=0)
+    mass = float(total[: grid.g].sum())
+    conv: dict[float, float] = {}
+    for h in hands:
+        pd = float(h[: grid.g].sum())
+        if pd <= 0:
+            continue
+        x = h[: grid.g] / mass
+        nz = np.nonzero(x)[0]
+        for a in nz:
+            for b in nz:
+                v = round(grid.values[a] + grid.values[b], ROUND)
+                conv[v] = conv.get(v, 0.0) + float(x[a] * x[b]) * scale * mass / pd
+    mean = sum(v * p for v, p in conv.items())
+    d = target - mean
+    if d != 0.0:
+        lo = max((v for v in conv if v < 0), key=lambda v: conv[v])
+        hi = max((v for v in conv if v > 0), key=lambda v: conv[v])
+        eps = d / (hi - lo)
+        src, dst = (lo, hi) if eps > 0 else (hi, lo)
+        eps = abs(eps)
+        if eps > conv[src]:
+            raise ValueError("the split's approximate distribution cannot reach its exact mean")
+        conv[src] -= eps
+        conv[dst] += eps
+        rd.moved_mass += w * eps
+    rd.add_dict(conv, w)
+    rd.lines += w * 2 * total[grid.g : grid.g + len(LINES)] / mass * scale
+    rd.wagered += w * 2 * float(total[-1]) / mass * scale
+    rd.split_mass += w * scale
+
+
+def _by_dealer(rules: CasinoRules, grid: Grid, solver: UpcardSolver, out: ChainOut, a2: int) -> list[Tables]:
+    """``tables`` jointly with the dealer's final class: one per class, the stands against that
+    class only, the events that do not wait for the dealer (bust, a 21 paid at once, a rescue)
+    spread over the classes by the dealer's chances from the shoe less the pair (``_split_hand``)."""
+    rows = solver.dist
+    zero = tables(rules, grid, solver, out, a2, rows=np.zeros_like(rows))
+    res = []
+    for d in range(rows.shape[1]):
+        masked = np.zeros_like(rows)
+        masked[:, d] = rows[:, d]
+        t = tables(rules, grid, solver, out, a2, rows=masked)
+        res.append(Tables(t.st - zero.st, t.hit - zero.hit, t.dbl - zero.dbl, t.val - zero.val))
+    res.append(zero)  # last: the dealer-independent part
+    return res
+
+
+def _split_hand(solver: UpcardSolver, by_d: list[Tables], p: int) -> list[np.ndarray]:
+    """One split hand of pair card ``p``, jointly with the dealer's final class: its second card
+    from the shoe less both pair cards, then played as the chain plays that composition (no
+    resplit; a double where the rules forbid one after a split is a stand, or a hit below the
+    forced draw; split Aces take one card unless they may be hit)."""
+    sp, pr = solver.sp, solver.pr
+    shoe = solver.base.copy()
+    shoe[p] -= 2
+    n = int(shoe.sum())
+    row = solver.dist[solver.state_of(p, p)].copy()
+    if pr.peek:
+        row[NAT] = 0.0
+    row = row / row.sum()
+    zero = by_d[-1]
+    outs = []
+    for d in range(len(by_d) - 1):
+        tb = by_d[d]
+        out = np.zeros(tb.val.shape[1])
+        for r in range(10):
+            if shoe[r] <= 0:
+                continue
+            cnt = [0] * 10
+            cnt[p] += 1
+            cnt[r] += 1
+            s = sp.index[tuple(cnt)]
+            v, vz = tb.val[s], zero.val[s]
+            if sp.best[s] < 21:
+                if p == 0 and not pr.hit_split_aces:
+                    v, vz = tb.st[s], zero.st[s]
+                elif not pr.das and int(by_d[-1].act[s]) == K.ACT_DOUBLE:
+                    alt = sp.best[s] >= pr.forced
+                    v, vz = (tb.st[s], zero.st[s]) if alt else (tb.hit[s], zero.hit[s])
+            out += shoe[r] / n * (v + row[d] * vz)
+        outs.append(out)
+    return outs
+
+
+@dataclass
+class _Up:
+    """One up card's inputs to the round's distribution."""
+
+    rules: CasinoRules
+    grid: Grid
+    ur: UpcardResult
+    basic: bool
+    rd: RoundDist
+    tabs: dict[int, Tables]
+    by_d: dict[int, list[Tables]] = field(default_factory=dict)
+
+    @property
+    def solver(self) -> UpcardSolver:
+        return self.ur.detail["solver"]  # type: ignore[no-any-return]
+
+    @property
+    def outs(self) -> dict[int, ChainOut]:
+        return self.ur.detail["outs_basic" if self.basic else "outs_opt"]  # type: ignore[no-any-return]
+
+    def split(self, p: int, a2: int, target: float, scale: float, extra: np.ndarray, w: float) -> None:
+        """A split of pair ``p`` (``target``: its exact value, without the peek's loss ``extra``)."""
+        if a2 not in self.by_d:
+            self.by_d[a2] = _by_dealer(self.rules, self.grid, self.solver, self.outs[a2], a2)
+        hands = _split_hand(self.solver, self.by_d[a2], p)
+        _split(self.grid, hands, target, scale, self.rd, w)
+        self.rd.add_vec(self.grid, extra, w)
+
+
+def _classes(u: _Up, tb: Tables, i: int, j: int, s: int) -> list[tuple[float, float, np.ndarray]]:
+    """Suit classes of a starting hand: (weight, hit adjustment, the hit's measure); one class but
+    for a 6-7, 6-8, 7-8 or 7-7 where a player's 21 is paid at once (6-7-8, 7-7-7, Super Bonus)."""
+    solver, grid = u.solver, u.grid
+    sp, pr = solver.sp, solver.pr
+    if (i, j) not in BONUS_COMPLETION or not pr.p21wins:
+        return [(1.0, 0.0, tb.hit[s])]
+    c = BONUS_COMPLETION[(i, j)]
+    qc = (int(solver.base[c]) - int(sp.counts[s, c])) / (solver.n - 2)
+    s3 = int(sp.trans[s, c])
+    out = []
+    for cw, m, dist in _completion_dists(u.rules, i, j, solver.up, pr.sb_units):
+        vec = sum((q * grid.unit(v, 1.0, ln) for (v, ln), q in dist.items()), np.zeros(grid.ncol))
+        out.append((cw, qc * (m - float(pr.pay21[s3])), tb.hit[s] - qc * tb.val[s3] + qc * vec))
+    return out
+
+
+def _hand(u: _Up, i: int, j: int, wt: float) -> None:
+    """One starting hand (i, j) of weight ``wt`` in the round, played as optimal play or the chart chose."""
+    solver, grid, rd, det = u.solver, u.grid, u.rd, u.ur.detail
+    sp, pr = solver.sp, solver.pr
+    s = solver.state_of(i, j)
+    q0 = solver.q_nat(s)
+    opts = u.ur.hands[(i, j)]
+    if (i, j) == (0, 9):
+        pays = float(u.rules.pontoon_pays)
+        if pr.nat_push or pr.peek:
+            rd.add_vec(grid, (1 - q0) * grid.unit(pays, 1.0, "pontoon") + q0 * grid.unit(0.0, 1.0), wt)
+        else:
+            rd.add_vec(grid, grid.unit(pays, 1.0, "pontoon"), wt)
+        return
+    a2 = int(sp.nace[s]) if int(sp.nace[s]) in u.tabs else min(u.tabs)
+    tb = u.tabs[a2]
+    extra = q0 * grid.unit(-1.0, 1.0) if pr.peek else np.zeros(grid.ncol)
+    scale = 1 - q0 if pr.peek else 1.0
+    if pr.surrender == "late" and not pr.peek:  # rulings 9: the engine takes half whatever the dealer makes
+        surrender = grid.unit(-0.5, 1.0)
+    else:  # half the wager, the whole wager if the dealer makes Pontoon
+        surrender = (1 - q0) * grid.unit(-0.5, 1.0) + q0 * grid.unit(-1.0, 1.0)
+    classes = _classes(u, tb, i, j, s)
+    measures = {"S": tb.st[s] + extra, "D": tb.dbl[s] + extra, "R": surrender}
+    if u.basic:
+        code = (
+            det["pair_codes"][i]
+            if i == j
+            else det["row_code"][_row_key(i, j, int(sp.best[s]), bool(sp.soft[s]))]
+        )
+        if code == "P":
+            u.split(i, a2, det["split_basic"][i], scale, extra, wt)
+        elif code in ("R", "Rs") and "R" in opts:
+            rd.add_vec(grid, surrender, wt)
+        elif code in ("D", "Ds"):
+            rd.add_vec(grid, measures["D"], wt)
+        elif _fallback(code) == "S" and "S" in opts:
+            rd.add_vec(grid, measures["S"], wt)
+        else:
+            for cw, _adj, hv in classes:
+                rd.add_vec(grid, hv + extra, wt * cw)
+        return
+    joint = det["pair_cls"].get(i) if i == j and "P" in opts else None
+    cls_list = list(joint) if joint else [(cw, adj, 0.0) for cw, adj, _ in classes]
+    for cw, hadj, padj in cls_list:
+        o = dict(opts)
+        o["H"] += hadj
+        if "P" in o:
+            o["P"] += padj
+        best = max(o, key=lambda k: o[k])
+        if best == "P":
+            u.split(i, a2, o["P"] + (q0 if pr.peek else 0.0), scale, extra, wt * cw)
+        elif best == "H":
+            hv = min(classes, key=lambda c: abs(c[1] - hadj))[2]
+            rd.add_vec(grid, hv + extra, wt * cw)
+        else:
+            rd.add_vec(grid, measures[best], wt * cw)
+
+
+def _upcard(
+    rules: CasinoRules, grid: Grid, ur: UpcardResult, basic: bool, rd: RoundDist, p_up: float
+) -> None:
+    solver: UpcardSolver = ur.detail["solver"]
+    outs = ur.detail["outs_basic" if basic else "outs_opt"]
+    tabs = {a2: tables(rules, grid, solver, o, a2) for a2, o in outs.items()}
+    u = _Up(rules, grid, ur, basic, rd, tabs)
+    for i, j, w in solver.start_weights():
+        _hand(u, i, j, p_up * w)
+
+
+def _moments(probs: dict[float, float]) -> tuple[float, float, float]:
+    mean = sum(v * p for v, p in probs.items())
+    var = sum((v - mean) ** 2 * p for v, p in probs.items())
+    sd = math.sqrt(var)
+    skew = sum((v - mean) ** 3 * p for v, p in probs.items()) / sd**3 if sd > 0 else 0.0
+    return mean, sd, skew
+
+
+def round_distribution(
+    rules: CasinoRules, basic: bool, bet: Decimal | int | None = None, shoe: tuple[int, ...] | None = None
+) -> dict[str, Any]:
+    """The net outcome of one round's main wager (units of the initial wager) under the chart
+    (``basic``) or optimal play, with its moments, element of risk and hit frequencies
+    (``shoe``: cards by value index, default the rules' shoe)."""
+    sol = solve(rules, bet, shoe=shoe)
+    grid = _grid(rules, sol.upcards[0].detail["solver"].pr.sb_units)
+    rd = RoundDist()
+    for ur in sol.upcards:
+        _upcard(rules, grid, ur, basic, rd, ur.prob)
+    probs = {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
+    mean, sd, skew = _moments(probs)
+    ev = float(sol.ev_basic if basic else sol.ev_optimal)
+    return {
+        "strategy": "basic" if basic else "optimal",
+        "outcomes": [{"net": v, "probability": p} for v, p in probs.items()],
+        "total_probability": sum(probs.values()),
+        "mean": mean,
+        "house_edge": -ev,
+        "sd": sd,
+        "variance": sd * sd,
+        "skewness": skew,
+        "average_wagered": rd.wagered,
+        "element_of_risk": -ev / rd.wagered,
+        "win": sum(p for v, p in probs.items() if v > 0),
+        "push": probs.get(0.0, 0.0),
+        "loss": sum(p for v, p in probs.items() if v < 0),
+        "lines": {name: float(x) for name, x in zip(LINES, rd.lines, strict=True) if x > 0},
+        "split_probability": rd.split_mass,
+        "moved_probability": rd.moved_mass,
+    }
+
+
+def approximation(d: dict[str, Any]) -> str:
+    """``method.approximations``' line for a distribution."""
+    return (
+        f"outcome distribution ({d['strategy']}): rounds that split ({d['split_probability']:.4%} of rounds) "
+        "take two independent split hands without resplits, their mean moved to the exact split value "
+        f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
+        "distribution is within that split probability of the exact one in total variation, its mean is "
+        "the exact edge, and the pay-line frequencies and amount wagered of split rounds are approximate "
+        "in the same way"
+    )
