@@ -59,6 +59,7 @@ class Grid:
     """The net outcomes one hand can have, then one column per pay line, then the amount wagered."""
 
     values: list[float]
+    blocks: int = 1  # > 1: one block of outcome columns per dealer class, the last for no class
     index: dict[float, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -70,18 +71,23 @@ class Grid:
         return len(self.values)
 
     @property
+    def line0(self) -> int:
+        """The first pay-line column (after the outcome blocks)."""
+        return self.blocks * self.g
+
+    @property
     def ncol(self) -> int:
-        return self.g + len(LINES) + 1
+        return self.line0 + len(LINES) + 1
 
     def col(self, v: float) -> int:
         return self.index[round(v, ROUND)]
 
     def unit(self, v: float, wager: float, line: str | None = None) -> np.ndarray:
         u = np.zeros(self.ncol)
-        u[self.col(v)] = 1.0
+        u[(self.blocks - 1) * self.g + self.col(v)] = 1.0  # an event that does not wait for the dealer
         u[-1] = wager
         if line is not None:
-            u[self.g + _LINE[line]] = 1.0
+            u[self.line0 + _LINE[line]] = 1.0
         return u
 
     def mean(self, vec: np.ndarray) -> float:
@@ -176,19 +182,26 @@ def _grid(rules: CasinoRules, sb: float) -> Grid:
 
 
 def _stand(grid: Grid, rows: np.ndarray, t: np.ndarray, m: float, loss: float, peek: bool) -> np.ndarray:
-    """Measures of standing on totals ``t`` (``m`` units at stake) against dealer rows ``rows``."""
+    """Measures of standing on totals ``t`` (``m`` units at stake) against dealer rows ``rows``
+    (with ``grid.blocks`` > 1, each dealer class's outcome in its own block)."""
     out = np.zeros((len(t), grid.ncol))
-    tot = 17 + np.arange(5)
-    win = rows[:, BUST] + (rows[:, :5] * (tot[None, :] < t[:, None])).sum(axis=1)
-    lose = (rows[:, :5] * (tot[None, :] > t[:, None])).sum(axis=1)
-    push = (rows[:, :5] * (tot[None, :] == t[:, None])).sum(axis=1)
-    out[:, grid.col(m)] += win
-    out[:, grid.col(0.0)] += push
-    out[:, grid.col(-m)] += lose
-    mass = win + lose + push
-    if not peek:
-        out[:, grid.col(-loss)] += rows[:, NAT]
-        mass = mass + rows[:, NAT]
+    mass = np.zeros(len(t))
+    cw, c0, cl = grid.col(m), grid.col(0.0), grid.col(-m)
+    for d in range(7):
+        if d == NAT and peek:
+            continue
+        off = d * grid.g if grid.blocks > 1 else 0
+        p = rows[:, d]
+        mass += p
+        if d == NAT:
+            out[:, off + grid.col(-loss)] += p
+        elif d == BUST:
+            out[:, off + cw] += p
+        else:
+            dt = 17 + d
+            out[:, off + cw] += np.where(dt < t, p, 0.0)
+            out[:, off + c0] += np.where(dt == t, p, 0.0)
+            out[:, off + cl] += np.where(dt > t, p, 0.0)
     out[:, -1] = m * mass
     return out
 
@@ -221,8 +234,9 @@ def _twentyone(rules: CasinoRules, grid: Grid, solver: UpcardSolver, s: int) -> 
 
 def _paid21(rules: CasinoRules, grid: Grid, solver: UpcardSolver) -> np.ndarray:
     """The measure of every 21 paid at once (rows of the states of best total 21; kept on the solver)."""
-    memo: dict[int, np.ndarray] = solver.__dict__.setdefault("_dist_paid21", {})
-    got = memo.get(id(grid))
+    memo: dict[tuple[object, ...], np.ndarray] = solver.__dict__.setdefault("_dist_paid21", {})
+    key = (tuple(grid.values), grid.blocks)
+    got = memo.get(key)
     if got is not None:
         return got
     sp, pr = solver.sp, solver.pr
@@ -234,8 +248,25 @@ def _paid21(rules: CasinoRules, grid: Grid, solver: UpcardSolver) -> np.ndarray:
         if pk:
             nn = 1.0 - (solver.base[other] - sp.counts[s, other]) / max(solver.n - sp.ncards[s], 1)
         out[s] = nn * _twentyone(rules, grid, solver, s)
-    memo[id(grid)] = out
+    memo[key] = out
     return out
+
+
+def reach(solver: UpcardSolver, out: ChainOut, start: np.ndarray) -> np.ndarray:
+    """The states ``start`` (a mask) and every state that a hand in them reaches by drawing: every
+    card of a two-card state (each option is valued there), then the states where the chain hits."""
+    sp = solver.sp
+    mark = start & solver.active
+    hard = sp.hard
+    for h in range(int(hard.min()), int(hard.max()) + 1):
+        g = np.nonzero(mark & (hard == h))[0]
+        if not len(g):
+            continue
+        go = g[(sp.ncards[g] == 2) | ((out.act[g] == K.ACT_HIT) & (sp.best[g] < 21))]
+        nxt = sp.trans[go].ravel()
+        nxt = nxt[nxt >= 0]
+        mark[nxt[solver.active[nxt]]] = True
+    return mark
 
 
 def tables(
@@ -245,9 +276,11 @@ def tables(
     out: ChainOut,
     a2: int,
     rows: np.ndarray | None = None,
+    states: np.ndarray | None = None,
 ) -> Tables:
     """Replay one chain's actions as measures (see the module's text and ``kernels.chain``);
-    ``rows``: the dealer rows to stand against (default the solver's own)."""
+    ``rows``: the dealer rows to stand against (default the solver's own); ``states``: only these
+    (a mask closed under drawing, ``reach``), default all."""
     rows = solver.dist if rows is None else rows
     sp, pr = solver.sp, solver.pr
     size, nc = sp.size, grid.ncol
@@ -255,7 +288,10 @@ def tables(
     hit = np.zeros((size, nc))
     dbl = np.zeros((size, nc))
     val = np.zeros((size + 1, nc))  # the last row: nothing (a bust's successor)
-    idx_all = np.nonzero(solver.active & (sp.ncards >= 1))[0]
+    live_states = solver.active & (sp.ncards >= 1)
+    if states is not None:
+        live_states = live_states & states
+    idx_all = np.nonzero(live_states)[0]
     st[idx_all] = _stand(grid, rows[idx_all], sp.best[idx_all], 1.0, 1.0, pr.peek)
     base, up = solver.base, solver.up
     other = 9 if up == 0 else 0
@@ -290,7 +326,9 @@ def tables(
     contrib[rescued] = pfw[rescued, None] * grid.unit(-1.0, 2.0)
     if keep.any():
         contrib[keep] = pw[keep, None] * _stand(grid, rows[jj[keep]], dt[keep], 2.0, pr.nat_loss_dbl, pr.peek)
-    np.add.at(dbl, idx_all[si], contrib)
+    if len(si):  # si is sorted (np.nonzero's row-major order): one sum per state
+        first, starts = np.unique(si, return_index=True)
+        dbl[idx_all[first]] += np.add.reduceat(contrib, starts, axis=0)
     v21 = _paid21(rules, grid, solver) if pr.p21wins else st
     bust1 = grid.unit(-1.0, 1.0)
     hard = sp.hard[idx_all]
@@ -323,7 +361,7 @@ class RoundDist:
         for k in np.nonzero(vec[: grid.g])[0]:
             v = grid.values[k]
             self.probs[v] = self.probs.get(v, 0.0) + w * float(vec[k])
-        self.lines += w * vec[grid.g : grid.g + len(LINES)]
+        self.lines += w * vec[grid.line0 : grid.line0 + len(LINES)]
         self.wagered += w * float(vec[-1])
 
     def add_dict(self, d: dict[float, float], w: float) -> None:
@@ -363,32 +401,19 @@ def _split(grid: Grid, hands: list[np.ndarray], target: float, scale: float, rd:
         conv[dst] += eps
         rd.moved_mass += w * eps
     rd.add_dict(conv, w)
-    rd.lines += w * 2 * total[grid.g : grid.g + len(LINES)] / mass * scale
+    rd.lines += w * 2 * total[grid.line0 : grid.line0 + len(LINES)] / mass * scale
     rd.wagered += w * 2 * float(total[-1]) / mass * scale
     rd.split_mass += w * scale
 
 
-def _by_dealer(rules: CasinoRules, grid: Grid, solver: UpcardSolver, out: ChainOut, a2: int) -> list[Tables]:
-    """``tables`` jointly with the dealer's final class: one per class, the stands against that
-    class only, the events that do not wait for the dealer (bust, a 21 paid at once, a rescue)
-    spread over the classes by the dealer's chances from the shoe less the pair (``_split_hand``)."""
-    rows = solver.dist
-    zero = tables(rules, grid, solver, out, a2, rows=np.zeros_like(rows))
-    res = []
-    for d in range(rows.shape[1]):
-        masked = np.zeros_like(rows)
-        masked[:, d] = rows[:, d]
-        t = tables(rules, grid, solver, out, a2, rows=masked)
-        res.append(Tables(t.st - zero.st, t.hit - zero.hit, t.dbl - zero.dbl, t.val - zero.val))
-    res.append(zero)  # last: the dealer-independent part
-    return res
-
-
-def _split_hand(solver: UpcardSolver, by_d: list[Tables], p: int) -> list[np.ndarray]:
-    """One split hand of pair card ``p``, jointly with the dealer's final class: its second card
-    from the shoe less both pair cards, then played as the chain plays that composition (no
-    resplit; a double where the rules forbid one after a split is a stand, or a hit below the
-    forced draw; split Aces take one card unless they may be hit)."""
+def _split_hand(grid: Grid, solver: UpcardSolver, wide: Tables, p: int) -> list[np.ndarray]:
+    """One split hand of pair card ``p``, jointly with the dealer's final class (``wide``: tables
+    on a grid with a block per dealer class and a last block for the events that do not wait for
+    the dealer: bust, a 21 paid at once, a rescue, spread over the classes by the dealer's chances
+    from the shoe less the pair): its second card from the shoe less both pair cards, then played
+    as the chain plays that composition (no resplit; a double where the rules forbid one after a
+    split is a stand, or a hit below the forced draw; split Aces take one card unless they may be
+    hit). One measure per dealer class on ``grid`` (the class's share of lines and wagers)."""
     sp, pr = solver.sp, solver.pr
     shoe = solver.base.copy()
     shoe[p] -= 2
@@ -397,26 +422,27 @@ def _split_hand(solver: UpcardSolver, by_d: list[Tables], p: int) -> list[np.nda
     if pr.peek:
         row[NAT] = 0.0
     row = row / row.sum()
-    zero = by_d[-1]
+    hand = np.zeros(wide.val.shape[1])
+    for r in range(10):
+        if shoe[r] <= 0:
+            continue
+        cnt = [0] * 10
+        cnt[p] += 1
+        cnt[r] += 1
+        s = sp.index[tuple(cnt)]
+        v = wide.val[s]
+        if sp.best[s] < 21:
+            if p == 0 and not pr.hit_split_aces:
+                v = wide.st[s]
+            elif not pr.das and int(wide.act[s]) == K.ACT_DOUBLE:
+                v = wide.st[s] if sp.best[s] >= pr.forced else wide.hit[s]
+        hand += shoe[r] / n * v
+    g, free, line0 = grid.g, 7 * grid.g, 8 * grid.g
     outs = []
-    for d in range(len(by_d) - 1):
-        tb = by_d[d]
-        out = np.zeros(tb.val.shape[1])
-        for r in range(10):
-            if shoe[r] <= 0:
-                continue
-            cnt = [0] * 10
-            cnt[p] += 1
-            cnt[r] += 1
-            s = sp.index[tuple(cnt)]
-            v, vz = tb.val[s], zero.val[s]
-            if sp.best[s] < 21:
-                if p == 0 and not pr.hit_split_aces:
-                    v, vz = tb.st[s], zero.st[s]
-                elif not pr.das and int(by_d[-1].act[s]) == K.ACT_DOUBLE:
-                    alt = sp.best[s] >= pr.forced
-                    v, vz = (tb.st[s], zero.st[s]) if alt else (tb.hit[s], zero.hit[s])
-            out += shoe[r] / n * (v + row[d] * vz)
+    for d in range(7):
+        out = np.zeros(grid.ncol)
+        out[:g] = hand[d * g : (d + 1) * g] + row[d] * hand[free : free + g]
+        out[g:] = row[d] * hand[line0:]
         outs.append(out)
     return outs
 
@@ -431,7 +457,7 @@ class _Up:
     basic: bool
     rd: RoundDist
     tabs: dict[int, Tables]
-    by_d: dict[int, list[Tables]] = field(default_factory=dict)
+    by_d: dict[int, Tables] = field(default_factory=dict)
 
     @property
     def solver(self) -> UpcardSolver:
@@ -444,8 +470,16 @@ class _Up:
     def split(self, p: int, a2: int, target: float, scale: float, extra: np.ndarray, w: float) -> None:
         """A split of pair ``p`` (``target``: its exact value, without the peek's loss ``extra``)."""
         if a2 not in self.by_d:
-            self.by_d[a2] = _by_dealer(self.rules, self.grid, self.solver, self.outs[a2], a2)
-        hands = _split_hand(self.solver, self.by_d[a2], p)
+            sp = self.solver.sp
+            start = (sp.ncards == 2) & np.isin(
+                np.arange(sp.size), [self.solver.state_of(q, q) for q in range(10)]
+            )
+            pairs = [q for q in range(10) if self.ur.hands.get((q, q), {}).get("P") is not None]
+            start = (sp.ncards == 2) & (sp.counts[:, pairs].sum(axis=1) >= 1) if pairs else start
+            mask = reach(self.solver, self.outs[a2], start)
+            wide = Grid(self.grid.values, blocks=8)
+            self.by_d[a2] = tables(self.rules, wide, self.solver, self.outs[a2], a2, states=mask)
+        hands = _split_hand(self.grid, self.solver, self.by_d[a2], p)
         _split(self.grid, hands, target, scale, self.rd, w)
         self.rd.add_vec(self.grid, extra, w)
 
@@ -531,7 +565,8 @@ def _upcard(
 ) -> None:
     solver: UpcardSolver = ur.detail["solver"]
     outs = ur.detail["outs_basic" if basic else "outs_opt"]
-    tabs = {a2: tables(rules, grid, solver, o, a2) for a2, o in outs.items()}
+    two = solver.sp.ncards == 2
+    tabs = {a2: tables(rules, grid, solver, o, a2, states=reach(solver, o, two)) for a2, o in outs.items()}
     u = _Up(rules, grid, ur, basic, rd, tabs)
     for i, j, w in solver.start_weights():
         _hand(u, i, j, p_up * w)
