@@ -26,7 +26,7 @@ def _plt() -> Any:
 
 def _png(fig: Any) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
     _plt().close(fig)
     return buf.getvalue()
 
@@ -36,12 +36,17 @@ def title(rep: dict[str, Any]) -> str:
     return f"{r.get('name') or r['preset']} ({r['decks']} decks)"
 
 
-def fig_strategy(rep: dict[str, Any]) -> Any:
+def png_strategy(rep: dict[str, Any]) -> bytes:
+    """The strategy chart (``analysis.render.save_chart``) as PNG bytes."""
     from pontoon.analysis.render import save_chart
 
+    _plt()
     with tempfile.TemporaryDirectory() as d:
-        p = save_chart(rep, Path(d) / "chart.png")
-        data = p.read_bytes()
+        return save_chart(rep, Path(d) / "chart.png", dpi=100, tight=False).read_bytes()
+
+
+def fig_strategy(rep: dict[str, Any]) -> Any:
+    data = png_strategy(rep)
     plt = _plt()
     img = plt.imread(io.BytesIO(data), format="png")
     fig, ax = plt.subplots(figsize=(img.shape[1] / 130, img.shape[0] / 130))
@@ -215,7 +220,10 @@ def _html_table(header: list[str], rows: list[list[str]], caption: str = "") -> 
 
 
 def _images(rep: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(name, base64.b64encode(_png(f(rep))).decode("ascii")) for name, f in FIGURES]
+    pngs = [("strategy", png_strategy(rep))] + [
+        (name, _png(f(rep))) for name, f in FIGURES if name != "strategy"
+    ]
+    return [(name, base64.b64encode(data).decode("ascii")) for name, data in pngs]
 
 
 def to_html(reps: list[dict[str, Any]]) -> str:
