@@ -11,11 +11,14 @@ up card (6-7-8, 7-7-7 and the Super Bonus paid by suits). Every row also carries
 each pay line and the amount wagered, so hit frequencies and the average total wagered are exact
 too.
 
-Splits are the one approximation: a split round's distribution is the convolution of two
-independent split hands (no resplit, each hand's actions as its unsplit composition's), its mean
-then moved to the analysis's exact split value by shifting a little mass between its most likely
-losing and winning outcomes. The rounds that split are the only ones approximated, so the total
-variation distance to the exact distribution is at most the chance of a split round (reported).
+Splits are the one approximation: a split round's hands are played as their compositions are
+played unsplit, against one dealer: given the dealer's final class (17..21, Pontoon, bust) they
+are independent; how many hands the split makes (resplits to the rules' limit, second cards dealt
+in turn) is exact for the pair cards left (``hand_counts``), a hand completed before the limit has
+a non-pair second card. The split's mean is then moved to the analysis's exact split value by
+shifting a little mass between its most likely losing and winning outcomes. Only the rounds that
+split are approximated, so the total variation distance to the exact distribution is at most the
+chance of a split round (reported); FED's one-wager loss of a split box is in the mean only.
 """
 
 from __future__ import annotations
@@ -369,24 +372,93 @@ class RoundDist:
             self.probs[v] = self.probs.get(v, 0.0) + w * p
 
 
-def _split(grid: Grid, hands: list[np.ndarray], target: float, scale: float, rd: RoundDist, w: float) -> None:
-    """Two split hands against the same dealer: ``hands[d]`` one hand's measure jointly with the
-    dealer's final class d (17..21, Pontoon, bust), the two hands independent given d; scaled to
-    ``scale`` of the round's mass, the mean moved to ``target`` (the analysis's exact split value)
-    by shifting mass from the most likely losing outcome to the most likely winning one (or back)."""
-    total: np.ndarray = np.sum(hands, axis=0)
-    mass = float(total[: grid.g].sum())
+Lattice = tuple[np.ndarray, float]  # probabilities on v0, v0 + step, ...; v0
+
+
+def _step(values: list[float]) -> float:
+    """The coarsest step of 1/2, 1/4, 1/20, 1/100, 1/10000 of a wager that every value is a multiple of."""
+    for st in (0.5, 0.25, 0.05, 0.01, 1e-4):
+        if all(abs(v / st - round(v / st)) < 1e-6 for v in values):
+            return st
+    raise ValueError("outcomes are not multiples of 1/10000 of a wager")
+
+
+def _lattice(grid: Grid, vec: np.ndarray, step: float) -> Lattice:
+    nz = np.nonzero(vec[: grid.g])[0]
+    vals = [grid.values[k] for k in nz]
+    v0 = min(vals)
+    arr = np.zeros(int(round((max(vals) - v0) / step)) + 1)
+    for k, v in zip(nz, vals, strict=True):
+        arr[int(round((v - v0) / step))] += vec[k]
+    return arr, v0
+
+
+def _conv(a: Lattice, b: Lattice) -> Lattice:
+    return np.convolve(a[0], b[0]), a[1] + b[1]
+
+
+def hand_counts(n_pair: int, n_cards: int, max_hands: int, resplit: bool) -> dict[tuple[int, int], float]:
+    """How a split ends: {(hands, hands whose second card came once the limit was reached): P}.
+    Second cards are dealt in turn (004 3.24.2); a pair card starts a new hand while fewer than
+    ``max_hands`` exist (never without ``resplit``); ``n_pair`` pair cards among ``n_cards``."""
+    if not resplit or max_hands <= 2:
+        return {(2, 2): 1.0}
+    out: dict[tuple[int, int], float] = {}
+    todo = {(2, 2, 0, 0): 1.0}  # hands, hands waiting for a second card, pair cards, others drawn
+    while todo:
+        (h, wait, a, b), p = todo.popitem()
+        if h == max_hands:
+            key = (h, wait)
+            out[key] = out.get(key, 0.0) + p
+            continue
+        if wait == 0:
+            out[(h, 0)] = out.get((h, 0), 0.0) + p
+            continue
+        left = n_cards - a - b
+        q = (n_pair - a) / left if left > 0 else 0.0
+        for nxt, pr in (((h + 1, wait, a + 1, b), q), ((h, wait - 1, a, b + 1), 1 - q)):
+            if pr > 0:
+                todo[nxt] = todo.get(nxt, 0.0) + p * pr
+    return out
+
+
+def _split(
+    grid: Grid,
+    hands: tuple[list[np.ndarray], list[np.ndarray]],
+    counts: dict[tuple[int, int], float],
+    target: float,
+    scale: float,
+    rd: RoundDist,
+    w: float,
+) -> None:
+    """A split's hands against the same dealer: ``hands`` = (a hand whose second card is not a pair
+    card, a hand whose second card is any card), each a list over the dealer's final class d (17..21,
+    Pontoon, bust) of its measure jointly with d; given d the hands are independent, ``counts``
+    (``hand_counts``) says how many of each. Scaled to ``scale`` of the round's mass, the mean moved
+    to ``target`` (the analysis's exact split value) by shifting mass from the most likely losing
+    outcome to the most likely winning one (or back)."""
+    step = _step(grid.values)
+    non, anyc = hands
+    mass = float(np.sum(anyc, axis=0)[: grid.g].sum())
     conv: dict[float, float] = {}
-    for h in hands:
-        pd = float(h[: grid.g].sum())
+    for cls in range(len(anyc)):
+        pd = float(anyc[cls][: grid.g].sum())
+        pn = float(non[cls][: grid.g].sum())
         if pd <= 0:
             continue
-        x = h[: grid.g] / mass
-        nz = np.nonzero(x)[0]
-        for a in nz:
-            for b in nz:
-                v = round(grid.values[a] + grid.values[b], ROUND)
-                conv[v] = conv.get(v, 0.0) + float(x[a] * x[b]) * scale * mass / pd
+        xs = _lattice(grid, anyc[cls] / pd, step)
+        ns = _lattice(grid, non[cls] / pn, step) if pn > 0 else xs
+        for (h, k), ph in counts.items():
+            acc: Lattice = (np.ones(1), 0.0)
+            for _ in range(h - k):
+                acc = _conv(acc, ns)
+            for _ in range(k):
+                acc = _conv(acc, xs)
+            arr, v0 = acc
+            f = ph * scale * pd / mass
+            for i in np.nonzero(arr)[0].tolist():
+                v = round(v0 + i * step, ROUND)
+                conv[v] = conv.get(v, 0.0) + float(arr[i]) * f
     mean = sum(v * p for v, p in conv.items())
     d = target - mean
     if d != 0.0:
@@ -401,19 +473,24 @@ def _split(grid: Grid, hands: list[np.ndarray], target: float, scale: float, rd:
         conv[dst] += eps
         rd.moved_mass += w * eps
     rd.add_dict(conv, w)
-    rd.lines += w * 2 * total[grid.line0 : grid.line0 + len(LINES)] / mass * scale
-    rd.wagered += w * 2 * float(total[-1]) / mass * scale
+    total: np.ndarray = np.sum(anyc, axis=0)
+    nh = sum(h * p for (h, _k), p in counts.items())
+    rd.lines += w * nh * total[grid.line0 : grid.line0 + len(LINES)] / mass * scale
+    rd.wagered += w * nh * float(total[-1]) / mass * scale
     rd.split_mass += w * scale
 
 
-def _split_hand(grid: Grid, solver: UpcardSolver, wide: Tables, p: int) -> list[np.ndarray]:
+def _split_hand(
+    grid: Grid, solver: UpcardSolver, wide: Tables, p: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """One split hand of pair card ``p``, jointly with the dealer's final class (``wide``: tables
     on a grid with a block per dealer class and a last block for the events that do not wait for
     the dealer: bust, a 21 paid at once, a rescue, spread over the classes by the dealer's chances
-    from the shoe less the pair): its second card from the shoe less both pair cards, then played
-    as the chain plays that composition (no resplit; a double where the rules forbid one after a
-    split is a stand, or a hit below the forced draw; split Aces take one card unless they may be
-    hit). One measure per dealer class on ``grid`` (the class's share of lines and wagers)."""
+    from the shoe less the pair): its second card from the shoe less both pair cards (not a pair
+    card; any card), then played as the chain plays that composition (a double where the rules
+    forbid one after a split is a stand, or a hit below the forced draw; split Aces take one card
+    unless they may be hit). Per dealer class, a measure on ``grid`` (the class's share of lines
+    and wagers)."""
     sp, pr = solver.sp, solver.pr
     shoe = solver.base.copy()
     shoe[p] -= 2
@@ -423,6 +500,7 @@ def _split_hand(grid: Grid, solver: UpcardSolver, wide: Tables, p: int) -> list[
         row[NAT] = 0.0
     row = row / row.sum()
     hand = np.zeros(wide.val.shape[1])
+    nonpair = np.zeros(wide.val.shape[1])
     for r in range(10):
         if shoe[r] <= 0:
             continue
@@ -437,14 +515,17 @@ def _split_hand(grid: Grid, solver: UpcardSolver, wide: Tables, p: int) -> list[
             elif not pr.das and int(wide.act[s]) == K.ACT_DOUBLE:
                 v = wide.st[s] if sp.best[s] >= pr.forced else wide.hit[s]
         hand += shoe[r] / n * v
+        if r != p:
+            nonpair += shoe[r] / (n - shoe[p]) * v
     g, free, line0 = grid.g, 7 * grid.g, 8 * grid.g
-    outs = []
-    for d in range(7):
-        out = np.zeros(grid.ncol)
-        out[:g] = hand[d * g : (d + 1) * g] + row[d] * hand[free : free + g]
-        out[g:] = row[d] * hand[line0:]
-        outs.append(out)
-    return outs
+    res: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+    for which, src in ((0, nonpair), (1, hand)):
+        for d in range(7):
+            out = np.zeros(grid.ncol)
+            out[:g] = src[d * g : (d + 1) * g] + row[d] * src[free : free + g]
+            out[g:] = row[d] * src[line0:]
+            res[which].append(out)
+    return res
 
 
 @dataclass
@@ -480,7 +561,11 @@ class _Up:
             wide = Grid(self.grid.values, blocks=8)
             self.by_d[a2] = tables(self.rules, wide, self.solver, self.outs[a2], a2, states=mask)
         hands = _split_hand(self.grid, self.solver, self.by_d[a2], p)
-        _split(self.grid, hands, target, scale, self.rd, w)
+        pr = self.solver.pr
+        shoe = self.solver.base
+        resplit = pr.max_hands > 2 and (p != 0 or pr.resplit_aces)
+        counts = hand_counts(int(shoe[p]) - 2, int(shoe.sum()) - 2, pr.max_hands, resplit)
+        _split(self.grid, hands, counts, target, scale, self.rd, w)
         self.rd.add_vec(self.grid, extra, w)
 
 
@@ -618,7 +703,8 @@ def approximation(d: dict[str, Any]) -> str:
     """``method.approximations``' line for a distribution."""
     return (
         f"outcome distribution ({d['strategy']}): rounds that split ({d['split_probability']:.4%} of rounds) "
-        "take two independent split hands without resplits, their mean moved to the exact split value "
+        "play their hands (resplits included, the number of hands exact) independently given the "
+        "dealer's final total, each as its cards are played unsplit, their mean moved to the exact split value "
         f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
         "distribution is within that split probability of the exact one in total variation, its mean is "
         "the exact edge, and the pay-line frequencies and amount wagered of split rounds are approximate "
