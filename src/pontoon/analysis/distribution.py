@@ -557,9 +557,15 @@ class _Up:
             )
             pairs = [q for q in range(10) if self.ur.hands.get((q, q), {}).get("P") is not None]
             start = (sp.ncards == 2) & (sp.counts[:, pairs].sum(axis=1) >= 1) if pairs else start
-            mask = reach(self.solver, self.outs[a2], start)
+            out = self.outs[a2]
+            if (
+                self.basic
+            ):  # split hands play the chart's rows (the chains above decided two-card hands optimally)
+                det = self.ur.detail
+                out = self.solver.run(a2=a2, policy=det["policy"], resc_pol=det["rescue"])
+            mask = reach(self.solver, out, start)
             wide = Grid(self.grid.values, blocks=8)
-            self.by_d[a2] = tables(self.rules, wide, self.solver, self.outs[a2], a2, states=mask)
+            self.by_d[a2] = tables(self.rules, wide, self.solver, out, a2, states=mask)
         hands = _split_hand(self.grid, self.solver, self.by_d[a2], p)
         pr = self.solver.pr
         shoe = self.solver.base

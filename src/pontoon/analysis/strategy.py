@@ -256,6 +256,8 @@ def _solve(
             "split_basic": dict(split_b),
             "row_code": dict(row_code),
             "pair_codes": {i: cells[label] for i, cells in pair_rows.items() if label in cells},
+            "policy": pol,  # the chart's policy of every state (split hands' two-card states by row)
+            "rescue": resc,
         }
         ev_opt += p_up * ur.ev_optimal
         ev_basic += p_up * ev_b
