@@ -66,6 +66,11 @@ def test_md_and_side_by_side(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         (["--rounds", "0"], "--rounds 0"),
         (["--bankroll", "-5"], "--bankroll"),
         (["--out", "/nonexistent/dir/x.html"], "does not exist"),
+        (["--bet", "1e999999"], "too large"),
+        (["--bet", "5"], "the main wager is 10 to 10000"),
+        (["--set", "decks=0"], "decks=0"),
+        (["--rules", "british"], "pontoon report covers the casino presets"),
+        (["--goal", "0"], "--goal"),
     ],
 )
 def test_bad_input_is_one_line(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from pontoon.errors import PontoonError
+from pontoon.errors import PontoonError, RulesError
 
 FORMATS = ("html", "pdf", "json", "md")
 
@@ -22,6 +23,16 @@ def _money(text: str | None, flag: str) -> Decimal | None:
     if v <= 0:
         raise PontoonError(f"bad {flag} {text!r}: give a positive amount")
     return v
+
+
+def _rules(name: str, sets: list[str]) -> Any:
+    from pontoon.rules.load import parse_set_options, resolve_rules
+    from pontoon.rules.model import CasinoRules
+
+    rules = resolve_rules(name, parse_set_options(sets) if sets else None)
+    if not isinstance(rules, CasinoRules):
+        raise RulesError(f"pontoon report covers the casino presets and blackjack, not {name!r}")
+    return rules
 
 
 def _out_path(out: str | None, fmt: str) -> Path | None:
@@ -52,8 +63,6 @@ def report_command(
     rounds: int = typer.Option(1000, "--rounds", help="rounds for trip ruin and the bands (1 to 10**9)"),
 ) -> None:
     """The math report: outcome distributions, side wagers' pay tables, exposure, bankroll risk."""
-    from pontoon.cli.analyze import _rules
-
     if fmt not in FORMATS:
         raise PontoonError(f"--format {fmt!r}: accepted {', '.join(FORMATS)}")
     if not 1 <= rounds <= 10**9:
@@ -65,7 +74,8 @@ def report_command(
     from pontoon.analysis.mathreport import math_report
     from pontoon.cli import report_render as R
 
-    reps = [math_report(_rules(name, sets or []), b, bank, g, rounds) for name in rules]
+    tables = [_rules(name, sets or []) for name in rules]  # every table read before any work
+    reps = [math_report(t, b, bank, g, rounds) for t in tables]
     if fmt == "pdf":
         assert path is not None
         R.write_pdf(reps, path)
