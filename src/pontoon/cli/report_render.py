@@ -288,12 +288,9 @@ def write_pdf(reps: list[dict[str, Any]], path: Path) -> None:
 
     _plt()
     with PdfPages(path) as pdf:
-        _text_page(
-            pdf,
-            "Math report: " + ", ".join(title(r) for r in reps),
-            ["", *(title(r) for r in reps)],
-            [[n, *c] for n, c in summary_rows(reps)],
-        )
+        names = "\n".join(f"{r['rules']['preset']}: {title(r)}" for r in reps)
+        header = ["", *(r["rules"]["preset"] for r in reps)]  # short: the titles are above
+        _text_page(pdf, f"Math report\n{names}", header, [[n, *c] for n, c in summary_rows(reps)])
         for rep in reps:
             for _name, f in FIGURES:
                 fig = f(rep)
