@@ -385,6 +385,8 @@ def _step(values: list[float]) -> float:
 
 def _lattice(grid: Grid, vec: np.ndarray, step: float) -> Lattice:
     nz = np.nonzero(vec[: grid.g])[0]
+    if not len(nz):
+        return np.zeros(1), 0.0
     vals = [grid.values[k] for k in nz]
     v0 = min(vals)
     arr = np.zeros(int(round((max(vals) - v0) / step)) + 1)
@@ -422,9 +424,25 @@ def hand_counts(n_pair: int, n_cards: int, max_hands: int, resplit: bool) -> dic
     return out
 
 
+def _add(conv: dict[float, float], lat: Lattice, f: float, step: float, shift: float = 0.0) -> None:
+    arr, v0 = lat
+    for i in np.nonzero(arr)[0].tolist():
+        v = round(v0 + i * step + shift, ROUND)
+        conv[v] = conv.get(v, 0.0) + float(arr[i]) * f
+
+
+def _power(ns: Lattice, xs: Lattice, h: int, k: int) -> Lattice:
+    acc: Lattice = (np.ones(1), 0.0)
+    for _ in range(h - k):
+        acc = _conv(acc, ns)
+    for _ in range(k):
+        acc = _conv(acc, xs)
+    return acc
+
+
 def _split(
     grid: Grid,
-    hands: tuple[list[np.ndarray], list[np.ndarray]],
+    hands: tuple[list[np.ndarray], list[np.ndarray], tuple[np.ndarray, np.ndarray] | None],
     counts: dict[tuple[int, int], float],
     target: float,
     scale: float,
@@ -436,9 +454,11 @@ def _split(
     Pontoon, bust) of its measure jointly with d; given d the hands are independent, ``counts``
     (``hand_counts``) says how many of each. Scaled to ``scale`` of the round's mass, the mean moved
     to ``target`` (the analysis's exact split value) by shifting mass from the most likely losing
-    outcome to the most likely winning one (or back)."""
+    outcome to the most likely winning one (or back). ``hands[2]`` (FED, 001 "Splits"): the two
+    hands' measures of the events that do not wait for the dealer, jointly with a dealer Pontoon:
+    given it, the box loses one wager in all if some hand is alive."""
     step = _step(grid.values)
-    non, anyc = hands
+    non, anyc, dead = hands
     mass = float(np.sum(anyc, axis=0)[: grid.g].sum())
     conv: dict[float, float] = {}
     for cls in range(len(anyc)):
@@ -448,17 +468,30 @@ def _split(
             continue
         xs = _lattice(grid, anyc[cls] / pd, step)
         ns = _lattice(grid, non[cls] / pn, step) if pn > 0 else xs
+        if cls == NAT and dead is not None:
+            # a hand is alive (value 0 here) or dead (its own outcome); all dead: the sum; else the
+            # sum of the dead hands less one wager: (alive + dead)^h - dead^h, shifted by -1
+            dn = dead[0][: grid.g] / (pn if pn > 0 else pd)
+            dx = dead[1][: grid.g] / pd
+            lat: dict[str, tuple[Lattice, Lattice]] = {}
+            for key, dv in (("n", dn), ("x", dx)):
+                ad = np.zeros(grid.ncol)
+                ad[: grid.g] = dv
+                ad[grid.col(0.0)] += 1.0 - float(dv.sum())
+                lat[key] = (
+                    _lattice(grid, ad, step),
+                    _lattice(grid, np.pad(dv, (0, grid.ncol - grid.g)), step),
+                )
+            for (h, k), ph in counts.items():
+                f = ph * scale * pd / mass
+                some = _power(lat["n"][0], lat["x"][0], h, k)
+                alldead = _power(lat["n"][1], lat["x"][1], h, k)
+                _add(conv, some, f, step, -1.0)
+                _add(conv, alldead, f, step)
+                _add(conv, alldead, -f, step, -1.0)
+            continue
         for (h, k), ph in counts.items():
-            acc: Lattice = (np.ones(1), 0.0)
-            for _ in range(h - k):
-                acc = _conv(acc, ns)
-            for _ in range(k):
-                acc = _conv(acc, xs)
-            arr, v0 = acc
-            f = ph * scale * pd / mass
-            for i in np.nonzero(arr)[0].tolist():
-                v = round(v0 + i * step, ROUND)
-                conv[v] = conv.get(v, 0.0) + float(arr[i]) * f
+            _add(conv, _power(ns, xs, h, k), ph * scale * pd / mass, step)
     mean = sum(v * p for v, p in conv.items())
     d = target - mean
     if d != 0.0:
@@ -482,7 +515,7 @@ def _split(
 
 def _split_hand(
     grid: Grid, solver: UpcardSolver, wide: Tables, p: int
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
+) -> tuple[list[np.ndarray], list[np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
     """One split hand of pair card ``p``, jointly with the dealer's final class (``wide``: tables
     on a grid with a block per dealer class and a last block for the events that do not wait for
     the dealer: bust, a 21 paid at once, a rescue, spread over the classes by the dealer's chances
@@ -525,7 +558,10 @@ def _split_hand(
             out[:g] = src[d * g : (d + 1) * g] + row[d] * src[free : free + g]
             out[g:] = row[d] * src[line0:]
             res[which].append(out)
-    return res
+    dead = None
+    if pr.split_one_wager:  # FED: what each hand does without the dealer, jointly with a Pontoon
+        dead = (row[NAT] * nonpair[free : free + g], row[NAT] * hand[free : free + g])
+    return res[0], res[1], dead
 
 
 @dataclass
