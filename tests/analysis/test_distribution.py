@@ -145,3 +145,34 @@ def test_hand_counts() -> None:
     assert got[(2, 0)] == pytest.approx(1 - p3, abs=1e-15)
     assert sum(v for (h, _k), v in got.items() if h == 3) == pytest.approx(p3, abs=1e-15)
     assert hand_counts(20, 300, 4, False) == {(2, 2): 1.0}
+
+
+def test_hand_counts_by_every_ordering() -> None:
+    """Against every ordering of a small rest of the shoe (3 pair cards, 4 others): second cards dealt
+    in turn, a pair card starting a new hand while fewer than 4 exist (004 3.24.2)."""
+    from itertools import combinations
+
+    n_pair, n_other, limit = 3, 4, 4
+    n = n_pair + n_other
+    want: dict[tuple[int, int], float] = {}
+    orders = list(combinations(range(n), n_pair))
+    for pos in orders:
+        deck = [k in pos for k in range(n)]  # True: a pair card
+        hands, waiting, at_limit, i = 2, 2, 0, 0
+        while waiting:
+            if hands == limit:
+                at_limit, waiting = waiting, 0
+                break
+            card = deck[i]
+            i += 1
+            if card:
+                hands += 1
+                waiting += 1
+            else:
+                waiting -= 1
+        key = (hands, at_limit)
+        want[key] = want.get(key, 0.0) + 1 / len(orders)
+    got = hand_counts(n_pair, n, limit, True)
+    assert set(got) == set(want)
+    for k, v in want.items():
+        assert got[k] == pytest.approx(v, abs=1e-12), k

@@ -418,7 +418,8 @@ def hand_counts(n_pair: int, n_cards: int, max_hands: int, resplit: bool) -> dic
             continue
         left = n_cards - a - b
         q = (n_pair - a) / left if left > 0 else 0.0
-        for nxt, pr in (((h + 1, wait, a + 1, b), q), ((h, wait - 1, a, b + 1), 1 - q)):
+        # a pair card: a new hand, which waits too, and the hand draws again
+        for nxt, pr in (((h + 1, wait + 1, a + 1, b), q), ((h, wait - 1, a, b + 1), 1 - q)):
             if pr > 0:
                 todo[nxt] = todo.get(nxt, 0.0) + p * pr
     return out
