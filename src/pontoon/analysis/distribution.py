@@ -575,7 +575,7 @@ class _Up:
     basic: bool
     rd: RoundDist
     tabs: dict[int, Tables]
-    by_d: dict[int, Tables] = field(default_factory=dict)
+    by_d: dict[tuple[int, int], Tables] = field(default_factory=dict)
 
     @property
     def solver(self) -> UpcardSolver:
@@ -585,25 +585,34 @@ class _Up:
     def outs(self) -> dict[int, ChainOut]:
         return self.ur.detail["outs_basic" if self.basic else "outs_opt"]  # type: ignore[no-any-return]
 
+    def _split_key(self, p: int, a2: int) -> tuple[int, int]:
+        """Split hands' tables are shared by the pairs under the chart, one per pair under optimal play."""
+        det = self.ur.detail
+        if self.basic or det["split_opt"].get(p) == det["split_basic"].get(p):
+            return (-1, a2)
+        return (p, a2)
+
     def split(self, p: int, a2: int, target: float, scale: float, extra: np.ndarray, w: float) -> None:
         """A split of pair ``p`` (``target``: its exact value, without the peek's loss ``extra``)."""
-        if a2 not in self.by_d:
-            sp = self.solver.sp
-            start = (sp.ncards == 2) & np.isin(
-                np.arange(sp.size), [self.solver.state_of(q, q) for q in range(10)]
-            )
-            pairs = [q for q in range(10) if self.ur.hands.get((q, q), {}).get("P") is not None]
-            start = (sp.ncards == 2) & (sp.counts[:, pairs].sum(axis=1) >= 1) if pairs else start
+        key = self._split_key(p, a2)
+        if key not in self.by_d:
+            solver, det = self.solver, self.ur.detail
+            sp = solver.sp
             out = self.outs[a2]
-            if (
-                self.basic
-            ):  # split hands play the chart's rows (the chains above decided two-card hands optimally)
-                det = self.ur.detail
-                out = self.solver.run(a2=a2, policy=det["policy"], resc_pol=det["rescue"])
-            mask = reach(self.solver, out, start)
+            chart = self.basic or det["split_opt"].get(p) == det["split_basic"].get(p)
+            if chart:  # the chart's rows (the chains above decided two-card hands optimally)
+                out = solver.run(a2=a2, policy=det["policy"], resc_pol=det["rescue"])
+                pairs = [q for q in range(10) if self.ur.hands.get((q, q), {}).get("P") is not None] or [p]
+                start = (sp.ncards == 2) & (sp.counts[:, pairs].sum(axis=1) >= 1)
+            else:  # optimal play's split hands (CDP1: decided for the shoe less the pair's cards)
+                sc = solver.split_chains(p)
+                if sc is not None:
+                    out = sc.out_for(1 if p == 0 else 0, 0)
+                start = (sp.ncards == 2) & (sp.counts[:, p] >= 1)
+            mask = reach(solver, out, start)
             wide = Grid(self.grid.values, blocks=8)
-            self.by_d[a2] = tables(self.rules, wide, self.solver, out, a2, states=mask)
-        hands = _split_hand(self.grid, self.solver, self.by_d[a2], p)
+            self.by_d[key] = tables(self.rules, wide, solver, out, a2, states=mask)
+        hands = _split_hand(self.grid, self.solver, self.by_d[key], p)
         pr = self.solver.pr
         shoe = self.solver.base
         resplit = pr.max_hands > 2 and (p != 0 or pr.resplit_aces)
