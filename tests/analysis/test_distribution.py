@@ -117,11 +117,10 @@ def test_blackjack_sd_matches_published() -> None:
     """Wizard of Odds, Blackjack appendix 4 "Variance in blackjack" (wizardofodds.com/games/blackjack/
     appendix/4/): 6 decks, S17, no DAS, no surrender, no resplit aces: variance 1.295; DAS allowed adds
     0.03753. Our blackjack preset (6 decks, S17, DAS, no surrender, peek) gives SD about 1.15 ("the
-    standard deviation in blackjack is about 1.15"); the split rounds' approximation (no resplits)
-    keeps ours within 0.01."""
+    standard deviation in blackjack is about 1.15")."""
     rules = resolve_rules("blackjack")
     d = round_distribution(rules, basic=True)
-    assert d["sd"] == pytest.approx(math.sqrt(1.295 + 0.03753), abs=0.01)
+    assert d["sd"] == pytest.approx(math.sqrt(1.295 + 0.03753), abs=0.003)
     no_das = round_distribution(rules.with_(double_after_split=False), basic=True)
     assert no_das["variance"] == pytest.approx(1.295, abs=0.02)
     assert d["variance"] - no_das["variance"] == pytest.approx(0.03753, abs=0.01)

@@ -11,14 +11,16 @@ up card (6-7-8, 7-7-7 and the Super Bonus paid by suits). Every row also carries
 each pay line and the amount wagered, so hit frequencies and the average total wagered are exact
 too.
 
-Splits are the one approximation: a split round's hands are played as their compositions are
-played unsplit, against one dealer: given the dealer's final class (17..21, Pontoon, bust) they
-are independent; how many hands the split makes (resplits to the rules' limit, second cards dealt
-in turn) is exact for the pair cards left (``hand_counts``), a hand completed before the limit has
-a non-pair second card. The split's mean is then moved to the analysis's exact split value by
+Splits are the one approximation: a split round's hands are played as the analysis plays them
+(the chart's rows; under optimal play the split chains, CDP1), against one dealer: given the
+dealer's final class (17..21, Pontoon, bust) they are independent; how many hands the split makes
+(resplits to the rules' limit, second cards dealt in turn) is exact for the pair cards left
+(``hand_counts``), a hand completed before the limit has a non-pair second card; FED's one-wager
+loss of a split box is in the shape (given a dealer Pontoon: the dead hands' sum less one wager if
+some hand is alive). The split's mean is then moved to the analysis's exact split value by
 shifting a little mass between its most likely losing and winning outcomes. Only the rounds that
 split are approximated, so the total variation distance to the exact distribution is at most the
-chance of a split round (reported); FED's one-wager loss of a split box is in the mean only.
+chance of a split round (reported).
 """
 
 from __future__ import annotations
@@ -756,7 +758,7 @@ def approximation(d: dict[str, Any]) -> str:
     return (
         f"outcome distribution ({d['strategy']}): rounds that split ({d['split_probability']:.4%} of rounds) "
         "play their hands (resplits included, the number of hands exact) independently given the "
-        "dealer's final total, each as its cards are played unsplit, their mean moved to the exact split value "
+        "dealer's final total, their mean moved to the exact split value "
         f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
         "distribution is within that split probability of the exact one in total variation, its mean is "
         "the exact edge, and the pay-line frequencies and amount wagered of split rounds are approximate "
