@@ -56,7 +56,7 @@ def test_state_measures_have_the_chains_values(preset: str) -> None:
                     (tb.dbl, out.dbl),
                     (tb.val, out.val),
                 ):
-                    got = mine[live, : grid.g] @ vals
+                    got = mine[tb.pos[live], : grid.g] @ vals
                     np.testing.assert_allclose(got, theirs[live], rtol=0, atol=1e-12)
 
 

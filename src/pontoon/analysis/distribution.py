@@ -220,6 +220,12 @@ class Tables:
     dbl: np.ndarray
     val: np.ndarray
     act: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    pos: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # state -> row
+
+    def row(self, name: str, s: int) -> np.ndarray:
+        """State ``s``'s measure in ``st``, ``hit``, ``dbl`` or ``val`` (zeros where not valued)."""
+        arr: np.ndarray = getattr(self, name)
+        return arr[self.pos[s]]  # type: ignore[no-any-return]
 
 
 def _twentyone(rules: CasinoRules, grid: Grid, solver: UpcardSolver, s: int) -> np.ndarray:
@@ -289,15 +295,18 @@ def tables(
     rows = solver.dist if rows is None else rows
     sp, pr = solver.sp, solver.pr
     size, nc = sp.size, grid.ncol
-    st = np.zeros((size, nc))
-    hit = np.zeros((size, nc))
-    dbl = np.zeros((size, nc))
-    val = np.zeros((size + 1, nc))  # the last row: nothing (a bust's successor)
     live_states = solver.active & (sp.ncards >= 1)
     if states is not None:
         live_states = live_states & states
     idx_all = np.nonzero(live_states)[0]
-    st[idx_all] = _stand(grid, rows[idx_all], sp.best[idx_all], 1.0, 1.0, pr.peek)
+    n = len(idx_all)
+    pos = np.full(size + 1, n, dtype=np.int64)  # each state's row; n: the zero row (not valued)
+    pos[idx_all] = np.arange(n)
+    st = np.zeros((n + 1, nc))
+    hit = np.zeros((n + 1, nc))
+    dbl = np.zeros((n + 1, nc))
+    val = np.zeros((n + 1, nc))
+    st[:n] = _stand(grid, rows[idx_all], sp.best[idx_all], 1.0, 1.0, pr.peek)
     base, up = solver.base, solver.up
     other = 9 if up == 0 else 0
     n_left = solver.n - sp.ncards[idx_all]
@@ -313,9 +322,9 @@ def tables(
     live = ok & (jn >= 0)
     pf_bust = (prob * f * bust).sum(axis=1)
     p_live = prob * live
-    jx = np.where(live, jn, size)
+    jx = pos[np.where(live, jn, size)]
     # double: one card, then a doubled 21 paid, a rescue, or the doubled total stands
-    dbl[idx_all] = pf_bust[:, None] * grid.unit(-2.0, 2.0)
+    dbl[:n] = pf_bust[:, None] * grid.unit(-2.0, 2.0)
     si, ri = np.nonzero(live)
     jj = jn[si, ri]
     a2e = np.where(sp.ncards[idx_all[si]] == 2, sp.nace[idx_all[si]], a2)
@@ -333,23 +342,22 @@ def tables(
         contrib[keep] = pw[keep, None] * _stand(grid, rows[jj[keep]], dt[keep], 2.0, pr.nat_loss_dbl, pr.peek)
     if len(si):  # si is sorted (np.nonzero's row-major order): one sum per state
         first, starts = np.unique(si, return_index=True)
-        dbl[idx_all[first]] += np.add.reduceat(contrib, starts, axis=0)
-    v21 = _paid21(rules, grid, solver) if pr.p21wins else st
+        dbl[first] += np.add.reduceat(contrib, starts, axis=0)
+    v21 = _paid21(rules, grid, solver) if pr.p21wins else np.zeros((0, nc))
     bust1 = grid.unit(-1.0, 1.0)
     hard = sp.hard[idx_all]
     for h in sorted(set(hard.tolist()), reverse=True):
         g = np.nonzero(hard == h)[0]
         idx = idx_all[g]
-        hit[idx] = np.einsum("nr,nrc->nc", p_live[g], val[jx[g]]) + pf_bust[g, None] * bust1
+        hit[g] = np.einsum("nr,nrc->nc", p_live[g], val[jx[g]]) + pf_bust[g, None] * bust1
         a = out.act[idx]
-        val[idx] = np.where(
-            (a == K.ACT_STAND)[:, None], st[idx], np.where((a == K.ACT_DOUBLE)[:, None], dbl[idx], hit[idx])
+        val[g] = np.where(
+            (a == K.ACT_STAND)[:, None], st[g], np.where((a == K.ACT_DOUBLE)[:, None], dbl[g], hit[g])
         )
         b21 = sp.best[idx] == 21
         if b21.any():
-            val[idx[b21]] = v21[idx[b21]]
-    val = val[:size]
-    return Tables(st, hit, dbl, val, out.act)
+            val[g[b21]] = v21[idx[b21]] if pr.p21wins else st[g[b21]]
+    return Tables(st, hit, dbl, val, out.act, pos)
 
 
 @dataclass
@@ -544,12 +552,12 @@ def _split_hand(
         cnt[p] += 1
         cnt[r] += 1
         s = sp.index[tuple(cnt)]
-        v = wide.val[s]
+        v = wide.row("val", s)
         if sp.best[s] < 21:
             if p == 0 and not pr.hit_split_aces:
-                v = wide.st[s]
+                v = wide.row("st", s)
             elif not pr.das and int(wide.act[s]) == K.ACT_DOUBLE:
-                v = wide.st[s] if sp.best[s] >= pr.forced else wide.hit[s]
+                v = wide.row("st", s) if sp.best[s] >= pr.forced else wide.row("hit", s)
         hand += shoe[r] / n * v
         if r != p:
             nonpair += shoe[r] / (n - shoe[p]) * v
@@ -629,14 +637,14 @@ def _classes(u: _Up, tb: Tables, i: int, j: int, s: int) -> list[tuple[float, fl
     solver, grid = u.solver, u.grid
     sp, pr = solver.sp, solver.pr
     if (i, j) not in BONUS_COMPLETION or not pr.p21wins:
-        return [(1.0, 0.0, tb.hit[s])]
+        return [(1.0, 0.0, tb.row("hit", s))]
     c = BONUS_COMPLETION[(i, j)]
     qc = (int(solver.base[c]) - int(sp.counts[s, c])) / (solver.n - 2)
     s3 = int(sp.trans[s, c])
     out = []
     for cw, m, dist in _completion_dists(u.rules, i, j, solver.up, pr.sb_units):
         vec = sum((q * grid.unit(v, 1.0, ln) for (v, ln), q in dist.items()), np.zeros(grid.ncol))
-        out.append((cw, qc * (m - float(pr.pay21[s3])), tb.hit[s] - qc * tb.val[s3] + qc * vec))
+        out.append((cw, qc * (m - float(pr.pay21[s3])), tb.row("hit", s) - qc * tb.row("val", s3) + qc * vec))
     return out
 
 
@@ -663,7 +671,7 @@ def _hand(u: _Up, i: int, j: int, wt: float) -> None:
     else:  # half the wager, the whole wager if the dealer makes Pontoon
         surrender = (1 - q0) * grid.unit(-0.5, 1.0) + q0 * grid.unit(-1.0, 1.0)
     classes = _classes(u, tb, i, j, s)
-    measures = {"S": tb.st[s] + extra, "D": tb.dbl[s] + extra, "R": surrender}
+    measures = {"S": tb.row("st", s) + extra, "D": tb.row("dbl", s) + extra, "R": surrender}
     if u.basic:
         code = (
             det["pair_codes"][i]
