@@ -35,4 +35,4 @@ def test_simulator_agrees_small(preset: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"])
 def test_simulator_agrees_large(preset: str) -> None:
-    _check(preset, 10_000_000, "basic", 5.0)
+    _check(preset, 10_000_000, "basic", 4.0)
