@@ -175,3 +175,34 @@ def test_hand_counts_by_every_ordering() -> None:
     assert set(got) == set(want)
     for k, v in want.items():
         assert got[k] == pytest.approx(v, abs=1e-12), k
+
+
+@pytest.mark.parametrize(
+    ("changes", "bet"),
+    [
+        ({"pays_5_card_21": Decimal("1.2345")}, None),
+        ({}, Decimal(15)),
+        ({"pays_6_card_21": Decimal("2.123456")}, None),
+    ],
+)
+def test_odd_pays_and_bets(changes: dict[str, Decimal], bet: Decimal | None) -> None:
+    """Pays that are no multiple of half a wager (split sums taken sparsely where a lattice would be
+    long) and a Super Bonus of 1000/15 units: still a distribution with the analysis's mean."""
+    rules = resolve_rules("mbs").with_(**changes)
+    for basic in (True, False):
+        d = round_distribution(rules, basic, bet=bet)
+        assert d["total_probability"] == pytest.approx(1.0, abs=1e-12)
+        assert d["mean"] == pytest.approx(-d["house_edge"], abs=1e-12)
+    if bet is not None:
+        assert any(abs(o["net"] - (2 + 1000 / 15)) < 1e-9 for o in d["outcomes"])
+
+
+def test_match_mean_takes_from_several_outcomes() -> None:
+    from pontoon.analysis.distribution import _match_mean
+
+    conv = {-2.0: 0.3, -1.0: 0.01, 1.0: 0.69}  # mean 0.08: to reach 0.999 both losses give mass
+    moved = _match_mean(conv, 0.999)
+    assert sum(v * p for v, p in conv.items()) == pytest.approx(0.999, abs=1e-15)
+    assert conv[-2.0] == 0.0 and 0 < conv[-1.0] < 0.01
+    assert sum(conv.values()) == pytest.approx(1.0, abs=1e-15) and min(conv.values()) >= 0
+    assert moved > 0

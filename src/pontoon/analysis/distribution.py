@@ -38,6 +38,7 @@ from pontoon.analysis.dealer import BUST, NAT
 from pontoon.analysis.player import ChainOut, UpcardSolver
 from pontoon.analysis.strategy import UpcardResult, _fallback, _row_key, solve
 from pontoon.analysis.suits import BONUS_COMPLETION, SUITS
+from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
 
 LINES = (
@@ -383,18 +384,24 @@ class RoundDist:
 
 
 Lattice = tuple[np.ndarray, float]  # probabilities on v0, v0 + step, ...; v0
+Sparse = dict[float, float]  # {outcome: probability}, where a lattice would be too long
+MAX_LATTICE = 4096  # points of one hand's lattice; beyond it (odd pays), sparse sums
 
 
-def _step(values: list[float]) -> float:
-    """The coarsest step of 1/2, 1/4, 1/20, 1/100, 1/10000 of a wager that every value is a multiple of."""
+def _step(values: list[float]) -> float | None:
+    """The coarsest step of 1/2, 1/4, 1/20, 1/100, 1/10000 of a wager that every value is a multiple
+    of and that spans them in at most MAX_LATTICE points (None: none does)."""
+    span = max(values) - min(values) if values else 0.0
     for st in (0.5, 0.25, 0.05, 0.01, 1e-4):
         if all(abs(v / st - round(v / st)) < 1e-6 for v in values):
-            return st
-    raise ValueError("outcomes are not multiples of 1/10000 of a wager")
+            return st if span / st <= MAX_LATTICE else None
+    return None
 
 
-def _lattice(grid: Grid, vec: np.ndarray, step: float) -> Lattice:
+def _lattice(grid: Grid, vec: np.ndarray, step: float | None) -> Lattice | Sparse:
     nz = np.nonzero(vec[: grid.g])[0]
+    if step is None:
+        return {grid.values[k]: float(vec[k]) for k in nz}
     if not len(nz):
         return np.zeros(1), 0.0
     vals = [grid.values[k] for k in nz]
@@ -405,7 +412,15 @@ def _lattice(grid: Grid, vec: np.ndarray, step: float) -> Lattice:
     return arr, v0
 
 
-def _conv(a: Lattice, b: Lattice) -> Lattice:
+def _conv(a: Lattice | Sparse, b: Lattice | Sparse) -> Lattice | Sparse:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: Sparse = {}
+        for va, pa in a.items():
+            for vb, pb in b.items():
+                v = round(va + vb, ROUND)
+                out[v] = out.get(v, 0.0) + pa * pb
+        return out
+    assert isinstance(a, tuple) and isinstance(b, tuple)
     return np.convolve(a[0], b[0]), a[1] + b[1]
 
 
@@ -435,15 +450,23 @@ def hand_counts(n_pair: int, n_cards: int, max_hands: int, resplit: bool) -> dic
     return out
 
 
-def _add(conv: dict[float, float], lat: Lattice, f: float, step: float, shift: float = 0.0) -> None:
+def _add(
+    conv: dict[float, float], lat: Lattice | Sparse, f: float, step: float | None, shift: float = 0.0
+) -> None:
+    if isinstance(lat, dict):
+        for v, p in lat.items():
+            key = round(v + shift, ROUND)
+            conv[key] = conv.get(key, 0.0) + p * f
+        return
+    assert step is not None
     arr, v0 = lat
     for i in np.nonzero(arr)[0].tolist():
         v = round(v0 + i * step + shift, ROUND)
         conv[v] = conv.get(v, 0.0) + float(arr[i]) * f
 
 
-def _power(ns: Lattice, xs: Lattice, h: int, k: int) -> Lattice:
-    acc: Lattice = (np.ones(1), 0.0)
+def _power(ns: Lattice | Sparse, xs: Lattice | Sparse, h: int, k: int) -> Lattice | Sparse:
+    acc: Lattice | Sparse = {0.0: 1.0} if isinstance(ns, dict) else (np.ones(1), 0.0)
     for _ in range(h - k):
         acc = _conv(acc, ns)
     for _ in range(k):
@@ -468,8 +491,9 @@ def _split(
     outcome to the most likely winning one (or back). ``hands[2]`` (FED, 001 "Splits"): the two
     hands' measures of the events that do not wait for the dealer, jointly with a dealer Pontoon:
     given it, the box loses one wager in all if some hand is alive."""
-    step = _step(grid.values)
     non, anyc, dead = hands
+    seen = np.nonzero(np.sum(anyc, axis=0)[: grid.g])[0]
+    step = _step([grid.values[k] for k in seen])  # split hands' outcomes (no Super Bonus)
     mass = float(np.sum(anyc, axis=0)[: grid.g].sum())
     conv: dict[float, float] = {}
     for cls in range(len(anyc)):
@@ -484,7 +508,7 @@ def _split(
             # sum of the dead hands less one wager: (alive + dead)^h - dead^h, shifted by -1
             dn = dead[0][: grid.g] / (pn if pn > 0 else pd)
             dx = dead[1][: grid.g] / pd
-            lat: dict[str, tuple[Lattice, Lattice]] = {}
+            lat: dict[str, tuple[Lattice | Sparse, Lattice | Sparse]] = {}
             for key, dv in (("n", dn), ("x", dx)):
                 ad = np.zeros(grid.ncol)
                 ad[: grid.g] = dv
@@ -503,25 +527,38 @@ def _split(
             continue
         for (h, k), ph in counts.items():
             _add(conv, _power(ns, xs, h, k), ph * scale * pd / mass, step)
-    mean = sum(v * p for v, p in conv.items())
-    d = target - mean
-    if d != 0.0:
-        lo = max((v for v in conv if v < 0), key=lambda v: conv[v])
-        hi = max((v for v in conv if v > 0), key=lambda v: conv[v])
-        eps = d / (hi - lo)
-        src, dst = (lo, hi) if eps > 0 else (hi, lo)
-        eps = abs(eps)
-        if eps > conv[src]:
-            raise ValueError("the split's approximate distribution cannot reach its exact mean")
-        conv[src] -= eps
-        conv[dst] += eps
-        rd.moved_mass += w * eps
+    rd.moved_mass += w * _match_mean(conv, target)
     rd.add_dict(conv, w)
     total: np.ndarray = np.sum(anyc, axis=0)
     nh = sum(h * p for (h, _k), p in counts.items())
     rd.lines += w * nh * total[grid.line0 : grid.line0 + len(LINES)] / mass * scale
     rd.wagered += w * nh * float(total[-1]) / mass * scale
     rd.split_mass += w * scale
+
+
+def _match_mean(conv: dict[float, float], target: float) -> float:
+    """Move probability from losing outcomes to the most likely winning one (or back) until the mean
+    is ``target``, the most likely first; returns the probability moved."""
+    d = target - sum(v * p for v, p in conv.items())
+    if d == 0.0:
+        return 0.0
+    wins = [v for v in conv if v > 0 and conv[v] > 0]
+    losses = [v for v in conv if v < 0 and conv[v] > 0]
+    if not wins or not losses:
+        raise PontoonError("a split's outcome distribution has no win or no loss to match its exact mean")
+    up = d > 0
+    dst = max(wins if up else losses, key=lambda v: conv[v])
+    moved = 0.0
+    for src in sorted(losses if up else wins, key=lambda v: -conv[v]):
+        if d == 0.0:
+            break
+        gain = dst - src  # mean change per unit of probability moved from src to dst
+        eps = min(conv[src], d / gain)
+        conv[src] -= eps
+        conv[dst] += eps
+        d -= eps * gain
+        moved += eps
+    return moved
 
 
 def _split_hand(
