@@ -94,9 +94,8 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
     con.print(report["notation"], style="dim")
 
 
-def save_chart(report: dict[str, Any], path: str | Path, dpi: int = 130, tight: bool = True) -> Path:
-    """The chart as a PNG (matplotlib, no display needed; ``tight``: trimmed to its drawing, which
-    draws it twice)."""
+def save_chart(report: dict[str, Any], path: str | Path) -> Path:
+    """The chart as a PNG (matplotlib, no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -129,6 +128,6 @@ def save_chart(report: dict[str, Any], path: str | Path, dpi: int = 130, tight: 
         fontsize=8,
     )
     p = Path(path)
-    fig.savefig(p, dpi=dpi, bbox_inches="tight" if tight else None)
+    fig.savefig(p, dpi=130, bbox_inches="tight")
     plt.close(fig)
     return p

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +36,46 @@ def title(rep: dict[str, Any]) -> str:
 
 
 def png_strategy(rep: dict[str, Any]) -> bytes:
-    """The strategy chart (``analysis.render.save_chart``) as PNG bytes."""
-    from pontoon.analysis.render import save_chart
+    """The strategy chart as PNG bytes, drawn with Pillow (matplotlib's dependency): the cells and
+    colours of ``analysis.render.save_chart``, about a hundred times faster than laying out its
+    six hundred texts."""
+    import matplotlib
+    from PIL import Image, ImageDraw, ImageFont
 
-    _plt()
-    with tempfile.TemporaryDirectory() as d:
-        return save_chart(rep, Path(d) / "chart.png", dpi=100, tight=False).read_bytes()
+    from pontoon.analysis.render import COLOURS, _head, _short, chart_rows
+    from pontoon.analysis.states import UPCARD_LABELS
+
+    rows = chart_rows(rep["strategy"])
+    fonts = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    font = ImageFont.truetype(str(fonts / "DejaVuSans.ttf"), 11)
+    bold = ImageFont.truetype(str(fonts / "DejaVuSans-Bold.ttf"), 12)
+    cw, ch, left, top = 40, 19, 78, 46
+    img = Image.new("RGB", (left + cw * len(UPCARD_LABELS) + 10, top + ch * (len(rows) + 1) + 10), "white")
+    d = ImageDraw.Draw(img)
+    he = rep["house_edge"]
+    d.text((6, 4), title(rep), fill="black", font=bold)
+    d.text(
+        (6, 20),
+        f"house edge {he['basic'] * 100:.3f}% basic, {he['optimal'] * 100:.3f}% optimal; * card-count exception",
+        fill="black",
+        font=font,
+    )
+    for k, u in enumerate(UPCARD_LABELS):
+        d.text((left + k * cw + cw // 2, top + ch // 2), u, fill="black", font=bold, anchor="mm")
+    for r, (name, cells) in enumerate(rows, start=1):
+        y = top + r * ch
+        d.text((left - 6, y + ch // 2), name, fill="black", font=font, anchor="rm")
+        for k, u in enumerate(UPCARD_LABELS):
+            c = cells.get(u)
+            if not c:
+                continue
+            fg, bg = COLOURS.get(_head(c), ("black", "white"))
+            x = left + k * cw
+            d.rectangle((x, y, x + cw - 2, y + ch - 2), fill=bg)
+            d.text((x + cw // 2 - 1, y + ch // 2 - 1), _short(c), fill=fg, font=font, anchor="mm")
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
 
 
 def fig_strategy(rep: dict[str, Any]) -> Any:
