@@ -115,7 +115,7 @@ def history_command(
         False, "--hold", help="each table's hold per wager kind against theory and its 95% interval"
     ),
 ) -> None:
-    """Recall recorded rounds: the list, one round in full, or the audit."""
+    """Recall recorded rounds: the list, one round in full, the audit, or the hold against theory."""
     from pontoon.history.audit import audit, list_rounds, round_detail
 
     if not 1 <= last <= 1_000_000:
