@@ -19,6 +19,8 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
         ("bench_engine.py", ["300"], "rounds/s"),
         ("bench_ratio.py", ["1"], "interleaved pairs"),
         ("bench_count.py", ["mbs", "20000", "1"], "per CPU second"),
+        ("bench_report.py", ["blackjack", "--runs", "1"], "target 2 s"),
+        ("report_agreement.py", ["--rounds", "20000", "--presets", "blackjack"], "| net | exact probability"),
     ],
 )
 def test_bench_script_runs(script: str, args: list[str], needle: str) -> None:

@@ -70,6 +70,8 @@ class UpcardResult:
     ev_optimal: float
     ev_basic: float
     hands: dict[tuple[int, int], dict[str, float]] = field(default_factory=dict)
+    # what the play was decided from (solver, chains, splits, chart codes), for analysis/distribution.py
+    detail: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -245,6 +247,18 @@ def _solve(
         ur.ev_optimal = _optimal_ev(solver, starts, opt_opts, split_opt, ur, pair_cls)
         ev_b = _basic_ev(solver, starts, ur, hand_b, pair_rows, row_code, split_b, label)
         ur.ev_basic = ev_b
+        ur.detail = {
+            "solver": solver,
+            "outs_opt": outs_a,
+            "outs_basic": outs_b,
+            "split_opt": dict(split_opt),
+            "pair_cls": dict(pair_cls),
+            "split_basic": dict(split_b),
+            "row_code": dict(row_code),
+            "pair_codes": {i: cells[label] for i, cells in pair_rows.items() if label in cells},
+            "policy": pol,  # the chart's policy of every state (split hands' two-card states by row)
+            "rescue": resc,
+        }
         ev_opt += p_up * ur.ev_optimal
         ev_basic += p_up * ev_b
         upres.append(ur)

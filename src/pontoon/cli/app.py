@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("pontoon.cli.play", "play_command"),
     "scenario": ("pontoon.cli.scenario", "scenario_command"),
     "analyze": ("pontoon.cli.analyze", "analyze_command"),
+    "report": ("pontoon.cli.report", "report_command"),  # the math report (issue 23)
     "simulate": ("pontoon.cli.simulate", "simulate_command"),
     "rules": ("pontoon.cli.rules_cmd", "rules_command"),
     "verify": ("pontoon.cli.verify", "verify_command"),  # provably fair shoes (docs/fairness.md)

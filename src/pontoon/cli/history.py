@@ -38,6 +38,53 @@ def _round_id(text: str) -> int:
     return int(text)
 
 
+def _print_hold(console: Console, store: Store, table: int | None, as_json: bool) -> None:
+    """``--hold``: recorded hold per wager kind against theory (history/hold.py, analysis/hold.py)."""
+    from pontoon.analysis.hold import hold_rows
+    from pontoon.history.hold import recorded_hold
+    from pontoon.rules.model import CasinoRules
+
+    ids = [table] if table is not None else [t["id"] for t in store.tables_()]
+    out = []
+    for tid in ids:
+        t = store.table(tid)  # an unknown table is an error
+        if t["game"] != "casino":
+            out.append({"table": tid, "preset": t["preset"], "note": "no house edge for a British game"})
+            continue
+        rules = CasinoRules.model_validate(t["rules"])
+        out.append(
+            {"table": tid, "preset": t["preset"], "wagers": hold_rows(rules, recorded_hold(store, tid))}
+        )
+    if as_json:
+        typer.echo(dumps(out, indent=1))
+        return
+    tab = Table(title="hold against theory (95% interval)", header_style="bold cyan")
+    for col in ("table", "preset", "wager", "rounds", "initial", "hold", "theory", "95% interval", ""):
+        tab.add_column(col)
+    for t in out:
+        for w in t.get("wagers", []) or [{"kind": "-", "rounds": "", "note": t.get("note", "")}]:
+            if "hold" not in w:
+                tab.add_row(
+                    str(t["table"]),
+                    t["preset"],
+                    w["kind"],
+                    str(w["rounds"]),
+                    "",
+                    "",
+                    "",
+                    w.get("note", ""),
+                    "",
+                )
+                continue
+            lo, hi = w["interval"]
+            tab.add_row(
+                str(t["table"]), t["preset"], w["kind"], str(w["rounds"]), fmt(w["initial"]),
+                f"{w['hold'] * 100:.2f}%", f"{w['theory'] * 100:.2f}%", f"{lo * 100:.2f}% .. {hi * 100:.2f}%",
+                "[bold red]OUTSIDE[/]" if w["outside"] else "ok",
+            )  # fmt: skip
+    console.print(tab)
+
+
 def _net_text(net: dict[str, Decimal]) -> str:
     return ", ".join(f"{p} {'+' if v > 0 else ''}{fmt(v)}" for p, v in net.items())
 
@@ -58,8 +105,11 @@ def history_command(
     drills: bool = typer.Option(
         False, "--drills", help="list the saved `pontoon train` sessions instead of rounds"
     ),
+    hold: bool = typer.Option(
+        False, "--hold", help="each table's hold per wager kind against theory and its 95% interval"
+    ),
 ) -> None:
-    """Recall recorded rounds: the list, one round in full, or the audit."""
+    """Recall recorded rounds: the list, one round in full, the audit, or the hold against theory."""
     from pontoon.history.audit import audit, list_rounds, round_detail
 
     if not 1 <= last <= 1_000_000:
@@ -78,6 +128,11 @@ def history_command(
                 typer.echo(f"audit failed: {err}", err=True)
                 raise typer.Exit(1) from None
             _print_audit(console, rep, as_json)
+            return
+        if hold:
+            if round_ is not None:
+                raise PontoonError("--hold reports tables: leave out ROUND (use --table ID for one table)")
+            _print_hold(console, store, table, as_json)
             return
         if drills:
             if round_ is not None or table is not None:

@@ -1,0 +1,100 @@
+"""The simulator against the exact outcome distributions (issue 23): z-scores of every outcome's
+frequency and of the variance, as the Markdown of docs/report-agreement.md.
+
+    python bench/report_agreement.py --rounds 100000000 [--presets mbs federal ...]
+        [--strategies basic optimal] [--seed 2026] [--json-dir DIR] [--out docs/report-agreement.md]
+    python bench/report_agreement.py --from-json DIR/*.json --out docs/report-agreement.md
+
+Each run: one box, a continuous shuffler (every round from a full shoe, as the analysis assumes),
+``session_length=1`` (the simulator's session histogram is then the outcome histogram).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from pontoon.analysis.distribution import round_distribution
+from pontoon.rules.load import resolve_rules
+from pontoon.sim.agreement import agreement, simulated_outcomes
+
+PRESETS = ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"]
+
+
+def run(preset: str, strategy: str, rounds: int, seed: int) -> dict[str, Any]:
+    rules = resolve_rules(preset)
+    exact = round_distribution(rules, strategy == "basic")
+    t0 = time.perf_counter()
+    counts, rep = simulated_outcomes(rules, rounds, strategy, seed)
+    a = agreement(exact, counts)
+    a.update(
+        preset=preset,
+        strategy=strategy,
+        seed=seed,
+        seconds=time.perf_counter() - t0,
+        sim_edge=rep.get("house_edge"),
+    )
+    return a
+
+
+def to_md(results: list[dict[str, Any]]) -> str:
+    out = []
+    for a in results:
+        out.append(
+            f"### {a['preset']}, {a['strategy']} strategy: {a['rounds']:,} rounds (seed {a['seed']}, {a['seconds']:.0f} s)"
+        )
+        out.append("")
+        m, v = a["mean"], a["variance"]
+        out.append(
+            f"mean {m['simulated']:+.6f} (exact {m['exact']:+.6f}, z {m['z']:+.2f}); variance {v['simulated']:.5f} "
+            f"(exact {v['exact']:.5f}, z {v['z']:+.2f})"
+        )
+        out.append("")
+        out.append("| net | exact probability | expected | simulated | z |")
+        out.append("| --- | --- | --- | --- | --- |")
+        for r in a["outcomes"]:
+            if r["count"] == 0 and r["expected"] < 0.5:
+                continue
+            out.append(
+                f"| {r['net']:+g} | {r['probability']:.4e} | {r['expected']:.1f} | {r['count']} | {r['z']:+.2f} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=10_000_000)
+    ap.add_argument("--presets", nargs="*", default=PRESETS)
+    ap.add_argument("--strategies", nargs="*", default=["basic"])
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--json-dir")
+    ap.add_argument("--from-json", nargs="*")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    if a.from_json:
+        results = [json.loads(Path(p).read_text()) for p in a.from_json]
+    else:
+        results = []
+        for preset in a.presets:
+            for strat in a.strategies:
+                r = run(preset, strat, a.rounds, a.seed)
+                results.append(r)
+                if a.json_dir:
+                    Path(a.json_dir, f"{preset}-{strat}-{a.rounds}.json").write_text(json.dumps(r, indent=1))
+                print(
+                    f"{preset} {strat}: max |z| {r['max_abs_z']:.2f}, variance z {r['variance']['z']:+.2f}",
+                    flush=True,
+                )
+    text = to_md(results)
+    if a.out:
+        Path(a.out).write_text(text)
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()

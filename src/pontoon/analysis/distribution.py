@@ -1,0 +1,259 @@
+"""The distribution of the main wager's net outcome per round (issue 23 item 1).
+
+For each up card the analysis's chains (``strategy.solve``, kept in ``UpcardResult.detail``) give
+the action taken in every hand composition (``ChainOut.act``) and every rescue (``ChainOut.rfl``).
+Replaying those actions with measures over the net outcome in place of expectations gives, by the
+same linear recursion over the states (highest hard total first), the exact probability of every
+outcome of an unsplit hand: stand against the dealer's row of the state's shoe, hit (each card, bust
+at once, a 21 paid at once), double (one card, then keep, rescue or a doubled 21). Each starting
+hand then takes the option optimal play or the chart chose, in each suit class of its cards and the
+up card (6-7-8, 7-7-7 and the Super Bonus paid by suits). Every row also carries the chance of
+each pay line and the amount wagered, so hit frequencies and the average total wagered are exact
+too.
+
+Splits are the one approximation: a split round's hands are played as the analysis plays them
+(the chart's rows; under optimal play the split chains, CDP1), against one dealer: given the
+dealer's final class (17..21, Pontoon, bust) they are independent; how many hands the split makes
+(resplits to the rules' limit, second cards dealt in turn) is exact for the pair cards left
+(``hand_counts``), a hand completed before the limit has a non-pair second card; FED's one-wager
+loss of a split box is in the shape (given a dealer Pontoon: the dead hands' sum less one wager if
+some hand is alive). The split's mean is then moved to the analysis's exact split value by
+shifting a little mass between its most likely losing and winning outcomes. Only the rounds that
+split are approximated, so the total variation distance to the exact distribution is at most the
+chance of a split round (reported).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+from pontoon.analysis.dist_splits import _match_mean, _split, _split_hand, hand_counts
+from pontoon.analysis.dist_tables import (
+    LINES,
+    Grid,
+    RoundDist,
+    Tables,
+    _completion_dists,
+    _grid,
+    reach,
+    tables,
+)
+from pontoon.analysis.player import ChainOut, UpcardSolver
+from pontoon.analysis.strategy import UpcardResult, _fallback, _row_key, solve
+from pontoon.analysis.suits import BONUS_COMPLETION
+from pontoon.rules.model import CasinoRules
+
+__all__ = [
+    "LINES",
+    "Grid",
+    "_grid",
+    "_match_mean",
+    "approximation",
+    "hand_counts",
+    "round_distribution",
+    "tables",
+]
+
+
+@dataclass
+class _Up:
+    """One up card's inputs to the round's distribution."""
+
+    rules: CasinoRules
+    grid: Grid
+    ur: UpcardResult
+    basic: bool
+    rd: RoundDist
+    tabs: dict[int, Tables]
+    by_d: dict[tuple[int, int], Tables] = field(default_factory=dict)
+
+    @property
+    def solver(self) -> UpcardSolver:
+        return self.ur.detail["solver"]  # type: ignore[no-any-return]
+
+    @property
+    def outs(self) -> dict[int, ChainOut]:
+        return self.ur.detail["outs_basic" if self.basic else "outs_opt"]  # type: ignore[no-any-return]
+
+    def _split_key(self, p: int, a2: int) -> tuple[int, int]:
+        """Split hands' tables are shared by the pairs under the chart, one per pair under optimal play."""
+        det = self.ur.detail
+        if self.basic or det["split_opt"].get(p) == det["split_basic"].get(p):
+            return (-1, a2)
+        return (p, a2)
+
+    def split(self, p: int, a2: int, target: float, scale: float, extra: np.ndarray, w: float) -> None:
+        """A split of pair ``p`` (``target``: its exact value, without the peek's loss ``extra``)."""
+        key = self._split_key(p, a2)
+        if key not in self.by_d:
+            solver, det = self.solver, self.ur.detail
+            sp = solver.sp
+            out = self.outs[a2]
+            chart = self.basic or det["split_opt"].get(p) == det["split_basic"].get(p)
+            if chart:  # the chart's rows (the chains above decided two-card hands optimally)
+                out = solver.run(a2=a2, policy=det["policy"], resc_pol=det["rescue"])
+                pairs = [q for q in range(10) if self.ur.hands.get((q, q), {}).get("P") is not None] or [p]
+                start = (sp.ncards == 2) & (sp.counts[:, pairs].sum(axis=1) >= 1)
+            else:  # optimal play's split hands (CDP1: decided for the shoe less the pair's cards)
+                sc = solver.split_chains(p)
+                if sc is not None:
+                    out = sc.out_for(1 if p == 0 else 0, 0)
+                start = (sp.ncards == 2) & (sp.counts[:, p] >= 1)
+            mask = reach(solver, out, start)
+            wide = Grid(self.grid.values, blocks=8)
+            self.by_d[key] = tables(self.rules, wide, solver, out, a2, states=mask)
+        hands = _split_hand(self.grid, self.solver, self.by_d[key], p)
+        pr = self.solver.pr
+        shoe = self.solver.base
+        resplit = pr.max_hands > 2 and (p != 0 or pr.resplit_aces)
+        counts = hand_counts(int(shoe[p]) - 2, int(shoe.sum()) - 2, pr.max_hands, resplit)
+        _split(self.grid, hands, counts, target, scale, self.rd, w)
+        self.rd.add_vec(self.grid, extra, w)
+
+
+def _classes(u: _Up, tb: Tables, i: int, j: int, s: int) -> list[tuple[float, float, np.ndarray]]:
+    """Suit classes of a starting hand: (weight, hit adjustment, the hit's measure); one class but
+    for a 6-7, 6-8, 7-8 or 7-7 where a player's 21 is paid at once (6-7-8, 7-7-7, Super Bonus)."""
+    solver, grid = u.solver, u.grid
+    sp, pr = solver.sp, solver.pr
+    if (i, j) not in BONUS_COMPLETION or not pr.p21wins:
+        return [(1.0, 0.0, tb.row("hit", s))]
+    c = BONUS_COMPLETION[(i, j)]
+    qc = (int(solver.base[c]) - int(sp.counts[s, c])) / (solver.n - 2)
+    s3 = int(sp.trans[s, c])
+    out = []
+    for cw, m, dist in _completion_dists(u.rules, i, j, solver.up, pr.sb_units):
+        vec = sum((q * grid.unit(v, 1.0, ln) for (v, ln), q in dist.items()), np.zeros(grid.ncol))
+        out.append((cw, qc * (m - float(pr.pay21[s3])), tb.row("hit", s) - qc * tb.row("val", s3) + qc * vec))
+    return out
+
+
+def _hand(u: _Up, i: int, j: int, wt: float) -> None:
+    """One starting hand (i, j) of weight ``wt`` in the round, played as optimal play or the chart chose."""
+    solver, grid, rd, det = u.solver, u.grid, u.rd, u.ur.detail
+    sp, pr = solver.sp, solver.pr
+    s = solver.state_of(i, j)
+    q0 = solver.q_nat(s)
+    opts = u.ur.hands[(i, j)]
+    if (i, j) == (0, 9):
+        pays = float(u.rules.pontoon_pays)
+        if pr.nat_push or pr.peek:
+            rd.add_vec(grid, (1 - q0) * grid.unit(pays, 1.0, "pontoon") + q0 * grid.unit(0.0, 1.0), wt)
+        else:
+            rd.add_vec(grid, grid.unit(pays, 1.0, "pontoon"), wt)
+        return
+    a2 = int(sp.nace[s]) if int(sp.nace[s]) in u.tabs else min(u.tabs)
+    tb = u.tabs[a2]
+    extra = q0 * grid.unit(-1.0, 1.0) if pr.peek else np.zeros(grid.ncol)
+    scale = 1 - q0 if pr.peek else 1.0
+    if pr.surrender == "late" and not pr.peek:  # rulings 9: the engine takes half whatever the dealer makes
+        surrender = grid.unit(-0.5, 1.0)
+    else:  # half the wager, the whole wager if the dealer makes Pontoon
+        surrender = (1 - q0) * grid.unit(-0.5, 1.0) + q0 * grid.unit(-1.0, 1.0)
+    classes = _classes(u, tb, i, j, s)
+    measures = {"S": tb.row("st", s) + extra, "D": tb.row("dbl", s) + extra, "R": surrender}
+    if u.basic:
+        code = (
+            det["pair_codes"][i]
+            if i == j
+            else det["row_code"][_row_key(i, j, int(sp.best[s]), bool(sp.soft[s]))]
+        )
+        if code == "P":
+            u.split(i, a2, det["split_basic"][i], scale, extra, wt)
+        elif code in ("R", "Rs") and "R" in opts:
+            rd.add_vec(grid, surrender, wt)
+        elif code in ("D", "Ds"):
+            rd.add_vec(grid, measures["D"], wt)
+        elif _fallback(code) == "S" and "S" in opts:
+            rd.add_vec(grid, measures["S"], wt)
+        else:
+            for cw, _adj, hv in classes:
+                rd.add_vec(grid, hv + extra, wt * cw)
+        return
+    joint = det["pair_cls"].get(i) if i == j and "P" in opts else None
+    cls_list = list(joint) if joint else [(cw, adj, 0.0) for cw, adj, _ in classes]
+    for cw, hadj, padj in cls_list:
+        o = dict(opts)
+        o["H"] += hadj
+        if "P" in o:
+            o["P"] += padj
+        best = max(o, key=lambda k: o[k])
+        if best == "P":
+            u.split(i, a2, o["P"] + (q0 if pr.peek else 0.0), scale, extra, wt * cw)
+        elif best == "H":
+            hv = min(classes, key=lambda c: abs(c[1] - hadj))[2]
+            rd.add_vec(grid, hv + extra, wt * cw)
+        else:
+            rd.add_vec(grid, measures[best], wt * cw)
+
+
+def _upcard(
+    rules: CasinoRules, grid: Grid, ur: UpcardResult, basic: bool, rd: RoundDist, p_up: float
+) -> None:
+    solver: UpcardSolver = ur.detail["solver"]
+    outs = ur.detail["outs_basic" if basic else "outs_opt"]
+    two = solver.sp.ncards == 2
+    tabs = {a2: tables(rules, grid, solver, o, a2, states=reach(solver, o, two)) for a2, o in outs.items()}
+    u = _Up(rules, grid, ur, basic, rd, tabs)
+    for i, j, w in solver.start_weights():
+        _hand(u, i, j, p_up * w)
+
+
+def _moments(probs: dict[float, float]) -> tuple[float, float, float]:
+    mean = sum(v * p for v, p in probs.items())
+    var = sum((v - mean) ** 2 * p for v, p in probs.items())
+    sd = math.sqrt(var)
+    skew = sum((v - mean) ** 3 * p for v, p in probs.items()) / sd**3 if sd > 0 else 0.0
+    return mean, sd, skew
+
+
+def round_distribution(
+    rules: CasinoRules, basic: bool, bet: Decimal | int | None = None, shoe: tuple[int, ...] | None = None
+) -> dict[str, Any]:
+    """The net outcome of one round's main wager (units of the initial wager) under the chart
+    (``basic``) or optimal play, with its moments, element of risk and hit frequencies
+    (``shoe``: cards by value index, default the rules' shoe)."""
+    sol = solve(rules, bet, shoe=shoe)
+    grid = _grid(rules, sol.upcards[0].detail["solver"].pr.sb_units)
+    rd = RoundDist()
+    for ur in sol.upcards:
+        _upcard(rules, grid, ur, basic, rd, ur.prob)
+    probs = {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
+    mean, sd, skew = _moments(probs)
+    ev = float(sol.ev_basic if basic else sol.ev_optimal)
+    return {
+        "strategy": "basic" if basic else "optimal",
+        "outcomes": [{"net": v, "probability": p} for v, p in probs.items()],
+        "total_probability": sum(probs.values()),
+        "mean": mean,
+        "house_edge": -ev,
+        "sd": sd,
+        "variance": sd * sd,
+        "skewness": skew,
+        "average_wagered": rd.wagered,
+        "element_of_risk": -ev / rd.wagered,
+        "win": sum(p for v, p in probs.items() if v > 0),
+        "push": probs.get(0.0, 0.0),
+        "loss": sum(p for v, p in probs.items() if v < 0),
+        "lines": {name: float(x) for name, x in zip(LINES, rd.lines, strict=True) if x > 0},
+        "split_probability": rd.split_mass,
+        "moved_probability": rd.moved_mass,
+    }
+
+
+def approximation(d: dict[str, Any]) -> str:
+    """``method.approximations``' line for a distribution."""
+    return (
+        f"outcome distribution ({d['strategy']}): rounds that split ({d['split_probability']:.4%} of rounds) "
+        "play their hands (resplits included, the number of hands exact) independently given the "
+        "dealer's final total, their mean moved to the exact split value "
+        f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
+        "distribution is within that split probability of the exact one in total variation, its mean is "
+        "the exact edge, and the pay-line frequencies and amount wagered of split rounds are approximate "
+        "in the same way"
+    )

@@ -1,0 +1,208 @@
+"""The round's outcome distribution (analysis/distribution.py, issue 23 item 1)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from pontoon.analysis.distribution import Grid, _grid, hand_counts, round_distribution, tables
+from pontoon.analysis.strategy import solve
+from pontoon.rules.load import resolve_rules
+from pontoon.rules.model import CasinoRules
+
+from .conftest import PRESETS
+from .enumerate_engine import distinct_orders, play_round, shoe_values
+from .test_enumeration import FLAT
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("basic", [True, False])
+def test_sums_to_one_and_mean_is_the_edge(preset: str, basic: bool) -> None:
+    rules = resolve_rules(preset)
+    d = round_distribution(rules, basic)
+    sol = solve(rules)
+    assert d["total_probability"] == pytest.approx(1.0, abs=1e-12)
+    edge = -float(sol.ev_basic if basic else sol.ev_optimal)
+    assert d["mean"] == pytest.approx(-edge, abs=1e-12)
+    assert d["win"] + d["push"] + d["loss"] == pytest.approx(1.0, abs=1e-12)
+    assert all(o["probability"] > 0 for o in d["outcomes"])
+    # a split round's worst is every hand doubled and lost
+    assert min(o["net"] for o in d["outcomes"]) >= -2.0 * rules.max_split_hands
+    assert d["element_of_risk"] == pytest.approx(edge / d["average_wagered"])
+    assert 1.0 < d["average_wagered"] < 1.3
+
+
+@pytest.mark.parametrize("preset", ["mbs", "federal", "blackjack"])
+def test_state_measures_have_the_chains_values(preset: str) -> None:
+    """Every state's stand, hit, double and held measure has the chain's expectation (1e-12)."""
+    rules = resolve_rules(preset)
+    sol = solve(rules)
+    for ur in sol.upcards:
+        solver = ur.detail["solver"]
+        grid: Grid = _grid(rules, solver.pr.sb_units)
+        for key in ("outs_opt", "outs_basic"):
+            for a2, out in ur.detail[key].items():
+                tb = tables(rules, grid, solver, out, a2)
+                vals = np.asarray(grid.values)
+                live = np.nonzero(solver.active & (solver.sp.ncards >= 2))[0]
+                for mine, theirs in (
+                    (tb.st, out.st),
+                    (tb.hit, out.hit),
+                    (tb.dbl, out.dbl),
+                    (tb.val, out.val),
+                ):
+                    got = mine[tb.pos[live], : grid.g] @ vals
+                    np.testing.assert_allclose(got, theirs[live], rtol=0, atol=1e-12)
+
+
+def _engine_distribution(rules: CasinoRules, cards: list[str], policy, rescue) -> dict[float, Fraction]:  # type: ignore[no-untyped-def]
+    counts: Counter[Fraction] = Counter()
+    n = 0
+    for order in distinct_orders(cards):
+        counts[Fraction(play_round(rules, order, policy, rescue)) / 10] += 1
+        n += 1
+    return {float(v): Fraction(c, n) for v, c in counts.items()}
+
+
+def _optimal_policy(rules: CasinoRules, shoe: tuple[int, ...]):  # type: ignore[no-untyped-def]
+    """Optimal play as the analysis decided it (two cards: the best option; more: the chain's act)."""
+    sol = solve(rules, shoe=shoe)
+    by_up = {ur.detail["solver"].up: ur for ur in sol.upcards}
+
+    def policy(counts: tuple[int, ...], up: int) -> str:
+        ur = by_up[up]
+        solver = ur.detail["solver"]
+        s = solver.sp.index[counts]
+        if sum(counts) == 2:
+            i, j = (k for k in range(10) for _ in range(counts[k]))
+            opts = ur.hands[(i, j)]
+            return max(opts, key=lambda k: opts[k])
+        a = int(ur.detail["outs_opt"][0].act[s])
+        return {0: "S", 1: "H", 2: "D"}.get(a, "S")
+
+    return policy
+
+
+CASES = {
+    "mbs": (["KS", "KS", "9C", "5D", "AS", "2H", "6C"], {}),
+    "rws-plus": (["KS", "JH", "6C", "7D", "8S", "AS", "3C"], {}),
+    "federal": (["AS", "QH", "5C", "6H", "4D", "9S", "2C"], {}),
+    "blackjack": (["TS", "KS", "9C", "AS", "5D", "6H", "3C"], {"insurance": False}),
+}
+
+
+@pytest.mark.parametrize("preset", sorted(CASES))
+def test_equals_the_engine_on_small_shoes(preset: str) -> None:
+    """Every outcome's probability equals the round engine's, playing every ordering of a stacked
+    shoe with the analysis's optimal play (no splits, no rescue: the exact part)."""
+    cards, extra = CASES[preset]
+    rules = resolve_rules(preset).with_(**FLAT, max_split_hands=1, rescue=False, **extra)
+    if preset == "blackjack":
+        rules = resolve_rules(preset, {"max_split_hands": 1, **extra})
+    shoe = shoe_values(cards)
+    d = round_distribution(rules, basic=False, shoe=shoe)
+    engine = _engine_distribution(rules, cards, _optimal_policy(rules, shoe), lambda t, u: False)
+    mine = {o["net"]: o["probability"] for o in d["outcomes"] if o["probability"] > 1e-15}
+    assert set(mine) == set(engine)
+    for v, p in engine.items():
+        assert mine[v] == pytest.approx(float(p), abs=1e-12), v
+
+
+def test_blackjack_sd_matches_published() -> None:
+    """Wizard of Odds, Blackjack appendix 4 "Variance in blackjack" (wizardofodds.com/games/blackjack/
+    appendix/4/): 6 decks, S17, no DAS, no surrender, no resplit aces: variance 1.295; DAS allowed adds
+    0.03753. Our blackjack preset (6 decks, S17, DAS, no surrender, peek) gives SD about 1.15 ("the
+    standard deviation in blackjack is about 1.15")."""
+    rules = resolve_rules("blackjack")
+    d = round_distribution(rules, basic=True)
+    assert d["sd"] == pytest.approx(math.sqrt(1.295 + 0.03753), abs=0.003)
+    no_das = round_distribution(rules.with_(double_after_split=False), basic=True)
+    assert no_das["variance"] == pytest.approx(1.295, abs=0.02)
+    assert d["variance"] - no_das["variance"] == pytest.approx(0.03753, abs=0.01)
+
+
+def test_super_bonus_line_at_the_bet() -> None:
+    """MBS pays the Super Bonus by tier of the bet: its outcome moves with the bet (rulings 17)."""
+    rules = resolve_rules("mbs")
+    lo = round_distribution(rules, basic=False, bet=Decimal(10))
+    assert lo["lines"]["super bonus"] > 0
+    big = max(o["net"] for o in lo["outcomes"])
+    assert big > 50
+
+
+def test_hand_counts() -> None:
+    """How many hands a split ends with: by hand for 8-8 from one deck less the pair (2 eights of 50
+    cards), to 3 hands: the first second card an 8 (2/50), else the second (48/50 * 2/49)."""
+    got = hand_counts(2, 50, 3, True)
+    p3 = 2 / 50 + 48 / 50 * 2 / 49
+    assert sum(got.values()) == pytest.approx(1.0, abs=1e-15)
+    assert got[(2, 0)] == pytest.approx(1 - p3, abs=1e-15)
+    assert sum(v for (h, _k), v in got.items() if h == 3) == pytest.approx(p3, abs=1e-15)
+    assert hand_counts(20, 300, 4, False) == {(2, 2): 1.0}
+
+
+def test_hand_counts_by_every_ordering() -> None:
+    """Against every ordering of a small rest of the shoe (3 pair cards, 4 others): second cards dealt
+    in turn, a pair card starting a new hand while fewer than 4 exist (004 3.24.2)."""
+    from itertools import combinations
+
+    n_pair, n_other, limit = 3, 4, 4
+    n = n_pair + n_other
+    want: dict[tuple[int, int], float] = {}
+    orders = list(combinations(range(n), n_pair))
+    for pos in orders:
+        deck = [k in pos for k in range(n)]  # True: a pair card
+        hands, waiting, at_limit, i = 2, 2, 0, 0
+        while waiting:
+            if hands == limit:
+                at_limit, waiting = waiting, 0
+                break
+            card = deck[i]
+            i += 1
+            if card:
+                hands += 1
+                waiting += 1
+            else:
+                waiting -= 1
+        key = (hands, at_limit)
+        want[key] = want.get(key, 0.0) + 1 / len(orders)
+    got = hand_counts(n_pair, n, limit, True)
+    assert set(got) == set(want)
+    for k, v in want.items():
+        assert got[k] == pytest.approx(v, abs=1e-12), k
+
+
+@pytest.mark.parametrize(
+    ("changes", "bet"),
+    [
+        ({"pays_5_card_21": Decimal("1.2345")}, None),
+        ({}, Decimal(15)),
+        ({"pays_6_card_21": Decimal("2.123456")}, None),
+    ],
+)
+def test_odd_pays_and_bets(changes: dict[str, Decimal], bet: Decimal | None) -> None:
+    """Pays that are no multiple of half a wager (split sums taken sparsely where a lattice would be
+    long) and a Super Bonus of 1000/15 units: still a distribution with the analysis's mean."""
+    rules = resolve_rules("mbs").with_(**changes)
+    for basic in (True, False):
+        d = round_distribution(rules, basic, bet=bet)
+        assert d["total_probability"] == pytest.approx(1.0, abs=1e-12)
+        assert d["mean"] == pytest.approx(-d["house_edge"], abs=1e-12)
+    if bet is not None:
+        assert any(abs(o["net"] - (2 + 1000 / 15)) < 1e-9 for o in d["outcomes"])
+
+
+def test_match_mean_takes_from_several_outcomes() -> None:
+    from pontoon.analysis.distribution import _match_mean
+
+    conv = {-2.0: 0.3, -1.0: 0.01, 1.0: 0.69}  # mean 0.08: to reach 0.999 both losses give mass
+    moved = _match_mean(conv, 0.999)
+    assert sum(v * p for v, p in conv.items()) == pytest.approx(0.999, abs=1e-15)
+    assert conv[-2.0] == 0.0 and 0 < conv[-1.0] < 0.01
+    assert sum(conv.values()) == pytest.approx(1.0, abs=1e-15) and min(conv.values()) >= 0
+    assert moved > 0
