@@ -6,6 +6,7 @@ lobby) always equals the model's and is never negative, and a refused join leave
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from decimal import Decimal
 from itertools import count
@@ -18,10 +19,13 @@ from hypothesis import strategies as st
 from pontoon.errors import PontoonError
 from pontoon.history import open_store
 from pontoon.history.audit import audit
+from pontoon.history.logins import LoginRecords
 from pontoon.history.store import Store
+from pontoon.web.auth import Auth
 from pontoon.web.hosting import HostedTable
 from pontoon.web.lobby import Lobby
 from pontoon.web.models import JoinIn, TableIn
+from pontoon.web.site import Security
 from pontoon.web.store_persistence import StorePersistence
 from pontoon.web.tokens import Signer
 from tests.web.conftest import FAST
@@ -54,9 +58,10 @@ ops = st.lists(
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=ops)
 def test_buy_ins_against_a_model(store: Store, ops: list[tuple[str, int, str, bool]]) -> None:
-    lobbies = [Lobby(FAST, StorePersistence(store), Signer.new("s", 3600)) for _ in range(2)]
-    name = f"acct{next(_names)}"
-    lobbies[0].create_account(name)
+    signer = Signer.new("s", 3600)
+    lobbies = [Lobby(FAST, StorePersistence(store), signer) for _ in range(2)]
+    auth = Auth(Security(), LoginRecords(store), lobbies[0], signer)  # as POST /api/accounts: a guest
+    name, _ = asyncio.run(auth.create(f"acct{next(_names)}", None))
     hosts: list[tuple[Lobby, HostedTable]] = []
     for i, lob in enumerate(lobbies):  # a casino and a British table in each "process"
         hosts.append((lob, lob.create_table(TableIn(preset="mbs", seed=i))))

@@ -265,7 +265,8 @@ def test_an_idle_empty_table_is_closed(make_live) -> None:
     live = make_live(replace(FAST, idle_table_s=0.3))
     tid = live.table(preset="british")
     kept = live.table(preset="mbs")
-    live.join(kept, live.account("ann"), box=1)
+    ann = live.account("ann")
+    live.join(kept, ann, box=1)
     end = time.monotonic() + 10
     while tid in live.srv.lobby.tables:
         assert time.monotonic() < end
@@ -276,4 +277,4 @@ def test_an_idle_empty_table_is_closed(make_live) -> None:
     while kept in live.srv.lobby.tables:
         assert time.monotonic() < end
         time.sleep(0.1)
-    assert live.http.get("/api/accounts/ann").json()["balance"] == "1000"
+    assert live.balance("ann", ann)["balance"] == "1000"

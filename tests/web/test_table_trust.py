@@ -57,10 +57,11 @@ def test_a_test_table_says_so_in_the_lobby_and_at_the_table(live: LiveServer) ->
 def test_a_member_who_never_connects_is_played_out_after_the_grace_period(make_live: MakeLive) -> None:
     live = make_live(replace(FAST, grace_s=0.5))
     tid = live.table(preset="mbs")
-    live.join(tid, live.account("ann"), box=1, buy_in="300")
-    assert live.http.get("/api/accounts/ann").json()["balance"] == "700"
+    ann = live.account("ann")
+    live.join(tid, ann, box=1, buy_in="300")
+    assert live.balance("ann", ann)["balance"] == "700"
     _until(lambda: "ann" not in live.srv.lobby.tables[tid].members, timeout=8)
-    assert live.http.get("/api/accounts/ann").json()["balance"] == "1000"
+    assert live.balance("ann", ann)["balance"] == "1000"
 
 
 def test_a_buy_in_below_the_table_minimum_is_refused(live: LiveServer) -> None:
@@ -74,7 +75,7 @@ def test_a_buy_in_below_the_table_minimum_is_refused(live: LiveServer) -> None:
         )
         assert r.status_code == 400 and "below this table's minimum" in r.json()["detail"], r.text
         assert live.srv.lobby.tables[tid].members == {}
-    assert live.http.get("/api/accounts/ann").json()["balance"] == "1000"
+    assert live.balance("ann", tok)["balance"] == "1000"
 
 
 def test_tables_and_seats_are_limited_per_account_and_per_address(make_live: MakeLive) -> None:
@@ -113,7 +114,8 @@ def test_tables_and_seats_are_limited_per_account_and_per_address(make_live: Mak
 def test_an_idle_table_with_people_and_spectators_is_closed(make_live: MakeLive) -> None:
     live = make_live(replace(FAST, idle_table_s=0.6))
     tid = live.table(preset="mbs")
-    c = live.ws(tid, live.join(tid, live.account("ann"), box=1, buy_in="200"))
+    ann = live.account("ann")
+    c = live.ws(tid, live.join(tid, ann, box=1, buy_in="200"))
     s = live.ws(tid)
     c.wait_state(lambda m: True)
     _until(lambda: tid not in live.srv.lobby.tables)
@@ -122,7 +124,7 @@ def test_an_idle_table_with_people_and_spectators_is_closed(make_live: MakeLive)
             while True:
                 conn.recv(5)
         assert got.value.rcvd is not None and got.value.rcvd.code == 4410
-    assert live.http.get("/api/accounts/ann").json()["balance"] == "1000"
+    assert live.balance("ann", ann)["balance"] == "1000"
 
 
 # ------------------------------------------------------------------ item 6: custom rules

@@ -85,7 +85,6 @@ class Server:
         self.actions = RateLimiter(settings.action_burst, settings.action_rate)
         self.hint_slot = asyncio.Semaphore(1)
         self.auth = Auth(settings.security, backend_for(store), self.lobby, self.signer)  # web/auth.py
-        self.lobby.session_account = self.auth.account_of
 
     def limited(self, request: Request) -> JSONResponse | None:
         """429 once a client address has spent its burst of REST writes (accounts, logins, tables, joins)."""

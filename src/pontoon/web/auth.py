@@ -234,11 +234,6 @@ class Auth:
         name = self.backend.session_get(sid, time.time())
         return None if name is None else Who(name, sid)
 
-    def account_of(self, token: object) -> str | None:
-        """``Lobby.account_of``'s session lookup (a session token's account, or None)."""
-        who = self.resolve(token) if isinstance(token, str) else None
-        return None if who is None else who.name
-
     async def logout(self, who: Who) -> None:
         self.backend.session_drop(who.sid)
         for ws in list(self.sockets.pop(who.sid, ())):

@@ -1,7 +1,7 @@
 """What one account or one client address may hold at once (issue 28 item 5; docs/security.md).
 
 Counted over the tables this process serves, when a table is made or a seat taken:
-- open tables made from one address (``tables_per_address``) and with one account's token
+- open tables made from one address (``tables_per_address``) and in one account's login session
   (``tables_per_account``; making a table needs no account, so the address bounds the anonymous);
 - tables one account sits at (``seats_per_account``) and seats taken from one address
   (``seats_per_address``);

@@ -10,7 +10,6 @@ from __future__ import annotations
 import secrets
 import time
 import tomllib
-from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -26,7 +25,7 @@ from pontoon.web.limits import Limits, check_buy_in
 from pontoon.web.marks import check_custom, check_text, custom_mark, differs, exact_edge, mark_custom_later
 from pontoon.web.models import JoinIn, TableIn
 from pontoon.web.persistence import TablePersistence
-from pontoon.web.tokens import Signer, TokenError
+from pontoon.web.tokens import Signer
 
 MAX_DEPTH = 8
 
@@ -61,19 +60,9 @@ class Lobby:
         self.signer = signer
         self.accounts: dict[str, Decimal] = dict(store.load_accounts())
         self.tables: dict[str, HostedTable] = {}
-        self.session_account: Callable[[object], str | None] | None = None  # web/auth.py: a session's account
         self.limits = Limits(settings)
 
     # ------------------------------------------------------------------ accounts
-    def create_account(self, name: str) -> tuple[Decimal, str]:
-        if name in self.accounts:
-            raise HostError(f"account {name!r} exists; pick another name")
-        if len(self.accounts) >= self.settings.max_accounts:
-            raise HostError(f"the server holds its maximum of {self.settings.max_accounts} accounts")
-        self.accounts[name] = self.settings.start_balance
-        self.store.save_account(name, self.settings.start_balance)
-        return self.settings.start_balance, self.signer.sign("account", a=name)
-
     def balance(self, name: str) -> Decimal | None:
         """The account's balance: read from the history store when there is one (its ledger's sum, the
         same in every process on the database), else this process's own; None: no such account."""
@@ -84,15 +73,6 @@ class Lobby:
                 return None
             self.accounts[name] = got  # the live copy follows the store
         return self.accounts.get(name)
-
-    def account_of(self, token: object) -> str:
-        """The account of a login session token (web/auth.py; the cookie's or a Bearer header's)."""
-        name = self.session_account(token) if self.session_account is not None else None
-        if name is None:
-            raise TokenError("log in first (or play as a guest): the session token is not a live session")
-        if name not in self.accounts and self.balance(name) is None:
-            raise HostError("the session names no account on this server")
-        return name
 
     def credit(self, name: str, amount: Decimal) -> None:
         self.accounts[name] = self.accounts.get(name, Decimal(0)) + amount
