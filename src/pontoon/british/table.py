@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from pontoon.british.pack import BritishPack
+from pontoon.british.pack import BritishPack, one_pack
 from pontoon.british.round import KITTY, ZERO, BritishRound
 from pontoon.errors import BetError, IllegalAction
 from pontoon.events import Event, EventLog, Publisher
@@ -76,7 +76,8 @@ class BritishGame(Publisher):
         if fair is not None:  # shuffled when the first round needs it: its commitment reaches the subscribers
             self.pack = BritishPack([], packs=n)
         else:
-            self.pack = pack if pack is not None else BritishPack.shuffled(n, self.rng)
+            one = one_pack(rules) if rules.reduced_pack else None  # a reduced pack (rules pack_ranks)
+            self.pack = pack if pack is not None else BritishPack.shuffled(n, self.rng, one)
         self.ledger = Ledger()
         self.log = EventLog(maxlen=200)  # the table's own events; each round has its own log
         self.round: BritishRound | None = None

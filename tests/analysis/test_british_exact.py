@@ -1,0 +1,120 @@
+"""Issue 27 item 1: the British analysis's exact values equal every deal of a reduced pack played through the
+engine (to 1e-12), for the values of strategies, every player decision and both best responses."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from pontoon.analysis.british import game
+from pontoon.analysis.british import values as V
+from pontoon.analysis.british.enumerate import engine_value
+from pontoon.british.pack import one_pack
+from pontoon.british.table import BritishGame
+from pontoon.errors import RulesError
+from pontoon.rules.british import BRITISH
+
+SMALL = BRITISH.with_(pack_ranks="A5T", pack_suits=4)  # 12 cards: never runs out heads-up (10 at most)
+MEDIUM = BRITISH.with_(pack_ranks="A257T", pack_suits=2)
+
+
+@cache
+def setup(rules=SMALL):  # type: ignore[no-untyped-def]
+    g = game.build(rules)
+    return g, V.tables(g)
+
+
+def policies(g, sigma, tw):  # type: ignore[no-untyped-def]
+    oi = {o: i for i, o in enumerate(g.obs)}
+
+    def player(st):  # type: ignore[no-untyped-def]
+        i = g.node_index[st]
+        return dict(zip(g.nodes[i].actions, sigma[i], strict=True))
+
+    def banker(hand, obs):  # type: ignore[no-untyped-def]
+        if obs is None:  # a declared Pontoon: paid whatever he does
+            return 0.0
+        return float(tw[oi[obs], g.banker_index[hand]])
+
+    return player, banker
+
+
+def pure(g, rng):  # type: ignore[no-untyped-def]
+    return [np.eye(len(s.actions))[rng.integers(len(s.actions))] for s in g.nodes]
+
+
+def test_reduced_pack_is_a_validated_rules_field_the_table_deals() -> None:
+    assert not BRITISH.reduced_pack and len(one_pack(BRITISH)) == 52
+    assert [str(c) for c in one_pack(SMALL)][:5] == ["AS", "AH", "AD", "AC", "5S"]
+    with pytest.raises(RulesError, match="pack_ranks"):
+        BRITISH.with_(pack_ranks="AAK")
+    with pytest.raises(RulesError, match="pack_suits"):
+        BRITISH.with_(pack_suits=5)
+    table = BritishGame(SMALL, ["a", "b"], rng=3, banker="a")
+    assert sorted({c.rank for c in table.pack.cards()}) == ["5", "A", "T"] and len(table.pack) == 12
+
+
+def test_unmodelled_variations_are_refused_by_name() -> None:
+    with pytest.raises(RulesError, match="banker_may_double"):
+        game.build(BRITISH.with_(banker_may_double=True))
+    with pytest.raises(RulesError, match="burn=hard13"):
+        game.build(BRITISH.with_(burn="hard13"))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_value_of_strategies_equals_the_engine_over_every_deal(seed: int) -> None:
+    g, tb = setup()
+    rng = np.random.default_rng(seed)
+    sigma = pure(g, rng)
+    sigma[g.roots[0][0]] = np.full(
+        len(g.nodes[g.roots[0][0]].actions), 1 / len(g.nodes[g.roots[0][0]].actions)
+    )
+    tw = ((rng.random((len(g.obs), len(g.banker))) < 0.5) * tb.twistable).astype(float)
+    tw[0, :] *= 0.25  # a mixed banker too
+    exact = engine_value(SMALL, *policies(g, sigma, tw))
+    assert abs(V.strategy_value(g, tb, sigma, tw) - float(exact)) < 1e-12
+
+
+def test_every_player_decision_value_equals_the_engine() -> None:
+    """Q(s, a) - Q(s, sigma) times the chance of reaching s is what deviating to a at s changes, deal by deal."""
+    g, tb = setup()
+    rng = np.random.default_rng(7)
+    sigma = pure(g, rng)
+    tw = V.house_banker(g)
+    q, _, best_total = V.player_q(g, tb, tw)
+    base = engine_value(SMALL, *policies(g, sigma, tw))
+    reach = V.player_reach(g, sigma)[0]  # chance times the player's own probabilities
+    picked = [i for i in rng.permutation(len(g.nodes)) if len(g.nodes[i].actions) > 1 and reach[i] > 0][:3]
+    for i in picked:
+        for k in range(len(g.nodes[i].actions)):
+            dev = [s.copy() for s in sigma]
+            dev[i] = np.eye(len(g.nodes[i].actions))[k]
+            got = engine_value(SMALL, *policies(g, dev, tw)) - base
+            assert abs(float(got) - reach[i] * (q[i][k] - float(q[i] @ sigma[i]))) < 1e-12
+    # the player's best response, played through the engine
+    br = [np.eye(len(s.actions))[int(np.argmax(q[i]))] for i, s in enumerate(g.nodes)]
+    assert abs(float(engine_value(SMALL, *policies(g, br, tw))) - float(best_total)) < 1e-12
+
+
+def test_banker_best_response_equals_the_engine_and_beats_other_bankers() -> None:
+    g, tb = setup()
+    rng = np.random.default_rng(11)
+    sigma = pure(g, rng)
+    br, _, value = V.banker_response(g, tb, V.player_flow(g, sigma))
+    assert abs(float(engine_value(SMALL, *policies(g, sigma, br))) - value) < 1e-12
+    for tw in [
+        V.house_banker(g),
+        *(((rng.random(br.shape) < 0.5) * tb.twistable).astype(float) for _ in range(5)),
+    ]:
+        assert V.strategy_value(g, tb, sigma, tw) >= value - 1e-15
+
+
+@pytest.mark.slow
+def test_value_equals_the_engine_on_a_five_rank_pack() -> None:
+    g, tb = setup(MEDIUM)
+    rng = np.random.default_rng(3)
+    sigma = pure(g, rng)
+    br, _, value = V.banker_response(g, tb, V.player_flow(g, sigma))
+    assert abs(float(engine_value(MEDIUM, *policies(g, sigma, br))) - value) < 1e-12
