@@ -118,3 +118,16 @@ def test_value_equals_the_engine_on_a_five_rank_pack() -> None:
     sigma = pure(g, rng)
     br, _, value = V.banker_response(g, tb, V.player_flow(g, sigma))
     assert abs(float(engine_value(MEDIUM, *policies(g, sigma, br))) - value) < 1e-12
+
+
+def test_cfr_solution_is_within_its_exact_exploitability_and_the_engine_agrees() -> None:
+    from pontoon.analysis.british.solve import solve
+
+    sol = solve(SMALL, target=1e-4, max_iterations=600, check_every=25)
+    assert sol.exploitability <= 1e-4
+    assert sol.banker_br - 1e-12 <= sol.value <= sol.player_br + 1e-12
+    g, tb = sol.game, sol.tables
+    # the banker's best response to the solved player, played through the engine on every deal
+    br, _, value = V.banker_response(g, tb, V.player_flow(g, sol.sigma))
+    assert abs(value - sol.banker_br) < 1e-12
+    assert abs(float(engine_value(SMALL, *policies(g, sol.sigma, br))) - value) < 1e-12

@@ -137,6 +137,11 @@ def payoff_matrix(g: Game, tb: Tables) -> np.ndarray:
 def banker_reach(g: Game, tb: Tables, tw: np.ndarray) -> np.ndarray:
     """[observation, banker hand]: the chance, per unit of the chance of his first cards forming the hand,
     that the banker's play (twist probabilities ``tw``) reaches that hand and ends there."""
+    return banker_reach_full(g, tb, tw)[1]
+
+
+def banker_reach_full(g: Game, tb: Tables, tw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """As ``banker_reach``, with the chance of reaching each hand (his own probabilities times the share)."""
     no, nb = tw.shape
     reach = np.zeros((no, nb))
     for k, h in enumerate(g.banker):
@@ -151,7 +156,7 @@ def banker_reach(g: Game, tb: Tables, tw: np.ndarray) -> np.ndarray:
                 reach[:, d] += rho * go
         else:
             end[:, k] = reach[:, k]
-    return end
+    return reach, end
 
 
 def terminal_values(g: Game, tb: Tables, tw: np.ndarray) -> np.ndarray:
