@@ -90,7 +90,7 @@ def counts_of(cards: Hand) -> tuple[int, ...]:
 class PlayerState:
     hidden: Hand  # face-down cards (the two dealt, then bought), sorted
     up: tuple[int, ...]  # twisted cards, in order (003 Twist "face up")
-    buys: tuple[int, ...]  # buy amounts in units of the initial stake (003 Buy)
+    buys: tuple[float, ...]  # buy amounts in units of the initial stake (003 Buy)
     actions: list[str] = field(default_factory=list)  # "stick", "twist", "buy1", "buy2"
     children: dict[str, list[tuple[int, float, int]]] = field(default_factory=dict)  # a -> (class, p, node)
 
@@ -99,7 +99,7 @@ class PlayerState:
         return tuple(sorted(self.hidden + self.up))
 
     @property
-    def stake(self) -> int:
+    def stake(self) -> float:
         return 1 + sum(self.buys)
 
 
@@ -111,7 +111,7 @@ BUST, PONTOON, ROYAL, FIVE, STUCK = "bust", "pontoon", "royal", "five", "stuck"
 class Terminal:
     kind: str
     cards: Hand  # every card of the player (for the pack left)
-    stake: int
+    stake: float
     obs: int = -1  # index of the banker's observation (five and stuck only)
     total: int = 0  # the stuck total (five: 22)
 
@@ -123,11 +123,11 @@ class Game:
     rules: BritishRules
     counts: np.ndarray
     nodes: list[PlayerState]
-    node_index: dict[tuple[Hand, tuple[int, ...], tuple[int, ...]], int]
+    node_index: dict[tuple[Hand, tuple[int, ...], tuple[float, ...]], int]
     roots: list[tuple[int, float]]  # (node or -1 - terminal, probability of the first two cards)
     terminals: list[Terminal]
-    term_index: dict[tuple[str, Hand, tuple[int, ...], tuple[int, ...]], int]
-    obs: list[tuple[tuple[int, ...], tuple[int, ...]]]  # (face-up cards in order, buys)
+    term_index: dict[tuple[str, Hand, tuple[int, ...], tuple[float, ...]], int]
+    obs: list[tuple[tuple[int, ...], tuple[float, ...]]]  # (face-up cards in order, buys)
     banker: list[Hand]  # banker hands, by size then order (pairs first)
     banker_index: dict[Hand, int]
 
@@ -152,14 +152,15 @@ def multiset_p(counts: np.ndarray, used: Hand, hand: Hand) -> float:
     return num / comb(int(counts.sum()) - len(used), len(hand))
 
 
-def build(rules: BritishRules) -> Game:
-    """Every player state and terminal reachable heads-up, the banker's observations and hands."""
+def build(rules: BritishRules, buy_grid: tuple[float, ...] = BUY_GRID) -> Game:
+    """Every player state and terminal reachable heads-up, the banker's observations and hands; buys on
+    ``buy_grid`` (multiples of the initial stake from 1 to 2: 003 Buy)."""
     check(rules)
     counts = pack_counts(rules)
     g = Game(rules, counts, [], {}, [], [], {}, [], [], {})
-    obs_index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    obs_index: dict[tuple[tuple[int, ...], tuple[float, ...]], int] = {}
 
-    def terminal(kind: str, hidden: Hand, up: tuple[int, ...], buys: tuple[int, ...]) -> int:
+    def terminal(kind: str, hidden: Hand, up: tuple[int, ...], buys: tuple[float, ...]) -> int:
         key = (kind, hidden, up, buys)
         if key in g.term_index:
             return -1 - g.term_index[key]
@@ -176,7 +177,7 @@ def build(rules: BritishRules) -> Game:
         g.terminals.append(t)
         return -1 - g.term_index[key]
 
-    def node(hidden: Hand, up: tuple[int, ...], buys: tuple[int, ...]) -> int:
+    def node(hidden: Hand, up: tuple[int, ...], buys: tuple[float, ...]) -> int:
         cards = tuple(sorted(hidden + up))
         if hard(cards) > 21:
             return terminal(BUST, hidden, up, buys)  # 003 "you are bust"
@@ -201,9 +202,9 @@ def build(rules: BritishRules) -> Game:
             buy_ok = not up and not (r.no_buy_fifth_at_11_or_less and n == 4 and h <= 11)
             if buy_ok:
                 top = 2 if not buys else buys[-1]  # 003 Buy: "between your initial stake and ... previously"
-                for amt in BUY_GRID:
-                    if amt <= top:
-                        s.actions.append(f"buy{amt}")
+                for amt in buy_grid:
+                    if 1 <= amt <= top:
+                        s.actions.append(f"buy{amt:g}")
             s.actions.append("twist")
             for a in s.actions:
                 if a == "stick":
@@ -216,7 +217,8 @@ def build(rules: BritishRules) -> Game:
                     if a == "twist":  # 003 Twist: "one card face up"
                         kids.append((c, p, node(hidden, (*up, c), buys)))
                     else:  # 003 Buy: "another card face down"
-                        kids.append((c, p, node(tuple(sorted((*hidden, c))), up, (*buys, int(a[3:])))))
+                        amount = float(a[3:]) if "." in a else int(a[3:])
+                        kids.append((c, p, node(tuple(sorted((*hidden, c))), up, (*buys, amount))))
                 s.children[a] = kids
         return i
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.analysis.british.game import Game, build
+from pontoon.analysis.british.game import BUY_GRID, Game, build
 from pontoon.analysis.british.values import (
     Strategy,
     Tables,
@@ -176,6 +176,7 @@ class Solution:
 def solve(
     rules: BritishRules,
     *,
+    buy_grid: tuple[float, ...] = BUY_GRID,
     target: float = 1e-3,
     max_iterations: int = 4000,
     check_every: int = 50,
@@ -184,7 +185,7 @@ def solve(
     """CFR+ (regret matching+, alternating updates, linear averaging) until the exact exploitability of the
     average strategies is at most ``target`` per initial stake, or ``max_iterations``."""
     t0 = time.perf_counter()
-    g = build(rules)
+    g = build(rules, buy_grid)
     tb = tables(g)
     fl = flatten(g, tb)
     na = len(fl.kid_start) - 1
