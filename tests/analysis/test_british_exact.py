@@ -131,3 +131,25 @@ def test_cfr_solution_is_within_its_exact_exploitability_and_the_engine_agrees()
     br, _, value = V.banker_response(g, tb, V.player_flow(g, sol.sigma))
     assert abs(value - sol.banker_br) < 1e-12
     assert abs(float(engine_value(SMALL, *policies(g, sol.sigma, br))) - value) < 1e-12
+
+
+VARIANTS = [
+    {"pack_ranks": "A7T", "royal_pontoon": True},  # 003 variation: three sevens, a Royal Pontoon
+    {"pack_ranks": "A2T", "stick_minimum": 16, "no_buy_fifth_at_11_or_less": True},
+    {"pack_ranks": "A5T", "pack_suits": 2, "packs": 2},  # two packs (rul 28: a rules field)
+    {"pack_ranks": "A5T", "five_card_trick_pays": 3, "pontoon_pays": 1, "banker_pontoon_collects": 1},
+]
+
+
+@pytest.mark.parametrize("changes", VARIANTS, ids=lambda c: ",".join(k for k in c if k != "pack_ranks"))
+def test_house_variations_equal_the_engine(changes: dict[str, object]) -> None:
+    rules = BRITISH.with_(**changes)
+    g = game.build(rules)
+    tb = V.tables(g)
+    rng = np.random.default_rng(13)
+    sigma = pure(g, rng)
+    br, _, value = V.banker_response(g, tb, V.player_flow(g, sigma))
+    assert abs(float(engine_value(rules, *policies(g, sigma, br))) - value) < 1e-12
+    q, _, best = V.player_q(g, tb, V.house_banker(g))
+    top = [np.eye(len(s.actions))[int(np.argmax(q[i]))] for i, s in enumerate(g.nodes)]
+    assert abs(float(engine_value(rules, *policies(g, top, V.house_banker(g)))) - float(best)) < 1e-12

@@ -76,7 +76,7 @@ def pack_counts(rules: BritishRules, people: int = 2) -> np.ndarray:
     per = {r: (1 if r == "A" else 10 if r in "TJQK" else int(r)) for r in "A23456789TJQK"}
     for r in rules.pack_ranks:
         n[per[r] - 1] += rules.pack_suits
-    return n * rules.packs_for(people)
+    return n * rules.packs_for(people)  # rul 28: the banker counts among the people
 
 
 def counts_of(cards: Hand) -> tuple[int, ...]:
