@@ -57,6 +57,33 @@ def player_chart(g: Game, sigma: list[np.ndarray]) -> dict[str, dict[str, str]]:
     return out
 
 
+def decision_values(g: Game, tb: Tables, tw: np.ndarray) -> dict[str, dict[str, dict[str, float]]]:
+    """The exact value of each first decision on two cards against the banker's strategy ``tw``, per initial
+    stake, given that the banker has no Pontoon (what the player knows when he decides: 003 "immediately
+    exposed"), by total (compositions weighted by chance)."""
+    from pontoon.analysis.british.game import multiset_p
+
+    q, _, _ = player_q(g, tb, tw)
+    collects = float(g.rules.banker_pontoon_collects)
+    acc: dict[tuple[str, int], dict[str, list[float]]] = {}
+    for n, p in g.roots:
+        if n < 0:
+            continue
+        s = g.nodes[n]
+        bp = multiset_p(g.counts, s.cards, (ACE, 9))
+        w = p * (1 - bp)
+        row = acc.setdefault(_label(s.cards), {})
+        for a, x in zip(s.actions, q[n], strict=True):
+            cond = (float(x) + collects * bp) / (1 - bp)
+            cell = row.setdefault(a, [0.0, 0.0])
+            cell[0] += w * cond
+            cell[1] += w
+    out: dict[str, dict[str, dict[str, float]]] = {"hard": {}, "soft": {}}
+    for (kind, total), row in sorted(acc.items()):
+        out[kind][str(total)] = {a: v / wt for a, (v, wt) in row.items()}
+    return out
+
+
 def _seen(o: tuple[tuple[int, ...], tuple[float, ...]]) -> str:
     up, buys = o
     n = 2 + len(up) + len(buys)
@@ -183,6 +210,7 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
         },
         "house_banker": f"twists below {HOUSE_STAYS_ON} (his best total), stays on {HOUSE_STAYS_ON} or more",
         "strategy": {"player": player_chart(g, sol.sigma), "banker": banker_chart(g, tb, sol.sigma, sol.tw)},
+        "decision_values": decision_values(g, tb, sol.tw),
     }
     if rules.shoot:
         report["shoot"] = {"first_card": shoot_values(g, tb, sol)}
@@ -205,6 +233,10 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
     for kind in ("hard", "soft"):
         row = report["strategy"]["player"][kind]
         echo(f"  {kind}: " + "  ".join(f"{t}:{c}" for t, c in row.items()))
+    echo("value of each first decision against the solved banker (per stake, no banker Pontoon):")
+    for kind in ("hard", "soft"):
+        for t, row in report["decision_values"][kind].items():
+            echo(f"  {kind} {t:>2}: " + "  ".join(f"{CODES.get(a, a)} {v:+.3f}" for a, v in row.items()))
     echo("banker (twist T / stay S) by his total and what he sees of the player:")
     echo("  " + " | ".join(f"{c:>12}" for c in ("total", *COLUMNS)))
     for label, row in report["strategy"]["banker"].items():
