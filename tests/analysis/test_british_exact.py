@@ -153,3 +153,28 @@ def test_house_variations_equal_the_engine(changes: dict[str, object]) -> None:
     q, _, best = V.player_q(g, tb, V.house_banker(g))
     top = [np.eye(len(s.actions))[int(np.argmax(q[i]))] for i, s in enumerate(g.nodes)]
     assert abs(float(engine_value(rules, *policies(g, top, V.house_banker(g)))) - float(best)) < 1e-12
+
+
+def test_information_sets_come_from_the_seat_views() -> None:
+    """Two deals that differ only in the player's face-down cards give the banker the same information set
+    (and the same observation in the analysis); the player's own state reads his cards and what is face up."""
+    from pontoon.analysis.british.infosets import banker_observation, information_state_string, player_state
+    from pontoon.british.pack import BritishPack
+    from pontoon.british.round import BritishRound
+    from pontoon.protocol import SPECTATOR
+
+    seen = []
+    for order in ("5S 5H 7D KC 4S 3H", "6S 5H 6D KC 4S 3H"):  # p: 5-7 or 6-6, then bought 4, twisted 3
+        rnd = BritishRound(BRITISH, ["p"], "b", BritishPack.stacked_from(order, packs=1))
+        rnd.act("p", "stake", "1")
+        assert player_state(rnd.view("p"), rnd.view(SPECTATOR), "1")[0] in ((4, 6), (5, 5))
+        rnd.act("p", "buy", "2")
+        rnd.act("p", "twist")
+        assert player_state(rnd.view("p"), rnd.view(SPECTATOR), "1")[1:] == ((2,), (2,))
+        rnd.act("p", "stick")
+        assert rnd.to_act() == "b"
+        view = rnd.view("b")
+        seen.append((information_state_string("b", view), banker_observation(view, "1")))
+    assert seen[0] == seen[1]
+    assert seen[0][1] == ((4, 9), ((2,), (2,)))  # his 5-K; the player's 3 face up after a buy of 2 stakes
+    assert "?? ?? ?? 3H" in seen[0][0]
