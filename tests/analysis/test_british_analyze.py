@@ -71,9 +71,12 @@ def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
     assert chart["hard"]["20"] == "S" and chart["hard"]["15"] == "S"
 
 
-def test_unmodelled_variation_is_exit_2() -> None:
-    r = _run("--rules", "shoot", "--set", "banker_may_double=true")
-    assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+@pytest.mark.parametrize(
+    "args", [["--set", "banker_may_double=true"], ["--set", "pack_ranks=AX"], ["--bet", "5"]]
+)
+def test_bad_input_is_exit_2(args: list[str]) -> None:
+    r = _run("--rules", "shoot", *args)
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
 
 
 def test_report_in_process_names_the_model() -> None:

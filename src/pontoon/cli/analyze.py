@@ -205,6 +205,10 @@ def analyze_main(
         raise PontoonError(f"unexpected argument {extra[0]!r}: use --rules PRESET or --compare PRESET ...")
     r = _any_rules(rules, set_)
     if not _is_casino(r):
+        if b is not None:
+            raise PontoonError(
+                "--bet is the main wager of a casino table's Super Bonus; the British analysis is per stake"
+            )
         _british(r, as_json, chart)
         return
     report = analyze(r, b, split_strategy=split)
