@@ -54,6 +54,11 @@ def test_reduced_pack_is_a_validated_rules_field_the_table_deals() -> None:
         BRITISH.with_(pack_suits=5)
     table = BritishGame(SMALL, ["a", "b"], rng=3, banker="a")
     assert sorted({c.rank for c in table.pack.cards()}) == ["5", "A", "T"] and len(table.pack) == 12
+    from pontoon.errors import IllegalAction
+    from pontoon.fair import FairShuffler
+
+    with pytest.raises(IllegalAction, match="52-card packs"):  # the fair shuffle commits to 52 cards
+        BritishGame(SMALL, ["a", "b"], banker="a", fair=FairShuffler(test_seed=1))
 
 
 def test_unmodelled_variations_are_refused_by_name() -> None:

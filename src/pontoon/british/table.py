@@ -73,6 +73,10 @@ class BritishGame(Publisher):
         self.fair = fair
         self.closed = False
         n = rules.packs_for(len(self.seats))
+        if fair is not None and rules.reduced_pack:  # the fair shuffle commits to 003's 52-card pack
+            raise IllegalAction(
+                "a provably fair table deals 52-card packs; pack_ranks/pack_suits are for checks"
+            )
         if fair is not None:  # shuffled when the first round needs it: its commitment reaches the subscribers
             self.pack = BritishPack([], packs=n)
         else:
