@@ -183,3 +183,19 @@ def test_information_sets_come_from_the_seat_views() -> None:
     assert seen[0] == seen[1]
     assert seen[0][1] == ((4, 9), ((2,), (2,)))  # his 5-K; the player's 3 face up after a buy of 2 stakes
     assert "?? ?? ?? 3H" in seen[0][0]
+
+
+@pytest.mark.slow
+def test_full_pack_solution_within_target_and_the_engine_agrees_by_sampling() -> None:
+    """The one-pack game: CFR+ reaches an exact exploitability of 0.001 of a stake, and the engine playing the
+    solved strategies on shuffled packs agrees with the exact value within three standard errors."""
+    from pontoon.analysis.british.enumerate import engine_sample
+    from pontoon.analysis.british.solve import solve
+
+    sol = solve(BRITISH, target=1e-3, check_every=25)
+    assert sol.exploitability <= 1e-3
+    assert 0.035 < -sol.value < 0.042  # the banker's edge (docs/analysis.md: +3.845%)
+    mean, se = engine_sample(
+        BRITISH, *policies(sol.game, sol.sigma, sol.tw), 20000, np.random.default_rng(27)
+    )
+    assert abs(mean - sol.value) < 3 * se, (mean, se, sol.value)

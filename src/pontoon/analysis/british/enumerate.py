@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from pontoon.analysis.british.infosets import banker_observation, player_state
-from pontoon.british.pack import one_pack
+from pontoon.british.pack import BritishPack, one_pack
 from pontoon.british.round import BritishRound
 from pontoon.cards import Card
 from pontoon.protocol import SPECTATOR
@@ -86,6 +88,40 @@ def _play(
     if rnd.phase == "void":
         raise AssertionError("the pack ran out: use a pack of at least ten cards heads-up")
     return "end", Fraction(rnd.net()["p"]["total"])
+
+
+def engine_sample(
+    rules: BritishRules, player: PlayerPolicy, banker: BankerPolicy, rounds: int, rng: np.random.Generator
+) -> tuple[float, float]:
+    """The player's mean net per round (stake 1) and its standard error over ``rounds`` rounds of the engine,
+    each from a freshly shuffled pack, mixed strategies sampled with ``rng``: a check of the exact values on
+    packs too large to enumerate."""
+    total = total2 = 0.0
+    for _ in range(rounds):
+        rnd = BritishRound(rules, ["p"], "b", BritishPack.shuffled(rules.packs_for(2), rng, one_pack(rules)))
+        while not rnd.is_over():
+            seat = rnd.to_act()
+            assert seat is not None
+            if rnd.phase == "stake":
+                rnd.act("p", "stake", "1")
+                continue
+            if seat == "p":
+                dist = player(player_state(rnd.view("p"), rnd.view(SPECTATOR), "1"))
+            else:
+                hand, obs = banker_observation(rnd.view("b"), "1")
+                tw = banker(hand, obs)
+                dist = {"twist": tw, "stick": 1 - tw}
+            names = list(dist)
+            a = names[int(rng.choice(len(names), p=np.array([dist[n] for n in names]) / sum(dist.values())))]
+            if a.startswith("buy"):
+                rnd.act(seat, "buy", a[3:])
+            else:
+                rnd.act(seat, a)
+        x = float(rnd.net()["p"]["total"])
+        total += x
+        total2 += x * x
+    mean = total / rounds
+    return mean, float(np.sqrt(max(total2 / rounds - mean * mean, 0.0) / rounds))
 
 
 def engine_value(rules: BritishRules, player: PlayerPolicy, banker: BankerPolicy) -> Fraction:
