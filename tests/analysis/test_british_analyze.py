@@ -39,6 +39,7 @@ def test_shoot_json_and_chart(tmp_path: Path) -> None:
     assert set(rep["strategy"]) == {"player", "banker"}
     assert all(set(row) <= set(COLUMNS) for row in rep["strategy"]["banker"].values())
     assert set(rep["shoot"]["first_card"]) == {"A", "5", "T"}
+    assert set(rep["shoot"]["fourth_card"]) == {"hard", "soft"} and rep["shoot"]["fourth_card"]["hard"]
     # every first decision's exact value, for the same totals as the chart, with the actions 003 allows
     for kind in ("hard", "soft"):
         assert set(rep["decision_values"][kind]) == set(rep["strategy"]["player"][kind])

@@ -199,3 +199,19 @@ def test_full_pack_solution_within_target_and_the_engine_agrees_by_sampling() ->
         BRITISH, *policies(sol.game, sol.sigma, sol.tw), 20000, np.random.default_rng(27)
     )
     assert abs(mean - sol.value) < 3 * se, (mean, se, sol.value)
+
+
+def test_shoot_bet_values_equal_the_engine() -> None:
+    """Shoot Pontoon: a one-stake shoot bet before the second card, every deal through the engine, against the
+    report's values by first card weighted by the chance of each first card."""
+    from pontoon.analysis.british.game import NAMES, pack_counts
+    from pontoon.analysis.british.report import shoot_values
+    from pontoon.analysis.british.solve import solve
+
+    rules = SMALL.with_(shoot=True)
+    sol = solve(rules, target=1e-2, check_every=25)
+    by_card = shoot_values(sol.game, sol.tables, sol)["first_card"]
+    counts = pack_counts(rules)
+    expected = sum(counts[NAMES.index(c)] * v for c, v in by_card.items()) / counts.sum()
+    exact = engine_value(rules, *policies(sol.game, sol.sigma, sol.tw), kind="shoot")
+    assert abs(float(exact) - expected) < 1e-12

@@ -52,18 +52,27 @@ class _ProbePack:
 
 
 def _play(
-    rules: BritishRules, cards: list[Card], acts: list[str], player: PlayerPolicy, banker: BankerPolicy
+    rules: BritishRules,
+    cards: list[Card],
+    acts: list[str],
+    player: PlayerPolicy,
+    banker: BankerPolicy,
+    kind: str = "total",
 ) -> tuple[str, Any]:
-    """Replay; return ("card", None), ("act", options) or ("end", net)."""
+    """Replay; return ("card", None), ("act", options) or ("end", net of ``kind``: total, stake or shoot).
+    In Shoot Pontoon the player shoots one stake before his second card (003 Shoot) and never later."""
     pack = _ProbePack(cards)
     ai = 0
     try:
-        rnd = BritishRound(rules, ["p"], "b", pack)  # type: ignore[arg-type]
+        rnd = BritishRound(rules, ["p"], "b", pack, kitty=100 if rules.shoot else 0)  # type: ignore[arg-type]
         while not rnd.is_over():
             seat = rnd.to_act()
             assert seat is not None
             if rnd.phase == "stake":
                 rnd.act("p", "stake", "1")
+                continue
+            if rnd.phase == "shoot":
+                rnd.act("p", "shoot", "1")
                 continue
             if seat == "p":
                 st = player_state(rnd.view("p"), rnd.view(SPECTATOR), "1")
@@ -87,7 +96,7 @@ def _play(
         return "card", None
     if rnd.phase == "void":
         raise AssertionError("the pack ran out: use a pack of at least ten cards heads-up")
-    return "end", Fraction(rnd.net()["p"]["total"])
+    return "end", Fraction(rnd.net()["p"][kind])
 
 
 def engine_sample(
@@ -124,14 +133,17 @@ def engine_sample(
     return mean, float(np.sqrt(max(total2 / rounds - mean * mean, 0.0) / rounds))
 
 
-def engine_value(rules: BritishRules, player: PlayerPolicy, banker: BankerPolicy) -> Fraction:
-    """The player's exact expected net per round (stake 1) over every deal of ``rules``' pack heads-up."""
+def engine_value(
+    rules: BritishRules, player: PlayerPolicy, banker: BankerPolicy, kind: str = "total"
+) -> Fraction:
+    """The player's exact expected net per round (stake 1) over every deal of ``rules``' pack heads-up
+    (``kind``: ``total``, or ``shoot``: a one-stake shoot bet before the second card, Shoot Pontoon)."""
     pack = one_pack(rules) * rules.packs_for(2)
     total = Fraction(0)
     stack: list[tuple[list[Card], list[str], Fraction]] = [([], [], Fraction(1))]
     while stack:
         cards, acts, p = stack.pop()
-        what, x = _play(rules, cards, acts, player, banker)
+        what, x = _play(rules, cards, acts, player, banker, kind)
         if what == "end":
             total += p * x
         elif what == "act":

@@ -133,9 +133,11 @@ def banker_chart(g: Game, tb: Tables, sigma: list[np.ndarray], tw: np.ndarray) -
     return out
 
 
-def shoot_values(g: Game, tb: Tables, sol: Solution) -> dict[str, float]:
-    """003 Shoot: a shoot bet of one stake before the second card, by the first card: its value (won 1 if the
-    hand beats the banker, else lost) under the solved strategies, as if it changed neither side's play."""
+def shoot_values(g: Game, tb: Tables, sol: Solution) -> dict[str, Any]:
+    """003 Shoot: a shoot bet of one stake (won 1 if the hand beats the banker, else lost) under the solved
+    strategies, as if it changed neither side's play: before the second card, by the first card; and before
+    the fourth card of a three-card hand (003 Shoot "The fourth card"; rul 31: it commits him to take the card,
+    so his drawing actions are played in the solved proportions), by its total, given no banker Pontoon."""
     from pontoon.analysis.british.game import BUST, FIVE, PONTOON, ROYAL, multiset_p
     from pontoon.analysis.british.values import banker_reach, payoff_matrix
 
@@ -171,6 +173,30 @@ def shoot_values(g: Game, tb: Tables, sol: Solution) -> dict[str, float]:
                 den += share
         if den > 0:
             out[NAMES[c]] = num / den
+    return {"first_card": out, "fourth_card": _fourth_card(g, sol, q, fl.act_start)}
+
+
+def _fourth_card(g: Game, sol: Solution, q: np.ndarray, act_start: np.ndarray) -> dict[str, dict[str, float]]:
+    from pontoon.analysis.british.game import multiset_p
+    from pontoon.analysis.british.values import player_reach
+
+    mass, _ = player_reach(g, sol.sigma)
+    acc: dict[tuple[str, int], list[float]] = {}
+    for i, s in enumerate(g.nodes):
+        cards = s.cards
+        draws = [k for k, a in enumerate(s.actions) if a != "stick"]
+        if len(cards) != 3 or not draws or mass[i] == 0.0:
+            continue
+        w = sol.sigma[i][draws]
+        share = w / w.sum() if w.sum() > 0 else np.full(len(draws), 1 / len(draws))
+        x = float(share @ q[act_start[i] + np.array(draws)])
+        bp = multiset_p(g.counts, cards, (ACE, 9))
+        cell = acc.setdefault(_label(cards), [0.0, 0.0])
+        cell[0] += mass[i] * (x + bp) / (1 - bp)  # he knows the banker has no Pontoon
+        cell[1] += mass[i]
+    out: dict[str, dict[str, float]] = {"hard": {}, "soft": {}}
+    for (kind, total), (num, den) in sorted(acc.items()):
+        out[kind][str(total)] = num / den
     return out
 
 
@@ -213,7 +239,7 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
         "decision_values": decision_values(g, tb, sol.tw),
     }
     if rules.shoot:
-        report["shoot"] = {"first_card": shoot_values(g, tb, sol)}
+        report["shoot"] = shoot_values(g, tb, sol)
     report["seconds"] = time.perf_counter() - t0
     return report
 
@@ -244,6 +270,9 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
     if "shoot" in report:
         echo("shoot bet before the second card, value per stake by first card:")
         echo("  " + "  ".join(f"{c}:{v:+.3f}" for c, v in report["shoot"]["first_card"].items()))
+        echo("shoot bet before the fourth card (three cards), value per stake by total:")
+        for kind, row in report["shoot"]["fourth_card"].items():
+            echo(f"  {kind}: " + "  ".join(f"{t}:{v:+.3f}" for t, v in row.items()))
     notes = report["model"]
     echo(f"model: splits {notes['splits']}; buys on the grid {notes['buy_grid']} x the initial stake")
     echo(f"({report['seconds']:.1f} s)")
