@@ -83,3 +83,19 @@ def test_bad_input_is_exit_2(args: list[str]) -> None:
 def test_report_in_process_names_the_model() -> None:
     rep = analyze_british(SHOOT.with_(pack_ranks="A5T"))
     assert rep["model"]["splits"] == "not offered" and rep["model"]["buy_grid"] == [1, 2]
+
+
+def test_stake_signal_pools_only_help_the_banker_at_equal_stakes() -> None:
+    """At one stake for every first card, the banker who sees the pool (ace or not) does at least as well as
+    his best response to the whole solved player; with a spread, the player's edge per unit grows."""
+    from pontoon.analysis.british.report import stake_signal
+    from pontoon.analysis.british.solve import solve
+
+    sol = solve(BRITISH.with_(pack_ranks="A257T", pack_suits=2), target=1e-3, check_every=25)
+    flat = stake_signal(sol.game, sol.tables, sol, 1.0)
+    assert flat["player_per_round"] <= sol.banker_br + 1e-12
+    assert flat["player_per_round"] == pytest.approx(flat["player_per_unit_staked"])
+    spread = stake_signal(sol.game, sol.tables, sol, 10.0)
+    assert spread["ace_first_card_per_stake"] == flat["ace_first_card_per_stake"]
+    if flat["ace_first_card_per_stake"] > flat["other_first_card_per_stake"]:
+        assert spread["player_per_unit_staked"] > flat["player_per_unit_staked"]

@@ -200,6 +200,42 @@ def _fourth_card(g: Game, sol: Solution, q: np.ndarray, act_start: np.ndarray) -
     return out
 
 
+def stake_signal(g: Game, tb: Tables, sol: Solution, ratio: float) -> dict[str, Any]:
+    """What the initial stake is worth as a choice (003: the player stakes "any amount within these limits"
+    after looking at his first card; the solved game stakes one unit): the player stakes ``ratio`` units
+    (the maximum over the minimum) on an ace first card and one unit otherwise, plays his hands as solved,
+    and the banker, who sees the stake, plays his exact best response to each pool. A lower bound on what
+    the player gets in the game with the stake as a choice (he can always play this)."""
+    import dataclasses
+
+    from pontoon.analysis.british.values import banker_response, player_flow
+
+    pools = []
+    for aces in (True, False):
+        roots = []
+        for n, p in g.roots:
+            cards = g.terminals[-1 - n].cards if n < 0 else g.nodes[n].cards
+            first = (
+                sum(1 for c in cards if (c == ACE) == aces) / 2
+            )  # the chance his first card is in the pool
+            roots.append((n, p * first))
+        sub = dataclasses.replace(g, roots=roots)
+        _, _, value = banker_response(sub, tb, player_flow(sub, sol.sigma))
+        pools.append((value, sum(p for _, p in roots)))
+    (va, pa), (vn, pn) = pools
+    money = ratio * va + vn
+    staked = ratio * pa + pn
+    return {
+        "strategy": "stake the maximum on an ace first card, the minimum otherwise; hands as solved; the banker "
+        "sees the stake and best-responds",
+        "ratio": ratio,
+        "player_per_round": money,  # in minimum stakes
+        "player_per_unit_staked": money / staked,
+        "ace_first_card_per_stake": va / pa,
+        "other_first_card_per_stake": vn / pn,
+    }
+
+
 def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = None) -> dict[str, Any]:
     t0 = time.perf_counter()
     sol = solve(rules, target=target, check_every=25, log=log)
@@ -237,6 +273,7 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
         "house_banker": f"twists below {HOUSE_STAYS_ON} (his best total), stays on {HOUSE_STAYS_ON} or more",
         "strategy": {"player": player_chart(g, sol.sigma), "banker": banker_chart(g, tb, sol.sigma, sol.tw)},
         "decision_values": decision_values(g, tb, sol.tw),
+        "stake_signal": stake_signal(g, tb, sol, float(rules.stake_max / rules.stake_min)),
     }
     if rules.shoot:
         report["shoot"] = shoot_values(g, tb, sol)
@@ -254,6 +291,14 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
     echo(
         f"  against the player's best response {e['house_banker']:+.4%}; against the solved player "
         f"{e['house_banker_vs_solved_player']:+.4%}"
+    )
+    st = report["stake_signal"]
+    echo(
+        f"stakes from the minimum to {st['ratio']:g} x it: staking the maximum on an ace first card only, the player"
+    )
+    echo(f"  wins {st['player_per_unit_staked']:+.4f} per unit staked against the banker's best response")
+    echo(
+        f"  (ace first: {st['ace_first_card_per_stake']:+.3f} per stake; others: {st['other_first_card_per_stake']:+.3f})"
     )
     echo("player, first decision on two cards (S stick, T twist, B buy for 2 stakes, b buy for 1):")
     for kind in ("hard", "soft"):
