@@ -51,7 +51,7 @@ def test_json_report_shape(tmp_path: Path) -> None:
         ["--rules", "mbs", "--set", "decks=9"],
         ["--rules", "mbs", "--set", "foo"],
         ["--rules", "mbs", "--bet", "-5"],
-        ["--rules", "british"],
+        ["--rules", "british", "--set", "burn=hard13"],
         ["--rules", "mbs", "--split-strategy", "cdq"],
     ],
 )

@@ -10,11 +10,18 @@ put to its bottom are kept aside and never dealt, so running out voids the round
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from pontoon.cards import Card
+from pontoon.cards import RANKS, SUITS, Card
 from pontoon.errors import CardError, ShoeExhausted
-from pontoon.shoe import RngLike, Shoe
+from pontoon.rules.british import BritishRules
+from pontoon.shoe import RngLike, Shoe, make_rng
+
+
+def one_pack(rules: BritishRules) -> list[Card]:
+    """The cards of one pack, ace to king, suit by suit: 003's 52, or the reduced pack of the rules fields
+    ``pack_ranks`` and ``pack_suits`` (the first suits of S H D C)."""
+    return [Card(r, s) for r in RANKS if r in rules.pack_ranks for s in SUITS[: rules.pack_suits]]
 
 
 class BritishPack:
@@ -30,8 +37,13 @@ class BritishPack:
         )
 
     @classmethod
-    def shuffled(cls, packs: int, rng: RngLike) -> BritishPack:
-        """``packs`` 52-card packs shuffled (and so cut) with the injected RNG (003 "shuffled and cut")."""
+    def shuffled(cls, packs: int, rng: RngLike, one_pack: Sequence[Card] | None = None) -> BritishPack:
+        """``packs`` 52-card packs (or ``packs`` copies of a reduced ``one_pack``: rules ``pack_ranks``)
+        shuffled (and so cut) with the injected RNG (003 "shuffled and cut")."""
+        if one_pack is not None:
+            base = list(one_pack) * packs
+            order = make_rng(rng).permutation(len(base))
+            return cls([base[i] for i in order], packs=packs)
         shoe = Shoe.shuffled(packs, rng, pack="standard52", penetration=1.0)
         return cls(shoe.remaining_cards(), packs=packs)
 
@@ -70,8 +82,6 @@ class BritishPack:
 
     def reshuffle(self, extra: Iterable[Card], rng: RngLike) -> None:
         """003 "If there was a Pontoon, the cards are shuffled and cut before the next deal"."""
-        from pontoon.shoe import make_rng
-
         everything = list(self._cards) + list(extra)
         order = make_rng(rng).permutation(len(everything))
         self._cards = deque(everything[i] for i in order)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from pontoon.british.pack import BritishPack
+from pontoon.british.pack import BritishPack, one_pack
 from pontoon.british.round import KITTY, ZERO, BritishRound
 from pontoon.errors import BetError, IllegalAction
 from pontoon.events import Event, EventLog, Publisher
@@ -76,10 +76,15 @@ class BritishGame(Publisher):
         self.fair = fair
         self.closed = False
         n = rules.packs_for(len(self.seats))
+        if fair is not None and rules.reduced_pack:  # the fair shuffle commits to 003's 52-card pack
+            raise IllegalAction(
+                "a provably fair table deals 52-card packs; pack_ranks/pack_suits are for checks"
+            )
         if fair is not None:  # shuffled when the first round needs it: its commitment reaches the subscribers
             self.pack = BritishPack([], packs=n)
         else:
-            self.pack = pack if pack is not None else BritishPack.shuffled(n, self.rng)
+            one = one_pack(rules) if rules.reduced_pack else None  # a reduced pack (rules pack_ranks)
+            self.pack = pack if pack is not None else BritishPack.shuffled(n, self.rng, one)
         self.ledger = Ledger()
         self.stacks = None if stacks is None else {s: to_money(v, f"stack of {s}") for s, v in stacks.items()}
         self.log = EventLog(maxlen=200)  # the table's own events; each round has its own log

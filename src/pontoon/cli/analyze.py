@@ -48,6 +48,43 @@ def _rules(name: str, sets: list[str]) -> Any:
     return rules
 
 
+def _any_rules(name: str, sets: list[str]) -> Any:
+    from pontoon.rules.load import parse_set_options, resolve_rules
+
+    return resolve_rules(name, parse_set_options(sets) if sets else None)
+
+
+def _is_casino(rules: Any) -> bool:
+    from pontoon.rules.model import CasinoRules
+
+    return isinstance(rules, CasinoRules)
+
+
+def _british(rules: Any, as_json: bool, chart: str | None) -> None:
+    """``--rules british|shoot`` (or a British rules file): the solved heads-up game (issue 27)."""
+    from pontoon.rules.british import BritishRules
+
+    if not isinstance(rules, BritishRules):
+        raise RulesError(
+            f"pontoon analyze covers the casino presets, blackjack, british and shoot, not {rules.preset!r}"
+        )
+    from pontoon.analysis.british.report import analyze_british, print_british, save_british_chart
+    from pontoon.money import dumps
+
+    report = analyze_british(rules)
+    if chart:
+        try:
+            save_british_chart(report, chart)
+        except OSError as err:
+            raise PontoonError(f"cannot write chart {chart!r}: {err.strerror or err}") from None
+    if as_json:
+        echo(dumps(report, indent=2))
+    else:
+        print_british(report, echo)
+        if chart:
+            echo(f"chart written to {chart}")
+
+
 def _differences(all_rules: list[Any]) -> list[str]:
     base = all_rules[0].model_dump()
     skip = {"preset", "name", "document"}
@@ -166,7 +203,14 @@ def analyze_main(
         return
     if extra:
         raise PontoonError(f"unexpected argument {extra[0]!r}: use --rules PRESET or --compare PRESET ...")
-    r = _rules(rules, set_)
+    r = _any_rules(rules, set_)
+    if not _is_casino(r):
+        if b is not None:
+            raise PontoonError(
+                "--bet is the main wager of a casino table's Super Bonus; the British analysis is per stake"
+            )
+        _british(r, as_json, chart)
+        return
     report = analyze(r, b, split_strategy=split)
     if chart:
         from pontoon.analysis.render import save_chart

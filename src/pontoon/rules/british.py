@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pontoon.rules.overrides import apply_overrides
 
+RANKS = "A23456789TJQK"  # pontoon.cards.RANKS (the rules layer sits below the cards)
 MAX_AMOUNT = 10**12  # the largest amount anywhere (money.MAX_AMOUNT; README "Limits")
 Money = Annotated[Decimal, Field(le=MAX_AMOUNT, decimal_places=2, allow_inf_nan=False)]
 
@@ -42,6 +43,15 @@ class BritishRules(BaseModel):
     packs: int | None = Field(
         default=None, ge=1, le=2, description="packs used whatever the table size (None: by two_packs_from)"
     )
+    # a reduced pack (not in 003: for checking the exact analysis against every deal of a small pack, issue
+    # 27): only these ranks, in the first ``pack_suits`` suits of S H D C; the default is 003's 52 cards
+    pack_ranks: str = Field(
+        default=RANKS,
+        min_length=1,
+        max_length=13,
+        description="ranks in the pack (a reduced pack: e.g. A257T)",
+    )
+    pack_suits: int = Field(default=4, ge=1, le=4, description="suits in the pack, first of S H D C")
 
     # stakes: 003 "A minimum and maximum for initial bets must be agreed" (rulings 15a: 1 to 100)
     stake_min: Money = Field(default=Decimal(1), gt=0)
@@ -114,6 +124,12 @@ class BritishRules(BaseModel):
             raise ValueError(
                 f"shoot_min={self.shoot_min} is above kitty_max={self.kitty_max}: no shoot could be accepted"
             )
+        bad = sorted({r for r in self.pack_ranks if r not in RANKS})
+        if bad or len(set(self.pack_ranks)) != len(self.pack_ranks):
+            raise ValueError(
+                f"pack_ranks={self.pack_ranks!r}: give each rank once, from {RANKS}"
+                + (f" (unknown: {' '.join(bad)})" if bad else " (a rank repeats)")
+            )
         if self.ace_ten_not_pontoon and self.ace_picture_beats_ace_ten:
             raise ValueError(
                 "ace_picture_beats_ace_ten needs A-10 to be a Pontoon; it conflicts with ace_ten_not_pontoon=true"
@@ -125,6 +141,11 @@ class BritishRules(BaseModel):
     def burn_total(self) -> int | None:
         """The hard two-card total that may be burned, or None when burning is not played."""
         return {"none": None, "hard13": 13, "hard14": 14}[self.burn]
+
+    @property
+    def reduced_pack(self) -> bool:
+        """Whether the pack is a reduced one (``pack_ranks``/``pack_suits``) rather than 003's 52 cards."""
+        return self.pack_suits != 4 or set(self.pack_ranks) != set(RANKS)
 
     def packs_for(self, people: int) -> int:
         """Packs used for a table of ``people`` (banker included): 003 "two 52 packs" for 8 or more."""

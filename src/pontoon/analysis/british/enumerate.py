@@ -1,0 +1,161 @@
+"""Every deal of a pack played through the British engine, for the exactness check (issue 27).
+
+``engine_value`` plays heads-up rounds of ``BritishRound`` with strategy tables read from the seats' views
+(``infosets``) and sums the player's net over every order of the pack that the round can reach, weighted by
+its exact chance (``Fraction``). Each branch replays the round from the start with a pack that deals the
+cards chosen so far and asks for the next one: the engine alone decides what is dealt, when and to whom.
+Meant for reduced packs (rules ``pack_ranks``/``pack_suits``): the work grows with the pack's variety.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from pontoon.analysis.british.infosets import banker_observation, player_state
+from pontoon.british.pack import BritishPack, one_pack
+from pontoon.british.round import BritishRound
+from pontoon.cards import Card
+from pontoon.protocol import SPECTATOR
+from pontoon.rules.british import BritishRules
+
+PlayerPolicy = Callable[[tuple[Any, ...]], dict[str, float]]  # state -> {action: probability}
+BankerPolicy = Callable[[tuple[Any, ...], tuple[Any, ...] | None], float]  # (hand, observation) -> P(twist)
+
+
+class _Need(Exception):
+    pass
+
+
+class _ProbePack:
+    """Deals the cards of ``script`` in order, then asks for more (the engine's pack interface)."""
+
+    def __init__(self, cards: list[Card]) -> None:
+        self._cards = cards
+        self.i = 0
+
+    def draw(self) -> Card:
+        if self.i >= len(self._cards):
+            raise _Need
+        self.i += 1
+        return self._cards[self.i - 1]
+
+    def to_bottom(self, cards: Iterable[Card]) -> None:
+        pass  # a busted hand heads-up ends the round: its cards are never dealt again
+
+    def __len__(self) -> int:
+        return 10**6
+
+
+def _play(
+    rules: BritishRules,
+    cards: list[Card],
+    acts: list[str],
+    player: PlayerPolicy,
+    banker: BankerPolicy,
+    kind: str = "total",
+) -> tuple[str, Any]:
+    """Replay; return ("card", None), ("act", options) or ("end", net of ``kind``: total, stake or shoot).
+    In Shoot Pontoon the player shoots one stake before his second card (003 Shoot) and never later."""
+    pack = _ProbePack(cards)
+    ai = 0
+    try:
+        rnd = BritishRound(rules, ["p"], "b", pack, kitty=100 if rules.shoot else 0)  # type: ignore[arg-type]
+        while not rnd.is_over():
+            seat = rnd.to_act()
+            assert seat is not None
+            if rnd.phase == "stake":
+                rnd.act("p", "stake", "1")
+                continue
+            if rnd.phase == "shoot":
+                rnd.act("p", "shoot", "1")
+                continue
+            if seat == "p":
+                st = player_state(rnd.view("p"), rnd.view(SPECTATOR), "1")
+                dist = {a: w for a, w in player(st).items() if w > 0}
+            else:
+                hand, obs = banker_observation(rnd.view("b"), "1")
+                tw = banker(hand, obs)
+                dist = {a: w for a, w in (("twist", tw), ("stick", 1 - tw)) if w > 0}
+            if len(dist) > 1:
+                if ai >= len(acts):
+                    return "act", dist
+                a = acts[ai]
+                ai += 1
+            else:
+                (a,) = dist
+            if a.startswith("buy"):
+                rnd.act(seat, "buy", a[3:])
+            else:
+                rnd.act(seat, a)
+    except _Need:
+        return "card", None
+    if rnd.phase == "void":
+        raise AssertionError("the pack ran out: use a pack of at least ten cards heads-up")
+    return "end", Fraction(rnd.net()["p"][kind])
+
+
+def engine_sample(
+    rules: BritishRules, player: PlayerPolicy, banker: BankerPolicy, rounds: int, rng: np.random.Generator
+) -> tuple[float, float]:
+    """The player's mean net per round (stake 1) and its standard error over ``rounds`` rounds of the engine,
+    each from a freshly shuffled pack, mixed strategies sampled with ``rng``: a check of the exact values on
+    packs too large to enumerate."""
+    total = total2 = 0.0
+    for _ in range(rounds):
+        rnd = BritishRound(rules, ["p"], "b", BritishPack.shuffled(rules.packs_for(2), rng, one_pack(rules)))
+        while not rnd.is_over():
+            seat = rnd.to_act()
+            assert seat is not None
+            if rnd.phase == "stake":
+                rnd.act("p", "stake", "1")
+                continue
+            if seat == "p":
+                dist = player(player_state(rnd.view("p"), rnd.view(SPECTATOR), "1"))
+            else:
+                hand, obs = banker_observation(rnd.view("b"), "1")
+                tw = banker(hand, obs)
+                dist = {"twist": tw, "stick": 1 - tw}
+            names = list(dist)
+            a = names[int(rng.choice(len(names), p=np.array([dist[n] for n in names]) / sum(dist.values())))]
+            if a.startswith("buy"):
+                rnd.act(seat, "buy", a[3:])
+            else:
+                rnd.act(seat, a)
+        x = float(rnd.net()["p"]["total"])
+        total += x
+        total2 += x * x
+    mean = total / rounds
+    return mean, float(np.sqrt(max(total2 / rounds - mean * mean, 0.0) / rounds))
+
+
+def engine_value(
+    rules: BritishRules, player: PlayerPolicy, banker: BankerPolicy, kind: str = "total"
+) -> Fraction:
+    """The player's exact expected net per round (stake 1) over every deal of ``rules``' pack heads-up
+    (``kind``: ``total``, or ``shoot``: a one-stake shoot bet before the second card, Shoot Pontoon)."""
+    pack = one_pack(rules) * rules.packs_for(2)
+    total = Fraction(0)
+    stack: list[tuple[list[Card], list[str], Fraction]] = [([], [], Fraction(1))]
+    while stack:
+        cards, acts, p = stack.pop()
+        what, x = _play(rules, cards, acts, player, banker, kind)
+        if what == "end":
+            total += p * x
+        elif what == "act":
+            for a, w in x.items():
+                stack.append((cards, [*acts, a], p * Fraction(w)))
+        else:
+            left = Counter(pack) - Counter(cards)
+            n = sum(left.values())
+            by_rank: dict[str, tuple[Card, int]] = {}
+            for c, k in left.items():
+                r = by_rank.get(c.rank)
+                by_rank[c.rank] = (c, k + (r[1] if r else 0))
+            for c, k in by_rank.values():
+                stack.append(([*cards, c], acts, p * Fraction(k, n)))
+    return total

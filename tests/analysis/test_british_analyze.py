@@ -1,0 +1,101 @@
+"""Issue 27 item 3: ``pontoon analyze --rules british|shoot`` prints the solved game (a reduced pack keeps the
+process short; the full pack is the same code, timed in docs/analysis.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pontoon.analysis.british.report import COLUMNS, analyze_british, player_chart
+from pontoon.rules.british import BRITISH, SHOOT
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    code = "from pontoon.cli.app import main; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, "analyze", *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def test_shoot_json_and_chart(tmp_path: Path) -> None:
+    png = tmp_path / "british.png"
+    r = _run("--rules", "shoot", "--set", "pack_ranks=A5T", "--json", "--chart", str(png))
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert (
+        rep["game"] == "british" and rep["rules"]["preset"] == "shoot" and rep["rules"]["pack_ranks"] == "A5T"
+    )
+    sol = rep["solution"]
+    assert sol["solver"] == "CFR+" and 0 <= sol["exploitability"] <= 1e-3
+    assert sol["banker_best_response"] <= sol["player_value"] <= sol["player_best_response"]
+    assert rep["banker_edge"]["solution"] == pytest.approx(-sol["player_value"])
+    # the house banker is a fixed strategy: the player's best response to it does at least as well as the
+    # solved player does against it
+    assert rep["banker_edge"]["house_banker"] <= rep["banker_edge"]["house_banker_vs_solved_player"]
+    assert set(rep["strategy"]) == {"player", "banker"}
+    assert all(set(row) <= set(COLUMNS) for row in rep["strategy"]["banker"].values())
+    assert set(rep["shoot"]["first_card"]) == {"A", "5", "T"}
+    assert set(rep["shoot"]["fourth_card"]) == {"hard", "soft"} and rep["shoot"]["fourth_card"]["hard"]
+    # every first decision's exact value, for the same totals as the chart, with the actions 003 allows
+    for kind in ("hard", "soft"):
+        assert set(rep["decision_values"][kind]) == set(rep["strategy"]["player"][kind])
+    assert set(rep["decision_values"]["hard"]["20"]) == {"stick", "twist", "buy1", "buy2"}
+    assert set(rep["decision_values"]["hard"]["10"]) == {"twist", "buy1", "buy2"}  # 003: no stick below 15
+    assert png.stat().st_size > 1000
+
+
+def test_terminal_report() -> None:
+    r = _run("--rules", "british", "--set", "pack_ranks=A5T")
+    assert r.returncode == 0, r.stderr
+    for words in ("banker's edge at the solution", "exploitability", "house banker", "first decision"):
+        assert words in r.stdout
+
+
+def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
+    """The chart's rows are the two-card totals (pairs of ten-value cards: hard 20, A-A: soft 12)."""
+    from pontoon.analysis.british.game import build
+
+    g = build(BRITISH)
+    sigma = [
+        [1.0 if a == "stick" else 0.0 for a in s.actions]
+        if "stick" in s.actions
+        else [1.0] + [0.0] * (len(s.actions) - 1)
+        for s in g.nodes
+    ]
+    chart = player_chart(g, [__import__("numpy").array(x) for x in sigma])
+    assert list(chart["hard"]) == [str(t) for t in range(4, 21)]
+    assert list(chart["soft"]) == [str(t) for t in range(12, 21)]
+    assert chart["hard"]["20"] == "S" and chart["hard"]["15"] == "S"
+
+
+@pytest.mark.parametrize(
+    "args", [["--set", "banker_may_double=true"], ["--set", "pack_ranks=AX"], ["--bet", "5"]]
+)
+def test_bad_input_is_exit_2(args: list[str]) -> None:
+    r = _run("--rules", "shoot", *args)
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_report_in_process_names_the_model() -> None:
+    rep = analyze_british(SHOOT.with_(pack_ranks="A5T"))
+    assert rep["model"]["splits"] == "not offered" and rep["model"]["buy_grid"] == [1, 2]
+
+
+def test_stake_signal_pools_only_help_the_banker_at_equal_stakes() -> None:
+    """At one stake for every first card, the banker who sees the pool (ace or not) does at least as well as
+    his best response to the whole solved player; with a spread, the player's edge per unit grows."""
+    from pontoon.analysis.british.report import stake_signal
+    from pontoon.analysis.british.solve import solve
+
+    sol = solve(BRITISH.with_(pack_ranks="A257T", pack_suits=2), target=1e-3, check_every=25)
+    flat = stake_signal(sol.game, sol.tables, sol, 1.0)
+    assert flat["player_per_round"] <= sol.banker_br + 1e-12
+    assert flat["player_per_round"] == pytest.approx(flat["player_per_unit_staked"])
+    spread = stake_signal(sol.game, sol.tables, sol, 10.0)
+    assert spread["ace_first_card_per_stake"] == flat["ace_first_card_per_stake"]
+    if flat["ace_first_card_per_stake"] > flat["other_first_card_per_stake"]:
+        assert spread["player_per_unit_staked"] > flat["player_per_unit_staked"]
