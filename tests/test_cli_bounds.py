@@ -120,6 +120,22 @@ def test_a_20_mb_answer_is_refused_and_the_round_played_out_for_the_player(tmp_p
     assert code == 0  # the round was booked whole
 
 
+def test_an_answer_that_is_not_utf8_ends_with_one_line() -> None:
+    """Where standard input is decoded strictly, bytes that are not UTF-8 were an internal error
+    (``UnicodeDecodeError``)."""
+    p = subprocess.run(
+        [*PONTOON, "play", "--no-history", "--seed", "3"],
+        input=b"\n\xff\xfe\n",
+        capture_output=True,
+        timeout=120,
+        env=_env(PYTHONIOENCODING="utf-8:strict"),
+    )
+    err = p.stderr.decode()
+    _one_error(
+        subprocess.CompletedProcess(p.args, p.returncode, "", err), 2, "standard input is not UTF-8 text"
+    )
+
+
 def test_answers_up_to_the_bound_are_read_as_answers() -> None:
     """A line of exactly ``MAX_LINE`` characters is an answer (not a choice here, asked again)."""
     p = subprocess.run(

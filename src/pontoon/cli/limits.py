@@ -30,9 +30,9 @@ def read_line(stream: TextIO | None, what: str = "standard input") -> str | None
         return None
     try:
         line = stream.readline(MAX_LINE + 1)
-    except UnicodeDecodeError as err:
+    except UnicodeDecodeError:
         raise InputError(
-            f"{what} is not UTF-8 text (byte {err.start} of a line): an answer is a key, a word or an amount"
+            f"{what} is not UTF-8 text: an answer is a key, a word or an amount; the session ended there"
         ) from None
     except ValueError:  # I/O on a closed file
         return None
