@@ -238,7 +238,8 @@ def test_train_saves_its_summary_and_history_lists_it(
         stdin="s\ns\n",
     )
     assert q.returncode == 0, q.stderr
-    pontoon("train", "--rules", "mbs", "--hands", "1", "--seed", "1", "--db", db, "--no-history", stdin="s\n")
+    nothing = pontoon("train", "--rules", "mbs", "--hands", "1", "--seed", "1", "--no-history", stdin="s\n")
+    assert nothing.returncode == 0 and "saved as" not in nothing.stdout, nothing.stderr
     code, out, err = cli(capsys, "history", "--drills", "--json", "--db", db)
     assert code == 0, err
     rows = json.loads(out)

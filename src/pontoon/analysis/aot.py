@@ -40,6 +40,7 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -123,17 +124,30 @@ class CpuRecord(NamedTuple):
         return cls(int(fields["stamp"]), fields["cpu"], flags)
 
 
+CPUINFO_MAX_BYTES = 4 << 20  # read no more of a cpuinfo file (a 512-CPU machine's is about 1 MiB)
+CPUINFO_MAX_LINE = 64 << 10  # nor a longer line (a flags line is about 2 kB)
+
+
 def cpu_flags(cpuinfo: str | None = None) -> frozenset[str] | None:
     """This CPU's flags (the first ``flags`` line of ``/proc/cpuinfo``, or of the file named by
-    ``PONTOON_AOT_CPUINFO``); None where they cannot be read (not Linux)."""
+    ``PONTOON_AOT_CPUINFO``); None where they cannot be read (not Linux; not a regular file, such
+    as ``/dev/zero`` or a pipe; a line or a file past the bounds above: issue 29 item 5)."""
     path = cpuinfo or os.environ.get(CPUINFO_ENV, "") or "/proc/cpuinfo"
     try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            for line in f:
-                key, sep, value = line.partition(":")
-                if sep and key.strip() == "flags":
-                    return frozenset(value.split())
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO does not block
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            left = CPUINFO_MAX_BYTES
+            while left > 0:
+                line = f.readline(min(left, CPUINFO_MAX_LINE + 1))
+                if not line or len(line) > CPUINFO_MAX_LINE:
+                    return None
+                left -= len(line)
+                key, sep, value = line.partition(b":")
+                if sep and key.strip() == b"flags":
+                    return frozenset(value.decode("ascii", errors="replace").split())
+    except (OSError, ValueError):
         return None
     return None
 
@@ -154,7 +168,8 @@ def _cpu_check(stamp: int) -> tuple[CpuRecord | None, str]:
     if spec is None or not spec.origin:
         return None, "not built (PONTOON_PURE=1, or its build failed): make compile builds it"
     try:
-        record = CpuRecord.parse((Path(spec.origin).parent / CPU_RECORD).read_text(encoding="ascii"))
+        with (Path(spec.origin).parent / CPU_RECORD).open("rb") as f:
+            record = CpuRecord.parse(f.read(CPUINFO_MAX_LINE).decode("ascii"))  # a few lines
     except (OSError, ValueError) as e:
         return (
             None,

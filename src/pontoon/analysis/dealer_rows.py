@@ -216,6 +216,8 @@ class DealerCache:
         """The rows (keys and distributions) kept by ``_save_rows`` under ``ident``, if they are
         there and whole: the file holds the shoe and rule it was made for, checked here."""
         path = _TRIE_DIR / f"dealer_rows_{ident[:24]}.npy"
+        if not path.is_file():  # a regular file, so of a known size (not a device or a pipe)
+            return False
         try:
             with path.open("rb") as f:  # three .npy arrays one after the other (no pickles)
                 ident_ok = str(np.load(f)) == ident

@@ -114,6 +114,7 @@ def _one_line(text: str) -> str:
 # a write refused for want of room (``pontoon ... > /dev/full``, a full disk or quota): said as
 # what it is, not as an internal error
 _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+_DATABASE_MODULES = frozenset({"sqlalchemy", "sqlite3", "psycopg"})  # the history store's drivers
 
 
 def _failure(err: BaseException) -> int | None:
@@ -133,6 +134,13 @@ def _failure(err: BaseException) -> int | None:
     if isinstance(err, OSError) and err.errno in _FULL:  # the machine's failure, not a bug: exit 1
         echo(f"error: a write failed: {err.strerror or err} (free space and run it again)", err=True)
         return 1
+    if type(err).__module__.split(".", 1)[0] in _DATABASE_MODULES:
+        from pontoon.cli.dbopts import store_failure
+
+        said = store_failure(err)  # a full disk, a read-only database: named, not an internal error
+        if said is not None:
+            echo(f"error: {said[1]}", err=True)
+            return said[0]
     if isinstance(err, Exception):  # a bug, not bad input: one line, the traceback on request
         if os.environ.get("PONTOON_DEBUG"):
             return None

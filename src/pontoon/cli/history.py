@@ -13,6 +13,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from pontoon.cli.dbopts import check_db
+from pontoon.cli.limits import check_id
 from pontoon.errors import PontoonError
 from pontoon.money import dumps, fmt
 
@@ -31,9 +33,10 @@ def open_existing(db: str | None) -> Store:
 def _round_id(text: str) -> int:
     from pontoon.history.store import HistoryError
 
-    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 2**62:
+    if not (text.isascii() and text.isdigit()) or len(text) > 19 or not 0 < int(text) < 2**62:
+        shown = repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
         raise HistoryError(
-            f"round {text!r:.40}: a round is given by its id, a whole number (see `pontoon history`)"
+            f"round {shown}: a round is given by its id, a whole number from 1 to 2**62-1 (see `pontoon history`)"
         )
     return int(text)
 
@@ -85,6 +88,17 @@ def _print_hold(console: Console, store: Store, table: int | None, as_json: bool
     console.print(tab)
 
 
+def _check_what(round_: str | None, table: int | None, do_audit: bool, drills: bool) -> None:
+    """One thing is shown at a time: a round, the list, the drills or the audit (issue 29 item 7:
+    the options that do not apply were ignored)."""
+    if do_audit and (round_ is not None or table is not None or drills):
+        raise PontoonError("--audit checks the whole database: leave out ROUND, --table and --drills")
+    if drills and (round_ is not None or table is not None):
+        raise PontoonError("--drills lists drill sessions: leave out ROUND and --table")
+    if round_ is not None:
+        _round_id(round_)  # a bad id is told before the database is opened
+
+
 def _net_text(net: dict[str, Decimal]) -> str:
     return ", ".join(f"{p} {'+' if v > 0 else ''}{fmt(v)}" for p, v in net.items())
 
@@ -114,8 +128,9 @@ def history_command(
 
     if not 1 <= last <= 1_000_000:
         raise PontoonError(f"--last {last}: give 1 to 1000000 rounds")
-    if table is not None and table < 1:
-        raise PontoonError(f"--table {table}: a table id is a whole number from 1")
+    check_id(table, "--table", "a table")
+    _check_what(round_, table, do_audit, drills)
+    check_db(db)
     console = Console(highlight=False)
     store = open_existing(db)
     try:
@@ -135,12 +150,15 @@ def history_command(
             _print_hold(console, store, table, as_json)
             return
         if drills:
-            if round_ is not None or table is not None:
-                raise PontoonError("--drills lists drill sessions: leave out ROUND and --table")
             _print_drills(console, store, last, as_json)
             return
         if round_ is not None:
             detail = round_detail(store, _round_id(round_))
+            if table is not None and detail["table"] != table:
+                raise PontoonError(
+                    f"round {detail['id']} was played at table {detail['table']}, not --table {table}: "
+                    "leave out --table, or give a round of that table"
+                )
             if as_json:
                 typer.echo(dumps(detail, indent=1))
             else:
@@ -261,6 +279,7 @@ def replay_command(
     from pontoon.history.audit import ReplayMismatch, replay_round
 
     rid = _round_id(round_)
+    check_db(db)
     store = open_existing(db)
     try:
         try:

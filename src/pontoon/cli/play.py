@@ -9,7 +9,6 @@ end of input the game ends cleanly (a hand still open is played out for the abse
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -22,7 +21,9 @@ from rich.text import Text
 from pontoon.casino.actions import Action
 from pontoon.casino.round import CasinoRound
 from pontoon.casino.table import CasinoTable
+from pontoon.cli.dbopts import check_db, check_no_history
 from pontoon.cli.fairshow import ShoeNotes, make_fair
+from pontoon.cli.limits import InputError, check_seed, read_line
 from pontoon.errors import PontoonError
 from pontoon.fair import FairShuffler
 from pontoon.hands import hand_total
@@ -41,16 +42,17 @@ SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
 class EndOfInput(Exception):
-    pass
+    def __init__(self, error: str | None = None) -> None:  # error: a line past its bound (limits.py)
+        super().__init__(error or "end of input")
+        self.error = error
 
 
 class Input:
-    """One answer at a time: a key press in a terminal, a line of text otherwise."""
+    """One answer at a time: a key press in a terminal, a line (``limits.read_line``) otherwise."""
 
     def __init__(self, interactive: bool, console: Console) -> None:
         self.interactive = interactive
         self.console = console
-        self._lines: Iterator[str] = iter(sys.stdin)
 
     def ask(self, prompt: str) -> str:
         self.console.print(prompt, end=" ")
@@ -63,10 +65,13 @@ class Input:
             self.console.print(ch if ch.isprintable() else "")
             return "" if ch in ("\r", "\n") else ch.strip().lower()
         try:
-            line = next(self._lines)
-        except StopIteration:
+            line = read_line(sys.stdin)
+        except InputError as err:
             self.console.print()
-            raise EndOfInput() from None
+            raise EndOfInput(str(err)) from None
+        if line is None:
+            self.console.print()
+            raise EndOfInput()
         ans = line.strip().lower()
         self.console.print(ans)
         return ans
@@ -270,6 +275,7 @@ def play_casino(
         f"[bold]{rules.name}[/bold] - {rules.decks} decks, table {fmt(rules.table_min)} to {fmt(rules.table_max)}"
     )
     interrupted: KeyboardInterrupt | None = None
+    bad_input: str | None = None
     try:
         while True:
             if table.in_round and table.round is not None:  # --resume: the round the crash left open
@@ -332,8 +338,8 @@ def play_casino(
                     counter.after_round(console, rnd, table.shoes_used)
             if quit_now:
                 break
-    except EndOfInput:
-        pass
+    except EndOfInput as end:
+        bad_input = end.error
     except KeyboardInterrupt as err:
         console.print()
         interrupted = err
@@ -348,6 +354,8 @@ def play_casino(
     )
     if interrupted is not None:
         raise interrupted
+    if bad_input is not None:
+        raise InputError(bad_input)
     return final
 
 
@@ -402,7 +410,8 @@ def play_command(
 ) -> None:
     """Play at a table in the terminal (one key per choice; pipe lines in to script it)."""
     console = Console(highlight=False)
-    interactive = sys.stdin.isatty()
+    interactive = sys.stdin is not None and sys.stdin.isatty()
+    check_db(db)
     if count is not None and (resume or seat is not None):
         raise PontoonError("--count applies to a new casino session (not with --resume or --seat)")
     if resume:
@@ -432,9 +441,9 @@ def play_command(
             ],
         )
         return
+    check_no_history(db, no_history)
     r = resolve_rules(rules, parse_set_options(set_))
-    if seed is not None and not 0 <= seed < 2**63:
-        raise PontoonError(f"--seed {seed}: a seed is a whole number from 0 to 2**63-1")
+    check_seed(seed)
     fair = make_fair(history=not no_history, seed=seed, client_seed=client_seed)
     if rounds is not None and not 1 <= rounds <= 10**9:
         raise PontoonError(
@@ -556,10 +565,7 @@ def play_command(
 def _session(db: str | None, meta: dict[str, object]) -> Session:
     from pontoon.history.session import Session
 
-    if db is not None and not db.strip():
-        raise PontoonError(
-            "--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history"
-        )
+    check_db(db, writer=True)
     return Session.open(db, meta)
 
 

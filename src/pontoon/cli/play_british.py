@@ -38,6 +38,7 @@ from pontoon.british.bots import Bots
 from pontoon.british.round import LegalAction
 from pontoon.british.table import BritishGame
 from pontoon.cli.fairshow import ShoeNotes
+from pontoon.cli.limits import InputError, read_line
 from pontoon.errors import IllegalAction, PontoonError
 from pontoon.events import Event
 from pontoon.fair import FairShuffler
@@ -63,7 +64,9 @@ BOT_NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "joe
 
 
 class _EndOfInput(Exception):
-    pass
+    def __init__(self, error: str | None = None) -> None:  # error: a line past its bound (limits.py)
+        super().__init__(error or "end of input")
+        self.error = error
 
 
 class _Quit(Exception):
@@ -80,8 +83,11 @@ class _Input:
 
     def line(self, prompt: str) -> str:
         self.console.print(prompt, end="" if self.tty else "\n")
-        text = self.stream.readline()
-        if text == "":
+        try:
+            text = read_line(self.stream)
+        except InputError as err:
+            raise _EndOfInput(str(err)) from None
+        if not text:
             raise _EndOfInput
         return text.strip()
 
@@ -216,6 +222,7 @@ def play_british(
     notes = ShoeNotes(game, session)
     played = 0
     interrupted = False
+    bad_input: str | None = None
     try:
         while rounds is None or game.rounds_played < rounds:
             if game.round is not None:  # --resume: the round the crash left open
@@ -254,8 +261,9 @@ def play_british(
             if summary["shuffled"]:
                 console.print("There was a Pontoon: the pack is shuffled.")
             notes.show(console)
-    except _EndOfInput:
+    except _EndOfInput as end:
         console.print("End of input.")
+        bad_input = end.error
     except _Quit:
         console.print("Goodbye.")
     except KeyboardInterrupt:
@@ -267,6 +275,8 @@ def play_british(
     notes.show(console)
     if interrupted:
         raise KeyboardInterrupt
+    if bad_input is not None:
+        raise InputError(bad_input)
     return 0
 
 

@@ -9,6 +9,7 @@ import json
 
 import typer
 
+from pontoon.cli.limits import check_seed
 from pontoon.errors import PontoonError
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
 
@@ -55,6 +56,7 @@ def evaluate_command(
         )
     if rounds < 1 or rounds > 100_000_000:
         raise PontoonError(f"--rounds {rounds}: accepted 1 to 100000000")
+    check_seed(seed)
     rep = evaluate(r, policy, rounds, seed, exact=exact)
     if as_json:
         typer.echo(json.dumps(rep, indent=1))

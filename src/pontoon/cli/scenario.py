@@ -26,6 +26,10 @@ def scenario_command(
         name = "<stdin>" if f == "-" else f
         try:
             if f == "-":
+                if sys.stdin is None:  # started with standard input closed (``0<&-``)
+                    raise ScenarioError(
+                        "<stdin>: standard input is closed: give the scenario on it, or a file"
+                    )
                 raw = sys.stdin.buffer.read(SCENARIO_MAX_BYTES + 1)
             else:
                 with Path(f).open("rb") as fh:

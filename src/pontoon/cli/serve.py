@@ -9,6 +9,7 @@ import socket
 
 import typer
 
+from pontoon.cli.dbopts import check_db
 from pontoon.errors import PontoonError
 
 
@@ -29,6 +30,63 @@ def _check_host(host: str) -> None:
             raise ServeError(
                 f"--host {host!r}: not an IP address or a name this machine can resolve"
             ) from None
+
+
+MAX_ADVERTISE = 512  # characters in --advertise (a scheme, a host, a port and perhaps a path)
+SECRET_BYTES = (16, 1024)  # PONTOON_SECRET: at least 128 bits, as UTF-8 bytes
+
+
+def _check_advertise(advertise: str, lease_ttl: float) -> None:
+    """--advertise is where other processes send a client: an http(s) URL with a host, one line of
+    printable text (it is stored in the lease row and shown to clients); it means nothing without
+    leases (issue 29 item 7)."""
+    if not advertise:
+        return
+    if not lease_ttl:
+        raise ServeError("--advertise is the address other processes send clients to: it needs --lease-ttl")
+    if len(advertise) > MAX_ADVERTISE:
+        raise ServeError(f"--advertise: an address of {len(advertise)} characters: at most {MAX_ADVERTISE}")
+    if not advertise.isprintable() or any(c.isspace() for c in advertise):
+        raise ServeError(
+            f"--advertise {advertise!r:.80}: an address is one word of printable text (no spaces or line breaks)"
+        )
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(advertise)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise ServeError(
+            f"--advertise {advertise!r:.80}: give an http:// or https:// URL with a host, e.g. http://10.0.0.5:8001"
+        )
+    if parts.query or parts.fragment or parts.username is not None:
+        raise ServeError(
+            f"--advertise {advertise!r:.80}: give the address alone (no user, ?query or #fragment), e.g. http://10.0.0.5:8001"
+        )
+
+
+def _secret() -> str | None:
+    """``PONTOON_SECRET``: the token secret several processes share; 16 to 1024 bytes of UTF-8
+    text (None where it is not set: a random one per process)."""
+    secret = os.environ.get("PONTOON_SECRET")
+    if secret is None:
+        return None
+    try:
+        size = len(secret.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ServeError(
+            "PONTOON_SECRET is not UTF-8 text: give 16 to 1024 bytes of text (e.g. 32 random hex digits)"
+        ) from None
+    low, high = SECRET_BYTES
+    if not low <= size <= high:
+        raise ServeError(
+            f"PONTOON_SECRET has {size} bytes: give {low} to {high} (e.g. 32 random hex digits: "
+            "python -c 'import secrets; print(secrets.token_hex(16))')"
+        )
+    return secret
 
 
 def serve_command(
@@ -131,6 +189,10 @@ def serve_command(
             raise ServeError(f"{flag} {n}: a whole number from 1 to 100000")
     if lease_ttl and memory:
         raise ServeError("--lease-ttl needs the history store: leave --memory out")
+    _check_advertise(advertise, lease_ttl)
+    secret = _secret()
+    if not memory:
+        check_db(db, writer=True)
     from pontoon.web.site import Security
 
     security = Security(  # a bad --site, --cookie-secure or --request-timeout: SiteError, one line, exit 2
@@ -155,7 +217,7 @@ def serve_command(
     settings = Settings(
         turn_timeout_s=turn_timeout,
         grace_s=grace,
-        secret=os.environ.get("PONTOON_SECRET"),
+        secret=secret,
         security=security,
         test_mode=test_mode,
         custom_rules=custom_rules,
@@ -179,7 +241,8 @@ def serve_command(
             from pontoon.history.leases import Leases
 
             owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
-            leases = Leases(store, owner, advertise or f"http://{host}:{port}", ttl=lease_ttl)
+            here = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL
+            leases = Leases(store, owner, advertise or f"http://{here}:{port}", ttl=lease_ttl)
         persistence = StorePersistence(store, leases=leases)
     app = create_app(settings, persistence)
     try:

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 
+from pontoon.cli.dbopts import check_db, check_no_history, check_writable
+from pontoon.cli.limits import InputError, check_seed
 from pontoon.cli.play import KEYS, VERB_KEY, EndOfInput, Input, hand_line
 from pontoon.errors import PontoonError
 from pontoon.money import fmt
@@ -57,6 +59,7 @@ class Session:
     only: str
     hands: int = 0
     spots: list[Spot] = field(default_factory=list)
+    input_error: str | None = None  # the input ended at a line past its bound (cli/limits.py)
 
     def summary(self) -> dict[str, Any]:
         n = len(self.spots)
@@ -79,10 +82,7 @@ class Session:
 def _store(db: str | None) -> Store:
     from pontoon.history import open_store
 
-    if db is not None and not db.strip():
-        raise PontoonError(
-            "--db: give a database URL (sqlite:///PATH or postgresql://...) or use --no-history"
-        )
+    check_db(db, writer=True)
     return open_store(db)
 
 
@@ -244,8 +244,8 @@ def run_drill(
             console.print(
                 f"  dealer {' '.join(str(c) for c in rnd.dealer)}; your cards {cards}; net {'+' if env.net() > 0 else ''}{fmt(env.net())}"
             )
-    except EndOfInput:
-        pass
+    except EndOfInput as end:
+        session.input_error = end.error
     return session
 
 
@@ -281,18 +281,24 @@ def train_command(
         raise PontoonError(
             f"--rules {rules!r}: the drill deals casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)"
         )
-    if hands is not None and hands < 1:
-        raise PontoonError(f"--hands {hands}: at least 1")
+    if hands is not None and not 1 <= hands <= 10**9:
+        raise PontoonError(f"--hands {hands}: give 1 to 1000000000 hands (or leave it out)")
+    check_seed(seed)
+    check_no_history(db, no_history)
     console = Console(highlight=False, soft_wrap=True)  # one line per message, piped or not
     store = None if no_history else _store(db)  # opened first: a bad URL is told before the drill
     try:
-        inp = Input(sys.stdin.isatty(), console)
+        if store is not None:
+            check_writable(store)  # a read-only store is told before the drill, not after it
+        inp = Input(sys.stdin is not None and sys.stdin.isatty(), console)
         session = run_drill(r, only=only, hands=hands, seed=seed, console=console, ask=inp.ask)
         summary = session.summary()
         print_summary(console, summary)
         if store is not None:
             sid = save_summary(summary, seed=seed, store=store)
             console.print(f"saved as drill session {sid} (pontoon history --drills)")
+        if session.input_error is not None:
+            raise InputError(session.input_error)
     finally:
         if store is not None:
             store.close()

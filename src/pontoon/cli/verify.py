@@ -16,6 +16,7 @@ from typing import Any
 
 import typer
 
+from pontoon.cli.dbopts import check_db
 from pontoon.fair import MAX_RECORD_BYTES, FairRecordError, load_record_text, verify_record
 
 
@@ -29,8 +30,7 @@ def lookup_stored_shoe(shoe: int, db: str | None = None) -> dict[str, Any]:
     from pontoon.cli.history import open_existing
     from pontoon.history import shoe_record
 
-    if db is not None and not db.strip():
-        raise FairRecordError("--db: give a database URL (sqlite:///PATH or postgresql://...)")
+    check_db(db)
     store = open_existing(
         db
     )  # an existing database only: a missing file is an error, not a new empty history
@@ -57,7 +57,13 @@ def lookup_stored_shoe(shoe: int, db: str | None = None) -> dict[str, Any]:
 
 def _read_target(target: str, db: str | None = None) -> object:
     if target == "-":
-        return load_record_text(sys.stdin.buffer.read(MAX_RECORD_BYTES + 1))
+        if sys.stdin is None:  # started with standard input closed (``0<&-``)
+            raise FairRecordError("standard input is closed: give the record on it, or a record file")
+        try:
+            raw = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+        except OSError as err:
+            raise FairRecordError(f"cannot read standard input: {err.strerror or err}") from None
+        return load_record_text(raw)
     path = Path(target)
     if path.is_file():
         try:

@@ -54,8 +54,9 @@ def drop_stale(cache_dir: Path, package_dir: Path = PACKAGE_DIR) -> bool:
     want = sources_hash(package_dir)
     stamp = cache_dir / STAMP
     try:
-        if stamp.read_text().strip() == want:
-            return False
+        with stamp.open("rb") as fh:  # a hash and a newline: read no more (issue 29 item 5)
+            if fh.read(256).decode("ascii", errors="replace").strip() == want:
+                return False
     except OSError:
         pass
     dropped = False
