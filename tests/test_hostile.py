@@ -265,7 +265,7 @@ BAD_CLI: list[tuple[list[str], str]] = [
     (["analyze", "--chart", "/tmp/chart.txt"], "--chart"),
     (["analyze", "--bet", "NaN"], "--bet"),
     (["analyze", "--bet"], "--bet"),
-    (["analyze", "--rules", "british"], "british"),
+    (["analyze", "--rules", "british", "--bet", "5"], "--bet"),
     (["rules", "mbs", "--set", "decks"], "--set"),
     (["scenario"], "files"),
     (["nosuch"], "nosuch"),

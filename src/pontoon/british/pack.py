@@ -10,12 +10,19 @@ put to its bottom are kept aside and never dealt, so running out voids the round
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from pontoon.cards import RANKS, SUITS, Card
 from pontoon.errors import CardError, ShoeExhausted
 from pontoon.rules.british import BritishRules
 from pontoon.shoe import RngLike, Shoe, make_rng
+
+try:  # mypyc reads this decorator when it compiles the module (setup.py); without mypy_extensions it does nothing
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover  (an install without mypy: the pure-Python engine)
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[type], type]:  # type: ignore[misc]
+        return lambda cls: cls
 
 
 def one_pack(rules: BritishRules) -> list[Card]:
@@ -24,6 +31,9 @@ def one_pack(rules: BritishRules) -> list[Card]:
     return [Card(r, s) for r in RANKS if r in rules.pack_ranks for s in SUITS[: rules.pack_suits]]
 
 
+@mypyc_attr(
+    allow_interpreted_subclasses=True
+)  # the British analysis's probe pack (analysis/british/enumerate.py)
 class BritishPack:
     __slots__ = ("_cards", "stacked", "discards", "packs", "drawn")
 

@@ -31,18 +31,20 @@ class _Need(Exception):
     pass
 
 
-class _ProbePack:
-    """Deals the cards of ``script`` in order, then asks for more (the engine's pack interface)."""
+class _ProbePack(BritishPack):
+    """Deals the cards of ``script`` in order, then asks for more (the engine's pack, whose running
+    out the round would take for an exhausted pack: hence its own exception)."""
 
     def __init__(self, cards: list[Card]) -> None:
-        self._cards = cards
+        super().__init__((), stacked=True)
+        self.script = cards
         self.i = 0
 
     def draw(self) -> Card:
-        if self.i >= len(self._cards):
+        if self.i >= len(self.script):
             raise _Need
         self.i += 1
-        return self._cards[self.i - 1]
+        return self.script[self.i - 1]
 
     def to_bottom(self, cards: Iterable[Card]) -> None:
         pass  # a busted hand heads-up ends the round: its cards are never dealt again
@@ -64,7 +66,7 @@ def _play(
     pack = _ProbePack(cards)
     ai = 0
     try:
-        rnd = BritishRound(rules, ["p"], "b", pack, kitty=100 if rules.shoot else 0)  # type: ignore[arg-type]
+        rnd = BritishRound(rules, ["p"], "b", pack, kitty=100 if rules.shoot else 0)
         while not rnd.is_over():
             seat = rnd.to_act()
             assert seat is not None
