@@ -101,12 +101,13 @@ def _kept(store: dict[Any, Any], key: Any, make: Any) -> Any:
 def chart_policies(chart: dict[str, Any], pr: Params) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """{up card: (``chart_policy``, ``rescue_policy``)} for ``chart`` under ``pr``, computed once
     per chart (the arrays are shared: the kernels only read them)."""
-    key = (json.dumps(chart, sort_keys=True), pr.dbl_any, pr.rescue)
+    key = (json.dumps(chart, sort_keys=True, default=repr), pr.dbl_any, pr.rescue)
     return _kept(  # type: ignore[no-any-return]
         _POLICIES,
         key,
         lambda: {
-            up: (chart_policy(chart, up, pr.dbl_any), rescue_policy(chart, up, pr.rescue)) for up in UPCARD_INDEX
+            up: (chart_policy(chart, up, pr.dbl_any), rescue_policy(chart, up, pr.rescue))
+            for up in UPCARD_INDEX
         },
     )
 
