@@ -52,6 +52,19 @@ def test_rows_are_keyed_by_shoe_and_rules(rows_dir: Path) -> None:
     assert _rows_ident(full, False, 4, False) != _rows_ident(full, False, 4, True)
 
 
+def test_a_partial_shoe_is_computed_not_kept(rows_dir: Path) -> None:
+    """Effects of removal and index charts analyse shoes short of whole decks: nothing of theirs
+    is written (a 15 MB file each, pushing a table's own shoe off the disk)."""
+    whole, pr = _prefetched(1)
+    assert len(list(rows_dir.glob("dealer_rows_*.npy"))) == 1
+    short = whole.full.copy()
+    short[4] -= 1
+    part = DealerCache(short, pr.h17)
+    part.prefetch(pr)
+    assert len(part.keys) > 0
+    assert len(list(rows_dir.glob("dealer_rows_*.npy"))) == 1
+
+
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "other_ident", "unsorted_keys"])
 def test_a_damaged_file_is_not_used(rows_dir: Path, damage: str) -> None:
     good, pr = _prefetched(1)

@@ -130,8 +130,7 @@ def test_removal_through_the_analysis_equals_the_engine_federal() -> None:
 # the table as reproduced at http://www.averagejoeblackjack.com/cardeffect.html: 2 .38, 3 .44,
 # 4 .55, 5 .69, 6 .46, 7 .28, 8 .00, 9 -.18, 10 -.51, A -.61, in percent, one card removed from
 # one deck, basic strategy, dealer stands on soft 17, double on any two, no double after split).
-# No published 6-deck Spanish 21 figure could be verified (only book contents pages were found),
-# so the published check is this blackjack table, on the same rules.
+# The published 6-deck Spanish 21 and blackjack tables are held in test_eor_spanish21.py.
 GRIFFIN_1DECK = {0: -0.61, 1: 0.38, 2: 0.44, 3: 0.55, 4: 0.69, 5: 0.46, 6: 0.28, 7: 0.0, 8: -0.18, 9: -0.51}
 
 

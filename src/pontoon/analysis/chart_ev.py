@@ -10,6 +10,7 @@ shoe the two agree to rounding (tests/analysis/test_eor.py).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -79,6 +80,38 @@ def rescue_policy(chart: dict[str, Any], up: int, rescue: bool) -> np.ndarray:
     return resc
 
 
+# Shoe-independent inputs of ``chart_ev``, kept across calls (effects of removal and indices value
+# one chart on many shoes): each up card's policy and rescue arrays by the chart's text, and the
+# suit classes of the bonus hands by the rules (``UpcardSolver.completion``: they read the rules,
+# the up card and the hand, never the shoe). A few of each are kept.
+_POLICIES: dict[tuple[str, bool, bool], dict[int, tuple[np.ndarray, np.ndarray]]] = {}
+_COMPLETIONS: dict[CasinoRules, dict[tuple[object, ...], list[tuple[float, float]]]] = {}
+_KEPT = 8
+
+
+def _kept(store: dict[Any, Any], key: Any, make: Any) -> Any:
+    got = store.get(key)
+    if got is None:
+        if len(store) >= _KEPT:
+            store.pop(next(iter(store)))
+        got = store[key] = make()
+    return got
+
+
+def chart_policies(chart: dict[str, Any], pr: Params) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """{up card: (``chart_policy``, ``rescue_policy``)} for ``chart`` under ``pr``, computed once
+    per chart (the arrays are shared: the kernels only read them)."""
+    key = (json.dumps(chart, sort_keys=True, default=repr), pr.dbl_any, pr.rescue)
+    return _kept(  # type: ignore[no-any-return]
+        _POLICIES,
+        key,
+        lambda: {
+            up: (chart_policy(chart, up, pr.dbl_any), rescue_policy(chart, up, pr.rescue))
+            for up in UPCARD_INDEX
+        },
+    )
+
+
 def chart_ev(
     rules: CasinoRules, chart: dict[str, Any], shoe: np.ndarray, by_upcard: bool = False
 ) -> float | dict[int, float]:
@@ -93,15 +126,16 @@ def chart_ev(
     per: dict[int, float] = {}
     a2s = (0, 1, 2) if pr.dbl_any else (0,)
     dealer_cache(full, pr.h17).prefetch(pr)  # every dealer distribution in one kernel call, as solve
+    policies = chart_policies(chart, pr)
+    memo = _kept(_COMPLETIONS, rules, dict)
     for up in UPCARD_INDEX:
         if full[up] <= 0:
             continue
         base = full.copy()
         base[up] -= 1
         label = LABEL_OF_UP[up]
-        solver = UpcardSolver(rules, pr, base, up)
-        pol = chart_policy(chart, up, pr.dbl_any)
-        resc = rescue_policy(chart, up, pr.rescue)
+        solver = UpcardSolver(rules, pr, base, up, completion_memo=memo)
+        pol, resc = policies[up]
         outs = {a2: solver.run(a2=a2, policy=pol, resc_pol=resc) for a2 in a2s}
         ev = 0.0
         for i, j, w in solver.start_weights():

@@ -1,7 +1,8 @@
 """The dealer's outcome distributions a shoe's analysis reads: one row per multiset of cards out
 (a player's hand, split hands' extra pair cards), for every up card at once
 (``dealer.dealer_all_upcards`` through the trie of the dealer's final hands), computed once per
-shoe, shared by the up cards' solvers, and kept on disk (``PONTOON_NO_ROWS_CACHE``)."""
+shoe, shared by the up cards' solvers, and kept on disk for shoes of whole decks
+(``PONTOON_NO_ROWS_CACHE``)."""
 
 from __future__ import annotations
 
@@ -82,6 +83,7 @@ class DealerCache:
         self._pos: dict[tuple[int, int], np.ndarray] = {}
         self._stacks: dict[tuple[int, int], np.ndarray] = {}  # ``position_stack``
         self._fits: np.ndarray | None = None  # states of two or more cards that fit ``full``
+        self._prefetched: set[tuple[int, bool]] = set()  # (max_hands, resplit_aces) done
 
     def state_positions(self, p: int, k: int) -> np.ndarray:
         """For every state s of two or more cards holding a ``p``: the row of ``s`` plus ``k``
@@ -190,7 +192,17 @@ class DealerCache:
         2 (max_hands - 2) + 1 further pair cards out. A new process reads them from the disk
         (``_load_rows``) where an earlier one computed them for the same shoe and rules (not
         with ``PONTOON_NO_ROWS_CACHE=1``)."""
-        fresh = not len(self.keys) and os.environ.get(NO_ROWS_CACHE_ENV, "") in ("", "0")
+        done = (int(pr.max_hands), bool(pr.resplit_aces))
+        if done in self._prefetched:  # rows are only ever added: every one is still there
+            return
+        self._prefetched.add(done)
+        # kept on disk: a shoe of whole decks (a table's shoe), not the partial shoes of effects
+        # of removal or index charts (each file is 15 MB, and only _ROWS_KEPT stay)
+        fresh = (
+            not len(self.keys)
+            and os.environ.get(NO_ROWS_CACHE_ENV, "") in ("", "0")
+            and _whole_decks(self.full)
+        )
         ident = _rows_ident(self.full, self.h17, pr.max_hands, pr.resplit_aces) if fresh else ""
         if fresh and self._load_rows(ident):
             return
@@ -271,6 +283,13 @@ class DealerCache:
 
 _ROWS_KEPT = 8  # shoes whose dealer rows stay on disk (about 15 MB each for 6 decks)
 NO_ROWS_CACHE_ENV = "PONTOON_NO_ROWS_CACHE"  # set (not 0): rows computed, not read or kept
+
+
+def _whole_decks(full: np.ndarray) -> bool:
+    """Whether ``full`` is d whole decks of a pack: 4d of each value A..9 and 12d (48-card
+    decks) or 16d (52-card decks) ten-value cards."""
+    d4 = int(full[0])
+    return d4 > 0 and d4 % 4 == 0 and bool(np.all(full[:9] == d4)) and int(full[9]) in (3 * d4, 4 * d4)
 
 
 def _rows_ident(full: np.ndarray, h17: bool, max_hands: int, resplit_aces: bool) -> str:

@@ -319,8 +319,9 @@ class UpcardSolver(SplitMixin):
         s = self.state_of(i, j)
         q0 = self.q_nat(s)
         if (i, j) == (0, 9):
-            # rulings 5: a player's Pontoon is paid 3 to 2 at once (blackjack: pushes a natural)
-            v = pr.pontoon_pays * ((1 - q0) if (pr.nat_push or pr.peek) else 1.0)
+            # rulings 5: a player's Pontoon is paid 3 to 2 at once (blackjack: pushes a natural);
+            # with a peek too where it beats a dealer natural (Spanish 21; casino/settle.py)
+            v = pr.pontoon_pays * ((1 - q0) if pr.nat_push else 1.0)
             return {"N": v}, [(1.0, 0.0)]
         o = outs.get(int(sp.nace[s]), outs[min(outs)])
         extra = -q0 if pr.peek else 0.0  # peek: a dealer natural takes the original wager first
