@@ -216,8 +216,8 @@ def test_split_hands_play_by_their_own_aces_federal() -> None:
     played and valued by the chain of one such Ace, as the analysis's split value and the
     simulator's table by a2 do. The distribution played every hand of a pair other than Aces by
     the chain of none (at 10^8 rounds, with the simulator's table fixed, -4 and +4 were 6.3 and 5.9
-    standard errors off). Each split hand's measure has the expectation of the tables of its own
-    a2 (the chain of that a2, replayed as measures: ``tables``)."""
+    standard errors off). Each split hand's measure has the expectation of the split chain of its
+    own a2 (the hand dealt from the shoe less the up card and both pair cards, as the chains)."""
     rules = resolve_rules("federal")
     ur = next(u for u in solve(rules).upcards if u.detail["solver"].up == 5)  # a 6
     solver = ur.detail["solver"]
@@ -228,10 +228,8 @@ def test_split_hands_play_by_their_own_aces_federal() -> None:
     wides = {t: u._split_tables(p, 0, t) for t in u._hand_a2s(p, 0)}
     assert set(wides) == {0, 1}
     _non, anyc, _dead = _split_hand(grid, solver, wides, p)
-    vals = np.asarray(grid.values)
-    got = sum(float(m[: grid.g] @ vals) for m in anyc)
+    got = sum(float(m[: grid.g] @ np.asarray(grid.values)) for m in anyc)
     sc = solver.split_chains(p)
-    by_a2 = {t: tables(rules, grid, solver, sc.out_for(t), t) for t in (0, 1)}
     shoe = solver.base.copy()
     shoe[p] -= 2
     n = int(shoe.sum())
@@ -241,7 +239,7 @@ def test_split_hands_play_by_their_own_aces_federal() -> None:
         cnt[p] += 1
         cnt[r] += 1
         s = solver.sp.index[tuple(cnt)]
-        want += shoe[r] / n * float(by_a2[int(r == 0)].row("val", s)[: grid.g] @ vals)
-        old += shoe[r] / n * float(by_a2[0].row("val", s)[: grid.g] @ vals)
+        want += shoe[r] / n * float(sc.out_for(int(r == 0)).val[s])
+        old += shoe[r] / n * float(sc.out_for(0).val[s])
     assert got == pytest.approx(want, abs=1e-12)
-    assert abs(want - old) > 1e-6  # the tables of no Ace play and value the hand 2-A otherwise
+    assert abs(want - old) > 1e-6  # the chain of no Ace values the hand 2-A otherwise

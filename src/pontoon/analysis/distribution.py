@@ -17,7 +17,8 @@ takes the chart's split, ``split_chart``), against one dealer: given the
 dealer's final class (17..21, Pontoon, bust) they are independent; how many hands the split makes
 (resplits to the rules' limit, second cards dealt in turn) is exact for the pair cards left
 (``hand_counts``), a hand completed before the limit has a non-pair second card, each hand played by
-the chain of its own Aces among its first two cards (FED doubles count them one); FED's one-wager
+the chain of its own Aces among its first two cards (FED doubles count them one) from the shoe less
+the up card and both pair cards, as the split chains value it; FED's one-wager
 loss of a split box is in the shape (given a dealer Pontoon: the dead hands' sum less one wager if
 some hand is alive). The split's mean is then moved to the analysis's exact split value by
 shifting a little mass between its most likely losing and winning outcomes. Only the rounds that
@@ -84,10 +85,7 @@ class _Up:
         return self.ur.detail["outs_basic" if self.basic else "outs_opt"]  # type: ignore[no-any-return]
 
     def _split_key(self, p: int, a2: int) -> tuple[int, int]:
-        """Split hands' tables are shared by the pairs under the chart, one per pair under optimal play."""
-        det = self.ur.detail
-        if self.basic or det["split_opt"].get(p) == det["split_basic"].get(p):
-            return (-1, a2)
+        """Split hands' tables: one per pair (each from the shoe less its pair's cards)."""
         return (p, a2)
 
     def _hand_a2s(self, p: int, a2: int) -> tuple[int, ...]:
@@ -105,19 +103,25 @@ class _Up:
         solver, det = self.solver, self.ur.detail
         sp = solver.sp
         chart = self.basic or det["split_opt"].get(p) == det["split_basic"].get(p)
-        if chart:  # the chart's rows (the chains above decided two-card hands optimally)
-            out = solver.run(a2=t, policy=det["policy"], resc_pol=det["rescue"])
-            pairs = [q for q in range(10) if self.ur.hands.get((q, q), {}).get("P") is not None] or [p]
-            start = (sp.ncards == 2) & (sp.counts[:, pairs].sum(axis=1) >= 1)
-        else:  # optimal play's split hands (CDP1: decided for the shoe less the pair's cards)
-            out = self.outs[a2]
-            sc = solver.split_chains(p)
-            if sc is not None:
-                out = sc.out_for(t, 0)
-            start = (sp.ncards == 2) & (sp.counts[:, p] >= 1)
-        mask = reach(solver, out, start)
+        # the chart's rows, or optimal play's split hands (CDP1: decided for the shoe less the pair's cards)
+        sc = (
+            solver.split_chains(p, policy=det["policy"], resc_pol=det["rescue"])
+            if chart
+            else solver.split_chains(p)
+        )
+        start = (sp.ncards == 2) & (sp.counts[:, p] >= 1)
         wide = Grid(self.grid.values, blocks=8)
-        return tables(self.rules, wide, solver, out, t, states=mask)
+        if sc is None:  # pragma: no cover - a pair that is split has its chains
+            out = self.outs[a2]
+            return tables(self.rules, wide, solver, out, t, states=reach(solver, out, start))
+        out = sc.out_for(t, 0)
+        # each hand from the shoe less the up card and the other pair card, against the dealer of
+        # the shoe less its own cards too (split_setup), as the split chains value it
+        act, (tab, pos) = solver.split_setup(p, 0)
+        rows = np.zeros((sp.size, tab.shape[1]))
+        rows[act] = tab[pos[act]]
+        mask = reach(solver, out, start) & act
+        return tables(self.rules, wide, solver, out, t, rows=rows, states=mask, base=sc.base)
 
     def split(self, p: int, a2: int, target: float, scale: float, extra: np.ndarray, w: float) -> None:
         """A split of pair ``p`` (``target``: its exact value, without the peek's loss ``extra``)."""
@@ -285,8 +289,8 @@ def approximation(d: dict[str, Any]) -> str:
     return (
         f"outcome distribution ({d['strategy']}): rounds that split ({d['split_probability']:.4%} of rounds) "
         "play their hands (resplits included, the number of hands exact) independently given the "
-        "dealer's final total, each hand's later cards from the shoe less the up card and its own cards, their mean "
-        "moved to the exact split value "
+        "dealer's final total (each dealt from the shoe less the up card and both pair cards), their "
+        "mean moved to the exact split value "
         f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
         "distribution is within that split probability of the exact one in total variation, its mean is "
         "the exact edge, and the pay-line frequencies and amount wagered of split rounds are approximate "
