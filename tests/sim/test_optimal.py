@@ -287,9 +287,11 @@ def test_optimal_beats_basic_with_common_numbers() -> None:
 def test_federal_table_by_a2_is_the_chains_own_play_decision_by_decision() -> None:
     """Every decision of the kernel's federal table (unsplit hands of three or more cards by a2,
     split hands by pair and a2), against the action the analyser's own chain takes in that state
-    (``chain``'s ``act``, its optimal play) for every up card: equal wherever the chain plays."""
+    (``chain``'s ``act``, its optimal play; for a split optimal play takes as the chart plays it,
+    ``split_chart``, the chart's chain) for every up card: equal wherever the chain plays."""
     from pontoon.analysis import kernels as AK
     from pontoon.analysis.player import Params, UpcardSolver
+    from pontoon.analysis.split_chart import chart_splits
     from pontoon.analysis.states import shoe_counts
 
     rules = resolve_rules("federal")
@@ -302,8 +304,10 @@ def test_federal_table_by_a2_is_the_chains_own_play_decision_by_decision() -> No
         base[up] -= 1
         solver = UpcardSolver(rules, Params.of(rules), base, up)
         cases = [(ot.KIND_MULTI, t, solver.run(a2=t), solver.fits & (sp.ncards >= 3)) for t in range(3)]
+        charted = chart_splits(rules).get(up, {})  # splits optimal play plays by the chart
         for p in range(1, 10):  # split hands (split Aces take one card: nothing to decide)
-            sc = solver.split_chains(p)
+            c = charted.get(p)
+            sc = solver.split_chains(p) if c is None else solver.split_chains(p, policy=c[0], resc_pol=c[1])
             if sc is not None:
                 cases += [(ot.KIND_SPLIT + p, t, o, sc.active) for t, o in sc.outs.items()]
         for kind, t, out, where in cases:

@@ -13,6 +13,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
+from pontoon.analysis.split_chart import chart_splits
 from pontoon.cards import Card, pack_cards
 from pontoon.hands import hand_total
 from pontoon.rules import resolve_rules
@@ -117,25 +118,31 @@ def test_rescue_bit_is_the_hint_argmax(preset: str, hand: str, up: str) -> None:
     assert bool(e & (OPT_RESCUE_SOFT if soft else OPT_RESCUE_HARD)) == (vals["rescue"] > vals["stand"]), vals
 
 
-def test_federal_split_double_keeps_as_the_analyser_and_the_engine_agree() -> None:
-    """federal, 8-8 against a ten: split; the split hand 8-3 doubles and draws a 5 (16). The chart's
-    rescue row forfeits a doubled 16 against a ten; the analyser keeps it on a split hand (a live
-    split hand loses nothing of its own to a dealer Pontoon: FED's box loses one wager in all, 001
-    Splits). The kernel now keeps it (-10: the doubled 16 loses 20 to the dealer's 17, the other
-    hand's 18 wins 10), as the engine driven by the same table; with the chart's rescue it was 0."""
+def test_federal_split_double_rescues_as_optimal_play_and_the_engine_agree() -> None:
+    """federal, 8-8 against a ten: split; the split hand 8-3 doubles and draws a 5 (16). The split
+    chains keep a doubled 16 against a ten (they decide as if a live split hand lost nothing to a
+    dealer Pontoon), but optimal play takes the chart's play of this split, which loses less to
+    FED's one-wager rule (001 Splits; analysis/split_chart.py): the chart's rescue row forfeits the
+    doubled 16. The table rescues it, the kernel and the engine driven by it agree (0: -10
+    forfeited, the other hand's 18 wins 10 against the dealer's 17); the chains' keep was -10."""
     rules = resolve_rules("federal")
+    assert 7 in chart_splits(rules)[9]  # value indices: 8s against a ten
     spec = build_spec(rules, strategy="optimal")
     s = _state(_cards("8S 3C 5H"))
     e = int(spec.comp[10, K.COMP_KIND_SPLIT + 7, s])
-    assert e & K.COMP_RESCUE and not e & K.COMP_RESCUE_HARD  # keep
+    assert e & K.COMP_RESCUE and e & K.COMP_RESCUE_HARD  # rescue
     shoe = _cards("8S KH 8D 3C 5H KS 7C 9S 9H")  # box 8S 8D, up KH; 8-3 doubles, 5; 8-K; dealer K 7
     rec = run_stacked(spec, [shoe])
     kernel = Decimal(int(rec[0, 0, K.K_MAIN])) * Decimal(spec.quantum.numerator) / spec.quantum.denominator
     status, ref = play_engine_round(rules, shoe, spec.strat, bet=spec.bet, comp=spec.comp)
     assert status == "settled"
-    assert ref[1]["main"] == kernel == Decimal(-10)
-    chart = replace(spec, comp=np.where(spec.comp >= 0, spec.comp & ~RESCUE_BITS, spec.comp).astype(np.int8))
-    rec_c = run_stacked(chart, [shoe])
-    assert int(rec_c[0, 0, K.K_MAIN]) == 0  # rescued: -10 forfeited, +10 on the other hand
-    _, ref_c = play_engine_round(rules, shoe, chart.strat, bet=chart.bet, comp=chart.comp)
-    assert ref_c[1]["main"] == 0
+    assert ref[1]["main"] == kernel == Decimal(0)
+    # keeping the doubled 16 instead (the chains' choice): the kernel and the engine agree on -10
+    keep = spec.comp.copy()
+    keep[10, K.COMP_KIND_SPLIT + 7, s] = (e & ~RESCUE_BITS) | K.COMP_RESCUE
+    kept = replace(spec, comp=keep)
+    rec_k = run_stacked(kept, [shoe])
+    got = Decimal(int(rec_k[0, 0, K.K_MAIN])) * Decimal(spec.quantum.numerator) / spec.quantum.denominator
+    assert got == Decimal(-10)
+    _, ref_k = play_engine_round(rules, shoe, kept.strat, bet=kept.bet, comp=kept.comp)
+    assert ref_k[1]["main"] == Decimal(-10)

@@ -191,7 +191,7 @@ def _match_mean(conv: dict[float, float], target: float) -> float:
 
 
 def _split_hand(
-    grid: Grid, solver: UpcardSolver, wide: Tables, p: int
+    grid: Grid, solver: UpcardSolver, wides: dict[int, Tables], p: int
 ) -> tuple[list[np.ndarray], list[np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
     """One split hand of pair card ``p``, jointly with the dealer's final class (``wide``: tables
     on a grid with a block per dealer class and a last block for the events that do not wait for
@@ -200,7 +200,9 @@ def _split_hand(
     card; any card), then played as the chain plays that composition (a double where the rules
     forbid one after a split is a stand, or a hit below the forced draw; split Aces take one card
     unless they may be hit). Per dealer class, a measure on ``grid`` (the class's share of lines
-    and wagers)."""
+    and wagers). ``wides`` by a2, the Aces among the hand's first two cards (its pair card and its
+    second card): each hand is played and valued by the tables of its own a2 where there is one
+    (FED, 001 Doubling: those Aces count one on a later double), else by the only one."""
     sp, pr = solver.sp, solver.pr
     shoe = solver.base.copy()
     shoe[p] -= 2
@@ -209,8 +211,9 @@ def _split_hand(
     if pr.peek:
         row[NAT] = 0.0
     row = row / row.sum()
-    hand = np.zeros(wide.val.shape[1])
-    nonpair = np.zeros(wide.val.shape[1])
+    only = next(iter(wides.values()))
+    hand = np.zeros(only.val.shape[1])
+    nonpair = np.zeros(only.val.shape[1])
     for r in range(10):
         if shoe[r] <= 0:
             continue
@@ -218,6 +221,7 @@ def _split_hand(
         cnt[p] += 1
         cnt[r] += 1
         s = sp.index[tuple(cnt)]
+        wide = wides.get(int(p == 0) + int(r == 0), only)
         v = wide.row("val", s)
         if sp.best[s] < 21:
             if p == 0 and not pr.hit_split_aces:

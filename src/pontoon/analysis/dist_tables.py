@@ -262,6 +262,7 @@ def tables(
     a2: int,
     rows: np.ndarray | None = None,
     states: np.ndarray | None = None,
+    base: np.ndarray | None = None,
 ) -> Tables:
     """Replay one chain's actions as measures (see the module's text and ``kernels.chain``);
     ``rows``: the dealer rows to stand against (default the solver's own); ``states``: only these
@@ -281,9 +282,10 @@ def tables(
     dbl = np.zeros((n + 1, nc))
     val = np.zeros((n + 1, nc))
     st[:n] = _stand(grid, rows[idx_all], sp.best[idx_all], 1.0, 1.0, pr.peek)
-    base, up = solver.base, solver.up
+    base = solver.base if base is None else base
+    up = solver.up
     other = 9 if up == 0 else 0
-    n_left = solver.n - sp.ncards[idx_all]
+    n_left = int(base.sum()) - sp.ncards[idx_all]
     cnt = base[None, :] - sp.counts[idx_all]
     ok = (cnt > 0) & (n_left > 0)[:, None]
     prob = np.where(ok, cnt / np.maximum(n_left, 1)[:, None], 0.0)

@@ -12,10 +12,13 @@ each pay line and the amount wagered, so hit frequencies and the average total w
 too.
 
 Splits are the one approximation: a split round's hands are played as the analysis plays them
-(the chart's rows; under optimal play the split chains, CDP1), against one dealer: given the
+(the chart's rows; under optimal play the split chains, CDP1, or the chart's rows where optimal play
+takes the chart's split, ``split_chart``), against one dealer: given the
 dealer's final class (17..21, Pontoon, bust) they are independent; how many hands the split makes
 (resplits to the rules' limit, second cards dealt in turn) is exact for the pair cards left
-(``hand_counts``), a hand completed before the limit has a non-pair second card; FED's one-wager
+(``hand_counts``), a hand completed before the limit has a non-pair second card, each hand played by
+the chain of its own Aces among its first two cards (FED doubles count them one) from the shoe less
+the up card and both pair cards, as the split chains value it; FED's one-wager
 loss of a split box is in the shape (given a dealer Pontoon: the dead hands' sum less one wager if
 some hand is alive). The split's mean is then moved to the analysis's exact split value by
 shifting a little mass between its most likely losing and winning outcomes. Only the rounds that
@@ -55,6 +58,7 @@ __all__ = [
     "_match_mean",
     "approximation",
     "hand_counts",
+    "hand_distribution",
     "round_distribution",
     "tables",
 ]
@@ -70,7 +74,7 @@ class _Up:
     basic: bool
     rd: RoundDist
     tabs: dict[int, Tables]
-    by_d: dict[tuple[int, int], Tables] = field(default_factory=dict)
+    by_d: dict[tuple[int, int], dict[int, Tables]] = field(default_factory=dict)
 
     @property
     def solver(self) -> UpcardSolver:
@@ -81,32 +85,49 @@ class _Up:
         return self.ur.detail["outs_basic" if self.basic else "outs_opt"]  # type: ignore[no-any-return]
 
     def _split_key(self, p: int, a2: int) -> tuple[int, int]:
-        """Split hands' tables are shared by the pairs under the chart, one per pair under optimal play."""
-        det = self.ur.detail
-        if self.basic or det["split_opt"].get(p) == det["split_basic"].get(p):
-            return (-1, a2)
+        """Split hands' tables: one per pair (each from the shoe less its pair's cards)."""
         return (p, a2)
+
+    def _hand_a2s(self, p: int, a2: int) -> tuple[int, ...]:
+        """The a2 (Aces among a split hand's first two cards: its pair card and its second card) a
+        split hand of pair ``p`` can have where they change its play (FED, 001 Doubling: those Aces
+        count one on a later double); else the starting hand's ``a2`` alone, as before."""
+        pr = self.solver.pr
+        if not (pr.dbl_any and pr.ace_one):
+            return (a2,)
+        return (1, 2) if p == 0 else (0, 1)
+
+    def _split_tables(self, p: int, a2: int, t: int) -> Tables:
+        """The measures of a split hand of pair ``p`` whose first two cards hold ``t`` Aces, played
+        by the chain of that ``t`` (as the analysis's split value and the simulator's table by a2)."""
+        solver, det = self.solver, self.ur.detail
+        sp = solver.sp
+        chart = self.basic or det["split_opt"].get(p) == det["split_basic"].get(p)
+        # the chart's rows, or optimal play's split hands (CDP1: decided for the shoe less the pair's cards)
+        sc = (
+            solver.split_chains(p, policy=det["policy"], resc_pol=det["rescue"])
+            if chart
+            else solver.split_chains(p)
+        )
+        start = (sp.ncards == 2) & (sp.counts[:, p] >= 1)
+        wide = Grid(self.grid.values, blocks=8)
+        if sc is None:  # pragma: no cover - a pair that is split has its chains
+            out = self.outs[a2]
+            return tables(self.rules, wide, solver, out, t, states=reach(solver, out, start))
+        out = sc.out_for(t, 0)
+        # each hand from the shoe less the up card and the other pair card, against the dealer of
+        # the shoe less its own cards too (split_setup), as the split chains value it
+        act, (tab, pos) = solver.split_setup(p, 0)
+        rows = np.zeros((sp.size, tab.shape[1]))
+        rows[act] = tab[pos[act]]
+        mask = reach(solver, out, start) & act
+        return tables(self.rules, wide, solver, out, t, rows=rows, states=mask, base=sc.base)
 
     def split(self, p: int, a2: int, target: float, scale: float, extra: np.ndarray, w: float) -> None:
         """A split of pair ``p`` (``target``: its exact value, without the peek's loss ``extra``)."""
         key = self._split_key(p, a2)
         if key not in self.by_d:
-            solver, det = self.solver, self.ur.detail
-            sp = solver.sp
-            out = self.outs[a2]
-            chart = self.basic or det["split_opt"].get(p) == det["split_basic"].get(p)
-            if chart:  # the chart's rows (the chains above decided two-card hands optimally)
-                out = solver.run(a2=a2, policy=det["policy"], resc_pol=det["rescue"])
-                pairs = [q for q in range(10) if self.ur.hands.get((q, q), {}).get("P") is not None] or [p]
-                start = (sp.ncards == 2) & (sp.counts[:, pairs].sum(axis=1) >= 1)
-            else:  # optimal play's split hands (CDP1: decided for the shoe less the pair's cards)
-                sc = solver.split_chains(p)
-                if sc is not None:
-                    out = sc.out_for(1 if p == 0 else 0, 0)
-                start = (sp.ncards == 2) & (sp.counts[:, p] >= 1)
-            mask = reach(solver, out, start)
-            wide = Grid(self.grid.values, blocks=8)
-            self.by_d[key] = tables(self.rules, wide, solver, out, a2, states=mask)
+            self.by_d[key] = {t: self._split_tables(p, a2, t) for t in self._hand_a2s(p, a2)}
         hands = _split_hand(self.grid, self.solver, self.by_d[key], p)
         pr = self.solver.pr
         shoe = self.solver.base
@@ -246,12 +267,30 @@ def round_distribution(
     }
 
 
+def hand_distribution(rules: CasinoRules, basic: bool, up: int, i: int, j: int) -> dict[float, float]:
+    """The net outcome of a round (units of the initial wager) given the starting hand of value
+    indices ``i``, ``j`` and the up card's value index ``up`` (0 Ace .. 9 ten-value), played as
+    ``round_distribution`` plays it (a split's hands included): for checks of one hand at a time
+    (tests/sim/test_agreement.py)."""
+    sol = solve(rules)
+    ur = next(u for u in sol.upcards if u.detail["solver"].up == up)
+    solver: UpcardSolver = ur.detail["solver"]
+    grid = _grid(rules, solver.pr.sb_units)
+    outs = ur.detail["outs_basic" if basic else "outs_opt"]
+    two = solver.sp.ncards == 2
+    tabs = {a2: tables(rules, grid, solver, o, a2, states=reach(solver, o, two)) for a2, o in outs.items()}
+    rd = RoundDist()
+    _hand(_Up(rules, grid, ur, basic, rd, tabs), min(i, j), max(i, j), 1.0)
+    return {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
+
+
 def approximation(d: dict[str, Any]) -> str:
     """``method.approximations``' line for a distribution."""
     return (
         f"outcome distribution ({d['strategy']}): rounds that split ({d['split_probability']:.4%} of rounds) "
         "play their hands (resplits included, the number of hands exact) independently given the "
-        "dealer's final total, their mean moved to the exact split value "
+        "dealer's final total (each dealt from the shoe less the up card and both pair cards), their "
+        "mean moved to the exact split value "
         f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
         "distribution is within that split probability of the exact one in total variation, its mean is "
         "the exact edge, and the pay-line frequencies and amount wagered of split rounds are approximate "

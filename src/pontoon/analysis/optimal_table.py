@@ -65,8 +65,9 @@ holds the best state-only decision, an approximation:
 
 Playing the table through the analyser's own chains (tests/analysis/test_optimal_tables.py) gives
 ``house_edge.optimal`` exactly for blackjack, within 1.1e-7 for mbs (suits) and 5.2e-5 for
-federal (a2); the table by a2 gives federal's within 5.2e-7 (suits, and the chart's play of a
-split hand that optimal play takes where it loses less to the one-wager rule, 8-8 against a ten). The Super Bonus is valued at the table minimum wager (``Params.of(rules)``).
+federal (a2); the table by a2 gave federal's within 5.2e-7 (suits, and 8-8 against a ten, whose
+split hands now take the chart's play as optimal play does: ``split_chart``). The Super Bonus is
+valued at the table minimum wager (``Params.of(rules)``).
 
 ``optimal_decisions(rules)`` is the older, smaller export, a readable dict (the simulator reads
 ``optimal_tables``; the tests check the two agree where both decide). It returns, for the full shoe and every up card:
@@ -92,7 +93,9 @@ from itertools import product
 
 import numpy as np
 
+from pontoon.analysis import kernels as K
 from pontoon.analysis.player import ChainOut, Params, UpcardSolver
+from pontoon.analysis.split_chart import chart_splits
 from pontoon.analysis.splits import SplitChains
 from pontoon.analysis.states import StateSpace, shoe_counts, state_space
 from pontoon.analysis.strategy import comp_weights
@@ -301,6 +304,12 @@ def suit_relation(
     return wt, (tot / wt if wt > 0 else 0.0)
 
 
+def _chart_codes(sc: SplitChains) -> np.ndarray:
+    """The codes of a split's hands played by a fixed chart (``split_chart``): the chain's actions."""
+    act = next(iter(sc.outs.values())).act
+    return np.select([act == K.ACT_STAND, act == K.ACT_DOUBLE], [OPT_S, OPT_D], OPT_H).astype(np.int8)
+
+
 def _options(o: ChainOut, can_s: np.ndarray, can_d: np.ndarray) -> np.ndarray:
     """Values H, S, D (rows) of every state, -inf where the option is not allowed."""
     out = np.full((3, o.hit.shape[0]), -np.inf)
@@ -414,8 +423,10 @@ def _build_tables(
     live = sp.best < 21
     can_s = sp.best >= pr.forced  # rulings 14: no standing below the forced-draw limit
     by_a2 = pr.dbl_any and pr.ace_one  # values of hands with Aces depend on a2
+    charted = chart_splits(rules)  # FED: splits optimal play plays by the chart (split_chart)
     for up, base, solver, outs in _upcard_chains(rules, pr):
         a2s = tuple(outs)
+        chart = charted.get(up, {})
         chains: dict[int, SplitChains] = {}
         split_ev: dict[int, float] = {}
         if pr.max_hands >= 2:
@@ -425,6 +436,9 @@ def _build_tables(
                     chains[p] = sc
                     beat = solver.split_beat(p, *solver.hand_options(p, p, outs, None))
                     split_ev[p] = solver.split_combine(p, sc, beat)  # exact where it may be played
+                    if p in chart:  # the chart's play of this split's hands, as optimal play takes it
+                        chains[p] = solver.split_chains(p, policy=chart[p][0], resc_pol=chart[p][1]) or sc
+                        split_ev[p] = chart[p][2]
         row = codes[up + 1]
         # kinds 0 / 1: the first decision of the unsplit two-card hands
         flow0 = {t: np.zeros(size) for t in a2s}  # probability of hitting each two-card hand
@@ -479,7 +493,9 @@ def _build_tables(
             for t in sc.outs:
                 code_t = _argmax(opt_sp[t])[0]
                 code_sp = np.where(two & (sp.nace == t), code_t, code_sp)
-            if by_a2:
+            if p in chart:
+                code_sp = _chart_codes(sc)
+            elif by_a2:
                 ts = tuple(sc.outs)
                 hits = {t: live & (_argmax(opt_sp[t])[0] == OPT_H) for t in ts}
                 flow2 = {t: np.zeros(size) for t in ts}
@@ -518,7 +534,7 @@ def _build_tables(
             if exact is not None:
                 for t in range(3):  # a split hand's a2: its pair card and its second card
                     ex = kind_row
-                    if t in opt_sp:
+                    if t in opt_sp and p not in chart:
                         ex = np.where(m_sp, _argmax(opt_sp[t])[0], -1).astype(np.int8)
                         if resplit:
                             ex[s_pp] |= OPT_SPLIT
