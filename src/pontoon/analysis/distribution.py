@@ -131,7 +131,11 @@ def _classes(u: _Up, tb: Tables, i: int, j: int, s: int) -> list[tuple[float, fl
     for cw, m, dist in _completion_dists(u.rules, i, j, solver.up, pr.sb_units):
         vec = sum((q * grid.unit(v, 1.0, ln) for (v, ln), q in dist.items()), np.zeros(grid.ncol))
         out.append(
-            (cw, qc * (m - float(pr.pay21[s3])), tb.row("hit", s) - qc * tb.row("val", s3) + qc * nn * vec)
+            (
+                cw,
+                qc * nn * (m - float(pr.pay21[s3])),
+                tb.row("hit", s) - qc * tb.row("val", s3) + qc * nn * vec,
+            )
         )
     return out
 
