@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,6 +38,51 @@ def test_sums_to_one_and_mean_is_the_edge(preset: str, basic: bool) -> None:
     assert min(o["net"] for o in d["outcomes"]) >= -2.0 * rules.max_split_hands
     assert d["element_of_risk"] == pytest.approx(edge / d["average_wagered"])
     assert 1.0 < d["average_wagered"] < 1.3
+
+
+SPANISH21 = str(Path(__file__).resolve().parents[2] / "examples" / "spanish21-6d-s17.toml")
+
+
+@pytest.mark.parametrize("basic", [True, False])
+def test_a_natural_that_beats_a_dealer_natural_in_a_peek_game(basic: bool) -> None:
+    """Spanish 21 (peek; a player's natural beats the dealer's): the distribution pays the natural
+    as the analysis and the engine do (it pushed it: its mean was 0.25% below the edge)."""
+    rules = resolve_rules(SPANISH21)
+    assert rules.dealer_peeks and rules.natural_vs_dealer_natural == "win"
+    d = round_distribution(rules, basic)
+    sol = solve(rules)
+    assert d["total_probability"] == pytest.approx(1.0, abs=1e-12)
+    assert d["mean"] == pytest.approx(float(sol.ev_basic if basic else sol.ev_optimal), abs=1e-12)
+
+
+# Rules-file variations around the peek, a 21 paid at once, the natural and the bonus pays (each
+# once, with both strategies); {"dealer_peeks": False} was wrong once the peek's bonus was fixed.
+VARIATIONS = [
+    (SPANISH21, {"natural_vs_dealer_natural": "push"}),
+    (SPANISH21, {"dealer_peeks": False}),
+    (SPANISH21, {"dealer_hits_soft_17": True, "surrender": "none"}),
+    (SPANISH21, {"pack": "standard52", "decks": 2}),
+    (SPANISH21, {"double_loses_original_only": False, "rescue": False}),
+    (
+        SPANISH21,
+        {"pays_678_mixed": Decimal("0.5"), "pays_678_suited": Decimal(3), "pays_678_spades": Decimal(25)},
+    ),
+    # the analysis's suit-class hit adjustments were 1/P(no dealer natural) too large against an Ace or
+    # ten: a mixed 6-8 against an Ace surrendered where hitting is better, the EV 6.6e-5 too high
+    (SPANISH21, {"pays_678_mixed": Decimal("0.2"), "pays_678_spades": Decimal(100)}),
+    ("blackjack", {"player_21_wins": True}),
+    ("blackjack", {"player_21_wins": True, "natural_vs_dealer_natural": "win", "decks": 1}),
+]
+
+
+@pytest.mark.parametrize(("base", "overrides"), VARIATIONS, ids=lambda x: str(x).rsplit("/", 1)[-1])
+def test_sums_to_one_and_mean_is_the_edge_in_variations(base: str, overrides: dict[str, object]) -> None:
+    rules = resolve_rules(base, overrides)
+    sol = solve(rules)
+    for basic in (True, False):
+        d = round_distribution(rules, basic)
+        assert d["total_probability"] == pytest.approx(1.0, abs=1e-12), basic
+        assert d["mean"] == pytest.approx(float(sol.ev_basic if basic else sol.ev_optimal), abs=1e-12), basic
 
 
 @pytest.mark.parametrize("preset", ["mbs", "federal", "blackjack"])
@@ -108,6 +154,26 @@ def test_equals_the_engine_on_small_shoes(preset: str) -> None:
         rules = resolve_rules(preset, {"max_split_hands": 1, **extra})
     shoe = shoe_values(cards)
     d = round_distribution(rules, basic=False, shoe=shoe)
+    engine = _engine_distribution(rules, cards, _optimal_policy(rules, shoe), lambda t, u: False)
+    mine = {o["net"]: o["probability"] for o in d["outcomes"] if o["probability"] > 1e-15}
+    assert set(mine) == set(engine)
+    for v, p in engine.items():
+        assert mine[v] == pytest.approx(float(p), abs=1e-12), v
+
+
+def test_equals_the_engine_on_a_small_spanish21_shoe() -> None:
+    """As above for Spanish 21 (peek, a player's 21 paid at once, a natural beats the dealer's):
+    6-7-8 hands against an Ace or ten up card with a ten or Ace left for the hole. The 6-7-8 bonus is
+    paid only where the dealer has no natural: the distribution paid it at full weight (too much
+    probability, by the chance of the dealer's natural after the third card)."""
+    rules = resolve_rules(
+        SPANISH21,
+        {**FLAT, "max_split_hands": 1, "rescue": False, "insurance": False},
+    )
+    cards = ["AS", "AD", "KS", "QH", "6C", "7D", "8H"]
+    shoe = shoe_values(cards)
+    d = round_distribution(rules, basic=False, shoe=shoe)
+    assert d["lines"].get("6-7-8 mixed", 0.0) > 0
     engine = _engine_distribution(rules, cards, _optimal_policy(rules, shoe), lambda t, u: False)
     mine = {o["net"]: o["probability"] for o in d["outcomes"] if o["probability"] > 1e-15}
     assert set(mine) == set(engine)

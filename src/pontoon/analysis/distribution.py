@@ -147,10 +147,17 @@ def _classes(u: _Up, tb: Tables, i: int, j: int, s: int) -> list[tuple[float, fl
     c = BONUS_COMPLETION[(i, j)]
     qc = (int(solver.base[c]) - int(sp.counts[s, c])) / (solver.n - 2)
     s3 = int(sp.trans[s, c])
+    nn = 1.0 - solver.q_nat(s3) if pr.peek else 1.0  # peek: paid only where the dealer has no natural
     out = []
     for cw, m, dist in _completion_dists(u.rules, i, j, solver.up, pr.sb_units):
         vec = sum((q * grid.unit(v, 1.0, ln) for (v, ln), q in dist.items()), np.zeros(grid.ncol))
-        out.append((cw, qc * (m - float(pr.pay21[s3])), tb.row("hit", s) - qc * tb.row("val", s3) + qc * vec))
+        out.append(
+            (
+                cw,
+                qc * nn * (m - float(pr.pay21[s3])),
+                tb.row("hit", s) - qc * tb.row("val", s3) + qc * nn * vec,
+            )
+        )
     return out
 
 
@@ -163,7 +170,7 @@ def _hand(u: _Up, i: int, j: int, wt: float) -> None:
     opts = u.ur.hands[(i, j)]
     if (i, j) == (0, 9):
         pays = float(u.rules.pontoon_pays)
-        if pr.nat_push or pr.peek:
+        if pr.nat_push:  # with a peek too where it beats a dealer natural (Spanish 21; as player.py)
             rd.add_vec(grid, (1 - q0) * grid.unit(pays, 1.0, "pontoon") + q0 * grid.unit(0.0, 1.0), wt)
         else:
             rd.add_vec(grid, grid.unit(pays, 1.0, "pontoon"), wt)

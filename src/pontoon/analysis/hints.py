@@ -107,7 +107,9 @@ def action_values(
                 qc = (int(base[c]) - int(hand_c[c])) / left if left > 0 else 0.0
                 known = [(card_index(x), x.suit) for x in hand] + [(up, upcard.suit)]
                 ((_, m),) = completion_classes(rules, i, j, up, pr.sb_units, known=known)
-                h += qc * (m - float(pr.pay21[sp.trans[s, c]]))
+                s3 = sp.trans[s, c]
+                nn = 1.0 - solver.q_nat(s3) if pr.peek else 1.0  # peek: no dealer natural (as the 21)
+                h += qc * nn * (m - float(pr.pay21[s3]))
             out[v] = h * cond
         elif v == "double":
             if len(hand) == 2 or pr.dbl_any:

@@ -285,6 +285,7 @@ def suit_relation(
     left = solver.n - 2
     qc = (int(solver.base[c]) - int(sp.counts[s, c])) / left if left > 0 else 0.0
     pay = float(pr.pay21[sp.trans[s, c]])
+    qc *= 1.0 - solver.q_nat(sp.trans[s, c]) if pr.peek else 1.0  # peek: no dealer natural (as the 21)
     d = rules.decks
     n = 4 * d
     up = solver.up

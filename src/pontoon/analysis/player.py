@@ -344,5 +344,6 @@ class UpcardSolver(SplitMixin):
             left = self.n - 2
             qc = (int(self.base[c]) - int(sp.counts[s, c])) / left if left > 0 else 0.0
             s3 = sp.trans[s, c]
-            classes = [(w, qc * (m - float(pr.pay21[s3]))) for w, m in self.completion(i, j)]
+            nn = 1.0 - self.q_nat(s3) if pr.peek else 1.0  # peek: no dealer natural (as the 21)
+            classes = [(w, qc * nn * (m - float(pr.pay21[s3]))) for w, m in self.completion(i, j)]
         return opts, classes

@@ -344,6 +344,7 @@ def pair_suit_classes(
         left = solver.n - 2
         qc = (int(solver.base[c]) - int(sp.counts[s, c])) / left if left > 0 else 0.0
         pay = float(pr.pay21[sp.trans[s, c]])
+        qc *= 1.0 - solver.q_nat(sp.trans[s, c]) if pr.peek else 1.0  # peek: no dealer natural (as the 21)
     up_suits: list[str | None] = list(SUITS) if up in BONUS_VALUES else [None]
     out: dict[tuple[float, float], float] = {}
     # hearts, diamonds and clubs pay alike, so the adjustments of one relabelling of them are those
