@@ -127,7 +127,7 @@ def _index_lines(ix: list[dict[str, Any]], it: Any) -> list[str]:
     for x in plays:
         sign = ">=" if x["direction"] == "+" else "<="
         out.append(
-            f"  {x['row']:10} v {x['up']:2} {names[x['play']]:>9} -> {names[x['alt']]:9} at TC {sign} {x['index']:+.1f}"
+            f"  {x['row']:9} v {x['up']:2} {names[x['play']]:>9} -> {names[x['alt']]:9} at TC {sign} {x['index']:+.1f}"
         )
     if it.rescue_play and not any(x["row"].startswith("doubled") for x in plays):
         out.append("  rescue (doubled totals v each up card): the chart's play at every true count in range")
