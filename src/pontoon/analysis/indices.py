@@ -9,6 +9,17 @@ where the mean margin crosses zero, interpolated between the buckets' mean true 
 play is better at counts at or above it (``direction`` "+") or at or below it ("-"). Insurance
 (given an Ace up) and each side wager offered get the count where they break even.
 
+Rescue (004 3.25.3, 000 3.11.4, 002): where the rules allow it, each doubled total t < 21 against
+each up card is a decision too, rescue vs stand (keep the double), as the chart's rescue rows
+decide it: per shoe, the chains' ``racc[t]`` (``kernels.chain``; what ``strategy`` builds the
+rescue chart from) is the sum over the doubles that end on t of P(double, card) * (keep - forfeit),
+exact on that shoe; summed over the bucket's shoes and divided by the summed chance that a
+two-card double ends on t (``rescue_weights``), it is the mean margin given that double, as for the
+two-card decisions, and the index is where it crosses zero. Rows 'doubled t'; their weight is the
+chance on the full shoe of that up card and a two-card double ending on t. (Where any hand may
+double, federal, racc also holds the doubles of three or more cards: the divisor counts only the
+two-card ones, which scales the margin but not its sign.)
+
 Sampling (exact given the depth and the count): a depth of k cards is drawn uniformly between one
 deck (a quarter of a one-deck shoe) and the penetration; the k cards dealt start as a uniform random draw and are moved by swap
 steps (a dealt card for an undealt one, both chosen uniformly among the cards) that only go toward
@@ -21,16 +32,16 @@ reweighted by how often each one produces the count (documented in docs/counting
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from pontoon.analysis.counts import CountSystem
-from pontoon.analysis.decisions import Decision, chart_decisions, decision_values
+from pontoon.analysis.decisions import UP_OF_LABEL, Decision, chart_decisions, decision_values
 from pontoon.analysis.eor import deck_size, identities_of, side_ev, side_wagers
 from pontoon.analysis.states import shoe_counts
-from pontoon.analysis.strategy import solve
+from pontoon.analysis.strategy import Solution, basic_strategy, solve
 from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
 
@@ -112,6 +123,23 @@ class IndexTable:
     wsum: np.ndarray  # [decision, bucket]: sum of P(hand)
     extras: dict[str, list[float]]  # insurance and side wagers: expectation per bucket
     seconds: float
+    # rescue (module docstring): [up, doubled total, bucket] the sums over the bucket's shoes of
+    # racc (keep - rescue, weighted by the double's chance) and of that chance; the chart's play
+    # per (total, up label)
+    rescue: np.ndarray | None = None
+    rescue_w: np.ndarray | None = None
+    rescue_play: dict[tuple[int, str], str] = field(default_factory=dict)
+    rescue_weight: np.ndarray | None = None  # [up, total] on the full shoe, with the up card's chance
+
+    def rescue_margins(self, total: int, up: str) -> tuple[np.ndarray, np.ndarray]:
+        """value(other play) - value(chart's play) of the doubled ``total`` against ``up`` per
+        bucket, given that double (mean over the shoes, weighted by the double's chance), and that
+        chance summed over the bucket's shoes."""
+        assert self.rescue is not None and self.rescue_w is not None
+        a, w = self.rescue[UP_OF_LABEL[up], total], self.rescue_w[UP_OF_LABEL[up], total]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            keep_minus_rescue = np.where(w > 0, a / np.where(w > 0, w, 1), np.nan)
+        return keep_minus_rescue if self.rescue_play[(total, up)] == "F" else -keep_minus_rescue, w
 
     def crossing(self, ys: np.ndarray, ws: np.ndarray) -> tuple[float | None, str]:
         """(true count where the least-squares line through the bucket means ``ys`` (weights
@@ -156,11 +184,61 @@ class IndexTable:
             out.append({"row": row, "up": up, "play": play, "alt": alt, "index": at,
                         "direction": direction, "weight": weight,
                         "hands": [self.decisions[k].hand for k in ks]})  # fmt: skip
+        for (t, up), play in self.rescue_play.items():
+            at, direction = self.crossing(*self.rescue_margins(t, up))
+            if at is None:
+                continue
+            assert self.rescue_weight is not None
+            out.append({"row": f"doubled {t}", "up": up, "play": play, "alt": "S" if play == "F" else "F",
+                        "index": at, "direction": direction,
+                        "weight": float(self.rescue_weight[UP_OF_LABEL[up], t]), "hands": []})  # fmt: skip
         for name, ev in self.extras.items():
             at, direction = self.crossing(np.array(ev), np.array(self.samples, dtype=float))
             out.append({"row": "side", "up": "", "play": "no bet", "alt": name, "index": at,
                         "direction": direction, "weight": 0.0, "hands": []})  # fmt: skip
         return out
+
+
+def rescue_racc(sol: Solution) -> np.ndarray:
+    """[up, doubled total]: the chains' ``racc`` of ``sol``'s shoe (keep - rescue of each double
+    that ends on the total, times its chance given the up card), that the rescue chart reads."""
+    out = np.zeros((10, 22))
+    for ur in sol.upcards:
+        out[UP_OF_LABEL[ur.label]] = ur.detail["outs_opt"][0].racc
+    return out
+
+
+def rescue_weights(shoe: np.ndarray, ace_one: bool, with_up: bool = False) -> np.ndarray:
+    """[up, doubled total < 21]: the chance, given the up card (times its chance with ``with_up``),
+    that a two-card hand doubled against it ends on that total with its card, totalled as the chains
+    total it (their ``racc`` weights): an Ace counts 11 where it fits, but with ``ace_one`` only the
+    doubling card's (000 3.17.2, 002 3.14, 004 3.25.2: the first two cards' Aces count 1)."""
+    c0 = shoe.astype(float)
+    n = c0.sum()
+    out = np.zeros((10, 22))
+    for up in range(10):
+        if c0[up] <= 0:
+            continue
+        c = c0.copy()
+        pu = c[up] / n if with_up else 1.0
+        c[up] -= 1
+        n1 = n - 1
+        for i in range(10):
+            for j in range(i, 10):
+                d = c.copy()
+                p = pu * d[i] / n1
+                d[i] -= 1
+                p *= d[j] / (n1 - 1) * (1 if i == j else 2)
+                d[j] -= 1
+                if p <= 0:
+                    continue
+                for r in range(10):
+                    hard = i + j + r + 3
+                    free = r == 0 if ace_one else 0 in (i, j, r)
+                    dt = hard + 10 if free and hard + 10 <= 21 else hard
+                    if dt < 21:
+                        out[up, dt] += p * d[r] / (n1 - 2)
+    return out
 
 
 def index_table(
@@ -186,6 +264,8 @@ def index_table(
     acc_all = np.zeros((len(decs), len(counts)))
     w_all = np.zeros((len(decs), len(counts)))
     extras: dict[str, list[float]] = {w: [] for w in sides}
+    resc_all = np.zeros((10, 22, len(counts))) if rules.rescue else None  # 004 3.25.3 rescue
+    resc_w = np.zeros((10, 22, len(counts)))
     mean_tc: list[float] = []
     got: list[int] = []
     for b, t in enumerate(counts):
@@ -199,7 +279,11 @@ def index_table(
                 continue
             shoe = full - dealt
             tcs.append(true_count(system, rules, dealt))
-            vals = decision_values(decs, solve(rules, shoe=tuple(int(x) for x in shoe)))
+            sol = solve(rules, shoe=tuple(int(x) for x in shoe))
+            vals = decision_values(decs, sol)
+            if resc_all is not None:
+                resc_all[:, :, b] += rescue_racc(sol)
+                resc_w[:, :, b] += rescue_weights(shoe, rules.double_ace_counts_one)
             for k, d in enumerate(decs):
                 if not math.isnan(vals[k]):
                     hw = _hand_weight(shoe, d)
@@ -216,6 +300,11 @@ def index_table(
         for w in sides:
             extras[w].append(side_acc[w] / len(tcs) if tcs else float("nan"))
     keep = [b for b, n in enumerate(got) if n > 0]
+    rescue_play: dict[tuple[int, str], str] = {}
+    if resc_all is not None:  # the chart's rescue rows: 'F' rescue, 'S' keep the double
+        for t, row in basic_strategy(rules).get("rescue", {}).items():
+            for up, cell in row.items():
+                rescue_play[(int(t), up)] = "F" if cell == "F" else "S"
     return IndexTable(
         rules,
         system,
@@ -228,4 +317,8 @@ def index_table(
         w_all[:, keep],
         {w: [v[b] for b in keep] for w, v in extras.items()},
         time.perf_counter() - t0,
+        None if resc_all is None else resc_all[:, :, keep],
+        None if resc_all is None else resc_w[:, :, keep],
+        rescue_play,
+        rescue_weights(full, rules.double_ace_counts_one, with_up=True) if resc_all is not None else None,
     )

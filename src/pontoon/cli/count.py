@@ -109,14 +109,14 @@ def _count_lines(rows: list[dict[str, Any]], best: list[dict[str, Any]]) -> list
 
 
 def _index_lines(ix: list[dict[str, Any]], it: Any) -> list[str]:
-    names = {"S": "stand", "H": "hit", "D": "double", "P": "split", "R": "surrender"}
+    names = {"S": "stand", "H": "hit", "D": "double", "P": "split", "R": "surrender", "F": "rescue"}
     out = [
         "",
         f"Index chart ({it.system.name}, penetration {it.penetration:.2f}, true counts "
         f"{it.counts[0]} to {it.counts[-1]}, {sum(it.samples)} shoes analysed exactly, {it.seconds:.1f} s)",
     ]
     ups = "23456789TA"
-    kinds = {"hard": 0, "soft": 1, "pair": 2}
+    kinds = {"hard": 0, "soft": 1, "pair": 2, "doubled": 3}  # doubled: rescue vs stand (004 3.25.3)
 
     def order(x: dict[str, Any]) -> tuple[int, int, int]:
         kind, total = x["row"].split()
@@ -129,6 +129,8 @@ def _index_lines(ix: list[dict[str, Any]], it: Any) -> list[str]:
         out.append(
             f"  {x['row']:9} v {x['up']:2} {names[x['play']]:>9} -> {names[x['alt']]:9} at TC {sign} {x['index']:+.1f}"
         )
+    if it.rescue_play and not any(x["row"].startswith("doubled") for x in plays):
+        out.append("  rescue (doubled totals v each up card): the chart's play at every true count in range")
     for x in ix:
         if x["row"] == "side":
             at = (

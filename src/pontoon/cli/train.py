@@ -1,7 +1,8 @@
 """``pontoon train``: a terminal drill that teaches exact play.
 
 It deals hands from any casino preset (or only the hard cases: ``--only soft``, ``pairs``,
-``rescue``, ``forced``), asks for each decision, and after every answer tells the exact
+``rescue``, ``forced``; or a counting drill: ``--only count-running``, ``count-true``,
+``count-index``, the drills of ``pontoon count --drill``, ``cli/count_drill.py``), asks for each decision, and after every answer tells the exact
 expectation of each legal action for that hand against that shoe (``pontoon.analysis.hints``),
 so a mistake is told with its cost and the best action. The session ends with a summary:
 accuracy, cost per 100 hands and the worst spots.
@@ -37,6 +38,8 @@ if TYPE_CHECKING:  # the history stack (SQLAlchemy) is imported only when a sess
     from pontoon.history.store import Store
 
 ONLY = ("all", "soft", "pairs", "rescue", "forced")
+COUNT_ONLY = ("count-running", "count-true", "count-index")  # cli/count_drill.py's drills
+COUNT_QUESTIONS = 20  # a counting drill's questions where --hands is left out
 DRILL_VERBS = ("hit", "stand", "double", "split", "surrender", "rescue")
 MAX_DEALS = 20_000  # deals tried to find one spot of the asked kind (never an endless loop)
 
@@ -172,9 +175,16 @@ def _deal_spot(env: PontoonEnv, only: str) -> None:
     raise PontoonError(f"--only {only}: no such spot in {MAX_DEALS} deals at this table")
 
 
+def _line(prompt: str) -> str:
+    """One answer a line (a counting drill's numbers); EOFError at the end of the input."""
+    sys.stdout.write(prompt + "\n")
+    sys.stdout.flush()
+    return input()
+
+
 def _check_only(rules: CasinoRules, only: str) -> None:
     if only not in ONLY:
-        raise PontoonError(f"--only {only!r}: accepted {', '.join(ONLY)}")
+        raise PontoonError(f"--only {only!r}: accepted {', '.join(ONLY + COUNT_ONLY)}")
     if only == "rescue" and not rules.rescue:
         raise PontoonError(f"--only rescue: {rules.preset} has no rescue (000 3.11.4)")
     if only == "forced" and rules.forced_draw_below == 0:
@@ -249,19 +259,68 @@ def run_drill(
     return session
 
 
+def run_count_session(
+    rules: CasinoRules,
+    only: str,
+    *,
+    count: str | None,
+    questions: int,
+    seed: int | None,
+    ask: Callable[[str], str],
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """A counting drill (``only`` one of ``COUNT_ONLY``) by ``pontoon count --drill``'s code; its
+    summary in the shape of ``Session.summary`` (hands and decisions: the questions answered;
+    the cost in expectation per unit bet, as ``count_drill`` grades it)."""
+    import numpy as np
+
+    from pontoon.analysis.counts import SYSTEMS, find_system
+    from pontoon.cli.count_drill import run_count_drill
+
+    if count is not None:
+        system = find_system(count)
+    else:  # as ``pontoon count``: Walker's count on 48-card decks, else the first built-in
+        system = SYSTEMS["walker-hi-lo"] if rules.pack == "pontoon48" else next(iter(SYSTEMS.values()))
+    sd = seed if seed is not None else int(np.random.default_rng().integers(2**63))
+    d = run_count_drill(rules, system, only.removeprefix("count-"), questions, sd, ask, say)
+    return {
+        "rules": rules.preset,
+        "only": only,
+        "hands": d.asked,
+        "decisions": d.asked,
+        "correct": d.correct,
+        "accuracy": d.correct / d.asked if d.asked else 0.0,
+        "cost": d.cost,
+        "cost_per_100_hands": 100 * d.cost / d.asked if d.asked else 0.0,
+        "worst": [],  # the drill's mistakes are told as they happen (no per-question cost kept)
+        "mistakes": d.mistakes[:10],
+    }
+
+
 def print_summary(console: Console, s: dict[str, Any]) -> None:
-    console.print(
-        f"session: {s['hands']} hands, {s['decisions']} decisions, {s['correct']} correct "
-        f"({100 * s['accuracy']:.1f}%); cost {s['cost']:.4f} wagers, {s['cost_per_100_hands']:.3f} per 100 hands"
-    )
+    if s["only"] in COUNT_ONLY:
+        console.print(
+            f"session: {s['only']}, {s['decisions']} questions, {s['correct']} correct "
+            f"({100 * s['accuracy']:.1f}%); cost {s['cost']:.4f} of a bet"
+        )
+    else:
+        console.print(
+            f"session: {s['hands']} hands, {s['decisions']} decisions, {s['correct']} correct "
+            f"({100 * s['accuracy']:.1f}%); cost {s['cost']:.4f} wagers, {s['cost_per_100_hands']:.3f} per 100 hands"
+        )
     for w in s["worst"]:
         console.print(f"  worst: {w['spot']}: you {w['answer']}, best {w['best']} (cost {w['cost']:.4f})")
+    for m in s.get("mistakes", []):
+        console.print(f"  mistake: {m}")
 
 
 def train_command(
     rules: str = typer.Option("mbs", "--rules", "-r", help="casino preset or a table .toml file"),
     only: str = typer.Option(
-        "all", "--only", help="all, soft, pairs, rescue (doubled hands) or forced (forced draws)"
+        "all",
+        "--only",
+        help="all, soft, pairs, rescue (doubled hands), forced (forced draws), or a counting drill: "
+        "count-running, count-true or count-index (answers one a line)",
     ),
     hands: int = typer.Option(
         None, "--hands", help="stop after this many hands (default: until q or end of input)"
@@ -274,6 +333,11 @@ def train_command(
         help="history database URL for the session summary (default: $PONTOON_DB or the user data directory)",
     ),
     no_history: bool = typer.Option(False, "--no-history", help="do not save the session summary"),
+    count: str = typer.Option(
+        None,
+        "--count",
+        help="count system of the counting drills (hi-lo, ko, hi-opt-ii, zen, walker-hi-lo or a .json file)",
+    ),
 ) -> None:
     """Drill decisions: each answer is graded with its exact EV cost and the best action."""
     r = resolve_rules(rules, parse_set_options(set_))
@@ -285,11 +349,35 @@ def train_command(
         raise PontoonError(f"--hands {hands}: give 1 to 1000000000 hands (or leave it out)")
     check_seed(seed)
     check_no_history(db, no_history)
+    if only in COUNT_ONLY:
+        if hands is not None and hands > 10_000:
+            raise PontoonError(f"--hands {hands}: a counting drill asks 1 to 10000 questions")
+    elif count is not None:
+        raise PontoonError(f"--count: only with --only {', '.join(COUNT_ONLY)}")
     console = Console(highlight=False, soft_wrap=True)  # one line per message, piped or not
     store = None if no_history else _store(db)  # opened first: a bad URL is told before the drill
     try:
         if store is not None:
             check_writable(store)  # a read-only store is told before the drill, not after it
+        if only in COUNT_ONLY:
+            from pontoon.analysis.counts import find_system
+
+            if count is not None:
+                find_system(count)  # a bad system is told before the drill
+            summary = run_count_session(
+                r,
+                only,
+                count=count,
+                questions=hands or COUNT_QUESTIONS,
+                seed=seed,
+                ask=_line,
+                say=console.print,
+            )
+            print_summary(console, summary)
+            if store is not None:
+                sid = save_summary(summary, seed=seed, store=store)
+                console.print(f"saved as drill session {sid} (pontoon history --drills)")
+            return
         inp = Input(sys.stdin is not None and sys.stdin.isatty(), console)
         session = run_drill(r, only=only, hands=hands, seed=seed, console=console, ask=inp.ask)
         summary = session.summary()

@@ -85,23 +85,34 @@ def _cell(table: np.ndarray, row: str, up: str, code: int) -> None:
         table[K.K_SOFT if kind == "soft" else K.K_HARD, int(total), 2, u] = code
 
 
+def _on(ix: dict[str, Any], t: int) -> bool:
+    """Whether the index play ``ix`` is played in the true-count bucket t (module docstring)."""
+    return bool(t >= math.ceil(ix["index"]) if ix["direction"] == "+" else t + 1 <= math.floor(ix["index"]))
+
+
 def index_tables(
     rules: CasinoRules, chart: dict[str, Any], indices: list[dict[str, Any]] | None
 ) -> np.ndarray:
     """``strats[bucket]``: the chart's table with the index plays whose count the bucket reaches
-    (two-card hands; '+' plays the other play from ceil(index) up, '-' below floor(index))."""
+    (two-card hands and rescues; '+' plays the other play from ceil(index) up, '-' below
+    floor(index))."""
     base = strategy_table(chart)
     strats = np.repeat(base[None], NBUCKETS, axis=0)
     for ix in indices or []:
         if ix["row"] == "side" or ix["index"] is None:
             continue
         play, alt = ix["play"], ix["alt"]
+        if ix["row"].startswith("doubled"):  # rescue vs stand of a doubled total (004 3.25.3)
+            t_d = int(ix["row"].split()[1])
+            u = 1 if ix["up"] == "A" else 10 if ix["up"] == "T" else int(ix["up"])
+            for k in range(NBUCKETS):
+                if _on(ix, TC_LO + k):
+                    strats[k, K.K_RESCUE, t_d, :, u] = 1 if alt == "F" else 0
+            continue
         if ix["row"].startswith("pair") and "P" not in (play, alt):
             continue  # a pair row's other plays are its total's row
         for k in range(NBUCKETS):
-            t = TC_LO + k
-            on = t >= math.ceil(ix["index"]) if ix["direction"] == "+" else t + 1 <= math.floor(ix["index"])
-            if not on:
+            if not _on(ix, TC_LO + k):
                 continue
             if ix["row"].startswith("pair"):
                 _cell(strats[k], ix["row"], ix["up"], K.C_P if alt == "P" else K.C_NONE)
