@@ -49,6 +49,18 @@ def _row_cell(chart: dict[str, Any], soft: bool, best: int, label: str) -> str |
     return None if row is None else row.get(label)
 
 
+def code_value(code: str, opts: dict[str, float], classes: list[tuple[float, float]]) -> float:
+    """The value of a two-card hand played as a chart's code (``cell_code``): rescue, double or stand
+    where the code says and the hand may, else hit (with its suit classes' adjustments)."""
+    if code in ("R", "Rs") and "R" in opts:
+        return opts["R"]
+    if code in ("D", "Ds"):
+        return opts["D"]
+    if code in ("S", "Ds", "Rs") and "S" in opts:
+        return opts["S"]
+    return opts["H"] + sum(cw * a for cw, a in classes)
+
+
 def chart_policy(chart: dict[str, Any], up: int, dbl_any: bool) -> np.ndarray:
     """``chain``'s policy for every state against up card ``up`` (pairs played as their total:
     a split is decided on the starting hand, resplits by ``split_value``'s walk)."""
@@ -152,14 +164,8 @@ def chart_ev(
             if code == "P" and i == j and pr.max_hands >= 2:
                 v = split_with_suits(solver, i, policy=pol, resc_pol=resc)[0]
                 v += -solver.q_nat(s) if pr.peek else 0.0
-            elif code in ("R", "Rs") and "R" in opts:
-                v = opts["R"]
-            elif code in ("D", "Ds"):
-                v = opts["D"]
-            elif code in ("S", "Ds", "Rs") and "S" in opts:
-                v = opts["S"]
             else:
-                v = opts["H"] + sum(cw * a for cw, a in classes)
+                v = code_value(code, opts, classes)
             ev += w * v
         per[up] = ev
         total += float(full[up]) / n_full * ev

@@ -112,6 +112,7 @@ def load_policy(spec: str, rules: CasinoRules) -> tuple[Policy, dict[str, Any] |
 def chart_ev(rules: CasinoRules, chart: Mapping[str, Any]) -> float:
     """Exact expectation of playing ``chart`` (per unit of the main wager, one box, full shoe)."""
     from pontoon.analysis import kernels as K
+    from pontoon.analysis.chart_ev import code_value
     from pontoon.analysis.player import CODE_TO_POLICY, Params, UpcardSolver
     from pontoon.analysis.states import UPCARD_INDEX, shoe_counts, state_space
     from pontoon.sim.tables import strategy_table
@@ -159,14 +160,6 @@ def chart_ev(rules: CasinoRules, chart: Mapping[str, Any]) -> float:
                 if v == v:  # not NaN: the pair can be split here
                     ev += w * (v + (-solver.q_nat(s) if pr.peek else 0.0))
                     continue
-            if code in ("R", "Rs") and "R" in opts:
-                v = opts["R"]
-            elif code in ("D", "Ds"):
-                v = opts["D"]
-            elif code in ("S", "Ds", "Rs") and "S" in opts:
-                v = opts["S"]
-            else:
-                v = opts["H"] + sum(cw * a for cw, a in classes)
-            ev += w * v
+            ev += w * code_value(code, opts, classes)
         total += float(full[up]) / n_full * ev
     return total
