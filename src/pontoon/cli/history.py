@@ -122,6 +122,12 @@ def history_command(
     hold: bool = typer.Option(
         False, "--hold", help="each table's hold per wager kind against theory and its 95% interval"
     ),
+    words: bool = typer.Option(
+        False, "--words", help="with ROUND: the round in a player's words, cards as symbols"
+    ),
+    as_seat: str = typer.Option(
+        None, "--as", help="with --words: as this seat saw it (default: a spectator, what was exposed)"
+    ),
 ) -> None:
     """Recall recorded rounds: the list, one round in full, the audit, or the hold against theory."""
     from pontoon.history.audit import audit, list_rounds, round_detail
@@ -130,6 +136,10 @@ def history_command(
         raise PontoonError(f"--last {last}: give 1 to 1000000 rounds")
     check_id(table, "--table", "a table")
     _check_what(round_, table, do_audit, drills)
+    if (words or as_seat is not None) and round_ is None:
+        raise PontoonError("--words and --as show one round: give ROUND (see `pontoon history`)")
+    if as_seat is not None and not words:
+        raise PontoonError("--as chooses whose view --words uses: add --words")
     check_db(db)
     console = Console(highlight=False)
     store = open_existing(db)
@@ -151,6 +161,9 @@ def history_command(
             return
         if drills:
             _print_drills(console, store, last, as_json)
+            return
+        if round_ is not None and words:
+            _print_words(store, _round_id(round_), as_seat, as_json)
             return
         if round_ is not None:
             detail = round_detail(store, _round_id(round_))
@@ -189,6 +202,23 @@ def history_command(
         console.print(t)
     finally:
         store.close()
+
+
+def _print_words(store: Store, rid: int, seat: str | None, as_json: bool) -> None:
+    from pontoon.history.words import stored_round_words
+    from pontoon.replay import ReplayMismatch
+
+    try:
+        got = stored_round_words(store, rid, seat)
+    except ReplayMismatch as err:
+        raise PontoonError(f"round {rid} cannot be told in words: {err}") from None
+    if as_json:
+        typer.echo(dumps(got, indent=1))
+        return
+    who = f"as {seat} saw it" if seat else "as a spectator saw it"
+    typer.echo(f"round {rid} (table {got['table']}, round {got['round']}, {got['preset']}), {who}:")
+    for line in got["words"]:
+        typer.echo(f"  {line}")
 
 
 def _print_drills(console: Console, store: Store, last: int, as_json: bool) -> None:

@@ -469,15 +469,6 @@ function renderHistory(st) {
   }).catch(() => { S.histRows = null; renderWsHistory(st); });
 }
 
-function stepLine(e) {
-  const parts = [e.kind.replaceAll("_", " ")];
-  for (const [k, v] of Object.entries(e.data || {})) {
-    if (k === "act") continue;
-    parts.push(`${k}=${Array.isArray(v) ? v.join(" ") : (v && typeof v === "object" ? JSON.stringify(v) : v)}`);
-  }
-  return parts.join(" ") + (e.clause ? ` [${e.clause}]` : "");
-}
-
 function renderStoreHistory(st) {
   const div = $("#history");
   div.replaceChildren();
@@ -493,7 +484,7 @@ function renderStoreHistory(st) {
       if (!d.open || d.dataset.loaded) return;
       d.dataset.loaded = "1";
       api("GET", `/api/rounds/${r.id}`).then((det) => {
-        for (const e of det.events) if (e.kind !== "action") ol.appendChild(el("li", stepLine(e)));
+        for (const w of det.words || []) ol.appendChild(el("li", w));  // the round in words (history/words.py)
         d.dataset.steps = String(ol.children.length);
       }).catch((e) => ol.appendChild(el("li", e.message)));
     });
