@@ -214,3 +214,26 @@ def test_random_british_rounds_never_name_a_hidden_card(
         if a.low is not None:
             amount = data.draw(st.sampled_from(sorted({a.low, a.high if a.high is not None else a.low})))
         rnd.act(seat, Action(a.verb, amount=amount))
+
+
+def test_history_words_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pontoon.cli.app import run
+    from pontoon.history import open_store
+    from tests.history.driver import new_table, play
+
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    s = open_store(url)
+    for preset, seed in (("mbs", 4), ("british", 3)):
+        t, rec = new_table(s, preset, seed)
+        play(t, seed, 2)
+        rec.close()
+    s.close()
+    assert run(["history", "1", "--words", "--db", url]) == 0
+    out = capsys.readouterr().out
+    assert "ann bets 10 on box 1" in out and re.search("dealer shows " + SYMBOL.pattern, out), out
+    assert not RAW.search(out.split("\n", 1)[1]), out
+    assert run(["history", "3", "--words", "--as", "bob", "--db", url, "--json"]) == 0
+    got = __import__("json").loads(capsys.readouterr().out)
+    assert got["seat"] == "bob" and got["words"][0].startswith("new deal: ann holds the bank")
+    assert run(["history", "--words", "--db", url]) == 2
+    assert "give ROUND" in capsys.readouterr().err
