@@ -170,7 +170,7 @@ async function refreshTables() {
     const td = document.createElement("td");
     if (t.game === "casino") {
       const box = document.createElement("select");
-      box.className = "box-select";
+      box.className = "box-select"; box.setAttribute("aria-label", `box at ${t.title}`);
       for (let b = 1; b <= t.boxes; b++) { const o = el("option", "box " + b); o.value = b; box.appendChild(o); }
       const free = t.free_boxes.length ? t.free_boxes[0] : 1;
       box.value = S.boxSel[t.id] || String(free);
@@ -286,6 +286,7 @@ function render(st) {
   renderHistory(st);
   renderShoe(st);
   maybeAskHints(st);
+  document.dispatchEvent(new CustomEvent("pontoon:state", { detail: st }));  // motion.js, session.js
 }
 
 function spot(title, mine, toAct) {
