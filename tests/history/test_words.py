@@ -235,5 +235,7 @@ def test_history_words_on_the_command_line(tmp_path: Path, capsys: pytest.Captur
     assert run(["history", "3", "--words", "--as", "bob", "--db", url, "--json"]) == 0
     got = __import__("json").loads(capsys.readouterr().out)
     assert got["seat"] == "bob" and got["words"][0].startswith("new deal: ann holds the bank")
+    assert run(["history", "3", "--words", "--as", "nobody", "--db", url]) == 2
+    assert "not a seat of round 3" in capsys.readouterr().err
     assert run(["history", "--words", "--db", url]) == 2
     assert "give ROUND" in capsys.readouterr().err

@@ -154,3 +154,20 @@ def test_words_ledger_export_motion_and_sound(browser: Any, store_live: LiveServ
     page.keyboard.press("s")
     calm.wait_for_selector("#felt svg.card.deal-in", timeout=10_000)
     assert calm.eval_on_selector("#felt svg.card.deal-in", "e => getComputedStyle(e).animationName") == "none"
+
+
+def test_british_table_on_a_phone(browser: Any, store_live: LiveServer) -> None:  # noqa: F811
+    """A British table with a seat taken (waiting for the second person): the same checks at 360 px."""
+    page = person(browser, store_live, "ann", NARROW)
+    page.select_option("#preset", "british")
+    page.click("#create-table")
+    row = page.locator("#table-list tbody tr").first
+    row.wait_for()
+    no_overflow(page)
+    touch_targets(page)
+    row.locator("button.join-seat").click()
+    page.wait_for_selector("#table:not([hidden])")
+    page.wait_for_selector('#members tr[data-name="ann"]')
+    no_overflow(page)
+    touch_targets(page)
+    axe_clean(page, "a British table")

@@ -389,6 +389,7 @@ def stored_round_words(store: Any, round_id: int, seat: str | None = None) -> di
     """A stored round in words as ``seat`` (default: a spectator) saw it: the round is replayed
     through the engine (pontoon.replay) and its view after the last event decides which cards are
     named (ruling 35: after settlement only what was exposed; a round still open, what shows now)."""
+    from pontoon.errors import PontoonError
     from pontoon.history.audit import round_detail
     from pontoon.history.recover import rules_of
     from pontoon.protocol import SPECTATOR
@@ -400,6 +401,11 @@ def stored_round_words(store: Any, round_id: int, seat: str | None = None) -> di
     events = [{k: e[k] for k in ("seq", "kind", "data", "clause")} for e in d["events"]]
     rnd = replay(rules, events)
     game = "british" if isinstance(rules, BritishRules) else "casino"
+    if seat is not None and seat not in rnd.seats():
+        shown = seat if len(seat) <= 40 else seat[:40] + "..."
+        raise PontoonError(
+            f"--as {shown!r}: not a seat of round {round_id}; its seats: {', '.join(rnd.seats()) or 'none'}"
+        )
     view = rnd.view(seat if seat is not None else SPECTATOR)
     net = (d.get("result") or {}).get("net") if game == "casino" else None
     return {
