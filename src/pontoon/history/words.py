@@ -1,5 +1,5 @@
 """A round's events as the words a player uses: "ann bets 10 on box 1", "dealer shows J♣", "bob doubles
-20 on box 2: 7♥", "dealer has 19", "banker stays: bob loses 2".
+20 on box 2: 7♥", "dealer stands on 19", "banker has 18: bob loses 2".
 
 ``round_words(events, view, game=...)`` renders a round's log for one seat: a card is named only where
 that seat's ``view`` shows it (ruling 35: what a seat may know). For a live round pass the seat's view
@@ -31,7 +31,6 @@ VERB_WORDS: Final = {
     "stick": "sticks",
     "split": "splits",
     "surrender": "surrenders",
-    "rescue": "rescues (takes back the double) on",
     "decline": "declines on",
 }
 
@@ -185,6 +184,8 @@ def _casino_action(d: Mapping[str, Any]) -> str | None:
         return f"{act.get('player') or who} insures box {box} for {act.get('amount')}"
     if verb == "interrupt":
         return None
+    if verb == "rescue":  # 000 3.11.4, 004 3.25.3
+        return f"{who} rescues box {box}: takes back the double, forfeits the first wager"
     if verb == "decline":
         return f"{act.get('player') or who} declines to follow the {act.get('what')} on box {box}"
     words = VERB_WORDS.get(verb, verb.replace("_", " ") + "s")
@@ -325,15 +326,20 @@ def _as_pair(e: Any) -> tuple[str, Mapping[str, Any]]:
     return str(e.kind), e.data
 
 
-def _dealer_total(codes: list[str]) -> str:
+def _dealer_end(codes: list[str]) -> str:
+    """The dealer's hand at the end: "dealer stands on 19", "dealer busts with 24"."""
     try:
         cards = parse_cards(codes)
     except ValueError:
-        return ""
+        return "dealer's hand is done"
     if len(cards) == 2 and is_natural(cards):
-        return "a natural 21"
+        return "dealer has a natural 21"
     total = best_total(cards)
-    return f"{total}, bust" if total > 21 else str(total)
+    if total > 21:
+        return f"dealer busts with {total}"
+    if total < 17:  # 000 3.19, rul 7: the dealer draws below 17, so he stopped: no hand left to play
+        return f"dealer has {total}: no hand left to play against"
+    return f"dealer stands on {total}"
 
 
 def round_words(
@@ -377,7 +383,7 @@ def round_words(
         if natural:
             pass  # said at the peek
         elif len(dealer) > 1 and HIDDEN not in dealer:
-            out.append(f"dealer has {_dealer_total(dealer)}")
+            out.append(_dealer_end(dealer))
         elif dealer:
             out.append("dealer does not draw: no hand left to play against")
         if net:
