@@ -66,24 +66,29 @@
   }
 
   let table = null;
-  let seenCards = new Set();
+  let seenCards = new Map();  // where a card lies -> when it first showed (ms)
   let seenChips = new Set();
   let mark = null;
+  let dealt = 0;
+  const DEAL_MS = 600;  // a redraw within this time continues the card's slide where it was
   document.addEventListener("pontoon:state", (ev) => {
     const st = ev.detail || {};
     const first = st.table !== table;
-    if (first) { table = st.table; seenCards = new Set(); seenChips = new Set(); mark = st.history_mark; }
-    const cards = new Set();
+    if (first) { table = st.table; seenCards = new Map(); seenChips = new Set(); mark = st.history_mark; }
+    const now = performance.now();
+    const cards = new Map();
     let fresh = 0;
     for (const svg of document.querySelectorAll("#felt svg.card")) {
       const k = cardKey(svg);
-      cards.add(k);
-      if (!first && !seenCards.has(k)) {
+      const since = seenCards.has(k) ? seenCards.get(k) : (first ? -Infinity : now + Math.min(fresh++, 6) * 70);
+      cards.set(k, since);
+      if (now - since < DEAL_MS) {  // new (one after another when several), or redrawn mid-slide
         svg.classList.add("deal-in");
-        svg.style.animationDelay = `${Math.min(fresh, 6) * 70}ms`;  // several cards: one after another
-        fresh += 1;
+        svg.style.animationDelay = `${Math.round(since - now)}ms`;
       }
     }
+    dealt += fresh;
+    body.dataset.dealt = String(dealt);  // read by the tests: cards that slid in
     const chips = new Set();
     for (const line of document.querySelectorAll("#felt .wager, #felt .outcome")) {
       const k = line.textContent;
