@@ -177,7 +177,8 @@ def _check_casino(live: LiveServer, tid: str, pages: tuple[Any, Any], rounds: in
             assert balance_on_page(page, name) == Decimal(1000) + sum(nets, Decimal(0))
     ann.locator("#history details.round").first.click()
     ann.wait_for_selector("#history details.round[data-steps]")
-    assert "card" in ann.inner_text("#history")  # every step of the round is listed
+    text = ann.inner_text("#history")  # every step of the round, in words (history/words.py)
+    assert re.search(r"dealer shows (10|[AJQK2-9])[♠♥♦♣]", text) and "ann bets 10 on box 1" in text, text
 
 
 @pytest.mark.parametrize("preset", ["mbs", "federal", "rws-plus", "rws-pandemonium"])

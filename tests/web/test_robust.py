@@ -181,7 +181,7 @@ def test_turn_timer_stands_for_an_idle_player(make_live) -> None:
     # nobody acts: the timer stands for ann, the round is booked
     st = ca.until(lambda m: m.get("type") == "state" and len(m["history"]) == 1, timeout=15)
     steps = " ".join(st["history"][0]["steps"])
-    assert "round over" in steps
+    assert "ann stands on box 1" in steps and "result: ann" in steps
     assert any("time ran out" in m.get("notice", "") for m in ca.received)
     before = Decimal(100) + Decimal(st["history"][0]["net"]["ann"]["total"])
     assert Decimal(next(m["balance"] for m in st["members"] if m["name"] == "ann")) == before

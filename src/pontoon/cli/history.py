@@ -122,6 +122,15 @@ def history_command(
     hold: bool = typer.Option(
         False, "--hold", help="each table's hold per wager kind against theory and its 95% interval"
     ),
+    words: bool = typer.Option(
+        False, "--words", help="with ROUND: the round in a player's words, cards as symbols"
+    ),
+    as_seat: str = typer.Option(
+        None, "--as", help="with --words: as this seat saw it (default: a spectator, what was exposed)"
+    ),
+    export: str = typer.Option(
+        None, "--export", help="with --table: the session as json (replayable) or csv (one row per wager)"
+    ),
 ) -> None:
     """Recall recorded rounds: the list, one round in full, the audit, or the hold against theory."""
     from pontoon.history.audit import audit, list_rounds, round_detail
@@ -130,6 +139,14 @@ def history_command(
         raise PontoonError(f"--last {last}: give 1 to 1000000 rounds")
     check_id(table, "--table", "a table")
     _check_what(round_, table, do_audit, drills)
+    if (words or as_seat is not None) and round_ is None:
+        raise PontoonError("--words and --as show one round: give ROUND (see `pontoon history`)")
+    if export is not None and (export not in ("json", "csv") or table is None or round_ is not None):
+        raise PontoonError(
+            f"--export {export[:20]!r}: give --export json or --export csv with --table ID (no ROUND)"
+        )
+    if as_seat is not None and not words:
+        raise PontoonError("--as chooses whose view --words uses: add --words")
     check_db(db)
     console = Console(highlight=False)
     store = open_existing(db)
@@ -151,6 +168,12 @@ def history_command(
             return
         if drills:
             _print_drills(console, store, last, as_json)
+            return
+        if export is not None:
+            _print_export(store, int(table), export)
+            return
+        if round_ is not None and words:
+            _print_words(store, _round_id(round_), as_seat, as_json)
             return
         if round_ is not None:
             detail = round_detail(store, _round_id(round_))
@@ -189,6 +212,35 @@ def history_command(
         console.print(t)
     finally:
         store.close()
+
+
+def _print_export(store: Store, table: int, fmt_: str) -> None:
+    from pontoon.history.export import session_export, session_ledger, wagers_csv
+
+    store.table(table)  # an unknown table is an error
+    doc = session_export(store, [table])
+    if fmt_ == "csv":
+        typer.echo(wagers_csv(doc), nl=False)
+        return
+    doc["ledger"] = session_ledger(doc)
+    typer.echo(dumps(doc, indent=1))
+
+
+def _print_words(store: Store, rid: int, seat: str | None, as_json: bool) -> None:
+    from pontoon.history.words import stored_round_words
+    from pontoon.replay import ReplayMismatch
+
+    try:
+        got = stored_round_words(store, rid, seat)
+    except ReplayMismatch as err:
+        raise PontoonError(f"round {rid} cannot be told in words: {err}") from None
+    if as_json:
+        typer.echo(dumps(got, indent=1))
+        return
+    who = f"as {seat} saw it" if seat else "as a spectator saw it"
+    typer.echo(f"round {rid} (table {got['table']}, round {got['round']}, {got['preset']}), {who}:")
+    for line in got["words"]:
+        typer.echo(f"  {line}")
 
 
 def _print_drills(console: Console, store: Store, last: int, as_json: bool) -> None:
@@ -270,14 +322,22 @@ def _print_audit(console: Console, rep: dict[str, Any], as_json: bool) -> None:
 
 
 def replay_command(
-    round_: str = typer.Argument(..., metavar="ROUND", help="a round id (see `pontoon history`)"),
+    round_: str = typer.Argument(None, metavar="[ROUND]", help="a round id (see `pontoon history`)"),
     db: str = typer.Option(
         None, "--db", help="database URL (default: $PONTOON_DB or the user data directory)"
+    ),
+    export: str = typer.Option(
+        None, "--export", help="replay every round of an exported session file instead (docs/export.md)"
     ),
 ) -> None:
     """Re-run a stored round through the engine: cards, money and views must agree (exit 1 if not)."""
     from pontoon.history.audit import ReplayMismatch, replay_round
 
+    if (round_ is None) == (export is None):
+        raise PontoonError("give a ROUND of the history database or --export FILE (one of them)")
+    if export is not None:
+        _replay_file(export, db)
+        return
     rid = _round_id(round_)
     check_db(db)
     store = open_existing(db)
@@ -292,4 +352,35 @@ def replay_command(
     typer.echo(
         f"round {rid} replayed: {rep['events']} events, {rep['transfers']} ledger rows and {rep['views']} views "
         f"agree ({rep['status']})"
+    )
+
+
+def _replay_file(path: str, db: str | None) -> None:
+    import json
+    from pathlib import Path
+
+    from pontoon.history.export import replay_export
+    from pontoon.replay import ReplayMismatch
+
+    if db is not None:
+        raise PontoonError("--export replays a file: leave out --db")
+    f = Path(path)
+    if not f.is_file():
+        raise PontoonError(
+            f"--export {path[:120]!r}: no such file (give a file written by `pontoon history --export json`)"
+        )
+    if f.stat().st_size > 256 * 1024 * 1024:
+        raise PontoonError(f"--export {path[:120]!r}: over 256 MiB; export fewer rounds")
+    try:
+        doc = json.loads(f.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise PontoonError(f"--export {path[:120]!r}: not JSON ({str(err)[:80]})") from None
+    try:
+        rep = replay_export(doc)
+    except ReplayMismatch as err:
+        typer.echo(f"replay differs: {err}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(
+        f"{rep['rounds']} rounds replayed from {f.name}: {rep['events']} events and {rep['transfers']} "
+        "ledger rows agree"
     )

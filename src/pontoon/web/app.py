@@ -40,6 +40,7 @@ from pontoon.web.replies import client_address as _client
 from pontoon.web.replies import err as _err
 from pontoon.web.routes import accounts as accounts_routes
 from pontoon.web.routes import auth as auth_routes
+from pontoon.web.routes import sessions as session_routes
 from pontoon.web.routes import tables as table_routes
 from pontoon.web.tokens import Signer, TokenError
 from pontoon.web.transport import BodyLimit, SiteGuard, install_log_filter
@@ -261,6 +262,7 @@ def create_app(
         return await asyncio.to_thread(store_reads.shoe_of, st.store, sid)
 
     app.include_router(table_routes.router)
+    app.include_router(session_routes.router)  # ledger and export (docs/export.md)
 
     @app.websocket("/ws/tables/{tid}")
     async def ws(websocket: WebSocket, tid: str) -> None:

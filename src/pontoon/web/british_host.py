@@ -36,16 +36,15 @@ from typing import Any
 from pontoon.british.round import BritishRound
 from pontoon.british.table import BritishGame
 from pontoon.errors import PontoonError
+from pontoon.history.words import round_words
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action
 from pontoon.rules.british import BritishRules
-from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
+from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
 from pontoon.web.persistence import TablePersistence
 
 ZERO = Decimal(0)
 # events whose card data is public once logged (003: twisted, split, bust, burned, the banker's turn)
-PUBLIC_CARDS = {"twist", "split", "bust", "burn", "banker_pontoon", "banker_turn", "banker_twist", "pontoon"}
-NEVER = {"draw", "action"}  # the log is never a view: the pack's cards drawn in order
 
 
 class BritishHost(HostedTable):
@@ -520,18 +519,6 @@ def default_action(rnd: BritishRound, seat: str) -> Action:
 
 
 def british_steps(rnd: BritishRound, seat: str | None) -> list[str]:
-    """The round's steps as ``seat`` may see them: a bought card only to its holder, unless exposed."""
-    final = rnd.view(seat if seat is not None else SPECTATOR)
-    exposed = {(h["owner"], h["hand"]) for h in final["hands"] if "??" not in h["cards"]}
-    out = []
-    for ev in rnd.events():
-        if ev.kind in NEVER:
-            continue
-        data = dict(ev.data)
-        if ev.kind not in PUBLIC_CARDS:
-            mine = data.get("seat") == seat and seat is not None
-            if not mine and (data.get("seat"), data.get("hand")) not in exposed:
-                data.pop("card", None)
-                data.pop("cards", None)
-        out.append(step_text(type(ev)(ev.seq, ev.kind, data, ev.clause)))
-    return out
+    """The round's steps in words as ``seat`` may see them (history/words.py): a bought card only to
+    its holder, unless its hand was exposed; the banker's hand once turned up."""
+    return round_words(rnd.events(), rnd.view(seat if seat is not None else SPECTATOR), game="british")

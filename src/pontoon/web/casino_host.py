@@ -18,10 +18,11 @@ from typing import Any
 from pontoon.casino.round import CasinoRound
 from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
+from pontoon.history.words import round_words
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, TABLE, Action
 from pontoon.rules.model import CasinoRules
-from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
+from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
 from pontoon.web.persistence import TablePersistence
 
 ZERO = Decimal(0)
@@ -278,7 +279,7 @@ class CasinoHost(HostedTable):
                 "status": summary["status"],
                 "dealer": summary["dealer"],
                 "net": summary["net"],
-                "steps": [step_text(ev) for ev in rnd.events() if ev.kind != "action"],
+                "steps": round_words(rnd.events(), rnd.view(SPECTATOR), game="casino", net=summary["net"]),
             }
         )
         for m in list(self.members.values()):

@@ -19,16 +19,17 @@ from typing import Any
 from pontoon.british.table import BritishGame
 from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
-from pontoon.events import Event, TableRecord
+from pontoon.events import TableRecord
 from pontoon.history import HistoryError, Recorder, Store, recover_table
 from pontoon.history.accounts import WebRecords
 from pontoon.history.leases import Leases
 from pontoon.history.recover import rules_of
+from pontoon.history.words import round_words
 from pontoon.money import to_money
 from pontoon.rules.british import BritishRules
 from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
-from pontoon.web.hosting import HostedTable, step_text
+from pontoon.web.hosting import HostedTable
 from pontoon.web.marks import spec_marks
 
 log = logging.getLogger("pontoon.web")
@@ -196,11 +197,7 @@ class StorePersistence:
                     "status": r["status"],
                     "dealer": res.get("dealer", []),
                     "net": res.get("net", {}),
-                    "steps": [
-                        step_text(Event(int(e["seq"]), str(e["kind"]), e["data"], str(e["clause"])))
-                        for e in evs
-                        if e["kind"] != "action"
-                    ],
+                    "steps": round_words(evs, None, game="casino", net=res.get("net")),  # all face up
                 }
             )
         return out

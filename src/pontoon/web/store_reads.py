@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from pontoon.errors import PontoonError
 from pontoon.history import HistoryError, Store, shoe_record
 from pontoon.history.audit import list_rounds, round_detail
+from pontoon.history.words import stored_round_words
 from pontoon.money import fmt
 
 
@@ -37,6 +38,10 @@ def round_of(store: Store, rid: int) -> Any:
         return _err(404, f"no round {rid} at this server's tables")
     if d["status"] == "open":
         return _err(409, f"round {rid} is still in play: its steps are shown when it is over")
+    try:  # the round in words, as everyone saw it once it was over (ruling 35: only what was exposed)
+        d["words"] = stored_round_words(store, rid)["words"]
+    except PontoonError:
+        d["words"] = []
     if d["preset"] in ("british", "shoot") or any(e["kind"] == "draw" for e in d["events"]):
         d["events"] = [
             dict(e, data={k: v for k, v in e["data"].items() if k not in ("card", "cards")})

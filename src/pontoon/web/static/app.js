@@ -170,7 +170,7 @@ async function refreshTables() {
     const td = document.createElement("td");
     if (t.game === "casino") {
       const box = document.createElement("select");
-      box.className = "box-select";
+      box.className = "box-select"; box.setAttribute("aria-label", `box at ${t.title}`);
       for (let b = 1; b <= t.boxes; b++) { const o = el("option", "box " + b); o.value = b; box.appendChild(o); }
       const free = t.free_boxes.length ? t.free_boxes[0] : 1;
       box.value = S.boxSel[t.id] || String(free);
@@ -286,6 +286,7 @@ function render(st) {
   renderHistory(st);
   renderShoe(st);
   maybeAskHints(st);
+  document.dispatchEvent(new CustomEvent("pontoon:state", { detail: st }));  // motion.js, session.js
 }
 
 function spot(title, mine, toAct) {
@@ -469,15 +470,6 @@ function renderHistory(st) {
   }).catch(() => { S.histRows = null; renderWsHistory(st); });
 }
 
-function stepLine(e) {
-  const parts = [e.kind.replaceAll("_", " ")];
-  for (const [k, v] of Object.entries(e.data || {})) {
-    if (k === "act") continue;
-    parts.push(`${k}=${Array.isArray(v) ? v.join(" ") : (v && typeof v === "object" ? JSON.stringify(v) : v)}`);
-  }
-  return parts.join(" ") + (e.clause ? ` [${e.clause}]` : "");
-}
-
 function renderStoreHistory(st) {
   const div = $("#history");
   div.replaceChildren();
@@ -493,7 +485,7 @@ function renderStoreHistory(st) {
       if (!d.open || d.dataset.loaded) return;
       d.dataset.loaded = "1";
       api("GET", `/api/rounds/${r.id}`).then((det) => {
-        for (const e of det.events) if (e.kind !== "action") ol.appendChild(el("li", stepLine(e)));
+        for (const w of det.words || []) ol.appendChild(el("li", w));  // the round in words (history/words.py)
         d.dataset.steps = String(ol.children.length);
       }).catch((e) => ol.appendChild(el("li", e.message)));
     });
