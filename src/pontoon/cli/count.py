@@ -307,7 +307,7 @@ def count_command(
     if not no_indices:
         from pontoon.analysis.indices import index_table
 
-        it = index_table(r, systems[0], penetration=pen, counts=tcs, samples=nsamp, seed=sd)
+        it = index_table(r, systems[0], penetration=pen, counts=tcs, samples=nsamp, seed=sd, effects=de)
         ix = it.indices()
         out["indices"] = {"system": systems[0].name, "penetration": pen, "true_counts": it.counts,
                           "mean_true_count": it.mean_tc, "shoes": it.samples, "seconds": it.seconds,
