@@ -230,12 +230,12 @@ def drill_index(s: DrillSession, rules: CasinoRules, system: CountSystem, n: int
             _grade_play(s, say, q[1], _answer(ask, say, q[1]), f"{q[0].split('ended on ')[1]} at TC {t:+d}")
             continue
         d = decs[int(rng.choice(len(decs), p=pick))]
-        opts = hand_options(sol).get((d.i, d.j, d.up))
-        if not opts:
+        hand = hand_options(sol).get((d.i, d.j, d.up))
+        if not hand:
             continue
         up = UPCARD_LABELS[[1, 2, 3, 4, 5, 6, 7, 8, 9, 0].index(d.up)]
         say(f"{tc}: you hold {VALUE_RANKS[d.i]} {VALUE_RANKS[d.j]} against {up}")
-        _grade_play(s, say, opts, _answer(ask, say, opts), f"{d.hand} v {up} at TC {t:+d}")
+        _grade_play(s, say, hand, _answer(ask, say, hand), f"{d.hand} v {up} at TC {t:+d}")
 
 
 def run_count_drill(rules: CasinoRules, system: CountSystem, kind: str, n: int, seed: int,
