@@ -5,7 +5,7 @@ simulation against the plain simulator.
 
 Prints, for PRESET (default mbs): the effects of removal (basic, optimal, every side wager; the
 analysis of the full shoe warmed first, so the eleven shoes' work is timed), the index chart of
-Walker's count (auto range, SAMPLES shoes per true count, default 4) with its wall and CPU time,
+Walker's count (auto range, SAMPLES shoes per true count, default 8, as `pontoon count`) with its wall and CPU time,
 and rounds per second of the counter's kernel (count, index tables, ramp with wonging) and of the
 plain simulator's ``run_chunk`` on the same rules, one process each, alternately three times
 (best of each), ROUNDS rounds per run (default 4,000,000). Kernels are compiled (or loaded from
@@ -29,7 +29,7 @@ from pontoon.sim.counting import simulate_count
 def main() -> None:
     preset = sys.argv[1] if len(sys.argv) > 1 else "mbs"
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 4_000_000
-    samples = int(sys.argv[3]) if len(sys.argv) > 3 else 4
+    samples = int(sys.argv[3]) if len(sys.argv) > 3 else 8
     rules = find_rules(preset)
     solve(rules)
     w0, c0 = time.perf_counter(), time.process_time()
@@ -45,9 +45,11 @@ def main() -> None:
     w0, c0 = time.perf_counter(), time.process_time()
     it = index_table(rules, system, counts=range(neutral - 4, neutral + 8), samples=samples)
     ix = it.indices()
+    why = [x["why"] for x in it.excluded()]
     print(
         f"index chart: {sum(it.samples)} shoes, {len(ix)} rows, {time.perf_counter() - w0:.1f} s wall, "
-        f"{time.process_time() - c0:.1f} s CPU"
+        f"{time.process_time() - c0:.1f} s CPU; not printed: "
+        + ", ".join(f"{why.count(w)} {w}" for w in ("other", "twice", "unresolved"))
     )
     ramp = [(neutral + d, u, 1) for d, u in ((1, 1), (2, 2), (3, 4), (4, 8), (5, 12))]
     spec = build_spec(rules, strategy=None, penetration=0.75)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from pontoon.analysis.counts import SYSTEMS
 from pontoon.cli.count_drill import ev_per_true_count, run_count_drill
@@ -87,9 +88,47 @@ def test_index_drill_from_the_command_line() -> None:
     code = "from pontoon.cli.app import main; main()"
     r = subprocess.run(
         [sys.executable, "-c", code, "count", "--rules", "mbs", "--drill", "index", "--questions", "2", "--seed", "3"],
-        input="h\nzz\ns\n", capture_output=True, text=True, timeout=300,
+        input="h\nzz\nn\ns\n", capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "is not a choice here" in r.stdout
     assert "drill index: 2 asked" in r.stdout
     assert re.search(r"(correct|mistake): .*(hit|stand|double|split|surrender) [+-]\d\.\d{4}", r.stdout)
+
+
+def test_index_drill_asks_rescue_and_insurance_with_exact_costs() -> None:
+    """mbs: among 30 questions some are a doubled total (keep or rescue, 004 3.25.3) and some an Ace
+    up (insure or not); each answer's cost is the best printed value less the chosen one's, and a
+    rescue is worth -1 of the original wager."""
+    rules = resolve_rules("mbs")
+    said: list[str] = []
+    turn = [0]
+
+    def ask(prompt: str) -> str:
+        letters = [x for x in re.findall(r"(?:^|  )([a-z]) ", prompt) if x != "q"]
+        turn[0] += 1
+        return letters[turn[0] % len(letters)]  # a different option each time
+
+    s = run_count_drill(rules, SYSTEMS["walker-hi-lo"], "index", 30, 5, ask, said.append)
+    assert s.asked == 30
+    text = "\n".join(said)
+    assert "you doubled and ended on" in text and "the dealer shows an Ace; insurance?" in text
+    names = "stand|hit|double|split|surrender|rescue|insure|no insurance"
+    total = 0.0
+    for line in said:
+        m = re.match(
+            r"(correct|mistake): (?:best is ([a-z ]+), yours )?([a-z ]+?)(?:: costs ([\d.]+) of the wager)? \((.*)\)$",
+            line,
+        )
+        if not m:
+            continue
+        vals = {k: float(v) for k, v in re.findall(rf"({names}) ([+-]\d\.\d+)", m.group(5))}
+        mine = vals[m.group(3)]
+        if "rescue" in vals:
+            assert vals["rescue"] == -1.0
+        if m.group(1) == "correct":
+            assert mine == max(vals.values())
+        else:
+            assert float(m.group(4)) == pytest.approx(max(vals.values()) - mine, abs=2e-4)
+            total += max(vals.values()) - mine
+    assert s.cost == pytest.approx(total, abs=2e-3) and s.cost > 0

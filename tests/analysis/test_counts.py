@@ -21,7 +21,7 @@ from pontoon.analysis.counts import (
     load_system,
 )
 from pontoon.analysis.eor import effects_of_removal
-from pontoon.analysis.indices import index_table, sample_shoe, true_count
+from pontoon.analysis.indices import IndexTable, index_table, sample_shoe, true_count
 from pontoon.analysis.states import shoe_counts
 from pontoon.rules.load import resolve_rules
 
@@ -90,28 +90,46 @@ def test_sampled_shoes_sit_in_their_bucket() -> None:
         assert t <= true_count(sysm, rules, dealt) < t + 1
 
 
+def _check(it: IndexTable, x: dict[str, object]) -> bool:
+    """The issue's check at ``x``'s index on ``it``'s shoes: the cell's mean margin (other play -
+    chart's play, exact per shoe, averaged over the shoes at each true count) has the chart's sign
+    at every count more than one step on one side of the index and the other sign more than one
+    step on the other side."""
+    tc = np.array(it.mean_tc)
+    key = (x["row"], x["up"], x["play"], x["alt"])
+    if str(x["row"]).startswith("doubled"):
+        ys, _ = it.rescue_margins(int(str(x["row"]).split()[1]), str(x["up"]))
+    else:
+        ys, _ = it.cell_margins(it.groups()[key])  # type: ignore[index]
+    sign = 1 if x["direction"] == "+" else -1
+    at = float(x["index"])  # type: ignore[arg-type]
+    return bool(np.all(sign * ys[tc < at - 1] < 0) and np.all(sign * ys[tc > at + 1] > 0))
+
+
 def test_indices_are_where_the_exact_values_cross() -> None:
-    """At each index the two plays' exact values cross within one step of true count: the cell's
-    mean margin (other play - chart's play, exact per shoe) has one sign more than a step below the
-    index and the other more than a step above, for every one of the ten most frequent cells and
-    for nearly all (sampling noise at the edges of the range) of the rest."""
+    """Every printed index (two-card cells and rescue rows) passes the issue's check on the shoes it
+    was computed from; what is not printed is listed with why (the other play better throughout
+    the range, a margin that crosses twice, or one the shoes cannot place within a step: none of
+    the ten most frequent cells, under 1% of the hands in all). Then against other shoes: the
+    thirty most frequent two-card cells' indices pass the same check on a table of another seed."""
     rules = resolve_rules("mbs")
     it = index_table(rules, SYSTEMS["walker-hi-lo"], counts=range(-8, 4), samples=4, seed=1)
-    tc = np.array(it.mean_tc)
-    rows = []
-    for x in it.indices():
-        if x["row"] == "side":
-            continue
-        ys, _ = it.cell_margins(it.groups()[(x["row"], x["up"], x["play"], x["alt"])])
-        sign = 1 if x["direction"] == "+" else -1
-        good = bool(np.all(sign * ys[tc < x["index"] - 1] < 0) and np.all(sign * ys[tc > x["index"] + 1] > 0))
-        rows.append((x["weight"], x["row"], x["up"], good))
-    rows.sort(reverse=True)
+    rows = [x for x in it.indices() if x["row"] != "side"]
     assert len(rows) > 50
-    assert all(good for *_, good in rows[:10]), rows[:10]
-    assert sum(good for *_, good in rows) >= 0.85 * len(rows)
-    surrender16 = [x for x in it.indices() if (x["row"], x["up"], x["alt"]) == ("hard 16", "T", "R")]
+    bad = [x for x in rows if not _check(it, x)]
+    assert not bad, bad
+    ex = it.excluded()
+    assert all(x["why"] in ("other", "twice", "unresolved") for x in ex), ex
+    # rescue rows have no control variate: at 4 shoes a count those against an 8 may stay unresolved
+    assert sum(x["weight"] for x in ex if x["why"] == "unresolved" and x["row"][0] != "d") < 0.01, ex
+    cells = sorted((x for x in rows if not x["row"].startswith("doubled")), key=lambda x: -x["weight"])
+    top = {(x["row"], x["up"]) for x in cells[:10]}
+    assert not [x for x in ex if (x["row"], x["up"]) in top]
+    surrender16 = [x for x in rows if (x["row"], x["up"], x["alt"]) == ("hard 16", "T", "R")]
     assert len(surrender16) == 1 and -3 < surrender16[0]["index"] < 2 and surrender16[0]["direction"] == "+"
+    other = index_table(rules, SYSTEMS["walker-hi-lo"], counts=range(-8, 4), samples=4, seed=2)
+    misses = [x for x in cells[:30] if not _check(other, x)]
+    assert not misses, misses
 
 
 # Published one-deck figures (Griffin's method; the table at

@@ -1,13 +1,21 @@
 """Index plays: the true count at which each decision's better play changes, exactly per shoe.
 
-For a count system, a penetration and each true-count bucket t (t <= TC < t + 1), shoe
-compositions are sampled at that count and each is analysed exactly (``strategy.solve``); for
-every two-card decision of the basic chart (analysis/decisions.py) the margin value(best other
-play) - value(chart's play) is averaged over the bucket's shoes, each weighted by the chance that
-the shoe deals that hand against that up card (the mean given that the hand is dealt). The index is
-where the mean margin crosses zero, interpolated between the buckets' mean true counts: the other
-play is better at counts at or above it (``direction`` "+") or at or below it ("-"). Insurance
-(given an Ace up) and each side wager offered get the count where they break even.
+For a count system, a penetration and each true-count bucket t (floor of the true count = t, as
+the counter's kernel reckons it), shoe compositions are drawn exactly at that count
+(``count_law``: at depths weighted by how often each reaches the count) and each is analysed
+exactly (``strategy.solve``); for every two-card decision of the basic chart
+(analysis/decisions.py) the margin value(best other play) - value(chart's play) is averaged over
+the bucket's shoes, each weighted by the chance that the shoe deals that hand against that up card
+(the mean given that the hand is dealt), with a control variate (``_Control``: the margin's linear
+prediction from its effects of removal, whose mean given the bucket comes from many cheap draws).
+Draw j of every bucket reads the same uniforms (common random numbers) at the depth quantile
+(j + u) / samples (stratified), so that a margin's change from one count to the next is read with
+little noise. The index is where the bucket means change sign, interpolated between the two
+buckets' mean true counts (``crossing_status``), printed only where every bucket more than one true
+count below it has one sign and every bucket more than one above it the other (the issue's check);
+a cell whose margin changes sign otherwise is listed apart (``IndexTable.excluded``) with why. The
+other play is better at counts at or above the index (``direction`` "+") or at or below it ("-").
+Insurance (given an Ace up) and each side wager offered get the count where they break even.
 
 Rescue (004 3.25.3, 000 3.11.4, 002): where the rules allow it, each doubled total t < 21 against
 each up card is a decision too, rescue vs stand (keep the double), as the chart's rescue rows
@@ -20,13 +28,6 @@ chance on the full shoe of that up card and a two-card double ending on t. (Wher
 double, federal, racc also holds the doubles of three or more cards: the divisor counts only the
 two-card ones, which scales the margin but not its sign.)
 
-Sampling (exact given the depth and the count): a depth of k cards is drawn uniformly between one
-deck (a quarter of a one-deck shoe) and the penetration; the k cards dealt start as a uniform random draw and are moved by swap
-steps (a dealt card for an undealt one, both chosen uniformly among the cards) that only go toward
-the bucket until they reach it, then, inside it, by swaps kept only when they stay in it: a
-Metropolis chain whose stationary law is the uniform law on the deals of k cards with the count in
-the bucket, i.e. the multivariate hypergeometric composition given the count. Depths are not
-reweighted by how often each one produces the count (documented in docs/counting.md).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.analysis.counts import CountSystem
+from pontoon.analysis.count_law import UNIFORMS, count_law
+from pontoon.analysis.counts import CountSystem, decision_effects
 from pontoon.analysis.decisions import UP_OF_LABEL, Decision, chart_decisions, decision_values
 from pontoon.analysis.eor import deck_size, identities_of, side_ev, side_wagers
 from pontoon.analysis.states import shoe_counts
@@ -45,59 +47,57 @@ from pontoon.analysis.strategy import Solution, basic_strategy, solve
 from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
 
-SIGNIFICANT = 3.0  # a cell's trend with the count must exceed this many standard errors
-MIX_STEPS = 200  # swap steps inside the bucket after reaching it
-
 
 def true_count(system: CountSystem, rules: CasinoRules, dealt: np.ndarray) -> float:
-    """The true count after the cards ``dealt`` (by value index): running count / decks left."""
+    """The true count after the cards ``dealt`` (by value index): running count x cards a deck /
+    cards left, as the counter's kernel reckons it (``_count_kernel._tc_bucket``)."""
     full = shoe_counts(rules.pack, rules.decks)
     rc = system.irc(rules.pack, rules.decks) + float(np.dot(system.tags, dealt))
     left = int(full.sum() - dealt.sum())
-    return rc / (left / deck_size(rules)) if left > 0 else 0.0
+    return rc * float(deck_size(rules)) / left if left > 0 else 0.0
 
 
 def sample_shoe(
     rules: CasinoRules, system: CountSystem, t: int, penetration: float, rng: np.random.Generator
 ) -> np.ndarray | None:
-    """Cards dealt (by value index) at a true count in [t, t + 1), or None where the chain could
-    not reach the bucket at the depth drawn (module docstring)."""
-    full = shoe_counts(rules.pack, rules.decks)
-    n = int(full.sum())
-    lo = min(deck_size(rules), n // 4)  # from one deck dealt (a quarter of a one-deck shoe)
-    hi = max(lo + 1, int(n * penetration))
-    k = int(rng.integers(lo, hi))
-    dealt = rng.multivariate_hypergeometric(full, k).astype(np.int64)
-    tags = np.array(system.tags, dtype=float)
-
-    def bucket(d: np.ndarray) -> float:
-        return true_count(system, rules, d)
-
-    tc = bucket(dealt)
-    for _ in range(20 * n):  # toward the bucket
-        if t <= tc < t + 1:
-            break
-        want_up = tc < t
-        out_r = int(rng.choice(10, p=dealt / k))
-        in_r = int(rng.choice(10, p=(full - dealt) / (n - k)))
-        if (tags[in_r] - tags[out_r] > 0) != want_up or tags[in_r] == tags[out_r]:
-            continue
-        dealt[out_r] -= 1
-        dealt[in_r] += 1
-        tc = bucket(dealt)
-    else:
+    """Cards dealt (by value index) at a true count in [t, t + 1), an exact draw at a depth drawn
+    by how often that count occurs there (``count_law``), or None where no depth before the cut
+    card reaches the count."""
+    law = count_law(rules, system)
+    depth = law.depth_law(t, penetration)
+    if depth.sum() <= 0:
         return None
-    if not t <= tc < t + 1:
-        return None
-    for _ in range(MIX_STEPS):  # uniform over the deals in the bucket (Metropolis, symmetric swaps)
-        out_r = int(rng.choice(10, p=dealt / k))
-        in_r = int(rng.choice(10, p=(full - dealt) / (n - k)))
-        dealt[out_r] -= 1
-        dealt[in_r] += 1
-        if not t <= bucket(dealt) < t + 1:
-            dealt[out_r] += 1
-            dealt[in_r] -= 1
-    return dealt
+    return law.draw(t, depth, rng.random(UNIFORMS))
+
+
+def crossing_status(x: np.ndarray, ys: np.ndarray, ws: np.ndarray) -> tuple[float | None, str, str]:
+    """Where the bucket means ``ys`` (value of the other play - the chart's, at the buckets' mean
+    true counts ``x``; buckets of weight ``ws`` 0 or NaN left out) change sign: (index, direction,
+    '') where one crossing, interpolated linearly between the two buckets it lies between, has
+    every bucket more than one true count below it on one side and every bucket more than one
+    above it on the other (the issue's check); otherwise (None, '', why): 'holds' (the chart's play
+    is at least as good at every count in range: a tie keeps the chart's play), 'other' (the other
+    play is better throughout the range), 'twice' (the other play is better at both ends of the
+    range, or at neither though it wins in between), 'unresolved' (the sign changes more than a
+    step apart: the shoes sampled cannot place the index within one step)."""
+    ok = ~np.isnan(ys) & (ws > 0)
+    x, y = x[ok], ys[ok]
+    if len(y) < 2:
+        return None, "", ""
+    sg = np.where(y > 0, 1, -1)
+    ch = np.flatnonzero(sg[1:] != sg[:-1])
+    if len(ch) == 0:
+        return None, "", "holds" if sg[0] < 0 else "other"
+    if sg[0] == sg[-1]:
+        return None, "", "twice"
+    good = []
+    for i in ch:
+        at = float(x[i] + (x[i + 1] - x[i]) * y[i] / (y[i] - y[i + 1]))
+        if np.all(sg[x < at - 1] == sg[0]) and np.all(sg[x > at + 1] == sg[-1]):
+            good.append(at)
+    if not good:
+        return None, "", "unresolved"
+    return good[len(good) // 2], "+" if sg[-1] > 0 else "-", ""
 
 
 def _hand_weight(shoe: np.ndarray, d: Decision) -> float:
@@ -142,21 +142,10 @@ class IndexTable:
         return keep_minus_rescue if self.rescue_play[(total, up)] == "F" else -keep_minus_rescue, w
 
     def crossing(self, ys: np.ndarray, ws: np.ndarray) -> tuple[float | None, str]:
-        """(true count where the least-squares line through the bucket means ``ys`` (weights
-        ``ws``) is zero, '+' where the other play is better above it); None where the slope is
-        within ``SIGNIFICANT`` standard errors of zero or that count lies more than one bucket
-        outside the buckets sampled."""
-        x = np.array(self.mean_tc)
-        ok = ~np.isnan(ys) & (ws > 0)
-        if ok.sum() < 4:
-            return None, ""
-        (slope, icpt), cov = np.polyfit(x[ok], ys[ok], 1, w=np.sqrt(ws[ok]), cov=True)
-        if slope == 0 or abs(slope) < SIGNIFICANT * math.sqrt(max(float(cov[0, 0]), 0.0)):
-            return None, ""  # no trend with the count that the samples can tell from noise
-        at = float(-icpt / slope)
-        if not self.counts[0] - 1 <= at <= self.counts[-1] + 2:
-            return None, ""
-        return at, "+" if slope > 0 else "-"
+        """(the index, '+' where the other play is better at or above it, '-' at or below), or
+        (None, why) where the printed chart has no index (``crossing_status``)."""
+        at, direction, why = crossing_status(np.array(self.mean_tc), ys, ws)
+        return (at, direction) if at is not None else (None, why)
 
     def groups(self) -> dict[tuple[str, str, str, str], list[int]]:
         """The decisions by chart cell: (row, up card, chart's play, other play) -> decisions."""
@@ -174,11 +163,24 @@ class IndexTable:
 
     def indices(self) -> list[dict[str, Any]]:
         """The index chart: one row per chart cell whose better play changes in the range."""
-        out = []
+        return self._chart()[0]
+
+    def excluded(self) -> list[dict[str, Any]]:
+        """The cells (and rescue rows) whose margin changes sign in the range but that get no
+        index, each with ``why`` (``crossing_status``); every other cell keeps the chart's play
+        at every count in range."""
+        return self._chart()[1]
+
+    def _chart(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        out: list[dict[str, Any]] = []
+        skipped: list[dict[str, Any]] = []
         for (row, up, play, alt), ks in self.groups().items():
             ys, ws = self.cell_margins(ks)
             at, direction = self.crossing(ys, ws)
             if at is None:
+                if direction not in ("", "holds"):
+                    skipped.append({"row": row, "up": up, "play": play, "alt": alt, "why": direction,
+                                    "weight": sum(self.decisions[k].weight for k in ks)})  # fmt: skip
                 continue
             weight = sum(self.decisions[k].weight for k in ks)
             out.append({"row": row, "up": up, "play": play, "alt": alt, "index": at,
@@ -186,17 +188,21 @@ class IndexTable:
                         "hands": [self.decisions[k].hand for k in ks]})  # fmt: skip
         for (t, up), play in self.rescue_play.items():
             at, direction = self.crossing(*self.rescue_margins(t, up))
-            if at is None:
-                continue
             assert self.rescue_weight is not None
+            if at is None:
+                if direction not in ("", "holds"):
+                    skipped.append({"row": f"doubled {t}", "up": up, "play": play, "alt": "S" if play == "F" else "F",
+                                    "why": direction, "weight": float(self.rescue_weight[UP_OF_LABEL[up], t])})  # fmt: skip
+                continue
             out.append({"row": f"doubled {t}", "up": up, "play": play, "alt": "S" if play == "F" else "F",
                         "index": at, "direction": direction,
                         "weight": float(self.rescue_weight[UP_OF_LABEL[up], t]), "hands": []})  # fmt: skip
         for name, ev in self.extras.items():
             at, direction = self.crossing(np.array(ev), np.array(self.samples, dtype=float))
             out.append({"row": "side", "up": "", "play": "no bet", "alt": name, "index": at,
-                        "direction": direction, "weight": 0.0, "hands": []})  # fmt: skip
-        return out
+                        "direction": direction if at is not None else "", "weight": 0.0, "hands": [],
+                        **({} if at is not None else {"why": direction})})  # fmt: skip
+        return out, skipped
 
 
 def rescue_racc(sol: Solution) -> np.ndarray:
@@ -241,6 +247,84 @@ def rescue_weights(shoe: np.ndarray, ace_one: bool, with_up: bool = False) -> np
     return out
 
 
+CHEAP_DRAWS = 300  # draws per bucket for the control variate's mean
+
+
+class _Control:
+    """The control variate: each decision's margin predicted linearly from the shoe by its exact
+    effects of removal (``counts.decision_effects``), lin = sum_r E_r (N - 1)(f_r - q_r) with f, q
+    the full and the remaining shoe's shares of each value (one card of value r removed: E_r
+    exactly, up to the effects' weighted sum). A bucket's mean margin given the hand is estimated
+    as the mean over the analysed shoes of (margin - lin), weighted by P(hand), plus the mean of
+    lin given the hand over ``CHEAP_DRAWS`` draws of the bucket (no analysis: a draw and a
+    product). Exact in expectation whatever the prediction's error; its variance is that of the
+    margin's departure from linearity, far below the margin's own spread across the bucket."""
+
+    def __init__(self, decs: list[Decision], full: np.ndarray, effects: Any) -> None:
+        self.eff = np.asarray(effects.effects, dtype=float)
+        self.full = full.astype(float)
+        self.n = float(full.sum())
+        self.ii = np.array([d.i for d in decs])
+        self.jj = np.array([d.j for d in decs])
+        self.uu = np.array([d.up for d in decs])
+        self.same = self.ii == self.jj
+
+    def lin(self, shoe: np.ndarray) -> np.ndarray:
+        q = shoe / shoe.sum()
+        return np.asarray(self.eff @ ((self.n - 1) * (self.full / self.n - q)))
+
+    def weights(self, shoe: np.ndarray) -> np.ndarray:
+        """P(hand, up card) of every decision on ``shoe`` (``_hand_weight``, all at once)."""
+        c = shoe.astype(float)
+        n = c.sum()
+        w = c[self.uu] / n
+        ci = c[self.ii] - (self.ii == self.uu)
+        cj = c[self.jj] - (self.jj == self.uu) - self.same
+        return np.asarray(w * ci / (n - 1) * np.maximum(cj, 0) / (n - 2) * np.where(self.same, 1, 2))
+
+    def bucket_mean(self, law: Any, t: int, depth: np.ndarray, u: np.ndarray) -> np.ndarray:
+        a = np.zeros(len(self.ii))
+        w = np.zeros(len(self.ii))
+        m = len(u)
+        for j in range(m):
+            shoe = self.full - law.draw(t, depth, u[j], (j + u[j, 0]) / m)
+            hw = self.weights(shoe)
+            a += hw * self.lin(shoe)
+            w += hw
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(w > 0, a / np.where(w > 0, w, 1), 0.0)
+
+
+@dataclass
+class _ShoeTerms:
+    acc: np.ndarray  # per decision: P(hand) * margin
+    wsum: np.ndarray  # per decision: P(hand)
+    racc: np.ndarray  # rescue_racc
+    rw: np.ndarray  # rescue_weights
+    sides: dict[str, float]
+
+
+def _shoe_terms(rules: CasinoRules, decs: list[Decision], shoe: np.ndarray, sides: list[str]) -> _ShoeTerms:
+    """One shoe's exact contribution to a bucket's sums (``index_table``)."""
+    sol = solve(rules, shoe=tuple(int(x) for x in shoe))
+    vals = decision_values(decs, sol)
+    acc = np.zeros(len(decs))
+    wsum = np.zeros(len(decs))
+    for k, d in enumerate(decs):
+        if not math.isnan(vals[k]):
+            hw = _hand_weight(shoe, d)
+            acc[k] = hw * vals[k]
+            wsum[k] = hw
+    resc = rules.rescue  # 004 3.25.3 rescue
+    racc = rescue_racc(sol) if resc else np.zeros((10, 22))
+    rw = rescue_weights(shoe, rules.double_ace_counts_one) if resc else np.zeros((10, 22))
+    sv: dict[str, float] = {}
+    if sides:
+        ident = identities_of(rules, shoe)
+        sv = {w: side_ev(rules, w, ident) for w in sides}
+    return _ShoeTerms(acc, wsum, racc, rw, sv)
+
+
 def index_table(
     rules: CasinoRules,
     system: CountSystem,
@@ -249,6 +333,8 @@ def index_table(
     counts: range = range(-6, 7),
     samples: int = 6,
     seed: int = 0,
+    effects: Any = None,
+    cheap: int = CHEAP_DRAWS,
 ) -> IndexTable:
     """Index plays of ``rules``'s chart for ``system`` (module docstring): ``samples`` shoes per
     true-count bucket in ``counts``."""
@@ -257,9 +343,15 @@ def index_table(
     if not 0.1 <= penetration <= 0.95:
         raise PontoonError(f"penetration {penetration}: give 0.1 to 0.95 (the share of the shoe dealt)")
     t0 = time.perf_counter()
-    rng = np.random.default_rng(seed)
+    law = count_law(rules, system)
+    # common random numbers: draw j of every bucket reads the same uniforms, its depth at the
+    # quantile (j + u) / samples of the bucket's depth law (stratified), so that neighbouring
+    # buckets' shoes differ mostly by the count (module docstring)
+    uni = np.random.default_rng(seed).random((samples, UNIFORMS))
     decs = chart_decisions(rules)
     full = shoe_counts(rules.pack, rules.decks)
+    cv = _Control(decs, full, effects if effects is not None else decision_effects(rules))
+    cheap_u = np.random.default_rng([seed, 1]).random((cheap, UNIFORMS))
     sides = side_wagers(rules)
     acc_all = np.zeros((len(decs), len(counts)))
     w_all = np.zeros((len(decs), len(counts)))
@@ -268,35 +360,29 @@ def index_table(
     resc_w = np.zeros((10, 22, len(counts)))
     mean_tc: list[float] = []
     got: list[int] = []
+    seen: dict[tuple[int, ...], _ShoeTerms] = {}  # a shoe drawn at two buckets is analysed once
     for b, t in enumerate(counts):
-        acc = np.zeros(len(decs))
-        wsum = np.zeros(len(decs))
         side_acc = dict.fromkeys(sides, 0.0)
         tcs = []
-        for _ in range(samples):
-            dealt = sample_shoe(rules, system, t, penetration, rng)
-            if dealt is None:
-                continue
-            shoe = full - dealt
+        depth = law.depth_law(t, penetration)
+        if depth.sum() > 0:  # the control's mean given the bucket, from many cheap draws
+            mean_lin = cv.bucket_mean(law, t, depth, cheap_u)
+        for j in range(samples if depth.sum() > 0 else 0):
+            dealt = law.draw(t, depth, uni[j], (j + uni[j, 0]) / samples)
+            key = tuple(int(x) for x in full - dealt)
+            if key not in seen:
+                seen[key] = _shoe_terms(rules, decs, np.array(key), sides)
+            terms = seen[key]
             tcs.append(true_count(system, rules, dealt))
-            sol = solve(rules, shoe=tuple(int(x) for x in shoe))
-            vals = decision_values(decs, sol)
+            acc_all[:, b] += terms.acc + terms.wsum * (mean_lin - cv.lin(full - dealt))
+            w_all[:, b] += terms.wsum
             if resc_all is not None:
-                resc_all[:, :, b] += rescue_racc(sol)
-                resc_w[:, :, b] += rescue_weights(shoe, rules.double_ace_counts_one)
-            for k, d in enumerate(decs):
-                if not math.isnan(vals[k]):
-                    hw = _hand_weight(shoe, d)
-                    acc[k] += hw * vals[k]
-                    wsum[k] += hw
-            if sides:
-                ident = identities_of(rules, shoe)
-                for w in sides:
-                    side_acc[w] += side_ev(rules, w, ident)
+                resc_all[:, :, b] += terms.racc
+                resc_w[:, :, b] += terms.rw
+            for w in sides:
+                side_acc[w] += terms.sides[w]
         got.append(len(tcs))
         mean_tc.append(float(np.mean(tcs)) if tcs else float("nan"))
-        acc_all[:, b] = acc
-        w_all[:, b] = wsum
         for w in sides:
             extras[w].append(side_acc[w] / len(tcs) if tcs else float("nan"))
     keep = [b for b, n in enumerate(got) if n > 0]

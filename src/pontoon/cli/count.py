@@ -131,6 +131,14 @@ def _index_lines(ix: list[dict[str, Any]], it: Any) -> list[str]:
         )
     if it.rescue_play and not any(x["row"].startswith("doubled") for x in plays):
         out.append("  rescue (doubled totals v each up card): the chart's play at every true count in range")
+    ex = it.excluded()
+    if ex:
+        why = {"other": "the other play throughout the range", "twice": "cross twice",
+               "unresolved": "unresolved (more shoes: --samples)"}  # fmt: skip
+        n = {w: sum(x["why"] == w for x in ex) for w in why}
+        out.append(
+            "  not printed: " + ", ".join(f"{v} {why[w]}" for w, v in n.items() if v) + " (--json: excluded)"
+        )
     for x in ix:
         if x["row"] == "side":
             at = (
@@ -226,7 +234,7 @@ def count_command(
         "0.75", "--penetration", help="share of the shoe dealt before the shuffle"
     ),
     samples: str = typer.Option(
-        "4", "--samples", help="shoes analysed exactly per true count for the indices"
+        "8", "--samples", help="shoes analysed exactly per true count for the indices"
     ),
     tc_range: str = typer.Option(
         "auto",
@@ -299,11 +307,11 @@ def count_command(
     if not no_indices:
         from pontoon.analysis.indices import index_table
 
-        it = index_table(r, systems[0], penetration=pen, counts=tcs, samples=nsamp, seed=sd)
+        it = index_table(r, systems[0], penetration=pen, counts=tcs, samples=nsamp, seed=sd, effects=de)
         ix = it.indices()
         out["indices"] = {"system": systems[0].name, "penetration": pen, "true_counts": it.counts,
                           "mean_true_count": it.mean_tc, "shoes": it.samples, "seconds": it.seconds,
-                          "chart": ix}  # fmt: skip
+                          "chart": ix, "excluded": it.excluded()}  # fmt: skip
         lines += _index_lines(ix, it)
     if rounds and ramp_rows is not None:
         from pontoon.sim.counting import simulate_count

@@ -10,7 +10,10 @@ mistake's cost given.
 * ``index``: a shoe sampled at a true count (analysis/indices.py), a two-card hand against an up
   card (close calls most often: each chart decision drawn with its chance of being dealt over its
   full-shoe margin); say the play. Graded by the exact values of the plays on *that* shoe (the analyser), the
-  cost being the best play's value less yours, per unit of the wager.
+  cost being the best play's value less yours, per unit of the wager. Where the rules have rescue
+  (004 3.25.3) some questions are a doubled total against an up card, keep or rescue (valued on
+  that shoe given a two-card double ends on that total, as the index chart's rescue rows); where
+  insurance is offered, some are an Ace up, insure or not (per unit of the insurance wager).
 
 Only the cards dealt so far are shown (ruling 35: a seat's own view).
 """
@@ -32,8 +35,9 @@ from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
 
 KINDS = ("running", "true", "index")
-PLAYS = {"h": "H", "s": "S", "d": "D", "p": "P", "r": "R"}
-NAMES = {"S": "stand", "H": "hit", "D": "double", "P": "split", "R": "surrender"}
+PLAYS = {"h": "H", "s": "S", "d": "D", "p": "P", "r": "R", "f": "F", "y": "I", "n": "N"}
+NAMES = {"S": "stand", "H": "hit", "D": "double", "P": "split", "R": "surrender", "F": "rescue", "I": "insure",
+         "N": "no insurance"}  # fmt: skip
 
 
 class EndOfDrill(Exception):
@@ -143,9 +147,56 @@ def drill_true(s: DrillSession, rules: CasinoRules, system: CountSystem, n: int,
         _grade_count(s, say, got, tc, got - tc, slope, "true count")
 
 
+def _answer(ask: Callable[[str], str], say: Callable[[str], None], opts: dict[str, float]) -> str:
+    menu = "  ".join(f"{k} {NAMES[v]}" for k, v in PLAYS.items() if v in opts)
+    while True:
+        ans = ask(f"{menu}  q quit >").strip().lower()
+        if ans in ("q", "quit"):
+            raise EndOfDrill()
+        if PLAYS.get(ans) in opts:
+            return PLAYS[ans]
+        say(f"'{ans}' is not a choice here: {menu}")
+
+
+def _grade_play(
+    s: DrillSession, say: Callable[[str], None], opts: dict[str, float], play: str, what: str
+) -> None:
+    """Exact grading: the best option's value less the one chosen (``opts``: values on the shoe)."""
+    best = max(opts, key=lambda k: opts[k])
+    s.asked += 1
+    detail = "   ".join(f"{NAMES[k]} {v:+.4f}" for k, v in sorted(opts.items(), key=lambda kv: -kv[1]))
+    cost = opts[best] - opts[play]
+    if cost <= 1e-12:
+        s.correct += 1
+        say(f"correct: {NAMES[play]} ({detail})")
+    else:
+        s.cost += cost
+        s.mistakes.append(f"{what}: {NAMES[play]}, best {NAMES[best]}")
+        say(f"mistake: best is {NAMES[best]}, yours {NAMES[play]}: costs {cost:.4f} of the wager ({detail})")
+
+
+def _rescue_question(
+    rules: CasinoRules, sol: Any, shoe: np.ndarray, rng: np.random.Generator
+) -> tuple[str, dict[str, float]] | None:
+    """A doubled total against an up card (004 3.25.3 rescue): keep (stand) or rescue, valued per
+    unit of the original wager on this shoe given that a two-card double ends on that total (the
+    index chart's rescue rows: analysis/indices.py), rescue being -1."""
+    from pontoon.analysis.indices import rescue_racc, rescue_weights
+
+    racc = rescue_racc(sol)
+    w = rescue_weights(shoe, rules.double_ace_counts_one)
+    up = int(rng.integers(0, 10))
+    t = int(rng.integers(12, 21))
+    if w[up, t] <= 0:
+        return None
+    label = UPCARD_LABELS[[1, 2, 3, 4, 5, 6, 7, 8, 9, 0].index(up)]
+    return f"you doubled and ended on {t} against {label}", {"S": racc[up, t] / w[up, t] - 1.0, "F": -1.0}
+
+
 def drill_index(s: DrillSession, rules: CasinoRules, system: CountSystem, n: int, rng: np.random.Generator,
                 ask: Callable[[str], str], say: Callable[[str], None]) -> None:  # fmt: skip
     from pontoon.analysis.decisions import chart_decisions, hand_options
+    from pontoon.analysis.eor import identities_of, side_ev, side_wagers
     from pontoon.analysis.indices import sample_shoe, true_count
     from pontoon.analysis.strategy import solve
 
@@ -155,41 +206,36 @@ def drill_index(s: DrillSession, rules: CasinoRules, system: CountSystem, n: int
     # close calls come up most: each decision's chance of being dealt over its full-shoe margin
     pick = np.array([d.weight / (abs(d.margin) + 0.02) for d in decs])
     pick /= pick.sum()
+    kinds = ["hand"] * 6 + ["rescue"] * (2 if rules.rescue else 0)
+    kinds += ["insurance"] if "insurance" in side_wagers(rules) else []
     while s.asked < n:
         t = int(rng.integers(neutral - 3, neutral + 6))
         dealt = sample_shoe(rules, system, t, 0.75, rng)
         if dealt is None:
             continue
         shoe = full - dealt
+        kind = kinds[int(rng.integers(len(kinds)))]
+        tc = f"true count {true_count(system, rules, dealt):+.1f}"
+        if kind == "insurance":  # per unit of the insurance wager, given an Ace up
+            say(f"{tc}: the dealer shows an Ace; insurance?")
+            opts = {"I": side_ev(rules, "insurance", identities_of(rules, shoe)), "N": 0.0}
+            _grade_play(s, say, opts, _answer(ask, say, opts), f"insurance at TC {t:+d}")
+            continue
+        sol = solve(rules, shoe=tuple(int(x) for x in shoe))
+        if kind == "rescue":
+            q = _rescue_question(rules, sol, shoe, rng)
+            if q is None:
+                continue
+            say(f"{tc}: {q[0]}")
+            _grade_play(s, say, q[1], _answer(ask, say, q[1]), f"{q[0].split('ended on ')[1]} at TC {t:+d}")
+            continue
         d = decs[int(rng.choice(len(decs), p=pick))]
-        opts = hand_options(solve(rules, shoe=tuple(int(x) for x in shoe))).get((d.i, d.j, d.up))
-        if not opts:
+        hand = hand_options(sol).get((d.i, d.j, d.up))
+        if not hand:
             continue
         up = UPCARD_LABELS[[1, 2, 3, 4, 5, 6, 7, 8, 9, 0].index(d.up)]
-        say(f"true count {true_count(system, rules, dealt):+.1f}: you hold {VALUE_RANKS[d.i]} {VALUE_RANKS[d.j]} "
-            f"against {up}")  # fmt: skip
-        menu = "  ".join(f"{k} {NAMES[v]}" for k, v in PLAYS.items() if v in opts)
-        while True:
-            ans = ask(f"{menu}  q quit >").strip().lower()
-            if ans in ("q", "quit"):
-                raise EndOfDrill()
-            if PLAYS.get(ans) in opts:
-                break
-            say(f"'{ans}' is not a choice here: {menu}")
-        play = PLAYS[ans]
-        best = max(opts, key=lambda k: opts[k])
-        s.asked += 1
-        detail = "   ".join(f"{NAMES[k]} {v:+.4f}" for k, v in sorted(opts.items(), key=lambda kv: -kv[1]))
-        cost = opts[best] - opts[play]
-        if cost <= 1e-12:
-            s.correct += 1
-            say(f"correct: {NAMES[play]} ({detail})")
-        else:
-            s.cost += cost
-            s.mistakes.append(f"{d.hand} v {up} at TC {t:+d}: {NAMES[play]}, best {NAMES[best]}")
-            say(
-                f"mistake: best is {NAMES[best]}, yours {NAMES[play]}: costs {cost:.4f} of the wager ({detail})"
-            )
+        say(f"{tc}: you hold {VALUE_RANKS[d.i]} {VALUE_RANKS[d.j]} against {up}")
+        _grade_play(s, say, hand, _answer(ask, say, hand), f"{d.hand} v {up} at TC {t:+d}")
 
 
 def run_count_drill(rules: CasinoRules, system: CountSystem, kind: str, n: int, seed: int,

@@ -126,6 +126,13 @@ def index_tables(
     return strats
 
 
+def unplayable(indices: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The index rows the kernel's tables cannot play: a pair's row between two plays neither of
+    which is a split (pair 5 double/hit, pair 8 surrender/hit): a pair that is not split is played
+    by its total's cell (hard 10, hard 16), which the total's other hands share."""
+    return [x for x in indices or [] if x["row"].startswith("pair") and "P" not in (x["play"], x["alt"])]
+
+
 def insurance_row(indices: list[dict[str, Any]] | None) -> np.ndarray:
     ins = np.zeros(NBUCKETS, dtype=np.int64)
     for ix in indices or []:
@@ -237,6 +244,36 @@ def _run_dask(
             cluster.close()
 
 
+def count_job(
+    rules: CasinoRules,
+    system: CountSystem,
+    ramp: Sequence[tuple[int, int, int]],
+    indices: list[dict[str, Any]] | None,
+    penetration: float,
+    seed: int | None,
+) -> CountJob:
+    """The chunks' plain data for ``simulate_count`` (two jobs of the same seed deal each chunk
+    from the same random numbers: ``tests/sim/test_counting.py`` pairs them chunk by chunk)."""
+    chart = basic_strategy(rules)
+    spec = build_spec(rules, boxes=1, strategy=chart, penetration=penetration)
+    bets, boxes = ramp_arrays(ramp)
+    if int(boxes.max()) > rules.max_boxes:
+        raise CountSimError(
+            f"the ramp plays {int(boxes.max())} boxes: {rules.preset} has 1 to {rules.max_boxes}"
+        )
+    return CountJob(
+        spec=spec,
+        strats=index_tables(rules, chart, indices),
+        tags13=np.array([system.tags[min(r, 9)] for r in range(13)], dtype=np.float64),
+        irc=float(system.irc(rules.pack, rules.decks)),
+        deck_cards=float(shoe_counts(rules.pack, 1).sum()),
+        bets=bets,
+        boxes=boxes,
+        ins=insurance_row(indices) if rules.insurance else np.zeros(NBUCKETS, dtype=np.int64),
+        entropy=normalise_seed(seed),
+    )
+
+
 def simulate_count(
     rules: CasinoRules,
     rounds: int,
@@ -260,24 +297,7 @@ def simulate_count(
         raise CountSimError(f"penetration {penetration}: give 0.1 to 0.95 (the share of the shoe dealt)")
     if workers is not None and (isinstance(workers, bool) or not 1 <= workers <= 256):
         raise CountSimError(f"workers={workers!r}: give 1 to 256 local worker processes")
-    chart = basic_strategy(rules)
-    spec = build_spec(rules, boxes=1, strategy=chart, penetration=penetration)
-    bets, boxes = ramp_arrays(ramp)
-    if int(boxes.max()) > rules.max_boxes:
-        raise CountSimError(
-            f"the ramp plays {int(boxes.max())} boxes: {rules.preset} has 1 to {rules.max_boxes}"
-        )
-    job = CountJob(
-        spec=spec,
-        strats=index_tables(rules, chart, indices),
-        tags13=np.array([system.tags[min(r, 9)] for r in range(13)], dtype=np.float64),
-        irc=float(system.irc(rules.pack, rules.decks)),
-        deck_cards=float(shoe_counts(rules.pack, 1).sum()),
-        bets=bets,
-        boxes=boxes,
-        ins=insurance_row(indices) if rules.insurance else np.zeros(NBUCKETS, dtype=np.int64),
-        entropy=normalise_seed(seed),
-    )
+    job = count_job(rules, system, ramp, indices, penetration, seed)
     t_compile = time.perf_counter()
     if workers is None and scheduler is None:
         count_chunk(job, 10**9, 1)  # compiled (or loaded from numba's cache) before the clock
@@ -298,6 +318,7 @@ def simulate_count(
             "ramp": [list(r) for r in ramp],
             "penetration": penetration,
             "index_plays": sum(1 for x in indices or [] if x["row"] != "side" and x["index"] is not None),
+            "index_plays_unused": len(unplayable(indices)),
             "seed": job.entropy,
             "seconds": seconds,
             "compile_seconds": compile_seconds,
