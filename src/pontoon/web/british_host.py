@@ -30,15 +30,19 @@ at any time and done at the next point between rounds (at once while the table w
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from pontoon.british.round import BritishRound
 from pontoon.british.table import BritishGame
+from pontoon.cards import Card
 from pontoon.errors import PontoonError
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action
 from pontoon.rules.british import BritishRules
+from pontoon.web.bots import british_bots, british_decision
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
 from pontoon.web.persistence import TablePersistence
 
@@ -50,6 +54,11 @@ NEVER = {"draw", "action"}  # the log is never a view: the pack's cards drawn in
 
 class BritishHost(HostedTable):
     game = "british"
+    leave_note = (
+        "you leave between rounds; until then the server plays your hand by the rules' defaults "
+        "(003 Stick and Twist: stick at 15 or more, else twist; 003 is silent on leaving a game: "
+        "docs/server.md)"
+    )
 
     def __init__(
         self,
@@ -79,6 +88,7 @@ class BritishHost(HostedTable):
         )
         self.top_up = ZERO  # a kitty top-up asked for, done before the next deal
         self.top_up_by = ""
+        self.last_round: BritishRound | None = None  # the last booked round: on the felt between rounds
         if game is not None:
             self.games = 1
             for ev in game.log.events:  # an adopted game: its pack's commitment and reveals so far
@@ -118,6 +128,7 @@ class BritishHost(HostedTable):
         self.store.attach(self.id, g, self.title)  # recorded from its first event (history store)
         g.subscribe(self.watch)
         self.game_obj = g
+        self.last_round = None
         self.offer = None
         self.top_up = ZERO
         self._advance()
@@ -138,6 +149,7 @@ class BritishHost(HostedTable):
         self.note_member(m.name, {"leave": fmt(amount)})
         self.pay_out(m.name, amount)
         self.paid[m.name] = amount
+        self.member_gone(m.name)
         self.bump()
         return amount
 
@@ -204,6 +216,7 @@ class BritishHost(HostedTable):
         for name, total in gone:
             self.pay_out(name, total)
             self.paid[name] = total
+            self.member_gone(name)
         self.game_obj = None
         self.offer = None
         self.top_up = ZERO
@@ -226,7 +239,8 @@ class BritishHost(HostedTable):
         g = self.game_obj
         if g is None:
             raise HostError(
-                f"the game starts when all {self.seats} seats are taken ({len(self.members)} now)"
+                f"the game starts when all {self.seats} seats are taken ({len(self.members)} now); "
+                "the host (or a lone player) may fill the empty seats with bots"
             )
         if msg.type == "act":
             if g.round is None:
@@ -322,11 +336,23 @@ class BritishHost(HostedTable):
                 if not self._between(g):
                     return
                 if g.needs_kitty:
-                    if self.members[g.banker].absent:
+                    banker = self.members[g.banker]
+                    if banker.bot and not self.paused:  # a bot banker's kitty (web/bots.py)
+                        g.put_kitty(min(self.bots.kitty_for(self.rules, g.banker), self.balance(g.banker)))
+                        continue
+                    if banker.absent:
                         g.put_kitty(self.rules.kitty_min)  # the default: the smallest kitty (003 Shoot)
+                        self.act_note(f"{g.banker} is away: the smallest kitty was put up (003 Shoot)")
                         continue
                     self.set_timer(self.settings.turn_timeout_s)
                     return
+                if self.paused or not self.humans_present():  # no new deal: paused, or nobody but bots
+                    self.set_timer(None)
+                    return
+                if self.resting():  # the last round's results stay on the felt (the result pause)
+                    self.set_timer(self.result_until - time.monotonic())
+                    return
+                self.note = None
                 g.stacks = {s: self.members[s].buy_in for s in g.seats}  # rul 33: bank cover on buy-ins
                 g.new_round()
                 continue
@@ -335,13 +361,27 @@ class BritishHost(HostedTable):
                 self._book(g, rnd)
                 continue
             who = rnd.to_act()
+            if who is not None and self.members[who].bot and not self.paused:
+                g.act(who, british_decision(rnd, who, self.bots))  # the bot's own view (web/bots.py)
+                continue
             if who is not None and self.members[who].absent:
-                g.act(who, default_action(rnd, who))
+                a = default_action(rnd, who)
+                self.act_note(f"{who} is away: the server played the default ({a.verb})")
+                g.act(who, a)
                 continue
             self.set_timer(self.settings.turn_timeout_s)
             return
 
+    @property
+    def bots(self) -> Any:
+        return british_bots(self.rules, self.bot_level)  # the ONE place British bots are chosen
+
+    def bot_job(self) -> tuple[str, Callable[[], Any]] | None:
+        return None  # British bots act at once inside _advance (their policies are cheap)
+
     def _book(self, g: BritishGame, rnd: BritishRound) -> None:
+        self.last_round = rnd
+        self.result_until = time.monotonic() + self.result_pause_s
         summary = g.end_round()
         self.add_history(
             {
@@ -381,12 +421,14 @@ class BritishHost(HostedTable):
         if g.round is None and g.needs_kitty:
             g.put_kitty(self.rules.kitty_min)  # the default: the smallest kitty (003 Shoot)
             self.notices[g.banker] = "time ran out: the server put up the smallest kitty for you"
+            self.act_note(f"time ran out: the server put up the smallest kitty for {g.banker}")
         elif g.round is not None and not g.round.is_over():
             who = g.round.to_act()
             if who is not None:
                 a = default_action(g.round, who)
                 g.act(who, a)
                 self.notices[who] = f"time ran out: the server took the default action for you ({a})"
+                self.act_note(f"time ran out: the server played {a.verb} for {who}")
         self.bump()
         self._advance()
 
@@ -448,7 +490,10 @@ class BritishHost(HostedTable):
         me = name if name in self.members else None
         rnd = None if g is None else g.round
         out["phase"] = "waiting" if g is None else ("kitty" if rnd is None else "play")
-        out["round"] = None if rnd is None else rnd.view(me if me is not None else SPECTATOR)
+        shown = rnd if rnd is not None else (self.last_round if g is not None else None)
+        if rnd is None and shown is not None and not (g is not None and g.needs_kitty):
+            out["phase"] = "result"  # the last round's results on the felt until the next deal
+        out["round"] = None if shown is None else with_totals(shown.view(me if me is not None else SPECTATOR))
         out["round_no"] = 0 if g is None else g.rounds_played + (1 if rnd is not None else 0)
         out["legal"] = self.legal_for(name)
         out["to_act"] = (
@@ -535,3 +580,19 @@ def british_steps(rnd: BritishRound, seat: str | None) -> list[str]:
                 data.pop("cards", None)
         out.append(step_text(type(ev)(ev.seq, ev.kind, data, ev.clause)))
     return out
+
+
+def with_totals(view: dict[str, Any]) -> dict[str, Any]:
+    """A British view with each hand's total where every card of it is face up in that view (a
+    seat's own hand, an exposed one, the banker's): from the view alone (rul 35)."""
+    from pontoon.hands import hand_total
+
+    def total(codes: list[str]) -> int | None:
+        if not codes or any(c == "??" for c in codes):
+            return None
+        return hand_total([Card.parse(c) for c in codes])[0]
+
+    for h in view.get("hands", ()):
+        h["total"] = total(list(h.get("cards", ())))
+    view["banker_total"] = total(list(view.get("banker_cards", ())))
+    return view
