@@ -104,7 +104,9 @@ def serve_command(
     turn_timeout: float = typer.Option(30.0, "--turn-timeout", help="seconds before the default action"),
     grace: float = typer.Option(60.0, "--grace", help="seconds a disconnected player's seat is kept"),
     result_pause: float = typer.Option(
-        3.0, "--result-pause", help="seconds a round's results stay on the felt (0 to 30; a host may change it)"
+        3.0,
+        "--result-pause",
+        help="seconds a round's results stay on the felt (0 to 30; a host may change it)",
     ),
     lease_ttl: float = typer.Option(
         0.0,

@@ -172,6 +172,7 @@ class Lobby:
             "custom": custom_mark(rules, edge) if custom else None,
         }
         host.created_by = (address, account)
+        host.host_name = account  # the creator hosts his table (None: its first person will)
         self.tables[tid] = host
         self.store.table_created(
             tid,
@@ -199,6 +200,8 @@ class Lobby:
         host.marks = dict(host.marks, test_mode=bool(test))  # ruling 36: a test table stays marked
         mark_custom_later(host)  # a custom table recovered: still marked with its rules and (soon) edge
         self.tables[host.id] = host
+        if host.host_name is None:  # after a restart: the longest-seated person hosts the table
+            host.host_name = next((m.name for m in host.members.values() if not m.bot), None)
         host.resume()
 
     def table(self, tid: str) -> HostedTable:

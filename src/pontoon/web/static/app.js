@@ -9,7 +9,7 @@ import { enterTable } from "./js/table.js";
 showAccount();
 refreshAccount();
 loadPresets().catch((e) => notice(e.message));
-if (S.tableId) enterTable(S.tableId); else refreshTables();
+if (S.tableId) enterTable(S.tableId); else refreshTables();  // an invite link (/t/{id}) opens its table
 setInterval(() => { if (!$("#lobby").hidden) refreshTables(); }, 3000);
 setInterval(() => {  // the turn timer counts down between states
   if (S.state && S.state.timer_s !== null) { S.state.timer_s = Math.max(0, S.state.timer_s - 1); $("#timer").textContent = `${Math.ceil(S.state.timer_s)} s`; }

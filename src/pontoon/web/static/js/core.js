@@ -3,8 +3,11 @@ export const $ = (sel) => document.querySelector(sel);
 // The login session is an HttpOnly cookie the page never sees; only the table watched is remembered.
 export const S = {
   name: null, guest: false,
-  tableId: sessionStorage.getItem("table_id"),
+  // an invite link (/t/{id}) opens its table; else the table this tab watched
+  tableId: (location.pathname.match(/^\/t\/([0-9a-f]{8})$/) || [])[1] || sessionStorage.getItem("table_id"),
   ws: null, state: null, boxSel: {}, hints: null, hintsAsked: -1, leaving: false, lobbyTimer: null,
+  waiting: false, wasSeated: false, lostAt: null, retries: 0,
+  muted: new Set(JSON.parse(localStorage.getItem("muted") || "[]")),  // chat: people this browser mutes
 };
 export const CASINO_KEYS = { hit: "h", stand: "s", double: "d", split: "p", rescue: "r", surrender: "u", insure: "i",
   decline: "c", bet: "b", deal: "Enter", clear_bets: "x" };

@@ -5,6 +5,7 @@ import { $, S, api, el } from "./core.js";
 // server restart), re-read when the server says a round was booked (history_mark); a round's steps
 // are fetched when it is opened. Without a store (--memory) the WebSocket's history is shown.
 export function renderHistory(st) {
+  if (!st.history_store) { S.histRows = null; renderWsHistory(st); return; }  // --memory: no store to ask
   const key = `${st.table}:${st.history_mark}`;
   if (S.histKey === key) { if (!S.histRows) renderWsHistory(st); return; }
   S.histKey = key;

@@ -1,23 +1,50 @@
 // The table: its socket, the felt, the actions and keys, the people, the shoe and the hints.
 import { $, S, BRITISH_KEYS, CASINO_KEYS, api, cardsEl, el, notice } from "./core.js";
 import { renderHistory } from "./history.js";
-import { refreshAccount, refreshTables } from "./lobby.js";
+import { join, refreshAccount, refreshTables, signedIn } from "./lobby.js";
+import { memberTools, renderHost } from "./host.js";
+import { chatLine, renderChat } from "./chat.js";
 
 // ---------------------------------------------------------------- the table
 export function enterTable(tid) {  // the socket is a seat when the session's account sits here, else a spectator
-  S.tableId = tid; S.leaving = false; S.state = null; S.hints = null;
+  S.tableId = tid; S.leaving = false; S.state = null; S.hints = null; S.wasSeated = false; S.lostAt = null;
   sessionStorage.setItem("table_id", tid);
-  $("#lobby").hidden = true; $("#table").hidden = false;
+  if (location.pathname !== `/t/${tid}`) history.pushState({ table: tid }, "", `/t/${tid}`);  // the invite link
+  $("#lobby").hidden = true; $("#table").hidden = false; $("#end-panel").hidden = true;
+  $("#chat-log").replaceChildren();
+  const link = `${location.origin}/t/${tid}`;
+  $("#invite-url").value = link;
+  $("#invite-qr").src = `/api/tables/${tid}/qr.svg`;
   connect();
 }
 
-export function backToLobby() {
-  S.leaving = true;
+export function backToLobby(push = true) {
+  S.leaving = true; S.waiting = false;
   if (S.ws) S.ws.close();
   S.ws = null; S.tableId = null; S.state = null;
   sessionStorage.removeItem("table_id");
-  $("#table").hidden = true; $("#lobby").hidden = false;
+  if (push && location.pathname !== "/") history.pushState({}, "", "/");
+  $("#table").hidden = true; $("#lobby").hidden = false; $("#end-panel").hidden = true;
   refreshTables(); refreshAccount();
+}
+
+// the end of a table for this person: closed, removed by the host, gone past the grace period; the
+// reason stays on the page with a way back to the lobby (no reconnecting forever)
+export function endTable(reason) {
+  S.leaving = true;
+  if (S.ws) S.ws.close();
+  S.ws = null;
+  sessionStorage.removeItem("table_id");
+  $("#end-reason").textContent = reason;
+  $("#end-panel").hidden = false;
+  $("#actions").replaceChildren();
+  notice(reason);
+}
+
+export function reconnect() {
+  if (S.ws) { const old = S.ws; S.ws = null; old.close(); }
+  S.leaving = false;
+  connect();
 }
 
 export function connect() {
@@ -28,17 +55,38 @@ export function connect() {
     const m = JSON.parse(ev.data);
     if (m.type === "state") {
       if (m.history === undefined) m.history = S.state ? S.state.history : [];  // sent only when it changes
-      S.state = m; if (m.notice) notice(m.notice); render(m); }
+      S.state = m; if (m.notice) notice(m.notice); render(m); afterState(m); }
     else if (m.type === "error") notice(m.error);
     else if (m.type === "hints") { S.hints = m; renderHints(); }
+    else if (m.type === "chat") chatLine(m);
   };
   ws.onclose = (ev) => {
     if (S.ws !== ws || S.leaving) return;
-    if (ev.code >= 4400 && ev.code < 4500) { notice(ev.reason || "the table refused this seat"); backToLobby(); return; }
-    notice("connection lost: reconnecting…");
-    setTimeout(() => { if (S.ws === ws && !S.leaving) connect(); }, 1000);
+    if (ev.code >= 4400 && ev.code < 4500) { endTable(ev.reason || "the table refused this seat"); return; }
+    const grace = (S.state && S.state.grace_s) || 60;
+    if (S.lostAt === null) S.lostAt = Date.now();
+    if (Date.now() - S.lostAt > grace * 1000) {  // past the grace period the seat is given up: stop trying
+      endTable(`the connection was lost for more than ${grace} s (the grace period): your seat was given up`);
+      return;
+    }
+    S.retries += 1;
+    const wait = Math.min(8000, 500 * 2 ** Math.min(S.retries, 4));
+    notice(`connection lost: trying again in ${Math.round(wait / 1000)} s`);
+    setTimeout(() => { if (S.ws === ws && !S.leaving) connect(); }, wait);
   };
-  ws.onopen = () => notice("");
+  ws.onopen = () => { notice(""); S.lostAt = null; S.retries = 0; };
+}
+
+// what a state means for this person beyond the felt: approval answered, a seat given up
+function afterState(st) {
+  const member = st.members.some((m) => m.name === S.name);
+  if (S.waiting && member) { S.waiting = false; notice("the host let you sit down"); reconnect(); return; }
+  if (S.waiting && !st.requests.includes(S.name)) { S.waiting = false; notice("the host declined your request for a seat"); }
+  if (st.you) S.wasSeated = true;
+  else if (S.wasSeated && !member) {
+    S.wasSeated = false;
+    endTable("you are no longer at this table (away past the grace period, or removed)");
+  }
 }
 
 export function send(obj) {
@@ -53,6 +101,16 @@ $("#leave").addEventListener("click", async () => {
     notice(r.left ? `left the table with ${r.returned}` : r.note);
   } catch (e) { notice(e.message); }
   backToLobby();
+});
+$("#end-back").addEventListener("click", () => backToLobby());
+$("#copy-link").addEventListener("click", async () => {
+  const input = $("#invite-url");
+  try { await navigator.clipboard.writeText(input.value); notice("invite link copied"); }
+  catch (e) { input.select(); notice("select and copy the link: the browser refused the clipboard"); }
+});
+window.addEventListener("popstate", () => {  // back and forward between the lobby and a table's link
+  const m = location.pathname.match(/^\/t\/([0-9a-f]{8})$/);
+  if (m) { if (m[1] !== S.tableId) enterTable(m[1]); } else if (S.tableId) backToLobby(false);
 });
 
 // a test table (a fixed seed: a predictable shuffle, ruling 36) and custom rules, said to everyone
@@ -73,7 +131,11 @@ export function render(st) {
   $("#table-marks").textContent = marksText(st.marks);
   $("#table-marks").hidden = !marksText(st.marks);
   $("#phase").textContent = st.phase === "betting" ? `betting for round ${st.round_no + 1}` :
-    st.phase + (st.round_no ? ` · round ${st.round_no}` : "");
+    st.phase === "result" ? `results of round ${st.round_no}` : st.phase + (st.round_no ? ` · round ${st.round_no}` : "");
+  $("#paused").hidden = !st.paused;
+  $("#table-note").textContent = st.note || "";
+  $("#table-note").hidden = !st.note;
+  renderJoinBar(st);
   $("#to-act").textContent = st.to_act ? "to act: " + st.to_act : "";
   $("#to-act").hidden = !st.to_act;
   $("#timer").textContent = st.timer_s !== null ? `${Math.ceil(st.timer_s)} s` : "";
@@ -84,7 +146,43 @@ export function render(st) {
   renderHistory(st);
   renderShoe(st);
   maybeAskHints(st);
+  renderHost(st);
+  renderChat(st);
 }
+
+// the join bar on a table opened by its link: a name (a guest account) when needed, the buy-in, the box
+function renderJoinBar(st) {
+  const bar = $("#join-bar");
+  const full = st.game === "british" && st.members.filter((m) => !m.leaving).length >= st.seats;
+  bar.hidden = !!st.you || S.waiting || full;
+  if (bar.hidden) return;
+  $("#join-name").hidden = !!S.name;
+  const sel = $("#join-box");
+  sel.hidden = st.game !== "casino";
+  if (st.game === "casino") {
+    const taken = new Set(st.members.filter((m) => m.role === "seated").map((m) => m.box));
+    const want = [];
+    for (let b = 1; b <= st.limits.boxes; b++) if (!taken.has(b)) want.push(String(b));
+    if ([...sel.options].map((o) => o.value).join() !== want.join()) {
+      const keep = sel.value;
+      sel.replaceChildren(...want.map((b) => { const o = el("option", "box " + b); o.value = b; return o; }));
+      if (want.includes(keep)) sel.value = keep;
+    }
+  }
+  $("#join-here").textContent = st.approval && st.host !== S.name ? "Ask to sit" : "Sit down";
+}
+
+$("#join-here").addEventListener("click", async () => {
+  const st = S.state;
+  if (!st) return;
+  if (!S.name) {  // first click joins: a guest account with the name typed, then the seat
+    const name = $("#join-name").value.trim();
+    if (!name) { notice("type your name to sit down"); $("#join-name").focus(); return; }
+    try { signedIn(await api("POST", "/api/accounts", { name })); } catch (e) { notice(e.message); return; }
+  }
+  const body = st.game === "casino" ? { box: parseInt($("#join-box").value, 10) } : {};
+  await join(st.table, body, "#join-buy-in");
+});
 
 export function spot(title, mine, toAct) {
   const d = el("div", null, "spot" + (mine ? " mine" : "") + (toAct ? " to-act" : ""));
@@ -94,7 +192,7 @@ export function spot(title, mine, toAct) {
 
 export function renderCasino(st) {
   const rnd = st.round;
-  $("#dealer-label").textContent = "Dealer";
+  $("#dealer-label").textContent = "Dealer" + (st.dealer_total ? ` · ${st.dealer_total}` : "");
   $("#dealer-cards").replaceChildren(...cardsEl(rnd ? rnd.dealer : []).childNodes);
   const spots = $("#spots");
   spots.replaceChildren();
@@ -137,7 +235,9 @@ export function renderBritish(st) {
   const offer = st.bank_offer ? ` · bank offered${st.bank_offer.buyer ? " to " + st.bank_offer.buyer : ""} for ${st.bank_offer.price}` +
     (st.bank_offer.accepted ? ` (bought by ${st.bank_offer.accepted}: passes after this round)` : "") : "";
   const topUp = st.top_up ? ` · top-up ${st.top_up} before the next deal` : "";
-  $("#dealer-label").textContent = st.banker ? `Bank: ${st.banker}` + (st.kitty !== null ? ` · kitty ${st.kitty}` : "") + offer + topUp : "Waiting for players";
+  const btotal = rnd && rnd.banker_total !== null && rnd.banker_total !== undefined ? ` · ${rnd.banker_total}` : "";
+  $("#dealer-label").textContent = st.banker ? `Bank: ${st.banker}${btotal}` + (st.kitty !== null ? ` · kitty ${st.kitty}` : "") + offer + topUp :
+    `Waiting for players (${st.members.length}/${st.seats} seats)`;
   $("#dealer-cards").replaceChildren(...cardsEl(rnd ? rnd.banker_cards : []).childNodes);
   const spots = $("#spots");
   spots.replaceChildren();
@@ -151,7 +251,8 @@ export function renderBritish(st) {
     const d = spot(h.owner + (h.split ? ` #${h.hand}` : ""), h.owner === st.you, toAct || (rnd.to_act === h.owner && !cur));
     d.dataset.owner = h.owner;
     d.appendChild(cardsEl(h.cards));
-    let line = `stake ${h.stake}` + (h.shoot !== undefined ? ` · shoot ${h.shoot}` : "") + ` · ${h.status}`;
+    let line = (h.total !== null && h.total !== undefined ? `${h.total} · ` : "") +
+      `stake ${h.stake}` + (h.shoot !== undefined ? ` · shoot ${h.shoot}` : "") + ` · ${h.status}`;
     if (h.burned && h.burned.length) line += ` · burned ${h.burned.join(" ")}`;
     d.appendChild(el("div", line, "wager"));
     if (h.outcome || h.result) d.appendChild(el("div", [h.outcome, h.result].filter(Boolean).join(" – "), "outcome"));
@@ -247,14 +348,17 @@ export function renderMembers(st) {
     const tr = document.createElement("tr");
     tr.dataset.name = m.name;
     const place = st.game === "casino" ? `${m.role} box ${m.box}` : (st.banker === m.name ? "banker" : "seat");
-    const state = m.pending ? "dealt in next round" : m.leaving ? "leaving" : m.absent ? "absent" : (m.connected ? "" : "away");
-    tr.append(el("td", m.name + (m.name === st.you ? " (you)" : "")), el("td", place), el("td", m.balance, "balance"), el("td", state));
+    const state = m.bot ? "bot" : m.pending ? "dealt in next round" : m.leaving ? "leaving" : m.absent ? "absent" : (m.connected ? "" : "away");
+    const who = m.name + (m.name === st.you ? " (you)" : "") + (m.name === st.host ? " · host" : "");
+    tr.append(el("td", who), el("td", place), el("td", m.balance, "balance"), el("td", state));
+    tr.appendChild(memberTools(st, m));
     body.appendChild(tr);
   }
 }
 
 export function renderShoe(st) {
-  $("#shoe-info").textContent = st.shoe ? `shoe ${st.shoe.number}: ${st.shoe.cards_left} cards left` +
+  $("#shoe-info").textContent = st.shoe ? (st.shoe.cards_left === null ? `a fresh shoe of ${st.shoe.size} cards is shuffled for round 1` :
+    `shoe ${st.shoe.number}: ${st.shoe.cards_left} of ${st.shoe.size} cards left`) +
     (st.shoe.needs_shuffle ? " (cut card out: a new shoe next round)" : "") : (st.game === "british" ? "the pack stays on the table between rounds (003)" : "");
   const fair = $("#fair-info");
   fair.replaceChildren();
