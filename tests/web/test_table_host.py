@@ -4,6 +4,7 @@ loopback (issue 26: items 1, 2, 4, the chat of 6)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from decimal import Decimal
 from typing import Any
@@ -194,9 +195,11 @@ def test_british_and_shoot_alone_against_bots(live: LiveServer, preset: str) -> 
     assert all(set(h["net"]) == {m["name"] for m in st["members"]} for h in st["history"])
     shown = [h for h in (st["round"] or {}).get("hands", []) if h["owner"] == "ann"]
     assert all(h["total"] is not None for h in shown)  # his own hand's total from his view
+    c.wait_state(lambda s: s["phase"] == "play")  # the next round at once (no result pause here)
+    assert host_do(live, tid, ann, action="pause").status_code == 200  # the bots wait: the round stays open
     r = live.http.post(f"/api/tables/{tid}/leave", headers=bearer(ann))
-    note = r.json()["note"]
-    assert note is None or ("003" in note and "004" not in note)
+    note = r.json()["note"]  # held by the round in play: the British document, never casino 004 5.3
+    assert r.json()["left"] is False and "003" in note and "004" not in note
 
 
 def test_british_results_stay_on_the_felt_for_the_pause(make_live: Any) -> None:
@@ -256,3 +259,32 @@ def test_serve_refuses_a_result_pause_out_of_range(capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert err == "error: --result-pause 99: accepted 0 to 30 seconds\n"
     assert Settings().result_pause_s == 3.0
+
+
+def test_shoot_with_two_people_and_a_bot(live: LiveServer) -> None:
+    from tests.web.test_british_ws import run_rounds
+
+    ann, bob = live.account("ann"), live.account("bob")
+    tid = made_by(live, ann, preset="shoot", seats=3, seed=12)
+    a = live.ws(tid, live.join(tid, ann, buy_in="300"))
+    b = live.ws(tid, live.join(tid, bob, buy_in="300"))
+    r = host_do(live, tid, ann, action="add_bot")
+    assert r.status_code == 200, r.text
+    a.wait_state(lambda s: s["phase"] != "waiting")
+    run_rounds(live, [a, b], 3)
+    st = a.state
+    assert {m["name"] for m in st["members"]} == {"ann", "bob", r.json()["bots"][0]}
+    assert all(len(h["net"]) == 3 for h in st["history"])
+
+
+def test_the_felt_says_when_the_timer_acted_for_someone(make_live: Any) -> None:
+    live = make_live(dataclasses.replace(FAST, turn_timeout_s=0.3))
+    ann, bob = live.account("ann"), live.account("bob")
+    tid = live.table(preset="mbs", seed=6)
+    a = live.ws(tid, live.join(tid, ann, box=1, buy_in="100"))
+    b = live.ws(tid, live.join(tid, bob, box=2, buy_in="100"))
+    for c in (a, b):
+        c.send({"type": "bet", "kind": "main", "amount": "10"})
+    st = b.wait_state(lambda s: bool(s.get("note")), timeout=10)  # nobody acts: the timer stands
+    assert st["note"].startswith("time ran out: the server stood for ")
+    assert re.fullmatch(r"(soft )?\d+( showing)?", st["dealer_total"] or "")  # the dealer's face-up total

@@ -37,12 +37,12 @@ from typing import Any
 
 from pontoon.british.round import BritishRound
 from pontoon.british.table import BritishGame
-from pontoon.cards import Card
 from pontoon.errors import PontoonError
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action
 from pontoon.rules.british import BritishRules
 from pontoon.web.bots import british_bots, british_decision
+from pontoon.web.felt import with_totals
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
 from pontoon.web.persistence import TablePersistence
 
@@ -580,19 +580,3 @@ def british_steps(rnd: BritishRound, seat: str | None) -> list[str]:
                 data.pop("cards", None)
         out.append(step_text(type(ev)(ev.seq, ev.kind, data, ev.clause)))
     return out
-
-
-def with_totals(view: dict[str, Any]) -> dict[str, Any]:
-    """A British view with each hand's total where every card of it is face up in that view (a
-    seat's own hand, an exposed one, the banker's): from the view alone (rul 35)."""
-    from pontoon.hands import hand_total
-
-    def total(codes: list[str]) -> int | None:
-        if not codes or any(c == "??" for c in codes):
-            return None
-        return hand_total([Card.parse(c) for c in codes])[0]
-
-    for h in view.get("hands", ()):
-        h["total"] = total(list(h.get("cards", ())))
-    view["banker_total"] = total(list(view.get("banker_cards", ())))
-    return view

@@ -26,6 +26,7 @@ from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, TABLE, Action
 from pontoon.rules.model import CasinoRules
 from pontoon.web.bots import casino_decision
+from pontoon.web.felt import dealer_total
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler, step_text
 from pontoon.web.persistence import TablePersistence
 
@@ -468,17 +469,3 @@ class CasinoHost(HostedTable):
         if closer is not None:
             closer()
         self.closed = True
-
-
-def dealer_total(view: dict[str, Any] | None) -> str | None:
-    """The dealer's total of the cards face up in a view (a face-down card is left out: rul 35)."""
-    if not view:
-        return None
-    from pontoon.cards import Card
-    from pontoon.hands import hand_total
-
-    cards = [Card.parse(c) for c in view.get("dealer", ()) if c != "??"]
-    if not cards:
-        return None
-    total, soft = hand_total(cards)
-    return f"{'soft ' if soft else ''}{total}" + (" showing" if "??" in view.get("dealer", ()) else "")
