@@ -5,14 +5,36 @@ that keeps the focus while it refreshes (issue 26 items 1, 2, 4, 6's chat)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.web.conftest import LiveServer
-from tests.web.test_browser import browser, open_person, play, pytestmark, rounds_on_page  # noqa: F401
+from tests.web.test_browser import ARGS, CHROMIUM, open_person, play, rounds_on_page
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (make sysdeps)"
+    ),
+]
 
 
-def new_page(browser: Any, url: str) -> Any:
-    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def new_page(b: Any, url: str) -> Any:
+    page = b.new_context(viewport={"width": 1200, "height": 900}).new_page()
     page.set_default_timeout(15_000)
     page.goto(url)
     return page
