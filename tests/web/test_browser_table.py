@@ -130,3 +130,19 @@ def test_the_lobby_refresh_keeps_the_focus(browser: Any, live: LiveServer) -> No
     page.wait_for_timeout(3300)
     assert page.locator("#table-list tbody tr select.box-select:focus").count() == 1
     assert page.input_value("#table-list tbody tr select.box-select") == "4"
+
+
+def test_after_the_grace_period_the_page_stops_reconnecting(browser: Any, make_live: Any) -> None:
+    import dataclasses
+
+    from tests.web.conftest import FAST
+
+    live = make_live(dataclasses.replace(FAST, grace_s=1.0))
+    tid = live.table(preset="mbs", seed=5)
+    page = open_person(browser, live, "dan")
+    page.locator(f'#table-list tr[data-table="{tid}"] button.join-sit').click()
+    page.wait_for_selector('#members tr[data-name="dan"]')
+    live.stop()  # the server is gone: a few tries, then the reason and the way back
+    page.wait_for_selector("#end-panel:not([hidden])", timeout=12_000)
+    assert "grace period" in (page.text_content("#end-reason") or "")
+    assert page.is_visible("#end-back")

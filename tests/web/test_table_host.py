@@ -288,3 +288,29 @@ def test_the_felt_says_when_the_timer_acted_for_someone(make_live: Any) -> None:
     st = b.wait_state(lambda s: bool(s.get("note")), timeout=10)  # nobody acts: the timer stands
     assert st["note"].startswith("time ran out: the server stood for ")
     assert re.fullmatch(r"(soft )?\d+( showing)?", st["dealer_total"] or "")  # the dealer's face-up total
+
+
+@pytest.mark.parametrize("preset", ["mbs", "shoot"])
+def test_bots_with_the_history_store_survive_a_restart(make_live: Any, tmp_path: Any, preset: str) -> None:
+    from pontoon.history import open_store
+    from pontoon.history.audit import audit
+    from pontoon.web.store_persistence import StorePersistence
+
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    store_a = open_store(url)
+    a = make_live(FAST, StorePersistence(store_a))
+    ann = a.account("ann")
+    british = preset == "shoot"
+    tid = made_by(a, ann, preset=preset, seed=8, **({"seats": 2} if british else {}))
+    c = a.ws(tid, a.join(tid, ann, buy_in="300", **({} if british else {"box": 1})))
+    assert host_do(a, tid, ann, action="add_bot").status_code == 200
+    st = play_alone(a, c, 2, british=british)
+    assert st["history_store"] is True
+    c.close()
+    a.stop()
+    store_a.close()
+    store_b = open_store(url)
+    b = make_live(FAST, StorePersistence(store_b))
+    members = {m["name"]: m["bot"] for m in b.http.get(f"/api/tables/{tid}").json()["state"]["members"]}
+    assert members == {"ann": False, "bot-1": True}  # the bot is still a bot after the restart
+    assert audit(store_b)["integrity"] == "ok"
