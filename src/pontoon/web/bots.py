@@ -81,7 +81,8 @@ def casino_decision(
         pick = next((a for a in mine if a.verb == verb), None)
         if pick is not None:
             return pick_amount(pick)
-    return pick_amount(mine[0])
+    # never insurance unasked by the analysis (a side wager the exact strategy does not take)
+    return pick_amount(next((a for a in mine if a.verb != "insure"), mine[0]))
 
 
 def pick_amount(a: Action) -> Action:

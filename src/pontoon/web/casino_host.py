@@ -392,8 +392,9 @@ class CasinoHost(HostedTable):
 
     # ------------------------------------------------------------------ bots (web/bots.py)
     def bots_bet(self) -> bool:
-        """Bots place the table minimum once a person present has placed a main wager."""
-        if self.paused or self.table.in_round:
+        """Bots place the table minimum once a person present has placed a main wager and the last
+        round's results have had their time on the felt (the result pause)."""
+        if self.paused or self.table.in_round or self.resting():
             return False
         if not any("main" in self.bets.get(m.name, {}) for m in self.members.values() if not m.bot):
             return False
