@@ -221,6 +221,7 @@ class HostedTable:
                 "pending": m.pending,
                 "leaving": m.leaving,
                 "bot": m.bot,
+                "host": m.name == self.host_name,
             }
             for m in self.members.values()
         ]
@@ -246,6 +247,8 @@ class HostedTable:
             )
             if d.get("bot"):
                 self.members[d["name"]].gone_since = None
+            if d.get("host"):
+                self.host_name = d["name"]
         self.bump()
 
     def resume(self) -> None:

@@ -235,7 +235,15 @@ class Lobby:
         check_buy_in(host.rules, want)
         if address:
             self.limits.check_seat(self.tables, host, name, address)
-        m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
+        first = host.host_name is None and not bot  # the first person hosts a table made without a session
+        if first:
+            host.host_name = name  # before the join: the people's snapshot it writes names the host
+        try:
+            m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
+        except PontoonError:
+            if first:
+                host.host_name = None
+            raise
         if bot:  # played by the server (web/bots.py): never absent; kept as a bot across a restart
             m.bot, m.gone_since = True, None
             host.note_member(name, {"bot": True})
