@@ -1,7 +1,8 @@
 """A British Pontoon (or Shoot Pontoon) table hosted by the server, through ``BritishGame``.
 
 The table has a fixed number of seats (2 to 6, chosen when it is made); the game starts when every
-seat is taken: the first banker is drawn at random (003), the bank and kitty pass as the engine says.
+seat is taken, by people or by bots (web/bots.py: a bot's turns are played at once from its own
+view; no new round is dealt while the host pauses or nobody but bots is present): the first banker is drawn at random (003), the bank and kitty pass as the engine says.
 Every turn is an engine action (``stake``, ``twist``, ``buy``, ``stick``, ...) checked by the round.
 Between rounds in Shoot Pontoon the banker puts up a kitty when it is empty (``kitty``).
 
@@ -26,6 +27,7 @@ another player at a mutually agreed price"; to one named player or to any) and a
 it; in Shoot Pontoon he may top the kitty up (003 Shoot: "Before each new deal the dealer has the
 option to add more money to the kitty"). Rounds follow one another at once, so these are asked for
 at any time and done at the next point between rounds (at once while the table waits for a kitty).
+A booked round stays on the felt (``phase: "result"``) for the table's result pause before the next deal.
 """
 
 from __future__ import annotations

@@ -12,7 +12,11 @@ server takes the documented default action for him (casino: stand; British: see 
 A person whose every connection has gone is kept for ``grace_s``; after that he is absent: his
 turns are taken at once by the same default rules (casino: 004 5.3, the House draws his hand to 12
 or more, then stands), he is dealt no further round and his money goes back to his account once no
-round holds it.
+round holds it. The timer's and the grace period's acts are said to everyone in the state's ``note``.
+
+The host (the creator, else the first person; web/host_actions.py) may pause the table (no timer
+runs), set seat approval, this table's turn timer and result pause; bots are members with ``bot``
+set, played by the server (web/bots.py) and never absent.
 """
 
 from __future__ import annotations

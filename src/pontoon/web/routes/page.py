@@ -19,8 +19,11 @@ TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a tabl
 
 
 def invite_url(request: Request, tid: str) -> str:
-    """The table's invite link on the address the client used (its Host header, checked by SiteGuard)."""
-    return f"{str(request.base_url).rstrip('/')}/t/{tid}"
+    """The table's invite link: on the operator's public site (``--site``, the first) when given, else
+    on the address the client used (its Host header, checked by SiteGuard)."""
+    sites = request.app.state.server.settings.security.sites
+    base = sites[0] if sites else str(request.base_url)
+    return f"{base.rstrip('/')}/t/{tid}"
 
 
 @router.get("/")
