@@ -102,9 +102,10 @@ def test_an_invite_link_a_bot_the_chat_and_a_removal(browser: Any, live: LiveSer
     assert bob.url == f"{live.url}/"
 
 
-def test_british_alone_against_bots_through_the_page(browser: Any, live: LiveServer) -> None:
+@pytest.mark.parametrize("preset", ["british", "shoot"])
+def test_british_alone_against_bots_through_the_page(browser: Any, live: LiveServer, preset: str) -> None:
     ann = open_person(browser, live, "ann")
-    ann.select_option("#preset", "british")
+    ann.select_option("#preset", preset)
     ann.fill("#seats", "3")
     ann.click("#create-table")
     ann.locator("#table-list tbody tr button.join-seat").first.click()
@@ -117,6 +118,19 @@ def test_british_alone_against_bots_through_the_page(browser: Any, live: LiveSer
     ann.click("#leave")
     ann.wait_for_selector("#lobby:not([hidden])")
     assert "004" not in (ann.text_content("#notice") or "")  # a British leave never cites casino 004
+
+
+def test_blackjack_alone_against_a_bot_through_the_page(browser: Any, live: LiveServer) -> None:
+    ann = open_person(browser, live, "ann")
+    ann.select_option("#preset", "blackjack")
+    ann.click("#create-table")
+    ann.locator("#table-list tbody tr button.join-sit").first.click()
+    ann.wait_for_selector("#host-panel:not([hidden])")
+    ann.click("#host-add-bot")
+    ann.wait_for_selector('#members tr[data-name="bot-1"]')
+    play([ann], 2, british=False)
+    assert "Dealer ·" in (ann.text_content("#dealer-label") or "")  # the dealer's total on the felt
+    assert "of 312 cards left" in (ann.text_content("#shoe-info") or "")
 
 
 def test_the_lobby_refresh_keeps_the_focus(browser: Any, live: LiveServer) -> None:
