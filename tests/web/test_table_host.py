@@ -314,3 +314,44 @@ def test_bots_with_the_history_store_survive_a_restart(make_live: Any, tmp_path:
     members = {m["name"]: m["bot"] for m in b.http.get(f"/api/tables/{tid}").json()["state"]["members"]}
     assert members == {"ann": False, "bot-1": True}  # the bot is still a bot after the restart
     assert audit(store_b)["integrity"] == "ok"
+
+
+def test_hostile_host_messages_get_one_line_4xx_and_never_move_money(live: LiveServer) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as hs
+
+    ann, bob = live.account("ann"), live.account("bob")
+    tid = made_by(live, ann, preset="mbs", seed=13)
+    live.join(tid, ann, box=1, buy_in="100")
+    live.join(tid, bob, box=2, buy_in="100")
+    value = hs.one_of(
+        hs.none(), hs.booleans(), hs.integers(-5, 1000), hs.floats(allow_nan=True), hs.text(max_size=300)
+    )
+    msg = hs.fixed_dictionaries(
+        {"action": hs.sampled_from(["kick", "approve", "settings", "add_bot", "remove_bot", "nope", ""])},
+        optional={
+            k: value for k in ("name", "reason", "allow", "box", "level", "turn_timeout_s", "approval")
+        },
+    )
+
+    def people() -> Decimal:  # the people's money (a bot's new account brings its own start balance)
+        lobby, host = live.srv.lobby, live.srv.lobby.tables[tid]
+        return sum(
+            (lobby.accounts[n] + (host.balance(n) if n in host.members else 0) for n in ("ann", "bob")),
+            Decimal(0),
+        )
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(msg=msg, as_host=hs.booleans())
+    def check(msg: dict[str, Any], as_host: bool) -> None:
+        before = people()
+        r = host_do(live, tid, ann if as_host else bob, **msg)
+        assert r.status_code < 500, r.text
+        if r.status_code >= 400:
+            detail = r.json()["detail"]
+            assert isinstance(detail, str) and "\n" not in detail and len(detail) <= 500
+        if not as_host and msg["action"] not in ("add_bot", "remove_bot"):
+            assert r.status_code in (403, 422), r.text
+        assert people() == before  # no round is played here: a kick pays back, nothing else moves
+
+    check()
