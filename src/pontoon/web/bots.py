@@ -15,7 +15,6 @@ buy-in and pay-back go through the same accounts as a person's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import Any
 
 from pontoon.british.bots import Bots, banker_decision, player_decision
@@ -56,12 +55,7 @@ def british_decision(rnd: BritishRound, seat: str, bots: Bots) -> Action:
         verb, amount = banker_decision(view, legal, rnd.rules, bots.banker(seat))
     else:
         verb, amount = player_decision(view, legal, rnd.rules, bots.player(seat))
-    hand = (view.get("current_hand") or {}).get("hand") if view.get("current_hand") else None
-    return Action(verb, amount=amount, hand=hand)
-
-
-def british_kitty(rules: BritishRules, seat: str, bots: Bots) -> Decimal:
-    return bots.kitty_for(rules, seat)
+    return Action(verb, amount=amount)  # the hand to act is the round's (as Bots.decide plays it)
 
 
 def casino_decision(
