@@ -57,9 +57,8 @@ NEVER = {"draw", "action"}  # the log is never a view: the pack's cards drawn in
 class BritishHost(HostedTable):
     game = "british"
     leave_note = (
-        "you leave between rounds; until then the server plays your hand by the rules' defaults "
-        "(003 Stick and Twist: stick at 15 or more, else twist; 003 is silent on leaving a game: "
-        "docs/server.md)"
+        "you leave between rounds with your balance (ruling 34: 003 is silent on leaving a game); until "
+        "then the server plays your hand by the rules' defaults (003: stick at 15 or more, else twist)"
     )
 
     def __init__(
