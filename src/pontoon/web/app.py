@@ -124,14 +124,22 @@ class Server:
         if not any(m.bot for m in host.members.values()):
             return
         async with self.lock(host.id):
-            if getattr(host, "bots_bet", None) is not None and host.bots_bet():  # type: ignore[attr-defined]
+            try:
+                if getattr(host, "bots_bet", None) is not None and host.bots_bet():  # type: ignore[attr-defined]
+                    self.broadcast(host)
+            except PontoonError as err:  # a wager refused (e.g. a deal the engine refuses): said, not fatal
+                log.warning("table %s: bots' wagers: %s", host.id, err)
                 self.broadcast(host)
             job, version = host.bot_job(), host.version
         if job is None:
             return
         name, decide = job
         async with self.hint_slot:
-            action = await asyncio.to_thread(decide)
+            try:
+                action = await asyncio.to_thread(decide)
+            except Exception:  # an analyser failure: the bot plays the documented default instead
+                log.exception("table %s: bot %s's decision", host.id, name)
+                action = None
         async with self.lock(host.id):
             if host.version == version and not host.closed:
                 try:

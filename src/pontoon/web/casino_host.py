@@ -426,9 +426,9 @@ class CasinoHost(HostedTable):
         rnd = self.table.round
         if rnd is None or rnd.to_act() != name:
             return
-        if rnd.can(name, action):
+        if action is not None and rnd.can(name, action):
             self.table.act(name, action)
-        else:  # the exact verb refused (a rare listing difference): the documented default, stand
+        else:  # no decision, or one refused: the House's default play (004 5.3: draw to 12, then stand)
             self._play_out_hand()
         self.bump()
         self._advance()
