@@ -325,7 +325,11 @@ def test_hostile_host_messages_get_one_line_4xx_and_never_move_money(live: LiveS
     live.join(tid, ann, box=1, buy_in="100")
     live.join(tid, bob, box=2, buy_in="100")
     value = hs.one_of(
-        hs.none(), hs.booleans(), hs.integers(-5, 1000), hs.floats(allow_nan=False, allow_infinity=False), hs.text(max_size=300)
+        hs.none(),
+        hs.booleans(),
+        hs.integers(-5, 1000),
+        hs.floats(allow_nan=False, allow_infinity=False),
+        hs.text(max_size=300),
     )
     msg = hs.fixed_dictionaries(
         {"action": hs.sampled_from(["kick", "approve", "settings", "add_bot", "remove_bot", "nope", ""])},
