@@ -29,6 +29,7 @@ FAST = Settings(
     secret="test-secret",
     test_mode=True,  # the tests make seeded tables (ruling 36: only in test mode)
     custom_rules=True,
+    result_pause_s=0.0,  # British rounds follow at once (the felt's pause: tests/web/test_table_host.py)
     max_player_edge=1.0,
     tables_per_address=10_000,
     tables_per_account=10_000,

@@ -58,6 +58,7 @@ def open_person(browser: Any, live: LiveServer, name: str) -> Any:
     page.click("#account-create")
     page.wait_for_selector("#account-info:not([hidden])")
     assert page.text_content("#account-label") == name
+    page.fill("#buy-in", "1000")  # the buy-in asked on joining (these tests bring the whole account)
     return page
 
 

@@ -54,6 +54,7 @@ def test_a_guest_keeps_the_account_and_logs_in_on_another_device(browser: Any, l
     cookies = {c["name"]: c for c in phone.context.cookies()}
     assert cookies[COOKIE]["httpOnly"] and cookies[COOKIE]["sameSite"] == "Lax"
     assert COOKIE not in phone.evaluate("document.cookie")  # the script cannot read the session
+    phone.fill("#buy-in", "1000")  # the buy-in asked on joining: the whole account here
     phone.click(f'#table-list tr[data-table="{tid}"] .join-sit')  # sit at box 1 with 1000
     phone.wait_for_selector("#table:not([hidden])")
     phone.wait_for_selector('#members tr[data-name="ivy"]')

@@ -91,6 +91,7 @@ def sit(page: Any) -> str:
     touch_targets(page)
     axe_clean(page, "the lobby")
     tid = str(row.get_attribute("data-table"))
+    page.fill("#buy-in", "1000")  # the buy-in asked on joining: the whole account, as the ledger test reads
     row.locator("button.join-sit").click()
     page.wait_for_selector("#table:not([hidden])")
     return tid

@@ -103,6 +103,11 @@ def serve_command(
     port: int = typer.Option(8000, "--port", help="port to listen on (1 to 65535)"),
     turn_timeout: float = typer.Option(30.0, "--turn-timeout", help="seconds before the default action"),
     grace: float = typer.Option(60.0, "--grace", help="seconds a disconnected player's seat is kept"),
+    result_pause: float = typer.Option(
+        3.0,
+        "--result-pause",
+        help="seconds a round's results stay on the felt (0 to 30; a host may change it)",
+    ),
     lease_ttl: float = typer.Option(
         0.0,
         "--lease-ttl",
@@ -169,6 +174,8 @@ def serve_command(
     _check_host(host)
     if not 0.1 <= turn_timeout <= 3600 or not 0 <= grace <= 86400:
         raise ServeError("--turn-timeout is 0.1 to 3600 seconds, --grace 0 to 86400 seconds")
+    if not 0 <= result_pause <= 30:
+        raise ServeError(f"--result-pause {result_pause:g}: accepted 0 to 30 seconds")
     if memory and db is not None:
         raise ServeError("--db and --memory exclude each other: give one")
     if lease_ttl and not 1 <= lease_ttl <= 3600:
@@ -217,6 +224,7 @@ def serve_command(
     settings = Settings(
         turn_timeout_s=turn_timeout,
         grace_s=grace,
+        result_pause_s=result_pause,
         secret=secret,
         security=security,
         test_mode=test_mode,

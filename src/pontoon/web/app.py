@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import json
 import logging
 import time
@@ -19,19 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Query, Request, WebSocket
+from fastapi import FastAPI, Request, WebSocket
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from starlette.types import Message
 
 from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
-from pontoon.web import replies, store_reads
+from pontoon.web import replies
 from pontoon.web.auth import Auth, backend_for, socket_identity
-from pontoon.web.hosting import HostedTable, HostError, Settings
+from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.lobby import Lobby
 from pontoon.web.models import Envelope
 from pontoon.web.persistence import MemoryPersistence, TablePersistence
@@ -40,7 +39,11 @@ from pontoon.web.replies import client_address as _client
 from pontoon.web.replies import err as _err
 from pontoon.web.routes import accounts as accounts_routes
 from pontoon.web.routes import auth as auth_routes
+from pontoon.web.routes import host as host_routes
+from pontoon.web.routes import meta as meta_routes
+from pontoon.web.routes import page as page_routes
 from pontoon.web.routes import sessions as session_routes
+from pontoon.web.routes import store as store_routes
 from pontoon.web.routes import tables as table_routes
 from pontoon.web.tokens import Signer, TokenError
 from pontoon.web.transport import BodyLimit, SiteGuard, install_log_filter
@@ -85,6 +88,7 @@ class Server:
         self.joins = RateLimiter(settings.join_burst, settings.join_rate)
         self.actions = RateLimiter(settings.action_burst, settings.action_rate)
         self.hint_slot = asyncio.Semaphore(1)
+        self.chats = RateLimiter(settings.chat_burst, settings.chat_rate)  # chat lines per person
         self.auth = Auth(settings.security, backend_for(store), self.lobby, self.signer)  # web/auth.py
 
     def limited(self, request: Request) -> JSONResponse | None:
@@ -103,24 +107,59 @@ class Server:
             c.history_mark = host.history_mark
             c.push(cache[key])
 
+    async def close_table(self, host: HostedTable, reason: str) -> None:
+        """Close a table: every member's money back to his account; its sockets closed with ``reason``."""
+        async with self.lock(host.id):
+            host.close_all()  # every member's money back to his account; a fair shoe's seed revealed
+            self.lobby.tables.pop(host.id, None)
+            self.lobby.store.table_closed(host.id)
+            self.locks.pop(host.id, None)
+            gone = list(self.conns.pop(host.id, ()))
+        for c in gone:
+            with contextlib.suppress(Exception):
+                await c.ws.close(code=4410, reason=reason[:120])
+
+    async def bots(self, host: HostedTable) -> None:
+        """The bots of a table: a casino bot's wager at once; a bot's decision off the event loop from
+        its own view (web/bots.py), played if the table has not moved meanwhile."""
+        if not any(m.bot for m in host.members.values()):
+            return
+        async with self.lock(host.id):
+            try:
+                if getattr(host, "bots_bet", None) is not None and host.bots_bet():  # type: ignore[attr-defined]
+                    self.broadcast(host)
+            except PontoonError as err:  # a wager refused (e.g. a deal the engine refuses): said, not fatal
+                log.warning("table %s: bots' wagers: %s", host.id, err)
+                self.broadcast(host)
+            job, version = host.bot_job(), host.version
+        if job is None:
+            return
+        name, decide = job
+        async with self.hint_slot:
+            try:
+                action = await asyncio.to_thread(decide)
+            except Exception:  # an analyser failure: the bot plays the documented default instead
+                log.exception("table %s: bot %s's decision", host.id, name)
+                action = None
+        async with self.lock(host.id):
+            if host.version == version and not host.closed:
+                try:
+                    host.bot_act(name, action)
+                except PontoonError as err:
+                    log.warning("table %s: bot %s: %s", host.id, name, err)
+                self.broadcast(host)
+
     async def tick(self) -> None:
-        """The turn timers and the grace periods of every table."""
+        """The turn timers, the grace periods and the bots of every table."""
         now = time.monotonic()
         for host in list(self.lobby.tables.values()):
             idle = self.settings.idle_table_s
             if (not host.members and not self.conns.get(host.id) and now - host.last_change > idle) or (
                 now - max(host.last_play, host.last_change if not host.members else 0.0) > idle
             ):  # nobody joined, wagered or acted for the idle timeout: closed, everyone paid back
-                async with self.lock(host.id):
-                    host.close_all()  # every member's money back to his account; a fair shoe's seed revealed
-                    self.lobby.tables.pop(host.id, None)
-                    self.lobby.store.table_closed(host.id)
-                    self.locks.pop(host.id, None)
-                    gone = list(self.conns.pop(host.id, ()))
-                for c in gone:
-                    with contextlib.suppress(Exception):
-                        await c.ws.close(code=4410, reason="this table closed: idle too long")
+                await self.close_table(host, "this table closed: idle too long")
                 continue
+            await self.bots(host)
             if not (
                 host.due(now) or any(m.gone_since is not None and not m.absent for m in host.members.values())
             ):
@@ -195,6 +234,10 @@ def create_app(
     )
     app.state.server = srv
 
+    @app.exception_handler(HostForbidden)
+    async def _forbidden(request: Request, err: HostForbidden) -> JSONResponse:
+        return _err(403, str(err))
+
     @app.exception_handler(HostError)
     async def _host_error(request: Request, err: HostError) -> JSONResponse:
         return _err(400, str(err))
@@ -211,56 +254,6 @@ def create_app(
     async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
         return _err(422, _one_error(err.errors()))
 
-    @app.get("/healthz")
-    async def healthz() -> dict[str, Any]:
-        return {"ok": True, "tables": len(srv.lobby.tables)}
-
-    @app.get("/api/presets")
-    async def presets() -> list[dict[str, Any]]:
-        return srv.lobby.presets()
-
-    @app.post("/api/verify", responses={400: {}, 404: {}})
-    async def verify(
-        record: Annotated[dict[str, Any], Body(description="a revealed shoe's record (docs/fairness.md)")],
-    ) -> Any:
-        """Check a retired shoe's record: its commitment, its order and every card dealt from it."""
-        try:
-            fair = importlib.import_module("pontoon.fair")
-        except ImportError:
-            return _err(404, "this build has no provably fair shuffle (pontoon.fair)")
-        try:
-            res = fair.verify_record(record)
-        except PontoonError as err:
-            return _err(400, str(err))
-        return {"ok": res.ok, "checked": list(res.checked), "difference": res.difference}
-
-    @app.get("/api/tables/{tid}/rounds", responses={404: {}})
-    async def table_rounds(tid: TableId, last: Annotated[int, Query(ge=1, le=500)] = 50) -> Any:
-        """The table's rounds from the history store, newest last (``--db``; British: every game's)."""
-        st = _store_of(srv)
-        if st is None:
-            return _err(404, "this server keeps no history store (started with --memory)")
-        ids = await asyncio.to_thread(st.store_table_ids, tid)
-        if not ids:
-            return _err(404, f"no table {tid} in the history store")
-        return await asyncio.to_thread(store_reads.rounds_of, st.store, ids, last)
-
-    @app.get("/api/rounds/{rid}", responses={404: {}})
-    async def round_steps(rid: Annotated[int, PathParam(ge=1, le=2**62)]) -> Any:
-        """A finished round's every step with its payments (an open round's steps are not shown)."""
-        st = _store_of(srv)
-        if st is None:
-            return _err(404, "this server keeps no history store (started with --memory)")
-        return await asyncio.to_thread(store_reads.round_of, st.store, rid)
-
-    @app.get("/api/shoes/{sid}", responses={404: {}})
-    async def shoe(sid: Annotated[int, PathParam(ge=1, le=2**62)]) -> Any:
-        """A retired shoe's full record (its order, every card dealt) and, on a fair table, its check."""
-        st = _store_of(srv)
-        if st is None:
-            return _err(404, "this server keeps no history store (started with --memory)")
-        return await asyncio.to_thread(store_reads.shoe_of, st.store, sid)
-
     app.include_router(table_routes.router)
     app.include_router(session_routes.router)  # ledger and export (docs/export.md)
 
@@ -270,24 +263,15 @@ def create_app(
         Bearer; no credentials: a spectator. Never a token in the URL (transport.SiteGuard)."""
         await table_socket(srv, websocket, tid)
 
-    app.include_router(accounts_routes.router)
-    app.include_router(auth_routes.router)
+    for mod in (meta_routes, store_routes, host_routes, accounts_routes, auth_routes, page_routes):
+        app.include_router(mod.router)  # web/routes/: one APIRouter per resource
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
-
-        @app.get("/", include_in_schema=False)
-        async def index() -> FileResponse:
-            return FileResponse(STATIC / "index.html")
 
     app.add_middleware(BodyLimit, cap=MAX_BODY, timeout=settings.security.request_timeout_s)
     app.add_middleware(SiteGuard, security=settings.security)  # outermost: Host, Origin, headers
     install_log_filter()
     return app
-
-
-def _store_of(srv: Server) -> Any:
-    st = srv.lobby.store
-    return st if hasattr(st, "store_table_ids") else None
 
 
 def _one_error(errors: Any) -> str:
@@ -399,6 +383,9 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     if conn.name is None:
         _error(conn, "spectators cannot act: join the table for a seat token")
         return
+    if msg.type == "chat":
+        _chat(srv, host, conn, msg.text)
+        return
     if msg.type == "hints":
         await _hints(srv, host, conn)
         return
@@ -417,6 +404,25 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
         except PontoonError as err:
             _error(conn, str(err))
         srv.broadcast(host)
+
+
+def _chat(srv: Server, host: HostedTable, conn: Conn, text: str) -> None:
+    """A chat line between the people at the table: bounded (the message model), rate-limited, sent as
+    data (the page shows it as text, never as markup); spectators neither send nor read it."""
+    if conn.name not in host.members:
+        _error(conn, "chat: only the people at the table chat")
+        return
+    if not srv.chats.allow(f"{host.id}:{conn.name}"):
+        _error(conn, f"chat: {srv.chats.describe()} lines; this one was not sent")
+        return
+    line = " ".join(text.split())
+    if not line:
+        _error(conn, "chat: an empty line is not sent")
+        return
+    out = json.dumps({"type": "chat", "from": conn.name, "text": line, "at": round(time.time())})
+    for c in list(srv.conns.get(host.id, ())):
+        if c.name is not None and c.name in host.members:
+            c.push(out)
 
 
 async def _hints(srv: Server, host: HostedTable, conn: Conn) -> None:

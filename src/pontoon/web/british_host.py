@@ -1,7 +1,8 @@
 """A British Pontoon (or Shoot Pontoon) table hosted by the server, through ``BritishGame``.
 
 The table has a fixed number of seats (2 to 6, chosen when it is made); the game starts when every
-seat is taken: the first banker is drawn at random (003), the bank and kitty pass as the engine says.
+seat is taken, by people or by bots (web/bots.py: a bot's turns are played at once from its own
+view; no new round is dealt while the host pauses or nobody but bots is present): the first banker is drawn at random (003), the bank and kitty pass as the engine says.
 Every turn is an engine action (``stake``, ``twist``, ``buy``, ``stick``, ...) checked by the round.
 Between rounds in Shoot Pontoon the banker puts up a kitty when it is empty (``kitty``).
 
@@ -26,10 +27,13 @@ another player at a mutually agreed price"; to one named player or to any) and a
 it; in Shoot Pontoon he may top the kitty up (003 Shoot: "Before each new deal the dealer has the
 option to add more money to the kitty"). Rounds follow one another at once, so these are asked for
 at any time and done at the next point between rounds (at once while the table waits for a kitty).
+A booked round stays on the felt (``phase: "result"``) for the table's result pause before the next deal.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -40,6 +44,8 @@ from pontoon.history.words import round_words
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action
 from pontoon.rules.british import BritishRules
+from pontoon.web.bots import british_bots, british_decision
+from pontoon.web.felt import with_totals
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
 from pontoon.web.persistence import TablePersistence
 
@@ -49,6 +55,10 @@ ZERO = Decimal(0)
 
 class BritishHost(HostedTable):
     game = "british"
+    leave_note = (
+        "you leave between rounds with your balance (ruling 34: 003 is silent on leaving a game); until "
+        "then the server plays your hand by the rules' defaults (003: stick at 15 or more, else twist)"
+    )
 
     def __init__(
         self,
@@ -78,6 +88,7 @@ class BritishHost(HostedTable):
         )
         self.top_up = ZERO  # a kitty top-up asked for, done before the next deal
         self.top_up_by = ""
+        self.last_round: BritishRound | None = None  # the last booked round: on the felt between rounds
         if game is not None:
             self.games = 1
             for ev in game.log.events:  # an adopted game: its pack's commitment and reveals so far
@@ -117,6 +128,7 @@ class BritishHost(HostedTable):
         self.store.attach(self.id, g, self.title)  # recorded from its first event (history store)
         g.subscribe(self.watch)
         self.game_obj = g
+        self.last_round = None
         self.offer = None
         self.top_up = ZERO
         self._advance()
@@ -137,6 +149,7 @@ class BritishHost(HostedTable):
         self.note_member(m.name, {"leave": fmt(amount)})
         self.pay_out(m.name, amount)
         self.paid[m.name] = amount
+        self.member_gone(m.name)
         self.bump()
         return amount
 
@@ -203,6 +216,7 @@ class BritishHost(HostedTable):
         for name, total in gone:
             self.pay_out(name, total)
             self.paid[name] = total
+            self.member_gone(name)
         self.game_obj = None
         self.offer = None
         self.top_up = ZERO
@@ -225,7 +239,8 @@ class BritishHost(HostedTable):
         g = self.game_obj
         if g is None:
             raise HostError(
-                f"the game starts when all {self.seats} seats are taken ({len(self.members)} now)"
+                f"the game starts when all {self.seats} seats are taken ({len(self.members)} now); "
+                "the host (or a lone player) may fill the empty seats with bots"
             )
         if msg.type == "act":
             if g.round is None:
@@ -321,11 +336,23 @@ class BritishHost(HostedTable):
                 if not self._between(g):
                     return
                 if g.needs_kitty:
-                    if self.members[g.banker].absent:
+                    banker = self.members[g.banker]
+                    if banker.bot and not self.paused:  # a bot banker's kitty (web/bots.py)
+                        g.put_kitty(min(self.bots.kitty_for(self.rules, g.banker), self.balance(g.banker)))
+                        continue
+                    if banker.absent:
                         g.put_kitty(self.rules.kitty_min)  # the default: the smallest kitty (003 Shoot)
+                        self.act_note(f"{g.banker} is away: the smallest kitty was put up (003 Shoot)")
                         continue
                     self.set_timer(self.settings.turn_timeout_s)
                     return
+                if self.paused or not self.humans_present():  # no new deal: paused, or nobody but bots
+                    self.set_timer(None)
+                    return
+                if self.resting():  # the last round's results stay on the felt (the result pause)
+                    self.set_timer(self.result_until - time.monotonic())
+                    return
+                self.note = None
                 g.stacks = {s: self.members[s].buy_in for s in g.seats}  # rul 33: bank cover on buy-ins
                 g.new_round()
                 continue
@@ -334,13 +361,27 @@ class BritishHost(HostedTable):
                 self._book(g, rnd)
                 continue
             who = rnd.to_act()
+            if who is not None and self.members[who].bot and not self.paused:
+                g.act(who, british_decision(rnd, who, self.bots))  # the bot's own view (web/bots.py)
+                continue
             if who is not None and self.members[who].absent:
-                g.act(who, default_action(rnd, who))
+                a = default_action(rnd, who)
+                self.act_note(f"{who} is away: the server played the default ({a.verb})")
+                g.act(who, a)
                 continue
             self.set_timer(self.settings.turn_timeout_s)
             return
 
+    @property
+    def bots(self) -> Any:
+        return british_bots(self.rules, self.bot_level)  # the ONE place British bots are chosen
+
+    def bot_job(self) -> tuple[str, Callable[[], Any]] | None:
+        return None  # British bots act at once inside _advance (their policies are cheap)
+
     def _book(self, g: BritishGame, rnd: BritishRound) -> None:
+        self.last_round = rnd
+        self.result_until = time.monotonic() + self.result_pause_s
         summary = g.end_round()
         self.add_history(
             {
@@ -380,12 +421,14 @@ class BritishHost(HostedTable):
         if g.round is None and g.needs_kitty:
             g.put_kitty(self.rules.kitty_min)  # the default: the smallest kitty (003 Shoot)
             self.notices[g.banker] = "time ran out: the server put up the smallest kitty for you"
+            self.act_note(f"time ran out: the server put up the smallest kitty for {g.banker}")
         elif g.round is not None and not g.round.is_over():
             who = g.round.to_act()
             if who is not None:
                 a = default_action(g.round, who)
                 g.act(who, a)
                 self.notices[who] = f"time ran out: the server took the default action for you ({a})"
+                self.act_note(f"time ran out: the server played {a.verb} for {who}")
         self.bump()
         self._advance()
 
@@ -447,7 +490,10 @@ class BritishHost(HostedTable):
         me = name if name in self.members else None
         rnd = None if g is None else g.round
         out["phase"] = "waiting" if g is None else ("kitty" if rnd is None else "play")
-        out["round"] = None if rnd is None else rnd.view(me if me is not None else SPECTATOR)
+        shown = rnd if rnd is not None else (self.last_round if g is not None else None)
+        if rnd is None and shown is not None and not (g is not None and g.needs_kitty):
+            out["phase"] = "result"  # the last round's results on the felt until the next deal
+        out["round"] = None if shown is None else with_totals(shown.view(me if me is not None else SPECTATOR))
         out["round_no"] = 0 if g is None else g.rounds_played + (1 if rnd is not None else 0)
         out["legal"] = self.legal_for(name)
         out["to_act"] = (

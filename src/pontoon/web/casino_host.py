@@ -12,16 +12,22 @@ drawn by the House to 12 or more, then stood (004 5.3).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from pontoon.cards import pack_cards
 from pontoon.casino.round import CasinoRound
+from pontoon.casino.seats import shown_before
 from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.history.words import round_words
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, TABLE, Action
 from pontoon.rules.model import CasinoRules
+from pontoon.web.bots import casino_decision
+from pontoon.web.felt import dealer_total
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
 from pontoon.web.persistence import TablePersistence
 
@@ -30,6 +36,7 @@ ZERO = Decimal(0)
 
 class CasinoHost(HostedTable):
     game = "casino"
+    leave_note = "you leave when the round in play ends; until then the House plays your hand (004 5.3)"
 
     def __init__(
         self,
@@ -127,6 +134,7 @@ class CasinoHost(HostedTable):
                     self.bets.pop(x.name, None)
         self.note_member(m.name, {"leave": fmt(amount)} | ({"seated": heir.name} if heir is not None else {}))
         self.pay_out(m.name, amount)
+        self.member_gone(m.name)
         self.bump()
         return amount
 
@@ -214,6 +222,8 @@ class CasinoHost(HostedTable):
         its reason, and no round is ever left open without wagers."""
         if self.table.in_round or not any("main" in b for b in self.bets.values()):
             return
+        if self.paused:
+            raise HostError("the host paused the table: the next round is dealt when the host resumes it")
         order = sorted(self.bets, key=lambda n: (self.members[n].role != "seated", self.members[n].box or 0))
         scratch = CasinoRound(self.rules, self.table.shoe, rng=0)
         placed: list[tuple[str, int, str, Decimal]] = []
@@ -233,6 +243,7 @@ class CasinoHost(HostedTable):
                 self.notices[name] = f"not dealt: {err}"
             raise HostError(f"not dealt: {err}") from None
         self.bets.clear()
+        self.note = None
         self.table.new_round()
         for name, box, kind, amount in placed:
             self.table.place_bet(box, name, kind, amount)
@@ -247,9 +258,11 @@ class CasinoHost(HostedTable):
             m = self.members.get(who) if isinstance(who, str) else None
             if m is None or not m.absent:
                 break
+            self.act_note(f"{who} is away: the House plays the hand (004 5.3)")
             self._play_out_hand()
         if rnd is not None and self.table.in_round and rnd.is_over():
             self._book()
+            self.result_until = time.monotonic() + self.result_pause_s
         if self.table.in_round:
             self.set_timer(self.settings.turn_timeout_s)
         elif not self.bets:
@@ -311,6 +324,7 @@ class CasinoHost(HostedTable):
                 else:
                     self._play_out_hand()
                 self.notices[who] = "time ran out: the server stood for you"
+                self.act_note(f"time ran out: the server stood for {who}")
         self.bump()
         self._advance()
 
@@ -366,13 +380,59 @@ class CasinoHost(HostedTable):
             "boxes": self.rules.max_boxes,
         }
         shoe = self.table.shoe
-        out["shoe"] = {
-            "number": self.table.shoes_used,
-            "cards_left": len(shoe),
-            "needs_shuffle": shoe.needs_shuffle,
+        used = self.table.shoes_used
+        out["shoe"] = {  # the undealt cards (public: how deep the shoe is dealt); none yet before round 1
+            "number": used,
+            "cards_left": shoe.remaining if used else None,
+            "size": self.rules.decks * len(pack_cards(self.rules.pack)),
+            "needs_shuffle": bool(used) and shoe.needs_shuffle,
         }
+        out["dealer_total"] = dealer_total(out["round"])
         out["hints_available"] = True
         return out
+
+    # ------------------------------------------------------------------ bots (web/bots.py)
+    def bots_bet(self) -> bool:
+        """Bots place the table minimum once a person present has placed a main wager and the last
+        round's results have had their time on the felt (the result pause)."""
+        if self.paused or self.table.in_round or self.resting():
+            return False
+        if not any("main" in self.bets.get(m.name, {}) for m in self.members.values() if not m.bot):
+            return False
+        done = False
+        for m in list(self.members.values()):
+            if self.table.in_round:
+                break
+            if m.bot and not m.pending and not m.absent and "main" not in self.bets.get(m.name, {}):
+                if self.balance(m.name) >= self.rules.table_min:
+                    self._bet(m, "main", self.rules.table_min)
+                    done = True
+        if done:
+            self.bump()
+            self._advance()
+        return done
+
+    def bot_job(self) -> tuple[str, Callable[[], Any]] | None:
+        rnd = self.table.round
+        if self.paused or rnd is None or not self.table.in_round or rnd.is_over():
+            return None
+        who = rnd.to_act()
+        m = self.members.get(who) if isinstance(who, str) else None
+        if m is None or not m.bot:
+            return None
+        rules, view, seen, legal = self.rules, rnd.view(m.name), shown_before(rnd), rnd.legal_actions(m.name)
+        return m.name, lambda: casino_decision(rules, view, seen, legal)  # the bot's own view only
+
+    def bot_act(self, name: str, action: Any) -> None:
+        rnd = self.table.round
+        if rnd is None or rnd.to_act() != name:
+            return
+        if action is not None and rnd.can(name, action):
+            self.table.act(name, action)
+        else:  # no decision, or one refused: the House's default play (004 5.3: draw to 12, then stand)
+            self._play_out_hand()
+        self.bump()
+        self._advance()
 
     def hint_inputs(self, name: str) -> dict[str, Any]:
         """What the analyser needs for ``name``'s hand to act (casino only), from ``name``'s view

@@ -12,7 +12,11 @@ server takes the documented default action for him (casino: stand; British: see 
 A person whose every connection has gone is kept for ``grace_s``; after that he is absent: his
 turns are taken at once by the same default rules (casino: 004 5.3, the House draws his hand to 12
 or more, then stands), he is dealt no further round and his money goes back to his account once no
-round holds it.
+round holds it. The timer's and the grace period's acts are said to everyone in the state's ``note``.
+
+The host (the creator, else the first person; web/host_actions.py) may pause the table (no timer
+runs), set seat approval, this table's turn timer and result pause; bots are members with ``bot``
+set, played by the server (web/bots.py) and never absent.
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ class HostError(PontoonError):
     """A request the table refuses (one line: what was wrong and what is accepted)."""
 
 
+class HostForbidden(HostError):
+    """Refused to this person: a host-only action, or a table whose host removed him (answered 403)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     turn_timeout_s: float = 30.0  # the turn timer; then the default action (docs/server.md)
@@ -51,8 +59,11 @@ class Settings:
     join_rate: float = 1.0
     action_burst: float = 20.0  # messages per connection
     action_rate: float = 10.0
+    chat_burst: float = 5.0  # chat lines per person: a burst, then one every 2 s
+    chat_rate: float = 0.5
     max_frame: int = 4096  # bytes in one WebSocket message (the hard cap)
     idle_table_s: float = 1800.0  # a table where nobody joined, wagered or acted this long is closed
+    result_pause_s: float = 3.0  # a finished round's results stay on the felt this long (host setting)
     secret: str | None = None
     security: Security = Security()  # sites, hosts, cookies, slow clients, sessions (web/site.py)
     # ruling 36: a fixed (test) seed only on a server started in test mode; such tables are marked
@@ -81,10 +92,12 @@ class Member:
     absent: bool = False  # past the grace period, or left mid-round
     leaving: bool = False  # leaves once no round holds his money
     pending: bool = False  # joined mid-round: sits down when it ends
+    bot: bool = False  # played by the server (web/bots.py), never absent
 
     def public(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "bot": self.bot,
             "role": self.role,
             "box": self.box,
             "connected": self.connections > 0,
@@ -99,6 +112,7 @@ PayOut = Callable[[str, Decimal], None]
 
 class HostedTable:
     game = ""
+    leave_note = ""  # the REST leave's answer when a round in play holds the leaver (each game's clause)
 
     def __init__(
         self,
@@ -130,6 +144,18 @@ class HostedTable:
         # (ruling 36), custom rules with their differences and exact house edge
         self.marks: dict[str, Any] = {"test_mode": False, "custom": None}
         self.created_by: tuple[str, str | None] = ("", None)  # the creator's address and account
+        # the host (docs/server.md "Hosts"): the creator's account, else the first person to join; when
+        # the host leaves, the longest-seated person
+        self.host_name: str | None = None
+        self.approval = False  # seat approval: a join waits for the host's yes
+        self.requests: dict[str, dict[str, Any]] = {}  # name -> the join asked for (approval)
+        self.removed: dict[str, str] = {}  # name -> the host's reason (a removed person cannot rejoin)
+        self.paused = False  # no timer runs, no bot acts, no new round starts
+        self.result_pause_s = settings.result_pause_s
+        self.result_until = 0.0  # monotonic time the last round's results leave the felt
+        self.note: str | None = None  # a public line: the timer or the grace period acted for someone
+        self.bot_level = "simple"
+        self.paused_left: float | None = None  # the turn timer's seconds left when the host paused
 
     def watch(self, rec: TableRecord) -> None:
         """Every table event: to the store, and the fair shuffle's commitments and reveals for the page."""
@@ -174,7 +200,7 @@ class HostedTable:
         """Mark absent everyone gone longer than the grace period; True if anything changed."""
         changed = False
         for m in self.members.values():
-            if m.connections == 0 and m.gone_since is not None and not m.absent:
+            if m.connections == 0 and m.gone_since is not None and not m.absent and not m.bot:
                 if now - m.gone_since >= self.settings.grace_s:
                     m.absent = True
                     changed = True
@@ -198,6 +224,8 @@ class HostedTable:
                 "buy_in": fmt(m.buy_in),
                 "pending": m.pending,
                 "leaving": m.leaving,
+                "bot": m.bot,
+                "host": m.name == self.host_name,
             }
             for m in self.members.values()
         ]
@@ -219,11 +247,48 @@ class HostedTable:
                 pending=bool(d.get("pending")),
                 leaving=bool(d.get("leaving")),
                 absent=bool(d.get("leaving")),
+                bot=bool(d.get("bot")),
             )
+            if d.get("bot"):
+                self.members[d["name"]].gone_since = None
+            if d.get("host"):
+                self.host_name = d["name"]
         self.bump()
 
     def resume(self) -> None:
         """After adopting a recovered table: take up its flow (absent turns, the timer)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ the host (docs/server.md)
+    def is_host(self, name: str | None) -> bool:
+        return name is not None and name == self.host_name
+
+    def member_gone(self, name: str) -> None:
+        """After a member's removal: a leaving host hands the table to the longest-seated person."""
+        if name == self.host_name:
+            self.host_name = next((m.name for m in self.members.values() if not m.bot), None)
+
+    def member_joined(self, name: str) -> None:
+        if self.host_name is None:  # a table made without a login session: its first person hosts it
+            self.host_name = name
+        self.requests.pop(name, None)
+
+    def humans_present(self) -> bool:
+        return any(not m.bot and not m.absent for m in self.members.values())
+
+    def act_note(self, text: str) -> None:
+        """A public line on the felt: the timer or the grace period acted for someone."""
+        self.note = text[:200]
+
+    def resting(self, now: float | None = None) -> bool:
+        """The last round's results are still on the felt (the result pause)."""
+        return (time.monotonic() if now is None else now) < self.result_until
+
+    def bot_job(self) -> tuple[str, Callable[[], Any]] | None:
+        """A bot to act and its decision (run off the event loop: it reads only the bot's view)."""
+        return None
+
+    def bot_act(self, name: str, action: Any) -> None:
         raise NotImplementedError
 
     def member(self, name: str | None) -> Member:
@@ -241,7 +306,7 @@ class HostedTable:
         self.deadline = None if seconds is None else (time.monotonic() if now is None else now) + seconds
 
     def due(self, now: float) -> bool:
-        return self.deadline is not None and now >= self.deadline
+        return self.deadline is not None and now >= self.deadline and not self.paused
 
     def on_timer(self, now: float) -> None:
         """The turn timer ran out: the default action (each game says which)."""
@@ -274,6 +339,15 @@ class HostedTable:
             "history_mark": self.history_mark,
             "fair": None if self.fair is None else dict(self.fair, revealed=list(self.revealed)[-3:]),
             "marks": self.marks,
+            "host": self.host_name,
+            "approval": self.approval,
+            "requests": sorted(self.requests),
+            "paused": self.paused,
+            "result_pause_s": self.result_pause_s,
+            "grace_s": self.settings.grace_s,
+            "note": self.note,
+            "history_store": hasattr(self.store, "store_table_ids"),  # else the page reads the socket's
+            "bot_levels": ["simple"],
         }
         if history:  # else the client keeps the history it was last sent (history_mark unchanged)
             out["history"] = [self.history_for(h, name) for h in self.history]
@@ -290,7 +364,7 @@ class HostedTable:
 
     def row(self) -> dict[str, Any]:
         """The lobby's row: the game's summary with the table's marks (test seed, custom rules)."""
-        return dict(self.summary(), marks=self.marks)
+        return dict(self.summary(), marks=self.marks, host=self.host_name, approval=self.approval)
 
     def close_all(self) -> None:
         """The table closes: every member's money back to his account."""

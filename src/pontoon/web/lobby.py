@@ -20,7 +20,7 @@ from pontoon.rules.british import BritishRules
 from pontoon.rules.model import CasinoRules
 from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
-from pontoon.web.hosting import HostedTable, HostError, Settings
+from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.limits import Limits, check_buy_in
 from pontoon.web.marks import check_custom, check_text, custom_mark, differs, exact_edge, mark_custom_later
 from pontoon.web.models import JoinIn, TableIn
@@ -172,6 +172,7 @@ class Lobby:
             "custom": custom_mark(rules, edge) if custom else None,
         }
         host.created_by = (address, account)
+        host.host_name = account  # the creator hosts his table (None: its first person will)
         self.tables[tid] = host
         self.store.table_created(
             tid,
@@ -199,6 +200,8 @@ class Lobby:
         host.marks = dict(host.marks, test_mode=bool(test))  # ruling 36: a test table stays marked
         mark_custom_later(host)  # a custom table recovered: still marked with its rules and (soon) edge
         self.tables[host.id] = host
+        if host.host_name is None:  # after a restart: the longest-seated person hosts the table
+            host.host_name = next((m.name for m in host.members.values() if not m.bot), None)
         host.resume()
 
     def table(self, tid: str) -> HostedTable:
@@ -208,8 +211,17 @@ class Lobby:
         return t
 
     def join(
-        self, host: HostedTable, name: str, req: JoinIn, address: str = "", session: str | None = None
+        self,
+        host: HostedTable,
+        name: str,
+        req: JoinIn,
+        address: str = "",
+        session: str | None = None,
+        *,
+        bot: bool = False,
     ) -> dict[str, Any]:
+        if name in host.removed:
+            raise HostForbidden(f"the host removed you from table {host.id}: {host.removed[name]}")
         have = self.balance(name) or Decimal(0)  # the store's balance: another process may have moved it
         want = (
             to_money(req.buy_in, "buy_in")
@@ -223,7 +235,21 @@ class Lobby:
         check_buy_in(host.rules, want)
         if address:
             self.limits.check_seat(self.tables, host, name, address)
-        m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
+        first = host.host_name is None and not bot  # the first person hosts a table made without a session
+        if first:
+            host.host_name = name  # before the join: the people's snapshot it writes names the host
+        try:
+            m = host.join(name, req.box, req.stand_on, want)  # type: ignore[attr-defined]
+        except PontoonError:
+            if first:
+                host.host_name = None
+            raise
+        if bot:  # played by the server (web/bots.py): never absent; kept as a bot across a restart
+            m.bot, m.gone_since = True, None
+            host.note_member(name, {"bot": True})
+            host.resume()  # a bot that completes a British table: the game starts with its turns played
+        else:
+            host.member_joined(name)
         if address:
             self.limits.seated(host, name, address, self.tables)
         host.last_play = time.monotonic()

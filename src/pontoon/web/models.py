@@ -100,8 +100,16 @@ class BuyBankMsg(Strict):
     price: Money
 
 
+class ChatMsg(Strict):
+    """A chat line to the people at the table (WebSocket only): at most 200 characters, no control."""
+
+    type: Literal["chat"]
+    text: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$")
+
+
 ClientMsg = Annotated[
-    ActMsg | BetMsg | SimpleMsg | KittyMsg | TopUpMsg | SellBankMsg | BuyBankMsg, Field(discriminator="type")
+    ActMsg | BetMsg | SimpleMsg | KittyMsg | TopUpMsg | SellBankMsg | BuyBankMsg | ChatMsg,
+    Field(discriminator="type"),
 ]
 
 

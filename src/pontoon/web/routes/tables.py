@@ -15,10 +15,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request
 from fastapi import Path as PathParam
+from fastapi.responses import JSONResponse
 
 from pontoon.history.leases import LeaseLost
 from pontoon.money import fmt
 from pontoon.web.auth import require, seat_name, who
+from pontoon.web.hosting import HostForbidden
 from pontoon.web.marks import differs, exact_edge
 from pontoon.web.models import JoinIn, JoinOut, LeaveIn, MessageIn, TableIn
 from pontoon.web.replies import client_address, err, limited, missing
@@ -89,7 +91,18 @@ async def shoes(request: Request, tid: TableId) -> Any:
     return {"live": host.fair, "revealed": list(host.revealed)}
 
 
-@router.post("/api/tables/{tid}/join", response_model=JoinOut, responses={400: {}, 401: {}, 404: {}, 429: {}})
+@router.post(
+    "/api/tables/{tid}/join",
+    response_model=JoinOut,
+    responses={
+        202: {"description": "seat approval: asked the host"},
+        400: {},
+        401: {},
+        403: {},
+        404: {},
+        429: {},
+    },
+)
 async def join(request: Request, tid: TableId, body: JoinIn | None = Body(None)) -> Any:
     """Join as the session's account (the cookie, or ``Authorization: Bearer <session token>``)."""
     srv = _srv(request)
@@ -100,6 +113,25 @@ async def join(request: Request, tid: TableId, body: JoinIn | None = Body(None))
         return missing(srv, tid)
     me = require(request, srv.auth)
     async with srv.lock(tid):
+        if host.approval and not host.is_host(me.name) and me.name not in host.members:
+            if me.name in host.removed:
+                raise HostForbidden(f"the host removed you from table {tid}: {host.removed[me.name]}")
+            host.requests[me.name] = {  # seat approval: the host says yes or no (routes/host.py)
+                "body": (body or JoinIn()).model_dump(exclude_none=True),
+                "address": client_address(request),
+                "session": me.sid,
+            }
+            host.bump()
+            srv.broadcast(host)
+            return JSONResponse(
+                {
+                    "waiting": True,
+                    "table": tid,
+                    "name": me.name,
+                    "note": f"asked {host.host_name} for a seat",
+                },
+                status_code=202,
+            )
         out = srv.lobby.join(host, me.name, body or JoinIn(), client_address(request), session=me.sid)
         srv.broadcast(host)
     return out
@@ -121,9 +153,7 @@ async def leave(request: Request, tid: TableId, body: LeaveIn | None = Body(None
     return {
         "left": got is not None,
         "returned": None if got is None else fmt(got),
-        "note": None
-        if got is not None
-        else "you leave when the round in play ends (004 5.3 plays your hand)",
+        "note": None if got is not None else host.leave_note,
     }
 
 
@@ -142,7 +172,7 @@ async def message(request: Request, tid: TableId, body: MessageIn) -> Any:
     if not srv.actions.allow(f"{tid}:{name}"):
         return err(429, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
     msg = body.message
-    if msg.type in ("ping", "hints"):
+    if msg.type in ("ping", "hints", "chat"):
         return err(400, f"{msg.type}: only on the WebSocket (/ws/tables/{tid})")
     async with srv.lock(tid):
         m = host.members.get(name)

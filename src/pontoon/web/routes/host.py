@@ -1,0 +1,39 @@
+"""``/api/tables/{id}/host``: the host's actions (web/host_actions.py): seat approval, approving a
+join, removing a person with a reason, pause and resume, the turn timer and the result pause, bots,
+closing the table. Others are answered 403 with one line (a lone person may add or remove bots)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Request
+from fastapi import Path as PathParam
+
+from pontoon.web import host_actions
+from pontoon.web.auth import require
+from pontoon.web.replies import missing
+
+router = APIRouter(tags=["host"])
+TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
+
+
+@router.post("/api/tables/{tid}/host", responses={400: {}, 401: {}, 403: {}, 404: {}, 422: {}})
+async def host_action(request: Request, tid: TableId, body: host_actions.HostIn) -> Any:
+    """One host action, e.g. ``{"msg": {"action": "kick", "name": "bob", "reason": "rude"}}``."""
+    srv = request.app.state.server
+    host = srv.lobby.tables.get(tid)
+    if host is None:
+        return missing(srv, tid)
+    me = require(request, srv.auth)
+    async with srv.lock(tid):
+        out = host_actions.do(srv, host, me.name, body.msg)
+        if not out.get("closed"):
+            srv.broadcast(host)
+    if out.get("closed"):
+        await srv.close_table(host, f"the host ({me.name}) closed this table")
+    if out.get("removed"):
+        for c in [c for c in srv.conns.get(tid, ()) if c.name == out["removed"]]:
+            with contextlib.suppress(Exception):
+                await c.ws.close(code=4403, reason=f"the host removed you: {out['reason']}"[:120])
+    return out
