@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -77,6 +77,7 @@ class Solved:
     tw: np.ndarray
     source: str  # "shipped", "cache" or "solved"
     _quality: tuple[float, float, float] | None = None
+    memo: dict[str, Any] = field(default_factory=dict)  # tables derived once (hints, bots)
 
     def quality(self) -> tuple[float, float, float]:
         """(player's value, player's best response, value against the banker's best response), exact."""
