@@ -19,8 +19,12 @@ from pontoon.rules.british import BRITISH, SHOOT
 SMALL = BRITISH.with_(pack_ranks="A5T", pack_suits=4)
 
 
-@pytest.mark.parametrize("rules", [BRITISH, SHOOT], ids=["british", "shoot"])
-def test_shipped_strategy_is_an_equilibrium_of_the_current_model(rules) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    "rules,edge",
+    [(BRITISH, (0.035, 0.042)), (BRITISH.with_(packs=2), (0.027, 0.033))],
+    ids=["one-pack", "two-packs"],
+)
+def test_shipped_strategy_is_an_equilibrium_of_the_current_model(rules, edge) -> None:  # type: ignore[no-untyped-def]
     """The shipped file fits the current model state for state, and its exploitability, computed by the exact
     best responses of both sides, is at most 0.001 of the initial stake."""
     sol = S.solved(rules)
@@ -28,7 +32,7 @@ def test_shipped_strategy_is_an_equilibrium_of_the_current_model(rules) -> None:
     value, pbr, bbr = sol.quality()
     assert bbr <= value <= pbr
     assert 0 <= sol.exploitability <= 1e-3
-    assert 0.035 < -value < 0.042  # the banker's edge (docs/analysis.md)
+    assert edge[0] < -value < edge[1]  # the banker's edge (docs/analysis.md)
 
 
 def test_other_rules_are_solved_once_then_read_from_a_bounded_cache(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -53,8 +57,11 @@ def test_other_rules_are_solved_once_then_read_from_a_bounded_cache(tmp_path, mo
 
 
 def test_a_rules_file_equal_to_a_preset_uses_the_shipped_strategy() -> None:
-    assert S.shipped_path(BRITISH.with_(name="my kitchen table")) == S.DATA / "british.npz"
-    assert S.shipped_path(SMALL) is None
+    """Shoot's analysed game is the british one; a renamed table or other limits change nothing."""
+    for same in (BRITISH.with_(name="my kitchen table", stake_max=5), SHOOT, BRITISH.with_(two_packs_from=9)):
+        assert S.shipped_path(same) == S.DATA / "british.npz"
+    assert S.shipped_path(SHOOT.with_(packs=2)) == S.DATA / "british-2packs.npz"
+    assert S.shipped_path(SMALL) is None and S.shipped_path(BRITISH.with_(stick_minimum=16)) is None
 
 
 def test_levels_are_named_and_checked() -> None:

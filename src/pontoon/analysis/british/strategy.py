@@ -1,7 +1,9 @@
 """The solved heads-up strategies as data (issue 27 item 6): shipped for the ``british`` and ``shoot`` presets,
 computed once and cached for any other rules.
 
-- Shipped: ``data/<preset>.npz``, written by ``scripts/british_strategies.py`` from ``solve`` and checked by
+- Shipped: ``data/british.npz`` (one pack: the ``british`` and ``shoot`` presets, whose analysed games are the
+  same) and ``data/british-2packs.npz`` (two packs: rul 28), written by ``scripts/british_strategies.py`` and
+  checked by
   ``tests/analysis/test_british_bots.py`` to be still an equilibrium of the current model (its exploitability by
   exact best responses at most 0.001 of a stake).
 - Cached: other rules (a rules file, ``--set`` changes) are solved on first use (about a minute on the full
@@ -36,19 +38,36 @@ from pontoon.analysis.british.values import (
     strategy_value,
     tables,
 )
-from pontoon.rules.british import BRITISH_PRESETS, BritishRules
+from pontoon.rules.british import BritishRules
 
 DATA: Final = Path(__file__).parent / "data"
 MODEL_VERSION: Final = 1  # bump when the analysed game changes meaning (the shipped files are rebuilt)
 CACHE_FILES: Final = 8
 
 
+NOT_IN_MODEL: Final = (
+    "preset",
+    "name",
+    "document",
+    "stake_min",  # every figure is per initial stake
+    "stake_max",
+    "shoot",  # Shoot Pontoon's shoot bets are valued under the same strategies, not decisions of the model
+    "kitty_min",
+    "kitty_max",
+    "shoot_min",
+    "packs",  # replaced by the packs of a heads-up table
+    "two_packs_from",
+)
+
+
 def fingerprint(rules: BritishRules) -> str:
-    """What the analysed game depends on: every rule but the table's name and preset id, the buy grid and the
-    model's version (so a rules file equal to a preset uses the shipped strategy)."""
+    """What the analysed heads-up game depends on: the rules but those in ``NOT_IN_MODEL``, the packs of a
+    heads-up table, the buy grid and the model's version (so ``shoot``, or a rules file equal to a preset,
+    uses the shipped strategy)."""
     d = rules.model_dump(mode="json")
-    d.pop("name", None)
-    d.pop("preset", None)
+    for k in NOT_IN_MODEL:
+        d.pop(k, None)
+    d["heads_up_packs"] = rules.packs_for(2)
     text = json.dumps([MODEL_VERSION, list(BUY_GRID), d], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
@@ -167,13 +186,16 @@ def _prune(where: Path, keep: int = CACHE_FILES) -> None:
         p.unlink(missing_ok=True)
 
 
+_SHIPPED: dict[str, Path] = {}
+
+
 def shipped_path(rules: BritishRules) -> Path | None:
-    """The shipped file whose model equals that of ``rules`` (a preset, or a rules file equal to one)."""
-    fp = fingerprint(rules)
-    for name, preset in BRITISH_PRESETS.items():
-        if fingerprint(preset) == fp and (DATA / f"{name}.npz").exists():
-            return DATA / f"{name}.npz"
-    return None
+    """The shipped file whose model equals that of ``rules`` (by the fingerprint written in each file)."""
+    if not _SHIPPED:
+        for p in sorted(DATA.glob("*.npz")):
+            with np.load(p, allow_pickle=False) as z:
+                _SHIPPED[str(z["fingerprint"])] = p
+    return _SHIPPED.get(fingerprint(rules))
 
 
 _MEMO: dict[tuple[str, bool], Solved] = {}
