@@ -21,7 +21,10 @@ SMALL = BRITISH.with_(pack_ranks="A5T", pack_suits=4)
 
 @pytest.mark.parametrize(
     "rules,edge",
-    [(BRITISH, (0.035, 0.042)), (BRITISH.with_(packs=2), (0.027, 0.033))],
+    [
+        (BRITISH, (0.035, 0.042)),
+        pytest.param(BRITISH.with_(packs=2), (0.027, 0.033), marks=pytest.mark.slow),
+    ],
     ids=["one-pack", "two-packs"],
 )
 def test_shipped_strategy_is_an_equilibrium_of_the_current_model(rules, edge) -> None:  # type: ignore[no-untyped-def]

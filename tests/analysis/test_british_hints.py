@@ -139,6 +139,7 @@ def _cli(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_play_with_solved_bots_and_hints_and_the_drill_from_the_command_line() -> None:
     p = _cli(
         "play",

@@ -65,6 +65,7 @@ def test_evaluate_reports_the_exact_exploitability(tmp_path: Path) -> None:
         evaluate_british(BRITISH, str(f), 10, 1)
 
 
+@pytest.mark.slow
 def test_rl_evaluate_command_line() -> None:
     code = "from pontoon.cli.app import main; main()"
     r = subprocess.run(

@@ -70,7 +70,17 @@ def _players(text: str | None) -> int | None:
     return int(text)
 
 
-def _british(rules: Any, as_json: bool, chart: str | None, players: int | None = None) -> None:
+def _rounds(text: str | None) -> int:
+    if text is None:
+        return 0
+    if not text.strip().isdigit() or not 1 <= int(text) <= 10**6:
+        raise PontoonError(f"--sample {text!r}: give 1 to 1000000 rounds")
+    return int(text)
+
+
+def _british(
+    rules: Any, as_json: bool, chart: str | None, players: int | None = None, rounds: int = 0
+) -> None:
     """``--rules british|shoot`` (or a British rules file): the solved heads-up game (issue 27)."""
     from pontoon.rules.british import BritishRules
 
@@ -85,7 +95,9 @@ def _british(rules: Any, as_json: bool, chart: str | None, players: int | None =
     if players is not None:
         from pontoon.analysis.british.several import print_several, several
 
-        report["several_players"] = several(rules, players, log=None if as_json else echo)
+        report["several_players"] = several(
+            rules, players, rounds=rounds, seed=27, log=None if as_json else echo
+        )
     if chart:
         try:
             save_british_chart(report, chart)
@@ -198,6 +210,13 @@ OPTIONS: tuple[Opt, ...] = (
         None,
         "British: the banker's edge against N players (1 to 7) playing the solved strategy, one pack and two",
     ),
+    Opt(
+        "sample",
+        "--sample",
+        "value",
+        None,
+        "British, with --players: also play this many engine rounds of the banker reading every hand (seed 27)",
+    ),
     Opt("extra", "", "arguments", None, hidden=True),
 )
 
@@ -212,6 +231,7 @@ def analyze_main(
     split_strategy: str,
     extra: list[str] | None,
     players: str | None = None,
+    sample: str | None = None,
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
     from pontoon.analysis.report import analyze, to_json
@@ -233,10 +253,12 @@ def analyze_main(
             raise PontoonError(
                 "--bet is the main wager of a casino table's Super Bonus; the British analysis is per stake"
             )
-        _british(r, as_json, chart, _players(players))
+        if sample is not None and players is None:
+            raise PontoonError("--sample goes with --players N")
+        _british(r, as_json, chart, _players(players), _rounds(sample))
         return
-    if players is not None:
-        raise PontoonError("--players applies to the British game (--rules british|shoot)")
+    if players is not None or sample is not None:
+        raise PontoonError("--players and --sample apply to the British game (--rules british|shoot)")
     report = analyze(r, b, split_strategy=split)
     if chart:
         from pontoon.analysis.render import save_chart
