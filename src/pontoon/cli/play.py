@@ -483,7 +483,11 @@ def play_command(
         if stack <= 0:
             raise PontoonError("--balance must be positive")
         bsession = (
-            None if no_history else _session(db, {"game": "british", "seat": seat or "you", "seed": seed})
+            None
+            if no_history
+            else _session(
+                db, {"game": "british", "seat": seat or "you", "seed": seed, "bots": bots or "simple"}
+            )
         )
         try:
             play_british(
@@ -609,10 +613,11 @@ def _resume(
         console.print(f"[cyan]recovered: {note}[/cyan]")
     try:
         if meta.get("game") == "british":
-            from pontoon.cli.play_british import play_british
+            from pontoon.cli.play_british import make_level_bots, play_british
 
             play_british(
                 session.rules,
+                bots=make_level_bots(session.rules, str(meta.get("bots", "simple")), None, console),
                 seat=meta.get("seat"),
                 rounds=rounds,
                 stdin_is_tty=interactive,
