@@ -127,8 +127,11 @@ def test_house_banker_stays_on_17() -> None:
     assert bots.decide(rnd) == ("b", "twist", None)
 
 
-@pytest.mark.parametrize("level", ["simple", "house", "solved"])
-@pytest.mark.parametrize("rules", [BRITISH, SHOOT], ids=["british", "shoot"])
+@pytest.mark.parametrize(
+    "level,rules",
+    [("simple", SHOOT), ("house", BRITISH), ("solved", BRITISH), ("solved", SHOOT)],
+    ids=["simple-shoot", "house-british", "solved-british", "solved-shoot"],
+)
 def test_levels_play_whole_rounds_at_a_table_of_four(level: str, rules) -> None:  # type: ignore[no-untyped-def]
     game = BritishGame(rules, ["a", "b", "c", "d"], rng=7)
     bots = make_bots(level, rules, np.random.default_rng(7))

@@ -24,12 +24,15 @@ from pontoon.rules.british import BRITISH
 SMALL = BRITISH.with_(pack_ranks="A5T", pack_suits=4)
 
 
-@pytest.fixture
-def small(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The reduced pack's solution, solved once for the module (cached in a temporary directory)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PONTOON_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     S._MEMO.clear()
     yield S.solved(SMALL)
     S._MEMO.clear()
+    mp.undo()
 
 
 def _policies(sol, sigma, tw):  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ from pontoon.rl.british_eval import evaluate_british
 from pontoon.rules.british import BRITISH
 
 
-@pytest.mark.parametrize("rules", ["british", "shoot"])
+@pytest.mark.parametrize("rules", ["british", pytest.param("shoot", marks=pytest.mark.slow)])
 def test_api_test_against_solved_bots(rules: str) -> None:
     env = british_v0.env(rules=rules, seats=3, rounds=6, opponent="solved")
     api_test(env, num_cycles=100)

@@ -221,6 +221,13 @@ def play_british(
         f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
         f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}."
     )
+    if hints:  # the solution first (shipped, cached, or solved now with its progress shown)
+        try:
+            from pontoon.analysis.british.strategy import solved
+
+            solved(rules, log=lambda m: console.print(f"[dim]{m}[/dim]"))
+        except PontoonError as err:
+            console.print(f"[dim]hints unavailable: {err}[/dim]")
     notes = ShoeNotes(game, session)
     played = 0
     interrupted = False
