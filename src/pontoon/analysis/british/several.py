@@ -70,32 +70,55 @@ def several(
             "exploitability_heads_up": pbr - bbr,
         }
         if rounds > 0:
-            mean, se = sample(r, players, rounds, seed)  # the solved bots' banker (an approximation)
-            row["sampled"] = {"edge": mean, "se": se, "rounds": rounds}
+            row["sampled"] = sample(r, players, rounds, seed)  # the solved bots' banker (an approximation)
         out["by_packs"][str(packs)] = row
     out["seconds"] = time.perf_counter() - t0
     return out
 
 
-def sample(rules: BritishRules, players: int, rounds: int, seed: int | None) -> tuple[float, float]:
-    """The banker's edge per player and initial stake (mean, standard error) over ``rounds`` engine rounds of
-    N solved players against the ``solved`` bots' banker, each round from a freshly shuffled pack."""
+def sample(rules: BritishRules, players: int, rounds: int, seed: int | None) -> dict[str, float]:
+    """Paired engine rounds of N solved players, each deal played twice from the same shuffled pack with the
+    same players' random stream: once against the ``solved`` bots' banker (reading every hand), once against
+    the exact blind best response. The banker's edge per player and initial stake of each (``seeing``,
+    ``blind``) and of their difference, with standard errors (the pairing cancels most of the deal's
+    variance in the difference; the blind one checks the exact figure)."""
     from pontoon.analysis.british.bots import make_bots
+    from pontoon.analysis.british.infosets import card_class
     from pontoon.british.pack import BritishPack, one_pack
     from pontoon.british.round import BritishRound
 
-    deck = np.random.default_rng(seed)
-    bots = make_bots("solved", rules, np.random.default_rng(None if seed is None else [seed, 3]))
+    sol = solved(rules)
+    tw_blind, _ = blind_response(sol)
+    bots: Any = make_bots("solved", rules, np.random.default_rng(0))
     seats = [f"p{i}" for i in range(players)]
-    xs = np.zeros(rounds)
+    base: int = int(np.random.SeedSequence().entropy) if seed is None else seed  # type: ignore[arg-type]
+    xs = np.zeros((rounds, 2))
     for j in range(rounds):
-        pack = BritishPack.shuffled(rules.packs_for(players + 1), deck, one_pack(rules))
-        rnd = BritishRound(rules, seats, "bank", pack, kitty=rules.kitty_max if rules.shoot else 0)
-        while not rnd.is_over():
-            seat, verb, amt = bots.decide(rnd)
-            rnd.act(seat, verb, amt)
-        xs[j] = float(rnd.net()["bank"]["stake"] / rules.stake_min) / players
-    return float(xs.mean()), float(xs.std(ddof=1) / np.sqrt(rounds)) if rounds > 1 else 0.0
+        for kind in (0, 1):
+            deck = np.random.default_rng([base, j, 0])
+            bots.rng = np.random.default_rng([base, j, 1])
+            pack = BritishPack.shuffled(rules.packs_for(players + 1), deck, one_pack(rules))
+            rnd = BritishRound(rules, seats, "bank", pack, kitty=rules.kitty_max if rules.shoot else 0)
+            while not rnd.is_over():
+                if kind == 1 and rnd.phase == "banker":
+                    k = sol.game.banker_index.get(tuple(sorted(card_class(str(c)) for c in rnd.banker_cards)))
+                    can = any(a.verb == "twist" for a in rnd.legal_actions())
+                    rnd.act("bank", "twist" if can and k is not None and tw_blind[0, k] > 0.5 else "stick")
+                    continue
+                seat, verb, amt = bots.decide(rnd)
+                rnd.act(seat, verb, amt)
+            xs[j, kind] = float(rnd.net()["bank"]["stake"] / rules.stake_min) / players
+    se = xs.std(axis=0, ddof=1) / np.sqrt(rounds) if rounds > 1 else np.zeros(2)
+    d = xs[:, 0] - xs[:, 1]
+    return {
+        "rounds": rounds,
+        "seeing": float(xs[:, 0].mean()),
+        "seeing_se": float(se[0]),
+        "blind": float(xs[:, 1].mean()),
+        "blind_se": float(se[1]),
+        "difference": float(d.mean()),
+        "difference_se": float(d.std(ddof=1) / np.sqrt(rounds)) if rounds > 1 else 0.0,
+    }
 
 
 def print_several(rep: dict[str, Any], echo: Any) -> None:
