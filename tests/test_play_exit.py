@@ -89,7 +89,8 @@ def test_ctrl_c_in_the_british_game_voids_the_round() -> None:
     [
         ["--rules", "british", "--boxes", "2"],
         ["--rules", "shoot", "--side", "pair=5"],
-        ["--rules", "british", "--hints"],
+        ["--rules", "british", "--bots", "expert"],
+        ["--rules", "mbs", "--bots", "solved"],
         ["--rules", "mbs", "--seat", "ann"],
         ["--rules", "mbs", "--rounds", "-1"],
         ["--rules", "mbs", "--shoes", "0"],

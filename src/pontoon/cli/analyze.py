@@ -60,7 +60,27 @@ def _is_casino(rules: Any) -> bool:
     return isinstance(rules, CasinoRules)
 
 
-def _british(rules: Any, as_json: bool, chart: str | None) -> None:
+def _players(text: str | None) -> int | None:
+    if text is None:
+        return None
+    if not text.strip().isdigit() or not 1 <= int(text) <= 7:
+        raise PontoonError(
+            f"--players {text!r}: give 1 to 7 players (a table of 8 people, the banker included)"
+        )
+    return int(text)
+
+
+def _rounds(text: str | None) -> int:
+    if text is None:
+        return 0
+    if not text.strip().isdigit() or not 1 <= int(text) <= 10**6:
+        raise PontoonError(f"--sample {text!r}: give 1 to 1000000 rounds")
+    return int(text)
+
+
+def _british(
+    rules: Any, as_json: bool, chart: str | None, players: int | None = None, rounds: int = 0
+) -> None:
     """``--rules british|shoot`` (or a British rules file): the solved heads-up game (issue 27)."""
     from pontoon.rules.british import BritishRules
 
@@ -72,6 +92,12 @@ def _british(rules: Any, as_json: bool, chart: str | None) -> None:
     from pontoon.money import dumps
 
     report = analyze_british(rules)
+    if players is not None:
+        from pontoon.analysis.british.several import print_several, several
+
+        report["several_players"] = several(
+            rules, players, rounds=rounds, seed=27, log=None if as_json else echo
+        )
     if chart:
         try:
             save_british_chart(report, chart)
@@ -81,6 +107,8 @@ def _british(rules: Any, as_json: bool, chart: str | None) -> None:
         echo(dumps(report, indent=2))
     else:
         print_british(report, echo)
+        if players is not None:
+            print_several(report["several_players"], echo)
         if chart:
             echo(f"chart written to {chart}")
 
@@ -175,6 +203,20 @@ OPTIONS: tuple[Opt, ...] = (
         "play of split hands under optimal play: cdz (as unsplit hands), cdp1 (re-optimised for the "
         "removed pair cards, the default) or cdp (also by the number of pair cards out)",
     ),
+    Opt(
+        "players",
+        "--players",
+        "value",
+        None,
+        "British: the banker's edge against N players (1 to 7) playing the solved strategy, one pack and two",
+    ),
+    Opt(
+        "sample",
+        "--sample",
+        "value",
+        None,
+        "British, with --players: also play this many engine rounds of the banker reading every hand (seed 27)",
+    ),
     Opt("extra", "", "arguments", None, hidden=True),
 )
 
@@ -188,6 +230,8 @@ def analyze_main(
     compare: list[str] | None,
     split_strategy: str,
     extra: list[str] | None,
+    players: str | None = None,
+    sample: str | None = None,
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
     from pontoon.analysis.report import analyze, to_json
@@ -209,8 +253,12 @@ def analyze_main(
             raise PontoonError(
                 "--bet is the main wager of a casino table's Super Bonus; the British analysis is per stake"
             )
-        _british(r, as_json, chart)
+        if sample is not None and players is None:
+            raise PontoonError("--sample goes with --players N")
+        _british(r, as_json, chart, _players(players), _rounds(sample))
         return
+    if players is not None or sample is not None:
+        raise PontoonError("--players and --sample apply to the British game (--rules british|shoot)")
     report = analyze(r, b, split_strategy=split)
     if chart:
         from pontoon.analysis.render import save_chart

@@ -395,6 +395,12 @@ def play_command(
         [], "--side", help="a side bet on each of your boxes: KIND=AMOUNT (pair, bonus, pandemonium)"
     ),
     seat: str = typer.Option(None, "--seat", help="British game: your seat (a player name or 'banker')"),
+    bots: str = typer.Option(
+        None,
+        "--bots",
+        help="British game: the bots' level: simple (rules of thumb), house (the house banker and the best "
+        "response to it) or solved (the heads-up solution); default simple",
+    ),
     db: str = typer.Option(
         None, "--db", help="history database URL (default: $PONTOON_DB or the user data directory)"
     ),
@@ -435,6 +441,7 @@ def play_command(
                     ("--player", player),
                     ("--side", side),
                     ("--seat", seat),
+                    ("--bots", bots),
                     ("--client-seed", client_seed),
                 )
                 if v
@@ -463,18 +470,24 @@ def play_command(
             if v is not None
         ]
         given += ["--side"] if side else []
-        given += ["--hints"] if hints else []
         if given:
             raise PontoonError(
-                f"{', '.join(given)} apply to the casino games, not {r.preset}; the British game takes --seat, --seed, --rounds, --balance"
+                f"{', '.join(given)} apply to the casino games, not {r.preset}; the British game takes --seat, "
+                "--seed, --rounds, --balance, --bots, --hints"
             )
-        from pontoon.cli.play_british import play_british
+        from pontoon.cli.play_british import make_level_bots, play_british
+
+        level_bots = make_level_bots(r, bots or "simple", seed, console)
 
         stack = to_money("1000" if balance is None else balance, "--balance")
         if stack <= 0:
             raise PontoonError("--balance must be positive")
         bsession = (
-            None if no_history else _session(db, {"game": "british", "seat": seat or "you", "seed": seed})
+            None
+            if no_history
+            else _session(
+                db, {"game": "british", "seat": seat or "you", "seed": seed, "bots": bots or "simple"}
+            )
         )
         try:
             play_british(
@@ -486,10 +499,15 @@ def play_command(
                 session=bsession,
                 fair=fair,
                 balance=stack,
+                bots=level_bots,
+                hints=hints,
+                console=console,
             )
         except KeyboardInterrupt:
             raise typer.Exit(130) from None  # Ctrl-C: the unfinished round is void, the summary printed
         return
+    if bots is not None:
+        raise PontoonError(f"--bots applies to the British game, not {r.preset}")
     if seat is not None:
         raise PontoonError(
             f"--seat applies to the British game, not {r.preset}; at a casino table use --player"
@@ -595,10 +613,16 @@ def _resume(
         console.print(f"[cyan]recovered: {note}[/cyan]")
     try:
         if meta.get("game") == "british":
-            from pontoon.cli.play_british import play_british
+            from pontoon.cli.play_british import make_level_bots, play_british
 
             play_british(
-                session.rules, seat=meta.get("seat"), rounds=rounds, stdin_is_tty=interactive, session=session
+                session.rules,
+                bots=make_level_bots(session.rules, str(meta.get("bots", "simple")), None, console),
+                seat=meta.get("seat"),
+                rounds=rounds,
+                stdin_is_tty=interactive,
+                session=session,
+                hints=hints,
             )
             return
         play_casino(

@@ -14,6 +14,7 @@ Signature (called by ``pontoon play --rules british|shoot``)::
         console: rich.console.Console | None = None,
         bots: Bots | None = None,     # bot policies per seat (bots.py)
         balance: Decimal | None = None,  # what each seat brings: the bank's cover (rulings 33); None: nets only
+        hints: bool = False,          # before each of the human's decisions: its exact EV (analysis/british/hints.py)
     ) -> int                          # exit status: 0
 
 The human sees only their seat's view (view.py). At their turn the legal actions are offered with
@@ -202,6 +203,7 @@ def play_british(
     session: Session | None = None,
     fair: FairShuffler | None = None,
     balance: Decimal | None = None,
+    hints: bool = False,
 ) -> int:
     console = console or Console()
     stream = input_stream if input_stream is not None else sys.stdin
@@ -219,6 +221,13 @@ def play_british(
         f"[bold]{rules.name or rules.preset}[/bold]: you are [bold]{human}[/bold]; "
         f"stakes {fmt(rules.stake_min)} to {fmt(rules.stake_max)}, stick on {rules.stick_minimum}."
     )
+    if hints:  # the solution first (shipped, cached, or solved now with its progress shown)
+        try:
+            from pontoon.analysis.british.strategy import solved
+
+            solved(rules, log=lambda m: console.print(f"[dim]{m}[/dim]"))
+        except PontoonError as err:
+            console.print(f"[dim]hints unavailable: {err}[/dim]")
     notes = ShoeNotes(game, session)
     played = 0
     interrupted = False
@@ -239,6 +248,8 @@ def play_british(
                 assert who is not None
                 if who == human:
                     _render(console, rnd.view(human), human)
+                    if hints:
+                        show_hint(console, rnd, human)
                     _human_turn(game, human, inp, console)
                 else:
                     s, verb, amt = bots.decide(rnd)
@@ -278,6 +289,45 @@ def play_british(
     if bad_input is not None:
         raise InputError(bad_input)
     return 0
+
+
+def make_level_bots(rules: BritishRules, level: str, seed: int | None, console: Console) -> Bots:
+    """The bots of ``--bots LEVEL`` (analysis/british/bots.py), their mixed decisions seeded from ``seed``;
+    a rules set without a shipped solution is solved first (progress shown) and cached."""
+    from pontoon.analysis.british.bots import LEVELS, make_bots
+    from pontoon.analysis.british.game import check
+
+    if level not in LEVELS:
+        raise PontoonError(f"--bots {level!r}: accepted {', '.join(LEVELS)}")
+    if level != "simple":
+        check(rules)  # the variations the model does not cover are refused by name
+    import numpy as np
+
+    rng = np.random.default_rng(None if seed is None else [seed, 27])
+    return make_bots(level, rules, rng, log=lambda m: console.print(f"[dim]{m}[/dim]"))
+
+
+def show_hint(console: Console, rnd: Any, human: str) -> None:
+    """The exact EV of each of the human's decisions, from his view only (ruling 35)."""
+    try:
+        from pontoon.analysis.british.hints import round_hint
+
+        h = round_hint(rnd, human)
+    except Exception as err:  # hints must never break the game
+        console.print(f"[dim]hints unavailable: {err}[/dim]")
+        return
+    vals = h["values"]
+    if not vals:
+        if h["role"] is not None:
+            console.print(
+                "[dim]hint: this position is outside the solved model (a split hand or an odd buy)[/dim]"
+            )
+        return
+    parts = [
+        f"{'[bold green]' if a == h['best'] else ''}{a} {v:+.4f}{'[/bold green]' if a == h['best'] else ''}"
+        for a, v in vals.items()
+    ]
+    console.print(f"hint ({h['role']}, expected net): " + "   ".join(parts))
 
 
 def _leave_round(game: BritishGame, console: Console, played: int) -> None:

@@ -12,6 +12,7 @@ import typer
 from pontoon.cli.limits import check_seed
 from pontoon.errors import PontoonError
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
+from pontoon.rules.british import BritishRules
 
 rl_app = typer.Typer(
     help="Learning environments: evaluate a policy (basic, random or a chart JSON).", no_args_is_help=True
@@ -50,9 +51,13 @@ def evaluate_command(
     if penetration is not None:
         overrides["penetration"] = penetration
     r = resolve_rules(rules, overrides)
+    if isinstance(r, BritishRules):
+        _evaluate_british(r, policy, rounds, seed, as_json, bool(decks or penetration))
+        return
     if not isinstance(r, CasinoRules):
         raise PontoonError(
-            f"--rules {rules!r}: rl evaluate plays casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)"
+            f"--rules {rules!r}: rl evaluate plays casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack), "
+            "british and shoot"
         )
     if rounds < 1 or rounds > 100_000_000:
         raise PontoonError(f"--rounds {rounds}: accepted 1 to 100000000")
@@ -75,3 +80,35 @@ def evaluate_command(
             f"exact EV {e['ev']:+.6f} (analyser basic {e['ev_basic']:+.6f}, optimal {e['ev_optimal']:+.6f}); "
             f"cost against basic {e['cost_vs_basic']:.6f} per unit"
         )
+
+
+def _evaluate_british(
+    r: BritishRules, policy: str, rounds: int, seed: int | None, as_json: bool, shoe: bool
+) -> None:
+    """British: the policy as the player against the solved banker, and its exact exploitability."""
+    from pontoon.analysis.british.game import check
+    from pontoon.rl.british_eval import evaluate_british
+
+    if shoe:
+        raise PontoonError(
+            "--decks and --penetration apply to the casino games; the British game deals one pack"
+        )
+    if rounds < 1 or rounds > 10_000_000:
+        raise PontoonError(f"--rounds {rounds}: accepted 1 to 10000000")
+    check_seed(seed)
+    check(r)
+    rep = evaluate_british(r, policy, rounds, seed)
+    if as_json:
+        typer.echo(json.dumps(rep, indent=1))
+        return
+    p, e = rep["played"], rep["exact"]
+    typer.echo(f"policy {rep['policy']} on {r.preset} against the solved banker: {p['rounds']} rounds")
+    typer.echo(f"played: {p['mean']:+.5f} per initial stake (95% CI +/-{p['ci95']:.5f})")
+    typer.echo(
+        f"exact: {e['value_vs_solved_banker']:+.6f} against the solved banker, "
+        f"{e['value_vs_banker_best_response']:+.6f} against the banker's best response"
+    )
+    typer.echo(
+        f"exploitability {e['exploitability']:.6f} per initial stake (solution value {e['solution_value']:+.6f}, "
+        f"its own exploitability {e['solution_exploitability']:.6f})"
+    )

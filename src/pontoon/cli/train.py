@@ -33,6 +33,7 @@ from pontoon.errors import PontoonError
 from pontoon.money import fmt
 from pontoon.rl.casino_env import ACTION_INDEX, PLAYER, PontoonEnv
 from pontoon.rules import CasinoRules, parse_set_options, resolve_rules
+from pontoon.rules.british import BritishRules
 
 if TYPE_CHECKING:  # the history stack (SQLAlchemy) is imported only when a session is saved
     from pontoon.history.store import Store
@@ -341,9 +342,13 @@ def train_command(
 ) -> None:
     """Drill decisions: each answer is graded with its exact EV cost and the best action."""
     r = resolve_rules(rules, parse_set_options(set_))
+    if isinstance(r, BritishRules):
+        _train_british(r, only, hands, seed, db, no_history, count)
+        return
     if not isinstance(r, CasinoRules):
         raise PontoonError(
-            f"--rules {rules!r}: the drill deals casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack)"
+            f"--rules {rules!r}: the drill deals casino games (mbs, federal, rws-plus, rws-pandemonium, blackjack), "
+            "british and shoot"
         )
     if hands is not None and not 1 <= hands <= 10**9:
         raise PontoonError(f"--hands {hands}: give 1 to 1000000000 hands (or leave it out)")
@@ -387,6 +392,53 @@ def train_command(
             console.print(f"saved as drill session {sid} (pontoon history --drills)")
         if session.input_error is not None:
             raise InputError(session.input_error)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _train_british(
+    r: BritishRules,
+    only: str,
+    hands: int | None,
+    seed: int | None,
+    db: str | None,
+    no_history: bool,
+    count: str | None,
+) -> None:
+    """``--rules british|shoot``: the British drill (cli/train_british.py), as player and as banker."""
+    from pontoon.analysis.british.game import check
+    from pontoon.cli.train_british import run_british_drill
+
+    if only != "all" or count is not None:
+        raise PontoonError(
+            "--only and --count apply to the casino drills; the British drill takes --hands, --seed"
+        )
+    if hands is not None and not 1 <= hands <= 10**9:
+        raise PontoonError(f"--hands {hands}: give 1 to 1000000000 hands (or leave it out)")
+    check_seed(seed)
+    check_no_history(db, no_history)
+    check(r)  # the variations the model does not cover are refused by name
+    console = Console(highlight=False, soft_wrap=True)
+    store = None if no_history else _store(db)
+    try:
+        if store is not None:
+            check_writable(store)
+        inp = Input(sys.stdin is not None and sys.stdin.isatty(), console)
+
+        def ask(prompt: str) -> str:
+            try:
+                return inp.ask(prompt)
+            except EndOfInput as end:
+                if end.error is not None:
+                    raise InputError(end.error) from None
+                raise EOFError from None
+
+        summary = run_british_drill(r, hands=hands, seed=seed, console=console, ask=ask)
+        print_summary(console, summary)
+        if store is not None:
+            sid = save_summary(summary, seed=seed, store=store)
+            console.print(f"saved as drill session {sid} (pontoon history --drills)")
     finally:
         if store is not None:
             store.close()

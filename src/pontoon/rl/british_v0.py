@@ -12,6 +12,12 @@ doubles the bets, a house variation), 8 pass, 9 shoot (the least shoot bet). An 
 ``rounds`` rounds; rewards are each seat's net result of a round in units of the minimum stake
 (the banker's kitty is the banker's money). Shoot Pontoon: when the kitty is empty the banker puts
 up a new one of ``kitty`` (default the table's kitty minimum) before the deal (003 Shoot Pontoon).
+
+``opponent="simple"|"house"|"solved"`` (issue 27): the only agent is ``seat_0``; the other seats are bots of
+that level (``pontoon.analysis.british.bots``), ``seat_1`` holding the bank first, so an agent plays against
+the solved banker (and, when its Pontoon takes the bank, banks against solved players: 003 The New Deal).
+The bots decide from their own seat's view only (ruling 35); their mixed decisions are sampled from a
+generator seeded by ``reset(seed)``.
 """
 
 from __future__ import annotations
@@ -86,6 +92,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         rounds: int = 5,
         kitty: object = None,
         render_mode: str | None = None,
+        opponent: str | None = None,
         **overrides: Any,
     ) -> None:
         super().__init__()
@@ -114,7 +121,16 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.n_rounds = rounds
         self.render_mode = render_mode
         self.unit = r.stake_min
-        self.possible_agents = [f"seat_{i}" for i in range(seats)]
+        self.seat_names = [f"seat_{i}" for i in range(seats)]
+        self.opponent = opponent
+        self.bots: Any = None
+        if opponent is not None:
+            from pontoon.analysis.british.bots import LEVELS, make_bots
+
+            if opponent not in LEVELS:
+                raise RulesError(f"opponent={opponent!r}: accepted None, {', '.join(LEVELS)}")
+            self.bots = make_bots(opponent, r, np.random.default_rng())
+        self.possible_agents = self.seat_names if opponent is None else self.seat_names[:1]
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0e6, shape=(N_FEATURES,), dtype=np.float32),
@@ -145,10 +161,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.game = BritishGame(self.rules, self.agents, rng=self._np_random)
+        banker = None if self.bots is None else self.seat_names[1]
+        self.game = BritishGame(self.rules, self.seat_names, rng=self._np_random, banker=banker)
         self.rounds_done = 0
         self.bank_passes = 0
+        if self.bots is not None and hasattr(self.bots, "rng"):
+            self.bots.rng = np.random.default_rng(None if seed is None else [seed, 27])
         self._start_round()
+        if self.bots is not None:
+            self._play_bots()
 
     def _start_round(self) -> None:
         game = self.game
@@ -177,7 +198,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             self.bank_passes += 1
         for a in self.agents:
             net = summary["net"].get(a, {}).get("total", Decimal(0))
-            self.rewards[a] = float(net / self.unit)
+            self.rewards[a] += float(net / self.unit)  # += : bots may finish several rounds in one step
         if self.rounds_done >= self.n_rounds:
             self.terminations = {a: True for a in self.agents}
 
@@ -273,6 +294,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.rewards = {x: 0.0 for x in self.agents}
         la, amount = legal[a]
         _engine.b_act(game.round, agent, la, amount)
+        if self.bots is not None:
+            self._play_bots()
+            self._accumulate_rewards()
+            return
         if _engine.b_over(game.round):
             self._finish_round()
             if self.rounds_done < self.n_rounds:
@@ -283,6 +308,27 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             self.agent_selection = seat
         self._update_infos()
         self._accumulate_rewards()
+
+    def _play_bots(self) -> None:
+        """``opponent``: the bots act until it is the agent's turn or the episode ends."""
+        game = self.game
+        assert game is not None
+        while self.rounds_done < self.n_rounds:
+            rnd = game.round
+            if rnd is None or _engine.b_over(rnd):
+                if rnd is not None:
+                    self._finish_round()
+                    if self.rounds_done >= self.n_rounds:
+                        break
+                self._start_round()
+                continue
+            seat = rnd.to_act()
+            if seat in self.agents:
+                self.agent_selection = seat
+                break
+            s, verb, amt = self.bots.decide(rnd)
+            game.act(s, verb, amt)
+        self._update_infos()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.game is None or self.game.round is None:

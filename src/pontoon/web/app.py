@@ -426,9 +426,9 @@ def _chat(srv: Server, host: HostedTable, conn: Conn, text: str) -> None:
 
 
 async def _hints(srv: Server, host: HostedTable, conn: Conn) -> None:
-    """The analyser's exact expectation of each legal verb for the hand to act (casino)."""
-    if host.game != "casino":
-        _error(conn, "hints: the exact-EV hints are for the casino games")
+    """The analyser's exact expectation of each legal verb for the hand to act (casino; British: issue 27)."""
+    if host.game not in ("casino", "british"):
+        _error(conn, "hints: the exact-EV hints are for the casino and British games")
         return
     async with srv.lock(host.id):
         try:
@@ -441,7 +441,13 @@ async def _hints(srv: Server, host: HostedTable, conn: Conn) -> None:
 
     async with srv.hint_slot:
         try:
-            values = await asyncio.wait_for(asyncio.to_thread(action_values, **inputs), timeout=120)
+            if host.game == "british":
+                from pontoon.analysis.british.hints import british_hint
+
+                hint = await asyncio.wait_for(asyncio.to_thread(british_hint, **inputs), timeout=120)
+                values = hint["values"]
+            else:
+                values = await asyncio.wait_for(asyncio.to_thread(action_values, **inputs), timeout=120)
         except (PontoonError, TimeoutError) as err:
             _error(conn, f"hints unavailable: {err or 'the analyser took too long'}")
             return

@@ -518,8 +518,25 @@ class BritishHost(HostedTable):
         )
         out["top_up"] = fmt(self.top_up) if self.top_up > 0 else None
         out["limits"] = {"stake_min": fmt(self.rules.stake_min), "stake_max": fmt(self.rules.stake_max)}
-        out["hints_available"] = False
+        out["hints_available"] = True  # issue 27: analysis/british/hints.py, from the seat's view only
         return out
+
+    def hint_inputs(self, name: str) -> dict[str, Any]:
+        """What ``british_hint`` needs for ``name`` to act: its own view, the public view, the public stakes
+        (rul 35: nothing another seat holds face down)."""
+        g = self.game_obj
+        rnd = None if g is None else g.round
+        if rnd is None or rnd.is_over() or rnd.to_act() != name:
+            raise HostError("hints: it is not your turn to act")
+        from pontoon.analysis.british.bots import initial_stakes
+
+        return {
+            "rules": rnd.rules,
+            "seat": name,
+            "view": rnd.view(name),
+            "public": rnd.view(SPECTATOR),
+            "initials": initial_stakes(rnd),
+        }
 
     def history_for(self, entry: dict[str, Any], name: str | None) -> dict[str, Any]:
         out = {k: v for k, v in entry.items() if not k.startswith("_")}

@@ -1,0 +1,145 @@
+"""Several players (issue 27 item 3): the banker against N players who play the solved heads-up strategy.
+
+With several players the banker plays one hand against all of them. What is exact here, for every N:
+
+- Exchangeability: when every player decides from his own cards only (the solved heads-up strategy does) and
+  the banker from his own cards only, the other players' cards are unseen cards to both, so each player's
+  result has exactly its heads-up distribution (the pack never runs out: 8 people x 5 cards <= 52). Hence
+  the banker's **exact best response among the strategies that read his own cards only** (``blind``) to N
+  solved players is the heads-up one, for every N, and the players' exact best response to that banker too.
+- A banker who also reads what the players show can do better. Against one player that is the heads-up best
+  response (``seeing_one``); against N players his exact best response needs the joint posterior over every
+  hand's face-down cards (beyond this model). ``sampled`` estimates it: the engine plays N solved players
+  against the ``solved`` bots' banker (analysis/british/bots.py: the sum over the live hands of each hand's
+  exact heads-up values of staying and twisting, an approximate best response), with its standard error.
+
+All figures are per player and per initial stake; the banker's edge is minus the player's value.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from pontoon.analysis.british.strategy import Solved, solved
+from pontoon.analysis.british.values import banker_values, player_flow, player_q
+from pontoon.rules.british import BritishRules
+
+
+def blind_response(sol: Solved) -> tuple[np.ndarray, float]:
+    """The banker's exact best response to the solved player among strategies that read his own cards only:
+    twist (1) or stay per hand, tiled over the observations, and the player's value against it."""
+    g, tb = sol.game, sol.tables
+    y = player_flow(g, sol.sigma)
+    stay = banker_values(g, tb, y).sum(axis=0)  # what he cannot tell apart: summed over the observations
+    z = stay.copy()
+    twist = np.full_like(stay, np.inf)
+    for k in range(len(g.banker) - 1, -1, -1):  # children before parents
+        if tb.twistable[k] and tb.kids[k]:
+            twist[k] = sum(rho * z[d] for d, rho in tb.kids[k])
+            z[k] = min(stay[k], twist[k])
+    row = (twist < stay).astype(np.float64)
+    pairs = [k for k, h in enumerate(g.banker) if len(h) == 2]
+    value = float(y @ tb.fixed) + float(z[pairs].sum())
+    return np.tile(row, (len(g.obs), 1)), value
+
+
+def several(
+    rules: BritishRules, players: int, *, rounds: int = 0, seed: int | None = None, log: Any = None
+) -> dict[str, Any]:
+    """The banker's edge against ``players`` solved players, one pack and two (docs/analysis.md)."""
+    if not 1 <= players <= 7:
+        raise ValueError(
+            f"players {players}: accepted 1 to 7 (a one-pack table seats 7 players and the banker)"
+        )
+    t0 = time.perf_counter()
+    out: dict[str, Any] = {"players": players, "packs_by_rule": rules.packs_for(players + 1), "by_packs": {}}
+    for packs in (1, 2):
+        r = rules.with_(packs=packs)
+        sol = solved(r, log=log)
+        value, pbr, bbr = sol.quality()
+        tw, blind = blind_response(sol)
+        _, _, vs_blind = player_q(sol.game, sol.tables, tw)
+        row: dict[str, Any] = {
+            "solution_heads_up": -value,
+            "seeing_one": -bbr,
+            "blind": -blind,
+            "players_best_response_to_blind": -float(vs_blind),
+            "exploitability_heads_up": pbr - bbr,
+        }
+        if rounds > 0:
+            row["sampled"] = sample(r, players, rounds, seed)  # the solved bots' banker (an approximation)
+        out["by_packs"][str(packs)] = row
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def sample(rules: BritishRules, players: int, rounds: int, seed: int | None) -> dict[str, float]:
+    """Paired engine rounds of N solved players, each deal played twice from the same shuffled pack with the
+    same players' random stream: once against the ``solved`` bots' banker (reading every hand), once against
+    the exact blind best response. The banker's edge per player and initial stake of each (``seeing``,
+    ``blind``) and of their difference, with standard errors (the pairing cancels most of the deal's
+    variance in the difference; the blind one checks the exact figure)."""
+    from pontoon.analysis.british.bots import make_bots
+    from pontoon.analysis.british.infosets import card_class
+    from pontoon.british.pack import BritishPack, one_pack
+    from pontoon.british.round import BritishRound
+
+    sol = solved(rules)
+    tw_blind, _ = blind_response(sol)
+    bots: Any = make_bots("solved", rules, np.random.default_rng(0))
+    seats = [f"p{i}" for i in range(players)]
+    base: int = int(np.random.SeedSequence().entropy) if seed is None else seed  # type: ignore[arg-type]
+    xs = np.zeros((rounds, 2))
+    for j in range(rounds):
+        for kind in (0, 1):
+            deck = np.random.default_rng([base, j, 0])
+            bots.rng = np.random.default_rng([base, j, 1])
+            pack = BritishPack.shuffled(rules.packs_for(players + 1), deck, one_pack(rules))
+            rnd = BritishRound(rules, seats, "bank", pack, kitty=rules.kitty_max if rules.shoot else 0)
+            while not rnd.is_over():
+                if kind == 1 and rnd.phase == "banker":
+                    k = sol.game.banker_index.get(tuple(sorted(card_class(str(c)) for c in rnd.banker_cards)))
+                    can = any(a.verb == "twist" for a in rnd.legal_actions())
+                    rnd.act("bank", "twist" if can and k is not None and tw_blind[0, k] > 0.5 else "stick")
+                    continue
+                seat, verb, amt = bots.decide(rnd)
+                rnd.act(seat, verb, amt)
+            xs[j, kind] = float(rnd.net()["bank"]["stake"] / rules.stake_min) / players
+    se = xs.std(axis=0, ddof=1) / np.sqrt(rounds) if rounds > 1 else np.zeros(2)
+    d = xs[:, 0] - xs[:, 1]
+    return {
+        "rounds": rounds,
+        "seeing": float(xs[:, 0].mean()),
+        "seeing_se": float(se[0]),
+        "blind": float(xs[:, 1].mean()),
+        "blind_se": float(se[1]),
+        "difference": float(d.mean()),
+        "difference_se": float(d.std(ddof=1) / np.sqrt(rounds)) if rounds > 1 else 0.0,
+    }
+
+
+def print_several(rep: dict[str, Any], echo: Any) -> None:
+    """The terminal table: the banker's edge per player against ``players`` solved players."""
+    n = rep["players"]
+    echo(
+        f"several players: {n} playing the solved strategy ({rep['packs_by_rule']} pack(s) by the rules at "
+        f"{n + 1} people); the banker's edge per player, one pack and two:"
+    )
+    echo("  packs  heads-up solution  blind best response  players' best response to it  seeing one hand")
+    for packs, row in rep["by_packs"].items():
+        echo(
+            f"  {packs:>5}  {row['solution_heads_up']:>+17.4%}  {row['blind']:>+19.4%}  "
+            f"{row['players_best_response_to_blind']:>+28.4%}  {row['seeing_one']:>+14.4%}"
+        )
+        if "sampled" in row:
+            sm = row["sampled"]
+            echo(
+                f"         sampled, banker reading every hand: {sm['edge']:+.4%} +/- {sm['se']:.4%} ({sm['rounds']} rounds)"
+            )
+    echo(
+        "  blind: his exact best response reading his own cards only, the same for every N (docs/analysis.md "
+        "'Several players'); seeing one hand: the heads-up best response, for reference"
+    )
