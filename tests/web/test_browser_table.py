@@ -111,8 +111,9 @@ def test_british_alone_against_bots_through_the_page(browser: Any, live: LiveSer
     ann.locator("#table-list tbody tr button.join-seat").first.click()
     ann.wait_for_selector("#table:not([hidden])")
     ann.wait_for_selector("#host-panel:not([hidden])")
-    ann.click("#host-fill-bots")
-    ann.wait_for_selector('#members tr[data-name="bot-2"]')
+    assert ann.input_value("#host-bot-level") == "solved"  # the British analysis's solution by default
+    ann.click("#host-fill-bots")  # the first solved bots read the shipped solution: a few seconds
+    ann.wait_for_selector('#members tr[data-name="bot-2"]', timeout=60_000)
     play([ann], 2, british=True)
     assert rounds_on_page(ann) >= 2
     ann.click("#leave")

@@ -187,9 +187,11 @@ def test_british_and_shoot_alone_against_bots(live: LiveServer, preset: str) -> 
     seat = live.join(tid, ann, buy_in="300")
     c = live.ws(tid, seat)
     c.wait_state(lambda s: s["phase"] == "waiting")
-    r = host_do(live, tid, ann, action="fill_bots", level="simple")
+    assert c.state["bot_levels"] == ["simple", "house", "solved"]  # a solution is shipped for the preset
+    r = host_do(live, tid, ann, action="add_bot", level="expert")
+    assert r.status_code == 400 and "accepted simple, house, solved" in r.json()["detail"], r.text
+    r = host_do(live, tid, ann, action="fill_bots", level="solved")  # the British analysis's solution
     assert r.status_code == 200 and len(r.json()["bots"]) == 2, r.text
-    assert host_do(live, tid, ann, action="add_bot", level="solved").status_code == 400
     st = play_alone(live, c, 3, british=True)
     assert len({m["name"] for m in st["members"] if m["bot"]}) == 2
     assert all(set(h["net"]) == {m["name"] for m in st["members"]} for h in st["history"])

@@ -9,7 +9,10 @@ buy-in and pay-back go through the same accounts as a person's.
   shoe (``seat_view.view_hint``), as the hints show a person. Offers outside those verbs (insurance,
   a standing bettor's follow) are declined; a bot bets the table minimum.
 - British and Shoot: ``british_bots(rules, level)``, the ONE place the web layer chooses the British
-  policies (``pontoon.british.bots``), so a stronger level can be wired in here alone.
+  policies: ``simple`` (``pontoon.british.bots``'s documented defaults), ``house`` and ``solved``
+  (``pontoon.analysis.british.bots``: the heads-up solution of the British analysis), the last two where
+  a solution is shipped for the table's rules (the british and shoot presets; a rules file the same as
+  one of them), since solving other rules takes about a minute.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pontoon.british.bots import Bots, banker_decision, player_decision
+from pontoon.british.bots import Bots
 from pontoon.british.round import BritishRound
 from pontoon.cards import Card
 from pontoon.errors import PontoonError
@@ -25,7 +28,7 @@ from pontoon.protocol import Action
 from pontoon.rules.british import BritishRules
 from pontoon.rules.model import CasinoRules
 
-LEVELS = ("simple",)  # British bot levels offered (the British analysis's solved bots: a later level)
+LEVELS = ("simple", "house", "solved")  # British bot levels (analysis/british/bots.py)
 BOT_PREFIX = "bot-"
 
 
@@ -39,22 +42,39 @@ def check_level(level: str) -> str:
     return level
 
 
+def levels_for(rules: BritishRules) -> tuple[str, ...]:
+    """The bot levels offered at a table of ``rules``: the solved ones only where a solution is shipped."""
+    from pontoon.analysis.british.strategy import shipped_path
+
+    return LEVELS if shipped_path(rules) is not None else ("simple",)
+
+
 def british_bots(rules: BritishRules, level: str = "simple") -> Bots:
-    """The British policies of a bot ``level`` (``simple``: ``pontoon.british.bots``'s documented
-    defaults; the stake is the table minimum)."""
+    """The British policies of a bot ``level``; a level not offered for these rules is a BotError. The
+    first ``house``/``solved`` bots of a rules set read the shipped solution (a few seconds, then kept in
+    memory): the host route builds them in a worker thread."""
     check_level(level)
-    del rules  # every level so far plays the documented defaults whatever the rules
-    return Bots()
+    if level not in levels_for(rules):
+        raise BotError(
+            f"bot level {level!r} needs a solution shipped for these rules (the british and shoot presets): "
+            "accepted here: simple"
+        )
+    if level == "simple":
+        return Bots()
+    import numpy as np
+
+    from pontoon.analysis.british.bots import make_bots
+
+    return make_bots(level, rules, np.random.default_rng())  # the server's own entropy: a fresh generator
 
 
 def british_decision(rnd: BritishRound, seat: str, bots: Bots) -> Action:
     """The bot's action for ``seat``, the seat to act, from its own view and the legal actions."""
-    view = rnd.view(seat)
-    legal = rnd.legal_actions(seat)
-    if seat == rnd.banker:
-        verb, amount = banker_decision(view, legal, rnd.rules, bots.banker(seat))
-    else:
-        verb, amount = player_decision(view, legal, rnd.rules, bots.player(seat))
+    who, verb, amount = bots.decide(
+        rnd
+    )  # from the seat's own view (british/bots.py, analysis/british/bots.py)
+    if who != seat:
+        raise BotError(f"the bot was asked to play for {seat}, but {who} is to act")
     return Action(verb, amount=amount)  # the hand to act is the round's (as Bots.decide plays it)
 
 

@@ -44,7 +44,7 @@ from pontoon.history.words import round_words
 from pontoon.money import fmt, to_money
 from pontoon.protocol import SPECTATOR, Action
 from pontoon.rules.british import BritishRules
-from pontoon.web.bots import british_bots, british_decision
+from pontoon.web.bots import british_bots, british_decision, levels_for
 from pontoon.web.felt import with_totals
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
 from pontoon.web.persistence import TablePersistence
@@ -372,9 +372,18 @@ class BritishHost(HostedTable):
             self.set_timer(self.settings.turn_timeout_s)
             return
 
+    def bot_levels(self) -> list[str]:
+        return list(levels_for(self.rules))  # the solved levels where a solution is shipped
+
     @property
     def bots(self) -> Any:
-        return british_bots(self.rules, self.bot_level)  # the ONE place British bots are chosen
+        made = getattr(self, "_bots", None)
+        if (
+            made is None or made[0] != self.bot_level
+        ):  # the ONE place British bots are chosen (kept per level)
+            made = (self.bot_level, british_bots(self.rules, self.bot_level))
+            self._bots = made
+        return made[1]
 
     def bot_job(self) -> tuple[str, Callable[[], Any]] | None:
         return None  # British bots act at once inside _advance (their policies are cheap)

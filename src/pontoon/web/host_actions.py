@@ -54,7 +54,9 @@ class ApproveMsg(Strict):
 class AddBotMsg(Strict):
     action: Literal["add_bot", "fill_bots"]
     box: int | None = Field(None, ge=1, le=9, description="casino: the box (default: the first free)")
-    level: str = Field("simple", max_length=16, description="British: the bots' level (simple)")
+    level: str = Field(
+        "simple", max_length=16, description="British: the bots' level (simple, house, solved)"
+    )
 
 
 class RemoveBotMsg(Strict):
@@ -103,6 +105,10 @@ def do(srv: Any, host: HostedTable, who: str, msg: Any) -> dict[str, Any]:
     if msg.action == "remove_bot":
         return remove_bot(host, msg.name)
     check_level(msg.level)
+    if msg.level not in host.bot_levels():
+        raise HostError(
+            f"level: {msg.level!r} is not offered at this table: accepted {', '.join(host.bot_levels())}"
+        )
     host.bot_level = msg.level
     if msg.action == "fill_bots":
         added: list[str] = []

@@ -154,7 +154,7 @@ class HostedTable:
         self.result_pause_s = settings.result_pause_s
         self.result_until = 0.0  # monotonic time the last round's results leave the felt
         self.note: str | None = None  # a public line: the timer or the grace period acted for someone
-        self.bot_level = "simple"
+        self.bot_level = "simple"  # British: web/bots.py LEVELS (the casino bots play the exact strategy)
         self.paused_left: float | None = None  # the turn timer's seconds left when the host paused
 
     def watch(self, rec: TableRecord) -> None:
@@ -284,6 +284,10 @@ class HostedTable:
         """The last round's results are still on the felt (the result pause)."""
         return (time.monotonic() if now is None else now) < self.result_until
 
+    def bot_levels(self) -> list[str]:
+        """The bot levels a host may choose here (British: web/bots.py; the casino bots have one)."""
+        return ["simple"]
+
     def bot_job(self) -> tuple[str, Callable[[], Any]] | None:
         """A bot to act and its decision (run off the event loop: it reads only the bot's view)."""
         return None
@@ -347,7 +351,7 @@ class HostedTable:
             "grace_s": self.settings.grace_s,
             "note": self.note,
             "history_store": hasattr(self.store, "store_table_ids"),  # else the page reads the socket's
-            "bot_levels": ["simple"],
+            "bot_levels": self.bot_levels(),
         }
         if history:  # else the client keeps the history it was last sent (history_mark unchanged)
             out["history"] = [self.history_for(h, name) for h in self.history]

@@ -4,6 +4,7 @@ closing the table. Others are answered 403 with one line (a lone person may add 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Annotated, Any
 
@@ -12,6 +13,7 @@ from fastapi import Path as PathParam
 
 from pontoon.web import host_actions
 from pontoon.web.auth import require
+from pontoon.web.bots import british_bots
 from pontoon.web.replies import missing
 
 router = APIRouter(tags=["host"])
@@ -26,6 +28,9 @@ async def host_action(request: Request, tid: TableId, body: host_actions.HostIn)
     if host is None:
         return missing(srv, tid)
     me = require(request, srv.auth)
+    level = getattr(body.msg, "level", "simple")
+    if level != "simple" and level in host.bot_levels():  # read the shipped solution off the event loop
+        await asyncio.to_thread(british_bots, host.rules, level)  # (a few seconds the first time, then kept)
     async with srv.lock(tid):
         out = host_actions.do(srv, host, me.name, body.msg)
         if not out.get("closed"):

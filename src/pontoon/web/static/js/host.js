@@ -22,6 +22,13 @@ export function renderHost(st) {
   $("#host-only").hidden = !mine;
   if ($("#host-panel").hidden) return;
   $("#host-pause").textContent = st.paused ? "Resume" : "Pause";
+  const lv = $("#host-bot-level"), levels = st.bot_levels || ["simple"];
+  if (lv.dataset.key !== levels.join()) {  // the solved bots where the British analysis ships a solution
+    lv.dataset.key = levels.join();
+    lv.replaceChildren(...levels.map((l) => { const o = el("option", l); o.value = l; return o; }));
+    lv.value = levels.includes("solved") ? "solved" : levels[0];
+  }
+  $("#host-bot-level-label").hidden = levels.length < 2;
   if (document.activeElement !== $("#host-approval")) $("#host-approval").checked = st.approval;
   if (document.activeElement !== $("#host-timer")) $("#host-timer").value = String(st.turn_timeout_s);
   if (document.activeElement !== $("#host-result")) $("#host-result").value = String(st.result_pause_s);
@@ -60,8 +67,9 @@ export function memberTools(st, m) {
   return td;
 }
 
-$("#host-add-bot").addEventListener("click", () => host({ action: "add_bot" }));
-$("#host-fill-bots").addEventListener("click", () => host({ action: "fill_bots" }));
+const botLevel = () => $("#host-bot-level").value || "simple";  // British: simple, house, solved
+$("#host-add-bot").addEventListener("click", () => host({ action: "add_bot", level: botLevel() }));
+$("#host-fill-bots").addEventListener("click", () => host({ action: "fill_bots", level: botLevel() }));
 $("#host-pause").addEventListener("click", () => host({ action: S.state && S.state.paused ? "resume" : "pause" }));
 $("#host-close").addEventListener("click", () => {
   if (confirm("Close this table? Everyone's money goes back to their accounts.")) host({ action: "close" });
