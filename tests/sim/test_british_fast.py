@@ -181,3 +181,16 @@ def test_simulate_command_plays_the_kernel_and_the_engine() -> None:
         p = pontoon("--rounds", "100", *args)
         assert p.returncode == 2 and p.stderr.startswith("error:") and needle in p.stderr, (args, p.stderr)
         assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_on_dask_the_totals_are_the_one_process_totals() -> None:
+    """Each chunk is a pure function of its index: two Dask workers give the same integers."""
+    pytest.importorskip("dask.distributed")
+    from pontoon.sim.api import simulate
+
+    kw = dict(seed=9, chunk_rounds=20_000, players=3)
+    single = simulate(BRITISH, 100_000, **kw)
+    dask = simulate(BRITISH, 100_000, workers=2, **kw)
+    assert dask["workers"] == 2 and single["workers"] == 1
+    keys = ("banker_net", "initial_stakes", "player_hands", "shuffles", "bank_changes", "lines")
+    assert {k: single[k] for k in keys} == {k: dask[k] for k in keys}

@@ -28,6 +28,7 @@ import numpy as np
 from pontoon.errors import RulesError
 from pontoon.rules.british import BritishRules
 from pontoon.sim import british_tables as bt
+from pontoon.sim.aot import kernel as aot_kernel
 
 CHUNK = 1_000_000  # rounds per chunk (about a second of work on one core)
 PLAYER_LINES = ("pontoon", "royal_pontoon", "five_card_trick", "player_bust")
@@ -183,7 +184,7 @@ def run_chunk(
     acc = np.zeros(K.NA, np.int64)
     mom = np.zeros(3)
     rec = np.zeros((0, K.REC_PLAYERS + bt.MAX_PLAYERS), np.int64)
-    kernel: Any = K.run  # numba's dispatcher (its arguments: the kernel's text)
+    kernel = aot_kernel("british_run")  # compiled at install where current (aot.py), else numba's JIT
     kernel(buf, ps, rng, *spec.arrays(), rounds, acc, mom, rec)
     return acc, mom, None
 
@@ -228,7 +229,7 @@ def play_stacked(
     acc = np.zeros(K.NA, np.int64)
     mom = np.zeros(3)
     arrays = (P, *spec.arrays()[1:])
-    kernel: Any = K.run
+    kernel = aot_kernel("british_run")
     done = kernel(buf, ps, np.zeros(1, np.uint64), *arrays, rounds, acc, mom, rec)
     left = np.array([buf[i & K.MASK] for i in range(ps[0], ps[1])], np.int64)
     return rec[:done], left
