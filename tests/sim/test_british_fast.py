@@ -177,6 +177,8 @@ def test_simulate_command_plays_the_kernel_and_the_engine() -> None:
         (["--rules", "british", "--engine", "--workers", "2"], "does not apply to --engine"),
         (["--rules", "mbs", "--players", "2"], "applies to the British games"),
         (["--rules", "british", "--set", "burn=hard13"], "use --engine"),
+        (["--rules", "british", "--strategy", "optimal"], "accepted are bots and solved"),
+        (["--rules", "british", "--engine", "--strategy", "solved"], "does not apply to --engine"),
     ):
         p = pontoon("--rounds", "100", *args)
         assert p.returncode == 2 and p.stderr.startswith("error:") and needle in p.stderr, (args, p.stderr)
@@ -194,3 +196,19 @@ def test_on_dask_the_totals_are_the_one_process_totals() -> None:
     assert dask["workers"] == 2 and single["workers"] == 1
     keys = ("banker_net", "initial_stakes", "player_hands", "shuffles", "bank_changes", "lines")
     assert {k: single[k] for k in keys} == {k: dask[k] for k in keys}
+
+
+def test_the_solution_played_by_the_kernel_agrees_with_its_value() -> None:
+    """A reduced pack (solved in seconds): the heads-up solution's player and banker tables in the
+    kernel, a fresh pack each round: within three standard errors of the solver's exact value."""
+    from pontoon.analysis.british.solve import solve
+
+    rules = BRITISH.model_copy(update={"pack_ranks": "A2356789T", "pack_suits": 2})
+    sol = solve(rules)
+    spec = bf.british_strategy_spec(rules, 1, "solved", fresh_pack=True, solution=sol)
+    assert spec.strategy == "solution / solution" and spec.det.min() == -1  # mixed somewhere
+    out = bf.simulate_british_fast(rules, 400_000, 5, 1, spec=spec, chunk_rounds=100_000)
+    se = out["sd"] / math.sqrt(out["rounds"] - out["void_rounds"])
+    assert abs(-out["house_edge"] - sol.value) <= 3 * se, (out["house_edge"], sol.value, se)
+    with pytest.raises(Exception, match="accepted are bots and solved"):
+        bf.british_strategy_spec(rules, 1, "clever")

@@ -21,7 +21,6 @@ def _fail(message: str) -> None:
 # options that describe casino play: refused for the British games, not ignored (issue 10 item 5)
 CASINO_ONLY = (
     "--boxes",
-    "--strategy",
     "--side-bets",
     "--insurance",
     "--penetration",
@@ -47,7 +46,9 @@ def simulate_command(
         None, "--boxes", help="boxes played each round (one bettor each; default 1)"
     ),
     strategy: str | None = typer.Option(
-        None, "--strategy", help="basic (default), optimal or a JSON chart file"
+        None,
+        "--strategy",
+        help="basic (default), optimal or a JSON chart file; British: bots (default) or solved (the heads-up solution)",
     ),
     side_bets: str | None = typer.Option(
         None, "--side-bets", help="comma-separated side bets to place on every box: pair,bonus,pandemonium"
@@ -159,9 +160,10 @@ def _refuse_casino_only(table: Any, given: dict[str, bool]) -> None:
     if bad:
         _fail(
             f"{', '.join(bad)} does not apply to {table.preset}: the British simulator plays the bots' tables "
-            "(accepted: --rounds, --seed, --set, --json, --players, --engine, --workers, --scheduler, --chunk-rounds)"
+            "(accepted: --rounds, --seed, --set, --json, --players, --strategy bots|solved, --engine, --workers, "
+            "--scheduler, --chunk-rounds)"
         )
-    bad = [k for k in KERNEL_ONLY if given[k]]
+    bad = [k for k in KERNEL_ONLY if given[k]] + (["--strategy"] if given["--strategy"] else [])
     if given["--engine"] and bad:
         _fail(f"{', '.join(bad)} does not apply to --engine: the engine plays in this process")
 

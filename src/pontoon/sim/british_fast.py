@@ -147,6 +147,32 @@ def build_spec(
     )  # fmt: skip
 
 
+BRITISH_STRATEGIES = ("bots", "solved")
+
+
+def british_strategy_spec(
+    rules: BritishRules, players: int, strategy: str | None, *, fresh_pack: bool = False, solution: Any = None
+) -> BritishSpec:
+    """``bots`` (``basic``, the casino default, reads as bots): the bots' policies; ``solved``: the
+    heads-up solution of ``analysis.british.solve`` (``solution``, else it solves first: minutes): the
+    player's strategy in every seat, the solution's banker heads-up (with several players the bots'
+    banker: the solution's banker reads one player's hand)."""
+    name = "bots" if strategy in (None, "basic") else strategy
+    if name not in BRITISH_STRATEGIES:
+        raise RulesError(f"--strategy {strategy!r} for {rules.preset}: accepted are bots and solved")
+    if name == "bots":
+        return build_spec(rules, players, fresh_pack=fresh_pack)
+    if not 1 <= players <= bt.MAX_PLAYERS:
+        raise RulesError(f"players must be 1 to {bt.MAX_PLAYERS} (plus the banker), got {players}")
+    from pontoon.analysis.british.solve import solve
+
+    sol = solution if solution is not None else solve(rules)
+    banker = (sol.tw, "solution") if players == 1 else None
+    return build_spec(
+        rules, players, player=(sol.sigma, "solution"), banker=banker, game=sol.game, fresh_pack=fresh_pack
+    )
+
+
 class BritishTotals:
     """Integer sums over chunks (the order does not matter) and the float moments."""
 
