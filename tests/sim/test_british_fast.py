@@ -172,6 +172,9 @@ def test_simulate_command_plays_the_kernel_and_the_engine() -> None:
     ko = json.loads(k.stdout)
     assert ko["simulator"] == "kernel" and ko["players"] == 2 and ko["rounds"] == 20000
     assert 0.0 < ko["house_edge"] < 0.2 and ko["player_hands"] >= 2 * 20000
+    assert ko["pack"].startswith("003") and ko["shuffles"] > 0
+    f = pontoon("--rules", "british", "--rounds", "20000", "--seed", "3", "--players", "1", "--csm", "--json")
+    assert f.returncode == 0 and json.loads(f.stdout)["pack"] == "fresh every round", f.stderr
     e = pontoon("--rules", "shoot", "--rounds", "30", "--seed", "3", "--engine", "--json")
     assert e.returncode == 0, e.stderr
     assert json.loads(e.stdout)["simulator"] == "engine"
@@ -182,6 +185,7 @@ def test_simulate_command_plays_the_kernel_and_the_engine() -> None:
         (["--rules", "british", "--set", "burn=hard13"], "use --engine"),
         (["--rules", "british", "--strategy", "optimal"], "accepted are bots and solved"),
         (["--rules", "british", "--engine", "--strategy", "solved"], "does not apply to --engine"),
+        (["--rules", "british", "--engine", "--csm"], "does not apply to --engine"),
     ):
         p = pontoon("--rounds", "100", *args)
         assert p.returncode == 2 and p.stderr.startswith("error:") and needle in p.stderr, (args, p.stderr)

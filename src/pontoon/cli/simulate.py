@@ -24,7 +24,6 @@ CASINO_ONLY = (
     "--side-bets",
     "--insurance",
     "--penetration",
-    "--csm",
     "--bet",
     "--plot",
     "--session-length",
@@ -59,7 +58,11 @@ def simulate_command(
     penetration: float | None = typer.Option(
         None, "--penetration", help="fraction of the shoe dealt before the cut card"
     ),
-    csm: bool = typer.Option(False, "--csm", help="continuous shuffler: reshuffle before every round"),
+    csm: bool = typer.Option(
+        False,
+        "--csm",
+        help="continuous shuffler: reshuffle before every round (British: a fresh pack each round)",
+    ),
     seed: int | None = typer.Option(
         None,
         "--seed",
@@ -160,10 +163,10 @@ def _refuse_casino_only(table: Any, given: dict[str, bool]) -> None:
     if bad:
         _fail(
             f"{', '.join(bad)} does not apply to {table.preset}: the British simulator plays the bots' tables "
-            "(accepted: --rounds, --seed, --set, --json, --players, --strategy bots|solved, --engine, --workers, "
-            "--scheduler, --chunk-rounds)"
+            "(accepted: --rounds, --seed, --set, --json, --players, --strategy bots|solved, --csm, --engine, "
+            "--workers, --scheduler, --chunk-rounds)"
         )
-    bad = [k for k in KERNEL_ONLY if given[k]] + (["--strategy"] if given["--strategy"] else [])
+    bad = [k for k in (*KERNEL_ONLY, "--strategy", "--csm") if given[k]]
     if given["--engine"] and bad:
         _fail(f"{', '.join(bad)} does not apply to --engine: the engine plays in this process")
 

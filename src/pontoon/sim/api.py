@@ -382,7 +382,7 @@ def simulate(
             return _british(rules, rounds, seed, players)
         from pontoon.sim.british_fast import british_strategy_spec, simulate_british_fast
 
-        bspec = british_strategy_spec(rules, players, strategy)
+        bspec = british_strategy_spec(rules, players, strategy, fresh_pack=csm)
         return simulate_british_fast(
             rules, rounds, normalise_seed(seed), players, spec=bspec, workers=workers, scheduler=scheduler,
             chunk_rounds=chunk_rounds, progress=progress,
