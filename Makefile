@@ -6,9 +6,10 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-# the engine modules setup.py compiles with mypyc (its COMPILED list) and the analysis kernels it
-# compiles with numba.pycc (its AOT_SOURCES): editing one re-runs the install, which compiles them
-# again (PONTOON_PURE=1 make install: the pure-Python engine and numba's JIT kernels, nothing compiled)
+# the engine modules setup.py compiles with mypyc (its COMPILED list) and the analysis and simulator
+# kernels it compiles with numba.pycc (its AOT_SOURCES, SIM_AOT_SOURCES): editing one re-runs the
+# install, which compiles them again (PONTOON_PURE=1 make install: the pure-Python engine and numba's
+# JIT kernels, nothing compiled)
 ENGINE_SRC := $(shell sed -n 's/^    "\(src\/pontoon\/.*\.py\)",$$/\1/p' setup.py)
 
 $(STAMP): pyproject.toml setup.py $(ENGINE_SRC)
@@ -54,4 +55,4 @@ bench: install
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
 	find src -name '*.so' -delete
-	rm -f src/pontoon/analysis/_aot_cpu.txt
+	rm -f src/pontoon/analysis/_aot_cpu.txt src/pontoon/sim/_aot_cpu.txt

@@ -10,8 +10,9 @@ truth: the extensions are those same files, compiled. After editing one of them,
 The same build compiles the analysis kernels ahead of time with numba.pycc (``AOT``: the
 extension ``pontoon.analysis._aot``, built by ``python -m pontoon.analysis.aot build`` in a child
 process from the kernels' own sources; see ``src/pontoon/analysis/aot.py``), so that ``pontoon
-analyze`` does not import numba. If that build fails, it says so and the analysis uses numba's JIT
-kernels, as without it.
+analyze`` does not import numba, and the simulator's kernels (``pontoon.sim._aot``, by ``python -m
+pontoon.sim.aot build``: ``src/pontoon/sim/aot.py``), so that a first ``pontoon simulate`` compiles
+nothing. If a build fails, it says so and numba's JIT kernels serve, as without it.
 
 ``PONTOON_PURE=1`` skips compilation (and removes an earlier in-place build); if compilation fails for
 any reason, the build says so and installs the pure-Python package, which behaves the same.
@@ -74,6 +75,23 @@ AOT_SOURCES = [
     "src/pontoon/analysis/split_kernels.py",
     "src/pontoon/analysis/onewager.py",
 ]
+# the simulator's kernels, the same way (issue 25 item 4: no compilation on a first ``pontoon simulate``):
+# ``pontoon.sim._aot``, built by ``python -m pontoon.sim.aot build DIR`` (see src/pontoon/sim/aot.py)
+SIM_AOT_EXT = "pontoon.sim._aot"
+SIM_AOT_SOURCES = [
+    "src/pontoon/sim/aot.py",
+    "src/pontoon/sim/_consts.py",
+    "src/pontoon/sim/_draws.py",
+    "src/pontoon/sim/_round.py",
+    "src/pontoon/sim/_kernels.py",
+    "src/pontoon/sim/_count_kernel.py",
+    "src/pontoon/sim/_british_kernel.py",
+]
+# extension -> (the module that builds it, its folder, its sources)
+AOTS = {
+    AOT_EXT: ("pontoon.analysis.aot", "src/pontoon/analysis", AOT_SOURCES),
+    SIM_AOT_EXT: ("pontoon.sim.aot", "src/pontoon/sim", SIM_AOT_SOURCES),
+}
 
 
 def _warn(msg: str) -> None:
@@ -92,12 +110,13 @@ def remove_inplace_build(aot: bool = True) -> list[str]:
     for so in (HERE / "src").glob(f"{GROUP}__mypyc.*.so"):
         so.unlink()
         gone.append(str(so.relative_to(HERE)))
-    for so in (HERE / "src" / "pontoon" / "analysis").glob("_aot.*.so") if aot else []:
-        so.unlink()
-        gone.append(str(so.relative_to(HERE)))
-    record = HERE / "src" / "pontoon" / "analysis" / AOT_RECORD
-    if aot and record.is_file():
-        record.unlink()
+    for _, folder, _ in AOTS.values() if aot else []:
+        for so in (HERE / folder).glob("_aot.*.so"):
+            so.unlink()
+            gone.append(str(so.relative_to(HERE)))
+        record = HERE / folder / AOT_RECORD
+        if record.is_file():
+            record.unlink()
     return gone
 
 
@@ -109,16 +128,16 @@ def aot_cpu() -> str:
     return cpu
 
 
-def build_aot(out: Path, cpu: str) -> None:
-    """Compile the analysis kernels into ``out`` for ``cpu`` (a child process: numba's compiler
-    state and the kernel modules stay out of this one); raises with the child's last lines when it
-    fails."""
+def build_aot(out: Path, cpu: str, module: str = "pontoon.analysis.aot") -> None:
+    """Compile the kernels of ``module`` (the analysis's or the simulator's) into ``out`` for ``cpu``
+    (a child process: numba's compiler state and the kernel modules stay out of this one); raises
+    with the child's last lines when it fails."""
     out.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     src = str(HERE / "src")
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("PONTOON_NO_AOT", None)
-    cmd = [sys.executable, "-m", "pontoon.analysis.aot", "build", str(out.parent), out.name, cpu]
+    cmd = [sys.executable, "-m", module, "build", str(out.parent), out.name, cpu]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
     if done.returncode != 0 or not out.is_file() or not (out.parent / AOT_RECORD).is_file():
         tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
@@ -129,30 +148,33 @@ class OptionalBuildExt(build_ext):
     """build_ext that falls back to the pure-Python package when the C build fails."""
 
     def build_extension(self, ext: Extension) -> None:
-        if ext.name != AOT_EXT:
+        if ext.name not in AOTS:
             super().build_extension(ext)
             return
+        module, _, sources = AOTS[ext.name]
         out = Path(self.get_ext_fullpath(ext.name))
         record = out.parent / AOT_RECORD
         cpu = aot_cpu()
-        newest = max((HERE / f).stat().st_mtime for f in AOT_SOURCES)
+        newest = max((HERE / f).stat().st_mtime for f in sources)
         if not self.force and out.is_file() and out.stat().st_mtime >= newest and _built_for(record, cpu):
             return  # built from these sources already (its stamp says which, at run time)
         try:
-            build_aot(out, cpu)
+            build_aot(out, cpu, module)
         except Exception as e:  # noqa: BLE001  (optional: the JIT kernels serve without it)
             for p in (out, record):
                 if p.exists():
                     p.unlink()
-            _warn(f"compiling the analysis kernels ahead of time failed ({e}); numba's JIT kernels are used")
+            what = "analysis" if ext.name == AOT_EXT else "simulator"
+            _warn(f"compiling the {what} kernels ahead of time failed ({e}); numba's JIT kernels are used")
 
     def copy_extensions_to_source(self) -> None:
-        """setuptools copies the modules of an in-place build beside their sources: the analysis
-        kernels' CPU record goes with theirs (without it the module is not used)."""
+        """setuptools copies the modules of an in-place build beside their sources: each kernel
+        module's CPU record goes with it (without it the module is not used)."""
         super().copy_extensions_to_source()
-        built = Path(self.build_lib) / Path(self.get_ext_filename(AOT_EXT)).parent / AOT_RECORD
-        if built.is_file():
-            self.copy_file(str(built), str(HERE / "src" / "pontoon" / "analysis" / AOT_RECORD))
+        for name, (_, folder, _) in AOTS.items():
+            built = Path(self.build_lib) / Path(self.get_ext_filename(name)).parent / AOT_RECORD
+            if built.is_file():
+                self.copy_file(str(built), str(HERE / folder / AOT_RECORD))
 
     def run(self) -> None:
         inplace = self.inplace
@@ -160,20 +182,19 @@ class OptionalBuildExt(build_ext):
             super().run()
         except (Exception, SystemExit) as e:  # noqa: BLE001  (a compiler error exits)
             for ext in self.extensions:  # no half-built engine: a shim without its library cannot import
-                if ext.name == AOT_EXT:
+                if ext.name in AOTS:
                     continue
                 for base in (self.build_lib, str(HERE / "src")):
                     p = Path(base) / self.get_ext_filename(ext.name)
                     if p.exists():
                         p.unlink()
             remove_inplace_build(aot=False)
-            aot = Path(self.build_lib) / self.get_ext_filename(AOT_EXT)
-            if inplace and aot.is_file():  # built before the engine failed: setuptools copies no longer
-                self.copy_file(str(aot), str(HERE / "src" / "pontoon" / "analysis" / aot.name))
-                if (aot.parent / AOT_RECORD).is_file():
-                    self.copy_file(
-                        str(aot.parent / AOT_RECORD), str(HERE / "src" / "pontoon" / "analysis" / AOT_RECORD)
-                    )
+            for name, (_, folder, _) in AOTS.items():
+                aot = Path(self.build_lib) / self.get_ext_filename(name)
+                if inplace and aot.is_file():  # built before the engine failed: setuptools copies no longer
+                    self.copy_file(str(aot), str(HERE / folder / aot.name))
+                    if (aot.parent / AOT_RECORD).is_file():
+                        self.copy_file(str(aot.parent / AOT_RECORD), str(HERE / folder / AOT_RECORD))
             _warn(f"compiling the engine failed ({e}); the pure-Python engine is installed")
 
 
@@ -210,14 +231,14 @@ def ext_modules() -> list:
         remove_inplace_build()
         _warn(f"mypyc could not compile the engine ({e}); the pure-Python engine is installed")
         engine = []
-    # first: a failure of the engine's build (which removes its outputs) comes after it
-    return [aot_extension(), *engine]
+    # first: a failure of the engine's build (which removes its outputs) comes after them
+    return [aot_extension(), aot_extension(SIM_AOT_EXT), *engine]
 
 
-def aot_extension() -> Extension:
+def aot_extension(name: str = AOT_EXT) -> Extension:
     """The placeholder that ``OptionalBuildExt.build_extension`` builds with numba.pycc (its
     ``depends``: a kernel source newer than the module rebuilds it)."""
-    return Extension(AOT_EXT, sources=[], depends=AOT_SOURCES, optional=True)
+    return Extension(name, sources=[], depends=AOTS[name][2], optional=True)
 
 
 setup(ext_modules=ext_modules(), cmdclass={"build_ext": OptionalBuildExt})

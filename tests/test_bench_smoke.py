@@ -17,6 +17,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
     [
         ("bench_sim.py", ["20000"], "ratio simulator/engine"),
         ("bench_engine.py", ["300"], "rounds/s"),
+        ("bench_british_sim.py", ["20000", "0.1"], "kernel/engine"),
         ("bench_ratio.py", ["1"], "interleaved pairs"),
         ("bench_count.py", ["mbs", "20000", "1"], "per CPU second"),
         ("bench_report.py", ["blackjack", "--runs", "1"], "target 2 s"),

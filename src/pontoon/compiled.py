@@ -98,11 +98,19 @@ def analysis_build() -> str:
     return describe()
 
 
+def sim_build() -> str:
+    """One line as ``analysis_build``, for the simulator's kernels (``pontoon.sim.aot``)."""
+    from pontoon.sim.aot import describe
+
+    return describe()
+
+
 def main() -> None:
     print(f"pontoon engine: {engine_build()}")
     for name in stale_modules():
         print(f"  stale: {name} (its .py is newer than its build)")
     print(f"pontoon analysis kernels: {analysis_build()}")
+    print(f"pontoon simulator kernels: {sim_build()}")
     sys.exit(0)
 
 

@@ -230,7 +230,7 @@ def describe() -> str:
 # ---------------------------------------------------------------------------------------------
 # signatures: numba's text ("void(i8[:, ::1], f8, b1)"), read here without numba for the checks
 
-_DTYPES = {"i8": "int64", "i1": "int8", "f8": "float64", "b1": "bool"}
+_DTYPES = {"i8": "int64", "i1": "int8", "f8": "float64", "b1": "bool", "u4": "uint32", "u8": "uint64"}
 
 
 def _split_top(text: str) -> list[str]:

@@ -21,19 +21,17 @@ def _fail(message: str) -> None:
 # options that describe casino play: refused for the British games, not ignored (issue 10 item 5)
 CASINO_ONLY = (
     "--boxes",
-    "--strategy",
     "--side-bets",
     "--insurance",
     "--penetration",
-    "--csm",
     "--bet",
     "--plot",
     "--session-length",
-    "--workers",
-    "--scheduler",
-    "--chunk-rounds",
     "--dashboard",
 )
+# the British kernel runs in chunks on Dask as the casino one; the engine path takes none of these
+KERNEL_ONLY = ("--workers", "--scheduler", "--chunk-rounds")
+BRITISH_ONLY = ("--players", "--engine")
 
 
 def simulate_command(
@@ -47,7 +45,9 @@ def simulate_command(
         None, "--boxes", help="boxes played each round (one bettor each; default 1)"
     ),
     strategy: str | None = typer.Option(
-        None, "--strategy", help="basic (default), optimal or a JSON chart file"
+        None,
+        "--strategy",
+        help="basic (default), optimal or a JSON chart file; British: bots (default) or solved (the heads-up solution)",
     ),
     side_bets: str | None = typer.Option(
         None, "--side-bets", help="comma-separated side bets to place on every box: pair,bonus,pandemonium"
@@ -58,7 +58,11 @@ def simulate_command(
     penetration: float | None = typer.Option(
         None, "--penetration", help="fraction of the shoe dealt before the cut card"
     ),
-    csm: bool = typer.Option(False, "--csm", help="continuous shuffler: reshuffle before every round"),
+    csm: bool = typer.Option(
+        False,
+        "--csm",
+        help="continuous shuffler: reshuffle before every round (British: a fresh pack each round)",
+    ),
     seed: int | None = typer.Option(
         None,
         "--seed",
@@ -88,6 +92,12 @@ def simulate_command(
         None, "--chunk-rounds", help="rounds per work chunk, 1 to 5,000,000 (part of what a seed reproduces)"
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar on standard error"),
+    players: int | None = typer.Option(
+        None, "--players", help="British: players besides the banker, 1 to 12 (default 4)"
+    ),
+    engine: bool = typer.Option(
+        False, "--engine", help="British: play the rounds through the engine (slow; for checking the kernel)"
+    ),
 ) -> None:
     """Simulate many rounds fast and report the house edge, its 95% CI and every pay line."""
     from pontoon.rules import parse_set_options, resolve_rules
@@ -103,6 +113,7 @@ def simulate_command(
             "--bet": bet is not None, "--plot": plot is not None, "--session-length": session_length is not None,
             "--workers": workers is not None, "--scheduler": scheduler is not None,
             "--chunk-rounds": chunk_rounds is not None, "--dashboard": dashboard,
+            "--players": players is not None, "--engine": engine,
         }  # fmt: skip
         _refuse_casino_only(table, given)
         if dashboard and workers is None:
@@ -128,6 +139,8 @@ def simulate_command(
                 chunk_rounds=cr,
                 progress=bar.update if progress and not as_json and rounds >= 2 * cr else None,
                 dashboard=dashboard,
+                players=4 if players is None else players,
+                engine=engine,
             )
         finally:
             bar.close()
@@ -142,13 +155,20 @@ def _refuse_casino_only(table: Any, given: dict[str, bool]) -> None:
     from pontoon.rules.model import CasinoRules
 
     if isinstance(table, CasinoRules):
+        bad = [k for k in BRITISH_ONLY if given[k]]
+        if bad:
+            _fail(f"{', '.join(bad)} applies to the British games (british, shoot), not to {table.preset}")
         return
     bad = [k for k in CASINO_ONLY if given[k]]
     if bad:
         _fail(
-            f"{', '.join(bad)} does not apply to {table.preset}: the British simulator plays bots "
-            "through the engine (accepted: --rounds, --seed, --set, --json)"
+            f"{', '.join(bad)} does not apply to {table.preset}: the British simulator plays the bots' tables "
+            "(accepted: --rounds, --seed, --set, --json, --players, --strategy bots|solved, --csm, --engine, "
+            "--workers, --scheduler, --chunk-rounds)"
         )
+    bad = [k for k in (*KERNEL_ONLY, "--strategy", "--csm") if given[k]]
+    if given["--engine"] and bad:
+        _fail(f"{', '.join(bad)} does not apply to --engine: the engine plays in this process")
 
 
 def _sessions_option(plot: Path | None, session_length: int | None) -> tuple[int, int]:
@@ -270,9 +290,15 @@ def print_report(out: dict[str, Any]) -> None:
             f"[bold]{out['rules']}[/bold]: {out['rounds']:,} rounds x {out['boxes']} box, strategy {out['strategy']}, "
             f"{out['shuffle']}, seed {out['seed']}"
         )
-    else:  # British Pontoon: the British engine's simulator (edge from the banker's side)
+    else:  # British Pontoon: the banker's edge (the kernel's tables, or the engine with bots)
+        how = (
+            f"British kernel, {out['strategy']}, {out['pack']}"
+            if out.get("simulator") == "kernel"
+            else "British engine, bots"
+        )
         con.print(
-            f"[bold]{out.get('rules', 'british')}[/bold]: {out['rounds']:,} rounds (British engine, bots)"
+            f"[bold]{out.get('rules', 'british')}[/bold]: {out['rounds']:,} rounds, "
+            f"{out.get('players', 4)} player(s) and the banker ({how}), seed {out.get('seed')}"
         )
     con.print(
         f"house edge [bold]{100 * out['house_edge']:.3f}%[/bold] +/- {100 * out['ci95']:.3f}% (95% CI), "

@@ -367,15 +367,26 @@ def simulate(
     chunk_rounds: int = DEFAULT_CHUNK,
     progress: Callable[[int], None] | None = None,
     dashboard: bool = False,
+    players: int = 4,
+    engine: bool = False,
 ) -> dict[str, Any]:
-    """Simulate ``rounds`` rounds and return the report (see ``stats.report``).
+    """Simulate ``rounds`` rounds and return the report (see ``stats.report``); British rules: the
+    banker's edge at a table of ``players`` players (the kernel, or the engine with ``engine=True``).
 
     ``compile_seconds`` (kernels compiled, or loaded from numba's cache) is reported apart from
     ``seconds`` and ``rounds_per_second``, which time the simulation alone (issue 10 item 8).
     """
     _check_run(rounds, chunk_rounds, session_length, workers, scheduler)
     if not isinstance(rules, CasinoRules):
-        return _british(rules, rounds, seed)
+        if engine:
+            return _british(rules, rounds, seed, players)
+        from pontoon.sim.british_fast import british_strategy_spec, simulate_british_fast
+
+        bspec = british_strategy_spec(rules, players, strategy, fresh_pack=csm)
+        return simulate_british_fast(
+            rules, rounds, normalise_seed(seed), players, spec=bspec, workers=workers, scheduler=scheduler,
+            chunk_rounds=chunk_rounds, progress=progress,
+        )  # fmt: skip
     spec = build_spec(
         rules, boxes=boxes, strategy=strategy, side_bets=side_bets, insurance=insurance,
         penetration=penetration, csm=csm, bet=bet, side_bet=side_bet,
@@ -421,12 +432,13 @@ def simulate(
     return out
 
 
-def _british(rules: Any, rounds: int, seed: int | None) -> dict[str, Any]:
-    """British Pontoon: delegated to the British engine's simulator (another team's module)."""
+def _british(rules: Any, rounds: int, seed: int | None, players: int = 4) -> dict[str, Any]:
+    """British Pontoon through the engine with bots (``--engine``: the check of the kernel)."""
     from pontoon.sim.british import simulate_british
 
     t0 = time.perf_counter()
-    out = dict(simulate_british(rules, rounds, normalise_seed(seed), players=4))
+    out = dict(simulate_british(rules, rounds, normalise_seed(seed), players=players))
+    out["simulator"] = "engine"
     out.setdefault("rounds", rounds)
     out.setdefault("seconds", time.perf_counter() - t0)
     if out.get("seconds"):

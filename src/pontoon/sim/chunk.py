@@ -16,6 +16,7 @@ from fractions import Fraction
 import numpy as np
 
 from pontoon.sim import _kernels as K
+from pontoon.sim.aot import kernel
 from pontoon.sim.sessions import SessionHistogram
 from pontoon.sim.tables import empty_comp, empty_trans
 
@@ -89,9 +90,10 @@ def run_chunk(
     # the unused tail moves to the front before the refill, so no number is skipped or reused
     ur = np.empty(max(RANDOM_BLOCK, 8 * (n + int(spec.P[K.P_BOXES]))), dtype=np.uint32)
     _fill32(bits, ur)
+    run_random = kernel("run_random")  # compiled at install where current (aot.py), else numba's JIT
     done = 0
     while done < rounds:
-        done += K.run_random(
+        done += run_random(
             shoe, st, ur, spec.P, spec.pan_pay, spec.pan_cum, spec.strat, spec.comp, spec.trans, rounds - done,
             acc,
             mom, sess, max(session_length, 1), done,

@@ -137,9 +137,13 @@ def run_on_dask(
     chunks: int = 0,
     chunk_rounds: int = 0,
     cpu: dict[str, float] | None = None,
+    task: Callable[..., Any] = run_chunks_summary,
+    warm: Callable[..., float] = warm_up,
 ) -> tuple[int, float, float]:
     """Run every chunk on Dask and add the results into ``totals``. ``chunks`` and
     ``chunk_rounds`` (the plan's size) let tasks hold several chunks; 0 = one chunk per task.
+    ``task``/``warm``: the chunk runner and warm-up of another kernel with the same shapes (the
+    British simulator's ``british_fast.run_chunks``/``warm_up``; its totals have the same ``add``).
 
     Returns (workers used, compile seconds, simulation seconds); ``cpu`` (if given) receives the
     CPU seconds of the simulation: ``workers`` (summed over the worker processes) and
@@ -166,7 +170,7 @@ def run_on_dask(
         try:
             nworkers = len(client.scheduler_info().get("workers", {})) or (workers or 1)
             t0 = time.perf_counter()
-            client.run(warm_up, spec)  # every worker compiles (or loads its cache) before the clock
+            client.run(warm, spec)  # every worker compiles (or loads its cache) before the clock
             compile_seconds = time.perf_counter() - t0
             spec_f = client.scatter(spec, broadcast=True)
             w_cpu0 = client.run(time.process_time)
@@ -185,7 +189,7 @@ def run_on_dask(
                         break
                     first, batch = nxt
                     fut = client.submit(
-                        run_chunks_summary,
+                        task,
                         spec_f,
                         entropy,
                         first,

@@ -25,6 +25,7 @@ from pontoon.errors import PontoonError
 from pontoon.rules.model import CasinoRules
 from pontoon.sim import _count_kernel as CK
 from pontoon.sim import _kernels as K
+from pontoon.sim.aot import kernel
 from pontoon.sim.api import build_spec, normalise_seed
 from pontoon.sim.chunk import RANDOM_BLOCK, SimSpec, _fill32, chunk_seed
 from pontoon.sim.count_stats import NSUMS, figures
@@ -178,9 +179,10 @@ def count_chunk(job: CountJob, index: int, rounds: int) -> tuple[np.ndarray, np.
     sums = np.zeros(NSUMS)
     acc = np.zeros((K.NL, 2), dtype=np.int64)
     P = spec.P.copy()
+    run_count = kernel("run_count")  # compiled at install where current (sim/aot.py), else numba's JIT
     done = 0
     while done < rounds:
-        done += CK.run_count(
+        done += run_count(
             shoe, st, ur, P, spec.pan_pay, spec.pan_cum, job.strats, spec.comp, spec.trans, job.tags13, job.irc,
             job.deck_cards, TC_LO, job.bets, job.boxes, job.ins, rounds - done, acc, sums, fl, trace,
         )  # fmt: skip
