@@ -137,7 +137,10 @@ def build_aot(out: Path, cpu: str, module: str = "pontoon.analysis.aot") -> None
     src = str(HERE / "src")
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("PONTOON_NO_AOT", None)
-    cmd = [sys.executable, "-m", module, "build", str(out.parent), out.name, cpu]
+    # the source folder goes on sys.path inside the child as well: pip's build environment installs a
+    # sitecustomize that drops PYTHONPATH entries it did not put there (so ``-m`` alone finds no pontoon)
+    run = f"import runpy, sys; sys.path.insert(0, {src!r}); runpy.run_module({module!r}, run_name='__main__')"
+    cmd = [sys.executable, "-c", run, "build", str(out.parent), out.name, cpu]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
     if done.returncode != 0 or not out.is_file() or not (out.parent / AOT_RECORD).is_file():
         tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
