@@ -75,12 +75,13 @@ def write_items(
     tids = sorted({t for t, _ in items})
     q = select(s.tables.c.id, s.tables.c.last_hash).where(s.tables.c.id.in_(tids)).order_by(s.tables.c.id)
     heads: dict[int, str] = {int(i): str(h) for i, h in conn.execute(q.with_for_update() if pg else q)}
-    for t in tids:
-        if t not in heads:
-            raise HistoryError(f"table {t} is not in the history")
+    for tid in tids:
+        if tid not in heads:
+            raise HistoryError(f"table {tid} is not in the history")
     stamp = now()
     # the shoes first used now, and the rounds that start now (their ids: the events point at them)
-    shoes, new_rounds = [], []
+    shoes: list[dict[str, Any]] = []
+    new_rounds: list[dict[str, Any]] = []
     for tid, batches in items:
         for b in batches:
             if b.shoe is not None:
@@ -212,7 +213,8 @@ def write_items(
         )
     if ends:
         conn.execute(_END_ROUND, ends)
-    plain, with_state = [], []
+    plain: list[dict[str, Any]] = []
+    with_state: list[dict[str, Any]] = []
     for tid, hr in head_rows.items():
         hr.update(t_hash=heads[tid], t_seal=store.seal_of(tid, heads[tid]))
         (with_state if "t_state" in hr else plain).append(hr)
