@@ -134,8 +134,10 @@ class Batch:
 
 class _Crash:
     """Test-only fault injection: ``PONTOON_CRASH_AT=inside:N`` kills this process with SIGKILL inside
-    the N-th write transaction of the process (after its statements, before COMMIT); ``after:N`` right
-    after the N-th commit."""
+    the transaction that writes the N-th table call of the process (after its statements, before COMMIT;
+    with group commit one transaction may write several calls); ``after:N`` right after that commit;
+    ``shared:K`` inside the first transaction that writes the calls of K or more
+    tables (group commit)."""
 
     def __init__(self) -> None:
         spec = os.environ.get("PONTOON_CRASH_AT", "")
@@ -143,8 +145,14 @@ class _Crash:
         self.n = int(n) if n.isdigit() and len(n) < 10 else -1
         self.count = 0
 
-    def check(self, where: str) -> None:
-        if self.n >= 0 and where == self.where and self.count == self.n:
+    def check(self, where: str, tables: int = 0, calls: int = 1) -> None:
+        if self.n < 0:
+            return
+        if self.where == "shared":
+            hit = where == "inside" and tables >= self.n
+        else:  # this transaction wrote calls count-calls+1 .. count
+            hit = where == self.where and self.count - calls < self.n <= self.count
+        if hit:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -430,16 +438,16 @@ class Store:
     def write_group(self, items: Sequence[tuple[int, Sequence[Batch]]]) -> list[str]:
         """The batches of several tables (each item: a table id and its batches) in ONE transaction,
         every table's fences checked in it; returns each item's new chain head."""
-        self._crash.count += 1
+        self._crash.count += len(items)
         made: dict[tuple[int, int], int] = {}
         with self.engine.begin() as conn:
             for tid in dict.fromkeys(t for t, _ in items):
                 for fence in self.fences:
                     fence(conn, tid)
             heads = write_items(self, conn, items, made)
-            self._crash.check("inside")
+            self._crash.check("inside", len({t for t, _ in items}), len(items))
         self._round_ids.update(made)
-        self._crash.check("after")
+        self._crash.check("after", calls=len(items))
         return heads
 
     # ------------------------------------------------------------------------------------------
