@@ -97,7 +97,12 @@ def main() -> None:
                 e, d, note = run(s, per, tables)
                 how = "group commit" if grouped else "each call its own transaction"
                 rows.append(
-                    (f"{kind} {sync if kind == 'SQLite' else ''} {tables} table(s), {how}", e, d, note)
+                    (
+                        f"{kind} {'synchronous=' + sync if kind == 'SQLite' else ''} {tables} table(s), {how}",
+                        e,
+                        d,
+                        note,
+                    )
                 )
                 s.close()
 

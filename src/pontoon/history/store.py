@@ -267,6 +267,8 @@ class Store:
         # ``pontoon.history.leases``); each is called with the connection and the table id and raises
         # to roll the write back
         self.fences: list[Callable[[Connection, int], None]] = []
+        # the same for all the tables of one transaction at once (one statement: a group commit's fence)
+        self.fences_many: list[Callable[[Connection, list[int]], None]] = []
         self.group: GroupCommitter | None = None  # group commit's writer thread (``start_group``)
 
     def _writable(self) -> None:
@@ -441,9 +443,12 @@ class Store:
         self._crash.count += len(items)
         made: dict[tuple[int, int], int] = {}
         with self.engine.begin() as conn:
-            for tid in dict.fromkeys(t for t, _ in items):
+            tids = list(dict.fromkeys(t for t, _ in items))
+            for tid in tids:
                 for fence in self.fences:
                     fence(conn, tid)
+            for many in self.fences_many:
+                many(conn, tids)
             heads = write_items(self, conn, items, made)
             self._crash.check("inside", len({t for t, _ in items}), len(items))
         self._round_ids.update(made)

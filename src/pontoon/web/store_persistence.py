@@ -51,16 +51,14 @@ class StorePersistence:
         self.group = store.group or store.start_group()  # group commit (history/group.py)
         if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
             self.web.fence = leases.fence
-            store.fences.append(self._fence)
+            store.fences_many.append(self._fence)
 
-    def _fence(self, conn: Any, store_table_id: int) -> None:
-        """``Store.fences``: a write to a store table recorded for one of our web tables must still hold
-        that web table's lease at our epoch (``Leases.fence``; raises ``LeaseLost``)."""
+    def _fence(self, conn: Any, store_table_ids: list[int]) -> None:
+        """``Store.fences_many``: the writes to store tables recorded for our web tables must still hold
+        those web tables' leases at our epoch (``Leases.fence_many``, one statement; raises ``LeaseLost``)."""
         assert self.leases is not None
-        for wid, rec in self.recorders.items():
-            if rec.table_id == store_table_id:
-                self.leases.fence(conn, wid)
-                return
+        by_store = {rec.table_id: wid for wid, rec in list(self.recorders.items())}
+        self.leases.fence_many(conn, [by_store[t] for t in store_table_ids if t in by_store])
 
     # ------------------------------------------------------------------ group commit
     async def settle(self, table_id: str) -> None:
