@@ -1,8 +1,8 @@
 """Group commit: the writes of every table that arrive within a short window, in ONE transaction.
 
 ``write_items(store, conn, items)`` writes the batches of several tables with multi-row statements
-(one ``INSERT ... VALUES (...), (...) RETURNING id`` for the events of all of them, one for their ledger
-rows, one upsert of the running account balances, one update of the chain heads): a handful of round
+(the events of all of them in one multi-row ``INSERT``, their ids taken beforehand in one statement, one
+for their ledger rows, one upsert of the running account balances, one update of the chain heads): a handful of round
 trips per transaction whatever the number of tables, on SQLite and on PostgreSQL alike. Each table's
 events keep their order and their hash chain (``prev_hash`` is the head the transaction read, locked
 ``FOR UPDATE`` on PostgreSQL), and each table's head is sealed (``seal.py``) as before.
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
 Item = tuple[int, Sequence["Batch"]]
 
-_INS_EVENTS = insert(s.events).returning(s.events.c.id, sort_by_parameter_order=True)
-_INS_ROUNDS = insert(s.rounds).returning(s.rounds.c.id, sort_by_parameter_order=True)
+_INS_EVENTS = insert(s.events)
+_INS_ROUNDS = insert(s.rounds)
 _INS_LEDGER = insert(s.ledger)
 _INS_SHOES = insert(s.shoes)
 _END_ROUND = (
@@ -56,11 +56,30 @@ _SET_HEAD = (
 _SET_HEAD_STATE = _SET_HEAD.values(state=bindparam("t_state"), state_event=bindparam("t_event"))
 
 
+_UPSERTS: dict[str, Any] = {}
+
+
 def _upsert(dialect: str) -> Any:
-    ins = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(s.accounts)
-    return ins.on_conflict_do_update(
-        index_elements=[s.accounts.c.table_id, s.accounts.c.account], set_={"balance": ins.excluded.balance}
-    )
+    """The running balances' multi-row upsert, built once per dialect."""
+    if dialect not in _UPSERTS:
+        ins = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(s.accounts)
+        _UPSERTS[dialect] = ins.on_conflict_do_update(
+            index_elements=[s.accounts.c.table_id, s.accounts.c.account],
+            set_={"balance": ins.excluded.balance},
+        )
+    return _UPSERTS[dialect]
+
+
+def _new_ids(conn: Connection, table: str, n: int) -> list[int]:
+    """``n`` new increasing ids of ``table`` (events, rounds), so that the rows are inserted with one
+    plain multi-row statement (no RETURNING, which SQLite answers row by row). PostgreSQL: the
+    column's sequence, in one round trip; SQLite: after the largest id, safe because the writer holds
+    the database's write lock from BEGIN IMMEDIATE (ids are rowids: the next would be the same)."""
+    if conn.dialect.name == "postgresql":
+        q = f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, {int(n)})"
+        return sorted(int(r[0]) for r in conn.exec_driver_sql(q))
+    base = int(conn.exec_driver_sql(f"SELECT coalesce(max(id), 0) FROM {table}").scalar() or 0)
+    return list(range(base + 1, base + n + 1))
 
 
 def write_items(
@@ -101,9 +120,10 @@ def write_items(
     if shoes:
         conn.execute(_INS_SHOES, shoes)
     if new_rounds:
-        ids = conn.execute(_INS_ROUNDS, new_rounds).scalars().all()
-        for r, rid in zip(new_rounds, ids, strict=True):
-            rounds[(int(r["table_id"]), int(r["number"]))] = int(rid)
+        for r, rid in zip(new_rounds, _new_ids(conn, "rounds", len(new_rounds)), strict=True):
+            r["id"] = rid
+            rounds[(int(r["table_id"]), int(r["number"]))] = rid
+        conn.execute(_INS_ROUNDS, new_rounds)
 
     def round_id(tid: int, number: int) -> int | None:
         if number <= 0:
@@ -137,7 +157,11 @@ def write_items(
                 )
                 prev = h
         heads[tid] = prev
-    event_ids = [int(i) for i in conn.execute(_INS_EVENTS, events).scalars().all()] if events else []
+    event_ids = _new_ids(conn, "events", len(events)) if events else []
+    for ev, eid in zip(events, event_ids, strict=True):
+        ev["id"] = eid
+    if events:
+        conn.execute(_INS_EVENTS, events)
     # the ledger rows, and the running balances of the accounts they move (read once, written once)
     ledger: list[dict[str, Any]] = []
     moves: list[tuple[int, str, Decimal]] = []
