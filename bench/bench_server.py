@@ -51,6 +51,7 @@ def serve(port: int, db: str) -> None:
         tables_per_address=10_000,
         seats_per_account=10_000,
         seats_per_address=100_000,
+        grace_s=3600.0,  # a person joined during a long set-up keeps his seat until he connects
     )
     persistence = None
     if db:  # the history store on: every event committed (fsync) before it is shown
