@@ -161,8 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         f"latency ms p50 {pct(0.5):.1f} p99 {pct(0.99):.1f} max {lat[-1] * 1000 if lat else float('nan'):.1f}"
     )
     print("RSS MB over time: " + "  ".join(f"{t:.0f}s {m:.0f}" for t, m in res["rss"]))
-    if res["errors"]:
-        print("first error:", res["errors"][0][:200])
+    kinds: dict[str, int] = {}
+    for e in res["errors"]:  # e.g. a bet sent on a state the table had just left (a race any client has)
+        kinds[e[:70]] = kinds.get(e[:70], 0) + 1
+    for e, n in sorted(kinds.items(), key=lambda x: -x[1])[:3]:
+        print(f"refused x{n}: {e}")
     return 0
 
 

@@ -39,9 +39,7 @@ if TYPE_CHECKING:
 
 Item = tuple[int, Sequence["Batch"]]
 
-_INS_EVENTS = insert(s.events)
 _INS_ROUNDS = insert(s.rounds)
-_INS_LEDGER = insert(s.ledger)
 _INS_SHOES = insert(s.shoes)
 _END_ROUND = (
     update(s.rounds)
@@ -68,6 +66,41 @@ def _upsert(dialect: str) -> Any:
             set_={"balance": ins.excluded.balance},
         )
     return _UPSERTS[dialect]
+
+
+_EVENT_COLS = (
+    "id",
+    "table_id",
+    "round_id",
+    "round_no",
+    "seq",
+    "kind",
+    "payload",
+    "clause",
+    "created",
+    "prev_hash",
+    "hash",
+)
+_LEDGER_COLS = (
+    "table_id",
+    "round_id",
+    "event_id",
+    "idem",
+    "source",
+    "dest",
+    "amount",
+    "kind",
+    "player",
+    "reason",
+)
+
+
+def _insert_rows(conn: Connection, table: str, cols: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
+    """Rows of the write path's two big tables by the driver's ``executemany`` (one prepared statement;
+    psycopg pipelines it), without building SQLAlchemy parameters per row."""
+    mark = "%s" if conn.dialect.name == "postgresql" else "?"
+    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join([mark] * len(cols))})"
+    conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows])
 
 
 def _new_ids(conn: Connection, table: str, n: int) -> list[int]:
@@ -161,7 +194,7 @@ def write_items(
     for ev, eid in zip(events, event_ids, strict=True):
         ev["id"] = eid
     if events:
-        conn.execute(_INS_EVENTS, events)
+        _insert_rows(conn, "events", _EVENT_COLS, events)
     # the ledger rows, and the running balances of the accounts they move (read once, written once)
     ledger: list[dict[str, Any]] = []
     moves: list[tuple[int, str, Decimal]] = []
@@ -215,7 +248,7 @@ def write_items(
         out.append(heads[tid])
     if ledger:
         try:
-            conn.execute(_INS_LEDGER, ledger)
+            _insert_rows(conn, "ledger", _LEDGER_COLS, ledger)
         except IntegrityError:
             raise HistoryError(_twice(conn, [r["idem"] for r in ledger])) from None
         touched = sorted({m[0] for m in moves})
