@@ -25,19 +25,29 @@ from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from pontoon.history import schema as s
+from pontoon.history.chain import account_key, canon, chain_hash, event_body, now
 from pontoon.history.engines import HistoryError
 
-if TYPE_CHECKING:
-    from pontoon.history.store import Batch, Store
+Batch = Any  # ``store.Batch`` (store.py imports this module)
+Item = tuple[int, Sequence[Batch]]
 
-Item = tuple[int, Sequence["Batch"]]
+
+class Store(Protocol):
+    """What the group commit needs of ``store.Store``."""
+
+    def seal_of(self, table_id: int, head: str) -> str: ...
+
+    def _round_id(self, conn: Connection, table_id: int, number: int) -> int | None: ...
+
+    def write_group(self, items: Sequence[Item]) -> list[str]: ...
+
 
 _INS_ROUNDS = insert(s.rounds)
 _INS_SHOES = insert(s.shoes)
@@ -121,8 +131,6 @@ def write_items(
     """The statements of ``items`` (each: a table id and its batches, in order) on ``conn``, the caller's
     transaction; returns each item's new chain head. ``rounds`` receives the round ids made here (the
     caller adds them to its cache once the transaction commits)."""
-    from pontoon.history.store import account_key, canon, chain_hash, event_body, now
-
     pg = conn.dialect.name == "postgresql"
     tids = sorted({t for t, _ in items})
     q = select(s.tables.c.id, s.tables.c.last_hash).where(s.tables.c.id.in_(tids)).order_by(s.tables.c.id)

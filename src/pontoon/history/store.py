@@ -13,8 +13,6 @@ durable when ``append`` returns (``synchronous=FULL``: the WAL is fsynced at com
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import signal
 import threading
@@ -22,7 +20,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -32,6 +29,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from pontoon.errors import PontoonError
 from pontoon.history import schema as s
+from pontoon.history.chain import account_key, canon, chain_hash, event_body, now
 from pontoon.history.dbfile import parse_sqlite
 from pontoon.history.engines import (
     BUSY_TIMEOUT_MS,
@@ -55,16 +53,6 @@ from pontoon.history.seal import SealKey, history_key
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
 
 
-def canon(obj: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces; amounts are already exact decimal text."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def account_key(acct: Any) -> str:
-    """The accounts table's key for an account as ``Transfer.to_json`` writes it."""
-    return canon(acct)
-
-
 def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """Transfers for comparison: the amount as a Decimal (5.00 equals 5), the rest exactly."""
     return [
@@ -83,27 +71,6 @@ _SET_HEAD = (
     .where(s.tables.c.id == bindparam("t_id"))
     .values(last_hash=bindparam("t_hash"), seal=bindparam("t_seal"))
 )
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def chain_hash(prev: str, body: dict[str, Any]) -> str:
-    return hashlib.sha256((prev + canon(body)).encode()).hexdigest()
-
-
-def event_body(
-    round_no: int, seq: int, kind: str, data: dict[str, Any], clause: str, transfers: Sequence[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "round": round_no,
-        "seq": seq,
-        "kind": kind,
-        "data": data,
-        "clause": clause,
-        "transfers": list(transfers),
-    }
 
 
 @dataclass
