@@ -115,6 +115,7 @@ class Server:
             for c in list(self.conns.pop(host.id, ())):
                 with contextlib.suppress(Exception):
                     await c.ws.send_text(json.dumps({"type": "error", "error": str(err)[:500]}))
+                with contextlib.suppress(Exception):
                     await c.ws.close(code=4409 if lost else 1011, reason=why)
             return False
         return True
@@ -353,7 +354,8 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
     async with srv.lock(tid):
         before = host.version
         host.connected(name)
-        if not await srv.settled(host):
+        if not await srv.settled(host):  # its last write failed: the table is gone from here
+            srv.auth.forget(websocket)
             return
         if host.version != before:  # a member back: everyone sees him connected
             srv.broadcast(host)
