@@ -1,17 +1,25 @@
-"""History write throughput: events per second recorded with ``synchronous=FULL`` (the store's
-setting: every event its own fsynced transaction), beside ``synchronous=OFF`` and no recording at all
-in the same run, on SQLite and (when Debian's PostgreSQL is installed) on a throwaway PostgreSQL
-cluster on a unix socket (fsync on).
+"""History write throughput: durable events per second, one table and many tables at once.
 
-Usage: ``python bench/bench_history.py [ROUNDS] [--no-pg]``. Each run plays ROUNDS rounds of ``mbs``
-with two players (the scripted, deterministic policy of tests/history/driver.py).
+Usage: ``python bench/bench_history.py [ROUNDS] [--tables 1,100] [--no-pg]``.
+
+Each table plays ROUNDS rounds of ``mbs`` with two players (the scripted, deterministic policy of
+tests/history/driver.py) and every table call waits for its events to be committed (``synchronous=
+FULL``: the WAL fsynced at commit; PostgreSQL: fsync on, a throwaway cluster on a unix socket).
+- ``1 table, each call its own transaction``: the store without group commit (the old write path);
+- ``T tables, group commit``: T tables played by T threads at once on one store with group commit
+  (``history/group.py``): the calls of every table that arrive while a commit is being fsynced are
+  written together in the next transaction, with multi-row inserts;
+beside ``synchronous=OFF`` and no recording at all (the engine alone), in the same run. The store's
+figure is events per second of wall time with every event durable before its table goes on.
 """
 
 from __future__ import annotations
 
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,40 +31,87 @@ from pontoon.history import open_store  # noqa: E402
 from pontoon.history.store import Store  # noqa: E402
 
 
-def run(store: Store | None, rounds: int) -> tuple[int, float]:
-    """(events, seconds) for ``rounds`` rounds, recorded into ``store`` (None: not recorded)."""
-    if store is None:
-        from pontoon.casino.table import CasinoTable
-        from pontoon.rules import resolve_rules
+def engine_only(rounds: int) -> tuple[int, float]:
+    from pontoon.casino.table import CasinoTable
+    from pontoon.rules import resolve_rules
 
-        t = CasinoTable(resolve_rules("mbs"), rng=1)
-        n = [0]
-        t.subscribe(lambda _r: n.__setitem__(0, n[0] + 1))
-        t.join("ann", 10**6)
-        t.join("bob", 10**6)
-        t0 = time.perf_counter()
-        play(t, 1, rounds)
-        return n[0], time.perf_counter() - t0
+    t = CasinoTable(resolve_rules("mbs"), rng=1)
+    n = [0]
+    t.subscribe(lambda _r: n.__setitem__(0, n[0] + 1))
+    t.join("ann", 10**6)
+    t.join("bob", 10**6)
     t0 = time.perf_counter()
-    tab, rec = new_table(store, "mbs", 1, balance=10**6)
-    play(tab, 1, rounds)
-    rec.close()
+    play(t, 1, rounds)
+    return n[0], time.perf_counter() - t0
+
+
+def run(store: Store, rounds: int, tables: int) -> tuple[int, float, str]:
+    """(events, seconds, groups note) for ``tables`` tables of ``rounds`` rounds, one thread each."""
+    made = [new_table(store, "mbs", seed, balance=10**6) for seed in range(1, tables + 1)]
+    g0 = (store.group.groups, store.group.items) if store.group else (0, 0)
+    errors: list[BaseException] = []
+
+    def one(i: int) -> None:
+        try:
+            play(made[i][0], i + 1, rounds)
+        except BaseException as err:  # noqa: BLE001 (reported below)
+            errors.append(err)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(tables)]
+    t0 = time.perf_counter()
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
     dt = time.perf_counter() - t0
-    return len(store.events_(rec.table_id)), dt
+    if errors:
+        raise errors[0]
+    note = ""
+    if store.group:
+        groups, items = store.group.groups - g0[0], store.group.items - g0[1]
+        note = f"{items / max(1, groups):.1f} calls/commit"
+    events = sum(len(store.events_(rec.table_id)) for _t, rec in made)
+    for _t, rec in made:
+        rec.close()
+    return events, dt, note
 
 
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     rounds = int(args[0]) if args else 200
+    counts = [1, 100]
+    for i, a in enumerate(sys.argv):
+        if a == "--tables" and i + 1 < len(sys.argv):
+            counts = [int(x) for x in sys.argv[i + 1].split(",") if x]
     rows = []
-    ev, dt = run(None, rounds)
-    rows.append(("engine only (no history)", ev, dt))
+    ev, dt = engine_only(rounds)
+    rows.append(("engine only (no history), 1 table", ev, dt, ""))
+
+    def measure(url_of: Callable[[str], str], kind: str, sync: str = "FULL") -> None:
+        for tables in counts:
+            for grouped in (False, True) if tables == 1 else (True,):
+                s = open_store(url_of(f"{kind}{sync}{tables}{grouped}"), synchronous=sync)
+                if grouped:
+                    s.start_group()
+                per = max(1, rounds // tables) if tables > 1 else rounds
+                e, d, note = run(s, per, tables)
+                how = "group commit" if grouped else "each call its own transaction"
+                rows.append(
+                    (
+                        f"{kind} {'synchronous=' + sync if kind == 'SQLite' else ''} {tables} table(s), {how}",
+                        e,
+                        d,
+                        note,
+                    )
+                )
+                s.close()
+
     with tempfile.TemporaryDirectory() as d:
-        for sync in ("FULL", "OFF"):
-            s = open_store(f"sqlite:///{d}/bench-{sync}.sqlite", synchronous=sync)
-            ev, dt = run(s, rounds)
-            rows.append((f"SQLite WAL synchronous={sync}", ev, dt))
-            s.close()
+        measure(lambda n: f"sqlite:///{d}/bench-{n}.sqlite", "SQLite")
+        counts_full = counts
+        counts = counts[:1]
+        measure(lambda n: f"sqlite:///{d}/bench-{n}.sqlite", "SQLite", "OFF")
+        counts = counts_full
     if "--no-pg" not in sys.argv:
         from tests.history.pg import cluster, create_db, pg_bin
 
@@ -64,16 +119,13 @@ def main() -> None:
             print("PostgreSQL: not installed (make sysdeps), skipped")
         else:
             with cluster() as base:
-                s = open_store(create_db(base, "bench"))
-                ev, dt = run(s, rounds)
-                rows.append(("PostgreSQL (fsync on, unix socket)", ev, dt))
-                s.close()
-    full = next(r for r in rows if "FULL" in r[0])
-    print(f"{rounds} rounds of mbs, two players, every event its own transaction")
-    print(f"{'store':<38} {'events':>7} {'seconds':>8} {'events/s':>10} {'vs FULL':>8}")
-    for name, ev, dt in rows:
+                measure(lambda n: create_db(base, "b" + n.lower()), "PostgreSQL")
+    full = next(r for r in rows if "FULL 1 table(s), each" in r[0])
+    print(f"{rounds} rounds of mbs per run (split over the tables), two players per table")
+    print(f"{'store':<56} {'events':>7} {'seconds':>8} {'events/s':>10} {'vs 1-table FULL':>15}  note")
+    for name, ev, dt, note in rows:
         rate = ev / dt
-        print(f"{name:<38} {ev:>7} {dt:>8.2f} {rate:>10.0f} {rate / (full[1] / full[2]):>7.2f}x")
+        print(f"{name:<56} {ev:>7} {dt:>8.2f} {rate:>10.0f} {rate / (full[1] / full[2]):>14.2f}x  {note}")
 
 
 if __name__ == "__main__":

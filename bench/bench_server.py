@@ -51,6 +51,7 @@ def serve(port: int, db: str) -> None:
         tables_per_address=10_000,
         seats_per_account=10_000,
         seats_per_address=100_000,
+        grace_s=3600.0,  # a person joined during a long set-up keeps his seat until he connects
     )
     persistence = None
     if db:  # the history store on: every event committed (fsync) before it is shown
@@ -187,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--store",
         default="memory,sqlite",
-        help="persistence, comma separated: memory (none), sqlite (a temporary file, synchronous=FULL)",
+        help="persistence, comma separated: memory (none), sqlite (a temporary file, synchronous=FULL), "
+        "pg (a throwaway PostgreSQL cluster on a unix socket, fsync on)",
     )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
@@ -196,9 +198,18 @@ def main(argv: list[str] | None = None) -> int:
         serve(a.serve, a.db)
         return 0
     stores = [x for x in a.store.split(",") if x]
-    if any(x not in ("memory", "sqlite") for x in stores):
-        print(f"--store {a.store}: accepted are memory and sqlite", file=sys.stderr)
+    if any(x not in ("memory", "sqlite", "pg") for x in stores):
+        print(f"--store {a.store}: accepted are memory, sqlite and pg", file=sys.stderr)
         return 2
+    cluster = None
+    pg_base = ""
+    if "pg" in stores:
+        sys.path.insert(0, ROOT)
+        from tests.history.pg import cluster as pg_cluster
+        from tests.history.pg import create_db
+
+        cluster = pg_cluster()
+        pg_base = cluster.__enter__()
     counts = [int(x) for x in a.tables.split(",") if x]
     print(
         f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
@@ -217,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     for tables, store in [(t, st) for t in counts for st in stores]:
         port = free_port()
         db = f"sqlite:///{tmp}/h{tables}.sqlite" if store == "sqlite" else ""
+        if store == "pg":
+            db = create_db(pg_base, f"server{tables}")
         proc = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db], env=env
         )
@@ -252,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     shutil.rmtree(tmp, ignore_errors=True)
+    if cluster is not None:
+        cluster.__exit__(None, None, None)
     return 0
 
 

@@ -25,3 +25,31 @@ def test_bench_server_runs() -> None:
     assert (
         row[0] == "1" and row[1] == "2" and float(row[2]) > 0 and row[8] == "0"
     )  # tables, clients, rounds/s, errors
+
+
+def test_bench_human_runs() -> None:
+    """bench/bench_human.py: two tables of people for a few seconds on a SQLite store: actions answered,
+    no refusal, the RSS curve printed."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "bench_human.py"),
+            "--tables",
+            "2",
+            "--every",
+            "0.5",
+            "--seconds",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    stats = lines[1].split()
+    assert stats[0] == "actions" and int(stats[1]) > 0 and stats[4] == "0", lines  # actions, errors 0
+    assert lines[2].startswith("RSS MB over time:")

@@ -94,6 +94,30 @@ class Leases:
                 "the write was refused (the table is served there now)"
             )
 
+    def fence_many(self, conn: Connection, web_ids: list[str]) -> None:
+        """``fence`` for several tables in one statement (a group commit's tables): raise ``LeaseLost``
+        naming the first one whose lease we no longer hold at our epoch."""
+        if not web_ids:
+            return
+        q = (
+            select(table_leases.c.web_id, table_leases.c.owner, table_leases.c.epoch)
+            .where(table_leases.c.web_id.in_(sorted(web_ids)))
+            .order_by(table_leases.c.web_id)
+        )
+        if conn.dialect.name == "postgresql":
+            q = q.with_for_update()
+        held = {
+            str(r.web_id)
+            for r in conn.execute(q)
+            if r.owner == self.owner and int(r.epoch) == self.epochs.get(str(r.web_id))
+        }
+        for wid in web_ids:
+            if wid not in held:
+                raise LeaseLost(
+                    f"table {wid}: this process's lease was taken over by another process; "
+                    "the write was refused (the table is served there now)"
+                )
+
     def renew(self, now: float | None = None) -> set[str]:
         """The heartbeat: extend every lease we still hold; returns their web ids."""
         t = time.time() if now is None else now

@@ -113,8 +113,12 @@ class Recorder:
         meta: dict[str, Any] | None = None,
         table_id: int | None = None,
         expect: list[dict[str, Any]] | None = None,
+        defer: bool = False,
     ) -> None:
         self.store = store
+        # ``defer``: a table call's write is queued (group commit) and NOT waited for here: the caller
+        # must wait for ``store.group.pending(table_id)`` before it shows anything (the table server)
+        self.defer = defer and store.group is not None
         self.table = table
         self.pending: list[Row] = []
         self.expect: deque[dict[str, Any]] = deque(expect or [])
@@ -132,6 +136,8 @@ class Recorder:
             )
         else:
             self.table_id = table_id
+            if store.group is not None:  # recovered from the committed records: writable again
+                store.group.forgive(table_id)
             shoes = store.shoes_(table_id)
             self._shoe_no = max((int(s["number"]) for s in shoes), default=0)
         self._collected: list[Batch] | None = None  # the batches of the table call being recorded
@@ -166,7 +172,9 @@ class Recorder:
         finally:
             self._collected = None
         if batches:
-            self.store.append_many(self.table_id, batches)
+            fut = self.store.submit(self.table_id, batches)
+            if not self.defer:
+                fut.result()  # committed before the table call returns
             self.written += sum(len(b.rows) for b in batches)
 
     def _on(self, rec: TableRecord) -> None:

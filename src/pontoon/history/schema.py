@@ -113,6 +113,7 @@ ledger = Table(
     Column("reason", Text, nullable=False),
 )
 Index("ix_ledger_table", ledger.c.table_id)
+Index("ix_ledger_player", ledger.c.player, ledger.c.kind)  # revision 0007: an account's cashier rows
 
 accounts = Table(
     "accounts",

@@ -13,15 +13,13 @@ durable when ``append`` returns (``synchronous=FULL``: the WAL is fsynced at com
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from pontoon.errors import PontoonError
 from pontoon.history import schema as s
+from pontoon.history.chain import account_key, canon, chain_hash, event_body, now
 from pontoon.history.dbfile import parse_sqlite
 from pontoon.history.engines import (
     BUSY_TIMEOUT_MS,
@@ -48,19 +47,10 @@ from pontoon.history.engines import (
     stored_amount,
     stored_json,
 )
+from pontoon.history.group import GroupCommitter, write_items
 from pontoon.history.seal import SealKey, history_key
 
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
-
-
-def canon(obj: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces; amounts are already exact decimal text."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def account_key(acct: Any) -> str:
-    """The accounts table's key for an account as ``Transfer.to_json`` writes it."""
-    return canon(acct)
 
 
 def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -73,8 +63,6 @@ def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 # The write path's statements, built once: each append passes only its values, so SQLAlchemy reuses the
 # compiled statement instead of building and cache-keying a new one per row (most of a write's CPU).
-_HEAD = select(s.tables.c.last_hash).where(s.tables.c.id == bindparam("t_id"))
-_HEAD_LOCKED = _HEAD.with_for_update()
 _ROUND_ID = select(s.rounds.c.id).where(
     s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no")
 )
@@ -83,46 +71,6 @@ _SET_HEAD = (
     .where(s.tables.c.id == bindparam("t_id"))
     .values(last_hash=bindparam("t_hash"), seal=bindparam("t_seal"))
 )
-_SET_HEAD_STATE = _SET_HEAD.values(state=bindparam("t_state"), state_event=bindparam("t_event"))
-_INS_SHOE = insert(s.shoes)
-_INS_ROUND = insert(s.rounds)
-_INS_EVENT = insert(s.events)
-_INS_LEDGER = insert(s.ledger)
-_INS_ACCOUNT = insert(s.accounts)
-_END_ROUND = (
-    update(s.rounds)
-    .where(s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no"))
-    .values(status=bindparam("r_status"), ended=bindparam("r_ended"), result=bindparam("r_result"))
-)
-_BALANCE = select(s.accounts.c.balance).where(
-    s.accounts.c.table_id == bindparam("t_id"), s.accounts.c.account == bindparam("a_key")
-)
-_SET_BALANCE = (
-    update(s.accounts)
-    .where(s.accounts.c.table_id == bindparam("t_id"), s.accounts.c.account == bindparam("a_key"))
-    .values(balance=bindparam("a_balance"))
-)
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def chain_hash(prev: str, body: dict[str, Any]) -> str:
-    return hashlib.sha256((prev + canon(body)).encode()).hexdigest()
-
-
-def event_body(
-    round_no: int, seq: int, kind: str, data: dict[str, Any], clause: str, transfers: Sequence[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "round": round_no,
-        "seq": seq,
-        "kind": kind,
-        "data": data,
-        "clause": clause,
-        "transfers": list(transfers),
-    }
 
 
 @dataclass
@@ -153,8 +101,10 @@ class Batch:
 
 class _Crash:
     """Test-only fault injection: ``PONTOON_CRASH_AT=inside:N`` kills this process with SIGKILL inside
-    the N-th write transaction of the process (after its statements, before COMMIT); ``after:N`` right
-    after the N-th commit."""
+    the transaction that writes the N-th table call of the process (after its statements, before COMMIT;
+    with group commit one transaction may write several calls); ``after:N`` right after that commit;
+    ``shared:K`` inside the first transaction that writes the calls of K or more
+    tables (group commit)."""
 
     def __init__(self) -> None:
         spec = os.environ.get("PONTOON_CRASH_AT", "")
@@ -162,8 +112,14 @@ class _Crash:
         self.n = int(n) if n.isdigit() and len(n) < 10 else -1
         self.count = 0
 
-    def check(self, where: str) -> None:
-        if self.n >= 0 and where == self.where and self.count == self.n:
+    def check(self, where: str, tables: int = 0, calls: int = 1) -> None:
+        if self.n < 0:
+            return
+        if self.where == "shared":
+            hit = where == "inside" and tables >= self.n
+        else:  # this transaction wrote calls count-calls+1 .. count
+            hit = where == self.where and self.count - calls < self.n <= self.count
+        if hit:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -278,6 +234,9 @@ class Store:
         # ``pontoon.history.leases``); each is called with the connection and the table id and raises
         # to roll the write back
         self.fences: list[Callable[[Connection, int], None]] = []
+        # the same for all the tables of one transaction at once (one statement: a group commit's fence)
+        self.fences_many: list[Callable[[Connection, list[int]], None]] = []
+        self.group: GroupCommitter | None = None  # group commit's writer thread (``start_group``)
 
     def _writable(self) -> None:
         if self.readonly:
@@ -315,6 +274,9 @@ class Store:
             yield conn
 
     def close(self) -> None:
+        if self.group is not None:
+            self.group.close()
+            self.group = None
         self.engine.dispose()
         if self.reader is not self.engine:
             self.reader.dispose()
@@ -354,13 +316,15 @@ class Store:
             pk = res.inserted_primary_key
             assert pk is not None
             table_id = int(pk[0])
+            made: dict[tuple[int, int], int] = {}
             if first is not None:
-                self._append(conn, table_id, first)
+                write_items(self, conn, [(table_id, [first])], made)
             else:
                 conn.execute(
                     _SET_HEAD, {"t_id": table_id, "t_hash": "", "t_seal": self.seal_of(table_id, "")}
                 )
             self._crash.check("inside")
+        self._round_ids.update(made)
         self._crash.check("after")
         return table_id
 
@@ -385,103 +349,27 @@ class Store:
         return self.append_many(table_id, [batch])
 
     def append_many(self, table_id: int, batches: Sequence[Batch]) -> str:
-        """Write ``batches`` in order in ONE transaction (the records of one table call): one commit,
-        each batch written exactly as ``append`` writes it; returns the new head of the hash chain."""
+        """Write ``batches`` in order in ONE transaction (the records of one table call), committed when
+        this returns; returns the new head of the hash chain. With group commit on (``start_group``)
+        the transaction is shared with the other tables' writes of the same moment (``group.py``)."""
+        return self.submit(table_id, batches).result()
+
+    def submit(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
+        """Queue ``batches`` for the writer thread (group commit on), else write them now; the future
+        completes once they are committed (its result: the chain's new head)."""
         self._writable()
-        self._crash.count += 1
-        with self.engine.begin() as conn:
-            for fence in self.fences:
-                fence(conn, table_id)
-            head = ""
-            for batch in batches:
-                head = self._append(conn, table_id, batch)
-            self._crash.check("inside")
-        self._crash.check("after")
-        return head
+        if self.group is not None:
+            return self.group.submit(table_id, batches)
+        fut: Future[str] = Future()
+        fut.set_result(self.write_group([(table_id, batches)])[0])
+        return fut
 
-    def _append(self, conn: Connection, table_id: int, batch: Batch) -> str:
-        """The statements of one batch, on ``conn`` (the caller's transaction)."""
-        q = _HEAD_LOCKED if self.engine.dialect.name == "postgresql" else _HEAD
-        prev = conn.execute(q, {"t_id": table_id}).scalar()
-        if prev is None:
-            raise HistoryError(f"table {table_id} is not in the history")
-        if batch.shoe is not None:
-            n, cards, cut = batch.shoe
-            conn.execute(
-                _INS_SHOE, {"table_id": table_id, "number": n, "cards": cards, "cut": cut, "created": now()}
-            )
-        last_id = 0
-        state_event = 0
-        for i, row in enumerate(batch.rows):
-            if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
-                res = conn.execute(
-                    _INS_ROUND,
-                    {
-                        "table_id": table_id,
-                        "number": row.round_no,
-                        "shoe": row.data.get("shoe", batch.round_shoe),
-                        "status": "open",
-                        "started": now(),
-                    },
-                )
-                pk = res.inserted_primary_key
-                assert pk is not None
-                self._round_ids[(table_id, row.round_no)] = int(pk[0])
-            last_id, prev = self._write_row(conn, table_id, row, str(prev))
-            if i == batch.state_at:
-                state_event = last_id - 1  # ids of one table's transaction are increasing
-        if batch.round_end is not None:
-            rno, status, result = batch.round_end
-            conn.execute(
-                _END_ROUND,
-                {
-                    "t_id": table_id,
-                    "r_no": rno,
-                    "r_status": status,
-                    "r_ended": now(),
-                    "r_result": canon(result),
-                },
-            )
-        seal = self.seal_of(table_id, str(prev))
-        if batch.state is None:
-            conn.execute(_SET_HEAD, {"t_id": table_id, "t_hash": prev, "t_seal": seal})
-        else:
-            conn.execute(
-                _SET_HEAD_STATE,
-                {
-                    "t_id": table_id,
-                    "t_hash": prev,
-                    "t_seal": seal,
-                    "t_state": canon(batch.state),
-                    "t_event": last_id if batch.state_at is None else state_event,
-                },
-            )
-        return str(prev)
-
-    def _write_row(self, conn: Connection, table_id: int, row: Row, prev: str) -> tuple[int, str]:
-        h = chain_hash(prev, event_body(row.round_no, row.seq, row.kind, row.data, row.clause, row.transfers))
-        rid = self._round_id(conn, table_id, row.round_no)
-        res = conn.execute(
-            _INS_EVENT,
-            {
-                "table_id": table_id,
-                "round_id": rid,
-                "round_no": row.round_no,
-                "seq": row.seq,
-                "kind": row.kind,
-                "payload": canon(row.data),
-                "clause": row.clause,
-                "created": now(),
-                "prev_hash": prev,
-                "hash": h,
-            },
-        )
-        pk = res.inserted_primary_key
-        assert pk is not None
-        eid = int(pk[0])
-        for i, t in enumerate(row.transfers):
-            self.write_ledger(conn, table_id, rid, eid, f"{table_id}:{row.round_no}:{row.seq}:{i}", t)
-        return eid, h
+    def start_group(self, *, window_s: float = 0.0) -> GroupCommitter:
+        """Group commit from now on: every ``append`` goes through one writer thread (``group.py``)."""
+        self._writable()
+        if self.group is None:
+            self.group = GroupCommitter(self, window_s=window_s)
+        return self.group
 
     def write_ledger(
         self,
@@ -494,36 +382,45 @@ class Store:
     ) -> None:
         """One ledger row and both balances; a second row with the same ``idem`` is refused."""
         amount = Decimal(t["amount"])
+        row = {"table_id": table_id, "round_id": round_id, "event_id": event_id, "idem": idem}
+        row |= {k: t[k] for k in ("kind", "player", "reason")}
+        row |= {"source": account_key(t["source"]), "dest": account_key(t["dest"]), "amount": str(amount)}
         try:
-            conn.execute(
-                _INS_LEDGER,
-                {
-                    "table_id": table_id,
-                    "round_id": round_id,
-                    "event_id": event_id,
-                    "idem": idem,
-                    "source": account_key(t["source"]),
-                    "dest": account_key(t["dest"]),
-                    "amount": str(amount),
-                    "kind": t["kind"],
-                    "player": t["player"],
-                    "reason": t["reason"],
-                },
-            )
+            conn.execute(insert(s.ledger), row)
         except IntegrityError:
             raise HistoryError(f"ledger row {idem} is already written: a transfer is booked once") from None
-        for acct, sign in ((t["source"], -1), (t["dest"], 1)):
-            key = account_key(acct)
-            cur = conn.execute(_BALANCE, {"t_id": table_id, "a_key": key}).scalar()
+        for key, sign in ((row["source"], -1), (row["dest"], 1)):
+            q = select(s.accounts.c.balance).where(
+                s.accounts.c.table_id == table_id, s.accounts.c.account == key
+            )
+            cur = conn.execute(q).scalar()
+            bal = str(Decimal(cur or 0) + sign * amount)
             if cur is None:
-                conn.execute(
-                    _INS_ACCOUNT, {"table_id": table_id, "account": key, "balance": str(sign * amount)}
-                )
+                conn.execute(insert(s.accounts).values(table_id=table_id, account=key, balance=bal))
             else:
                 conn.execute(
-                    _SET_BALANCE,
-                    {"t_id": table_id, "a_key": key, "a_balance": str(Decimal(cur) + sign * amount)},
+                    update(s.accounts)
+                    .where(s.accounts.c.table_id == table_id, s.accounts.c.account == key)
+                    .values(balance=bal)
                 )
+
+    def write_group(self, items: Sequence[tuple[int, Sequence[Batch]]]) -> list[str]:
+        """The batches of several tables (each item: a table id and its batches) in ONE transaction,
+        every table's fences checked in it; returns each item's new chain head."""
+        self._crash.count += len(items)
+        made: dict[tuple[int, int], int] = {}
+        with self.engine.begin() as conn:
+            tids = list(dict.fromkeys(t for t, _ in items))
+            for tid in tids:
+                for fence in self.fences:
+                    fence(conn, tid)
+            for many in self.fences_many:
+                many(conn, tids)
+            heads = write_items(self, conn, items, made)
+            self._crash.check("inside", len({t for t, _ in items}), len(items))
+        self._round_ids.update(made)
+        self._crash.check("after", calls=len(items))
+        return heads
 
     # ------------------------------------------------------------------------------------------
     # reading

@@ -98,6 +98,33 @@ class Server:
     def lock(self, tid: str) -> asyncio.Lock:
         return self.locks.setdefault(tid, asyncio.Lock())
 
+    async def settled(self, host: HostedTable) -> bool:
+        """Wait until the table's events so far are durable (group commit: ``StorePersistence.settle``)
+        before anything of it is shown. False: its write failed (a lease lost, the database gone): the
+        table is dropped from this process, its connections closed; the committed records rebuild it
+        (a restart, or the process that holds its lease)."""
+        settle = getattr(self.lobby.store, "settle", None)
+        if settle is None:
+            return True
+        try:
+            await settle(host.id)
+        except Exception as err:  # noqa: BLE001 (any failed write: nothing uncommitted is shown)
+            lost = isinstance(err, LeaseLost)
+            if not lost:
+                log.error("table %s: its events could not be committed; dropped: %s", host.id, err)
+            if self.lobby.tables.get(host.id) is host:
+                self.lobby.tables.pop(host.id, None)
+            why = (
+                "this table moved to another process" if lost else "this table's records could not be written"
+            )
+            for c in list(self.conns.pop(host.id, ())):
+                with contextlib.suppress(Exception):
+                    await c.ws.send_text(json.dumps({"type": "error", "error": str(err)[:500]}))
+                with contextlib.suppress(Exception):
+                    await c.ws.close(code=4409 if lost else 1011, reason=why)
+            return False
+        return True
+
     def broadcast(self, host: HostedTable) -> None:
         cache: dict[tuple[str | None, bool], str] = {}
         for c in list(self.conns.get(host.id, ())):
@@ -173,7 +200,7 @@ class Server:
                 except PontoonError as err:  # the default action refused: leave the round as it is
                     log.warning("table %s: timer: %s", host.id, err)
                     host.deadline = None
-                if host.version != before:
+                if host.version != before and await self.settled(host):
                     self.broadcast(host)
 
 
@@ -313,6 +340,9 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
     async with srv.lock(tid):
         before = host.version
         host.connected(name)
+        if not await srv.settled(host):  # its last write failed: the table is gone from here
+            srv.auth.forget(websocket)
+            return
         if host.version != before:  # a member back: everyone sees him connected
             srv.broadcast(host)
         else:  # a spectator or a second tab: only the joiner needs a frame (issue 28 item 8)
@@ -336,7 +366,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
         async with srv.lock(tid):
             before = host.version
             host.disconnected(name)
-            if host.version != before:  # a spectator's close changes nothing anyone sees: no frame
+            if host.version != before and await srv.settled(host):  # a spectator's close: no frame
                 srv.broadcast(host)
         if conn.overflow:
             with contextlib.suppress(Exception):
@@ -403,7 +433,8 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
             return
         except PontoonError as err:
             _error(conn, str(err))
-        srv.broadcast(host)
+        if await srv.settled(host):  # shown only once durable (group commit)
+            srv.broadcast(host)
 
 
 def _chat(srv: Server, host: HostedTable, conn: Conn, text: str) -> None:

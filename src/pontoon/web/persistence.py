@@ -53,6 +53,9 @@ class MemoryPersistence:
     def load_accounts(self) -> dict[str, Decimal]:
         return dict(self.accounts)
 
+    async def settle(self, table_id: str) -> None:
+        """Every record of the table kept (in memory: at once)."""
+
     def save_account(self, name: str, balance: Decimal) -> None:
         self.accounts[name] = balance
 

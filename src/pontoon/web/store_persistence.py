@@ -1,8 +1,12 @@
 """``StorePersistence``: the server's ``TablePersistence`` on the history store (``pontoon serve --db``).
 
 - Every engine table the server hosts is recorded by a ``Recorder`` (label ``web``), attached when the
-  engine table is made (a casino table with its host, a British game when its seats are full): each
-  event is committed inside the table call that made it, before the server can show it.
+  engine table is made (a casino table with its host, a British game when its seats are full). The
+  store commits in groups (``history/group.py``): a table call's events are queued for the writer
+  thread, which commits the events of every table of that moment in one transaction; the server waits
+  for ``settle(table)`` (the table's write committed) before it shows anything of the table, so an
+  event is shown only once it is durable. The other writes (accounts, people, leases) are made
+  synchronously after the queue is drained, so they never overtake the events they follow.
 - Accounts: ``pontoon.history.accounts`` (an account's balance is its opening plus its moves plus its
   casino cashier ledger rows, so it cannot drift from the ledger).
 - ``restore(lobby)`` after a restart (or a takeover): every open web table is rebuilt by
@@ -11,6 +15,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from decimal import Decimal
@@ -44,18 +49,35 @@ class StorePersistence:
         self.games: dict[str, str] = {}  # web id -> casino | british
         self.known: set[str] = set()
         self.leases = leases  # several processes on one database: a table is served by its lease's owner
+        self.group = store.group or store.start_group()  # group commit (history/group.py)
         if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
             self.web.fence = leases.fence
-            store.fences.append(self._fence)
+            store.fences_many.append(self._fence)
 
-    def _fence(self, conn: Any, store_table_id: int) -> None:
-        """``Store.fences``: a write to a store table recorded for one of our web tables must still hold
-        that web table's lease at our epoch (``Leases.fence``; raises ``LeaseLost``)."""
+    def _fence(self, conn: Any, store_table_ids: list[int]) -> None:
+        """``Store.fences_many``: the writes to store tables recorded for our web tables must still hold
+        those web tables' leases at our epoch (``Leases.fence_many``, one statement; raises ``LeaseLost``)."""
         assert self.leases is not None
-        for wid, rec in self.recorders.items():
-            if rec.table_id == store_table_id:
-                self.leases.fence(conn, wid)
-                return
+        by_store = {rec.table_id: wid for wid, rec in list(self.recorders.items())}
+        self.leases.fence_many(conn, [by_store[t] for t in store_table_ids if t in by_store])
+
+    # ------------------------------------------------------------------ group commit
+    async def settle(self, table_id: str) -> None:
+        """Wait until every event of ``table_id`` recorded so far is committed; raises the error of a
+        write that failed (``LeaseLost``, ``HistoryError``): then nothing of the table may be shown."""
+        rec = self.recorders.get(table_id)
+        if rec is None:
+            return
+        fut = self.group.pending(rec.table_id)
+        if fut is not None:
+            await asyncio.wrap_future(fut)
+        err = self.group.failed.get(rec.table_id)
+        if err is not None:
+            raise err
+
+    def _drain(self) -> None:
+        """Every queued event committed before a synchronous write that may follow them."""
+        self.group.drain()
 
     # ------------------------------------------------------------------ TablePersistence
     def load_accounts(self) -> dict[str, Decimal]:
@@ -110,7 +132,8 @@ class StorePersistence:
 
     def attach(self, table_id: str, table: CasinoTable | BritishGame, title: str) -> None:
         """A new engine table: record it from now on (a new row in the store, label web)."""
-        rec = Recorder(self.store, table, label=LABEL, meta={"web_id": table_id, "title": title})
+        self._drain()
+        rec = Recorder(self.store, table, label=LABEL, meta={"web_id": table_id, "title": title}, defer=True)
         old = self.recorders.pop(table_id, None)
         if old is not None:
             old.close()
@@ -120,6 +143,7 @@ class StorePersistence:
 
     def detach(self, table_id: str) -> None:
         """The engine table is finished (a British game closed): its store row is closed."""
+        self._drain()
         rec = self.recorders.pop(table_id, None)
         if rec is not None:
             rec.close()
@@ -132,6 +156,7 @@ class StorePersistence:
         the people after it, the web row's game cleared and the store table closed, in ONE transaction:
         a kill before it leaves the game closed in the engine and nothing paid (the restart pays it all,
         once); a kill after it leaves everything paid and the game closed."""
+        self._drain()
         rec = self.recorders.pop(table_id, None)
         if rec is not None:
             rec.close(status="kept")  # writes what is deferred; the table's status goes with the pay-backs
@@ -146,6 +171,7 @@ class StorePersistence:
         self.web.table_saved(table_id, spec, None if rec is None else rec.table_id)
 
     def table_closed(self, table_id: str) -> None:
+        self._drain()
         rec = self.recorders.pop(table_id, None)
         if rec is not None:
             rec.close()
@@ -159,6 +185,7 @@ class StorePersistence:
         against the account's balance inside that transaction, the account locked (``WebRecords.
         members_changed``): a British buy-in is a web move; a casino one is held by the snapshot
         until the table's deposit is booked (the recorder's cashier row), so the check precedes both."""
+        self._drain()  # a casino leave's withdrawal row before the snapshot without him
         move: tuple[str, Decimal, str] | None = None
         hold: tuple[str, Decimal] | None = None
         if self.games.get(table_id) == "british":  # casino money moves are the recorder's cashier rows
@@ -300,6 +327,7 @@ class StorePersistence:
                 if members != row["members"]:  # the snapshot corrected (the balances read its holds)
                     self.web.members_changed(wid, members)
             if rec is not None:
+                rec.recorder.defer = True  # its writes from now on: group commit, settled before shown
                 self.recorders[wid] = rec.recorder
                 host.fair = None
                 host.revealed.clear()

@@ -69,7 +69,10 @@ async def table(request: Request, tid: TableId) -> Any:
     host = srv.lobby.tables.get(tid)
     if host is None:
         return missing(srv, tid)
-    return dict(host.row(), state=host.state_for(None))
+    async with srv.lock(tid):
+        if not await srv.settled(host):
+            return missing(srv, tid)
+        return dict(host.row(), state=host.state_for(None))
 
 
 @router.get("/api/tables/{tid}/history", responses={404: {}})
@@ -133,6 +136,8 @@ async def join(request: Request, tid: TableId, body: JoinIn | None = Body(None))
                 status_code=202,
             )
         out = srv.lobby.join(host, me.name, body or JoinIn(), client_address(request), session=me.sid)
+        if not await srv.settled(host):  # shown (and answered) only once durable
+            return err(409, f"table {tid} could not record the join; it is no longer served here")
         srv.broadcast(host)
     return out
 
@@ -149,6 +154,8 @@ async def leave(request: Request, tid: TableId, body: LeaveIn | None = Body(None
         if name not in host.members:
             return err(400, f"{name} is no longer at table {tid}")
         got: Decimal | None = host.leave(name)
+        if not await srv.settled(host):
+            return err(409, f"table {tid} could not record the leave; it is no longer served here")
         srv.broadcast(host)
     return {
         "left": got is not None,
@@ -187,5 +194,9 @@ async def message(request: Request, tid: TableId, body: MessageIn) -> Any:
             srv.lobby.tables.pop(tid, None)
             return err(409, str(lost))
         finally:
-            srv.broadcast(host)
+            ok = await srv.settled(host)  # shown only once durable (group commit)
+            if ok:
+                srv.broadcast(host)
+        if not ok:
+            return err(409, f"table {tid} could not record the message; it is no longer served here")
         return host.state_for(name, False)

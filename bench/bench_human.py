@@ -1,0 +1,173 @@
+"""Human-paced load on one ``pontoon serve`` process: many tables, two people each acting every few seconds.
+
+``python bench/bench_human.py [--tables 1000] [--every 2] [--seconds 180] [--store sqlite|memory|pg]``
+
+A fresh server process (the app of ``pontoon serve``, as ``bench_server.py`` starts it) hosts T casino
+tables of ``mbs`` with two WebSocket players each (all in this process's event loop). A player acts
+(bets the minimum, hits below 17, stands) only at its own pace: at most one message every ``--every``
+seconds (each player's first at a random offset), as a person would. Reported: the action latency (from
+sending to the state that answers it) at p50/p99/max, the actions and errors, and the server's memory
+(RSS) sampled every few seconds (the curve), so that a leak shows as a rising line.
+Not a timed test; on a small machine run fewer tables or a shorter time (the clients share its cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import httpx
+import psutil
+from websockets.asyncio.client import connect
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_server import ROOT, choose, free_port  # noqa: E402
+
+
+async def person(
+    url: str, every: float, until: float, rng: random.Random, lat: list[float], errors: list[str]
+) -> None:
+    url, _, token = url.partition("#")
+    async with connect(url, max_size=2**22, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+        next_at = time.perf_counter() + rng.uniform(0, every)
+        sent_at: float | None = None
+        sent_version = -1
+        state: dict[str, Any] = {}
+        while time.perf_counter() < until:
+            try:
+                msg = json.loads(
+                    await asyncio.wait_for(ws.recv(), timeout=max(0.05, next_at - time.perf_counter()))
+                )
+            except TimeoutError:
+                msg = None
+            if msg is not None:
+                if msg.get("type") == "error":
+                    errors.append(msg["error"])
+                    sent_at = None
+                    continue
+                if msg.get("type") != "state":
+                    continue
+                state = msg
+                if sent_at is not None and state["version"] > sent_version:
+                    lat.append(time.perf_counter() - sent_at)
+                    sent_at = None
+            if sent_at is not None or not state or time.perf_counter() < next_at:
+                continue
+            out: dict[str, Any] | None = None
+            if state["phase"] == "betting" and state["you"] not in state["bets"]:
+                out = {"type": "bet", "amount": "10"}
+            else:
+                out = choose(state)
+            if out is not None:
+                sent_at, sent_version = time.perf_counter(), state["version"]
+                next_at = sent_at + every
+                await ws.send(json.dumps(out))
+
+
+async def load(base: str, tables: int, every: float, seconds: float, pid: int) -> dict[str, Any]:
+    lat: list[float] = []
+    errors: list[str] = []
+    rss: list[tuple[float, float]] = []
+    async with httpx.AsyncClient(base_url=base, timeout=120) as http:
+        urls = []
+        for t in range(tables):
+            tid = (await http.post("/api/tables", json={"preset": "mbs", "seed": t})).json()["id"]
+            for p in range(2):
+                tok = (await http.post("/api/accounts", json={"name": f"h{t}p{p}"})).json()["token"]
+                r = await http.post(
+                    f"/api/tables/{tid}/join",
+                    json={"box": p + 1, "buy_in": "1000"},
+                    headers={"Authorization": f"Bearer {tok}"},
+                )
+                urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}#{r.json()['token']}")
+    proc = psutil.Process(pid)
+    t0 = time.perf_counter()
+    until = t0 + seconds
+
+    async def sample() -> None:
+        while time.perf_counter() < until:
+            rss.append((time.perf_counter() - t0, proc.memory_info().rss / 2**20))
+            await asyncio.sleep(max(1.0, seconds / 12))
+
+    rng = random.Random(1)
+    people = []
+    for i, u in enumerate(urls):  # connect in a trickle, as people arrive
+        people.append(asyncio.create_task(person(u, every, until, random.Random(rng.random()), lat, errors)))
+        if i % 50 == 49:
+            await asyncio.sleep(0.05)
+    sampler = asyncio.create_task(sample())
+    await asyncio.gather(*people, sampler)
+    rss.append((time.perf_counter() - t0, proc.memory_info().rss / 2**20))
+    return {"lat": lat, "errors": errors, "rss": rss, "wall": time.perf_counter() - t0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=int, default=1000)
+    ap.add_argument("--every", type=float, default=2.0, help="seconds between one person's actions")
+    ap.add_argument("--seconds", type=float, default=180.0)
+    ap.add_argument("--store", default="sqlite", choices=("sqlite", "memory", "pg"))
+    a = ap.parse_args(argv)
+    env = dict(
+        os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
+    )
+    tmp = tempfile.mkdtemp(prefix="bench-human-")
+    port = free_port()
+    cluster = None
+    db = ""
+    if a.store == "sqlite":
+        db = f"sqlite:///{tmp}/h.sqlite"
+    elif a.store == "pg":
+        sys.path.insert(0, ROOT)
+        from tests.history.pg import cluster as pg_cluster
+        from tests.history.pg import create_db
+
+        cluster = pg_cluster()
+        db = create_db(cluster.__enter__(), "human")
+    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_server.py")
+    proc = subprocess.Popen([sys.executable, bench, "--serve", str(port), "--db", db], env=env)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        res = asyncio.run(load(base, a.tables, a.every, a.seconds, proc.pid))
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        if cluster is not None:
+            cluster.__exit__(None, None, None)
+        shutil.rmtree(tmp, ignore_errors=True)
+    lat = sorted(res["lat"])
+    pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
+    print(
+        f"bench_human: {a.tables} tables x 2 people, one action per person every {a.every:g} s, "
+        f"{a.seconds:g} s, store {a.store}, {os.cpu_count()} CPUs"
+    )
+    print(
+        f"actions {len(lat)} ({len(lat) / res['wall']:.0f}/s)  errors {len(res['errors'])}  "
+        f"latency ms p50 {pct(0.5):.1f} p99 {pct(0.99):.1f} max {lat[-1] * 1000 if lat else float('nan'):.1f}"
+    )
+    print("RSS MB over time: " + "  ".join(f"{t:.0f}s {m:.0f}" for t, m in res["rss"]))
+    kinds: dict[str, int] = {}
+    for e in res["errors"]:  # e.g. a bet sent on a state the table had just left (a race any client has)
+        kinds[e[:70]] = kinds.get(e[:70], 0) + 1
+    for e, n in sorted(kinds.items(), key=lambda x: -x[1])[:3]:
+        print(f"refused x{n}: {e}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
