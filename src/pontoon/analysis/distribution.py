@@ -110,6 +110,8 @@ class _Up:
             else solver.split_chains(p)
         )
         start = (sp.ncards == 2) & (sp.counts[:, p] >= 1)
+        if len(self._hand_a2s(p, a2)) > 1:  # only the hands whose first two cards hold t Aces
+            start &= sp.counts[:, 0] == t
         wide = Grid(self.grid.values, blocks=8)
         if sc is None:  # pragma: no cover - a pair that is split has its chains
             out = self.outs[a2]
@@ -220,13 +222,32 @@ def _hand(u: _Up, i: int, j: int, wt: float) -> None:
             rd.add_vec(grid, measures[best], wt * cw)
 
 
+def _base_tables(
+    rules: CasinoRules, grid: Grid, solver: UpcardSolver, outs: dict[int, ChainOut]
+) -> dict[int, Tables]:
+    """One up card's tables per a2 (the chain of the Aces among the first two cards): each from the
+    two-card hands that ``_hand`` plays by it (those with a2 Aces; the least a2's also those whose
+    count has no chain of its own) and the states they reach."""
+    sp = solver.sp
+    two = sp.ncards == 2
+    out = {}
+    for a2, o in outs.items():
+        start = two
+        if len(outs) > 1:
+            own = sp.nace == a2
+            if a2 == min(outs):
+                own |= ~np.isin(sp.nace, list(outs))
+            start = two & own
+        out[a2] = tables(rules, grid, solver, o, a2, states=reach(solver, o, start))
+    return out
+
+
 def _upcard(
     rules: CasinoRules, grid: Grid, ur: UpcardResult, basic: bool, rd: RoundDist, p_up: float
 ) -> None:
     solver: UpcardSolver = ur.detail["solver"]
     outs = ur.detail["outs_basic" if basic else "outs_opt"]
-    two = solver.sp.ncards == 2
-    tabs = {a2: tables(rules, grid, solver, o, a2, states=reach(solver, o, two)) for a2, o in outs.items()}
+    tabs = _base_tables(rules, grid, solver, outs)
     u = _Up(rules, grid, ur, basic, rd, tabs)
     for i, j, w in solver.start_weights():
         _hand(u, i, j, p_up * w)
@@ -284,8 +305,7 @@ def hand_distribution(rules: CasinoRules, basic: bool, up: int, i: int, j: int) 
     solver: UpcardSolver = ur.detail["solver"]
     grid = _grid(rules, solver.pr.sb_units)
     outs = ur.detail["outs_basic" if basic else "outs_opt"]
-    two = solver.sp.ncards == 2
-    tabs = {a2: tables(rules, grid, solver, o, a2, states=reach(solver, o, two)) for a2, o in outs.items()}
+    tabs = _base_tables(rules, grid, solver, outs)
     rd = RoundDist()
     _hand(_Up(rules, grid, ur, basic, rd, tabs), min(i, j), max(i, j), 1.0)
     return {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
