@@ -4,6 +4,8 @@ frequency and of the variance, as the Markdown of docs/report-agreement.md.
     python bench/report_agreement.py --rounds 100000000 [--presets mbs federal ...]
         [--strategies basic optimal] [--seed 2026] [--json-dir DIR] [--out docs/report-agreement.md]
     python bench/report_agreement.py --from-json DIR/*.json --out docs/report-agreement.md
+        (the runs' counts against the distributions as the code computes them now; --summary: the
+        summary table only)
 
 Each run: one box, a continuous shuffler (every round from a full shoe, as the analysis assumes),
 ``session_length=1`` (the simulator's session histogram is then the outcome histogram).
@@ -40,6 +42,34 @@ def run(preset: str, strategy: str, rounds: int, seed: int) -> dict[str, Any]:
     return a
 
 
+def recompute(r: dict[str, Any]) -> dict[str, Any]:
+    """A saved run's counts against the distribution as the code computes it now."""
+    rules = resolve_rules(r["preset"])
+    exact = round_distribution(rules, r["strategy"] == "basic")
+    counts = {float(o["net"]): int(o["count"]) for o in r["outcomes"] if o["count"]}
+    a = agreement(exact, counts)
+    a.update({k: r[k] for k in ("preset", "strategy", "seed", "seconds", "sim_edge") if k in r})
+    return a
+
+
+def summary_md(results: list[dict[str, Any]]) -> str:
+    out = [
+        "| preset | strategy | rounds | seed | largest \\|z\\| of an outcome (net) | variance: simulated / exact (z) "
+        "| mean z | its gap: exact - simulated (relative) | error bound (3 SE) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for a in results:
+        worst = max((r for r in a["outcomes"] if r["probability"] > 0), key=lambda r: abs(r["z"]))
+        v, m = a["variance"], a["mean"]
+        gap = worst["probability"] - worst["count"] / a["rounds"]
+        out.append(
+            f"| {a['preset']} | {a['strategy']} | {a['rounds']:,} | {a['seed']} | {abs(worst['z']):.2f} "
+            f"({worst['net']:+g}) | {v['simulated']:.5f} / {v['exact']:.5f} ({v['z']:+.2f}) | {m['z']:+.2f} "
+            f"| {gap:+.1e} ({gap / worst['probability']:+.2%}) | {a['deviation_bound']:.1e} |"
+        )
+    return "\n".join(out) + "\n"
+
+
 def to_md(results: list[dict[str, Any]]) -> str:
     out = []
     for a in results:
@@ -74,9 +104,10 @@ def main() -> None:
     ap.add_argument("--json-dir")
     ap.add_argument("--from-json", nargs="*")
     ap.add_argument("--out")
+    ap.add_argument("--summary", action="store_true")
     a = ap.parse_args()
     if a.from_json:
-        results = [json.loads(Path(p).read_text()) for p in a.from_json]
+        results = [recompute(json.loads(Path(p).read_text())) for p in a.from_json]
     else:
         results = []
         for preset in a.presets:
@@ -89,7 +120,7 @@ def main() -> None:
                     f"{preset} {strat}: max |z| {r['max_abs_z']:.2f}, variance z {r['variance']['z']:+.2f}",
                     flush=True,
                 )
-    text = to_md(results)
+    text = summary_md(results) if a.summary else to_md(results)
     if a.out:
         Path(a.out).write_text(text)
     else:

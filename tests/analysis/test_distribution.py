@@ -309,3 +309,56 @@ def test_split_hands_play_by_their_own_aces_federal() -> None:
         old += shoe[r] / n * float(sc.out_for(0).val[s])
     assert got == pytest.approx(want, abs=1e-12)
     assert abs(want - old) > 1e-6  # the chain of no Ace values the hand 2-A otherwise
+
+
+def test_split_second_cards_are_distinct_cards() -> None:
+    """``_sample_sums``: the sum of m hands' outcomes when their second cards are m distinct cards of
+    a shoe equals the mean over every m-card subset of the product (convolution) of the cards'
+    measures, counted card by card (a shoe of 2 + 1 + 3 cards of three ranks, random measures on five
+    outcomes per dealer class), scaled to mass 1 per class."""
+    from itertools import combinations
+
+    from pontoon.analysis.dist_splits import _sample_sums
+
+    grid = Grid([-2.0, -1.0, 0.0, 1.0, 2.0])
+    rng = np.random.default_rng(5)
+    per_rank = {r: (n, rng.random((7, grid.g)) / 20) for r, n in ((0, 2), (3, 1), (7, 3))}
+    pds = np.array([float(sum(n * u[d].sum() for n, u in per_rank.values())) / 6 for d in range(7)])
+    got = _sample_sums(per_rank, pds, grid, 1.0, 3)
+    cards = [u for n, u in per_rank.values() for _ in range(n)]
+    for d in range(7):
+        for m in (1, 2, 3):
+            acc: dict[float, float] = {}
+            for sub in combinations(range(len(cards)), m):
+                dist = {0.0: 1.0}
+                for c in sub:
+                    nxt: dict[float, float] = {}
+                    for v, p in dist.items():
+                        for k, x in enumerate(grid.values):
+                            nxt[v + x] = nxt.get(v + x, 0.0) + p * cards[c][d][k] / pds[d]
+                    dist = nxt
+                for v, p in dist.items():
+                    acc[v] = acc.get(v, 0.0) + p
+            total = sum(acc.values())
+            arr, v0 = got[d][m]
+            mine = {v0 + i: float(x) for i, x in enumerate(arr) if x}
+            assert set(mine) == {v for v, p in acc.items() if p > 0}
+            for v, p in acc.items():
+                assert mine[v] == pytest.approx(p / total, rel=1e-9, abs=1e-15), (d, m, v)
+
+
+def test_split_bound_stated_covers_the_measured_runs() -> None:
+    """``method.approximations`` states the split rounds' error as MEASURED_BOUND: every 10^9-round
+    run in docs/report-agreement.md has its error bound (|exact - simulated| + 3 SE, largest over the
+    outcomes) at most that, and the line says so."""
+    from pontoon.analysis.distribution import MEASURED_BOUND, approximation
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "report-agreement.md").read_text()
+    section = doc.split("## At 10^9 rounds: every casino preset", 1)[1].split("\n## ", 1)[0]
+    rows = [ln for ln in section.splitlines() if ln.startswith("| ") and "1,000,000,000" in ln]
+    presets = {ln.split("|")[1].strip() for ln in rows}
+    assert {"mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"} <= presets
+    for ln in rows:
+        assert float(ln.rstrip(" |").rsplit("|", 1)[1]) <= MEASURED_BOUND, ln
+    d = round_distribution(resolve_rules("blackjack"), basic=True)
+    assert f"{MEASURED_BOUND:.0e}" in approximation(d)

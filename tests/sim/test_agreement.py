@@ -96,3 +96,21 @@ def test_federal_split_of_eights_against_a_ten_agrees() -> None:
             zs[v] = (counts.get(v, 0) - n * p) / math.sqrt(n * p * (1 - p))
     assert len(zs) >= 8
     assert max(abs(z) for z in zs.values()) < 4.5, zs
+
+
+def test_deviation_bound_of_an_outcome() -> None:
+    """``agreement``'s error bound: the largest |frequency - p| + 3 sqrt(p (1 - p) / n) over outcomes
+    (-1, 0, +1 with 1/4, 1/2, 1/4, seen 300, 500 and 200 times in 1,000: 0.05 + 3 sqrt(3/16 / 1000))."""
+    exact = {
+        "outcomes": [
+            {"net": -1.0, "probability": 0.25},
+            {"net": 0.0, "probability": 0.5},
+            {"net": 1.0, "probability": 0.25},
+        ],
+        "mean": 0.0,
+        "variance": 0.5,
+    }
+    a = agreement(exact, {-1.0: 300, 0.0: 500, 1.0: 200})
+    assert abs(a["max_deviation"]["deviation"]) == pytest.approx(0.05)
+    assert a["deviation_bound"] == pytest.approx(0.05 + 3 * math.sqrt(3 / 16 / 1000))
+    assert a["max_abs_z"] == pytest.approx(50 / math.sqrt(1000 * 3 / 16))

@@ -1,6 +1,7 @@
 """Split rounds of ``distribution`` (its one approximation): the hands against one dealer,
-independent given the dealer's final class, the number of hands exact (``hand_counts``), the mean
-matched to the analysis's exact split value."""
+independent given the dealer's final class but for their second cards (distinct cards of one shoe,
+``_sample_sums``), the number of hands exact (``hand_counts``), the mean matched to the analysis's
+exact split value."""
 
 from __future__ import annotations
 
@@ -111,6 +112,7 @@ def _split(
     scale: float,
     rd: RoundDist,
     w: float,
+    per_rank: tuple[dict[int, tuple[int, np.ndarray]], int] | None = None,
 ) -> None:
     """A split's hands against the same dealer: ``hands`` = (a hand whose second card is not a pair
     card, a hand whose second card is any card), each a list over the dealer's final class d (17..21,
@@ -121,10 +123,21 @@ def _split(
     hands' measures of the events that do not wait for the dealer, jointly with a dealer Pontoon:
     given it, the box loses one wager in all if some hand is alive."""
     non, anyc, dead = hands
+    ranks = per_rank[0] if per_rank is not None else {}
     seen = np.nonzero(np.sum(anyc, axis=0)[: grid.g])[0]
     step = _step([grid.values[k] for k in seen])  # split hands' outcomes (no Super Bonus)
     mass = float(np.sum(anyc, axis=0)[: grid.g].sum())
     conv: dict[float, float] = {}
+    sums = None
+    if ranks and step is not None and per_rank is not None:
+        # the hands' second cards off one shoe: the non-pair ones distinct non-pair cards, those
+        # dealt once the limit is reached distinct cards of any rank (the two groups apart)
+        pds = np.array([float(x[: grid.g].sum()) for x in anyc])
+        nonpair = {r: x for r, x in ranks.items() if r != per_rank[1]}
+        sums = (
+            _sample_sums(nonpair, pds, grid, step, max(h - k for h, k in counts)),
+            _sample_sums(ranks, pds, grid, step, max(k for _h, k in counts)),
+        )
     for cls in range(len(anyc)):
         pd = float(anyc[cls][: grid.g].sum())
         pn = float(non[cls][: grid.g].sum())
@@ -153,6 +166,12 @@ def _split(
                 _add(conv, some, f, step, -1.0)
                 _add(conv, alldead, f, step)
                 _add(conv, alldead, -f, step, -1.0)
+            continue
+        if sums is not None:
+            one: Lattice = (np.ones(1), 0.0)
+            for (h, k), ph in counts.items():
+                got = (sums[0][cls].get(h - k, ns) if h > k else one, sums[1][cls].get(k, xs) if k else one)
+                _add(conv, _conv(*got), ph * scale * pd / mass, step)
             continue
         for (h, k), ph in counts.items():
             _add(conv, _power(ns, xs, h, k), ph * scale * pd / mass, step)
@@ -191,7 +210,11 @@ def _match_mean(conv: dict[float, float], target: float) -> float:
 
 
 def _split_hand(
-    grid: Grid, solver: UpcardSolver, wides: dict[int, Tables], p: int
+    grid: Grid,
+    solver: UpcardSolver,
+    wides: dict[int, Tables],
+    p: int,
+    per_rank: dict[int, tuple[int, np.ndarray]] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
     """One split hand of pair card ``p``, jointly with the dealer's final class (``wide``: tables
     on a grid with a block per dealer class and a last block for the events that do not wait for
@@ -202,7 +225,9 @@ def _split_hand(
     unless they may be hit). Per dealer class, a measure on ``grid`` (the class's share of lines
     and wagers). ``wides`` by a2, the Aces among the hand's first two cards (its pair card and its
     second card): each hand is played and valued by the tables of its own a2 where there is one
-    (FED, 001 Doubling: those Aces count one on a later double), else by the only one."""
+    (FED, 001 Doubling: those Aces count one on a later double), else by the only one.
+    ``per_rank`` (filled where given): {non-pair second card r: (its count in the shoe less both
+    pair cards, the hand's measure given r on ``grid`` per dealer class, shape (7, grid.g))}."""
     sp, pr = solver.sp, solver.pr
     shoe = solver.base.copy()
     shoe[p] -= 2
@@ -231,6 +256,8 @@ def _split_hand(
         hand += shoe[r] / n * v
         if r != p:
             nonpair += shoe[r] / (n - shoe[p]) * v
+        if per_rank is not None:
+            per_rank[r] = (int(shoe[r]), _by_class(grid, row, v))
     g, free, line0 = grid.g, 7 * grid.g, 8 * grid.g
     res: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
     for which, src in ((0, nonpair), (1, hand)):
@@ -243,3 +270,50 @@ def _split_hand(
     if pr.split_one_wager:  # FED: what each hand does without the dealer, jointly with a Pontoon
         dead = (row[NAT] * nonpair[free : free + g], row[NAT] * hand[free : free + g])
     return res[0], res[1], dead
+
+
+def _by_class(grid: Grid, row: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """A wide measure's outcomes per dealer class (7, grid.g): its class block, plus the events that
+    do not wait for the dealer spread by the dealer's chances ``row``."""
+    g, free = grid.g, 7 * grid.g
+    return np.stack([v[d * g : (d + 1) * g] + row[d] * v[free : free + g] for d in range(7)])
+
+
+def _sample_sums(
+    per_rank: dict[int, tuple[int, np.ndarray]], pds: np.ndarray, grid: Grid, step: float, m_max: int
+) -> list[dict[int, Lattice]]:
+    """Per dealer class d, the sum of ``m`` (1..m_max) hands' outcomes given d when their second
+    cards are ``m`` distinct cards of ``per_rank``'s (drawn without replacement, 004 3.24.2: the
+    hands' second cards come off one shoe): with card c's measure u_c (its class-d measure over
+    ``pds[d]``), the mean over m-card subsets of u_c1 * ... * u_cm is the m-th elementary symmetric
+    polynomial of the cards' measures over C(N, m) (Newton's identities from the power sums
+    p_k = sum_r n_r u_r^k, products being convolutions, taken in Fourier space). Each sum is scaled to
+    mass 1 (the class's chance is kept). [{m: lattice} per class]."""
+    live = [x for x in per_rank.values() if x[0] > 0]
+    if m_max < 1 or not live:
+        return [{} for _ in pds]
+    n = np.array([float(n_r) for n_r, _u in live])
+    div = np.where(pds > 0, pds, 1.0)
+    a = np.stack([u for _n, u in live], axis=1) / div[:, None, None]  # (classes, ranks, grid.g)
+    cols = np.nonzero((a != 0.0).any(axis=(0, 1)))[0]
+    vals = np.array([grid.values[k] for k in cols.tolist()])
+    v0 = float(vals.min())
+    pos = np.rint((vals - v0) / step).astype(np.int64)
+    length = int(pos.max()) + 1
+    onto = np.zeros((len(cols), length))
+    onto[np.arange(len(cols)), pos] = 1.0
+    base = a[:, :, cols] @ onto  # each grid value onto its lattice point
+    size = m_max * (length - 1) + 1
+    f = np.fft.rfft(base, n=size, axis=2)
+    pk = [np.ones(f.shape[::2])] + [np.einsum("r,crf->cf", n, f**k) for k in range(1, m_max + 1)]
+    e = [np.ones(f.shape[::2], dtype=complex)]
+    out: list[dict[int, Lattice]] = [{} for _ in pds]
+    for m in range(1, m_max + 1):
+        e.append(sum(((-1) ** (k - 1)) * e[m - k] * pk[k] for k in range(1, m + 1)) / m)
+        em = np.fft.irfft(e[m], n=size, axis=1)[:, : m * (length - 1) + 1]
+        for d in range(len(pds)):
+            # the identities cancel terms N^m times larger: what is left below that rounding is none
+            arr = np.where(em[d] > 1e-12 * float(np.abs(em[d]).max(initial=0.0)), em[d], 0.0)
+            if pds[d] > 0 and n.sum() >= m and arr.sum() > 0:
+                out[d][m] = (arr / float(arr.sum()), m * v0)
+    return out

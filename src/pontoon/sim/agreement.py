@@ -59,4 +59,20 @@ def agreement(exact: dict[str, Any], counts: dict[float, int]) -> dict[str, Any]
         "mean": {"simulated": mean, "exact": mu, "z": (mean - mu) / se_mean},
         "variance": {"simulated": var, "exact": sig2, "z": (var - sig2) / se_var},
         "max_abs_z": max(abs(r["z"]) for r in rows if r["probability"] > 0 or r["count"]),
+        **_deviation(rows, n),
+    }
+
+
+def _deviation(rows: list[dict[str, Any]], n: int) -> dict[str, Any]:
+    """The largest gap between an outcome's exact probability and its simulated frequency, and a
+    three-standard-error upper bound on the distribution's error in any outcome: max over outcomes of
+    |frequency - p| + 3 sqrt(p (1 - p) / n)."""
+    worst = max(rows, key=lambda r: abs(r["count"] / n - r["probability"]))
+    bound = max(
+        abs(r["count"] / n - r["probability"]) + 3 * math.sqrt(r["probability"] * (1 - r["probability"]) / n)
+        for r in rows
+    )
+    return {
+        "max_deviation": {"net": worst["net"], "deviation": worst["count"] / n - worst["probability"]},
+        "deviation_bound": bound,
     }
