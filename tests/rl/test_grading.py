@@ -104,7 +104,7 @@ def test_evaluate_command_with_a_chart_file(tmp_path: Path) -> None:
     "args,needle",
     [
         (["nope.json"], "not 'basic'"),
-        (["basic", "--rules", "british"], "casino"),
+        (["basic", "--rules", "british"], "accepted simple, house, solved, random"),  # British policies
         (["basic", "--rounds", "0"], "--rounds"),
     ],
 )
