@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pontoon.cli.app import run
@@ -439,6 +439,7 @@ def _cli(args: list[str]) -> tuple[int, str, str]:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(field=st.sampled_from(FIELDS), value=BAD, row=st.integers(0, 50))
+@example(field=("ledger", "source"), value="{}", row=48)  # an empty mapping as an account (found by CI)
 def test_corrupted_stored_values_are_one_named_error(
     tmp_path: Path, base_store: Path, field: tuple[str, str], value: str, row: int
 ) -> None:

@@ -280,6 +280,16 @@ def _print_drills(console: Console, store: Store, last: int, as_json: bool) -> N
     console.print(t)
 
 
+def _account_label(acct: Any) -> str:
+    """A ledger row's account as the table shows it: a name, or ``<box 1>`` for a structured one (a
+    damaged store's odd value, an empty mapping included, shows as it is rather than failing)."""
+    if isinstance(acct, str):
+        return acct
+    if isinstance(acct, dict):
+        return "<" + ", ".join(str(v) for v in acct.values()) + ">"
+    return f"<{acct}>"
+
+
 def _print_round(console: Console, d: dict[str, Any]) -> None:
     console.print(
         f"[bold]round {d['id']}[/bold] (table {d['table']}, round {d['round']}, {d['preset']}): {d['status']}"
@@ -291,8 +301,7 @@ def _print_round(console: Console, d: dict[str, Any]) -> None:
         clause = f"  [dim][{e['clause']}][/dim]" if e["clause"] else ""
         console.print(f"#{e['seq']:>3} {e['kind']:<14} {body}{clause}")
         for t in e["transfers"]:
-            src = t["source"] if isinstance(t["source"], str) else f"<{next(iter(t['source'].values()))}>"
-            dst = t["dest"] if isinstance(t["dest"], str) else f"<{next(iter(t['dest'].values()))}>"
+            src, dst = _account_label(t["source"]), _account_label(t["dest"])
             console.print(f"      [green]{t['amount']}[/green] {src} -> {dst} ({t['kind']}: {t['reason']})")
     if d["result"]:
         console.print(f"result: {d['result'].get('status')}  net: {d['result'].get('net')}")
