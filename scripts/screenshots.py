@@ -74,6 +74,7 @@ def shoot(browser: object, url: str, name: str, viewport: dict[str, int], out: P
     kind = "phone" if phone else "desktop"
     shots = [out / f"lobby-{kind}.png", out / f"table-{kind}.png"]
     page.screenshot(path=str(shots[0]))
+    page.fill("#buy-in", "300")  # the buy-in asked on joining
     row.locator("button.join-sit").click()
     page.wait_for_selector("#table:not([hidden])")
     for _ in range(12):  # rounds until one has ended (for "Last rounds") and the next is in play
