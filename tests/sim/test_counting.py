@@ -11,6 +11,7 @@ import pytest
 
 from pontoon.analysis.counts import SYSTEMS
 from pontoon.analysis.indices import index_table
+from pontoon.analysis.states import shoe_counts
 from pontoon.analysis.strategy import basic_strategy, solve
 from pontoon.rules.load import resolve_rules
 from pontoon.sim import _kernels as K
@@ -36,7 +37,7 @@ def test_running_count_equals_a_recount_of_the_dealt_cards_on_stacked_shoes(pres
     spec = build_spec(rules)
     rng = np.random.default_rng(7)
     cards = rng.permutation(spec.shoe)
-    trace, dealt = run_stacked_count(rules, system, cards, 500)
+    trace, dealt, _acc = run_stacked_count(rules, system, cards, 500)
     assert len(trace) > 40  # the whole shoe, round after round
     assert np.array_equal(dealt, cards)  # dealt in stored order
     tags = np.array([system.tags[min(c >> 2, 9)] for c in cards])
@@ -117,7 +118,7 @@ def _mbs_indices() -> list[dict[str, Any]]:
 
 def test_every_split_index_is_in_the_counters_tables() -> None:
     """Each pair row of a real index chart whose plays include a split changes the counter's pair
-    table exactly at the counts it reaches; the rows between two other plays are reported unused."""
+    table exactly at the counts it reaches; no row of the chart is left unplayed."""
     rules = resolve_rules("mbs")
     ix = _mbs_indices()
     strats = index_tables(rules, basic_strategy(rules), ix)
@@ -133,7 +134,90 @@ def test_every_split_index_is_in_the_counters_tables() -> None:
             want = (x["alt"] if on else x["play"]) == "P"
             assert (strats[k, K.K_PAIR, p, 2, u] == K.C_P) == want, (x, t)
         assert (base[0, K.K_PAIR, p, 2, u] == K.C_P) == (x["play"] == "P")
-    assert all("P" not in (x["play"], x["alt"]) for x in unplayable(ix))
+    assert unplayable(ix) == []
+
+
+def test_every_unsplit_pair_index_is_in_the_counters_tables() -> None:
+    """Each pair row of mbs's index chart between two plays neither of which is a split (pair 5
+    double/hit, pair 8 surrender/hit) fills the pair's own cell with its play at every count, the
+    other play exactly at the counts the index reaches; the plain tables leave the cell empty."""
+    rules = resolve_rules("mbs")
+    ix = _mbs_indices()
+    strats = index_tables(rules, basic_strategy(rules), ix)
+    base = index_tables(rules, basic_strategy(rules), None)
+    assert (base[:, K.K_PAIRPLAY, :, :, 1:] == K.C_NONE).all()  # up cards 1 (Ace) .. 10
+    rows = [x for x in ix if x["row"].startswith("pair") and "P" not in (x["play"], x["alt"])]
+    assert len(rows) >= 5
+    names = {K.C_H: "H", K.C_S: "S", K.C_D: "D", K.C_DS: "D", K.C_R: "R", K.C_RS: "R"}
+    for x in rows:
+        p = {"A": 1, "T": 10}.get(x["row"].split()[1]) or int(x["row"].split()[1])
+        u = {"A": 1, "T": 10}.get(x["up"]) or int(x["up"])
+        for k in range(NBUCKETS):
+            t = TC_LO + k
+            on = t >= math.ceil(x["index"]) if x["direction"] == "+" else t + 1 <= math.floor(x["index"])
+            assert names[int(strats[k, K.K_PAIRPLAY, p, 2, u])] == (x["alt"] if on else x["play"]), (x, t)
+    filled = {
+        (int(p), int(u))
+        for p, u in zip(*np.nonzero(strats[0, K.K_PAIRPLAY, :, 2, 1:] != K.C_NONE), strict=True)
+    }
+    assert len(filled) == len(rows)  # no other cell
+
+
+def _stacked_pair_round(
+    rules: Any, indices: list[dict[str, Any]] | None, row: dict[str, Any], on: bool
+) -> tuple[float, float, int]:
+    """Find a round boundary of a shuffled stacked shoe where the true count does (``on``) or
+    does not reach ``row``'s index, deal ``row``'s pair against its up card in the next round
+    (the cards swapped in from the shoe's rest), and play to that round's end. Returns (running
+    count before the round, its true count, the round's doubles)."""
+    system = SYSTEMS["walker-hi-lo"]
+    spec = build_spec(rules)
+    deck = float(shoe_counts(rules.pack, 1).sum())
+    tags = np.array([system.tags[min(r, 9)] for r in range(13)])
+    irc = system.irc(rules.pack, rules.decks)
+    points = {"A": 1, "T": 10, **{str(v): v for v in range(2, 10)}}
+    pp, up = points[row["row"].split()[1]], points[row["up"]]
+    want = [pp, up, pp]  # box card, dealer's up card, box card (the deal's order), by points
+    for seed in range(50):
+        cards = np.random.default_rng(seed).permutation(spec.shoe)
+        trace, _dealt, _acc = run_stacked_count(rules, system, cards, 500, indices)
+        n = len(cards)
+        for r, (rc, pos) in enumerate(trace[:-5]):
+            pos = int(pos)
+            tc = rc * deck / (n - pos)
+            t = math.floor(tc)
+            reached = (
+                t >= math.ceil(row["index"]) if row["direction"] == "+" else t + 1 <= math.floor(row["index"])
+            )
+            if reached != on or not -8 <= t <= 8:
+                continue
+            shoe = cards.copy()
+            for j, w in enumerate(want):  # swap the wanted ranks in from the rest of the shoe
+                q = pos + j + int(np.nonzero(np.minimum((shoe[pos + j :] >> 2) + 1, 10) == w)[0][0])
+                shoe[pos + j], shoe[q] = shoe[q], shoe[pos + j]
+            before = run_stacked_count(rules, system, shoe, r + 1, indices)
+            after = run_stacked_count(rules, system, shoe, r + 2, indices)
+            assert before[0][r, 0] == rc and before[0][r, 1] == pos  # the same rounds up to here
+            assert rc == pytest.approx(irc + tags[shoe[:pos] >> 2].sum(), abs=1e-9)  # the running count
+            return rc, tc, int(after[2][K.L_DOUBLE, 0] - before[2][K.L_DOUBLE, 0])
+    raise AssertionError("no round boundary at the wanted count")
+
+
+def test_a_pair_index_row_changes_the_unsplit_pairs_play_on_a_stacked_shoe() -> None:
+    """mbs's pair 5 against a ten: the chart hits (its total's cell, hard 10, hits too); the
+    index row doubles from its index up. On stacked shoes the pair doubles exactly where the true
+    count reaches the index, and never without the index row or below it."""
+    rules = resolve_rules("mbs")
+    chart = basic_strategy(rules)
+    (row,) = [x for x in _mbs_indices() if x["row"] == "pair 5" and x["up"] == "T"]
+    assert (row["play"], row["alt"], row["direction"]) == ("H", "D", "+")
+    assert chart["hard"]["10"]["T"].split(";")[0] == "H"  # the total's cell: no double
+    rc, tc, doubles = _stacked_pair_round(rules, [row], row, on=True)
+    assert tc >= math.ceil(row["index"]) and doubles == 1, (rc, tc)
+    rc, tc, doubles = _stacked_pair_round(rules, [row], row, on=False)
+    assert tc < math.ceil(row["index"]) and doubles == 0, (rc, tc)
+    rc, tc, doubles = _stacked_pair_round(rules, None, row, on=True)
+    assert tc >= math.ceil(row["index"]) and doubles == 0, (rc, tc)
 
 
 def test_indices_do_not_lose_to_the_same_ramp_without_them() -> None:
@@ -146,7 +230,7 @@ def test_indices_do_not_lose_to_the_same_ramp_without_them() -> None:
     a = simulate_count(rules, 4_000_000, system, [(0, 1, 1)], seed=21)
     b = simulate_count(rules, 4_000_000, system, [(0, 1, 1)], indices=ix, seed=22)
     assert b["advantage_per_initial_bet"] > a["advantage_per_initial_bet"], (a, b)
-    assert b["index_plays"] > 50 and b["index_plays_unused"] == len(unplayable(ix))
+    assert b["index_plays"] > 50 and b["index_plays_unused"] == 0
 
 
 @pytest.mark.slow

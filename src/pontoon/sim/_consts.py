@@ -78,6 +78,7 @@ K_HARD = 0
 K_SOFT = 1
 K_PAIR = 2
 K_RESCUE = 3
+K_PAIRPLAY = 4  # an unsplit two-card pair's own play (counter's index rows); C_NONE: its total's
 NC_MAX = 9  # card-count index: min(ncards, NC_MAX)
 # composition table (``--strategy optimal``, ``analysis.optimal_table.optimal_tables``):
 # comp[upcard points, kind, state]; state = the hand's multiset of card values, followed card by

@@ -249,13 +249,20 @@ def _comp_code(h, n, upp, hc, hi, comp):
 
 
 @njit(**_INLINE)
+def _is_pair(h, p0, P, hc):
+    """Hand h's two cards are a pair: equal rank, or equal value where the rules split by value."""
+    return (hc[h, 0] >> 2) == (hc[h, 1] >> 2) if P[P_SPLIT_RANK] == 1 else p0 == _pts(hc[h, 1])
+
+
+@njit(**_INLINE)
 def _wants_split(h, b, p0, upp, oc, nci, P, strat, hc, hi, bx):
     """A two-card hand that may be split (equal rank or value, hands left, Aces resplit where
     allowed) and that the composition code or the pair chart splits."""
-    c0 = hc[h, 0]
-    c1 = hc[h, 1]
-    pairok = (c0 >> 2) == (c1 >> 2) if P[P_SPLIT_RANK] == 1 else p0 == _pts(c1)
-    if pairok and bx[0, b] < P[P_MAXHANDS] and (p0 != 1 or hi[h, F_SACE] == 0 or P[P_RSA] == 1):
+    if (
+        _is_pair(h, p0, P, hc)
+        and bx[0, b] < P[P_MAXHANDS]
+        and (p0 != 1 or hi[h, F_SACE] == 0 or P[P_RSA] == 1)
+    ):
         return ((oc & COMP_SPLIT) != 0) if oc >= 0 else (strat[K_PAIR, p0, nci, upp] == C_P)
     return False
 
@@ -393,6 +400,7 @@ def _play_hand(h, b, upp, upr, shoe, st, ur, P, strat, comp, trans, hc, hi, bx, 
         oc = -1  # composition table's code
         if cp and hi[h, F_ST] >= 0:
             oc = _comp_code(h, n, upp, hc, hi, comp)
+        pcode = C_NONE  # an unsplit pair's own play (the counter's pair index rows), if any
         if n == 2:
             p0 = _pts(hc[h, 0])
             if _wants_split(h, b, p0, upp, oc, nci, P, strat, hc, hi, bx):
@@ -400,6 +408,9 @@ def _play_hand(h, b, upp, upr, shoe, st, ur, P, strat, comp, trans, hc, hi, bx, 
                 if nlog < 0:
                     return -1
                 continue
+            pcode = strat[K_PAIRPLAY, p0, nci, upp]
+            if pcode != C_NONE and not _is_pair(h, p0, P, hc):
+                pcode = C_NONE
         if locked:
             hi[h, F_LIVE] = 1
             hi[h, F_TOT] = tot
@@ -407,6 +418,8 @@ def _play_hand(h, b, upp, upr, shoe, st, ur, P, strat, comp, trans, hc, hi, bx, 
         code = strat[K_SOFT if soft else K_HARD, tot, nci, upp]
         if oc >= 0:
             code = oc & 7
+        elif pcode != C_NONE:
+            code = pcode
         act = _resolve(code, h, b, n, tot, upr, P, hi, bx)
         if act == C_S:
             hi[h, F_LIVE] = 1

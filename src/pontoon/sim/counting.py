@@ -76,12 +76,12 @@ def ramp_arrays(ramp: Sequence[tuple[int, int, int]]) -> tuple[np.ndarray, np.nd
     return bets, boxes
 
 
-def _cell(table: np.ndarray, row: str, up: str, code: int) -> None:
+def _cell(table: np.ndarray, row: str, up: str, code: int, kind_pair: int = K.K_PAIR) -> None:
     kind, total = row.split()
     u = 1 if up == "A" else 10 if up == "T" else int(up)
     if kind == "pair":
         p = 1 if total == "A" else 10 if total == "T" else int(total)
-        table[K.K_PAIR, p, 2, u] = code
+        table[kind_pair, p, 2, u] = code
     else:
         table[K.K_SOFT if kind == "soft" else K.K_HARD, int(total), 2, u] = code
 
@@ -111,27 +111,37 @@ def index_tables(
                     strats[k, K.K_RESCUE, t_d, :, u] = 1 if alt == "F" else 0
             continue
         if ix["row"].startswith("pair") and "P" not in (play, alt):
-            continue  # a pair row's other plays are its total's row
+            # an unsplit pair's own row (pair 5 double/hit, pair 8 surrender/hit): the pair plays
+            # it at every count, not its total's cell, which the total's other hands share
+            for k in range(NBUCKETS):
+                code = _code(alt, play) if _on(ix, TC_LO + k) else _code(play, alt)
+                _cell(strats[k], ix["row"], ix["up"], code, K.K_PAIRPLAY)
+            continue
         for k in range(NBUCKETS):
             if not _on(ix, TC_LO + k):
                 continue
             if ix["row"].startswith("pair"):
                 _cell(strats[k], ix["row"], ix["up"], K.C_P if alt == "P" else K.C_NONE)
                 continue
-            other = "S" if play == "S" else "H"  # the fallback of a double or surrender
-            if alt in ("D", "R"):
-                code = CODE[alt + ("s" if other == "S" else "")]
-            else:
-                code = CODE[alt]
-            _cell(strats[k], ix["row"], ix["up"], code)
+            _cell(strats[k], ix["row"], ix["up"], _code(alt, play))
     return strats
 
 
+def _code(play: str, other: str) -> int:
+    """The kernel's code for ``play`` where ``other`` is the row's other play: a double or a
+    surrender that the hand may not make falls back to standing where the other play stands,
+    else to a hit."""
+    if play in ("D", "R"):
+        return CODE[play + ("s" if other == "S" else "")]
+    return CODE[play]
+
+
 def unplayable(indices: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """The index rows the kernel's tables cannot play: a pair's row between two plays neither of
-    which is a split (pair 5 double/hit, pair 8 surrender/hit): a pair that is not split is played
-    by its total's cell (hard 10, hard 16), which the total's other hands share."""
-    return [x for x in indices or [] if x["row"].startswith("pair") and "P" not in (x["play"], x["alt"])]
+    """The index rows the kernel's tables cannot play: rows of a kind ``index_tables`` does not
+    know (every hard, soft, pair, doubled and side row is played: a pair's row between two plays
+    neither of which is a split has the table's kind ``K_PAIRPLAY``)."""
+    known = ("hard ", "soft ", "pair ", "doubled ")
+    return [x for x in indices or [] if x["row"] != "side" and not x["row"].startswith(known)]
 
 
 def insurance_row(indices: list[dict[str, Any]] | None) -> np.ndarray:
@@ -332,15 +342,20 @@ def simulate_count(
 
 
 def run_stacked_count(
-    rules: CasinoRules, system: CountSystem, cards: np.ndarray, rounds: int
-) -> tuple[np.ndarray, np.ndarray]:
+    rules: CasinoRules,
+    system: CountSystem,
+    cards: np.ndarray,
+    rounds: int,
+    indices: list[dict[str, Any]] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Deal the card codes ``cards`` in order (no shuffle) for up to ``rounds`` rounds, flat bet,
-    basic chart; returns (trace[round] = (running count, position), shoe as dealt)."""
+    basic chart with the index plays ``indices``; returns (trace[round] = (running count,
+    position), shoe as dealt, line totals ``acc[line] = (count, amount)``)."""
     chart = basic_strategy(rules)
     spec = build_spec(rules, boxes=1, strategy=chart, penetration=0.95)
     P = spec.P.copy()
     P[K.P_CUT] = len(cards) + 1  # no cut card: the stacked shoe is dealt to its end
-    strats = index_tables(rules, chart, None)
+    strats = index_tables(rules, chart, indices)
     bets, boxes = ramp_arrays([(TC_LO, 1, 1)])
     tags13 = np.array([system.tags[min(r, 9)] for r in range(13)], dtype=np.float64)
     irc = float(system.irc(rules.pack, rules.decks))
@@ -356,4 +371,4 @@ def run_stacked_count(
         shoe, st, ur, P, spec.pan_pay, spec.pan_cum, strats, spec.comp, spec.trans, tags13, irc, deck,
         TC_LO, bets, boxes, np.zeros(NBUCKETS, dtype=np.int64), rounds, acc, sums, fl, trace,
     )  # fmt: skip
-    return trace[:n], shoe
+    return trace[:n], shoe, acc

@@ -10,7 +10,8 @@ written, caching is switched off: the kernels are compiled in memory and nothing
 numba checks a cached kernel against the source of its own file only, but the round is inlined
 into ``_kernels.py``'s loops from ``_round.py``, ``_draws.py`` and ``_consts.py``: an edit there
 left the old round in the cache (issue 15: a changed ``_round._comp_code`` ran in ``run_stacked``,
-recompiled, while ``simulate`` kept loading the stale ``run_random``). So a hash of all four files
+recompiled, while ``simulate`` kept loading the stale ``run_random``; the counter's ``run_count``
+likewise). So a hash of all of them (and of the counter's and British kernels)
 is kept beside the cache (``STAMP``), and when it changes the simulator's cached kernels are
 deleted before numba looks at them (``drop_stale``).
 """
@@ -24,8 +25,16 @@ import tempfile
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-KERNEL_SOURCES = ("_consts.py", "_draws.py", "_round.py", "_kernels.py")  # inlined into one another
-KERNEL_MODULES = ("_consts", "_draws", "_round", "_kernels")
+# inlined into one another (the counter's and British kernels inline the round and the draws too)
+KERNEL_SOURCES = (
+    "_consts.py",
+    "_draws.py",
+    "_round.py",
+    "_kernels.py",
+    "_count_kernel.py",
+    "_british_kernel.py",
+)
+KERNEL_MODULES = ("_consts", "_draws", "_round", "_kernels", "_count_kernel", "_british_kernel")
 STAMP = "pontoon-sim-kernels.sha256"
 
 

@@ -82,6 +82,9 @@ def _plan(
         want = (oc & K.COMP_SPLIT) != 0 if oc >= 0 else strat[K.K_PAIR, a.points, nci, up.points] == K.C_P
         if same and want:
             return "split"
+        pcode = int(strat[K.K_PAIRPLAY, a.points, nci, up.points])
+        if same and oc < 0 and pcode != K.C_NONE:
+            return NAMES[pcode]  # an unsplit pair's own play (the counter's pair index rows)
     return NAMES[_code(strat, cards, up, oc)]
 
 

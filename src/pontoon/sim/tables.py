@@ -7,8 +7,9 @@ A chart is ``{"hard": {TOTAL: {UPCARD: CODE}}, "soft": {...}, "pair": {RANK: {UP
 separated by ``"; "``.
 
 The table is ``int8[kind, total, ncards, upcard]``: kind 0 hard, 1 soft, 2 pair (total = the
-pair's point value 1..10), 3 rescue (1 = rescue, 0 = keep); ncards = min(cards, 9); upcard =
-point value 1 (Ace) .. 10.
+pair's point value 1..10), 3 rescue (1 = rescue, 0 = keep), 4 an unsplit pair's own play, by pair
+as kind 2 (``C_NONE``: its total's cell; only the counter's index rows fill it, ``sim.counting``);
+ncards = min(cards, 9); upcard = point value 1 (Ace) .. 10.
 
 Cells a chart leaves out get these defaults (documented in docs/simulation.md):
 hard: hit below 12, hard 12-16 stand against 2-6 and hit against 7-A, stand from 17;
@@ -42,7 +43,7 @@ UPCARDS: dict[str, int] = {**{str(v): v for v in range(2, 10)}, "T": 10, "A": 1,
 PAIRS: dict[str, int] = {**{str(v): v for v in range(2, 10)}, "T": 10, "A": 1, "10": 10, "1": 1, "11": 1}
 PAIRS.update({"J": 10, "Q": 10, "K": 10})
 NTOT = 32
-SHAPE = (4, NTOT, K.NC_MAX + 1, 11)
+SHAPE = (5, NTOT, K.NC_MAX + 1, 11)
 
 _EXC = re.compile(r"^\s*([A-Za-z]+)\s+with\s+(\d+)(\+?)\s+cards?\s*$")
 
@@ -65,6 +66,7 @@ def default_table() -> np.ndarray:
             t[K.K_HARD, tot, :, up] = hard
             t[K.K_SOFT, tot, :, up] = K.C_H if tot < 18 else K.C_S
             t[K.K_PAIR, tot, :, up] = K.C_NONE
+            t[K.K_PAIRPLAY, tot, :, up] = K.C_NONE
             t[K.K_RESCUE, tot, :, up] = 0
     return t
 
