@@ -38,6 +38,7 @@ export function endTable(reason) {
   $("#end-reason").textContent = reason;
   $("#end-panel").hidden = false;
   $("#actions").replaceChildren();
+  delete $("#actions").dataset.sig;  // the next table draws its buttons afresh
   notice(reason);
 }
 
@@ -276,11 +277,7 @@ export function actionLabel(a) {
 
 export function renderActions(st) {
   const div = $("#actions");
-  div.replaceChildren();
-  const keys = st.game === "casino" ? CASINO_KEYS : BRITISH_KEYS;
-  const used = new Set();
-  const input = $("#amount");
-  let ranged = null;
+  $("#hints-toggle").hidden = !st.hints_available;
   const listed = [];
   for (const a of st.legal) {  // the bank for sale: one button for any buyer and one per buyer (003 The New Deal)
     if (a.verb === "sell_bank") {
@@ -288,6 +285,16 @@ export function renderActions(st) {
       for (const b of a.buyers || []) listed.push({ verb: "sell_bank", low: a.low, high: a.high, buyer: b });
     } else listed.push(a);
   }
+  // the same choices as on screen: keep the buttons (a tap or click on one never meets a replaced button
+  // while other seats' moves and the timer bring new states)
+  const sig = st.game + JSON.stringify(listed);
+  if (div.dataset.sig === sig) return;
+  div.dataset.sig = sig;
+  div.replaceChildren();
+  const keys = st.game === "casino" ? CASINO_KEYS : BRITISH_KEYS;
+  const used = new Set();
+  const input = $("#amount");
+  let ranged = null;
   for (const a of listed) {
     const b = el("button", actionLabel(a));
     b.className = "action-btn"; b.dataset.verb = a.verb;
@@ -305,7 +312,6 @@ export function renderActions(st) {
     if (!(v >= parseFloat(ranged.low) && v <= parseFloat(ranged.high))) input.value = ranged.low;
   }
   $("#keys-help").textContent = st.legal.length ? "keys: " + [...used].join(" ") : "";
-  $("#hints-toggle").hidden = !st.hints_available;
 }
 
 export function amountFor(a) {
