@@ -385,22 +385,3 @@ def fair_shuffler(seed: int | None) -> Any:
     except ImportError:
         return None
     return fair.FairShuffler() if seed is None else fair.FairShuffler(test_seed=seed)
-
-
-def step_text(ev: Event) -> str:
-    """One event as a short line for the page's round history."""
-    d = dict(ev.data)
-    d.pop("act", None)
-    parts = [ev.kind.replace("_", " ")]
-    for k, v in d.items():
-        if isinstance(v, list):
-            v = " ".join(str(x) for x in v)
-        elif isinstance(v, dict):
-            v = ", ".join(f"{a}: {b}" for a, b in v.items())
-        elif isinstance(v, Decimal):
-            v = fmt(v)
-        parts.append(f"{k}={v}")
-    line = " ".join(str(p) for p in parts)
-    if ev.clause:
-        line += f" [{ev.clause}]"
-    return line[:300]
