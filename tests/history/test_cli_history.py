@@ -41,6 +41,14 @@ def test_list_json_detail_replay_audit(played: str, capsys: pytest.CaptureFixtur
     assert run(["history", rid, "--db", played]) == 0
     out = capsys.readouterr().out
     assert "round_start" in out and " card " in out and "<layout>" in out
+    # in words, not Python's dict text: an action's fields and the net per player
+    assert "{'" not in out and "['" not in out, out
+    net_line = next(line for line in out.splitlines() if line.startswith("result:"))
+    assert " net: " in net_line and "{" not in net_line, net_line
+    for shoot_row in (r for r in rows if r["preset"] == "shoot"):
+        assert run(["history", str(shoot_row["id"]), "--db", played]) == 0
+        text = capsys.readouterr().out
+        assert "{'" not in text and "['" not in text, text
     assert run(["replay", rid, "--db", played]) == 0
     assert "agree" in capsys.readouterr().out
     assert run(["history", "--audit", "--db", played]) == 0

@@ -297,14 +297,46 @@ def _print_round(console: Console, d: dict[str, Any]) -> None:
     if d.get("shoe") is not None:
         console.print(f"dealt from shoe {d['shoe']} (once it is retired: pontoon verify {d['shoe']})")
     for e in d["events"]:
-        body = " ".join(f"{k}={v}" for k, v in e["data"].items())
+        body = " ".join(f"{k}={_value_text(v)}" for k, v in e["data"].items())
         clause = f"  [dim][{e['clause']}][/dim]" if e["clause"] else ""
         console.print(f"#{e['seq']:>3} {e['kind']:<14} {body}{clause}")
         for t in e["transfers"]:
             src, dst = _account_label(t["source"]), _account_label(t["dest"])
             console.print(f"      [green]{t['amount']}[/green] {src} -> {dst} ({t['kind']}: {t['reason']})")
     if d["result"]:
-        console.print(f"result: {d['result'].get('status')}  net: {d['result'].get('net')}")
+        console.print(f"result: {d['result'].get('status')}  net: {_result_net_text(d['result'].get('net'))}")
+
+
+def _value_text(v: Any) -> str:
+    """An event field as words, not Python's dict text: ``box 1 verb stand``, ``you, ann``."""
+    if isinstance(v, dict):
+        return "(" + " ".join(f"{k} {_value_text(x)}" for k, x in v.items()) + ")"
+    if isinstance(v, list | tuple):
+        return ",".join(_value_text(x) for x in v)
+    return str(v)
+
+
+def _signed(v: Any) -> str:
+    try:
+        d = Decimal(str(v))
+    except (ArithmeticError, ValueError):
+        return str(v)
+    return f"{'+' if d > 0 else ''}{fmt(d)}"
+
+
+def _result_net_text(net: Any) -> str:
+    """The result's net per player: ``you +10 (main +10)``; a damaged value shows as it is."""
+    if not isinstance(net, dict) or not net:
+        return "none" if not net else str(net)
+    parts = []
+    for who, v in net.items():
+        if isinstance(v, dict):
+            kinds = ", ".join(f"{k} {_signed(x)}" for k, x in v.items() if k != "total")
+            total = _signed(v.get("total", "?"))
+            parts.append(f"{who} {total}" + (f" ({kinds})" if kinds else ""))
+        else:
+            parts.append(f"{who} {_signed(v)}")
+    return "; ".join(parts)
 
 
 def _print_audit(console: Console, rep: dict[str, Any], as_json: bool) -> None:
