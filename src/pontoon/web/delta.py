@@ -11,9 +11,11 @@ longer list's tail appended or the shorter's cut), and replaces anything else wh
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
 Op = list[Any]
+_MISSING = object()
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -29,23 +31,26 @@ def diff(a: Any, b: Any, path: list[Any] | None = None, out: list[Op] | None = N
     if a is b:
         return ops
     ta, tb = type(a), type(b)
+    if (ta is dict or ta is list) and a == b and marshal.dumps(a, 2) == marshal.dumps(b, 2):
+        return ops  # equal at C speed; marshal tells True from 1, 1.0 from 1, -0.0 from 0.0, key order
     if ta is dict and tb is dict:
-        if _ordered(a, b):
-            for k in a:
-                if k not in b:
-                    ops.append([[*p, k]])
-            for k, v in b.items():
-                if k not in a:
-                    ops.append([[*p, k], v])
-                else:
-                    old = a[k]
-                    if old is not v:
-                        tv = type(v)
-                        if tv is type(old) and (tv is dict or tv is list):
-                            diff(old, v, [*p, k], ops)
-                        elif not _same(old, v):
-                            ops.append([[*p, k], v])
-            return ops
+        ka, kb = list(a), list(b)
+        if ka != kb:
+            kept = [k for k in ka if k in b]
+            if kb[: len(kept)] != kept:  # the order changed: the object is replaced whole
+                ops.append([p, b])
+                return ops
+            ops.extend([[*p, k]] for k in ka if k not in b)
+        for k, v in b.items():
+            old = a.get(k, _MISSING)
+            if old is v:
+                continue
+            tv = type(v)
+            if tv is type(old) and (tv is dict or tv is list):
+                diff(old, v, [*p, k], ops)
+            elif old is _MISSING or not _same(old, v):
+                ops.append([[*p, k], v])
+        return ops
     elif ta is list and tb is list:
         n = min(len(a), len(b))
         for i in range(n):
@@ -65,12 +70,6 @@ def diff(a: Any, b: Any, path: list[Any] | None = None, out: list[Op] | None = N
         return ops
     ops.append([p, b])
     return ops
-
-
-def _ordered(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """The keys both share are in the same order, and ``b``'s new keys come after them all."""
-    kept = [k for k in a if k in b]
-    return list(b)[: len(kept)] == kept
 
 
 def apply(ops: list[Op], value: Any) -> Any:

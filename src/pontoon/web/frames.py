@@ -10,8 +10,8 @@ serializes it once, and sends the same text to every connection of that kind:
 - a connection that asked for deltas (``/ws/tables/{id}?deltas=1``, the page) and holds the kind's
   previous view gets ``{"type": "delta", "seq": n, "base": m, "ops": [...]}`` (web/delta.py), else the
   full state with ``"seq": n``; on a gap it sends ``{"type": "resync"}`` and gets the full state;
-- any other connection gets the full state each time, its ``history`` only when a round was booked
-  since it was last sent (``history_mark``), as before.
+- any other connection gets the full state each time (no ``seq``), its ``history`` only when a round was
+  booked since it was last sent (``history_mark``), as before.
 
 A person's one-line ``notice`` travels beside the view (never in it): it is added to his frames only.
 """
@@ -46,6 +46,9 @@ class TableFrames:
 
     seq: int = 0
     last: dict[Kind, Sent] = field(default_factory=dict)
+    # each kind's history as built at a history_mark: the same list while no round is booked (built
+    # once per booked round, and the deltas pass it by at once: ``diff`` skips what ``is`` the same)
+    history: dict[Kind, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
 
 
 def frames_of(host: HostedTable) -> TableFrames:
@@ -79,9 +82,17 @@ class Change:
     def view(self, kind: Kind) -> dict[str, Any]:
         v = self.views.get(kind)
         if v is None:
-            v = self.host.state_for(kind, True)
+            host = self.host
+            v = host.state_for(kind, False)
             v.pop("notice", None)  # (taken per person in ``send``)
             v["timer_s"] = self.timer
+            h = self.tf.history.get(kind)
+            if h is None or h[0] != host.history_mark:
+                h = self.tf.history[kind] = (
+                    host.history_mark,
+                    [host.history_for(e, kind) for e in host.history],
+                )
+            v["history"] = h[1]
             self.views[kind] = v
         return v
 
@@ -95,8 +106,10 @@ class Change:
                 )
             elif what == "full":
                 t = json.dumps(dict(v, seq=self.seq))
-            else:  # a full state without the history (a connection that has it)
-                t = json.dumps({k: x for k, x in v.items() if k != "history"} | {"seq": self.seq})
+            elif what == "plain":  # a connection without deltas: the state as before, no change number
+                t = json.dumps(v)
+            else:  # the same without the history (a connection that has it)
+                t = json.dumps({k: x for k, x in v.items() if k != "history"})
             self.texts[(kind, what)] = t
         return t
 
@@ -112,7 +125,7 @@ class Change:
                 c.kind, c.seq = kind, self.seq
             else:
                 fresh = c.history_mark != host.history_mark
-                text = self.text(kind, "full" if fresh else "bare")
+                text = self.text(kind, "plain" if fresh else "bare")
                 c.history_mark = host.history_mark
             note = notes.get(c.name)
             c.push(text if note is None else _with(text, {"notice": note}))
@@ -125,6 +138,8 @@ class Change:
             self.tf.last.update(new)
         else:
             self.tf.last = new
+            for k in [k for k in self.tf.history if k not in new]:
+                del self.tf.history[k]
 
 
 def broadcast(host: HostedTable, conns: list[Any]) -> None:
@@ -145,8 +160,9 @@ def welcome(host: HostedTable, conn: Any, conns: list[Any]) -> None:
     note = host.notices.pop(conn.name, None) if conn.name is not None else None
     if prev is not None and prev.view.get("version") == host.version:
         timer = host.timer_s()
-        if timer is not None:  # (the others' next delta sets theirs: the timer's seconds change)
-            text = json.dumps(dict(prev.view, seq=prev.seq, timer_s=timer))
+        seq = {"seq": prev.seq} if conn.deltas else {}
+        if timer is not None or not conn.deltas:  # (the others' next delta sets theirs: the timer moves)
+            text = json.dumps(prev.view | seq | {"timer_s": timer})
         else:
             if prev.full is None:
                 prev.full = json.dumps(dict(prev.view, seq=prev.seq))
