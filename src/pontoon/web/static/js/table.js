@@ -63,7 +63,8 @@ export function connect() {
         if (!asked) ws.send(JSON.stringify({ type: "resync" }));
         asked = true; return;
       }
-      asked = false; S.state = held = st; if (m.notice) notice(m.notice); render(st); afterState(st); }
+      asked = false; held = st;  // (app.js counts S.state.timer_s down: the deltas' base stays as sent)
+      S.state = Object.assign({}, st); if (m.notice) notice(m.notice); render(S.state); afterState(S.state); }
     else if (m.type === "error") notice(m.error);
     else if (m.type === "hints") { S.hints = m; renderHints(); }
     else if (m.type === "chat") chatLine(m);
