@@ -33,10 +33,10 @@ def _dump(v: Any) -> str:
 
 
 @settings(max_examples=400, deadline=None)
-@given(values, values)
-def test_apply_of_diff_gives_the_new_value_in_the_same_key_order(a: Any, b: Any) -> None:
+@given(values, values, st.integers(0, 8))
+def test_apply_of_diff_gives_the_new_value_in_the_same_key_order(a: Any, b: Any, depth: int) -> None:
     before = copy.deepcopy(a)
-    ops = diff(a, b)
+    ops = diff(a, b, depth=depth)
     out = apply(json.loads(_dump(ops)), a)  # the operations as they travel: JSON text
     assert _dump(out) == _dump(b)
     assert _dump(a) == _dump(before)  # the old value is not changed
@@ -52,9 +52,17 @@ def test_no_change_no_operations(a: Any) -> None:
 @given(st.dictionaries(keys, values, max_size=5), keys, values)
 def test_one_key_changed_is_one_small_operation(a: dict[str, Any], k: str, v: Any) -> None:
     b = dict(a, **{k: v})
-    ops = diff(a, b)
+    ops = diff(a, b, depth=8)
     assert all(op[0][:1] == [k] for op in ops)
     assert _dump(apply(ops, a)) == _dump(b)
+
+
+def test_below_the_depth_a_changed_value_goes_whole() -> None:
+    a = {"r": {"boxes": [{"cards": ["2S"]}]}, "n": 1}
+    b = {"r": {"boxes": [{"cards": ["2S", "9H"]}]}, "n": 1}
+    assert diff(a, b, depth=8) == [[["r", "boxes", 0, "cards", 1], "9H"]]
+    assert diff(a, b, depth=2) == [[["r", "boxes"], [{"cards": ["2S", "9H"]}]]]
+    assert diff(a, b, depth=0) == [[[], b]]
 
 
 def test_bool_and_int_are_different_values() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 Op = list[Any]
 _MISSING = object()
+DEPTH = 2  # below the state's top two levels a changed value is sent whole (bench/bench_fanout.py)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -24,8 +25,12 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or (type(a) is type(b) and a == b and (type(a) is not float or repr(a) == repr(b)))
 
 
-def diff(a: Any, b: Any, path: list[Any] | None = None, out: list[Op] | None = None) -> list[Op]:
-    """The operations that turn ``a`` into ``b`` (JSON values: dict, list, str, int, float, bool, None)."""
+def diff(
+    a: Any, b: Any, path: list[Any] | None = None, out: list[Op] | None = None, depth: int = DEPTH
+) -> list[Op]:
+    """The operations that turn ``a`` into ``b`` (JSON values: dict, list, str, int, float, bool, None);
+    an object or list ``depth`` levels down that changed is sent whole (the walk costs more than the
+    bytes it saves)."""
     p: list[Any] = [] if path is None else path
     ops: list[Op] = [] if out is None else out
     if a is b:
@@ -33,6 +38,10 @@ def diff(a: Any, b: Any, path: list[Any] | None = None, out: list[Op] | None = N
     ta, tb = type(a), type(b)
     if (ta is dict or ta is list) and a == b and marshal.dumps(a, 2) == marshal.dumps(b, 2):
         return ops  # equal at C speed; marshal tells True from 1, 1.0 from 1, -0.0 from 0.0, key order
+    if depth <= 0:
+        ops.append([p, b])
+        return ops
+    depth -= 1
     if ta is dict and tb is dict:
         ka, kb = list(a), list(b)
         if ka != kb:
@@ -47,7 +56,7 @@ def diff(a: Any, b: Any, path: list[Any] | None = None, out: list[Op] | None = N
                 continue
             tv = type(v)
             if tv is type(old) and (tv is dict or tv is list):
-                diff(old, v, [*p, k], ops)
+                diff(old, v, [*p, k], ops, depth)
             elif old is _MISSING or not _same(old, v):
                 ops.append([[*p, k], v])
         return ops
@@ -58,7 +67,7 @@ def diff(a: Any, b: Any, path: list[Any] | None = None, out: list[Op] | None = N
             if old is not v:
                 tv = type(v)
                 if tv is type(old) and (tv is dict or tv is list):
-                    diff(old, v, [*p, i], ops)
+                    diff(old, v, [*p, i], ops, depth)
                 elif not _same(old, v):
                     ops.append([[*p, i], v])
         if len(a) > n:
