@@ -55,21 +55,32 @@ def diff(
             if old is v:
                 continue
             tv = type(v)
-            if tv is type(old) and (tv is dict or tv is list):
-                diff(old, v, [*p, k], ops, depth)
-            elif old is _MISSING or not _same(old, v):
-                ops.append([[*p, k], v])
+            if tv is type(old):
+                if old == v and (
+                    tv is str or tv is int or tv is bool or marshal.dumps(old, 2) == marshal.dumps(v, 2)
+                ):
+                    continue  # (inline: most keys are unchanged; marshal tells 1.0 from 1 inside)
+                if depth and (tv is dict or tv is list):
+                    diff(old, v, [*p, k], ops, depth)
+                    continue
+            ops.append([[*p, k], v])
         return ops
     elif ta is list and tb is list:
         n = min(len(a), len(b))
         for i in range(n):
             old, v = a[i], b[i]
-            if old is not v:
-                tv = type(v)
-                if tv is type(old) and (tv is dict or tv is list):
+            if old is v:
+                continue
+            tv = type(v)
+            if tv is type(old):
+                if old == v and (
+                    tv is str or tv is int or tv is bool or marshal.dumps(old, 2) == marshal.dumps(v, 2)
+                ):
+                    continue
+                if depth and (tv is dict or tv is list):
                     diff(old, v, [*p, i], ops, depth)
-                elif not _same(old, v):
-                    ops.append([[*p, i], v])
+                    continue
+            ops.append([[*p, i], v])
         if len(a) > n:
             ops.append([[*p, n]])
         for i in range(n, len(b)):

@@ -114,20 +114,31 @@ class Change:
         return t
 
     def send(self, conns: list[Any]) -> None:
-        host = self.host
-        notes = {c.name: host.notices.pop(c.name) for c in conns if c.name in host.notices}
+        host, members, last, seq, mark = (
+            self.host,
+            self.host.members,
+            self.tf.last,
+            self.seq,
+            self.host.history_mark,
+        )
+        notices = host.notices
+        notes = {c.name: notices.pop(c.name) for c in conns if c.name in notices} if notices else {}
+        texts = self.texts
         for c in conns:
-            kind = kind_of(host, c.name)
+            name = c.name
+            kind = name if name is not None and name in members else None
             if c.deltas:
-                prev = self.tf.last.get(kind)
-                usable = prev is not None and c.kind == kind and c.seq == prev.seq
-                text = self.text(kind, "delta", prev) if usable else self.text(kind, "full")
-                c.kind, c.seq = kind, self.seq
+                prev = last.get(kind)
+                what = "delta" if prev is not None and c.seq == prev.seq and c.kind == kind else "full"
+                c.kind, c.seq = kind, seq
             else:
-                fresh = c.history_mark != host.history_mark
-                text = self.text(kind, "plain" if fresh else "bare")
-                c.history_mark = host.history_mark
-            note = notes.get(c.name)
+                what = "plain" if c.history_mark != mark else "bare"
+                c.history_mark = mark
+                prev = None
+            text = texts.get((kind, what))
+            if text is None:
+                text = self.text(kind, what, prev)
+            note = notes.get(name) if notes else None
             c.push(text if note is None else _with(text, {"notice": note}))
 
     def keep(self, only: bool = False) -> None:
