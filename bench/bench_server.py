@@ -1,10 +1,12 @@
 """Load benchmark of the table server: simulated WebSocket players on loopback.
 
-``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]``
+``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]
+[--store memory,sqlite,pg] [--frames deltas|full]``
 
 For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
 raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
 this process's event loop); every player bets the minimum, hits below 17 and stands, for M rounds.
+The players ask for deltas as the page does (``?deltas=1``, docs/server.md) unless ``--frames full``.
 Reported: rounds per second (all tables together), the action latency (from sending a bet or an
 action to the first state that answers it) at p50 and p99, the server process's CPU time per round,
 and its memory (RSS) before and after (the clients run in this process, on the same cores). A baseline is measured in the same run: the same rounds played on ``CasinoTable``

@@ -140,3 +140,43 @@ def test_a_client_without_deltas_gets_full_states(live: LiveServer) -> None:
     assert delta.deltas >= 2
     assert _same_state(full.state, delta.state)
     full.close(), delta.close()
+
+
+def test_a_notice_goes_beside_the_view_to_its_person_only(make_live: Any) -> None:
+    """The turn timer stands for the person to act: the line goes to his frames only, never into the
+    view the deltas apply to, never to the others or the spectators."""
+    import dataclasses
+    import time
+
+    from tests.web.conftest import FAST
+
+    live = make_live(dataclasses.replace(FAST, turn_timeout_s=0.6))
+    tid = live.table(preset="mbs", seed=3)
+    toks = [live.join(tid, live.account(n), box=i + 1, buy_in="300") for i, n in enumerate(("ann", "bob"))]
+    people = [DeltaClient(live, tid, t) for t in toks]
+    spec = DeltaClient(live, tid)
+    for c in [*people, spec]:
+        c.recv()
+    for t in toks:
+        msg = {"token": t, "message": {"type": "bet", "amount": "10"}}
+        assert live.http.post(f"/api/tables/{tid}/messages", json=msg).status_code == 200
+    end = time.monotonic() + 20
+    while not any('"notice"' in t for c in people for t in c.texts):
+        assert time.monotonic() < end, "the timer did not act"
+        for c in [*people, spec]:
+            c.drain(0.1)
+    for c in [*people, spec]:
+        c.drain(0.3)
+    told = [c for c in people if any('"notice"' in t for t in c.texts)]
+    assert told and not any('"notice"' in t for t in spec.texts)
+    for c in told:
+        raw = [json.loads(t) for t in c.texts if '"notice"' in t]
+        assert all("time ran out" in m["notice"] for m in raw)
+        assert "notice" not in c.state
+        seqs = {m["seq"] for m in raw}  # the others were sent the same change without it
+        for other in [p for p in people if p is not c]:
+            assert not any(json.loads(t).get("notice") for t in other.texts if json.loads(t)["seq"] in seqs)
+    fresh = DeltaClient(live, tid, toks[0])
+    assert _same_state(people[0].state, fresh.recv())
+    for c in [*people, spec, fresh]:
+        c.close()
