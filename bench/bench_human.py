@@ -30,18 +30,26 @@ import psutil
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import ROOT, choose, free_port  # noqa: E402
+from bench_server import ROOT, Frames, choose, free_port, ws_url  # noqa: E402
 
 
 async def person(
-    url: str, every: float, until: float, rng: random.Random, lat: list[float], errors: list[str]
+    url: str,
+    every: float,
+    until: float,
+    rng: random.Random,
+    lat: list[float],
+    errors: list[str],
+    deltas: bool,
 ) -> None:
     url, _, token = url.partition("#")
-    async with connect(url, max_size=2**22, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+    auth = {"Authorization": f"Bearer {token}"}
+    async with connect(ws_url(url, deltas), max_size=2**22, additional_headers=auth) as ws:
         next_at = time.perf_counter() + rng.uniform(0, every)
         sent_at: float | None = None
         sent_version = -1
         state: dict[str, Any] = {}
+        frames = Frames()
         while time.perf_counter() < until:
             try:
                 msg = json.loads(
@@ -54,9 +62,10 @@ async def person(
                     errors.append(msg["error"])
                     sent_at = None
                     continue
-                if msg.get("type") != "state":
+                got = frames.take(msg)
+                if got is None:
                     continue
-                state = msg
+                state = got
                 if sent_at is not None and state["version"] > sent_version:
                     lat.append(time.perf_counter() - sent_at)
                     sent_at = None
@@ -73,7 +82,9 @@ async def person(
                 await ws.send(json.dumps(out))
 
 
-async def load(base: str, tables: int, every: float, seconds: float, pid: int) -> dict[str, Any]:
+async def load(
+    base: str, tables: int, every: float, seconds: float, pid: int, deltas: bool
+) -> dict[str, Any]:
     lat: list[float] = []
     errors: list[str] = []
     rss: list[tuple[float, float]] = []
@@ -101,7 +112,9 @@ async def load(base: str, tables: int, every: float, seconds: float, pid: int) -
     rng = random.Random(1)
     people = []
     for i, u in enumerate(urls):  # connect in a trickle, as people arrive
-        people.append(asyncio.create_task(person(u, every, until, random.Random(rng.random()), lat, errors)))
+        people.append(
+            asyncio.create_task(person(u, every, until, random.Random(rng.random()), lat, errors, deltas))
+        )
         if i % 50 == 49:
             await asyncio.sleep(0.05)
     sampler = asyncio.create_task(sample())
@@ -116,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=float, default=2.0, help="seconds between one person's actions")
     ap.add_argument("--seconds", type=float, default=180.0)
     ap.add_argument("--store", default="sqlite", choices=("sqlite", "memory", "pg"))
+    ap.add_argument("--frames", default="deltas", choices=("deltas", "full"), help="as bench_server.py")
     a = ap.parse_args(argv)
     env = dict(
         os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
@@ -143,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        res = asyncio.run(load(base, a.tables, a.every, a.seconds, proc.pid))
+        res = asyncio.run(load(base, a.tables, a.every, a.seconds, proc.pid, a.frames == "deltas"))
     finally:
         proc.terminate()
         proc.wait(20)
@@ -154,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
     print(
         f"bench_human: {a.tables} tables x 2 people, one action per person every {a.every:g} s, "
-        f"{a.seconds:g} s, store {a.store}, {os.cpu_count()} CPUs"
+        f"{a.seconds:g} s, store {a.store}, frames {a.frames}, {os.cpu_count()} CPUs"
     )
     print(
         f"actions {len(lat)} ({len(lat) / res['wall']:.0f}/s)  errors {len(res['errors'])}  "

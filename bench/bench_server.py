@@ -1,10 +1,12 @@
 """Load benchmark of the table server: simulated WebSocket players on loopback.
 
-``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]``
+``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]
+[--store memory,sqlite,pg] [--frames deltas|full]``
 
 For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
 raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
 this process's event loop); every player bets the minimum, hits below 17 and stands, for M rounds.
+The players ask for deltas as the page does (``?deltas=1``, docs/server.md) unless ``--frames full``.
 Reported: rounds per second (all tables together), the action latency (from sending a bet or an
 action to the first state that answers it) at p50 and p99, the server process's CPU time per round,
 and its memory (RSS) before and after (the clients run in this process, on the same cores). A baseline is measured in the same run: the same rounds played on ``CasinoTable``
@@ -94,21 +96,55 @@ def completed(state: dict[str, Any]) -> int:
     return n if state.get("phase") == "betting" else n - 1
 
 
-async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list[str]) -> None:
+class Frames:
+    """A client's state from the server's frames: full states, or (``?deltas=1``, as the page asks)
+    deltas applied to the state held (web/frames.py)."""
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+
+    def take(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """The state after ``msg`` (None: not a state frame)."""
+        kind = msg.get("type")
+        if kind == "state":
+            if "history" not in msg:  # a client without deltas: sent only when it changes
+                msg["history"] = self.state.get("history", [])
+            self.state = msg
+        elif kind == "delta":
+            from pontoon.web.delta import apply
+
+            if msg["base"] != self.state.get("seq"):
+                raise RuntimeError(
+                    f"a delta based on {msg['base']}, the state held is {self.state.get('seq')}"
+                )
+            self.state = dict(apply(msg["ops"], self.state), seq=msg["seq"])
+        else:
+            return None
+        return self.state
+
+
+def ws_url(url: str, deltas: bool) -> str:
+    return url + "?deltas=1" if deltas else url
+
+
+async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list[str], deltas: bool) -> None:
     """One player: acts only on a state that answers its previous message (never on a stale one)."""
     url, _, token = url.partition("#")  # the seat token goes in the Authorization header, never the URL
-    async with connect(url, max_size=2**22, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+    auth = {"Authorization": f"Bearer {token}"}
+    async with connect(ws_url(url, deltas), max_size=2**22, additional_headers=auth) as ws:
         sent_at: float | None = None
         sent_version = sent_round = -1
+        frames = Frames()
         while True:
             msg = json.loads(await ws.recv())
             if msg.get("type") == "error":
                 errors.append(msg["error"])
                 sent_at = None
                 continue
-            if msg.get("type") != "state":
+            got = frames.take(msg)
+            if got is None:
                 continue
-            state = msg
+            state = got
             if sent_at is not None:
                 betting = state["phase"] == "betting" and state["you"] not in state["bets"]
                 if state["version"] <= sent_version or betting and completed(state) == sent_round:
@@ -127,7 +163,9 @@ async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list
                 await ws.send(json.dumps(out))
 
 
-async def run_load(base: str, tables: int, players: int, rounds: int, preset: str) -> dict[str, Any]:
+async def run_load(
+    base: str, tables: int, players: int, rounds: int, preset: str, deltas: bool
+) -> dict[str, Any]:
     async with httpx.AsyncClient(base_url=base, timeout=60) as http:
         urls = []
         for t in range(tables):
@@ -144,7 +182,7 @@ async def run_load(base: str, tables: int, players: int, rounds: int, preset: st
         lat: list[float] = []
         errors: list[str] = []
         t0 = time.perf_counter()
-        await asyncio.gather(*(player(u, rounds, "10", lat, errors) for u in urls))
+        await asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas) for u in urls))
         wall = time.perf_counter() - t0
     return {"wall": wall, "lat": lat, "errors": errors}
 
@@ -191,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
         help="persistence, comma separated: memory (none), sqlite (a temporary file, synchronous=FULL), "
         "pg (a throwaway PostgreSQL cluster on a unix socket, fsync on)",
     )
+    ap.add_argument(
+        "--frames",
+        default="deltas",
+        choices=("deltas", "full"),
+        help="what the clients ask for: deltas after the first full state (as the page), or full states",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -213,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(x) for x in a.tables.split(",") if x]
     print(
         f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
-        f"{os.cpu_count()} CPUs"
+        f"frames {a.frames}, {os.cpu_count()} CPUs"
     )
     print(
         f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
@@ -244,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             ps = psutil.Process(proc.pid)
             rss0 = ps.memory_info().rss / 2**20
             cpu0 = sum(ps.cpu_times()[:2])
-            res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset))
+            res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas"))
             rss1 = ps.memory_info().rss / 2**20
             cpu_ms = (sum(ps.cpu_times()[:2]) - cpu0) * 1000 / (tables * a.rounds)
         finally:

@@ -53,3 +53,20 @@ def test_bench_human_runs() -> None:
     stats = lines[1].split()
     assert stats[0] == "actions" and int(stats[1]) > 0 and stats[4] == "0", lines  # actions, errors 0
     assert lines[2].startswith("RSS MB over time:")
+
+
+def test_bench_fanout_runs() -> None:
+    """bench/bench_fanout.py: main's frames and the new ones for the same rounds: fewer bytes sent."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_fanout.py"), "--rounds", "3", "--spectators", "2"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    row = out.stdout.strip().splitlines()[-1].split()
+    assert row[0] == "2" and int(row[1]) > 5
+    assert float(row[5]) < float(row[4])  # KB per change: the deltas send less than main's full states

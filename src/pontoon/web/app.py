@@ -1,9 +1,10 @@
 """The ASGI app: REST for the lobby, tables and accounts; a WebSocket per table; the page.
 
 ``create_app(settings, persistence)`` builds it; ``pontoon serve`` runs it on uvicorn. Every table is
-driven under its own asyncio lock; after every change each connection is sent its own state
-(``HostedTable.state_for``). Bad input of any kind gets a 4xx with a one-line reason (REST) or an
-``{"type": "error"}`` message (WebSocket); the connection and the server stay up.
+driven under its own asyncio lock; after every change each connection is sent the state of its view
+kind (``HostedTable.state_for``), built once per kind, or the delta from its last one (web/frames.py).
+Bad input of any kind gets a 4xx with a one-line reason (REST) or an ``{"type": "error"}`` message
+(WebSocket); the connection and the server stay up.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from starlette.types import Message
 
 from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
-from pontoon.web import replies
+from pontoon.web import frames, replies
 from pontoon.web.auth import Auth, backend_for, socket_identity
 from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.lobby import Lobby
@@ -62,6 +63,9 @@ class Conn:
     dropped: int = 0
     overflow: bool = False
     history_mark: int = -1  # the host's history_mark when this connection was last sent the history
+    deltas: bool = False  # asked for deltas (``?deltas=1``, the page): web/frames.py
+    kind: str | None = None  # the view kind and change number of the last state frame it was sent
+    seq: int = -1
 
     def push(self, text: str) -> None:
         try:
@@ -126,13 +130,9 @@ class Server:
         return True
 
     def broadcast(self, host: HostedTable) -> None:
-        cache: dict[tuple[str | None, bool], str] = {}
-        for c in list(self.conns.get(host.id, ())):
-            key = (c.name, c.history_mark != host.history_mark)
-            if key not in cache or (c.name and c.name in host.notices):
-                cache[key] = json.dumps(host.state_for(c.name, key[1]))
-            c.history_mark = host.history_mark
-            c.push(cache[key])
+        """Every connection its frame of the change: each view kind built and serialized once, a delta
+        where the connection holds the kind's last view (web/frames.py)."""
+        frames.broadcast(host, list(self.conns.get(host.id, ())))
 
     async def close_table(self, host: HostedTable, reason: str) -> None:
         """Close a table: every member's money back to his account; its sockets closed with ``reason``."""
@@ -335,7 +335,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
     await websocket.accept()
     if sid is not None:
         srv.auth.watch(sid, websocket)  # closed when that session logs out
-    conn = Conn(name, websocket)
+    conn = Conn(name, websocket, deltas=websocket.query_params.get("deltas") == "1")
     srv.conns.setdefault(tid, set()).add(conn)
     async with srv.lock(tid):
         before = host.version
@@ -346,8 +346,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
         if host.version != before:  # a member back: everyone sees him connected
             srv.broadcast(host)
         else:  # a spectator or a second tab: only the joiner needs a frame (issue 28 item 8)
-            conn.history_mark = host.history_mark
-            conn.push(json.dumps(host.state_for(name, True)))
+            frames.welcome(host, conn, list(srv.conns.get(tid, ())))
     sender = asyncio.create_task(_sender(conn))
     key = f"{tid}:{name}" if name else _client(websocket)
     try:
@@ -409,6 +408,11 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
         return
     if msg.type == "ping":
         conn.push(json.dumps({"type": "pong"}))
+        return
+    if msg.type == "resync":  # a delta that did not fit (a gap): the full state of its view kind
+        async with srv.lock(host.id):
+            conn.seq = -1
+            frames.welcome(host, conn, list(srv.conns.get(host.id, ())))
         return
     if conn.name is None:
         _error(conn, "spectators cannot act: join the table for a seat token")

@@ -4,8 +4,9 @@ the last rounds, and the per-connection state message.
 A ``HostedTable`` is driven synchronously (the app holds the table's lock around every call) and
 only through the engine's table object and the table protocol; ``casino_host.py`` and
 ``british_host.py`` add each game's flow. Every change bumps ``version``; the app then sends each
-connection ``state_for(its name)``: its own view of the round (``round.view(seat)``, spectators
-``view(SPECTATOR)``), never another seat's hidden card, never the cards to come.
+connection the state of its view kind (web/frames.py: ``state_for(its name)`` for a member, else the
+public ``state_for(None)``), built once per kind: its own view of the round (``round.view(seat)``,
+everyone else ``view(SPECTATOR)``), never another seat's hidden card, never the cards to come.
 
 The turn timer (``Settings.turn_timeout_s``): when the person to act has not acted in time the
 server takes the documented default action for him (casino: stand; British: see ``british_host``).
@@ -156,6 +157,7 @@ class HostedTable:
         self.note: str | None = None  # a public line: the timer or the grace period acted for someone
         self.bot_level = "simple"  # British: web/bots.py LEVELS (the casino bots play the exact strategy)
         self.paused_left: float | None = None  # the turn timer's seconds left when the host paused
+        self.frames: Any = None  # web/frames.py: the last view of each kind sent (the deltas' bases)
 
     def watch(self, rec: TableRecord) -> None:
         """Every table event: to the store, and the fair shuffle's commitments and reveals for the page."""
@@ -328,8 +330,11 @@ class HostedTable:
         self.history.append(entry)
         self.history_mark += 1
 
+    def timer_s(self) -> float | None:
+        """The turn timer's seconds left (one decimal), None when none runs."""
+        return None if self.deadline is None else round(max(0.0, self.deadline - time.monotonic()), 1)
+
     def base_state(self, name: str | None, history: bool = True) -> dict[str, Any]:
-        left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
         out: dict[str, Any] = {
             "type": "state",
             "table": self.id,
@@ -338,7 +343,7 @@ class HostedTable:
             "preset": self.rules.preset,
             "you": name if name in self.members else None,
             "version": self.version,
-            "timer_s": None if left is None else round(left, 1),
+            "timer_s": self.timer_s(),
             "turn_timeout_s": self.settings.turn_timeout_s,
             "history_mark": self.history_mark,
             "fair": None if self.fair is None else dict(self.fair, revealed=list(self.revealed)[-3:]),

@@ -74,7 +74,7 @@ class BetMsg(Strict):
 
 
 class SimpleMsg(Strict):
-    type: Literal["deal", "clear_bets", "ping", "hints"]
+    type: Literal["deal", "clear_bets", "ping", "hints", "resync"]
 
 
 class KittyMsg(Strict):

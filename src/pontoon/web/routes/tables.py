@@ -179,7 +179,7 @@ async def message(request: Request, tid: TableId, body: MessageIn) -> Any:
     if not srv.actions.allow(f"{tid}:{name}"):
         return err(429, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
     msg = body.message
-    if msg.type in ("ping", "hints", "chat"):
+    if msg.type in ("ping", "hints", "chat", "resync"):
         return err(400, f"{msg.type}: only on the WebSocket (/ws/tables/{tid})")
     async with srv.lock(tid):
         m = host.members.get(name)

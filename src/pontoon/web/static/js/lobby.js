@@ -1,6 +1,6 @@
 // The account box and the lobby: guest, register, log in, presets, creating and joining tables.
 import { $, S, api, el, notice } from "./core.js";
-import { backToLobby, enterTable, marksText, reconnect } from "./table.js";
+import { backToLobby, enterTable, marksText, reconnect, render } from "./table.js";
 
 // ---------------------------------------------------------------- account and lobby
 export function showAccount() {
@@ -16,6 +16,8 @@ export function signedIn(a) {
   if (a) $("#account-balance").textContent = a.balance;
   $("#account-password").value = ""; $("#claim-password").value = "";
   showAccount();
+  // the table drawn before the session was known (a reload): drawn again for this person (host tools)
+  if (S.state && !$("#table").hidden) render(S.state);
 }
 
 export async function refreshAccount() {  // the session's own account (the cookie): 401 when logged out

@@ -4,6 +4,7 @@ import { renderHistory } from "./history.js";
 import { join, refreshAccount, refreshTables, signedIn } from "./lobby.js";
 import { memberTools, renderHost } from "./host.js";
 import { chatLine, renderChat } from "./chat.js";
+import { stateOf } from "./delta.js";
 
 // ---------------------------------------------------------------- the table
 export function enterTable(tid) {  // the socket is a seat when the session's account sits here, else a spectator
@@ -50,13 +51,20 @@ export function reconnect() {
 
 export function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const ws = new WebSocket(`${proto}://${location.host}/ws/tables/${S.tableId}`);  // the cookie says who
+  // the cookie says who; deltas: after the first full state only what changed (web/frames.py)
+  const ws = new WebSocket(`${proto}://${location.host}/ws/tables/${S.tableId}?deltas=1`);
   S.ws = ws;
+  let held = null, asked = false;  // the state this connection brought: its deltas apply to it
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
-    if (m.type === "state") {
-      if (m.history === undefined) m.history = S.state ? S.state.history : [];  // sent only when it changes
-      S.state = m; if (m.notice) notice(m.notice); render(m); afterState(m); }
+    if (m.type === "state" || m.type === "delta") {
+      const st = stateOf(m, held);
+      if (st === null) {  // a gap: the full state is asked for once, the deltas till it comes are dropped
+        if (!asked) ws.send(JSON.stringify({ type: "resync" }));
+        asked = true; return;
+      }
+      asked = false; held = st;  // (app.js counts S.state.timer_s down: the deltas' base stays as sent)
+      S.state = Object.assign({}, st); if (m.notice) notice(m.notice); render(S.state); afterState(S.state); }
     else if (m.type === "error") notice(m.error);
     else if (m.type === "hints") { S.hints = m; renderHints(); }
     else if (m.type === "chat") chatLine(m);

@@ -1,0 +1,191 @@
+"""State frames, built once per view kind and change, and the deltas between them (docs/server.md,
+"State frames and deltas").
+
+A connection's *view kind* is the member's name it is a seat of, or ``None`` for everyone else
+(spectators, a person who is not at the table): what each may see is ``HostedTable.state_for`` of that
+kind (ruling 35: a seat sees its own hidden cards, everyone else the public view). On every change the
+server numbers the change (``seq``), builds the view of each kind that has a connection once,
+serializes it once, and sends the same text to every connection of that kind:
+
+- a connection that asked for deltas (``/ws/tables/{id}?deltas=1``, the page) and holds the kind's
+  previous view gets ``{"type": "delta", "seq": n, "base": m, "ops": [...]}`` (web/delta.py), else the
+  full state with ``"seq": n``; on a gap it sends ``{"type": "resync"}`` and gets the full state;
+- any other connection gets the full state each time (no ``seq``), its ``history`` only when a round was
+  booked since it was last sent (``history_mark``), as before.
+
+A person's one-line ``notice`` travels beside the view (never in it): it is added to his frames only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pontoon.web.delta import diff
+
+if TYPE_CHECKING:
+    from pontoon.web.hosting import HostedTable
+
+Kind = str | None
+
+
+@dataclass
+class Sent:
+    """The last view of one kind sent on a table, and the change number it was sent at."""
+
+    seq: int
+    view: dict[str, Any]
+    full: str | None = None  # its full-state text, once made
+
+
+@dataclass
+class TableFrames:
+    """What a table has sent: the change counter and the last view of each kind (bounded by the
+    kinds with a connection at the last change)."""
+
+    seq: int = 0
+    last: dict[Kind, Sent] = field(default_factory=dict)
+    # each kind's history as built at a history_mark: the same list while no round is booked (built
+    # once per booked round, and the deltas pass it by at once: ``diff`` skips what ``is`` the same)
+    history: dict[Kind, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
+
+
+def frames_of(host: HostedTable) -> TableFrames:
+    tf = host.frames
+    if tf is None:
+        tf = host.frames = TableFrames()
+    return tf
+
+
+def kind_of(host: HostedTable, name: str | None) -> Kind:
+    return name if name is not None and name in host.members else None
+
+
+def _with(text: str, extra: dict[str, Any]) -> str:
+    """A frame's text with more keys at its end (the text of a JSON object)."""
+    return text[:-1] + ", " + json.dumps(extra)[1:]
+
+
+class Change:
+    """One change's frames: each view kind built and serialized at most once."""
+
+    def __init__(self, host: HostedTable) -> None:
+        self.host = host
+        self.tf = frames_of(host)
+        self.tf.seq += 1
+        self.seq = self.tf.seq
+        self.timer = host.timer_s()  # one reading for every kind (the views differ only as ruling 35 says)
+        self.views: dict[Kind, dict[str, Any]] = {}
+        self.texts: dict[tuple[Kind, str], str] = {}
+
+    def view(self, kind: Kind) -> dict[str, Any]:
+        v = self.views.get(kind)
+        if v is None:
+            host = self.host
+            v = host.state_for(kind, False)
+            v.pop("notice", None)  # (taken per person in ``send``)
+            v["timer_s"] = self.timer
+            h = self.tf.history.get(kind)
+            if h is None or h[0] != host.history_mark:
+                h = self.tf.history[kind] = (
+                    host.history_mark,
+                    [host.history_for(e, kind) for e in host.history],
+                )
+            v["history"] = h[1]
+            self.views[kind] = v
+        return v
+
+    def text(self, kind: Kind, what: str, prev: Sent | None = None) -> str:
+        t = self.texts.get((kind, what))
+        if t is None:
+            v = self.view(kind)
+            if what == "delta" and prev is not None:
+                t = json.dumps(
+                    {"type": "delta", "seq": self.seq, "base": prev.seq, "ops": diff(prev.view, v)}
+                )
+            elif what == "full":
+                t = json.dumps(dict(v, seq=self.seq))
+            elif what == "plain":  # a connection without deltas: the state as before, no change number
+                t = json.dumps(v)
+            else:  # the same without the history (a connection that has it)
+                t = json.dumps({k: x for k, x in v.items() if k != "history"})
+            self.texts[(kind, what)] = t
+        return t
+
+    def send(self, conns: list[Any]) -> None:
+        host, members, last, seq, mark = (
+            self.host,
+            self.host.members,
+            self.tf.last,
+            self.seq,
+            self.host.history_mark,
+        )
+        notices = host.notices
+        notes = {c.name: notices.pop(c.name) for c in conns if c.name in notices} if notices else {}
+        texts = self.texts
+        for c in conns:
+            name = c.name
+            kind = name if name is not None and name in members else None
+            if c.deltas:
+                prev = last.get(kind)
+                what = "delta" if prev is not None and c.seq == prev.seq and c.kind == kind else "full"
+                c.kind, c.seq = kind, seq
+            else:
+                what = "plain" if c.history_mark != mark else "bare"
+                c.history_mark = mark
+                prev = None
+            text = texts.get((kind, what))
+            if text is None:
+                text = self.text(kind, what, prev)
+            note = notes.get(name) if notes else None
+            c.push(text if note is None else _with(text, {"notice": note}))
+
+    def keep(self, only: bool = False) -> None:
+        """Record this change's views as each kind's last; ``only``: the other kinds' stay (a change
+        sent to one kind's connections), else they are dropped (no connection of theirs is left)."""
+        new = {k: Sent(self.seq, v, self.texts.get((k, "full"))) for k, v in self.views.items()}
+        if only:
+            self.tf.last.update(new)
+        else:
+            self.tf.last = new
+            for k in [k for k in self.tf.history if k not in new]:
+                del self.tf.history[k]
+
+
+def broadcast(host: HostedTable, conns: list[Any]) -> None:
+    """Every connection of the table its frame of this change."""
+    ch = Change(host)
+    ch.send(conns)
+    ch.keep()
+
+
+def welcome(host: HostedTable, conn: Any, conns: list[Any]) -> None:
+    """A new connection (a spectator, a second tab: nothing changed for the others) or one that asked
+    for ``resync``: the full state of its kind. Where the kind's last view is there, it is sent as it
+    is (the others' next delta applies to it too), with the turn timer's seconds brought up to date;
+    else the kind's view is built now and its other connections (if any) get their delta."""
+    kind = kind_of(host, conn.name)
+    tf = frames_of(host)
+    prev = tf.last.get(kind)
+    note = host.notices.pop(conn.name, None) if conn.name is not None else None
+    if prev is not None and prev.view.get("version") == host.version:
+        timer = host.timer_s()
+        seq = {"seq": prev.seq} if conn.deltas else {}
+        if timer is not None or not conn.deltas:  # (the others' next delta sets theirs: the timer moves)
+            text = json.dumps(prev.view | seq | {"timer_s": timer})
+        else:
+            if prev.full is None:
+                prev.full = json.dumps(dict(prev.view, seq=prev.seq))
+            text = prev.full
+        conn.kind, conn.seq, conn.history_mark = kind, prev.seq, host.history_mark
+        conn.push(_with(text, {"notice": note}) if note else text)
+        return
+    if note:
+        host.notices[conn.name] = note
+    ch = Change(host)
+    ch.send([c for c in conns if c is conn or kind_of(host, c.name) == kind])
+    ch.keep(only=True)
+
+
+__all__ = ["Change", "Sent", "TableFrames", "broadcast", "frames_of", "kind_of", "welcome"]

@@ -1,0 +1,33 @@
+// A state delta (docs/server.md "State frames and deltas"; web/delta.py makes them): each operation is
+// [path, value] (set: replace, add a key at the end, or append at a list's end) or [path] (delete the key,
+// or cut the list from that index); the containers on each path are copied, the old state is not changed.
+export function applyDelta(ops, value) {
+  const root = [value];
+  const copied = new Set();
+  for (const op of ops) {
+    const path = op[0];
+    let node = root, key = 0;
+    for (const step of path) {
+      let child = node[key];
+      if (child === null || typeof child !== "object") throw new Error(`delta path ${JSON.stringify(path)} does not fit`);
+      if (!copied.has(child)) {
+        child = Array.isArray(child) ? child.slice() : Object.assign({}, child);
+        node[key] = child; copied.add(child);
+      }
+      node = child; key = step;
+    }
+    if (op.length === 1) {
+      if (Array.isArray(node)) node.length = key; else delete node[key];
+    } else node[key] = op[1];
+  }
+  return root[0];
+}
+
+// The state a frame brings, given the state held: a full state as it is, a delta applied to the state it
+// is based on; null when the delta is not based on the state held (a gap: ask for the full state).
+export function stateOf(m, held) {
+  if (m.type === "state") { const st = Object.assign({}, m); delete st.notice; return st; }
+  if (!held || held.seq !== m.base) return null;
+  const st = applyDelta(m.ops, held);
+  return st === held ? Object.assign({}, held, { seq: m.seq }) : Object.assign(st, { seq: m.seq });
+}
