@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection
 
+from pontoon.history import batchsql
 from pontoon.history.chain import account_key, canon, chain_text_hash, event_text, now
 from pontoon.history.engines import HistoryError
 
@@ -48,40 +49,6 @@ class Store(Protocol):
 class StaleHead(HistoryError):
     """A table's chain head is not the one the writer remembered (another process wrote it): the
     transaction is rolled back and written again from the stored heads (``Store.write_group``)."""
-
-
-# The write path's statements as SQL text, sent with the driver's ``executemany`` and tuples built
-# here (no SQLAlchemy statement, parameter or result objects per row). Ids are the columns' defaults;
-# an event's round and a ledger row's event are found by their unique keys inside the statement, so a
-# batch needs no id from the database before its statements: on PostgreSQL the whole batch is sent in
-# one pipeline (one round trip) and committed.
-_SQL = {
-    "shoe": "INSERT INTO shoes (table_id, number, cards, cut, created) VALUES (?, ?, ?, ?, ?)",
-    "round": "INSERT INTO rounds (table_id, number, shoe, status, started) VALUES (?, ?, ?, 'open', ?)",
-    "event": (
-        "INSERT INTO events (table_id, round_id, round_no, seq, kind, payload, clause, created, "
-        "prev_hash, hash) VALUES (?, (SELECT id FROM rounds WHERE table_id = ? AND number = ?), "
-        "?, ?, ?, ?, ?, ?, ?, ?)"
-    ),
-    "ledger": (
-        "INSERT INTO ledger (table_id, round_id, event_id, idem, source, dest, amount, kind, player, "
-        "reason) VALUES (?, (SELECT id FROM rounds WHERE table_id = ? AND number = ?), "
-        "(SELECT id FROM events WHERE table_id = ? AND round_no = ? AND seq = ?), ?, ?, ?, ?, ?, ?, ?)"
-    ),
-    "balance": (
-        "INSERT INTO accounts (table_id, account, balance) VALUES (?, ?, ?) "
-        "ON CONFLICT (table_id, account) DO UPDATE SET balance = excluded.balance"
-    ),
-    "end": "UPDATE rounds SET status = ?, ended = ?, result = ? WHERE table_id = ? AND number = ?",
-    # the head moves only from the head this transaction chained from (a cached head is checked here)
-    "head": "UPDATE tables SET last_hash = ?, seal = ? WHERE id = ? AND last_hash = ?",
-    "head_state": (
-        "UPDATE tables SET last_hash = ?, seal = ?, state = ?, state_event = coalesce(("
-        "SELECT id FROM events WHERE table_id = ? AND round_no = ? AND seq = ?) - ?, 0) "
-        "WHERE id = ? AND last_hash = ?"
-    ),
-}
-_PG_SQL = {k: v.replace("?", "%s") for k, v in _SQL.items()}
 
 
 def load_heads(conn: Connection, tids: Sequence[int]) -> Heads:
@@ -120,7 +87,6 @@ def write_items(
     transaction. ``cached``: the heads and balances the writer remembers (those missing are read).
     Returns each item's new chain head and the tables' new heads and balances (for the caller's cache
     once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored."""
-    pg = conn.dialect.name == "postgresql"
     tids = list(dict.fromkeys(t for t, _ in items))
     missing = [t for t in tids if t not in cached]
     read = load_heads(conn, missing) if missing else {}
@@ -171,55 +137,24 @@ def write_items(
                 states[tid] = (canon(b.state), _state_ref(b))
         heads[tid] = prev
         out.append(prev)
-    plain: list[tuple[Any, ...]] = []
-    with_state: list[tuple[Any, ...]] = []
+    head_rows: list[tuple[Any, ...]] = []
     for tid in tids:
-        seal = store.seal_of(tid, heads[tid])
-        if tid in states:
-            text, (rno, seq, minus) = states[tid]
-            with_state.append((heads[tid], seal, text, tid, rno, seq, minus, tid, start[tid][0]))
-        else:
-            plain.append((heads[tid], seal, tid, start[tid][0]))
-    balances = [(t, a, str(bals[t][a])) for t, a in sorted(changed)]
-    sql = _PG_SQL if pg else _SQL
+        text, (rno, seq, less) = states.get(tid, (None, (-1, -1, 0)))
+        head_rows.append(
+            (tid, heads[tid], store.seal_of(tid, heads[tid]), text, rno, seq, less, start[tid][0])
+        )
+    steps = {
+        "shoe": shoes,
+        "round": new_rounds,
+        "event": events,
+        "ledger": ledger,
+        "balance": [(t, a, str(bals[t][a])) for t, a in sorted(changed)],
+        "end": ends,
+        "head": head_rows,
+    }
     raw = conn.connection.driver_connection
-    assert raw is not None
-    steps = [
-        ("shoe", shoes),
-        ("round", new_rounds),
-        ("event", events),
-        ("ledger", ledger),
-        ("balance", balances),
-        ("end", ends),
-        ("head", plain),
-        ("head_state", with_state),
-    ]
-    moved = 0
     try:
-        if pg:
-            cur, moves = raw.cursor(), []
-            with raw.pipeline():  # one round trip for every statement
-                for name, rows in steps:
-                    if rows and name.startswith("head"):  # a pipeline sums no rowcount: count the rows
-                        moves.append(raw.cursor())
-                        moves[-1].executemany(sql[name] + " RETURNING id", rows, returning=True)
-                    elif rows:
-                        cur.executemany(sql[name], rows)
-            for c in moves:
-                while True:
-                    moved += len(c.fetchall())
-                    if not c.nextset():
-                        break
-                c.close()
-            cur.close()
-        else:
-            cur = raw.cursor()
-            for name, rows in steps:
-                if rows:
-                    cur.executemany(sql[name], rows)
-                    if name.startswith("head"):
-                        moved += cur.rowcount
-            cur.close()
+        moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps)
     except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
         if "ledger" in str(err) and "idem" in str(err):
             raise HistoryError(_twice(err, [r[6] for r in ledger])) from None
