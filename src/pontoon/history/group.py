@@ -264,8 +264,12 @@ class GroupCommitter:
             return
         self.groups += 1
         self.items += len(live)
-        for (tid, _b, fut), head in zip(live, heads, strict=True):
-            self._done(tid, fut, head=head)
+        with self.cv:  # committed: none of them is pending any more (one lock for the whole group)
+            for tid, _b, fut in live:
+                if self.last.get(tid) is fut:
+                    del self.last[tid]
+        for (_t, _b, fut), head in zip(live, heads, strict=True):
+            fut.set_result(head)
 
     def _done(
         self, tid: int, fut: Future[str], *, head: str = "", error: BaseException | None = None
