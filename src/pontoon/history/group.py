@@ -159,22 +159,30 @@ def write_items(
         moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps)
     except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
         if "ledger" in str(err) and "idem" in str(err):
-            raise HistoryError(_twice(err, [r[6] for r in ledger])) from None
+            raise HistoryError(_twice(conn, err, [r[6] for r in ledger])) from None
         raise
     if moved != len(tids):
         raise StaleHead("a table's chain head moved under this writer (another process wrote it)")
     return out, {t: (heads[t], bals[t]) for t in tids}
 
 
-def _twice(err: BaseException, idems: list[str]) -> str:
-    """The refusal of a ledger row booked twice, naming the first such row."""
+def _twice(conn: Connection, err: BaseException, idems: list[str]) -> str:
+    """The refusal of a ledger row booked twice, naming the first such row: PostgreSQL names it in the
+    error's detail (its transaction is aborted); SQLite undid only the statement, so it is looked up."""
     seen: set[str] = set()
     for i in idems:
         if i in seen:
             return f"ledger row {i} is already written: a transfer is booked once"
         seen.add(i)
     detail = str(getattr(getattr(err, "diag", None), "message_detail", "") or "")
-    found = next((i for i in idems if f"({i})" in detail), idems[0] if idems else "?")
+    found = next((i for i in idems if f"({i})" in detail), None)
+    if found is None and conn.dialect.name == "sqlite" and idems:
+        cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        marks = ", ".join("?" * len(idems))
+        row = cur.execute(f"SELECT idem FROM ledger WHERE idem IN ({marks}) LIMIT 1", idems).fetchone()
+        cur.close()
+        found = str(row[0]) if row else None
+    found = found or (idems[0] if idems else "?")
     return f"ledger row {found} is already written: a transfer is booked once"
 
 
