@@ -319,13 +319,25 @@ class CasinoTable(Publisher):
             "log_seq": self.log.count,
             "rng": _rng_state(self.rng),
             "shoe": {
-                "cards": " ".join(str(c) for c in self.shoe.dealt_cards() + self.shoe.remaining_cards()),
+                "cards": self._shoe_text(),
                 "cut": self.shoe.cut_index,
                 "dealt": self.shoe.dealt,
             },
             # the fair shuffler with its secret seeds (this shoe's and the next one's): private, like the order
             "fair": self.fair.state() if self.fair is not None else None,
         }
+
+    def _shoe_text(self) -> str:
+        """The shoe's whole order as text (a shoe's order never changes: made once per shoe, not at
+        every round's snapshot)."""
+        held = getattr(self, "_order_text", None)
+        if held is None or held[0] is not self.shoe:
+            held = (
+                self.shoe,
+                " ".join(str(c) for c in self.shoe.dealt_cards() + self.shoe.remaining_cards()),
+            )
+            self._order_text = held
+        return held[1]
 
     def restore(self, state: dict[str, Any]) -> None:
         """The inverse of ``snapshot``: no round open, the same cards to come, the same RNG stream."""

@@ -1,11 +1,13 @@
 """Group commit: the writes of every table that arrive within a short window, in ONE transaction.
 
-``write_items(store, conn, items)`` writes the batches of several tables with multi-row statements
-(the events of all of them in one multi-row ``INSERT``, their ids taken beforehand in one statement, one
-for their ledger rows, one upsert of the running account balances, one update of the chain heads): a handful of round
-trips per transaction whatever the number of tables, on SQLite and on PostgreSQL alike. Each table's
-events keep their order and their hash chain (``prev_hash`` is the head the transaction read, locked
-``FOR UPDATE`` on PostgreSQL), and each table's head is sealed (``seal.py``) as before.
+``write_items(store, conn, items, cached)`` writes the batches of several tables with multi-row
+statements (``batchsql.py``: the events of all of them, their ledger rows, the upsert of the running
+account balances, the round ends, the chain heads), sent by the driver with no id read beforehand: on
+PostgreSQL one pipeline (one round trip) per transaction whatever the number of tables. Each table's
+events keep their order and their hash chain (``prev_hash``: the head the writer remembers, or reads
+for a table it has not written yet; the head update moves it only from that head, so a head moved by
+another writer fails the transaction with ``StaleHead`` and ``Store.write_group`` writes it again from
+the stored heads), and each table's head is sealed (``seal.py``) as before.
 
 ``GroupCommitter`` is a writer thread: ``submit(table_id, batches)`` queues one table call's batches and
 returns a ``Future`` that completes once they are COMMITTED (durable: ``synchronous=FULL`` on SQLite,
@@ -27,16 +29,15 @@ from concurrent.futures import Future
 from decimal import Decimal
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, bindparam, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Connection
 
-from pontoon.history import schema as s
-from pontoon.history.chain import account_key, canon, chain_hash, event_body, now
+from pontoon.history import batchsql
+from pontoon.history.chain import account_key, canon, chain_text_hash, event_text, now
 from pontoon.history.engines import HistoryError
 
 Batch = Any  # ``store.Batch`` (store.py imports this module)
 Item = tuple[int, Sequence[Batch]]
+Heads = dict[int, tuple[str, dict[str, Decimal]]]  # table id -> (chain head, running balances)
 
 
 class Store(Protocol):
@@ -44,261 +45,145 @@ class Store(Protocol):
 
     def seal_of(self, table_id: int, head: str) -> str: ...
 
-    def _round_id(self, conn: Connection, table_id: int, number: int) -> int | None: ...
-
     def write_group(self, items: Sequence[Item]) -> list[str]: ...
 
 
-_INS_ROUNDS = insert(s.rounds)
-_INS_SHOES = insert(s.shoes)
-_END_ROUND = (
-    update(s.rounds)
-    .where(s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no"))
-    .values(status=bindparam("r_status"), ended=bindparam("r_ended"), result=bindparam("r_result"))
-)
-_SET_HEAD = (
-    update(s.tables)
-    .where(s.tables.c.id == bindparam("t_id"))
-    .values(last_hash=bindparam("t_hash"), seal=bindparam("t_seal"))
-)
-_SET_HEAD_STATE = _SET_HEAD.values(state=bindparam("t_state"), state_event=bindparam("t_event"))
+class StaleHead(HistoryError):
+    """A table's chain head is not the one the writer remembered (another process wrote it): the
+    transaction is rolled back and written again from the stored heads (``Store.write_group``)."""
 
 
-_UPSERTS: dict[str, Any] = {}
+def load_heads(conn: Connection, tids: Sequence[int]) -> Heads:
+    """The stored chain heads and balances of ``tids`` (two statements)."""
+    pg = conn.dialect.name == "postgresql"
+    mark = ", ".join(["%s" if pg else "?"] * len(tids))
+    cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    cur.execute(f"SELECT id, last_hash FROM tables WHERE id IN ({mark})", tuple(tids))
+    out: Heads = {int(i): (str(h), {}) for i, h in cur.fetchall()}
+    for tid in tids:
+        if tid not in out:
+            raise HistoryError(f"table {tid} is not in the history")
+    cur.execute(f"SELECT table_id, account, balance FROM accounts WHERE table_id IN ({mark})", tuple(tids))
+    for tid, acct, bal in cur.fetchall():
+        out[int(tid)][1][str(acct)] = Decimal(bal)
+    cur.close()
+    return out
 
 
-def _upsert(dialect: str) -> Any:
-    """The running balances' multi-row upsert, built once per dialect."""
-    if dialect not in _UPSERTS:
-        ins = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(s.accounts)
-        _UPSERTS[dialect] = ins.on_conflict_do_update(
-            index_elements=[s.accounts.c.table_id, s.accounts.c.account],
-            set_={"balance": ins.excluded.balance},
-        )
-    return _UPSERTS[dialect]
-
-
-_EVENT_COLS = (
-    "id",
-    "table_id",
-    "round_id",
-    "round_no",
-    "seq",
-    "kind",
-    "payload",
-    "clause",
-    "created",
-    "prev_hash",
-    "hash",
-)
-_LEDGER_COLS = (
-    "table_id",
-    "round_id",
-    "event_id",
-    "idem",
-    "source",
-    "dest",
-    "amount",
-    "kind",
-    "player",
-    "reason",
-)
-
-
-def _insert_rows(conn: Connection, table: str, cols: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
-    """Rows of the write path's two big tables by the driver's ``executemany`` (one prepared statement;
-    psycopg pipelines it), without building SQLAlchemy parameters per row."""
-    mark = "%s" if conn.dialect.name == "postgresql" else "?"
-    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join([mark] * len(cols))})"
-    conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows])
-
-
-def _new_ids(conn: Connection, table: str, n: int) -> list[int]:
-    """``n`` new increasing ids of ``table`` (events, rounds), so that the rows are inserted with one
-    plain multi-row statement (no RETURNING, which SQLite answers row by row). PostgreSQL: the
-    column's sequence, in one round trip; SQLite: after the largest id, safe because the writer holds
-    the database's write lock from BEGIN IMMEDIATE (ids are rowids: the next would be the same)."""
-    if conn.dialect.name == "postgresql":
-        q = f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, {int(n)})"
-        return sorted(int(r[0]) for r in conn.exec_driver_sql(q))
-    base = int(conn.exec_driver_sql(f"SELECT coalesce(max(id), 0) FROM {table}").scalar() or 0)
-    return list(range(base + 1, base + n + 1))
+def _state_ref(b: Batch) -> tuple[int, int, int]:
+    """(round_no, seq, minus) of the event whose id, less ``minus``, is the snapshot's ``state_event``:
+    the batch's last row (the snapshot holds after it) or the row it holds before (id - 1)."""
+    if not b.rows:
+        return (-1, -1, 0)  # no event: state_event 0
+    if b.state_at is None:
+        r = b.rows[-1]
+        return (r.round_no, r.seq, 0)
+    r = b.rows[b.state_at]
+    return (r.round_no, r.seq, 1)
 
 
 def write_items(
-    store: Store, conn: Connection, items: Sequence[Item], rounds: dict[tuple[int, int], int]
-) -> list[str]:
+    store: Store, conn: Connection, items: Sequence[Item], cached: Heads
+) -> tuple[list[str], Heads]:
     """The statements of ``items`` (each: a table id and its batches, in order) on ``conn``, the caller's
-    transaction; returns each item's new chain head. ``rounds`` receives the round ids made here (the
-    caller adds them to its cache once the transaction commits)."""
-    pg = conn.dialect.name == "postgresql"
-    tids = sorted({t for t, _ in items})
-    q = select(s.tables.c.id, s.tables.c.last_hash).where(s.tables.c.id.in_(tids)).order_by(s.tables.c.id)
-    heads: dict[int, str] = {int(i): str(h) for i, h in conn.execute(q.with_for_update() if pg else q)}
-    for tid in tids:
-        if tid not in heads:
-            raise HistoryError(f"table {tid} is not in the history")
+    transaction. ``cached``: the heads and balances the writer remembers (those missing are read).
+    Returns each item's new chain head and the tables' new heads and balances (for the caller's cache
+    once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored."""
+    tids = list(dict.fromkeys(t for t, _ in items))
+    missing = [t for t in tids if t not in cached]
+    read = load_heads(conn, missing) if missing else {}
+    start = {t: (cached[t] if t in cached else read[t]) for t in tids}
+    heads = {t: start[t][0] for t in tids}
+    bals = {t: dict(start[t][1]) for t in tids}
     stamp = now()
-    # the shoes first used now, and the rounds that start now (their ids: the events point at them)
-    shoes: list[dict[str, Any]] = []
-    new_rounds: list[dict[str, Any]] = []
+    shoes: list[tuple[Any, ...]] = []
+    new_rounds: list[tuple[Any, ...]] = []
+    events: list[tuple[Any, ...]] = []
+    ledger: list[tuple[Any, ...]] = []
+    ends: list[tuple[Any, ...]] = []
+    changed: set[tuple[int, str]] = set()
+    states: dict[int, tuple[str, tuple[int, int, int]]] = {}
+    out: list[str] = []
     for tid, batches in items:
+        prev = heads[tid]
+        bal = bals[tid]
         for b in batches:
             if b.shoe is not None:
                 n, cards, cut = b.shoe
-                shoes.append({"table_id": tid, "number": n, "cards": cards, "cut": cut, "created": stamp})
+                shoes.append((tid, n, cards, cut, stamp))
             for row in b.rows:
-                if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
-                    new_rounds.append(
-                        {
-                            "table_id": tid,
-                            "number": row.round_no,
-                            "shoe": row.data.get("shoe", b.round_shoe),
-                            "status": "open",
-                            "started": stamp,
-                        }
-                    )
-    if shoes:
-        conn.execute(_INS_SHOES, shoes)
-    if new_rounds:
-        for r, rid in zip(new_rounds, _new_ids(conn, "rounds", len(new_rounds)), strict=True):
-            r["id"] = rid
-            rounds[(int(r["table_id"]), int(r["number"]))] = rid
-        conn.execute(_INS_ROUNDS, new_rounds)
-
-    def round_id(tid: int, number: int) -> int | None:
-        if number <= 0:
-            return None
-        rid = rounds.get((tid, number))
-        if rid is None:
-            rid = store._round_id(conn, tid, number)
-        return rid
-
-    # the events of every table, each table's chained from its head
-    events: list[dict[str, Any]] = []
-    for tid, batches in items:
-        prev = heads[tid]
-        for b in batches:
-            for row in b.rows:
-                body = event_body(row.round_no, row.seq, row.kind, row.data, row.clause, row.transfers)
-                h = chain_hash(prev, body)
-                events.append(
-                    {
-                        "table_id": tid,
-                        "round_id": round_id(tid, row.round_no),
-                        "round_no": row.round_no,
-                        "seq": row.seq,
-                        "kind": row.kind,
-                        "payload": canon(row.data),
-                        "clause": row.clause,
-                        "created": stamp,
-                        "prev_hash": prev,
-                        "hash": h,
-                    }
+                rno, seq = row.round_no, row.seq
+                if row.kind == "round_start" and rno > 0 and seq == 0:
+                    new_rounds.append((tid, rno, row.data.get("shoe", b.round_shoe), stamp))
+                payload = canon(row.data)
+                h = chain_text_hash(
+                    prev, event_text(rno, seq, row.kind, row.data, payload, row.clause, row.transfers)
                 )
+                events.append((tid, tid, rno, rno, seq, row.kind, payload, row.clause, stamp, prev, h))
                 prev = h
-        heads[tid] = prev
-    event_ids = _new_ids(conn, "events", len(events)) if events else []
-    for ev, eid in zip(events, event_ids, strict=True):
-        ev["id"] = eid
-    if events:
-        _insert_rows(conn, "events", _EVENT_COLS, events)
-    # the ledger rows, and the running balances of the accounts they move (read once, written once)
-    ledger: list[dict[str, Any]] = []
-    moves: list[tuple[int, str, Decimal]] = []
-    k = 0
-    out: list[str] = []
-    head_rows: dict[int, dict[str, Any]] = {}
-    ends: list[dict[str, Any]] = []
-    for tid, batches in items:
-        for b in batches:
-            last_id = state_event = 0
-            for i, row in enumerate(b.rows):
-                eid = event_ids[k]
-                ev = events[k]
-                k += 1
-                last_id = eid
-                if i == b.state_at:
-                    state_event = eid - 1  # the snapshot holds before rows[state_at]
                 for j, t in enumerate(row.transfers):
                     amount = Decimal(t["amount"])
                     src, dst = account_key(t["source"]), account_key(t["dest"])
                     ledger.append(
-                        {
-                            "table_id": tid,
-                            "round_id": ev["round_id"],
-                            "event_id": eid,
-                            "idem": f"{tid}:{row.round_no}:{row.seq}:{j}",
-                            "source": src,
-                            "dest": dst,
-                            "amount": str(amount),
-                            "kind": t["kind"],
-                            "player": t["player"],
-                            "reason": t["reason"],
-                        }
+                        (tid, tid, rno, tid, rno, seq, f"{tid}:{rno}:{seq}:{j}", src, dst, str(amount))
+                        + (t["kind"], t["player"], t["reason"])
                     )
-                    moves += [(tid, src, -amount), (tid, dst, amount)]
+                    bal[src] = bal.get(src, Decimal(0)) - amount
+                    bal[dst] = bal.get(dst, Decimal(0)) + amount
+                    changed.add((tid, src))
+                    changed.add((tid, dst))
             if b.round_end is not None:
                 rno, status, result = b.round_end
-                ends.append(
-                    {
-                        "t_id": tid,
-                        "r_no": rno,
-                        "r_status": status,
-                        "r_ended": stamp,
-                        "r_result": canon(result),
-                    }
-                )
-            hr = head_rows.setdefault(tid, {"t_id": tid})
+                ends.append((status, stamp, canon(result), tid, rno))
             if b.state is not None:
-                hr["t_state"] = canon(b.state)
-                hr["t_event"] = last_id if b.state_at is None else state_event
-        out.append(heads[tid])
-    if ledger:
-        try:
-            _insert_rows(conn, "ledger", _LEDGER_COLS, ledger)
-        except IntegrityError:
-            raise HistoryError(_twice(conn, [r["idem"] for r in ledger])) from None
-        touched = sorted({m[0] for m in moves})
-        cur = {
-            (int(r.table_id), str(r.account)): Decimal(r.balance)
-            for r in conn.execute(
-                select(s.accounts.c.table_id, s.accounts.c.account, s.accounts.c.balance).where(
-                    s.accounts.c.table_id.in_(touched)
-                )
-            )
-        }
-        changed: dict[tuple[int, str], Decimal] = {}
-        for tid, acct, amount in moves:
-            key = (tid, acct)
-            changed[key] = changed.get(key, cur.get(key, Decimal(0))) + amount
-        conn.execute(
-            _upsert(conn.dialect.name),
-            [{"table_id": t, "account": a, "balance": str(v)} for (t, a), v in changed.items()],
+                states[tid] = (canon(b.state), _state_ref(b))
+        heads[tid] = prev
+        out.append(prev)
+    head_rows: list[tuple[Any, ...]] = []
+    for tid in tids:
+        text, (rno, seq, less) = states.get(tid, (None, (-1, -1, 0)))
+        head_rows.append(
+            (tid, heads[tid], store.seal_of(tid, heads[tid]), text, rno, seq, less, start[tid][0])
         )
-    if ends:
-        conn.execute(_END_ROUND, ends)
-    plain: list[dict[str, Any]] = []
-    with_state: list[dict[str, Any]] = []
-    for tid, hr in head_rows.items():
-        hr.update(t_hash=heads[tid], t_seal=store.seal_of(tid, heads[tid]))
-        (with_state if "t_state" in hr else plain).append(hr)
-    if plain:
-        conn.execute(_SET_HEAD, plain)
-    if with_state:
-        conn.execute(_SET_HEAD_STATE, with_state)
-    return out
+    steps = {
+        "shoe": shoes,
+        "round": new_rounds,
+        "event": events,
+        "ledger": ledger,
+        "balance": [(t, a, str(bals[t][a])) for t, a in sorted(changed)],
+        "end": ends,
+        "head": head_rows,
+    }
+    raw = conn.connection.driver_connection
+    try:
+        moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps)
+    except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
+        if "ledger" in str(err) and "idem" in str(err):
+            raise HistoryError(_twice(conn, err, [r[6] for r in ledger])) from None
+        raise
+    if moved != len(tids):
+        raise StaleHead("a table's chain head moved under this writer (another process wrote it)")
+    return out, {t: (heads[t], bals[t]) for t in tids}
 
 
-def _twice(conn: Connection, idems: list[str]) -> str:
-    """The refusal of a ledger row booked twice, naming the first such row."""
+def _twice(conn: Connection, err: BaseException, idems: list[str]) -> str:
+    """The refusal of a ledger row booked twice, naming the first such row: PostgreSQL names it in the
+    error's detail (its transaction is aborted); SQLite undid only the statement, so it is looked up."""
     seen: set[str] = set()
     for i in idems:
         if i in seen:
             return f"ledger row {i} is already written: a transfer is booked once"
         seen.add(i)
-    found = conn.execute(select(s.ledger.c.idem).where(s.ledger.c.idem.in_(idems)).limit(1)).scalar()
-    return f"ledger row {found or idems[0]} is already written: a transfer is booked once"
+    detail = str(getattr(getattr(err, "diag", None), "message_detail", "") or "")
+    found = next((i for i in idems if f"({i})" in detail), None)
+    if found is None and conn.dialect.name == "sqlite" and idems:
+        cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        marks = ", ".join("?" * len(idems))
+        row = cur.execute(f"SELECT idem FROM ledger WHERE idem IN ({marks}) LIMIT 1", idems).fetchone()
+        cur.close()
+        found = str(row[0]) if row else None
+    found = found or (idems[0] if idems else "?")
+    return f"ledger row {found} is already written: a transfer is booked once"
 
 
 class GroupCommitter:
@@ -387,8 +272,12 @@ class GroupCommitter:
             return
         self.groups += 1
         self.items += len(live)
-        for (tid, _b, fut), head in zip(live, heads, strict=True):
-            self._done(tid, fut, head=head)
+        with self.cv:  # committed: none of them is pending any more (one lock for the whole group)
+            for tid, _b, fut in live:
+                if self.last.get(tid) is fut:
+                    del self.last[tid]
+        for (_t, _b, fut), head in zip(live, heads, strict=True):
+            fut.set_result(head)
 
     def _done(
         self, tid: int, fut: Future[str], *, head: str = "", error: BaseException | None = None

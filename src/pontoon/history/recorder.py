@@ -136,6 +136,7 @@ class Recorder:
             )
         else:
             self.table_id = table_id
+            store.forget(table_id)  # its head and balances read again from the committed records
             if store.group is not None:  # recovered from the committed records: writable again
                 store.group.forgive(table_id)
             shoes = store.shoes_(table_id)

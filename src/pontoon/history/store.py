@@ -47,7 +47,7 @@ from pontoon.history.engines import (
     stored_amount,
     stored_json,
 )
-from pontoon.history.group import GroupCommitter, write_items
+from pontoon.history.group import GroupCommitter, Heads, StaleHead, write_items
 from pontoon.history.seal import SealKey, history_key
 
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
@@ -61,11 +61,6 @@ def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
     ]
 
 
-# The write path's statements, built once: each append passes only its values, so SQLAlchemy reuses the
-# compiled statement instead of building and cache-keying a new one per row (most of a write's CPU).
-_ROUND_ID = select(s.rounds.c.id).where(
-    s.rounds.c.table_id == bindparam("t_id"), s.rounds.c.number == bindparam("r_no")
-)
 _SET_HEAD = (
     update(s.tables)
     .where(s.tables.c.id == bindparam("t_id"))
@@ -228,7 +223,11 @@ class Store:
         self.sealed = sealed  # the schema has ``tables.seal`` (revision 0005 on)
         self.revision = revision
         self._local = threading.local()  # the snapshot connection of this thread, while one is open
-        self._round_ids: dict[tuple[int, int], int] = {}
+        # the chain head and running balances of each table this writer wrote, as committed: a write
+        # reads them only for a table it has not written yet (``group.write_items``); a head moved by
+        # another process meanwhile is caught in the transaction (``StaleHead``: read again, retried)
+        self._heads: Heads = {}
+        self._heads_lock = threading.Lock()
         self._crash = _Crash()
         # checks run inside every ``append`` transaction before it commits (a lease's fencing token:
         # ``pontoon.history.leases``); each is called with the connection and the table id and raises
@@ -316,15 +315,13 @@ class Store:
             pk = res.inserted_primary_key
             assert pk is not None
             table_id = int(pk[0])
-            made: dict[tuple[int, int], int] = {}
             if first is not None:
-                write_items(self, conn, [(table_id, [first])], made)
+                write_items(self, conn, [(table_id, [first])], {table_id: ("", {})})
             else:
                 conn.execute(
                     _SET_HEAD, {"t_id": table_id, "t_hash": "", "t_seal": self.seal_of(table_id, "")}
                 )
             self._crash.check("inside")
-        self._round_ids.update(made)
         self._crash.check("after")
         return table_id
 
@@ -333,16 +330,11 @@ class Store:
         with self.engine.begin() as conn:
             conn.execute(update(s.tables).where(s.tables.c.id == table_id).values(status="closed"))
 
-    def _round_id(self, conn: Connection, table_id: int, number: int) -> int | None:
-        if number <= 0:
-            return None
-        key = (table_id, number)
-        rid = self._round_ids.get(key)
-        if rid is None:
-            rid = conn.execute(_ROUND_ID, {"t_id": table_id, "r_no": number}).scalar()
-            if rid is not None:
-                self._round_ids[key] = int(rid)
-        return rid
+    def forget(self, table_id: int) -> None:
+        """Read ``table_id``'s head and balances from the database at its next write (a recorder
+        attached to it again: another process may have written it)."""
+        with self._heads_lock:
+            self._heads.pop(table_id, None)
 
     def append(self, table_id: int, batch: Batch) -> str:
         """Write ``batch`` in one transaction; returns the new head of the table's hash chain."""
@@ -408,17 +400,34 @@ class Store:
         """The batches of several tables (each item: a table id and its batches) in ONE transaction,
         every table's fences checked in it; returns each item's new chain head."""
         self._crash.count += len(items)
-        made: dict[tuple[int, int], int] = {}
-        with self.engine.begin() as conn:
-            tids = list(dict.fromkeys(t for t, _ in items))
-            for tid in tids:
-                for fence in self.fences:
-                    fence(conn, tid)
-            for many in self.fences_many:
-                many(conn, tids)
-            heads = write_items(self, conn, items, made)
-            self._crash.check("inside", len({t for t, _ in items}), len(items))
-        self._round_ids.update(made)
+        tids = list(dict.fromkeys(t for t, _ in items))
+        for attempt in (1, 2):
+            with self._heads_lock:
+                cached = {t: self._heads[t] for t in tids if t in self._heads}
+            try:
+                with self.engine.begin() as conn:
+                    for tid in tids:
+                        for fence in self.fences:
+                            fence(conn, tid)
+                    for many in self.fences_many:
+                        many(conn, tids)
+                    heads, made = write_items(self, conn, items, cached)
+                    self._crash.check("inside", len(tids), len(items))
+            except StaleHead:
+                with self._heads_lock:
+                    for t in tids:
+                        self._heads.pop(t, None)
+                if attempt == 2 or not cached:
+                    raise
+                continue
+            except BaseException:
+                with self._heads_lock:  # rolled back (or unknown): read again at the next write
+                    for t in tids:
+                        self._heads.pop(t, None)
+                raise
+            with self._heads_lock:
+                self._heads.update(made)
+            break
         self._crash.check("after", calls=len(items))
         return heads
 

@@ -1,0 +1,132 @@
+"""The group commit's statements (``group.write_items``): multi-row SQL text sent by the driver.
+
+Each kind of row (shoes, rounds, events, ledger rows, balances, round ends, chain heads) goes in
+multi-row statements (``INSERT ... VALUES (...), (...)``, ``UPDATE ... FROM (VALUES ...)``), chunked
+into a few fixed sizes so the driver's statement cache reuses them. One statement is one call into the
+driver whatever its rows: ``sqlite3``'s ``executemany`` steps (and releases the GIL) once per row, so
+a batch of a hundred tables' events by ``executemany`` waits for the GIL hundreds of times while the
+tables' threads play; PostgreSQL executes each row's statement separately on the server.
+
+Ids are the columns' defaults; an event's round and a ledger row's event are found by their unique keys
+inside the statement, so a batch needs no id from the database before its statements: on PostgreSQL
+the whole batch goes in one pipeline (one round trip). The chain heads move only from the head the
+transaction chained from (``last_hash = old``): the count of heads moved tells a stale head
+(``StaleHead`` in ``group.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+from typing import Any
+
+_ROUND = "(SELECT id FROM rounds WHERE table_id = ? AND number = ?)"
+_EVENT = "(SELECT id FROM events WHERE table_id = ? AND round_no = ? AND seq = ?)"
+
+# name -> (head, one row's VALUES, tail)
+_STATEMENTS: dict[str, tuple[str, str, str]] = {
+    "shoe": ("INSERT INTO shoes (table_id, number, cards, cut, created) VALUES ", "(?, ?, ?, ?, ?)", ""),
+    "round": (
+        "INSERT INTO rounds (table_id, number, shoe, status, started) VALUES ",
+        "(?, ?, ?, 'open', ?)",
+        "",
+    ),
+    "event": (
+        "INSERT INTO events (table_id, round_id, round_no, seq, kind, payload, clause, created, prev_hash, "
+        "hash) VALUES ",
+        f"(?, {_ROUND}, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "",
+    ),
+    "ledger": (
+        "INSERT INTO ledger (table_id, round_id, event_id, idem, source, dest, amount, kind, player, reason) "
+        "VALUES ",
+        f"(?, {_ROUND}, {_EVENT}, ?, ?, ?, ?, ?, ?, ?)",
+        "",
+    ),
+    "balance": (
+        "INSERT INTO accounts (table_id, account, balance) VALUES ",
+        "(?, ?, ?)",
+        " ON CONFLICT (table_id, account) DO UPDATE SET balance = excluded.balance",
+    ),
+    # (status, ended, result, table id, round number)
+    "end": (
+        "UPDATE rounds SET status = v.column1, ended = v.column2, result = v.column3 FROM (VALUES ",
+        "(?, ?, ?, ?, ?)",
+        ") AS v WHERE rounds.table_id = v.column4 AND rounds.number = v.column5",
+    ),
+    # (table id, new head, seal, snapshot or NULL, its event's round_no, seq, less, old head): the
+    # snapshot's ``state_event`` is that event's id less ``less`` (0 when there is no such event)
+    "head": (
+        "UPDATE tables SET last_hash = v.column2, seal = v.column3, "
+        "state = CASE WHEN v.column4 IS NULL THEN tables.state ELSE v.column4 END, "
+        "state_event = CASE WHEN v.column4 IS NULL THEN tables.state_event ELSE coalesce(("
+        "SELECT e.id FROM events e WHERE e.table_id = v.column1 AND e.round_no = v.column5 "
+        "AND e.seq = v.column6) - v.column7, 0) END FROM (VALUES ",
+        "(?, ?, ?, ?, ?, ?, ?, ?)",
+        ") AS v WHERE tables.id = v.column1 AND tables.last_hash = v.column8",
+    ),
+}
+ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head")
+_SIZES = (128, 32, 8, 2, 1)  # chunk sizes: few distinct statements, each prepared once and reused
+_CACHE: dict[tuple[str, int, bool], str] = {}
+
+
+def statement(name: str, n: int, pg: bool) -> str:
+    """The SQL of ``n`` rows of ``name`` (``$1`` marks for psycopg's ``RawCursor``, ``?`` for sqlite3)."""
+    key = (name, n, pg)
+    sql = _CACHE.get(key)
+    if sql is None:
+        head, one, tail = _STATEMENTS[name]
+        sql = head + ", ".join([one] * n) + tail
+        if pg:  # numbered parameters for psycopg's RawCursor (it parses no long query in Python)
+            parts = sql.split("?")
+            sql = "".join(f"{p}${i}" for i, p in enumerate(parts[:-1], 1)) + parts[-1]
+        _CACHE[key] = sql
+    return sql
+
+
+def chunks(rows: Sequence[tuple[Any, ...]]) -> list[tuple[int, list[Any]]]:
+    """``rows`` cut into chunks of the fixed sizes: (size, the chunk's parameters flattened)."""
+    out = []
+    i = 0
+    for size in _SIZES:
+        while len(rows) - i >= size:
+            out.append((size, list(chain.from_iterable(rows[i : i + size]))))
+            i += size
+    return out
+
+
+def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]]) -> int:
+    """Every statement of ``steps`` (name -> rows) on the driver connection ``raw`` in the open
+    transaction, in ``ORDER``; returns how many chain heads moved."""
+    moved = 0
+    if pg:
+        from psycopg import RawCursor
+
+        cur, heads = RawCursor(raw), []
+        with raw.pipeline():  # one round trip for every statement
+            for name in ORDER:
+                for n, params in chunks(steps.get(name, [])):
+                    if name == "head":  # a pipeline sums no rowcount: the moved heads are returned
+                        heads.append(RawCursor(raw))
+                        heads[-1].execute(statement(name, n, pg) + " RETURNING tables.id", params)
+                    else:
+                        cur.execute(statement(name, n, pg), params)
+        for c in heads:
+            moved += len(c.fetchall())
+            c.close()
+        cur.close()
+        return moved
+    cur = raw.cursor()
+    try:
+        for name in ORDER:
+            for n, params in chunks(steps.get(name, [])):
+                cur.execute(statement(name, n, pg), params)
+                if name == "head":
+                    moved += cur.rowcount
+    finally:
+        cur.close()
+    return moved
+
+
+__all__ = ["ORDER", "chunks", "run", "statement"]
