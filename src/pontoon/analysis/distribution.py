@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from pontoon.analysis.dist_exact import WORK, split_exact
 from pontoon.analysis.dist_splits import _match_mean, _split, _split_hand, hand_counts
 from pontoon.analysis.dist_tables import (
     LINES,
@@ -76,6 +77,8 @@ class _Up:
     rd: RoundDist
     tabs: dict[int, Tables]
     by_d: dict[tuple[int, int], dict[int, Tables]] = field(default_factory=dict)
+    chains: dict[tuple[int, int], dict[int, ChainOut]] = field(default_factory=dict)
+    work: int = WORK  # box states an exact split may play (dist_exact); 0: always approximate
 
     @property
     def solver(self) -> UpcardSolver:
@@ -116,8 +119,10 @@ class _Up:
         wide = Grid(self.grid.values, blocks=8)
         if sc is None:  # pragma: no cover - a pair that is split has its chains
             out = self.outs[a2]
+            self.chains.setdefault(self._split_key(p, a2), {})[t] = out
             return tables(self.rules, wide, solver, out, t, states=reach(solver, out, start))
         out = sc.out_for(t, 0)
+        self.chains.setdefault(self._split_key(p, a2), {})[t] = out
         # each hand from the shoe less the up card and the other pair card, against the dealer of
         # the shoe less its own cards too (split_setup), as the split chains value it
         act, (tab, pos) = solver.split_setup(p, 0)
@@ -131,6 +136,19 @@ class _Up:
         key = self._split_key(p, a2)
         if key not in self.by_d:
             self.by_d[key] = {t: self._split_tables(p, a2, t) for t in self._hand_a2s(p, a2)}
+        ex = (
+            split_exact(self.rules, self.grid, self.solver, self.chains[key], p, self.work)
+            if self.work
+            else None
+        )
+        if ex is not None:
+            self.rd.add_dict(ex.as_dict(), w)
+            self.rd.lines += w * ex.lines
+            self.rd.wagered += w * ex.wager
+            self.rd.split_mass += w * scale
+            self.rd.exact_mass += w * scale
+            self.rd.add_vec(self.grid, extra, w)
+            return
         ranks: dict[int, tuple[int, np.ndarray]] = {}
         hands = _split_hand(self.grid, self.solver, self.by_d[key], p, ranks)
         pr = self.solver.pr
@@ -245,12 +263,18 @@ def _base_tables(
 
 
 def _upcard(
-    rules: CasinoRules, grid: Grid, ur: UpcardResult, basic: bool, rd: RoundDist, p_up: float
+    rules: CasinoRules,
+    grid: Grid,
+    ur: UpcardResult,
+    basic: bool,
+    rd: RoundDist,
+    p_up: float,
+    work: int = WORK,
 ) -> None:
     solver: UpcardSolver = ur.detail["solver"]
     outs = ur.detail["outs_basic" if basic else "outs_opt"]
     tabs = _base_tables(rules, grid, solver, outs)
-    u = _Up(rules, grid, ur, basic, rd, tabs)
+    u = _Up(rules, grid, ur, basic, rd, tabs, work=work)
     for i, j, w in solver.start_weights():
         _hand(u, i, j, p_up * w)
 
@@ -264,16 +288,21 @@ def _moments(probs: dict[float, float]) -> tuple[float, float, float]:
 
 
 def round_distribution(
-    rules: CasinoRules, basic: bool, bet: Decimal | int | None = None, shoe: tuple[int, ...] | None = None
+    rules: CasinoRules,
+    basic: bool,
+    bet: Decimal | int | None = None,
+    shoe: tuple[int, ...] | None = None,
+    work: int = WORK,
 ) -> dict[str, Any]:
     """The net outcome of one round's main wager (units of the initial wager) under the chart
     (``basic``) or optimal play, with its moments, element of risk and hit frequencies
-    (``shoe``: cards by value index, default the rules' shoe)."""
+    (``shoe``: cards by value index, default the rules' shoe; ``work``: the box states a split
+    may play to be worked out exactly, ``dist_exact``; 0: every split approximated)."""
     sol = solve(rules, bet, shoe=shoe)
     grid = _grid(rules, sol.upcards[0].detail["solver"].pr.sb_units)
     rd = RoundDist()
     for ur in sol.upcards:
-        _upcard(rules, grid, ur, basic, rd, ur.prob)
+        _upcard(rules, grid, ur, basic, rd, ur.prob, work)
     probs = {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
     mean, sd, skew = _moments(probs)
     ev = float(sol.ev_basic if basic else sol.ev_optimal)
@@ -294,6 +323,7 @@ def round_distribution(
         "lines": {name: float(x) for name, x in zip(LINES, rd.lines, strict=True) if x > 0},
         "split_probability": rd.split_mass,
         "moved_probability": rd.moved_mass,
+        "exact_split_probability": rd.exact_mass,
     }
 
 
