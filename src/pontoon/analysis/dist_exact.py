@@ -29,12 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pontoon.analysis import kernels as K
-from pontoon.analysis.dealer import NAT, dealer_dist
-from pontoon.analysis.dist_tables import LINES, Grid, _twentyone
+from pontoon.analysis.dealer import NAT
+from pontoon.analysis.dist_tables import LINES, Grid, _tier_pay, _twentyone
 from pontoon.analysis.player import ChainOut, UpcardSolver
 from pontoon.rules.model import CasinoRules
 
-WORK = 4000  # box states (cards used, hands) played at most per split; beyond it, None
+WORK = 100_000  # ways a hand ends, applied to a box state, at most per split; beyond it, None
+SMALL_SHOE = 30  # cards left after the up card and the pair: every split is tried exactly
+# (on casino shoes only split Aces that take one card each and are not split again: 110 ways)
 ALIVE = 7  # FED: the Pontoon class's measure once some hand is alive (5: none yet)
 _LINE = {name: k for k, name in enumerate(LINES)}
 
@@ -60,7 +62,7 @@ class SplitExact:
     step: float
     lines: np.ndarray
     wager: float
-    states: int  # box states played
+    work: int  # ways a hand ended, applied to a box state
 
     def as_dict(self) -> dict[float, float]:
         return {
@@ -100,7 +102,6 @@ class _Split:
         self.shoe0[p] -= 2
         self.one_card = p == 0 and not self.pr.hit_split_aces  # 000 3.9.1
         self.paid: dict[int, tuple[list[tuple[float, float]], np.ndarray]] = {}
-        self.dealer: dict[tuple[int, ...], np.ndarray] = {}
         self.no_line = np.zeros(len(LINES))
         self.dbl21 = np.zeros(len(LINES))
         self.dbl21[_LINE["doubled 21"]] = 1.0
@@ -112,10 +113,14 @@ class _Split:
 
         pr = self.pr
         vals = {-2.0, -1.0, 0.0, 1.0, 2.0, -pr.nat_loss_dbl}
-        if pr.p21wins:
-            for s in np.nonzero(self.sp.best == 21)[0].tolist():
-                for v, _q in self._paid21(s)[0]:
-                    vals.add(v)
+        if pr.p21wins:  # every pay of a 21 paid at once: by its cards, or a 6-7-8 / 7-7-7 tier
+            r = self.rules
+            vals |= {float(x) for x in (r.regular_pays, r.pays_5_card_21, r.pays_6_card_21, r.pays_7_card_21)}
+            vals |= {
+                _tier_pay(self.rules, f"{k} {how}")
+                for k in ("6-7-8", "7-7-7")
+                for how in ("mixed", "suited", "spades")
+            }
         step = _step(sorted(vals))
         if step is None:
             return None
@@ -252,15 +257,6 @@ class _Split:
             out[ALIVE] = 0.0
         return _Acc(acc.mass * q, out, lines, acc.wager * q + acc.mass * q * m)
 
-    def _dealer(self, rest: np.ndarray) -> np.ndarray:
-        key = tuple(int(x) for x in rest)
-        got = self.dealer.get(key)
-        if got is None:
-            got = np.zeros(7)
-            dealer_dist(rest.copy(), self.solver.up, self.pr.h17, got)
-            self.dealer[key] = got
-        return got
-
     def run(self, work: int) -> SplitExact | None:
         lat = self.lattice()
         if lat is None:
@@ -276,27 +272,13 @@ class _Split:
         level: dict[tuple[tuple[int, ...], int, int], _Acc] = {
             ((0,) * 10, 2, 2): _Acc(1.0, start, np.zeros(len(LINES)), 0.0)
         }
-        probs = np.zeros(length)
-        lines = np.zeros(len(LINES))
-        wager = 0.0
         played = 0
+        final: list[tuple[tuple[int, ...], _Acc]] = []
         while level:
             nxt: dict[tuple[tuple[int, ...], int, int], _Acc] = {}
-            played += len(level)
-            if played > work:
-                return None
             for (used, hands, rem), acc in level.items():
                 if rem == 0:
-                    rest = self.shoe0 - np.asarray(used, dtype=np.int64)
-                    dd = self._dealer(rest)
-                    for d in range(7):
-                        if d == NAT and pr.peek:
-                            continue  # the peek: a natural ended the round before the split
-                        arr = acc.poly[d] + (acc.poly[ALIVE] if d == NAT else 0.0)
-                        probs += dd[d] * arr
-                    keep = 1.0 - dd[NAT] if pr.peek else 1.0
-                    lines += keep * acc.lines
-                    wager += keep * acc.wager
+                    final.append((used, acc))
                     continue
                 u = np.asarray(used, dtype=np.int64)
                 w = 1.0
@@ -312,7 +294,11 @@ class _Split:
                         if left[r2] <= 0 or (r2 == p and resplit):
                             continue
                         q2 = w * float(left[r2]) / n
-                        for drawn, q, ev in self.hand_ends(left, r2):
+                        ends = self.hand_ends(left, r2)
+                        played += len(ends)
+                        if played > work:
+                            return None
+                        for drawn, q, ev in ends:
                             key = (
                                 tuple(int(a) + int(b) for a, b in zip(u, drawn, strict=True)),
                                 h,
@@ -334,6 +320,18 @@ class _Split:
                     u[p] += 1
                     h += 1
             level = nxt
+        # the dealer from the shoe less the box's cards (both pair cards among them), all at once
+        rem = np.array([used for used, _acc in final], dtype=np.int64).reshape(-1, 10)
+        rem[:, p] += 2
+        dds = self.solver._removal_dists(rem)
+        if pr.peek:
+            dds[:, NAT] = 0.0  # the peek: a natural ended the round before the split
+        polys = np.stack([acc.poly for _used, acc in final])
+        polys[:, NAT] += polys[:, ALIVE]
+        probs = np.einsum("kd,kdl->l", dds, polys[:, :7])
+        keep = dds.sum(axis=1)  # the chance of no natural after a peek, else 1
+        lines = keep @ np.stack([acc.lines for _used, acc in final])
+        wager = float(keep @ np.array([acc.wager for _used, acc in final]))
         return SplitExact(probs, v0, step, lines, wager, played)
 
 
@@ -347,9 +345,12 @@ def split_exact(
 ) -> SplitExact | None:
     """The exact outcome measure of a split of pair ``p`` (see the module's text), its hands played
     by ``outs`` (the chains by a2, Aces among a hand's first two cards); None where it would play
-    more than ``work`` box states or the pays have no short lattice."""
+    more than ``work`` ways a hand ends (summed over the box states they end from) or the pays have no short lattice."""
     pr = solver.pr
     m = pr.max_hands
     if p == 0 and not pr.resplit_aces:
         m = 2  # 000 3.9.1: split Aces are not split again unless the rules say so
+    one_card = p == 0 and not pr.hit_split_aces and m == 2
+    if int(solver.base.sum()) - 2 > SMALL_SHOE and not one_card:
+        return None  # 6-8 decks: millions of box states for small pairs with resplits
     return _Split(rules, grid, solver, outs, p, m).run(work)
