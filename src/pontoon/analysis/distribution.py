@@ -11,7 +11,13 @@ up card (6-7-8, 7-7-7 and the Super Bonus paid by suits). Every row also carries
 each pay line and the amount wagered, so hit frequencies and the average total wagered are exact
 too.
 
-Splits are the one approximation: a split round's hands are played as the analysis plays them
+Split rounds are exact where every run of the box's cards can be played (``dist_exact``: the hands
+one after another as the engine plays them, 004 3.24.2, the recursion's state the multiset of cards
+the box has used, carrying the outcome measure per dealer final class, the dealer then weighed from
+the shoe less the box's cards): split Aces that take one card each and are not split again, and
+every split on a shoe of at most ``dist_exact.SMALL_SHOE`` cards (the engine-enumeration tests).
+The other splits of a casino shoe (small pairs with resplits in 6-8 decks would need millions of
+box states) are the one approximation: a split round's hands are played as the analysis plays them
 (the chart's rows; under optimal play the split chains, CDP1, or the chart's rows where optimal play
 takes the chart's split, ``split_chart``), against one dealer: given the
 dealer's final class (17..21, Pontoon, bust) they are independent but for their second cards,
@@ -22,9 +28,9 @@ the chain of its own Aces among its first two cards (FED doubles count them one)
 the up card and both pair cards, as the split chains value it; FED's one-wager
 loss of a split box is in the shape (given a dealer Pontoon: the dead hands' sum less one wager if
 some hand is alive). The split's mean is then moved to the analysis's exact split value by
-shifting a little mass between its most likely losing and winning outcomes. Only the rounds that
-split are approximated, so the total variation distance to the exact distribution is at most the
-chance of a split round (reported).
+shifting a little mass between its most likely losing and winning outcomes. Only those rounds
+are approximated, so the total variation distance to the exact distribution is at most their
+chance (reported: ``split_probability`` less ``exact_split_probability``).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.analysis.dist_exact import WORK, split_exact
+from pontoon.analysis.dist_exact import SMALL_SHOE, WORK, split_exact
 from pontoon.analysis.dist_splits import _match_mean, _split, _split_hand, hand_counts
 from pontoon.analysis.dist_tables import (
     LINES,
@@ -351,15 +357,25 @@ MEASURED_BOUND = 1e-4
 
 def approximation(d: dict[str, Any]) -> str:
     """``method.approximations``' line for a distribution."""
-    return (
-        f"outcome distribution ({d['strategy']}): rounds that split ({d['split_probability']:.4%} of rounds) "
+    exact = d.get("exact_split_probability", 0.0)
+    rest = d["split_probability"] - exact
+    head = (
+        f"outcome distribution ({d['strategy']}): the rounds that split ({d['split_probability']:.4%} of rounds) "
+        f"are exact where every run of the box's cards is affordable ({exact:.4%} of rounds: split Aces that take "
+        "one card each and are not split again, and every split on a shoe of at most "
+        f"{SMALL_SHOE} cards; dist_exact, equal to the engine's enumeration of small shoes to 1e-12)"
+    )
+    if rest <= 1e-15:
+        return head + "; the distribution is exact"
+    return head + (
+        f"; the others ({rest:.4%} of rounds: the other pairs of a casino shoe) "
         "play their hands (resplits included, the number of hands exact) independently given the "
         "dealer's final total but for their second cards, distinct cards of one shoe (each dealt "
         "from the shoe less the up card and both pair cards), their "
         "mean moved to the exact split value "
         f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
-        "distribution is within that split probability of the exact one in total variation, its mean is "
-        "the exact edge, and the pay-line frequencies and amount wagered of split rounds are approximate "
+        f"distribution is within {rest:.4%} of the exact one in total variation, its mean is "
+        "the exact edge, and the pay-line frequencies and amount wagered of those split rounds are approximate "
         "in the same way; measured against 10^9 simulated rounds of each casino preset, no outcome's "
         f"probability is off by more than {MEASURED_BOUND:.0e} (three standard errors), the largest "
         "relative errors (about 3%) in outcomes that need three split hands or several doubled ones"
