@@ -321,9 +321,9 @@ class _Split:
                     h += 1
             level = nxt
         # the dealer from the shoe less the box's cards (both pair cards among them), all at once
-        rem = np.array([used for used, _acc in final], dtype=np.int64).reshape(-1, 10)
-        rem[:, p] += 2
-        dds = self.solver._removal_dists(rem)
+        gone = np.array([used for used, _acc in final], dtype=np.int64).reshape(-1, 10)
+        gone[:, p] += 2
+        dds = self.solver._removal_dists(gone)
         if pr.peek:
             dds[:, NAT] = 0.0  # the peek: a natural ended the round before the split
         polys = np.stack([acc.poly for _used, acc in final])
