@@ -163,3 +163,24 @@ def test_split_rounds_equal_the_engine(case: str, basic: bool) -> None:
         rules = rules.with_(**FLAT)
     gap = _compare(rules, cards, basic)
     assert gap > 1e-3  # what the exact path replaced: the hands taken independent given the dealer
+
+
+def test_casino_shoe_split_aces_are_exact_and_said_so() -> None:
+    """On a casino shoe the split Aces (one card each, not split again: 000 3.9.1) are worked out
+    exactly and the rest of the split rounds approximated; the distribution's mean is still the
+    exact edge, and ``method.approximations``' line bounds only the approximated part."""
+    from pontoon.analysis.distribution import approximation
+
+    rules = resolve_rules("federal")
+    d = round_distribution(rules, basic=True)
+    ur = solve(rules).upcards[0]
+    n, aces = int(ur.detail["solver"].base.sum()) + 1, 4 * rules.decks  # 6 decks of 48 cards
+    p_aa = aces / n * (aces - 1) / (n - 1)  # Aces dealt as a pair (each split; against an Ace less)
+    assert 0.6 * p_aa < d["exact_split_probability"] < p_aa
+    assert d["exact_split_probability"] < d["split_probability"]
+    assert d["mean"] == pytest.approx(-d["house_edge"], abs=1e-12)
+    line = approximation(d)
+    rest = d["split_probability"] - d["exact_split_probability"]
+    assert f"within {rest:.4%} of the exact one in total variation" in line
+    small = round_distribution(resolve_rules("mbs").with_(**FLAT), basic=True, shoe=shoe_values(MBS_SHOE))
+    assert approximation(small).endswith("the distribution is exact")
