@@ -11,15 +11,17 @@ what it carries is, per dealer final class (17..21, Pontoon, bust), the measure 
 of the hands already finished: a hand that busts, makes a 21 paid at once or is rescued moves every
 class's measure by its outcome, a hand that stands moves each class's by its outcome against that
 class. Once every hand is played, the classes are weighed by the dealer's chances from the shoe
-less the box's cards (``dealer.dealer_dist``). FED's one-wager loss (001 Splits) is exact too: the
+less the box's cards (the solver's dealer rows, ``SplitMixin._removal_dists``). FED's one-wager loss (001 Splits) is exact too: the
 Pontoon class carries "no hand alive yet" and "some hand alive" apart.
 
 The peek (a dealer natural ends the round before the split): by exchangeability the hole card may
 as well be the first card after the box's, so a split run's weight is its chance times the dealer's
 chance of each class but the natural from what is left, which sums to the chance of no natural.
 
-Where the shoe is large the states grow beyond ``WORK`` (small pairs with resplits in 6-8 decks):
-``split_exact`` then says None and ``dist_splits`` approximates."""
+Affordable: split Aces that take one card each and are not split again (110 ways on any shoe), and
+every split on a shoe of at most ``SMALL_SHOE`` cards (within ``WORK``). On a 6-8 deck shoe a small
+pair with resplits has millions of box states: ``split_exact`` then says None and ``dist_splits``
+approximates."""
 
 from __future__ import annotations
 
