@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.analysis.dist_exact import SMALL_SHOE, WORK, split_exact
+from pontoon.analysis.dist_exact import SMALL_SHOE, WORK, SplitExact, split_exact
 from pontoon.analysis.dist_splits import _match_mean, _split, _split_hand, hand_counts
 from pontoon.analysis.dist_tables import (
     LINES,
@@ -84,7 +84,8 @@ class _Up:
     tabs: dict[int, Tables]
     by_d: dict[tuple[int, int], dict[int, Tables]] = field(default_factory=dict)
     chains: dict[tuple[int, int], dict[int, ChainOut]] = field(default_factory=dict)
-    work: int = WORK  # box states an exact split may play (dist_exact); 0: always approximate
+    work: int = WORK  # ways a hand ends an exact split may apply (dist_exact); 0: always approximate
+    exact: dict[tuple[int, int], SplitExact | None] = field(default_factory=dict)  # by split key
 
     @property
     def solver(self) -> UpcardSolver:
@@ -142,11 +143,13 @@ class _Up:
         key = self._split_key(p, a2)
         if key not in self.by_d:
             self.by_d[key] = {t: self._split_tables(p, a2, t) for t in self._hand_a2s(p, a2)}
-        ex = (
-            split_exact(self.rules, self.grid, self.solver, self.chains[key], p, self.work)
-            if self.work
-            else None
-        )
+        if key not in self.exact:  # once per pair (optimal play may split it in several suit classes)
+            self.exact[key] = (
+                split_exact(self.rules, self.grid, self.solver, self.chains[key], p, self.work)
+                if self.work
+                else None
+            )
+        ex = self.exact[key]
         if ex is not None:
             self.rd.add_dict(ex.as_dict(), w)
             self.rd.lines += w * ex.lines
