@@ -345,6 +345,7 @@ class RoundDist:
     wagered: float = 0.0
     split_mass: float = 0.0
     moved_mass: float = 0.0
+    exact_mass: float = 0.0  # of split_mass, the split rounds worked out exactly (dist_exact)
 
     def add_vec(self, grid: Grid, vec: np.ndarray, w: float) -> None:
         for k in np.nonzero(vec[: grid.g])[0]:

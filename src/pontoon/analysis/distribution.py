@@ -11,7 +11,13 @@ up card (6-7-8, 7-7-7 and the Super Bonus paid by suits). Every row also carries
 each pay line and the amount wagered, so hit frequencies and the average total wagered are exact
 too.
 
-Splits are the one approximation: a split round's hands are played as the analysis plays them
+Split rounds are exact where every run of the box's cards can be played (``dist_exact``: the hands
+one after another as the engine plays them, 004 3.24.2, the recursion's state the multiset of cards
+the box has used, carrying the outcome measure per dealer final class, the dealer then weighed from
+the shoe less the box's cards): split Aces that take one card each and are not split again, and
+every split on a shoe of at most ``dist_exact.SMALL_SHOE`` cards (the engine-enumeration tests).
+The other splits of a casino shoe (small pairs with resplits in 6-8 decks would need millions of
+box states) are the one approximation: a split round's hands are played as the analysis plays them
 (the chart's rows; under optimal play the split chains, CDP1, or the chart's rows where optimal play
 takes the chart's split, ``split_chart``), against one dealer: given the
 dealer's final class (17..21, Pontoon, bust) they are independent but for their second cards,
@@ -22,9 +28,9 @@ the chain of its own Aces among its first two cards (FED doubles count them one)
 the up card and both pair cards, as the split chains value it; FED's one-wager
 loss of a split box is in the shape (given a dealer Pontoon: the dead hands' sum less one wager if
 some hand is alive). The split's mean is then moved to the analysis's exact split value by
-shifting a little mass between its most likely losing and winning outcomes. Only the rounds that
-split are approximated, so the total variation distance to the exact distribution is at most the
-chance of a split round (reported).
+shifting a little mass between its most likely losing and winning outcomes. Only those rounds
+are approximated, so the total variation distance to the exact distribution is at most their
+chance (reported: ``split_probability`` less ``exact_split_probability``).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from pontoon.analysis.dist_exact import SMALL_SHOE, WORK, SplitExact, split_exact
 from pontoon.analysis.dist_splits import _match_mean, _split, _split_hand, hand_counts
 from pontoon.analysis.dist_tables import (
     LINES,
@@ -76,6 +83,9 @@ class _Up:
     rd: RoundDist
     tabs: dict[int, Tables]
     by_d: dict[tuple[int, int], dict[int, Tables]] = field(default_factory=dict)
+    chains: dict[tuple[int, int], dict[int, ChainOut]] = field(default_factory=dict)
+    work: int = WORK  # ways a hand ends an exact split may apply (dist_exact); 0: always approximate
+    exact: dict[tuple[int, int], SplitExact | None] = field(default_factory=dict)  # by split key
 
     @property
     def solver(self) -> UpcardSolver:
@@ -116,8 +126,10 @@ class _Up:
         wide = Grid(self.grid.values, blocks=8)
         if sc is None:  # pragma: no cover - a pair that is split has its chains
             out = self.outs[a2]
+            self.chains.setdefault(self._split_key(p, a2), {})[t] = out
             return tables(self.rules, wide, solver, out, t, states=reach(solver, out, start))
         out = sc.out_for(t, 0)
+        self.chains.setdefault(self._split_key(p, a2), {})[t] = out
         # each hand from the shoe less the up card and the other pair card, against the dealer of
         # the shoe less its own cards too (split_setup), as the split chains value it
         act, (tab, pos) = solver.split_setup(p, 0)
@@ -131,6 +143,21 @@ class _Up:
         key = self._split_key(p, a2)
         if key not in self.by_d:
             self.by_d[key] = {t: self._split_tables(p, a2, t) for t in self._hand_a2s(p, a2)}
+        if key not in self.exact:  # once per pair (optimal play may split it in several suit classes)
+            self.exact[key] = (
+                split_exact(self.rules, self.grid, self.solver, self.chains[key], p, self.work)
+                if self.work
+                else None
+            )
+        ex = self.exact[key]
+        if ex is not None:
+            self.rd.add_dict(ex.as_dict(), w)
+            self.rd.lines += w * ex.lines
+            self.rd.wagered += w * ex.wager
+            self.rd.split_mass += w * scale
+            self.rd.exact_mass += w * scale
+            self.rd.add_vec(self.grid, extra, w)
+            return
         ranks: dict[int, tuple[int, np.ndarray]] = {}
         hands = _split_hand(self.grid, self.solver, self.by_d[key], p, ranks)
         pr = self.solver.pr
@@ -245,12 +272,18 @@ def _base_tables(
 
 
 def _upcard(
-    rules: CasinoRules, grid: Grid, ur: UpcardResult, basic: bool, rd: RoundDist, p_up: float
+    rules: CasinoRules,
+    grid: Grid,
+    ur: UpcardResult,
+    basic: bool,
+    rd: RoundDist,
+    p_up: float,
+    work: int = WORK,
 ) -> None:
     solver: UpcardSolver = ur.detail["solver"]
     outs = ur.detail["outs_basic" if basic else "outs_opt"]
     tabs = _base_tables(rules, grid, solver, outs)
-    u = _Up(rules, grid, ur, basic, rd, tabs)
+    u = _Up(rules, grid, ur, basic, rd, tabs, work=work)
     for i, j, w in solver.start_weights():
         _hand(u, i, j, p_up * w)
 
@@ -264,16 +297,21 @@ def _moments(probs: dict[float, float]) -> tuple[float, float, float]:
 
 
 def round_distribution(
-    rules: CasinoRules, basic: bool, bet: Decimal | int | None = None, shoe: tuple[int, ...] | None = None
+    rules: CasinoRules,
+    basic: bool,
+    bet: Decimal | int | None = None,
+    shoe: tuple[int, ...] | None = None,
+    work: int = WORK,
 ) -> dict[str, Any]:
     """The net outcome of one round's main wager (units of the initial wager) under the chart
     (``basic``) or optimal play, with its moments, element of risk and hit frequencies
-    (``shoe``: cards by value index, default the rules' shoe)."""
+    (``shoe``: cards by value index, default the rules' shoe; ``work``: the box states a split
+    may play to be worked out exactly, ``dist_exact``; 0: every split approximated)."""
     sol = solve(rules, bet, shoe=shoe)
     grid = _grid(rules, sol.upcards[0].detail["solver"].pr.sb_units)
     rd = RoundDist()
     for ur in sol.upcards:
-        _upcard(rules, grid, ur, basic, rd, ur.prob)
+        _upcard(rules, grid, ur, basic, rd, ur.prob, work)
     probs = {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
     mean, sd, skew = _moments(probs)
     ev = float(sol.ev_basic if basic else sol.ev_optimal)
@@ -294,6 +332,7 @@ def round_distribution(
         "lines": {name: float(x) for name, x in zip(LINES, rd.lines, strict=True) if x > 0},
         "split_probability": rd.split_mass,
         "moved_probability": rd.moved_mass,
+        "exact_split_probability": rd.exact_mass,
     }
 
 
@@ -321,15 +360,25 @@ MEASURED_BOUND = 1e-4
 
 def approximation(d: dict[str, Any]) -> str:
     """``method.approximations``' line for a distribution."""
-    return (
-        f"outcome distribution ({d['strategy']}): rounds that split ({d['split_probability']:.4%} of rounds) "
+    exact = d.get("exact_split_probability", 0.0)
+    rest = d["split_probability"] - exact
+    head = (
+        f"outcome distribution ({d['strategy']}): the rounds that split ({d['split_probability']:.4%} of rounds) "
+        f"are exact where every run of the box's cards is affordable ({exact:.4%} of rounds: split Aces that take "
+        "one card each and are not split again, and every split on a shoe of at most "
+        f"{SMALL_SHOE} cards; dist_exact, equal to the engine's enumeration of small shoes to 1e-12)"
+    )
+    if rest <= 1e-15:
+        return head + "; the distribution is exact"
+    return head + (
+        f"; the others ({rest:.4%} of rounds: the other pairs of a casino shoe) "
         "play their hands (resplits included, the number of hands exact) independently given the "
         "dealer's final total but for their second cards, distinct cards of one shoe (each dealt "
         "from the shoe less the up card and both pair cards), their "
         "mean moved to the exact split value "
         f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
-        "distribution is within that split probability of the exact one in total variation, its mean is "
-        "the exact edge, and the pay-line frequencies and amount wagered of split rounds are approximate "
+        f"distribution is within {rest:.4%} of the exact one in total variation, its mean is "
+        "the exact edge, and the pay-line frequencies and amount wagered of those split rounds are approximate "
         "in the same way; measured against 10^9 simulated rounds of each casino preset, no outcome's "
         f"probability is off by more than {MEASURED_BOUND:.0e} (three standard errors), the largest "
         "relative errors (about 3%) in outcomes that need three split hands or several doubled ones"
