@@ -39,6 +39,14 @@ LegalAction = (
     Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
 )
 
+# the actions without an amount, shared frozen records (a listing makes one per decision otherwise)
+PASS: Final = Action("pass")
+DOUBLE: Final = Action("double")
+TWIST: Final = Action("twist")
+STICK: Final = Action("stick")
+SPLIT: Final = Action("split")
+BURN: Final = Action("burn")
+
 
 class BritishRound:
     """One round at a British table; players are listed from the banker's left."""
@@ -74,6 +82,11 @@ class BritishRound:
         self.kitty_start = to_money(kitty, "kitty")
         self.funds = None if funds is None else {s: to_money(v, f"funds of {s}") for s, v in funds.items()}
         self._cover_notes: dict[str, str] = {}  # verb -> why its amounts are cut by cover (rul 33)
+        # the listing of the seat to act, kept for the round's version ``_legal_v`` (the log's count:
+        # every change logs an event), so that ``act`` does not work it out again
+        self._legal: list[Action] = []
+        self._legal_v = -1
+        self._net: dict[str, dict[str, Decimal]] | None = None  # net(), kept once the round is over
         self.phase = "stake"
         self.idx = 0  # seat index in the stake and shoot phases
         self.hands: list[BritishHand] = []
@@ -180,34 +193,48 @@ class BritishRound:
         return f"{who} is to act ({self.phase})"
 
     def legal_actions(self, seat: Actor | None = None) -> list[Action]:
-        """Everything ``seat`` (default: the seat to act) may do now; empty when it is not his turn."""
+        """Everything ``seat`` (default: the seat to act) may do now; empty when it is not his turn.
+
+        The listing is kept until the round changes (every change logs an event, so the log's count
+        is the round's version); each call returns a new list of the shared frozen records."""
         who = self.to_act()
         if who is None or (seat is not None and seat != who):
             return []
+        return list(self._listing(who))
+
+    def _listing(self, who: str) -> list[Action]:
+        """The legal actions of ``who`` (the seat to act), kept per version of the round."""
+        v = self.log._seq
+        if v != self._legal_v:
+            self._cover_notes = {}
+            self._legal = self._list_actions(who)
+            self._legal_v = v
+        return self._legal
+
+    def _list_actions(self, who: str) -> list[Action]:
         r = self.rules
         out: list[LegalAction] = []
-        self._cover_notes = {}
         if self.phase == "stake":
             high = cover.covered(self, who, "stake", r.stake_min, r.stake_max, stake=True)
             if high is not None:
                 out.append(Action("stake", low=r.stake_min, high=high))  # 003 initial bets
             else:
-                out.append(Action("pass"))  # rul 33: no stake the bank (or he) covers: he sits this round out
+                out.append(PASS)  # rul 33: no stake the bank (or he) covers: he sits this round out
         elif self.phase == "double":
-            out += [Action("double"), Action("pass")]  # 003 variation: banker doubles
+            out += [DOUBLE, PASS]  # 003 variation: banker doubles
         elif self.phase in ("shoot", "split_shoot"):
             cap = cover.covered(self, who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
             if cap is not None:
                 out.append(Action("shoot", low=r.shoot_min, high=cap))
-            out.append(Action("pass"))  # 003 Shoot "You are never forced to make a shoot bet"
+            out.append(PASS)  # 003 Shoot "You are never forced to make a shoot bet"
         elif self.phase == "play":
             h = self.hands[self.cur]
             out += self._hand_actions(h)
         elif self.phase == "banker":
             cards = self.banker_cards
             if hard_total(cards) < 21 and len(cards) < 5:
-                out.append(Action("twist"))  # 003 Banker's Turn: adds cards face up
-            out.append(Action("stick"))  # 003 "when satisfied with the hand the banker can stay"
+                out.append(TWIST)  # 003 Banker's Turn: adds cards face up
+            out.append(STICK)  # 003 "when satisfied with the hand the banker can stay"
         return out
 
     def _hand_actions(self, h: BritishHand) -> list[LegalAction]:
@@ -231,19 +258,19 @@ class BritishRound:
                 high = cover.covered(self, who, "buy", h.initial, most, stake=True)
                 if high is not None:
                     out.append(Action("buy", low=h.initial, high=high))
-            out.append(Action("twist"))  # 003 Twist
+            out.append(TWIST)  # 003 Twist
         # 003 Stick: "at least 15 and not more than 21"; variation 16
         if r.stick_minimum <= best <= 21 and not h.must_draw:
-            out.append(Action("stick"))
+            out.append(STICK)
         if n == 2 and not h.must_draw:
             a, b = h.cards
             owned = sum(1 for x in self.hands if x.owner == who)
             # 003 Split: "equal in rank"; "three or even (theoretically) four"; variation: only aces
             if a.rank == b.rank and owned < r.max_split_hands and (not r.split_only_aces or a.is_ace):
                 if cover.covered(self, who, "split", h.initial, h.initial, stake=True) is not None:
-                    out.append(Action("split"))  # 003 Split: "another bet equal to your initial bet" (rul 33)
+                    out.append(SPLIT)  # 003 Split: "another bet equal to your initial bet" (rul 33)
             if ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
-                out.append(Action("burn"))
+                out.append(BURN)
         # 003 Shoot "The fourth card": a shoot bet before the fourth card of a three card hand below 21
         if r.shoot and n == 3 and hard < 21 and not h.shot_fourth:
             cap = cover.covered(self, who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
@@ -262,18 +289,22 @@ class BritishRound:
         who = self.to_act()
         if who is None:
             raise IllegalAction(f"{seat} {verb}: no action is legal, the round is over ({self.phase})")
-        legal = {a.verb: a for a in self.legal_actions()}
+        legal = self._listing(who)  # the verbs of a listing are distinct
         if seat != who:
             raise IllegalAction(
                 f"{seat} {verb}: not {seat}'s turn; {self._where()}; legal actions for {who}: {_names(legal)}"
             )
-        if verb not in legal and verb in self._cover_notes:
-            raise IllegalAction(f"{seat} {verb} refused: {self._cover_notes[verb]}")
-        if verb not in legal:
+        la: Action | None = None
+        for x in legal:
+            if x.verb == verb:
+                la = x
+                break
+        if la is None:
+            if verb in self._cover_notes:
+                raise IllegalAction(f"{seat} {verb} refused: {self._cover_notes[verb]}")
             raise IllegalAction(
                 f"{seat} {verb} is not legal now; {self._where()}; legal actions: {_names(legal)}"
             )
-        la = legal[verb]
         if la.low is None:
             if amount is not None:
                 raise IllegalAction(f"{seat} {verb} takes no amount; legal actions: {_names(legal)}")
@@ -307,7 +338,8 @@ class BritishRound:
         verb, amount = self._split_action(action, amount)
         amt = self.verify(seat, verb, amount)
         assert isinstance(seat, str)
-        self.log.add("action", seat=seat, act=Action(verb, amount=amt).to_json())
+        # the action as Action(verb, amount=amt).to_json() writes it
+        self.log.add("action", seat=seat, act={"verb": verb} if amt is None else {"verb": verb, "amount": fmt(amt)})
         handler = moves.DOERS[verb]
         try:
             ev: Event = handler(self, seat, amt) if amt is not None else handler(self, seat)
@@ -555,18 +587,37 @@ class BritishRound:
         return account
 
     def net(self) -> dict[str, dict[str, Decimal]]:
-        """Each seat's net result per kind (``stake``, ``shoot``) and ``total``; the banker included."""
-        kinds = ["stake", "shoot"] if self.rules.shoot else ["stake"]
-        out: dict[str, dict[str, Decimal]] = {
-            s: {k: ZERO for k in kinds} for s in [*self.players, self.banker]
-        }
-        for t in self.ledger.transfers:
-            for acct, sign in ((t.source, -1), (t.dest, 1)):
-                who = self.owner_of(acct)
-                if who is None:
-                    continue
-                d = out.setdefault(who, {k: ZERO for k in kinds})
-                d[t.kind] = d.get(t.kind, ZERO) + sign * t.amount
+        """Each seat's net result per kind (``stake``, ``shoot``) and ``total``; the banker included.
+
+        Worked out once the round is over (its ledger no longer changes) and kept; each call returns
+        its own copy."""
+        got = self._net
+        if got is None:
+            got = self._work_out_net()
+            if self.phase == "settled" or self.phase == "void":
+                self._net = got
+        return {s: dict(d) for s, d in got.items()}
+
+    def _work_out_net(self) -> dict[str, dict[str, Decimal]]:
+        shoot = self.rules.shoot
+        banker = self.banker
+        out: dict[str, dict[str, Decimal]] = {}
+        for s in (*self.players, banker):
+            out[s] = {"stake": ZERO, "shoot": ZERO} if shoot else {"stake": ZERO}
+        for source, dest, amount, kind, _player, _reason in self.ledger.transfers:
+            # the kitty is the banker's money; the layout is nobody's (owner_of, rul 32)
+            who = banker if source is KITTY else None if isinstance(source, System) else source
+            if who is not None:
+                d = out.get(who)
+                if d is None:
+                    d = out[who] = {"stake": ZERO, "shoot": ZERO} if shoot else {"stake": ZERO}
+                d[kind] = d.get(kind, ZERO) - amount
+            who = banker if dest is KITTY else None if isinstance(dest, System) else dest
+            if who is not None:
+                d = out.get(who)
+                if d is None:
+                    d = out[who] = {"stake": ZERO, "shoot": ZERO} if shoot else {"stake": ZERO}
+                d[kind] = d.get(kind, ZERO) + amount
         for d in out.values():
             d["total"] = sum((v for k, v in d.items() if k != "total"), ZERO)
         return out
@@ -596,6 +647,6 @@ class BritishRound:
         return round_view(self, seat)
 
 
-def _names(legal: dict[str, Action]) -> str:
+def _names(legal: list[Action]) -> str:
     """The legal actions as an error message lists them (worked out only when refusing)."""
-    return ", ".join(str(a) for a in legal.values())
+    return ", ".join(str(a) for a in legal)

@@ -380,6 +380,10 @@ class BritishGame(Publisher):
         rnd = self.round
         if rnd is None:
             return
+        if not self.watched:  # nobody to hand them to (``_publish`` would drop them)
+            self._seen = len(rnd.log.events)
+            self._moved = len(rnd.ledger.transfers)
+            return
         evs = rnd.log.events[self._seen :]
         moved = rnd.ledger.transfers[self._moved :]
         self._seen += len(evs)
