@@ -215,7 +215,7 @@ class BritishRound:
         r = self.rules
         out: list[LegalAction] = []
         if self.phase == "stake":
-            high = cover.covered(self, who, "stake", r.stake_min, r.stake_max, stake=True)
+            high = self._covered(who, "stake", r.stake_min, r.stake_max, stake=True)
             if high is not None:
                 out.append(Action("stake", low=r.stake_min, high=high))  # 003 initial bets
             else:
@@ -223,7 +223,7 @@ class BritishRound:
         elif self.phase == "double":
             out += [DOUBLE, PASS]  # 003 variation: banker doubles
         elif self.phase in ("shoot", "split_shoot"):
-            cap = cover.covered(self, who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
+            cap = self._covered(who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
             if cap is not None:
                 out.append(Action("shoot", low=r.shoot_min, high=cap))
             out.append(PASS)  # 003 Shoot "You are never forced to make a shoot bet"
@@ -236,6 +236,12 @@ class BritishRound:
                 out.append(TWIST)  # 003 Banker's Turn: adds cards face up
             out.append(STICK)  # 003 "when satisfied with the hand the banker can stay"
         return out
+
+    def _covered(self, who: str, verb: str, low: Decimal, high: Decimal, *, stake: bool) -> Decimal | None:
+        """``cover.covered`` (rul 33); without ``funds`` (net results only) nothing is cut."""
+        if self.funds is None:
+            return high if high >= low else None
+        return cover.covered(self, who, verb, low, high, stake=stake)
 
     def _hand_actions(self, h: BritishHand) -> list[LegalAction]:
         r = self.rules
@@ -255,7 +261,7 @@ class BritishRound:
                 # 003 Buy: "at least equal to and not more than twice your initial stake"; then "between
                 # your initial stake and the amount you added previously"
                 most = h.initial * 2 if h.last_buy is None else h.last_buy
-                high = cover.covered(self, who, "buy", h.initial, most, stake=True)
+                high = self._covered(who, "buy", h.initial, most, stake=True)
                 if high is not None:
                     out.append(Action("buy", low=h.initial, high=high))
             out.append(TWIST)  # 003 Twist
@@ -267,13 +273,13 @@ class BritishRound:
             owned = sum(1 for x in self.hands if x.owner == who)
             # 003 Split: "equal in rank"; "three or even (theoretically) four"; variation: only aces
             if a.rank == b.rank and owned < r.max_split_hands and (not r.split_only_aces or a.is_ace):
-                if cover.covered(self, who, "split", h.initial, h.initial, stake=True) is not None:
+                if self._covered(who, "split", h.initial, h.initial, stake=True) is not None:
                     out.append(SPLIT)  # 003 Split: "another bet equal to your initial bet" (rul 33)
             if ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
                 out.append(BURN)
         # 003 Shoot "The fourth card": a shoot bet before the fourth card of a three card hand below 21
         if r.shoot and n == 3 and hard < 21 and not h.shot_fourth:
-            cap = cover.covered(self, who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
+            cap = self._covered(who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
             if cap is not None:
                 out.append(Action("shoot", low=r.shoot_min, high=cap))
         return out
@@ -339,7 +345,9 @@ class BritishRound:
         amt = self.verify(seat, verb, amount)
         assert isinstance(seat, str)
         # the action as Action(verb, amount=amt).to_json() writes it
-        self.log.add("action", seat=seat, act={"verb": verb} if amt is None else {"verb": verb, "amount": fmt(amt)})
+        self.log.add(
+            "action", seat=seat, act={"verb": verb} if amt is None else {"verb": verb, "amount": fmt(amt)}
+        )
         handler = moves.DOERS[verb]
         try:
             ev: Event = handler(self, seat, amt) if amt is not None else handler(self, seat)
