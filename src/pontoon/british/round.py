@@ -275,7 +275,7 @@ class BritishRound:
             if a.rank == b.rank and owned < r.max_split_hands and (not r.split_only_aces or a.is_ace):
                 if self._covered(who, "split", h.initial, h.initial, stake=True) is not None:
                     out.append(SPLIT)  # 003 Split: "another bet equal to your initial bet" (rul 33)
-            if ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
+            if r.burn != "none" and ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
                 out.append(BURN)
         # 003 Shoot "The fourth card": a shoot bet before the fourth card of a three card hand below 21
         if r.shoot and n == 3 and hard < 21 and not h.shot_fourth:
@@ -348,9 +348,8 @@ class BritishRound:
         self.log.add(
             "action", seat=seat, act={"verb": verb} if amt is None else {"verb": verb, "amount": fmt(amt)}
         )
-        handler = moves.DOERS[verb]
         try:
-            ev: Event = handler(self, seat, amt) if amt is not None else handler(self, seat)
+            ev = _do(self, seat, verb, amt)
         except ShoeExhausted:
             ev = self._void("insufficient cards")
         return ev
@@ -653,6 +652,32 @@ class BritishRound:
         if isinstance(seat, Marker) and seat is not SPECTATOR:
             raise IllegalAction(f"no view for {seat}; a seat name or SPECTATOR")
         return round_view(self, seat)
+
+
+def _do(rnd: BritishRound, seat: str, verb: str, amt: Decimal | None) -> Event:
+    """The verb's body (``moves.DOERS``), called directly (a compiled call, no lookup): ``verify`` passed,
+    so the verbs that take an amount have one."""
+    if verb == "twist":
+        return moves.do_twist(rnd, seat)
+    if verb == "stick":
+        return moves.do_stick(rnd, seat)
+    if verb == "pass":
+        return moves.do_pass(rnd, seat)
+    if amt is not None:
+        if verb == "stake":
+            return moves.do_stake(rnd, seat, amt)
+        if verb == "buy":
+            return moves.do_buy(rnd, seat, amt)
+        if verb == "shoot":
+            return moves.do_shoot(rnd, seat, amt)
+    if verb == "double":
+        return moves.do_double(rnd, seat)
+    if verb == "split":
+        return moves.do_split(rnd, seat)
+    if verb == "burn":
+        return moves.do_burn(rnd, seat)
+    handler = moves.DOERS[verb]  # not reached: verify lists only these verbs
+    return handler(rnd, seat, amt) if amt is not None else handler(rnd, seat)
 
 
 def _names(legal: list[Action]) -> str:
