@@ -101,15 +101,24 @@ class BritishRound:
         self.exposed_all = False
         self.void_reason: str | None = None
         self.next_banker = banker
-        extra = {} if self.funds is None else {"funds": {s: fmt(v) for s, v in self.funds.items()}}
-        self.log.add(
-            "round_start",
-            "003 The Deal",
-            players=list(players),
-            banker=banker,
-            kitty=fmt(self.kitty_start),
-            **extra,
-        )
+        if self.funds is None:
+            self.log.add(
+                "round_start",
+                "003 The Deal",
+                players=list(players),
+                banker=banker,
+                kitty=fmt(self.kitty_start),
+            )
+        else:
+            funds_json = {s: fmt(v) for s, v in self.funds.items()}
+            self.log.add(
+                "round_start",
+                "003 The Deal",
+                players=list(players),
+                banker=banker,
+                kitty=fmt(self.kitty_start),
+                funds=funds_json,
+            )
         try:
             # 003 The Deal: "one card face down to each player, starting with the player to dealer's
             # left ... and ending with the dealer"
@@ -170,7 +179,13 @@ class BritishRound:
 
     def hand_number(self, h: BritishHand) -> int:
         """1-based number of ``h`` among its owner's hands."""
-        return [x for x in self.hands if x.owner == h.owner].index(h) + 1
+        n = 0
+        for x in self.hands:  # as ``[x for x in hands if x.owner == h.owner].index(h) + 1`` (equality)
+            if x.owner == h.owner:
+                n += 1
+                if x is h or x == h:
+                    return n
+        raise ValueError(f"{h!r} is not a hand of this round")
 
     def kitty(self) -> Decimal:
         """What is in the kitty now (bets on the layout not included)."""
@@ -243,6 +258,14 @@ class BritishRound:
             return high if high >= low else None
         return cover.covered(self, who, verb, low, high, stake=stake)
 
+    def _owned(self, who: str) -> int:
+        """How many hands ``who`` holds."""
+        n = 0
+        for x in self.hands:
+            if x.owner == who:
+                n += 1
+        return n
+
     def _hand_actions(self, h: BritishHand) -> list[LegalAction]:
         r = self.rules
         who = h.owner
@@ -270,9 +293,12 @@ class BritishRound:
             out.append(STICK)
         if n == 2 and not h.must_draw:
             a, b = h.cards
-            owned = sum(1 for x in self.hands if x.owner == who)
             # 003 Split: "equal in rank"; "three or even (theoretically) four"; variation: only aces
-            if a.rank == b.rank and owned < r.max_split_hands and (not r.split_only_aces or a.is_ace):
+            if (
+                a.rank == b.rank
+                and self._owned(who) < r.max_split_hands
+                and (not r.split_only_aces or a.is_ace)
+            ):
                 if self._covered(who, "split", h.initial, h.initial, stake=True) is not None:
                     out.append(SPLIT)  # 003 Split: "another bet equal to your initial bet" (rul 33)
             if r.burn != "none" and ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
@@ -630,7 +656,12 @@ class BritishRound:
         return out
 
     def net_json(self) -> dict[str, dict[str, str]]:
-        return {s: {k: fmt(v) for k, v in d.items()} for s, d in self.net().items()}
+        got = self._net
+        if got is None:
+            got = self._work_out_net()
+            if self.phase == "settled" or self.phase == "void":
+                self._net = got
+        return {s: {k: fmt(v) for k, v in d.items()} for s, d in got.items()}
 
     def in_play_cards(self) -> list[Card]:
         """Cards on the table that are not back in the pack: players' hands (seat order) then the banker's."""
