@@ -36,9 +36,9 @@ BUF = 128  # slots of the pack's circular buffer (a power of two above two packs
 MASK = BUF - 1
 MAXH = 48  # hands at the table: 12 players x 4 hands (003 Split "three or even four")
 # hand fields
-H_N, H_NODE, H_STAKE, H_INIT, H_STAT, H_SPLIT, H_OWNER, H_NET, H_OBS, H_TOT, H_ROYAL = range(5, 16)
-H_SHOOT = 16  # Shoot Pontoon: the hand's shoot bet (money quanta, not times P_DEN)
-NF = 17
+# H_SHOOT: Shoot Pontoon, the hand's shoot bet (money quanta, not times P_DEN)
+H_N, H_SHOOT, H_STAKE, H_INIT, H_STAT, H_SPLIT, H_OWNER, H_NET, H_OBS, H_TOT, H_ROYAL = range(5, 16)
+NF = 16
 ST_PLAY, ST_STUCK, ST_BUST, ST_PONTOON, ST_FIVE = 0, 1, 2, 3, 4
 # parameters
 P_PLAYERS, P_MAXSPLIT, P_ACES, P_DOUBLE, P_PONT, P_COLL, P_FIVE, P_ROYAL, P_DEN = range(9)
@@ -146,6 +146,34 @@ def _shoot_amount(cap, P):
 
 
 @njit(**_OPT)
+def _kitty_up(ps, P):
+    """003 Shoot S11: "If there is nothing in the kitty ... the dealer must ... put up a new kitty"; S10:
+    "Before each new deal the dealer has the option to add more money to the kitty" (the bots:
+    ``prepare_table``). The round's gains and outstanding bets start at 0."""
+    if ps[PS_KITTY] <= 0:
+        ps[PS_KITTY] = P[P_KITTY]
+    elif ps[PS_KITTY] < P[P_TOPUP]:
+        ps[PS_KITTY] = P[P_TOPUP]
+    ps[PS_KGAIN] = 0
+    ps[PS_OUT] = 0
+
+
+@njit(**_OPT)
+def _shoot_second(H, npl, ps, P):
+    """003 Shoot S2: "After all the players have bet on their first card ... they each have a turn to make a
+    shoot bet"; the bots shoot on an ace or a ten-value first card (S3: none once the kitty is all shot)."""
+    for p in range(npl):
+        cap = _capacity(ps)
+        if cap < P[P_SMIN]:
+            break  # nothing more may be shot: the shoot bets end (BritishRound._next_shooter)
+        c0 = _CLASS[H[p, 0]]
+        if c0 == 0 or c0 == 9:
+            amt = _shoot_amount(cap, P)
+            H[p, H_SHOOT] = amt
+            ps[PS_OUT] += amt
+
+
+@njit(**_OPT)
 def _choose(node, probs, det, rng):
     a = det[node]
     if a >= 0:
@@ -191,8 +219,8 @@ def _pontoon_grade(a, b, P):
 @njit(**_OPT)
 def _is_pontoon(H, h, P):
     """003: an unsplit two-card hand of an ace and a ten-value card (rulings 21; the variations above)."""
-    if H[h, H_SPLIT] != 0 or H[h, H_N] != 2:
-        return False
+    if H[h, H_SPLIT] != 0 or H[h, H_N] != 2 or (H[h, 0] != 0 and H[h, 1] != 0):
+        return False  # no ace: not a Pontoon (checked here, before the call: the common case)
     return _pontoon_grade(H[h, 0], H[h, 1], P) > 0
 
 
@@ -272,38 +300,46 @@ def _burn(H, h, buf, ps, rng, P):
 
 
 @njit(**_OPT)
+def _shoot_fourth(H, h, node, ps, P, shx):
+    """003 Shoot "The fourth card" (S5, S6): a shoot bet before the fourth card of a three-card hand below 21,
+    within what may still be shot (S2), where the table shoots (``shx[node, 1]``); rul 31: placed "before
+    receiving the card", it commits him to it: returns the draw he then takes (-1: no shoot bet)."""
+    if shx[node, 1] == 0:
+        return -1
+    cap = _capacity(ps)
+    if cap < P[P_SMIN]:
+        return -1
+    amt = _shoot_amount(cap, P)
+    H[h, H_SHOOT] += amt
+    ps[PS_OUT] += amt
+    return shx[node, 0]
+
+
+@njit(inline="always", **_OPT)
 def _play_hand(
     H, h, nh, buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, mult, shx
 ):  # fmt: skip
     """Play hand ``h`` to its end; returns the number of hands (a split adds one; ``ps[3]`` = 1: void).
     ``shx[node]``: (the draw the table takes when a shoot bet commits the hand to a card, 1 where the
     table shoots before the fourth card)."""
-    while True:
-        if _is_pontoon(H, h, P):
-            H[h, H_STAT] = ST_PONTOON  # 003 Declare a Pontoon (declared at once: scenario-format)
-            return nh
+    if _is_pontoon(H, h, P):
+        H[h, H_STAT] = ST_PONTOON  # 003 Declare a Pontoon (declared at once: scenario-format)
+        return nh
+    while _may_split(H, h, nh, P, split_ok) or (P[P_BURN] != 0 and _may_burn(H, h, P)):
         if _may_split(H, h, nh, P, split_ok):
             nh = _split(H, h, nh, buf, ps, rng)
-        elif _may_burn(H, h, P):
-            _burn(H, h, buf, ps, rng, P)
         else:
-            break
+            _burn(H, h, buf, ps, rng, P)
         if ps[3] != 0:
+            return nh
+        if _is_pontoon(H, h, P):  # a burned unsplit hand's new cards (a split hand is never a Pontoon)
+            H[h, H_STAT] = ST_PONTOON
             return nh
     c0 = _CLASS[H[h, 0]]
     c1 = _CLASS[H[h, 1]]
     node = sroot[c0, c1] if H[h, H_SPLIT] != 0 else root[c0, c1]
     while True:
-        a = -1
-        if shx[node, 1] != 0 and P[P_SHOOT] != 0:
-            # 003 Shoot "The fourth card" (S5, S6): a shoot bet before the fourth card of a three-card hand below
-            # 21, within what may still be shot (S2); rul 31: placed "before receiving the card", it commits him
-            cap = _capacity(ps)
-            if cap >= P[P_SMIN]:
-                amt = _shoot_amount(cap, P)
-                H[h, H_SHOOT] += amt
-                ps[PS_OUT] += amt
-                a = shx[node, 0]
+        a = _shoot_fourth(H, h, node, ps, P, shx) if P[P_SHOOT] != 0 else -1
         if a < 0:
             a = _choose(node, probs, det, rng)
         if a == 0:  # 003 Stick
@@ -379,7 +415,7 @@ def _end_cards(H, nh, bc, bn, buf, ps, P):
         _bottom(buf, ps, bc[i], st)
 
 
-@njit(**_OPT)
+@njit(inline="always", **_OPT)
 def _round(
     buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, stake,
     btw, bpair, bkid, btwistable, bout, dbl, shx, H, bc, acc, mom, rec, ri,
@@ -389,14 +425,7 @@ def _round(
     den = P[P_DEN]
     drawn0 = ps[0]
     if P[P_SHOOT] != 0:
-        # 003 Shoot S11: "If there is nothing in the kitty ... the dealer must ... put up a new kitty"; S10: "Before
-        # each new deal the dealer has the option to add more money to the kitty" (the bots: ``prepare_table``)
-        if ps[PS_KITTY] <= 0:
-            ps[PS_KITTY] = P[P_KITTY]
-        elif ps[PS_KITTY] < P[P_TOPUP]:
-            ps[PS_KITTY] = P[P_TOPUP]
-        ps[PS_KGAIN] = 0
-        ps[PS_OUT] = 0
+        _kitty_up(ps, P)
     nh = npl
     bn = 0
     void = False
@@ -424,17 +453,7 @@ def _round(
     if not void and P[P_DOUBLE] != 0 and dbl[bc[0]] != 0:
         mult = 2  # 003 variation: the banker doubles the bets
     if not void and P[P_SHOOT] != 0 and P[P_SH2] != 0:
-        # 003 Shoot S2: "After all the players have bet on their first card ... they each have a turn to make a
-        # shoot bet"; the bots shoot on an ace or a ten-value first card (S3: none once the kitty is all shot)
-        for p in range(npl):
-            cap = _capacity(ps)
-            if cap < P[P_SMIN]:
-                break  # nothing more may be shot: the shoot bets end (BritishRound._next_shooter)
-            c0 = _CLASS[H[p, 0]]
-            if c0 == 0 or c0 == 9:
-                amt = _shoot_amount(cap, P)
-                H[p, H_SHOOT] = amt
-                ps[PS_OUT] += amt
+        _shoot_second(H, npl, ps, P)
     if not void:  # 003: "a second card face down to each player", then the dealer
         for p in range(npl):
             c = _draw(buf, ps, rng)
@@ -453,7 +472,8 @@ def _round(
     bpont = False
     bgrade = 0
     if not void:
-        bgrade = _pontoon_grade(bc[0], bc[1], P)
+        if bc[0] == 0 or bc[1] == 0:
+            bgrade = _pontoon_grade(bc[0], bc[1], P)
         bpont = bgrade > 0
     out = 0
     btot = 0
