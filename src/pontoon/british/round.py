@@ -39,6 +39,8 @@ LegalAction = (
     Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
 )
 
+_CARD_TEXT: Final = [str(Card.from_code(i)) for i in range(52)]  # each card's text, by its code
+
 # the actions without an amount, shared frozen records (a listing makes one per decision otherwise)
 PASS: Final = Action("pass")
 DOUBLE: Final = Action("double")
@@ -135,12 +137,12 @@ class BritishRound:
     # queries
     def to_act(self) -> str | None:
         """The seat that must decide now, or None when the round is over."""
+        if self.phase == "play":  # the most frequent phase first
+            return self.hands[self.cur].owner
         if self.phase in ("stake", "shoot"):
             return self.players[self.idx]
         if self.phase in ("double", "banker"):
             return self.banker
-        if self.phase == "play":
-            return self.hands[self.cur].owner
         if self.phase == "split_shoot":
             return self.hands[self.pending_split].owner
         return None
@@ -466,7 +468,8 @@ class BritishRound:
     # dealing
     def _draw(self) -> Card:
         c = self.pack.draw()
-        self.log.add("draw", card=str(c))  # every card drawn, for replay (the log is never a view)
+        # every card drawn, for replay (the log is never a view); its text shared (``str(c)``, made once)
+        self.log.add("draw", card=_CARD_TEXT[c.code])
         return c
 
     def _deal(self, h: BritishHand, *, up: bool) -> Card:
