@@ -4,8 +4,9 @@ cancels out (``python bench/bench_ratio.py [PAIRS]``).
 ``bench_engine.py`` and ``bench_rl.py`` time the baseline once and then each preset; on a machine shared
 with other work the load changes between the two and a single ratio can be off by half. Here each pair
 times Blackjack-v1 and then pontoon right after it, with the same loops as those two scripts
-(``bench_engine.casino_rounds`` / ``gymnasium_rounds``, ``bench_rl.pontoon_steps`` / ``blackjack_steps``),
-and the median of the pairs' ratios is printed (with the lowest and highest).
+(``bench_engine.casino_rounds`` / ``gymnasium_rounds``, ``bench_rl.pontoon_steps`` / ``blackjack_steps``,
+``bench_engine.british_rounds`` for the British game with 4 seats), and the median of the pairs' ratios is
+printed (with the lowest and highest).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_engine import casino_rounds, gymnasium_rounds  # noqa: E402
+from bench_engine import british_rounds, casino_rounds, gymnasium_rounds  # noqa: E402
 from bench_rl import blackjack_steps, pontoon_steps  # noqa: E402
 
 from pontoon.compiled import engine_build  # noqa: E402
@@ -24,14 +25,16 @@ from pontoon.compiled import engine_build  # noqa: E402
 
 def main() -> None:
     pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 12
-    engine, env = [], []
+    engine, env, british = [], [], []
     for i in range(pairs):
         engine.append(casino_rounds("mbs", 1500, seed=i) / gymnasium_rounds(3000, seed=i))
         env.append(pontoon_steps(8000, seed=i) / blackjack_steps(8000, seed=i))
+        british.append(british_rounds("british", 750, seed=i) / gymnasium_rounds(3000, seed=i))
     print(f"engine: {engine_build()}")
     for name, rs in (
         ("mbs rounds/s through the table protocol", engine),
         ("Pontoon-v0 mbs env steps/s", env),
+        ("british rounds/s, 4 seats", british),
     ):
         print(
             f"{name:42s} median {statistics.median(rs):5.2f}x Blackjack-v1"

@@ -182,7 +182,6 @@ def test_simulate_command_plays_the_kernel_and_the_engine() -> None:
         (["--rules", "british", "--players", "13"], "players must be 1 to 12"),
         (["--rules", "british", "--engine", "--workers", "2"], "does not apply to --engine"),
         (["--rules", "mbs", "--players", "2"], "applies to the British games"),
-        (["--rules", "british", "--set", "burn=hard13"], "use --engine"),
         (["--rules", "british", "--strategy", "optimal"], "accepted are bots and solved"),
         (["--rules", "british", "--engine", "--strategy", "solved"], "does not apply to --engine"),
         (["--rules", "british", "--engine", "--csm"], "does not apply to --engine"),

@@ -94,6 +94,8 @@ def covered(
 ) -> Decimal | None:
     """``high`` cut to what the bank and ``seat`` cover, noting why in the round's ``_cover_notes`` for
     ``verify``'s refusal; None when even ``low`` is not covered."""
+    if rnd.funds is None:  # net results only: nothing to cover (``room`` gives no limit)
+        return high if high >= low else None
     most, why = room(rnd, seat, stake=stake)
     if most is not None and most < high:
         rnd._cover_notes[verb] = why

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def do_stake(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
-    h = next(x for x in rnd.hands if x.owner == seat)
+    h = rnd.hands[rnd.idx]  # the stakes go round the players in seat order, one hand each (to_act)
     rnd.ledger.stake(seat, "stake", amount)  # 003 "place their initial bets in front of them"
     h.stake = h.initial = amount
     ev = rnd.log.add("stake", "003 The Deal and Initial Stakes", seat=seat, amount=fmt(amount))

@@ -93,8 +93,8 @@ class BritishPack:
     def reshuffle(self, extra: Iterable[Card], rng: RngLike) -> None:
         """003 "If there was a Pontoon, the cards are shuffled and cut before the next deal"."""
         everything = list(self._cards) + list(extra)
-        order = make_rng(rng).permutation(len(everything))
-        self._cards = deque(everything[i] for i in order)
+        order = make_rng(rng).permutation(len(everything)).tolist()  # the same order, as Python ints
+        self._cards = deque([everything[i] for i in order])
         self.drawn = 0
 
     def cards(self) -> list[Card]:

@@ -39,6 +39,16 @@ LegalAction = (
     Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
 )
 
+_CARD_TEXT: Final = [str(Card.from_code(i)) for i in range(52)]  # each card's text, by its code
+
+# the actions without an amount, shared frozen records (a listing makes one per decision otherwise)
+PASS: Final = Action("pass")
+DOUBLE: Final = Action("double")
+TWIST: Final = Action("twist")
+STICK: Final = Action("stick")
+SPLIT: Final = Action("split")
+BURN: Final = Action("burn")
+
 
 class BritishRound:
     """One round at a British table; players are listed from the banker's left."""
@@ -74,6 +84,11 @@ class BritishRound:
         self.kitty_start = to_money(kitty, "kitty")
         self.funds = None if funds is None else {s: to_money(v, f"funds of {s}") for s, v in funds.items()}
         self._cover_notes: dict[str, str] = {}  # verb -> why its amounts are cut by cover (rul 33)
+        # the listing of the seat to act, kept for the round's version ``_legal_v`` (the log's count:
+        # every change logs an event), so that ``act`` does not work it out again
+        self._legal: list[Action] = []
+        self._legal_v = -1
+        self._net: dict[str, dict[str, Decimal]] | None = None  # net(), kept once the round is over
         self.phase = "stake"
         self.idx = 0  # seat index in the stake and shoot phases
         self.hands: list[BritishHand] = []
@@ -88,15 +103,24 @@ class BritishRound:
         self.exposed_all = False
         self.void_reason: str | None = None
         self.next_banker = banker
-        extra = {} if self.funds is None else {"funds": {s: fmt(v) for s, v in self.funds.items()}}
-        self.log.add(
-            "round_start",
-            "003 The Deal",
-            players=list(players),
-            banker=banker,
-            kitty=fmt(self.kitty_start),
-            **extra,
-        )
+        if self.funds is None:
+            self.log.add(
+                "round_start",
+                "003 The Deal",
+                players=list(players),
+                banker=banker,
+                kitty=fmt(self.kitty_start),
+            )
+        else:
+            funds_json = {s: fmt(v) for s, v in self.funds.items()}
+            self.log.add(
+                "round_start",
+                "003 The Deal",
+                players=list(players),
+                banker=banker,
+                kitty=fmt(self.kitty_start),
+                funds=funds_json,
+            )
         try:
             # 003 The Deal: "one card face down to each player, starting with the player to dealer's
             # left ... and ending with the dealer"
@@ -113,12 +137,12 @@ class BritishRound:
     # queries
     def to_act(self) -> str | None:
         """The seat that must decide now, or None when the round is over."""
+        if self.phase == "play":  # the most frequent phase first
+            return self.hands[self.cur].owner
         if self.phase in ("stake", "shoot"):
             return self.players[self.idx]
         if self.phase in ("double", "banker"):
             return self.banker
-        if self.phase == "play":
-            return self.hands[self.cur].owner
         if self.phase == "split_shoot":
             return self.hands[self.pending_split].owner
         return None
@@ -157,7 +181,13 @@ class BritishRound:
 
     def hand_number(self, h: BritishHand) -> int:
         """1-based number of ``h`` among its owner's hands."""
-        return [x for x in self.hands if x.owner == h.owner].index(h) + 1
+        n = 0
+        for x in self.hands:  # as ``[x for x in hands if x.owner == h.owner].index(h) + 1`` (equality)
+            if x.owner == h.owner:
+                n += 1
+                if x is h or x == h:
+                    return n
+        raise ValueError(f"{h!r} is not a hand of this round")
 
     def kitty(self) -> Decimal:
         """What is in the kitty now (bets on the layout not included)."""
@@ -180,35 +210,63 @@ class BritishRound:
         return f"{who} is to act ({self.phase})"
 
     def legal_actions(self, seat: Actor | None = None) -> list[Action]:
-        """Everything ``seat`` (default: the seat to act) may do now; empty when it is not his turn."""
+        """Everything ``seat`` (default: the seat to act) may do now; empty when it is not his turn.
+
+        The listing is kept until the round changes (every change logs an event, so the log's count
+        is the round's version); each call returns a new list of the shared frozen records."""
         who = self.to_act()
         if who is None or (seat is not None and seat != who):
             return []
+        return list(self._listing(who))
+
+    def _listing(self, who: str) -> list[Action]:
+        """The legal actions of ``who`` (the seat to act), kept per version of the round."""
+        v = self.log._seq
+        if v != self._legal_v:
+            self._cover_notes = {}
+            self._legal = self._list_actions(who)
+            self._legal_v = v
+        return self._legal
+
+    def _list_actions(self, who: str) -> list[Action]:
         r = self.rules
         out: list[LegalAction] = []
-        self._cover_notes = {}
         if self.phase == "stake":
-            high = cover.covered(self, who, "stake", r.stake_min, r.stake_max, stake=True)
+            high = self._covered(who, "stake", r.stake_min, r.stake_max, stake=True)
             if high is not None:
                 out.append(Action("stake", low=r.stake_min, high=high))  # 003 initial bets
             else:
-                out.append(Action("pass"))  # rul 33: no stake the bank (or he) covers: he sits this round out
+                out.append(PASS)  # rul 33: no stake the bank (or he) covers: he sits this round out
         elif self.phase == "double":
-            out += [Action("double"), Action("pass")]  # 003 variation: banker doubles
+            out += [DOUBLE, PASS]  # 003 variation: banker doubles
         elif self.phase in ("shoot", "split_shoot"):
-            cap = cover.covered(self, who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
+            cap = self._covered(who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
             if cap is not None:
                 out.append(Action("shoot", low=r.shoot_min, high=cap))
-            out.append(Action("pass"))  # 003 Shoot "You are never forced to make a shoot bet"
+            out.append(PASS)  # 003 Shoot "You are never forced to make a shoot bet"
         elif self.phase == "play":
             h = self.hands[self.cur]
             out += self._hand_actions(h)
         elif self.phase == "banker":
             cards = self.banker_cards
             if hard_total(cards) < 21 and len(cards) < 5:
-                out.append(Action("twist"))  # 003 Banker's Turn: adds cards face up
-            out.append(Action("stick"))  # 003 "when satisfied with the hand the banker can stay"
+                out.append(TWIST)  # 003 Banker's Turn: adds cards face up
+            out.append(STICK)  # 003 "when satisfied with the hand the banker can stay"
         return out
+
+    def _covered(self, who: str, verb: str, low: Decimal, high: Decimal, *, stake: bool) -> Decimal | None:
+        """``cover.covered`` (rul 33); without ``funds`` (net results only) nothing is cut."""
+        if self.funds is None:
+            return high if high >= low else None
+        return cover.covered(self, who, verb, low, high, stake=stake)
+
+    def _owned(self, who: str) -> int:
+        """How many hands ``who`` holds."""
+        n = 0
+        for x in self.hands:
+            if x.owner == who:
+                n += 1
+        return n
 
     def _hand_actions(self, h: BritishHand) -> list[LegalAction]:
         r = self.rules
@@ -228,25 +286,28 @@ class BritishRound:
                 # 003 Buy: "at least equal to and not more than twice your initial stake"; then "between
                 # your initial stake and the amount you added previously"
                 most = h.initial * 2 if h.last_buy is None else h.last_buy
-                high = cover.covered(self, who, "buy", h.initial, most, stake=True)
+                high = self._covered(who, "buy", h.initial, most, stake=True)
                 if high is not None:
                     out.append(Action("buy", low=h.initial, high=high))
-            out.append(Action("twist"))  # 003 Twist
+            out.append(TWIST)  # 003 Twist
         # 003 Stick: "at least 15 and not more than 21"; variation 16
         if r.stick_minimum <= best <= 21 and not h.must_draw:
-            out.append(Action("stick"))
+            out.append(STICK)
         if n == 2 and not h.must_draw:
             a, b = h.cards
-            owned = sum(1 for x in self.hands if x.owner == who)
             # 003 Split: "equal in rank"; "three or even (theoretically) four"; variation: only aces
-            if a.rank == b.rank and owned < r.max_split_hands and (not r.split_only_aces or a.is_ace):
-                if cover.covered(self, who, "split", h.initial, h.initial, stake=True) is not None:
-                    out.append(Action("split"))  # 003 Split: "another bet equal to your initial bet" (rul 33)
-            if ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
-                out.append(Action("burn"))
+            if (
+                a.rank == b.rank
+                and self._owned(who) < r.max_split_hands
+                and (not r.split_only_aces or a.is_ace)
+            ):
+                if self._covered(who, "split", h.initial, h.initial, stake=True) is not None:
+                    out.append(SPLIT)  # 003 Split: "another bet equal to your initial bet" (rul 33)
+            if r.burn != "none" and ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
+                out.append(BURN)
         # 003 Shoot "The fourth card": a shoot bet before the fourth card of a three card hand below 21
         if r.shoot and n == 3 and hard < 21 and not h.shot_fourth:
-            cap = cover.covered(self, who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
+            cap = self._covered(who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
             if cap is not None:
                 out.append(Action("shoot", low=r.shoot_min, high=cap))
         return out
@@ -262,18 +323,22 @@ class BritishRound:
         who = self.to_act()
         if who is None:
             raise IllegalAction(f"{seat} {verb}: no action is legal, the round is over ({self.phase})")
-        legal = {a.verb: a for a in self.legal_actions()}
+        legal = self._listing(who)  # the verbs of a listing are distinct
         if seat != who:
             raise IllegalAction(
                 f"{seat} {verb}: not {seat}'s turn; {self._where()}; legal actions for {who}: {_names(legal)}"
             )
-        if verb not in legal and verb in self._cover_notes:
-            raise IllegalAction(f"{seat} {verb} refused: {self._cover_notes[verb]}")
-        if verb not in legal:
+        la: Action | None = None
+        for x in legal:
+            if x.verb == verb:
+                la = x
+                break
+        if la is None:
+            if verb in self._cover_notes:
+                raise IllegalAction(f"{seat} {verb} refused: {self._cover_notes[verb]}")
             raise IllegalAction(
                 f"{seat} {verb} is not legal now; {self._where()}; legal actions: {_names(legal)}"
             )
-        la = legal[verb]
         if la.low is None:
             if amount is not None:
                 raise IllegalAction(f"{seat} {verb} takes no amount; legal actions: {_names(legal)}")
@@ -307,10 +372,12 @@ class BritishRound:
         verb, amount = self._split_action(action, amount)
         amt = self.verify(seat, verb, amount)
         assert isinstance(seat, str)
-        self.log.add("action", seat=seat, act=Action(verb, amount=amt).to_json())
-        handler = moves.DOERS[verb]
+        # the action as Action(verb, amount=amt).to_json() writes it
+        self.log.add(
+            "action", seat=seat, act={"verb": verb} if amt is None else {"verb": verb, "amount": fmt(amt)}
+        )
         try:
-            ev: Event = handler(self, seat, amt) if amt is not None else handler(self, seat)
+            ev = _do(self, seat, verb, amt)
         except ShoeExhausted:
             ev = self._void("insufficient cards")
         return ev
@@ -401,7 +468,8 @@ class BritishRound:
     # dealing
     def _draw(self) -> Card:
         c = self.pack.draw()
-        self.log.add("draw", card=str(c))  # every card drawn, for replay (the log is never a view)
+        # every card drawn, for replay (the log is never a view); its text shared (``str(c)``, made once)
+        self.log.add("draw", card=_CARD_TEXT[c.code])
         return c
 
     def _deal(self, h: BritishHand, *, up: bool) -> Card:
@@ -555,24 +623,48 @@ class BritishRound:
         return account
 
     def net(self) -> dict[str, dict[str, Decimal]]:
-        """Each seat's net result per kind (``stake``, ``shoot``) and ``total``; the banker included."""
-        kinds = ["stake", "shoot"] if self.rules.shoot else ["stake"]
-        out: dict[str, dict[str, Decimal]] = {
-            s: {k: ZERO for k in kinds} for s in [*self.players, self.banker]
-        }
-        for t in self.ledger.transfers:
-            for acct, sign in ((t.source, -1), (t.dest, 1)):
-                who = self.owner_of(acct)
-                if who is None:
-                    continue
-                d = out.setdefault(who, {k: ZERO for k in kinds})
-                d[t.kind] = d.get(t.kind, ZERO) + sign * t.amount
+        """Each seat's net result per kind (``stake``, ``shoot``) and ``total``; the banker included.
+
+        Worked out once the round is over (its ledger no longer changes) and kept; each call returns
+        its own copy."""
+        got = self._net
+        if got is None:
+            got = self._work_out_net()
+            if self.phase == "settled" or self.phase == "void":
+                self._net = got
+        return {s: dict(d) for s, d in got.items()}
+
+    def _work_out_net(self) -> dict[str, dict[str, Decimal]]:
+        shoot = self.rules.shoot
+        banker = self.banker
+        out: dict[str, dict[str, Decimal]] = {}
+        for s in (*self.players, banker):
+            out[s] = {"stake": ZERO, "shoot": ZERO} if shoot else {"stake": ZERO}
+        for source, dest, amount, kind, _player, _reason in self.ledger.transfers:
+            # the kitty is the banker's money; the layout is nobody's (owner_of, rul 32)
+            who = banker if source is KITTY else None if isinstance(source, System) else source
+            if who is not None:
+                d = out.get(who)
+                if d is None:
+                    d = out[who] = {"stake": ZERO, "shoot": ZERO} if shoot else {"stake": ZERO}
+                d[kind] = d.get(kind, ZERO) - amount
+            who = banker if dest is KITTY else None if isinstance(dest, System) else dest
+            if who is not None:
+                d = out.get(who)
+                if d is None:
+                    d = out[who] = {"stake": ZERO, "shoot": ZERO} if shoot else {"stake": ZERO}
+                d[kind] = d.get(kind, ZERO) + amount
         for d in out.values():
             d["total"] = sum((v for k, v in d.items() if k != "total"), ZERO)
         return out
 
     def net_json(self) -> dict[str, dict[str, str]]:
-        return {s: {k: fmt(v) for k, v in d.items()} for s, d in self.net().items()}
+        got = self._net
+        if got is None:
+            got = self._work_out_net()
+            if self.phase == "settled" or self.phase == "void":
+                self._net = got
+        return {s: {k: fmt(v) for k, v in d.items()} for s, d in got.items()}
 
     def in_play_cards(self) -> list[Card]:
         """Cards on the table that are not back in the pack: players' hands (seat order) then the banker's."""
@@ -596,6 +688,32 @@ class BritishRound:
         return round_view(self, seat)
 
 
-def _names(legal: dict[str, Action]) -> str:
+def _do(rnd: BritishRound, seat: str, verb: str, amt: Decimal | None) -> Event:
+    """The verb's body (``moves.DOERS``), called directly (a compiled call, no lookup): ``verify`` passed,
+    so the verbs that take an amount have one."""
+    if verb == "twist":
+        return moves.do_twist(rnd, seat)
+    if verb == "stick":
+        return moves.do_stick(rnd, seat)
+    if verb == "pass":
+        return moves.do_pass(rnd, seat)
+    if amt is not None:
+        if verb == "stake":
+            return moves.do_stake(rnd, seat, amt)
+        if verb == "buy":
+            return moves.do_buy(rnd, seat, amt)
+        if verb == "shoot":
+            return moves.do_shoot(rnd, seat, amt)
+    if verb == "double":
+        return moves.do_double(rnd, seat)
+    if verb == "split":
+        return moves.do_split(rnd, seat)
+    if verb == "burn":
+        return moves.do_burn(rnd, seat)
+    handler = moves.DOERS[verb]  # not reached: verify lists only these verbs
+    return handler(rnd, seat, amt) if amt is not None else handler(rnd, seat)
+
+
+def _names(legal: list[Action]) -> str:
     """The legal actions as an error message lists them (worked out only when refusing)."""
-    return ", ".join(str(a) for a in legal.values())
+    return ", ".join(str(a) for a in legal)

@@ -48,11 +48,15 @@ def settle_shoot(rnd: BritishRound, h: BritishHand, won: bool) -> None:
 def settle(rnd: BritishRound, how: str) -> None:
     r = rnd.rules
     banker_best = ranking.best(rnd.banker_cards)
-    rnd.banker_outcome = {
-        "pontoon": "pontoon",
-        "bust": "bust",
-        "five": "five card trick",
-    }.get(how, str(banker_best))
+    rnd.banker_outcome = (
+        "pontoon"
+        if how == "pontoon"
+        else "bust"
+        if how == "bust"
+        else "five card trick"
+        if how == "five"
+        else str(banker_best)
+    )
     bgrade = ranking.pontoon_grade(rnd.banker_cards, r) if how == "pontoon" else (0, 0)
     for h in rnd.hands:
         if not h.live:

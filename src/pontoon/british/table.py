@@ -380,6 +380,10 @@ class BritishGame(Publisher):
         rnd = self.round
         if rnd is None:
             return
+        if not self.watched:  # nobody to hand them to (``_publish`` would drop them)
+            self._seen = len(rnd.log.events)
+            self._moved = len(rnd.ledger.transfers)
+            return
         evs = rnd.log.events[self._seen :]
         moved = rnd.ledger.transfers[self._moved :]
         self._seen += len(evs)
@@ -391,9 +395,13 @@ class BritishGame(Publisher):
         rnd = self.round
         if rnd is None or not rnd.over:
             raise IllegalAction("end_round: the round is not over yet")
-        for t in rnd.ledger.transfers:
-            self.ledger.move(t.source, t.dest, t.amount, kind=t.kind, player=t.player, reason=t.reason)
-        self._table_moved = len(self.ledger.transfers)  # published with the round's own events
+        # the round's transfers on the table's balances: they are published with the round's own events,
+        # so the table's ledger would only drop them again (``_forget_published``)
+        balances = self.ledger.balances
+        for source, dest, amount, _kind, _player, _reason in rnd.ledger.transfers:
+            balances[source] -= amount
+            balances[dest] += amount
+        self._table_moved = len(self.ledger.transfers)
         used = rnd.in_play_cards()
         shuffled = rnd.had_pontoon
         if shuffled and self.fair is not None:

@@ -36,19 +36,38 @@ BUF = 128  # slots of the pack's circular buffer (a power of two above two packs
 MASK = BUF - 1
 MAXH = 48  # hands at the table: 12 players x 4 hands (003 Split "three or even four")
 # hand fields
-H_N, H_NODE, H_STAKE, H_INIT, H_STAT, H_SPLIT, H_OWNER, H_NET, H_OBS, H_TOT, H_ROYAL = range(5, 16)
+# H_SHOOT: Shoot Pontoon, the hand's shoot bet (money quanta, not times P_DEN)
+H_N, H_SHOOT, H_STAKE, H_INIT, H_STAT, H_SPLIT, H_OWNER, H_NET, H_OBS, H_TOT, H_ROYAL = range(5, 16)
 NF = 16
 ST_PLAY, ST_STUCK, ST_BUST, ST_PONTOON, ST_FIVE = 0, 1, 2, 3, 4
 # parameters
 P_PLAYERS, P_MAXSPLIT, P_ACES, P_DOUBLE, P_PONT, P_COLL, P_FIVE, P_ROYAL, P_DEN = range(9)
 P_EVERY, P_STACKED, P_NOBS, P_STOP = 9, 10, 11, 12
-NP = 13
+P_ATNP, P_NATURAL, P_PICTURE = 13, 14, 15  # the Pontoon rank variations of 003 (rules fields of those names)
+# Shoot Pontoon (003 "Shoot Pontoon"): played, its minimum bet, the kitty the banker puts up and the level he
+# tops it up to (0: never), the player's shoot before the second card on an ace or ten-value first card,
+# the bet as the whole units of (capacity x SFN / SFD), money quanta per whole unit
+P_SHOOT, P_SMIN, P_KITTY, P_TOPUP, P_SH2, P_SFN, P_SFD, P_QPU = range(16, 24)
+P_BURN = 24  # 003 variation burn: the hard two-card total the table burns (13, 14; 0: never)
+NP = 25
+# ps: [top, bottom, lazy end, ran out] (the pack) then the kitty: what it held at the round's start, what it
+# gained in the round so far (bust hands' shoot bets), the shoot bets outstanding
+PS_KITTY, PS_KGAIN, PS_OUT = 4, 5, 6
+NPS = 7
 # accumulators
 A_ROUNDS, A_VOIDS, A_HANDS, A_X, A_S, A_PASSES, A_SHUFFLES, A_LINES = range(8)
 NLINES = 7  # pontoon, royal_pontoon, five_card_trick, player_bust, banker_pontoon, banker_five, banker_bust
 A_LNET = A_LINES + NLINES
-NA = A_LNET + NLINES
-REC_PLAYERS = 3  # rec row: void, banker's net, cards dealt, then each player's net
+A_SHOT = A_LNET + NLINES  # Shoot Pontoon: the shoot bets placed (money quanta)
+A_SNET = A_SHOT + 1  # the banker's (kitty's) net on them
+NA = A_SNET + 1
+REC_PLAYERS = 3  # rec row: void, banker's net, cards dealt, then each player's net (stake bets)
+MAXP = 12  # players at most (british_tables.MAX_PLAYERS)
+REC_SHOOT = REC_PLAYERS + MAXP  # then each player's net on shoot bets (money quanta)
+REC_KITTY = (
+    REC_SHOOT + MAXP
+)  # then the kitty at the round's end, before a passing bank takes it back (quanta)
+REC = REC_KITTY + 1
 _CLASS = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9], np.int64)
 _U32 = np.uint64(0xFFFFFFFF)
 
@@ -108,6 +127,53 @@ def _bottom(buf, ps, c, stacked):
 
 
 @njit(**_OPT)
+def _capacity(ps):
+    """003 Shoot: "the total of all the shoot bets is not more than what is in the kitty" (what may still
+    be shot: ``BritishRound.shoot_capacity``)."""
+    return max(0, ps[PS_KITTY] + ps[PS_KGAIN] - ps[PS_OUT])
+
+
+@njit(**_OPT)
+def _shoot_amount(cap, P):
+    """The bots' shoot bet (``bots.player_decision``): the whole units of ``shoot_fraction`` of what may be
+    shot, at least the minimum bet and at most ``cap``."""
+    amt = (cap * P[P_SFN] // P[P_SFD]) * P[P_QPU]
+    if amt < P[P_SMIN]:
+        amt = P[P_SMIN]
+    if amt > cap:
+        amt = cap
+    return amt
+
+
+@njit(**_OPT)
+def _kitty_up(ps, P):
+    """003 Shoot S11: "If there is nothing in the kitty ... the dealer must ... put up a new kitty"; S10:
+    "Before each new deal the dealer has the option to add more money to the kitty" (the bots:
+    ``prepare_table``). The round's gains and outstanding bets start at 0."""
+    if ps[PS_KITTY] <= 0:
+        ps[PS_KITTY] = P[P_KITTY]
+    elif ps[PS_KITTY] < P[P_TOPUP]:
+        ps[PS_KITTY] = P[P_TOPUP]
+    ps[PS_KGAIN] = 0
+    ps[PS_OUT] = 0
+
+
+@njit(**_OPT)
+def _shoot_second(H, npl, ps, P):
+    """003 Shoot S2: "After all the players have bet on their first card ... they each have a turn to make a
+    shoot bet"; the bots shoot on an ace or a ten-value first card (S3: none once the kitty is all shot)."""
+    for p in range(npl):
+        cap = _capacity(ps)
+        if cap < P[P_SMIN]:
+            break  # nothing more may be shot: the shoot bets end (BritishRound._next_shooter)
+        c0 = _CLASS[H[p, 0]]
+        if c0 == 0 or c0 == 9:
+            amt = _shoot_amount(cap, P)
+            H[p, H_SHOOT] = amt
+            ps[PS_OUT] += amt
+
+
+@njit(**_OPT)
 def _choose(node, probs, det, rng):
     a = det[node]
     if a >= 0:
@@ -126,13 +192,36 @@ def _choose(node, probs, det, rng):
 
 
 @njit(**_OPT)
-def _is_pontoon(H, h):
-    """003: an unsplit two-card hand of an ace and a ten-value card."""
-    if H[h, H_SPLIT] != 0 or H[h, H_N] != 2:
-        return False
-    a = _CLASS[H[h, 0]]
-    b = _CLASS[H[h, 1]]
-    return (a == 0 and b == 9) or (a == 9 and b == 0)
+def _pontoon_grade(a, b, P):
+    """Two cards (rank indices, 0 = A .. 9 = T, 10 = J, 11 = Q, 12 = K): 0 when not a Pontoon, else 1 plus
+    its rank among Pontoons (``ranking.pontoon_grade``: higher beats lower, equal goes to the banker).
+    003: "21 points in two cards ... ace plus a picture card or ten"; variations (003 "Variations"):
+    ``ace_ten_not_pontoon`` (V10) "A-10 is not a pontoon at all, but just an ordinary 21";
+    ``natural_beats_plain`` (V11) "A-K or A-Q is a natural pontoon, which beats a plain pontoon of A-J or A-10";
+    ``ace_picture_beats_ace_ten`` (V9) "a Pontoon consisting of an ace and a picture beats ... an ace and a ten"
+    (rul 29: equal ranks go to the banker). Clause ids: docs/rules/british.md."""
+    if a == 0:
+        o = b
+    elif b == 0:
+        o = a
+    else:
+        return 0
+    if o < 9 or (o == 9 and P[P_ATNP] != 0):
+        return 0
+    g = 1
+    if P[P_NATURAL] != 0 and o >= 11:
+        g += 2  # the first key of (natural, picture)
+    if P[P_PICTURE] != 0 and o >= 10:
+        g += 1
+    return g
+
+
+@njit(**_OPT)
+def _is_pontoon(H, h, P):
+    """003: an unsplit two-card hand of an ace and a ten-value card (rulings 21; the variations above)."""
+    if H[h, H_SPLIT] != 0 or H[h, H_N] != 2 or (H[h, 0] != 0 and H[h, 1] != 0):
+        return False  # no ace: not a Pontoon (checked here, before the call: the common case)
+    return _pontoon_grade(H[h, 0], H[h, 1], P) > 0
 
 
 @njit(**_OPT)
@@ -183,20 +272,76 @@ def _may_split(H, h, nh, P, split_ok):
 
 
 @njit(**_OPT)
-def _play_hand(H, h, nh, buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, mult):
-    """Play hand ``h`` to its end; returns the number of hands (a split adds one; ``ps[3]`` = 1: void)."""
-    if _is_pontoon(H, h):
+def _may_burn(H, h, P):
+    """003 V12, V13: "a 'hard' 13 (not A-2)" (or 14, not A-3) in two cards may be burned (V14: again after a
+    burn, and on either hand of a split: the caller's loop); the table burns
+    where ``P_BURN`` (the total, 0: never) says so (the bots burn every one: ``PlayerPolicy.burn``)."""
+    if P[P_BURN] == 0 or H[h, H_N] != 2:
+        return False
+    a = _CLASS[H[h, 0]]
+    b = _CLASS[H[h, 1]]
+    return a != 0 and b != 0 and a + b + 2 == P[P_BURN]
+
+
+@njit(**_OPT)
+def _burn(H, h, buf, ps, rng, P):
+    """003 V12: "These two cards are shown and discarded, and two new cards dealt" (the discarded
+    cards to the bottom of the pack first, as ``moves.do_burn``; ``ps[3]`` = 1: the pack ran out)."""
+    _bottom(buf, ps, H[h, 0], P[P_STACKED])
+    _bottom(buf, ps, H[h, 1], P[P_STACKED])
+    H[h, H_N] = 0
+    for k in range(2):
+        c = _draw(buf, ps, rng)
+        if c < 0:
+            ps[3] = 1
+            return
+        H[h, k] = c
+        H[h, H_N] = k + 1
+
+
+@njit(**_OPT)
+def _shoot_fourth(H, h, node, ps, P, shx):
+    """003 Shoot "The fourth card" (S5, S6): a shoot bet before the fourth card of a three-card hand below 21,
+    within what may still be shot (S2), where the table shoots (``shx[node, 1]``); rul 31: placed "before
+    receiving the card", it commits him to it: returns the draw he then takes (-1: no shoot bet)."""
+    if shx[node, 1] == 0:
+        return -1
+    cap = _capacity(ps)
+    if cap < P[P_SMIN]:
+        return -1
+    amt = _shoot_amount(cap, P)
+    H[h, H_SHOOT] += amt
+    ps[PS_OUT] += amt
+    return shx[node, 0]
+
+
+@njit(inline="always", **_OPT)
+def _play_hand(
+    H, h, nh, buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, mult, shx
+):  # fmt: skip
+    """Play hand ``h`` to its end; returns the number of hands (a split adds one; ``ps[3]`` = 1: void).
+    ``shx[node]``: (the draw the table takes when a shoot bet commits the hand to a card, 1 where the
+    table shoots before the fourth card)."""
+    if _is_pontoon(H, h, P):
         H[h, H_STAT] = ST_PONTOON  # 003 Declare a Pontoon (declared at once: scenario-format)
         return nh
-    while _may_split(H, h, nh, P, split_ok):
-        nh = _split(H, h, nh, buf, ps, rng)
+    while _may_split(H, h, nh, P, split_ok) or (P[P_BURN] != 0 and _may_burn(H, h, P)):
+        if _may_split(H, h, nh, P, split_ok):
+            nh = _split(H, h, nh, buf, ps, rng)
+        else:
+            _burn(H, h, buf, ps, rng, P)
         if ps[3] != 0:
+            return nh
+        if _is_pontoon(H, h, P):  # a burned unsplit hand's new cards (a split hand is never a Pontoon)
+            H[h, H_STAT] = ST_PONTOON
             return nh
     c0 = _CLASS[H[h, 0]]
     c1 = _CLASS[H[h, 1]]
     node = sroot[c0, c1] if H[h, H_SPLIT] != 0 else root[c0, c1]
     while True:
-        a = _choose(node, probs, det, rng)
+        a = _shoot_fourth(H, h, node, ps, P, shx) if P[P_SHOOT] != 0 else -1
+        if a < 0:
+            a = _choose(node, probs, det, rng)
         if a == 0:  # 003 Stick
             H[h, H_STAT] = ST_STUCK
             H[h, H_OBS] = nobs[node]
@@ -218,6 +363,12 @@ def _play_hand(H, h, nh, buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, 
         if code == -1:  # 003 Going bust: the banker takes the stake at once, cards to the bottom
             H[h, H_STAT] = ST_BUST
             H[h, H_NET] = -H[h, H_STAKE] * mult * P[P_DEN]  # rul 30: a doubled bet loses double
+            sb = H[h, H_SHOOT]
+            if (
+                sb > 0
+            ):  # 003 Shoot S8 "Going bust": "that hand's shoot bet ... is immediately added to the kitty"
+                ps[PS_KGAIN] += sb
+                ps[PS_OUT] -= sb
             for i in range(n + 1):
                 _bottom(buf, ps, H[h, i], P[P_STACKED])
             return nh
@@ -264,15 +415,17 @@ def _end_cards(H, nh, bc, bn, buf, ps, P):
         _bottom(buf, ps, bc[i], st)
 
 
-@njit(**_OPT)
+@njit(inline="always", **_OPT)
 def _round(
     buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, stake,
-    btw, bpair, bkid, btwistable, bout, dbl, H, bc, acc, mom, rec, ri,
+    btw, bpair, bkid, btwistable, bout, dbl, shx, H, bc, acc, mom, rec, ri,
 ):  # fmt: skip
     """One round; returns 1 when a Pontoon calls for a shuffle, 0 otherwise, -1 for a void round."""
     npl = P[P_PLAYERS]
     den = P[P_DEN]
     drawn0 = ps[0]
+    if P[P_SHOOT] != 0:
+        _kitty_up(ps, P)
     nh = npl
     bn = 0
     void = False
@@ -299,6 +452,8 @@ def _round(
     mult = 1
     if not void and P[P_DOUBLE] != 0 and dbl[bc[0]] != 0:
         mult = 2  # 003 variation: the banker doubles the bets
+    if not void and P[P_SHOOT] != 0 and P[P_SH2] != 0:
+        _shoot_second(H, npl, ps, P)
     if not void:  # 003: "a second card face down to each player", then the dealer
         for p in range(npl):
             c = _draw(buf, ps, rng)
@@ -315,24 +470,47 @@ def _round(
             bc[1] = c
             bn = 2
     bpont = False
+    bgrade = 0
     if not void:
-        b0 = _CLASS[bc[0]]
-        b1 = _CLASS[bc[1]]
-        bpont = (b0 == 0 and b1 == 9) or (b0 == 9 and b1 == 0)
+        if bc[0] == 0 or bc[1] == 0:
+            bgrade = _pontoon_grade(bc[0], bc[1], P)
+        bpont = bgrade > 0
     out = 0
     btot = 0
     live = False
     if not void and bpont:
-        # 003: the banker's Pontoon, shown at once, "collects double the amount staked" (rul 30: not doubled)
+        # 003: the banker's Pontoon, shown at once, "collects double the amount staked" (rul 30: not doubled);
+        # variations V9, V11 (rul 29): a player's Pontoon of a higher rank wins, paid as a Pontoon; S4: "all the
+        # shoot bets are added to the pot" (``_settle_shoot``: all but such a Pontoon's)
         for h in range(nh):
-            H[h, H_NET] = -H[h, H_STAKE] * P[P_COLL]
+            if _pontoon_grade(H[h, 0], H[h, 1], P) > bgrade:
+                H[h, H_NET] = H[h, H_STAKE] * P[P_PONT]
+            else:
+                H[h, H_NET] = -H[h, H_STAKE] * P[P_COLL]
         live = True
         out = -1
     elif not void:
         h = 0
         while h < nh:
             nh = _play_hand(
-                H, h, nh, buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, mult
+                H,
+                h,
+                nh,
+                buf,
+                ps,
+                rng,
+                P,
+                probs,
+                det,
+                kid,
+                nbest,
+                nroyal,
+                nobs,
+                root,
+                sroot,
+                split_ok,
+                mult,
+                shx,
             )
             if ps[3] != 0:
                 void = True
@@ -370,6 +548,7 @@ def _round(
         if rec.shape[0] > 0:
             rec[ri, 0] = 1
             rec[ri, 2] = ps[0] - drawn0
+            rec[ri, REC_KITTY] = ps[PS_KITTY]  # every shoot bet returned: the kitty as it was
         return -1
     # the round's figures
     x = 0
@@ -385,7 +564,7 @@ def _round(
             line = 3
         elif H[h, H_N] == 3 and H[h, H_ROYAL] != 0 and st == ST_STUCK:
             line = 1
-        elif _is_pontoon(H, h):
+        elif _is_pontoon(H, h, P):
             line = 0
         elif H[h, H_N] == 5:
             line = 2
@@ -400,6 +579,8 @@ def _round(
     if bline >= 0:
         acc[A_LINES + bline] += 1
         acc[A_LNET + bline] -= x
+    if P[P_SHOOT] != 0:
+        _settle_shoot(H, nh, ps, acc, rec, ri)
     acc[A_ROUNDS] += 1
     acc[A_HANDS] += nh
     acc[A_X] += x
@@ -412,17 +593,44 @@ def _round(
         rec[ri, 1] = x
         rec[ri, 2] = ps[0] - drawn0
     _end_cards(H, nh, bc, bn, buf, ps, P)
+    if rec.shape[0] > 0:
+        rec[ri, REC_KITTY] = ps[PS_KITTY]  # the kitty at the round's end (before it goes back to its banker)
     if bpont or pont:
         if not bpont:
             acc[A_PASSES] += 1  # 003 The New Deal: the bank passes to the (unsplit) Pontoon
+            # 003 Shoot S12: "the old dealer retrieves anything that was left in the kitty, and the new dealer
+            # puts up a new kitty" (before the next deal)
+            ps[PS_KITTY] = 0
         return 1
     return 0
+
+
+@njit(**_OPT)
+def _settle_shoot(H, nh, ps, acc, rec, ri):
+    """003 Shoot S9: "Players who have a better hand than the dealer are paid an amount equal to their shoot
+    bets out of the kitty, and players whose hands are equal to or worse than the dealer's have their shoot
+    bets added to the kitty" (a hand that won its stake wins its shoot bet: ``settle.settle_shoot``); a bust
+    hand's went to the kitty when it went bust (S8); the banker's Pontoon takes them all (S4; but from a
+    Pontoon that outranks his: V9, V11, rul 29). A split leaves the bet on the first hand (S7); the bots place
+    none on the other hand (they pass in that window)."""
+    kitty_net = 0
+    for h in range(nh):
+        sb = H[h, H_SHOOT]
+        if sb == 0:
+            continue
+        acc[A_SHOT] += sb
+        sn = sb if H[h, H_STAT] != ST_BUST and H[h, H_NET] > 0 else -sb
+        kitty_net -= sn
+        if rec.shape[0] > 0:
+            rec[ri, REC_SHOOT + H[h, H_OWNER]] += sn
+    ps[PS_KITTY] += kitty_net
+    acc[A_SNET] += kitty_net
 
 
 @njit(cache=CACHE, nogil=True)
 def run(
     buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, stake,
-    btw, bpair, bkid, btwistable, bout, dbl, max_rounds, acc, mom, rec,
+    btw, bpair, bkid, btwistable, bout, dbl, shx, max_rounds, acc, mom, rec,
 ):  # fmt: skip
     """Play up to ``max_rounds`` rounds (``P_STOP``: stop after a round that calls for a shuffle) from
     the pack ``buf``/``ps``; returns the rounds played. ``rec`` (rows): one record per round."""
@@ -430,14 +638,14 @@ def run(
     bc = np.zeros(5, np.int64)
     return _loop(
         buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, stake,
-        btw, bpair, bkid, btwistable, bout, dbl, H, bc, max_rounds, acc, mom, rec,
+        btw, bpair, bkid, btwistable, bout, dbl, shx, H, bc, max_rounds, acc, mom, rec,
     )  # fmt: skip
 
 
 @njit(**_OPT)
 def _loop(
     buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, stake,
-    btw, bpair, bkid, btwistable, bout, dbl, H, bc, max_rounds, acc, mom, rec,
+    btw, bpair, bkid, btwistable, bout, dbl, shx, H, bc, max_rounds, acc, mom, rec,
 ):  # fmt: skip
     done = 0
     while done < max_rounds:
@@ -447,7 +655,7 @@ def _loop(
             break
         r = _round(
             buf, ps, rng, P, probs, det, kid, nbest, nroyal, nobs, root, sroot, split_ok, stake,
-            btw, bpair, bkid, btwistable, bout, dbl, H, bc, acc, mom, rec, done,
+            btw, bpair, bkid, btwistable, bout, dbl, shx, H, bc, acc, mom, rec, done,
         )  # fmt: skip
         done += 1
         if r == 1:

@@ -11,8 +11,10 @@ heads-up); otherwise the pack is handled as in 003 (used cards to the bottom, a 
 
 Each chunk starts from a freshly shuffled pack (003 "shuffled and cut") seeded by its index (the same
 SeedSequence spawning as the casino chunks), so the totals are the same integers on any number of Dask
-workers. Shoot Pontoon: the kernel plays its stake game; shoot bets are not placed (the engine path,
-``engine=True`` / ``--engine``, plays them).
+workers. Shoot Pontoon: the kernel keeps the kitty (put up, topped up and renewed as the bots' banker does)
+and places the bots' shoot bets (``PlayerPolicy``: before the second card and before the fourth); a strategy
+of the analysis places none. ``shoot_edge`` is the banker's (kitty's) net on them per unit shot, as the
+engine simulator reports it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import math
 import time
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -59,6 +62,7 @@ class BritishSpec:
     btwistable: np.ndarray
     bout: np.ndarray
     dbl: np.ndarray
+    shx: np.ndarray
     quantum: Decimal
     den: int
     strategy: str
@@ -67,6 +71,7 @@ class BritishSpec:
         return (
             self.P, self.probs, self.det, self.kid, self.nbest, self.nroyal, self.nobs, self.root, self.sroot,
             self.split_ok, self.stake, self.btw, self.bpair, self.bkid, self.btwistable, self.bout, self.dbl,
+            self.shx,
         )  # fmt: skip
 
 
@@ -87,7 +92,7 @@ def build_spec(
     """The kernel's arrays for ``rules`` at a table of ``players`` players and a banker. ``player``: a
     ``PlayerPolicy`` (bots, the default) or ``(sigma, name)`` of the analysis ``game``; ``banker``: a
     ``BankerPolicy`` (default) or ``(tw, name)`` of ``game``."""
-    from pontoon.british.bots import BankerPolicy, PlayerPolicy
+    from pontoon.british.bots import BankerPolicy, Bots, PlayerPolicy
 
     if not isinstance(rules, BritishRules):
         raise RulesError(
@@ -99,10 +104,15 @@ def build_spec(
     packs = rules.packs_for(players + 1)  # rul 28: the banker counts among the people
     counts = bt.pack_class_counts(rules, packs)
     g = bt.player_graph(rules, counts, None if game is None else game.obs)
-    b = bt.banker_graph(counts)
+    b = bt.banker_graph(counts, rules.ace_ten_not_pontoon)
     nobs = len(game.obs) if game is not None else len(g.obs_list)
     pol = player if player is not None else PlayerPolicy()
+    bpol = banker if banker is not None else BankerPolicy()
+    kitty_pol = bpol if isinstance(bpol, BankerPolicy) else BankerPolicy()
+    kitty = Bots(banker_default=kitty_pol).kitty_for(rules, "")  # what the bots' banker puts up (bots.py)
     stake_amounts = [rules.stake_min, rules.stake_max]
+    if rules.shoot:
+        stake_amounts += [rules.shoot_min, kitty, kitty_pol.top_up_to or kitty]
     if isinstance(pol, PlayerPolicy):
         base = pol.stake if pol.stake is not None else rules.stake_min
         stake_amounts += [base, base * pol.stake_ace_ten]
@@ -113,7 +123,6 @@ def build_spec(
         sigma, name = pol
         stake = np.full(13, bt.quanta(rules.stake_min, quantum), np.int64)
         pt = bt.analysis_player(g, game, sigma, stake, name)
-    bpol = banker if banker is not None else BankerPolicy()
     if isinstance(bpol, BankerPolicy):
         btab = bt.bot_banker(rules, b, nobs, bpol)
     else:
@@ -122,8 +131,9 @@ def build_spec(
         if btab.uses_obs and players != 1:
             raise RulesError(f"the banker table {name!r} reads one player's hand: it plays heads-up only")
     den, pays = bt.pay_scale(rules)
-    P = np.zeros(13, np.int64)
     from pontoon.sim import _british_kernel as K
+
+    P = np.zeros(K.NP, np.int64)
 
     P[K.P_PLAYERS] = players
     P[K.P_MAXSPLIT] = rules.max_split_hands
@@ -135,6 +145,25 @@ def build_spec(
     P[K.P_DEN] = den
     P[K.P_EVERY] = int(fresh_pack)
     P[K.P_NOBS] = nobs
+    # 003 variations on the Pontoon itself (ranking.is_pontoon, pontoon_grade)
+    P[K.P_ATNP] = int(rules.ace_ten_not_pontoon)
+    P[K.P_NATURAL] = int(rules.natural_beats_plain)
+    P[K.P_PICTURE] = int(rules.ace_picture_beats_ace_ten)
+    if rules.burn_total is not None and isinstance(pol, PlayerPolicy) and pol.burn:
+        P[K.P_BURN] = rules.burn_total  # 003 variation: burn a hard 13 (14); the bots burn (bots.py)
+    shx = pt.shx if pt.shx is not None else np.tile(np.array([-1, 0], np.int64), (len(pt.probs), 1))
+    if rules.shoot:  # 003 Shoot Pontoon: the kitty and the bots' shoot bets (money in quanta)
+        P[K.P_SHOOT] = 1
+        P[K.P_SMIN] = bt.quanta(rules.shoot_min, quantum)
+        P[K.P_KITTY] = bt.quanta(kitty, quantum)
+        P[K.P_TOPUP] = bt.quanta(kitty_pol.top_up_to, quantum) if kitty_pol.top_up_to is not None else 0
+        units = bt.quanta(Decimal(1), quantum)
+        if isinstance(pol, PlayerPolicy):
+            f = Fraction(pol.shoot_fraction)
+            P[K.P_SH2], P[K.P_SFN], P[K.P_SFD] = 1, f.numerator, f.denominator * units
+        else:  # a strategy of the analysis: no shoot bets (003: "never forced to make a shoot bet")
+            P[K.P_SH2], P[K.P_SFN], P[K.P_SFD] = 0, 0, 1
+        P[K.P_QPU] = units
     det = np.full(len(pt.probs), -1, np.int64)
     for i, row in enumerate(pt.probs):
         top = int(np.argmax(row))
@@ -143,7 +172,7 @@ def build_spec(
     return BritishSpec(
         rules, players, P, bt.pack_ranks(rules, packs), pt.probs, det, g.kid, g.best, g.royal,
         np.minimum(g.obs, nobs), g.root, g.split_root, pt.split, pt.stake, btab.twist, b.pair, b.kid,
-        b.twistable, b.out, btab.double, quantum, den, f"{pt.name} / {btab.name}",
+        b.twistable, b.out, btab.double, np.ascontiguousarray(shx), quantum, den, f"{pt.name} / {btab.name}",
     )  # fmt: skip
 
 
@@ -196,7 +225,8 @@ def _fresh(spec: BritishSpec, index: int, entropy: int) -> tuple[np.ndarray, np.
     buf = np.zeros(K.BUF, np.int64)
     n = len(spec.pack)
     buf[:n] = spec.pack
-    ps = np.array([0, n, n, 0], np.int64)  # the whole pack to be shuffled (lazily)
+    ps = np.zeros(K.NPS, np.int64)  # the whole pack to be shuffled (lazily); no kitty yet
+    ps[1] = ps[2] = n
     return buf, ps, rng
 
 
@@ -209,7 +239,7 @@ def run_chunk(
     buf, ps, rng = _fresh(spec, index, entropy)
     acc = np.zeros(K.NA, np.int64)
     mom = np.zeros(3)
-    rec = np.zeros((0, K.REC_PLAYERS + bt.MAX_PLAYERS), np.int64)
+    rec = np.zeros((0, K.REC), np.int64)
     kernel = aot_kernel("british_run")  # compiled at install where current (aot.py), else numba's JIT
     kernel(buf, ps, rng, *spec.arrays(), rounds, acc, mom, rec)
     return acc, mom, None
@@ -239,19 +269,22 @@ def play_stacked(
     """Play up to ``rounds`` rounds from the pack ``cards`` (rank indices, top first) in the given order:
     ``keep`` False deals it as the engine's stacked pack (used cards kept aside); True as a real pack
     (used cards to the bottom) stopping after the first round that calls for a shuffle. Returns the
-    records (void, banker's net, cards dealt, each player's net; nets in quanta x ``den``) and the pack
+    records (void, banker's net, cards dealt, each player's net; nets in quanta x ``den``; then each
+    player's net on shoot bets and the kitty after the round, in quanta: ``_british_kernel.REC_SHOOT``,
+    ``REC_KITTY``) and the pack
     left (top first)."""
     from pontoon.sim import _british_kernel as K
 
     buf = np.zeros(K.BUF, np.int64)
     n = len(cards)
     buf[:n] = cards
-    ps = np.array([0, n, 0, 0], np.int64)
+    ps = np.zeros(K.NPS, np.int64)
+    ps[1] = n
     P = spec.P.copy()
     P[K.P_STACKED] = 0 if keep else 1
     P[K.P_STOP] = 1
     P[K.P_EVERY] = 0
-    rec = np.zeros((rounds, K.REC_PLAYERS + bt.MAX_PLAYERS), np.int64)
+    rec = np.zeros((rounds, K.REC), np.int64)
     acc = np.zeros(K.NA, np.int64)
     mom = np.zeros(3)
     arrays = (P, *spec.arrays()[1:])
@@ -353,8 +386,8 @@ def summary(spec: BritishSpec, tot: BritishTotals, rounds: int, seed: int, secon
         "banker_net": str(Decimal(int(a[K.A_X])) / den * spec.quantum),
         "initial_stakes": str(Decimal(int(a[K.A_S])) * spec.quantum),
     }
-    if spec.rules.shoot:
-        out["notes"] = [
-            "Shoot Pontoon: the kernel plays the stake game without shoot bets (--engine plays them)"
-        ]
+    if spec.rules.shoot:  # the engine simulator's key: the banker's (kitty's) net on shoot bets per unit shot
+        shot = int(a[K.A_SHOT])
+        out["shoot_edge"] = int(a[K.A_SNET]) / shot if shot else 0.0
+        out["shot"] = str(Decimal(shot) * spec.quantum)
     return out

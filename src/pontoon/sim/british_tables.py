@@ -57,18 +57,10 @@ def best(cards: tuple[int, ...]) -> int:
 
 
 def check_rules(rules: BritishRules) -> None:
-    """Refuse the variations the kernel does not play, naming them (the engine plays them: --engine)."""
-    bad = []
-    if rules.burn != "none":
-        bad.append(f"burn={rules.burn}")
-    if rules.ace_ten_not_pontoon or rules.ace_picture_beats_ace_ten or rules.natural_beats_plain:
-        bad.append("the Pontoon rank variations")
-    if bad:
-        raise RulesError(
-            "the fast British simulator does not play "
-            + ", ".join(bad)
-            + "; use --engine (the British engine)"
-        )
+    """The kernel plays every rules field of 003 and its house variations (the Pontoon rank variations,
+    burn and Shoot Pontoon's bets included since issue 27); a field added later that it does not play is
+    refused here, by name, pointing to --engine (the British engine)."""
+    del rules
 
 
 def pack_class_counts(rules: BritishRules, packs: int) -> np.ndarray:
@@ -174,7 +166,9 @@ def player_graph(rules: BritishRules, counts: np.ndarray, obs_list: list[Any] | 
                 continue
             i = node((a, b), (), ())
             g.split_root[a, b] = g.split_root[b, a] = i
-            if not (a == 0 and b == 9):  # 003: an unsplit ace and ten-value is a Pontoon, declared at once
+            # 003: an unsplit ace and ten-value is a Pontoon, declared at once (the kernel does so before it
+            # reads ``root``); variation ``ace_ten_not_pontoon``: A-10 is "just an ordinary 21", played
+            if not (a == 0 and b == 9) or rules.ace_ten_not_pontoon:
                 g.root[a, b] = g.root[b, a] = i
     g.kid = np.array(kids, np.int64).reshape(-1, 3, 10)
     g.best = np.array(bests, np.int64)
@@ -193,15 +187,17 @@ class BankerGraph:
     out: np.ndarray  # 0 bust, 1 five card trick, else the total he stays on
 
 
-def banker_graph(counts: np.ndarray) -> BankerGraph:
-    """The banker's hands (multisets of classes): non-Pontoon pairs and every hand he may twist to."""
+def banker_graph(counts: np.ndarray, ace_ten_plays: bool = False) -> BankerGraph:
+    """The banker's hands (multisets of classes): non-Pontoon pairs and every hand he may twist to.
+    ``ace_ten_plays`` (variation ``ace_ten_not_pontoon``: A-10 is "just an ordinary 21"): the pair of an
+    ace and a ten-value class is a hand he plays too (the kernel tells A-10 from A-J/Q/K by rank)."""
     hands: list[tuple[int, ...]] = []
     index: dict[tuple[int, ...], int] = {}
     layer: list[tuple[int, ...]] = sorted(
         (a, b)
         for a in range(10)
         for b in range(a, 10)
-        if not (a == 0 and b == 9) and counts[a] >= 1 and counts[b] >= (2 if a == b else 1)
+        if (ace_ten_plays or not (a == 0 and b == 9)) and counts[a] >= 1 and counts[b] >= (2 if a == b else 1)
     )
     while layer:
         for h in layer:
@@ -240,6 +236,9 @@ class PlayerTable:
     split: np.ndarray  # [rank]: 1 splits a pair of this rank (where the rules allow)
     stake: np.ndarray  # [rank of the first card]: the initial stake in money quanta
     name: str
+    # Shoot Pontoon, [state]: (the draw taken when a shoot bet commits the hand to a card, -1 none; 1 where
+    # the table shoots before the fourth card); None: never shoots
+    shx: np.ndarray | None = None
 
 
 @dataclass
@@ -260,26 +259,38 @@ def bot_player(rules: BritishRules, g: PlayerGraph, policy: Any, quantum: Decima
     from pontoon.cards import Card
     from pontoon.protocol import Action
 
-    probs = np.zeros((len(g.keys), 4))
-    for i, (hidden, up, buys) in enumerate(g.keys):
+    def decide(i: int, acts: tuple[int, ...]) -> int:
+        hidden, up, buys = g.keys[i]
         cards = [_card_str(c) for c in (*hidden, *up)]
         legal = []
-        for la in g.legal[i]:
+        for la in acts:
             if la == STICK:
                 legal.append(Action("stick"))
             elif la == TWIST:
                 legal.append(Action("twist"))
         top = 2 if not buys else buys[-1]
-        if BUY1 in g.legal[i]:
+        if BUY1 in acts:
             legal.insert(0, Action("buy", low=Decimal(1), high=Decimal(top)))
         view = {"seat": "p", "phase": "play", "current_hand": None, "hands": [{"owner": "p", "cards": cards}]}
         verb, amt = player_decision(view, legal, rules, policy)
         act: int | None = {"stick": STICK, "twist": TWIST}.get(verb)
         if verb == "buy":
             act = BUY1 if amt == 1 else BUY2 if amt == 2 else None
-        if act is None or act not in g.legal[i]:
+        if act is None or act not in acts:
             raise RulesError(f"the bot's decision {verb} {amt} at {cards} has no table entry")
-        probs[i, act] = 1.0
+        return act
+
+    probs = np.zeros((len(g.keys), 4))
+    shx = np.zeros((len(g.keys), 2), np.int64)
+    shx[:, 0] = -1
+    for i, (hidden, up, _buys) in enumerate(g.keys):
+        probs[i, decide(i, g.legal[i])] = 1.0
+        cards = (*hidden, *up)
+        # 003 Shoot "The fourth card": the bot shoots before the fourth card of a three-card hand whose hard
+        # total is at most ``shoot_fourth_up_to`` (below 21); the bet commits him to the card (rul 31), so
+        # he then takes the draw he would choose without stick
+        if rules.shoot and len(cards) == 3 and hard(cards) < 21 and hard(cards) <= policy.shoot_fourth_up_to:
+            shx[i] = decide(i, tuple(a for a in g.legal[i] if a != STICK)), 1
     split = np.array([1 if RANKS[r] in policy.split_ranks else 0 for r in range(13)], np.int64)
     stake = np.zeros(13, np.int64)
     for r in range(13):
@@ -288,7 +299,7 @@ def bot_player(rules: BritishRules, g: PlayerGraph, policy: Any, quantum: Decima
         if c.is_ace or c.is_ten_value:
             base = base * policy.stake_ace_ten
         stake[r] = quanta(min(max(base, rules.stake_min), rules.stake_max), quantum)
-    return PlayerTable(probs, split, stake, "bots")
+    return PlayerTable(probs, split, stake, "bots", shx)
 
 
 def bot_banker(rules: BritishRules, b: BankerGraph, nobs: int, policy: Any) -> BankerTable:
