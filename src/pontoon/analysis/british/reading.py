@@ -343,3 +343,16 @@ def seen_from_view(view: dict[str, Any], stakes: dict[str, Decimal]) -> Seen | N
         else:
             return None
     return Seen(banker, tuple(sorted(live)), tuple(sorted(shown)))
+
+
+def settled_from_view(view: dict[str, Any], stakes: dict[str, Decimal], pontoon_pays: Decimal) -> float:
+    """The players' net, in initial stakes, of the hands already settled whatever the banker does: busted
+    hands (003 "the banker takes your stake") and declared Pontoons (003 "paid double")."""
+    out = Decimal(0)
+    for h in view["hands"]:
+        initial = stakes.get(h["owner"]) or Decimal(1)
+        if h["status"] == "bust":
+            out -= Decimal(h["stake"]) / initial
+        elif h["status"] == "pontoon":
+            out += pontoon_pays * Decimal(h["stake"]) / initial
+    return float(out)
