@@ -140,3 +140,23 @@ def banker_check(
         return sum(k / n * explore([*cards, c], acts, p * k / n) for c, k in by_rank.values())
 
     return explore([], [], 1.0), sets
+
+
+def solved_player(sol: Any) -> PlayerPolicy:
+    """The solved heads-up strategy ``sol`` (``strategy.Solved``) as a player policy read from the seat's own
+    view and the public view (ruling 35), for a table of several players (stakes of 1)."""
+    from pontoon.analysis.british.bots import hand_state
+    from pontoon.protocol import SPECTATOR
+
+    g = sol.game
+
+    def player(rnd: BritishRound, seat: str) -> dict[str, float]:
+        own, public = rnd.view(seat), rnd.view(SPECTATOR)
+        i = next(i for i, h in enumerate(own["hands"]) if h["owner"] == seat and h["status"] == "playing")
+        state = hand_state(own, public, i, Decimal(1))
+        if state is None:
+            raise ValueError(f"{seat}'s hand is off the model")
+        node = g.node_index[state]
+        return dict(zip(g.nodes[node].actions, (float(x) for x in sol.sigma[node]), strict=True))
+
+    return player
