@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from pontoon.analysis.british.reading import sample_reading
 from pontoon.analysis.british.strategy import Solved, solved
 from pontoon.analysis.british.values import banker_values, player_flow, player_q
 from pontoon.rules.british import BritishRules
@@ -69,8 +70,19 @@ def several(
             "players_best_response_to_blind": -float(vs_blind),
             "exploitability_heads_up": pbr - bbr,
         }
+        if players == 1:
+            row["reading"] = {"edge": -bbr, "edge_se": 0.0, "exact": True}  # heads-up: seeing one hand
         if rounds > 0:
             row["sampled"] = sample(r, players, rounds, seed)  # the solved bots' banker (an approximation)
+            if players > 1:
+                got = sample_reading(r, players, rounds, seed)
+                # the exact blind edge plus the sampled gain of reading every hand (reading.py)
+                row["reading"] = {
+                    "edge": -blind + got["gain"],
+                    "edge_se": got["gain_se"],
+                    "exact": False,
+                    "sampled": got,
+                }
         out["by_packs"][str(packs)] = row
     out["seconds"] = time.perf_counter() - t0
     return out
@@ -134,12 +146,18 @@ def print_several(rep: dict[str, Any], echo: Any) -> None:
             f"  {packs:>5}  {row['solution_heads_up']:>+17.4%}  {row['blind']:>+19.4%}  "
             f"{row['players_best_response_to_blind']:>+28.4%}  {row['seeing_one']:>+14.4%}"
         )
+        if "reading" in row:
+            rd = row["reading"]
+            how = "exact" if rd["exact"] else f"+/- {rd['edge_se']:.4%} ({rd['sampled']['rounds']} rounds)"
+            echo(f"         his exact best response reading every hand: {rd['edge']:+.4%} {how}")
         if "sampled" in row:
             sm = row["sampled"]
             echo(
-                f"         sampled, banker reading every hand: {sm['edge']:+.4%} +/- {sm['se']:.4%} ({sm['rounds']} rounds)"
+                f"         engine rounds, the solved bots' banker: {sm['seeing']:+.4%} +/- {sm['seeing_se']:.4%}, "
+                f"the blind one: {sm['blind']:+.4%} +/- {sm['blind_se']:.4%} ({sm['rounds']} rounds)"
             )
     echo(
         "  blind: his exact best response reading his own cards only, the same for every N (docs/analysis.md "
-        "'Several players'); seeing one hand: the heads-up best response, for reference"
+        "'Several players'); seeing one hand: the heads-up best response, for reference; reading every hand: "
+        "the blind edge plus the sampled gain of his exact best response at each deal"
     )
