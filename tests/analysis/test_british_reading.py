@@ -13,13 +13,8 @@ import pytest
 from pontoon.analysis.british import strategy as S
 from pontoon.analysis.british.bots import conditional_values, initial_stakes
 from pontoon.analysis.british.enumerate_several import BANKER, banker_check, solved_player
-from pontoon.analysis.british.reading import (
-    Reader,
-    Seen,
-    sample_reading,
-    seen_from_view,
-    settled_from_view,
-)
+from pontoon.analysis.british.reading import Reader, Seen, seen_from_view, settled_from_view
+from pontoon.analysis.british.reading_sample import sample_reading
 from pontoon.analysis.british.several import blind_response
 from pontoon.analysis.british.values import banker_response, player_flow
 from pontoon.rules.british import BRITISH

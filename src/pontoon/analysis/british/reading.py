@@ -50,7 +50,7 @@ from pontoon.analysis.british.game import (
 )
 from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
 from pontoon.analysis.british.strategy import Solved
-from pontoon.analysis.british.values import _jit, _u, player_flow
+from pontoon.analysis.british.values import _jit, _u, banker_values, player_flow
 
 OUTCOMES = 22  # the banker's outcome: 0 bust, 1 five card trick, else the total he stays on (2 .. 21)
 Obs = tuple[tuple[int, ...], tuple[int, ...]]  # a live hand as the banker sees it: face-up cards, buys
@@ -101,8 +101,6 @@ class Reader:
     _cache: dict[Seen, Tree] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from pontoon.analysis.british.several import blind_response
-
         g = self.sol.game
         y = player_flow(g, self.sol.sigma)
         counts = g.counts
@@ -175,8 +173,6 @@ class Reader:
     def decide_round(self, rnd: Any) -> str:
         """The decision at the banker's turn of the engine's round ``rnd``, from ``view(banker)`` and the public
         stake events only (ruling 35); ValueError where a hand is off the model."""
-        from pontoon.analysis.british.bots import initial_stakes
-
         seen = seen_from_view(rnd.view(rnd.banker), initial_stakes(rnd))
         if seen is None or not self.observed(seen):
             raise ValueError(
@@ -317,6 +313,31 @@ def _k_step(codes, digits, w, a, hcodes, hdigits, hw, hpay, cap):  # type: ignor
     return oc[:cnt], od[:cnt], ow[:cnt], oa[:cnt]
 
 
+def blind_response(sol: Solved) -> tuple[np.ndarray, float]:
+    """The banker's exact best response to the solved player among strategies that read his own cards only:
+    twist (1) or stay per hand, tiled over the observations, and the player's value against it."""
+    g, tb = sol.game, sol.tables
+    y = player_flow(g, sol.sigma)
+    stay = banker_values(g, tb, y).sum(axis=0)  # what he cannot tell apart: summed over the observations
+    z = stay.copy()
+    twist = np.full_like(stay, np.inf)
+    for k in range(len(g.banker) - 1, -1, -1):  # children before parents
+        if tb.twistable[k] and tb.kids[k]:
+            twist[k] = sum(rho * z[d] for d, rho in tb.kids[k])
+            z[k] = min(stay[k], twist[k])
+    row = (twist < stay).astype(np.float64)
+    pairs = [k for k, h in enumerate(g.banker) if len(h) == 2]
+    value = float(y @ tb.fixed) + float(z[pairs].sum())
+    return np.tile(row, (len(g.obs), 1)), value
+
+
+def initial_stakes(rnd: Any) -> dict[str, Decimal]:
+    """Each player's initial stake, from the public stake events (as ``bots.initial_stakes``)."""
+    return {
+        str(ev.data["seat"]): Decimal(str(ev.data["amount"])) for ev in rnd.events() if ev.kind == "stake"
+    }
+
+
 # ----------------------------------------------------------------------------------------------------
 def seen_from_view(view: dict[str, Any], stakes: dict[str, Decimal]) -> Seen | None:
     """What the banker sees, from ``view(banker)`` and the public initial stakes (ruling 35); None where a
@@ -362,77 +383,3 @@ def settled_from_view(view: dict[str, Any], stakes: dict[str, Decimal], pontoon_
         elif h["status"] == "pontoon":
             out += pontoon_pays * Decimal(h["stake"]) / initial
     return float(out)
-
-
-def sample_reading(
-    rules: Any, players: int, rounds: int, seed: int | None, *, seconds: float | None = None
-) -> dict[str, float]:
-    """``rounds`` engine deals of ``players`` solved players (``rules``' packs at that table), each valued
-    exactly from the banker's turn on: the players' expected net given what the banker sees when he plays his
-    exact best response reading every hand (``best``) and when he plays the blind best response (``blind``),
-    plus what was settled before (busts, Pontoons, his Pontoon). Both are unbiased estimates of the banker's
-    edge with each strategy (the conditional expectation of the round's net given the deal up to his turn);
-    their difference ``gain`` (never negative, deal by deal) has a small variance: the edge of the banker
-    reading every hand is the exact blind edge plus the mean gain. Per player and initial stake. With
-    ``seconds``, stops after the round that passes that time (``rounds`` says how many were played)."""
-    import time
-
-    from pontoon.analysis.british.bots import initial_stakes, make_bots
-    from pontoon.analysis.british.strategy import solved
-    from pontoon.british.pack import BritishPack, one_pack
-    from pontoon.british.round import BritishRound
-
-    t0 = time.perf_counter()
-    packs = rules.packs_for(players + 1)
-    rules = rules.with_(packs=packs)
-    rd = Reader(solved(rules))
-    bots: Any = make_bots("solved", rules, np.random.default_rng(0))
-    seats = [f"p{i}" for i in range(players)]
-    base: int = int(np.random.SeedSequence().entropy) if seed is None else seed  # type: ignore[arg-type]
-    xs = np.zeros((rounds, 2))
-    off = states = 0
-    for j in range(rounds):
-        if seconds is not None and j > 1 and time.perf_counter() - t0 > seconds:
-            rounds = j
-            xs = xs[:j]
-            break
-        bots.rng = np.random.default_rng([base, j, 1])
-        pack = BritishPack.shuffled(packs, np.random.default_rng([base, j, 0]), one_pack(rules))
-        rnd = BritishRound(rules, seats, "bank", pack)
-        while not rnd.is_over() and rnd.phase != "banker":
-            seat, verb, amt = bots.decide(rnd)
-            rnd.act(seat, verb, amt)
-        if rnd.is_over():
-            net = float(sum(Decimal(rnd.net()[s]["total"]) for s in seats)) / float(rules.stake_min)
-            xs[j] = net
-            continue
-        stakes = initial_stakes(rnd)
-        view = rnd.view("bank")
-        seen = seen_from_view(view, stakes)
-        if seen is None or not rd.observed(seen):
-            off += 1  # not in the model: not expected from solved players
-            continue
-        fixed = settled_from_view(view, stakes, rules.pontoon_pays)
-        tree = rd.tree(seen)
-        states = max(states, tree.states)
-        xs[j] = (fixed + tree.value, fixed + tree.blind)
-    xs = -xs / players  # the banker's edge per player
-    gain = xs[:, 0] - xs[:, 1]
-    n = max(rounds - off, 1)
-
-    def se(x: np.ndarray) -> float:
-        return float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-
-    return {
-        "rounds": rounds,
-        "packs": packs,
-        "best": float(xs[:, 0].sum() / n),
-        "best_se": se(xs[:, 0]),
-        "blind": float(xs[:, 1].sum() / n),
-        "blind_se": se(xs[:, 1]),
-        "gain": float(gain.sum() / n),
-        "gain_se": se(gain),
-        "off_model": off,
-        "largest_programme": states,
-        "seconds": time.perf_counter() - t0,
-    }

@@ -23,28 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.analysis.british.reading import sample_reading
-from pontoon.analysis.british.strategy import Solved, solved
-from pontoon.analysis.british.values import banker_values, player_flow, player_q
+from pontoon.analysis.british.reading import blind_response
+from pontoon.analysis.british.reading_sample import sample_reading
+from pontoon.analysis.british.strategy import solved
+from pontoon.analysis.british.values import player_q
 from pontoon.rules.british import BritishRules
-
-
-def blind_response(sol: Solved) -> tuple[np.ndarray, float]:
-    """The banker's exact best response to the solved player among strategies that read his own cards only:
-    twist (1) or stay per hand, tiled over the observations, and the player's value against it."""
-    g, tb = sol.game, sol.tables
-    y = player_flow(g, sol.sigma)
-    stay = banker_values(g, tb, y).sum(axis=0)  # what he cannot tell apart: summed over the observations
-    z = stay.copy()
-    twist = np.full_like(stay, np.inf)
-    for k in range(len(g.banker) - 1, -1, -1):  # children before parents
-        if tb.twistable[k] and tb.kids[k]:
-            twist[k] = sum(rho * z[d] for d, rho in tb.kids[k])
-            z[k] = min(stay[k], twist[k])
-    row = (twist < stay).astype(np.float64)
-    pairs = [k for k, h in enumerate(g.banker) if len(h) == 2]
-    value = float(y @ tb.fixed) + float(z[pairs].sum())
-    return np.tile(row, (len(g.obs), 1)), value
 
 
 def several(
