@@ -8,10 +8,11 @@ With several players the banker plays one hand against all of them. What is exac
   the banker's **exact best response among the strategies that read his own cards only** (``blind``) to N
   solved players is the heads-up one, for every N, and the players' exact best response to that banker too.
 - A banker who also reads what the players show can do better. Against one player that is the heads-up best
-  response (``seeing_one``); against N players his exact best response needs the joint posterior over every
-  hand's face-down cards (beyond this model). ``sampled`` estimates it: the engine plays N solved players
-  against the ``solved`` bots' banker (analysis/british/bots.py: the sum over the live hands of each hand's
-  exact heads-up values of staying and twisting, an approximate best response), with its standard error.
+  response (``seeing_one``); against N players his exact best response reading every hand is
+  ``reading.Reader`` (the joint posterior over every hand's face-down cards, exact card removal), and
+  ``reading_sample.sample_reading`` gives its edge: the exact blind edge plus the sampled gain of reading
+  every hand, deal by deal exact from his turn on. ``sample`` plays paired engine rounds against the
+  ``solved`` bots' banker (the sum over the live hands of each hand's heads-up values: an approximation).
 
 All figures are per player and per initial stake; the banker's edge is minus the player's value.
 """
