@@ -32,6 +32,12 @@ def sample_reading(
     t0 = time.perf_counter()
     packs = rules.packs_for(players + 1)
     rules = rules.with_(packs=packs)
+    cards = len(one_pack(rules)) * packs
+    if cards < 5 * (players + 1):  # busted cards would come round again: the posterior assumes they cannot
+        raise ValueError(
+            f"a pack of {cards} cards can run out at a table of {players + 1} people (5 cards each): the "
+            "banker reading every hand is modelled for packs that cannot"
+        )
     rd = Reader(solved(rules))
     bots: Any = make_bots("solved", rules, np.random.default_rng(0))
     seats = [f"p{i}" for i in range(players)]

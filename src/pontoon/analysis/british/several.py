@@ -59,7 +59,12 @@ def several(
         if rounds > 0:
             row["sampled"] = sample(r, players, rounds, seed)  # the solved bots' banker (an approximation)
             if players > 1:
-                got = sample_reading(r, players, rounds, seed)
+                try:
+                    got = sample_reading(r, players, rounds, seed)
+                except ValueError as err:  # a reduced pack that can run out
+                    row["reading"] = {"refused": str(err)}
+                    out["by_packs"][str(packs)] = row
+                    continue
                 # the exact blind edge plus the sampled gain of reading every hand (reading.py)
                 row["reading"] = {
                     "edge": -blind + got["gain"],
@@ -130,7 +135,11 @@ def print_several(rep: dict[str, Any], echo: Any) -> None:
             f"  {packs:>5}  {row['solution_heads_up']:>+17.4%}  {row['blind']:>+19.4%}  "
             f"{row['players_best_response_to_blind']:>+28.4%}  {row['seeing_one']:>+14.4%}"
         )
-        if "reading" in row:
+        if "reading" in row and "refused" in row["reading"]:
+            echo(
+                f"         his exact best response reading every hand: not sampled, {row['reading']['refused']}"
+            )
+        elif "reading" in row:
             rd = row["reading"]
             how = "exact" if rd["exact"] else f"+/- {rd['edge_se']:.4%} ({rd['sampled']['rounds']} rounds)"
             echo(f"         his exact best response reading every hand: {rd['edge']:+.4%} {how}")
