@@ -97,7 +97,7 @@ def test_solved_player_plays_the_solution_at_its_state() -> None:
     assert set(seen) <= {a for a, w in mix.items() if w > 0}
 
 
-@pytest.mark.parametrize("level", ["house", "solved"])
+@pytest.mark.parametrize("level", ["house", "solved", "best"])
 def test_banker_bots_never_read_the_players_face_down_cards(level: str) -> None:
     """Two deals that differ only in the player's face-down cards (5-7 against 6-6, then a bought 4 and a
     twisted 3): the banker's decisions, with the same random stream, are identical at every step."""
@@ -129,8 +129,8 @@ def test_house_banker_stays_on_17() -> None:
 
 @pytest.mark.parametrize(
     "level,rules",
-    [("simple", SHOOT), ("house", BRITISH), ("solved", BRITISH), ("solved", SHOOT)],
-    ids=["simple-shoot", "house-british", "solved-british", "solved-shoot"],
+    [("simple", SHOOT), ("house", BRITISH), ("solved", BRITISH), ("solved", SHOOT), ("best", BRITISH)],
+    ids=["simple-shoot", "house-british", "solved-british", "solved-shoot", "best-british"],
 )
 def test_levels_play_whole_rounds_at_a_table_of_four(level: str, rules) -> None:  # type: ignore[no-untyped-def]
     game = BritishGame(rules, ["a", "b", "c", "d"], rng=7)

@@ -35,7 +35,7 @@ from pontoon.british.round import BritishRound
 from pontoon.protocol import SPECTATOR
 from pontoon.rules.british import BritishRules
 
-LEVELS: Final = ("simple", "house", "solved")
+LEVELS: Final = ("simple", "house", "solved", "best")
 HOUSE_STAYS_ON: Final = 17  # as report.HOUSE_STAYS_ON (docs/analysis.md "house banker")
 ACTION_VERB: Final = {"stick": "stick", "twist": "twist", "buy1": "buy", "buy2": "buy"}
 
@@ -103,9 +103,10 @@ class LevelBots(Bots):
     _house_sigma: list[np.ndarray] | None = None
     _house_tw: np.ndarray | None = None
     _cond: tuple[np.ndarray, np.ndarray] | None = None
+    _reader: Any = None
 
     def __post_init__(self) -> None:
-        if self.level not in ("house", "solved"):
+        if self.level not in ("house", "solved", "best"):
             raise ValueError(f"British bot level {self.level!r}: accepted {', '.join(LEVELS)}")
         if self.rules is None:
             raise ValueError("LevelBots needs the table's rules")
@@ -178,6 +179,10 @@ class LevelBots(Bots):
             return None
         if self.level == "house":
             return ("twist", None) if best(hand) < HOUSE_STAYS_ON else ("stick", None)
+        if self.level == "best":
+            got = self._best_banker(rnd)
+            if got is not None:
+                return got, None
         stakes = initial_stakes(rnd)
         live = [h for h in view["hands"] if h["status"] in ("stuck", "five")]
         seen = [seen_hand(h, stakes.get(h["owner"], Decimal(0)) or Decimal(1)) for h in live]
@@ -195,6 +200,19 @@ class LevelBots(Bots):
             float(stakes[h["owner"]]) * (twist[r, k] - stay[r, k]) for h, r in zip(live, rows, strict=True)
         )  # the players' value: the banker twists when that lowers it
         return ("twist", None) if gain < 0 else ("stick", None)
+
+    def _best_banker(self, rnd: BritishRound) -> str | None:
+        """``best``: the exact best response reading every hand (analysis/british/reading.py) to players who
+        play the solution; None off the model (then as ``solved``)."""
+        from pontoon.analysis.british.reading import Reader
+
+        if self._reader is None:
+            assert self._sol is not None
+            self._reader = Reader(self._sol)
+        try:
+            return self._reader.decide_round(rnd)
+        except ValueError:
+            return None
 
     def _conditional(self) -> tuple[np.ndarray, np.ndarray]:
         """[observation, hand]: the player's value per initial stake if the banker stays, and if he twists and

@@ -8,10 +8,11 @@ With several players the banker plays one hand against all of them. What is exac
   the banker's **exact best response among the strategies that read his own cards only** (``blind``) to N
   solved players is the heads-up one, for every N, and the players' exact best response to that banker too.
 - A banker who also reads what the players show can do better. Against one player that is the heads-up best
-  response (``seeing_one``); against N players his exact best response needs the joint posterior over every
-  hand's face-down cards (beyond this model). ``sampled`` estimates it: the engine plays N solved players
-  against the ``solved`` bots' banker (analysis/british/bots.py: the sum over the live hands of each hand's
-  exact heads-up values of staying and twisting, an approximate best response), with its standard error.
+  response (``seeing_one``); against N players his exact best response reading every hand is
+  ``reading.Reader`` (the joint posterior over every hand's face-down cards, exact card removal), and
+  ``reading_sample.sample_reading`` gives its edge: the exact blind edge plus the sampled gain of reading
+  every hand, deal by deal exact from his turn on. ``sample`` plays paired engine rounds against the
+  ``solved`` bots' banker (the sum over the live hands of each hand's heads-up values: an approximation).
 
 All figures are per player and per initial stake; the banker's edge is minus the player's value.
 """
@@ -23,27 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.analysis.british.strategy import Solved, solved
-from pontoon.analysis.british.values import banker_values, player_flow, player_q
+from pontoon.analysis.british.reading import blind_response
+from pontoon.analysis.british.reading_sample import sample_reading
+from pontoon.analysis.british.strategy import solved
+from pontoon.analysis.british.values import player_q
 from pontoon.rules.british import BritishRules
-
-
-def blind_response(sol: Solved) -> tuple[np.ndarray, float]:
-    """The banker's exact best response to the solved player among strategies that read his own cards only:
-    twist (1) or stay per hand, tiled over the observations, and the player's value against it."""
-    g, tb = sol.game, sol.tables
-    y = player_flow(g, sol.sigma)
-    stay = banker_values(g, tb, y).sum(axis=0)  # what he cannot tell apart: summed over the observations
-    z = stay.copy()
-    twist = np.full_like(stay, np.inf)
-    for k in range(len(g.banker) - 1, -1, -1):  # children before parents
-        if tb.twistable[k] and tb.kids[k]:
-            twist[k] = sum(rho * z[d] for d, rho in tb.kids[k])
-            z[k] = min(stay[k], twist[k])
-    row = (twist < stay).astype(np.float64)
-    pairs = [k for k, h in enumerate(g.banker) if len(h) == 2]
-    value = float(y @ tb.fixed) + float(z[pairs].sum())
-    return np.tile(row, (len(g.obs), 1)), value
 
 
 def several(
@@ -69,8 +54,24 @@ def several(
             "players_best_response_to_blind": -float(vs_blind),
             "exploitability_heads_up": pbr - bbr,
         }
+        if players == 1:
+            row["reading"] = {"edge": -bbr, "edge_se": 0.0, "exact": True}  # heads-up: seeing one hand
         if rounds > 0:
             row["sampled"] = sample(r, players, rounds, seed)  # the solved bots' banker (an approximation)
+            if players > 1:
+                try:
+                    got = sample_reading(r, players, rounds, seed)
+                except ValueError as err:  # a reduced pack that can run out
+                    row["reading"] = {"refused": str(err)}
+                    out["by_packs"][str(packs)] = row
+                    continue
+                # the exact blind edge plus the sampled gain of reading every hand (reading.py)
+                row["reading"] = {
+                    "edge": -blind + got["gain"],
+                    "edge_se": got["gain_se"],
+                    "exact": False,
+                    "sampled": got,
+                }
         out["by_packs"][str(packs)] = row
     out["seconds"] = time.perf_counter() - t0
     return out
@@ -134,12 +135,22 @@ def print_several(rep: dict[str, Any], echo: Any) -> None:
             f"  {packs:>5}  {row['solution_heads_up']:>+17.4%}  {row['blind']:>+19.4%}  "
             f"{row['players_best_response_to_blind']:>+28.4%}  {row['seeing_one']:>+14.4%}"
         )
+        if "reading" in row and "refused" in row["reading"]:
+            echo(
+                f"         his exact best response reading every hand: not sampled, {row['reading']['refused']}"
+            )
+        elif "reading" in row:
+            rd = row["reading"]
+            how = "exact" if rd["exact"] else f"+/- {rd['edge_se']:.4%} ({rd['sampled']['rounds']} rounds)"
+            echo(f"         his exact best response reading every hand: {rd['edge']:+.4%} {how}")
         if "sampled" in row:
             sm = row["sampled"]
             echo(
-                f"         sampled, banker reading every hand: {sm['edge']:+.4%} +/- {sm['se']:.4%} ({sm['rounds']} rounds)"
+                f"         engine rounds, the solved bots' banker: {sm['seeing']:+.4%} +/- {sm['seeing_se']:.4%}, "
+                f"the blind one: {sm['blind']:+.4%} +/- {sm['blind_se']:.4%} ({sm['rounds']} rounds)"
             )
     echo(
         "  blind: his exact best response reading his own cards only, the same for every N (docs/analysis.md "
-        "'Several players'); seeing one hand: the heads-up best response, for reference"
+        "'Several players'); seeing one hand: the heads-up best response, for reference; reading every hand: "
+        "the blind edge plus the sampled gain of his exact best response at each deal"
     )
