@@ -70,7 +70,7 @@ def decision_values(g: Game, tb: Tables, tw: np.ndarray) -> dict[str, dict[str, 
         if n < 0:
             continue
         s = g.nodes[n]
-        bp = multiset_p(g.counts, s.cards, (ACE, 9))
+        bp = multiset_p(g.counts, s.cards, g.pontoon)
         w = p * (1 - bp)
         row = acc.setdefault(_label(s.cards), {})
         for a, x in zip(s.actions, q[n], strict=True):
@@ -145,7 +145,7 @@ def shoot_values(g: Game, tb: Tables, sol: Solution) -> dict[str, Any]:
     pay = np.sign(payoff_matrix(g, tb))
     tv = np.zeros(len(g.terminals))
     for i, t in enumerate(g.terminals):
-        bp = multiset_p(g.counts, t.cards, (ACE, 9))  # 003: "all the shoot bets are added to the pot"
+        bp = multiset_p(g.counts, t.cards, g.pontoon)  # 003: "all the shoot bets are added to the pot"
         if t.kind == BUST:
             tv[i] = -1.0  # 003 Shoot "Going bust": the shoot bet goes to the kitty
         elif t.kind in (PONTOON, ROYAL):
@@ -164,7 +164,7 @@ def shoot_values(g: Game, tb: Tables, sol: Solution) -> dict[str, Any]:
         cards = g.terminals[-1 - n].cards if n < 0 else g.nodes[n].cards
         pair_value[cards] = (float(tv[-1 - n]) if n < 0 else float(v[n]), p)
     out = {}
-    for c in range(10):
+    for c in range(len(NAMES)):
         num = den = 0.0
         for cards, (val, p) in pair_value.items():
             if c in cards:
@@ -190,7 +190,7 @@ def _fourth_card(g: Game, sol: Solution, q: np.ndarray, act_start: np.ndarray) -
         w = sol.sigma[i][draws]
         share = w / w.sum() if w.sum() > 0 else np.full(len(draws), 1 / len(draws))
         x = float(share @ q[act_start[i] + np.array(draws)])
-        bp = multiset_p(g.counts, cards, (ACE, 9))
+        bp = multiset_p(g.counts, cards, g.pontoon)
         cell = acc.setdefault(_label(cards), [0.0, 0.0])
         cell[0] += mass[i] * (x + bp) / (1 - bp)  # he knows the banker has no Pontoon
         cell[1] += mass[i]

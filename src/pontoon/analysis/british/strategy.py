@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from pontoon.analysis.british.game import BUY_GRID, Game, Hand, build
+from pontoon.analysis.british.game import BUY_GRID, Game, Hand, build, hard
 from pontoon.analysis.british.values import (
     Strategy,
     Tables,
@@ -119,7 +119,7 @@ class Solved:
 def to_arrays(g: Game, sigma: Strategy, tw: np.ndarray, rules: BritishRules) -> dict[str, np.ndarray]:
     keys = [node_key(s.hidden, s.up, s.buys) for s in g.nodes]
     acts = [" ".join(s.actions) for s in g.nodes]
-    cols = [k for k, h in enumerate(g.banker) if len(h) < 5 and sum(c + 1 for c in h) < 21]
+    cols = [k for k, h in enumerate(g.banker) if len(h) < 5 and hard(h) < 21]
     return {
         "fingerprint": np.array(fingerprint(rules)),
         "node_keys": np.array(keys),
