@@ -75,7 +75,8 @@ def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ["--set", "banker_may_double=true"],
+        ["--set", "burn=hard13"],
+        ["--set", "banker_may_double=true", "--stake-grid", "1,2"],
         ["--set", "pack_ranks=AX"],
         ["--bet", "5"],
         ["--stake-grid", "1,101"],  # above stake_max
@@ -132,3 +133,17 @@ def test_stake_grid_json() -> None:
     assert set(rep["stake_by_first_card"]) == {"A", "5", "T"} and rep["stake_by_first_card"]["A"] == "3: 100%"
     casino = _run("--rules", "mbs", "--stake-grid", "1,2")
     assert casino.returncode == 2 and "--stake-grid" in casino.stderr
+
+
+def test_banker_double_json() -> None:
+    """banker_may_double (003 variation, rul 30), once refused: the solved game with the double."""
+    r = _run("--rules", "british", "--set", "pack_ranks=A5T", "--set", "banker_may_double=true", "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    sol = rep["solution"]
+    assert 0 <= sol["exploitability"] <= 1e-3
+    assert sol["banker_best_response"] <= sol["player_value"] <= sol["player_best_response"]
+    assert set(rep["banker_double"]) == {"A", "5", "T"} and all(
+        0 <= p <= 1 for p in rep["banker_double"].values()
+    )
+    assert "double" in rep["model"] and set(rep["strategy"]) == {"player_passed", "player_doubled"}

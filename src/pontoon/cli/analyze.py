@@ -109,6 +109,25 @@ def _stake_grid(text: str | None, rules: Any) -> tuple[Decimal, ...] | None:
     return tuple(sorted(out))
 
 
+def _british_double(
+    rules: Any, as_json: bool, chart: str | None, players: int | None, stake_grid: tuple[Decimal, ...] | None
+) -> None:
+    """banker_may_double: the game with the banker's double at his first card (analysis/british/double.py)."""
+    if chart or players is not None or stake_grid is not None:
+        raise PontoonError(
+            "with banker_may_double the British analysis gives the heads-up solution only: "
+            "--chart, --players and --stake-grid are not offered"
+        )
+    from pontoon.analysis.british.double import analyze_double, print_double
+    from pontoon.money import dumps
+
+    report = analyze_double(rules)
+    if as_json:
+        echo(dumps(report, indent=2))
+    else:
+        print_double(report, echo)
+
+
 def _british(
     rules: Any,
     as_json: bool,
@@ -127,6 +146,9 @@ def _british(
     from pontoon.analysis.british.report import analyze_british, print_british, save_british_chart
     from pontoon.money import dumps
 
+    if rules.banker_may_double:
+        _british_double(rules, as_json, chart, players, stake_grid)
+        return
     report = analyze_british(rules)
     if stake_grid is not None:
         from pontoon.analysis.british.stakes import print_stake_game, stake_game

@@ -27,6 +27,7 @@ from pontoon.rules.british import BritishRules
 PlayerPolicy = Callable[[tuple[Any, ...]], dict[str, float]]  # state -> {action: probability}
 BankerPolicy = Callable[[tuple[Any, ...], tuple[Any, ...] | None], float]  # (hand, observation) -> P(twist)
 StakePolicy = Callable[[int], dict[str, float]]  # first card class -> {stake in money: probability}
+DoublePolicy = Callable[[int], float]  # the banker's first card class -> his chance of doubling
 
 
 class _Need(Exception):
@@ -63,11 +64,14 @@ def _play(
     banker: BankerPolicy,
     kind: str = "total",
     stake: StakePolicy | None = None,
+    double: DoublePolicy | None = None,
 ) -> tuple[str, Any]:
     """Replay; return ("card", None), ("act", options) or ("end", net of ``kind``: total, stake or shoot).
     In Shoot Pontoon the player shoots one stake before his second card (003 Shoot) and never later.
     With ``stake`` the player's initial stake is his choice at his first card, and both policies are called
-    with it (``((s, *state))`` and ``(hand, (s, observation))``, ``s`` the stake in money); else it is 1."""
+    with it (``((s, *state))`` and ``(hand, (s, observation))``, ``s`` the stake in money); else it is 1.
+    With ``double`` (banker_may_double) the banker doubles with its chance at his first card, and both
+    policies are called with the multiplier the same way (``(m, *state)``, ``(hand, (m, observation))``)."""
     pack = _ProbePack(cards)
     ai = 0
     initial = "1"
@@ -83,18 +87,21 @@ def _play(
                 rnd.act("p", "shoot", "1")
                 continue
             pictures = rules.ace_ten_not_pontoon
-            if rnd.phase == "stake":
+            pre = (Decimal(initial),) if stake is not None else (rnd.mult,) if double is not None else ()
+            if rnd.phase == "double":
+                assert double is not None  # 003 variation: "looks at his own first card"
+                d = double(card_class(rnd.view("b")["banker_cards"][0], pictures))
+                dist = {a: w for a, w in (("double", d), ("pass", 1 - d)) if w > 0}
+            elif rnd.phase == "stake":
                 assert stake is not None  # 003: he stakes after looking at his first card
                 first = card_class(rnd.view("p")["hands"][0]["cards"][0], pictures)
                 dist = {a: w for a, w in stake(first).items() if w > 0}
             elif seat == "p":
                 st = player_state(rnd.view("p"), rnd.view(SPECTATOR), initial, pictures)
-                dist = {
-                    a: w for a, w in player(st if stake is None else (Decimal(initial), *st)).items() if w > 0
-                }
+                dist = {a: w for a, w in player((*pre, *st) if pre else st).items() if w > 0}
             else:
                 hand, obs = banker_observation(rnd.view("b"), initial, pictures)
-                seen = obs if stake is None or obs is None else (Decimal(initial), obs)
+                seen = (*pre, obs) if pre and obs is not None else obs
                 tw = banker(hand, seen)
                 dist = {a: w for a, w in (("twist", tw), ("stick", 1 - tw)) if w > 0}
             if len(dist) > 1:
@@ -160,6 +167,7 @@ def engine_value(
     banker: BankerPolicy,
     kind: str = "total",
     stake: StakePolicy | None = None,
+    double: DoublePolicy | None = None,
 ) -> Fraction:
     """The player's exact expected net per round (stake 1, or ``stake``'s choice: see ``_play``) over every
     deal of ``rules``' pack heads-up (``kind``: ``total``, or ``shoot``: a one-stake shoot bet before the second
@@ -169,7 +177,7 @@ def engine_value(
     stack: list[tuple[list[Card], list[str], Fraction]] = [([], [], Fraction(1))]
     while stack:
         cards, acts, p = stack.pop()
-        what, x = _play(rules, cards, acts, player, banker, kind, stake)
+        what, x = _play(rules, cards, acts, player, banker, kind, stake, double)
         if what == "end":
             total += p * x
         elif what == "act":

@@ -85,10 +85,11 @@ def pontoon_grade(rank: str, rules: BritishRules) -> tuple[int, int]:
     )
 
 
-def check(rules: BritishRules) -> None:
-    """Refuse the variations the exact analysis does not model, naming them (exit 2 on the command line)."""
+def check(rules: BritishRules, double: bool = False) -> None:
+    """Refuse the variations the exact analysis does not model, naming them (exit 2 on the command line);
+    ``double``: the banker's double is modelled (``double.py``)."""
     bad = []
-    if rules.banker_may_double:
+    if rules.banker_may_double and not double:
         bad.append("banker_may_double")
     if rules.burn != "none":
         bad.append(f"burn={rules.burn}")
@@ -195,10 +196,10 @@ def multiset_p(counts: np.ndarray, used: Hand, hand: Hand) -> float:
     return num / comb(int(counts.sum()) - len(used), len(hand))
 
 
-def build(rules: BritishRules, buy_grid: tuple[float, ...] = BUY_GRID) -> Game:
+def build(rules: BritishRules, buy_grid: tuple[float, ...] = BUY_GRID, double: bool = False) -> Game:
     """Every player state and terminal reachable heads-up, the banker's observations and hands; buys on
     ``buy_grid`` (multiples of the initial stake from 1 to 2: 003 Buy)."""
-    check(rules)
+    check(rules, double)
     counts = pack_counts(rules)
     g = Game(rules, counts, [], {}, [], [], {}, [], [], {}, pontoon_pair(rules))
     obs_index: dict[tuple[tuple[int, ...], tuple[float, ...]], int] = {}
