@@ -30,7 +30,7 @@ import numpy as np
 
 from pontoon.analysis.british.game import BUST, NCLASS, PONTOON, ROYAL, Game, build, counts_of
 from pontoon.analysis.british.solve import _k_banker_q, _k_player_q, _k_player_reach, _match, flatten
-from pontoon.analysis.british.values import Strategy, Tables, _k_stay, _k_values, _u, tables
+from pontoon.analysis.british.values import Strategy, Tables, _jit, _k_stay, _k_values, _u, tables
 from pontoon.errors import RulesError
 from pontoon.rules.british import BritishRules
 
@@ -47,6 +47,7 @@ class DoubleTables:
     share: np.ndarray  # [banker hand, class]: count(c, k) / |k|
     last: list[list[tuple[int, int, float]]]  # per hand: (parent, card class, count(d, k)) for the reach
     pairs_of: np.ndarray  # [class, banker hand]: share(c | pair) for pairs, else 0
+    flow: np.ndarray  # the reach recursion's rows (``_flow``)
 
 
 def double_tables(g: Game, tb: Tables) -> DoubleTables:
@@ -97,7 +98,7 @@ def double_tables(g: Game, tb: Tables) -> DoubleTables:
         if len(h) == 2:
             for c in set(h):
                 pairs_of[c, k] = h.count(c) / 2
-    return DoubleTables(p_first, fixed, pay, share, last, pairs_of)
+    return DoubleTables(p_first, fixed, pay, share, last, pairs_of, _flow(g, last))
 
 
 def _mult(u: float, total: int, out: int, m: float) -> float:
@@ -105,23 +106,52 @@ def _mult(u: float, total: int, out: int, m: float) -> float:
     return u if total == 22 or out == 1 else m * u
 
 
-def first_card_reach(g: Game, tb: Tables, dt: DoubleTables, tw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """[first card class, observation, hand]: given that his first |k| cards form ``k`` with the first of class
-    c, the chance that his play ``tw`` reaches ``k``, and that it reaches ``k`` and stays (or must) there."""
+def copy_reach(
+    g: Game, tb: Tables, dt: DoubleTables, tw: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """[observation, hand]: per unit of the chance that his first |k| cards form ``k``, the chance that his
+    first card (doubled or passed with the chances ``w`` per class) and his play ``tw`` reach ``k``; and that
+    they reach it and he stays (or must) there. ``sum_c share(c | k) w(c) reach(c, k)``."""
     no, nb = tw.shape
-    reach = np.zeros((NCLASS, no, nb))
+    out = np.zeros((no, nb))
+    _k_first_reach(dt.flow, tw, dt.share, w, out, np.zeros((NCLASS, nb)))
+    stay = np.where(tb.twistable[None, :], 1.0 - tw, 1.0)
+    return out, out * stay
+
+
+def _flow(g: Game, dt_last: list[list[tuple[int, int, float]]]) -> np.ndarray:
+    """Rows (hand, parent or -1 for a pair, first card class, weight), hands in order (parents first): his last
+    card is d and his first c with chance (count(d, k) - [d = c]) / (|k| - 1)."""
+    rows: list[tuple[float, float, float, float]] = []
     for k, h in enumerate(g.banker):
         if len(h) == 2:
-            for c in set(h):
-                reach[c, :, k] = 1.0
+            rows += [(k, -1, c, 1.0) for c in sorted(set(h))]
             continue
-        for parent, d, cnt in dt.last[k]:
-            for c in set(h):
-                w = (cnt - (d == c)) / (len(h) - 1)  # his last card is d, his first c
+        for parent, d, cnt in dt_last[k]:
+            for c in sorted(set(h)):
+                w = (cnt - (d == c)) / (len(h) - 1)
                 if w > 0:
-                    reach[c, :, k] += w * reach[c, :, parent] * tw[:, parent]
-    stay = np.where(tb.twistable[None, :], 1.0 - tw, 1.0)
-    return reach, reach * stay[None, :, :]
+                    rows.append((k, parent, c, w))
+    return np.array(rows, np.float64).reshape(-1, 4)
+
+
+@_jit
+def _k_first_reach(flow, tw, share, weight, out, reach):  # type: ignore[no-untyped-def]
+    no, nb = tw.shape
+    nc = reach.shape[0]
+    for o in range(no):
+        reach[:, :] = 0.0
+        for r in range(flow.shape[0]):
+            k, parent, c, w = int(flow[r, 0]), int(flow[r, 1]), int(flow[r, 2]), flow[r, 3]
+            if parent < 0:
+                reach[c, k] = 1.0
+            else:
+                reach[c, k] += w * reach[c, parent] * tw[o, parent]
+        for k in range(nb):
+            acc = 0.0
+            for c in range(nc):
+                acc += share[k, c] * weight[c] * reach[c, k]
+            out[o, k] = acc
 
 
 def _weights(dbl: np.ndarray, j: int) -> np.ndarray:
@@ -152,8 +182,7 @@ def terminal_values_m(
 ) -> np.ndarray:
     """Each terminal's value in copy ``j``, times the chance that the banker's first card leads there."""
     w = _weights(dbl, j)  # [class]
-    _, end = first_card_reach(g, tb, dt, tw)
-    e_m = np.einsum("kc,c,cok->ok", dt.share, w, end)
+    _, e_m = copy_reach(g, tb, dt, tw, w)
     vals = (dt.p_first * w[None, :] * dt.fixed[j]).sum(axis=1)
     _k_values(tb.f_kind, tb.f_obs, tb.f_pset, tb.f_total, tb.f_stake, tb.prob, e_m, dt.pay[j], vals)
     return vals
@@ -240,8 +269,7 @@ def solve_double(
                 np.where(tot > 0, reg_b[j][:, :, 1] / np.where(tot > 0, tot, 1.0), 0.5)
                 * tb.twistable[None, :]
             )
-            reach, _ = first_card_reach(g, tb, dt, tw[j])
-            own = np.einsum("kc,c,cok->ok", dt.share, _weights(dbl, j), reach)
+            own, _ = copy_reach(g, tb, dt, tw[j], _weights(dbl, j))
             avg_tw[j] += it * own * tw[j]
             avg_reach[j] += it * own
             tw[j] = tw_new
