@@ -28,6 +28,7 @@ PlayerPolicy = Callable[[tuple[Any, ...]], dict[str, float]]  # state -> {action
 BankerPolicy = Callable[[tuple[Any, ...], tuple[Any, ...] | None], float]  # (hand, observation) -> P(twist)
 StakePolicy = Callable[[int], dict[str, float]]  # first card class -> {stake in money: probability}
 DoublePolicy = Callable[[int], float]  # the banker's first card class -> his chance of doubling
+SplitPolicies = tuple[Callable[[Any, Any], dict[str, float]], Callable[[Any, Any], float]]
 
 
 class _Need(Exception):
@@ -65,13 +66,17 @@ def _play(
     kind: str = "total",
     stake: StakePolicy | None = None,
     double: DoublePolicy | None = None,
+    split: SplitPolicies | None = None,
 ) -> tuple[str, Any]:
     """Replay; return ("card", None), ("act", options) or ("end", net of ``kind``: total, stake or shoot).
     In Shoot Pontoon the player shoots one stake before his second card (003 Shoot) and never later.
     With ``stake`` the player's initial stake is his choice at his first card, and both policies are called
     with it (``((s, *state))`` and ``(hand, (s, observation))``, ``s`` the stake in money); else it is 1.
     With ``double`` (banker_may_double) the banker doubles with its chance at his first card, and both
-    policies are called with the multiplier the same way (``(m, *state)``, ``(hand, (m, observation))``)."""
+    policies are called with the multiplier the same way (``(m, *state)``, ``(hand, (m, observation))``).
+    With ``split`` (a pair of policies) the player may answer ``split``; once he has, his decisions are the
+    first policy's (his own view and the public view) and the banker's the second's (his view, the legal
+    actions)."""
     pack = _ProbePack(cards)
     ai = 0
     initial = "1"
@@ -96,6 +101,16 @@ def _play(
                 assert stake is not None  # 003: he stakes after looking at his first card
                 first = card_class(rnd.view("p")["hands"][0]["cards"][0], pictures)
                 dist = {a: w for a, w in stake(first).items() if w > 0}
+            elif (
+                split is not None
+                and len(rnd.view("p")["hands"]) > 1
+                and (seat == "p" or rnd.phase == "banker")
+            ):
+                if seat == "p":
+                    dist = {a: w for a, w in split[0](rnd.view("p"), rnd.view(SPECTATOR)).items() if w > 0}
+                else:
+                    tw = split[1](rnd.view("b"), rnd.legal_actions("b"))
+                    dist = {a: w for a, w in (("twist", tw), ("stick", 1 - tw)) if w > 0}
             elif seat == "p":
                 st = player_state(rnd.view("p"), rnd.view(SPECTATOR), initial, pictures)
                 dist = {a: w for a, w in player((*pre, *st) if pre else st).items() if w > 0}
@@ -168,6 +183,7 @@ def engine_value(
     kind: str = "total",
     stake: StakePolicy | None = None,
     double: DoublePolicy | None = None,
+    split: SplitPolicies | None = None,
 ) -> Fraction:
     """The player's exact expected net per round (stake 1, or ``stake``'s choice: see ``_play``) over every
     deal of ``rules``' pack heads-up (``kind``: ``total``, or ``shoot``: a one-stake shoot bet before the second
@@ -177,7 +193,7 @@ def engine_value(
     stack: list[tuple[list[Card], list[str], Fraction]] = [([], [], Fraction(1))]
     while stack:
         cards, acts, p = stack.pop()
-        what, x = _play(rules, cards, acts, player, banker, kind, stake, double)
+        what, x = _play(rules, cards, acts, player, banker, kind, stake, double, split)
         if what == "end":
             total += p * x
         elif what == "act":

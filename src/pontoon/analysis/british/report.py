@@ -248,10 +248,15 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
         "model": {
             "players": 1,
             "packs": rules.packs_for(2),
-            "stake": "one initial stake (every payment is a multiple of it)",
+            "stake": "one initial stake (every payment is a multiple of it); the stake chosen after the first "
+            "card: --stake-grid (stake_game), stake_signal a lower bound",
             "buy_grid": list(BUY_GRID),
             "splits": "not offered",
-            "cards": "by point value",
+            "cards": "by point value" + (", tens and pictures apart" if rules.ace_ten_not_pontoon else ""),
+            "pontoon_grades": "exact at the player's Pontoon (rul 29)"
+            if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
+            else "none",
+            "not_modelled": "splits (not offered: the player's value is a lower bound); burn (refused)",
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),
             "banker_hands": len(g.banker),
