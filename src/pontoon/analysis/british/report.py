@@ -282,6 +282,13 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
     }
     if rules.shoot:
         report["shoot"] = shoot_values(g, tb, sol)
+    if rules.reduced_pack and rules.max_split_hands >= 2:
+        # splits.py: exact, but its pure-Python enumeration of two hands takes more than 10 min on 52 cards
+        from pontoon.analysis.british.splits import split_deviation
+
+        dev = split_deviation(g, tb, sol.tw)
+        dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
+        report["split_deviation"] = dev
     report["seconds"] = time.perf_counter() - t0
     return report
 
