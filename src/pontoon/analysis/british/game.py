@@ -99,7 +99,7 @@ def check(rules: BritishRules, double: bool = False) -> None:
             + ", ".join(bad)
             + "; it covers the british and shoot presets and the variations stick_minimum, payouts, "
             "no_buy_fifth_at_11_or_less, royal_pontoon, packs, ace_ten_not_pontoon, ace_picture_beats_ace_ten, "
-            "natural_beats_plain"
+            "natural_beats_plain and banker_may_double"
         )
 
 
