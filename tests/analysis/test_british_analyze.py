@@ -75,7 +75,7 @@ def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ["--set", "burn=hard13"],
+        ["--set", "burn=hard13", "--set", "natural_beats_plain=true"],
         ["--set", "banker_may_double=true", "--stake-grid", "1,2"],
         ["--set", "pack_ranks=AX"],
         ["--bet", "5"],

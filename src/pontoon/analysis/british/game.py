@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import comb
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -91,15 +91,18 @@ def check(rules: BritishRules, double: bool = False) -> None:
     bad = []
     if rules.banker_may_double and not double:
         bad.append("banker_may_double")
-    if rules.burn != "none":
-        bad.append(f"burn={rules.burn}")
+    others = (
+        rules.shoot or rules.banker_may_double or rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
+    )
+    if rules.burn != "none" and others:
+        bad.append(f"burn={rules.burn} with shoot, banker_may_double or the Pontoon grades")
     if bad:
         raise RulesError(
             "the British analysis does not model "
             + ", ".join(bad)
             + "; it covers the british and shoot presets and the variations stick_minimum, payouts, "
             "no_buy_fifth_at_11_or_less, royal_pontoon, packs, ace_ten_not_pontoon, ace_picture_beats_ace_ten, "
-            "natural_beats_plain and banker_may_double"
+            "natural_beats_plain, banker_may_double and burn (one burn a round)"
         )
 
 
@@ -107,11 +110,15 @@ def check_seats(rules: BritishRules) -> None:
     """As ``check``, for the users of the solution at a table (bots, hints, drills, the RL evaluation), which
     read cards by point value: they also refuse ace_ten_not_pontoon (its pictures are a class of their own)."""
     check(rules)
-    if rules.ace_ten_not_pontoon:
-        raise RulesError(
-            "the British bots, hints and drills do not cover ace_ten_not_pontoon (the analysis does: "
-            "pontoon analyze --rules british --set ace_ten_not_pontoon=true)"
-        )
+    for name, on in (
+        ("ace_ten_not_pontoon", rules.ace_ten_not_pontoon),
+        (f"burn={rules.burn}", rules.burn != "none"),
+    ):
+        if on:
+            raise RulesError(
+                f"the British bots, hints and drills do not cover {name} (the analysis does: "
+                f"pontoon analyze --rules british --set {name if '=' in name else name + '=true'})"
+            )
 
 
 def pack_counts(rules: BritishRules, people: int = 2) -> np.ndarray:
@@ -134,8 +141,9 @@ class PlayerState:
     hidden: Hand  # face-down cards (the two dealt, then bought), sorted
     up: tuple[int, ...]  # twisted cards, in order (003 Twist "face up")
     buys: tuple[float, ...]  # buy amounts in units of the initial stake (003 Buy)
-    actions: list[str] = field(default_factory=list)  # "stick", "twist", "buy1", "buy2"
+    actions: list[str] = field(default_factory=list)  # "stick", "twist", "buy1", "buy2", "burn"
     children: dict[str, list[tuple[int, float, int]]] = field(default_factory=dict)  # a -> (class, p, node)
+    burned: Hand = ()  # the two cards burned (003 variation; at most one burn in the model), sorted
 
     @property
     def cards(self) -> Hand:
@@ -204,42 +212,64 @@ def build(rules: BritishRules, buy_grid: tuple[float, ...] = BUY_GRID, double: b
     g = Game(rules, counts, [], {}, [], [], {}, [], [], {}, pontoon_pair(rules))
     obs_index: dict[tuple[tuple[int, ...], tuple[float, ...]], int] = {}
 
-    def terminal(kind: str, hidden: Hand, up: tuple[int, ...], buys: tuple[float, ...]) -> int:
-        key = (kind, hidden, up, buys)
+    def terminal(
+        kind: str, hidden: Hand, up: tuple[int, ...], buys: tuple[float, ...], burned: Hand = ()
+    ) -> int:
+        key: tuple[Any, ...] = (kind, hidden, up, buys) + ((burned,) if burned else ())
         if key in g.term_index:
             return -1 - g.term_index[key]
         cards = tuple(sorted(hidden + up))
-        t = Terminal(kind, cards, 1 + sum(buys))
+        t = Terminal(
+            kind, tuple(sorted(cards + burned)), 1 + sum(buys)
+        )  # the burned cards are out of the pack
         if kind in (FIVE, STUCK):
-            o = (up, buys)
+            o: tuple[Any, ...] = (up, buys) + ((burned,) if burned else ())  # 003: burned cards "are shown"
             if o not in obs_index:
                 obs_index[o] = len(g.obs)
-                g.obs.append(o)
+                g.obs.append(o)  # type: ignore[arg-type]
             t.obs = obs_index[o]
             t.total = 22 if kind == FIVE else best(cards)
         g.term_index[key] = len(g.terminals)
         g.terminals.append(t)
         return -1 - g.term_index[key]
 
-    def node(hidden: Hand, up: tuple[int, ...], buys: tuple[float, ...]) -> int:
+    def node(hidden: Hand, up: tuple[int, ...], buys: tuple[float, ...], burned: Hand = ()) -> int:
         cards = tuple(sorted(hidden + up))
         if hard(cards) > 21:
-            return terminal(BUST, hidden, up, buys)  # 003 "you are bust"
+            return terminal(BUST, hidden, up, buys, burned)  # 003 "you are bust"
         if len(cards) == 5:
-            return terminal(FIVE, hidden, up, buys)  # 003 Five Card Trick: "not allowed any more cards"
-        key = (hidden, up, buys)
+            return terminal(
+                FIVE, hidden, up, buys, burned
+            )  # 003 Five Card Trick: "not allowed any more cards"
+        key: tuple[Any, ...] = (hidden, up, buys) + ((burned,) if burned else ())
         if key in g.node_index:
             return g.node_index[key]
         i = len(g.nodes)
-        s = PlayerState(hidden, up, buys)
+        s = PlayerState(hidden, up, buys, burned=burned)
         g.nodes.append(s)
-        g.node_index[key] = i
+        g.node_index[key] = i  # type: ignore[index]
         r = rules
         h, n = hard(cards), len(cards)
+        out = tuple(sorted(cards + burned))  # every card out of the pack
         if r.stick_minimum <= best(cards) <= 21:  # 003 Stick "at least 15"; variation 16
             s.actions.append("stick")
             royal = r.royal_pontoon and cards == (6, 6, 6)  # 003 variation: three sevens, Royal Pontoon
-            s.children["stick"] = [(-1, 1.0, terminal(ROYAL if royal else STUCK, hidden, up, buys))]
+            s.children["stick"] = [(-1, 1.0, terminal(ROYAL if royal else STUCK, hidden, up, buys, burned))]
+        if r.burn_total and not burned and n == 2 and ACE not in cards and h == r.burn_total:
+            # 003 variation: a "hard" 13 (14) "shown and discarded, and two new cards dealt"; the bet stays;
+            # the model allows one burn a round (003: "possible to burn after burning": not modelled)
+            s.actions.append("burn")
+            kids = []
+            for c1 in range(NCLASS):
+                for c2 in range(c1, NCLASS):
+                    p = multiset_p(counts, cards, (c1, c2))
+                    if p == 0.0:
+                        continue
+                    if is_pontoon((c1, c2), g.pontoon):  # declared at once (the engine's do_burn)
+                        kids.append((-1, p, terminal(PONTOON, (c1, c2), (), (), cards)))
+                    else:
+                        kids.append((-1, p, node((c1, c2), (), (), cards)))
+            s.children["burn"] = kids
         if h < 21 and n < 5:  # 003 Buy/Twist: "If the total value of your cards is less than 21"
             # 003 Buy: "once you have asked for a card to be twisted you can no longer buy cards"; variation:
             # "4 cards totaling 11 or less ... you cannot buy a fifth card, only twist one"
@@ -251,18 +281,18 @@ def build(rules: BritishRules, buy_grid: tuple[float, ...] = BUY_GRID, double: b
                         s.actions.append(f"buy{amt:g}")
             s.actions.append("twist")
             for a in s.actions:
-                if a == "stick":
+                if a in ("stick", "burn"):
                     continue
                 kids = []
                 for c in range(NCLASS):
-                    p = draw_p(counts, cards, c)
+                    p = draw_p(counts, out, c)
                     if p == 0.0:
                         continue
                     if a == "twist":  # 003 Twist: "one card face up"
-                        kids.append((c, p, node(hidden, (*up, c), buys)))
+                        kids.append((c, p, node(hidden, (*up, c), buys, burned)))
                     else:  # 003 Buy: "another card face down"
                         amount = float(a[3:]) if "." in a else int(a[3:])
-                        kids.append((c, p, node(tuple(sorted((*hidden, c))), up, (*buys, amount))))
+                        kids.append((c, p, node(tuple(sorted((*hidden, c))), up, (*buys, amount), burned)))
                 s.children[a] = kids
         return i
 

@@ -53,7 +53,13 @@ def player_state(
     up = [c != HIDDEN for c in shown["cards"]]
     hidden = tuple(sorted(c for c, u in zip(cards, up, strict=True) if not u))
     face_up = tuple(c for c, u in zip(cards, up, strict=True) if u)
-    return hidden, face_up, buys_of(_units(mine, initial), len(hidden) - 2)
+    state = (hidden, face_up, buys_of(_units(mine, initial), len(hidden) - 2))
+    return (*state, _burned(mine, pictures)) if mine.get("burned") else state  # type: ignore[return-value]
+
+
+def _burned(hand: dict[str, Any], pictures: bool) -> Hand:
+    """003 variation: the burned cards, "shown and discarded" (seen by every seat), as a multiset."""
+    return tuple(sorted(card_class(c, pictures) for c in hand["burned"]))
 
 
 def banker_observation(
@@ -68,7 +74,8 @@ def banker_observation(
         return hand, None  # a declared Pontoon is paid whatever the banker does (003)
     face_up = tuple(card_class(c, pictures) for c in h["cards"] if c != HIDDEN)
     hidden = sum(1 for c in h["cards"] if c == HIDDEN)
-    return hand, (face_up, buys_of(_units(h, initial), hidden - 2))
+    seen = (face_up, buys_of(_units(h, initial), hidden - 2))
+    return hand, (*seen, _burned(h, pictures)) if h.get("burned") else seen  # type: ignore[return-value]
 
 
 def information_state_string(seat: str, view: dict[str, Any]) -> str:

@@ -85,7 +85,7 @@ def decision_values(g: Game, tb: Tables, tw: np.ndarray) -> dict[str, dict[str, 
 
 
 def _seen(o: tuple[tuple[int, ...], tuple[float, ...]]) -> str:
-    up, buys = o
+    up, buys = o[0], o[1]
     n = 2 + len(up) + len(buys)
     if n == 5:
         return "five cards"
@@ -256,7 +256,8 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
             "pontoon_grades": "exact at the player's Pontoon (rul 29)"
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
-            "not_modelled": "splits (not offered: the player's value is a lower bound); burn (refused)",
+            "not_modelled": "splits (not offered: the player's value is a lower bound)"
+            + ("; a second burn (one burn a round: a lower bound)" if rules.burn != "none" else ""),
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),
             "banker_hands": len(g.banker),

@@ -99,7 +99,7 @@ def tables(g: Game) -> Tables:
                     # comes from ``h`` is the multiplicity of ``c`` in ``d`` over its size
                     row.append((g.banker_index[d], counts_of(d)[c] / len(d)))
         kids.append(row)
-    order = sorted(range(len(g.nodes)), key=lambda i: -len(g.nodes[i].cards))
+    order = g_order_fwd(g)
     return Tables(f_kind, f_obs, f_pset, f_total, f_stake, fixed, prob, out, twistable, kids, order)
 
 
@@ -250,8 +250,9 @@ def player_reach(g: Game, sigma: Strategy) -> tuple[np.ndarray, np.ndarray]:
 
 
 def g_order_fwd(g: Game) -> list[int]:
-    """Player nodes, most cards first (reversed: fewest first, parents before children)."""
-    return sorted(range(len(g.nodes)), key=lambda i: -len(g.nodes[i].cards))
+    """Player nodes, children before parents: after a burn first (its new hands follow the burn: 003
+    variation), then most cards first (reversed: parents before children)."""
+    return sorted(range(len(g.nodes)), key=lambda i: (not g.nodes[i].burned, -len(g.nodes[i].cards)))
 
 
 def banker_values(g: Game, tb: Tables, y: np.ndarray) -> np.ndarray:
