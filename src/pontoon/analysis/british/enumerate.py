@@ -202,6 +202,8 @@ def engine_value(
         else:
             left = Counter(pack) - Counter(cards)
             n = sum(left.values())
+            if n == 0:  # the engine would deal the cards put under the pack: not what the model assumes
+                raise AssertionError("the pack ran out: use a larger reduced pack")
             by_rank: dict[str, tuple[Card, int]] = {}
             for c, k in left.items():
                 r = by_rank.get(c.rank)
