@@ -50,26 +50,13 @@ def splittable(rules: BritishRules, counts: np.ndarray) -> list[int]:
     return [c for c in classes if counts[c] >= 2]
 
 
-def split_values(rules: BritishRules, g: Game) -> dict[int, float]:
-    """Per splittable class ``x``: the exact value of splitting the pair x-x (both hands played best against the
-    simple banker), the banker's Pontoon included, per initial stake, as the root value of ``player_q``."""
-    return split_model(rules, g)[0]
-
-
-def split_model(rules: BritishRules, g: Game) -> tuple[dict[int, float], Callable[..., dict[str, float]]]:
-    """``split_values`` and the function giving each decision's value at a split hand: ``options(removed,
-    hand, stake, last_buy, twisted, done, rest)`` (cards as class counts and sorted classes)."""
-    counts = tuple(int(x) for x in g.counts)
+def simple_banker(counts: tuple[int, ...], pontoon: tuple[int, ...]) -> Callable[[tuple[int, ...]], Any]:
+    """The simple banker's outcome distribution, cached by the cards out of the pack: ``f(removed)`` gives
+    (outcome, joint chance) pairs, 0 bust, 1 five, else his total, his first two cards not a Pontoon."""
     n_total = sum(counts)
-    r = rules
-    fp = float(r.five_card_trick_pays)
-    collects = float(r.banker_pontoon_collects)
-    pontoon = g.pontoon
 
     @cache
     def banker_dist(removed: tuple[int, ...]) -> tuple[tuple[int, float], ...]:
-        """The simple banker's outcomes (0 bust, 1 five, else his total) with their joint chance, his first
-        two cards not a Pontoon, the cards ``removed`` out of the pack."""
         left = [counts[i] - removed[i] for i in range(NCLASS)]
         out: dict[int, float] = {}
 
@@ -103,6 +90,27 @@ def split_model(rules: BritishRules, g: Game) -> tuple[dict[int, float], Callabl
                 p = (ka * kb * (1 if a == b else 2)) / (n * (n - 1))
                 play(pair, p, n - 2)
         return tuple(sorted(out.items()))
+
+    return banker_dist
+
+
+def split_values(rules: BritishRules, g: Game) -> dict[int, float]:
+    """Per splittable class ``x``: the exact value of splitting the pair x-x (both hands played best against the
+    simple banker), the banker's Pontoon included, per initial stake, as the root value of ``player_q``."""
+    return split_model(rules, g)[0]
+
+
+def split_model(rules: BritishRules, g: Game) -> tuple[dict[int, float], Callable[..., dict[str, float]]]:
+    """``split_values`` and the function giving each decision's value at a split hand: ``options(removed,
+    hand, stake, last_buy, twisted, done, rest)`` (cards as class counts and sorted classes)."""
+    counts = tuple(int(x) for x in g.counts)
+    n_total = sum(counts)
+    r = rules
+    fp = float(r.five_card_trick_pays)
+    collects = float(r.banker_pontoon_collects)
+    pontoon = g.pontoon
+
+    banker_dist = simple_banker(counts, pontoon)
 
     def settle(removed: tuple[int, ...], results: tuple[tuple[str, int, float], ...]) -> float:
         """The value of the finished hands ``(kind, total, stake)`` against the banker, his Pontoon included."""
