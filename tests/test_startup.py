@@ -170,7 +170,7 @@ BAD = [
     ["--bet", "-5"],
     ["--bet", "NaN", "--json"],
     ["--bet", "1e999999999"],
-    ["--rules", "british", "--set", "burn=hard13"],  # a variation the British analysis does not model
+    ["--rules", "shoot", "--set", "burn=hard13"],  # a combination the British analysis does not model
     ["--split-strategy", "cdq"],
     ["--chart", "."],
     ["--rules", "mbs", "stray"],

@@ -73,7 +73,17 @@ def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["--set", "banker_may_double=true"], ["--set", "pack_ranks=AX"], ["--bet", "5"]]
+    "args",
+    [
+        ["--set", "burn=hard13", "--set", "natural_beats_plain=true"],
+        ["--set", "banker_may_double=true", "--stake-grid", "1,2"],
+        ["--set", "pack_ranks=AX"],
+        ["--bet", "5"],
+        ["--stake-grid", "1,101"],  # above stake_max
+        ["--stake-grid", "1,2.555"],
+        ["--stake-grid", "1,,2"],
+        ["--stake-grid", "1,2,3,4,5,6,7"],
+    ],
 )
 def test_bad_input_is_exit_2(args: list[str]) -> None:
     r = _run("--rules", "shoot", *args)
@@ -99,3 +109,41 @@ def test_stake_signal_pools_only_help_the_banker_at_equal_stakes() -> None:
     assert spread["ace_first_card_per_stake"] == flat["ace_first_card_per_stake"]
     if flat["ace_first_card_per_stake"] > flat["other_first_card_per_stake"]:
         assert spread["player_per_unit_staked"] > flat["player_per_unit_staked"]
+
+
+def test_stake_grid_json() -> None:
+    """``--stake-grid``: the stake game's figures under ``stake_game`` (the grid as exact money text)."""
+    r = _run(
+        "--rules",
+        "british",
+        "--set",
+        "pack_ranks=A5T",
+        "--set",
+        "stake_min=2",
+        "--stake-grid",
+        "2,6",
+        "--json",
+    )
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)["stake_game"]
+    assert rep["grid"] == ["2", "6"] and rep["grid_in_minimum_stakes"] == [1.0, 3.0]
+    assert rep["banker_best_response"] <= rep["player_per_round"] <= rep["player_best_response"]
+    assert 0 <= rep["exploitability"] <= 1e-3 * rep["mean_stake"]
+    assert rep["player_per_unit_staked"] == pytest.approx(rep["player_per_round"] / rep["mean_stake"])
+    assert set(rep["stake_by_first_card"]) == {"A", "5", "T"} and rep["stake_by_first_card"]["A"] == "3: 100%"
+    casino = _run("--rules", "mbs", "--stake-grid", "1,2")
+    assert casino.returncode == 2 and "--stake-grid" in casino.stderr
+
+
+def test_banker_double_json() -> None:
+    """banker_may_double (003 variation, rul 30), once refused: the solved game with the double."""
+    r = _run("--rules", "british", "--set", "pack_ranks=A5T", "--set", "banker_may_double=true", "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    sol = rep["solution"]
+    assert 0 <= sol["exploitability"] <= 1e-3
+    assert sol["banker_best_response"] <= sol["player_value"] <= sol["player_best_response"]
+    assert set(rep["banker_double"]) == {"A", "5", "T"} and all(
+        0 <= p <= 1 for p in rep["banker_double"].values()
+    )
+    assert "double" in rep["model"] and set(rep["strategy"]) == {"player_passed", "player_doubled"}

@@ -14,7 +14,7 @@ from pontoon.analysis.british.enumerate import engine_value
 from pontoon.british.pack import one_pack
 from pontoon.british.table import BritishGame
 from pontoon.errors import RulesError
-from pontoon.rules.british import BRITISH
+from pontoon.rules.british import BRITISH, SHOOT
 
 SMALL = BRITISH.with_(pack_ranks="A5T", pack_suits=4)  # 12 cards: never runs out heads-up (10 at most)
 MEDIUM = BRITISH.with_(pack_ranks="A257T", pack_suits=2)
@@ -64,8 +64,35 @@ def test_reduced_pack_is_a_validated_rules_field_the_table_deals() -> None:
 def test_unmodelled_variations_are_refused_by_name() -> None:
     with pytest.raises(RulesError, match="banker_may_double"):
         game.build(BRITISH.with_(banker_may_double=True))
-    with pytest.raises(RulesError, match="burn=hard13"):
-        game.build(BRITISH.with_(burn="hard13"))
+    with pytest.raises(RulesError, match="burn=hard13 with shoot"):
+        game.build(SHOOT.with_(burn="hard13"))
+    with pytest.raises(RulesError, match="burn=hard14"):
+        game.check_seats(BRITISH.with_(burn="hard14"))
+    # the bots, hints and drills read cards by point value: A-10 as an ordinary 21 is the analysis's only
+    with pytest.raises(RulesError, match="ace_ten_not_pontoon"):
+        game.check_seats(BRITISH.with_(ace_ten_not_pontoon=True))
+    game.check_seats(BRITISH.with_(natural_beats_plain=True, ace_picture_beats_ace_ten=True))
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"ace_ten_not_pontoon": True}, {"ace_picture_beats_ace_ten": True}, {"natural_beats_plain": True}],
+    ids=lambda c: next(iter(c)),
+)
+def test_pontoon_rank_variations_are_modelled_and_change_the_value(changes: dict[str, object]) -> None:
+    """Each variation, once refused, is built and changes the value of a fixed pair of strategies (the
+    player's best response to the house banker) on a reduced pack with tens and pictures."""
+    base = BRITISH.with_(pack_ranks="A6TJQK", pack_suits=2)
+    got = []
+    for rules in (base, base.with_(**changes)):
+        g = game.build(rules)
+        _, _, best = V.player_q(g, V.tables(g), V.house_banker(g))
+        got.append(float(best))
+    assert abs(got[0] - got[1]) > 1e-4, got
+    if "ace_ten_not_pontoon" in changes:  # A-10 is a player state (an ordinary 21), and a banker hand
+        g = game.build(base.with_(**changes))
+        assert ((game.ACE, game.TEN), (), ()) in g.node_index and (game.ACE, game.TEN) in g.banker_index
+        assert (game.ACE, game.PIC) not in g.banker_index
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -143,6 +170,15 @@ VARIANTS = [
     {"pack_ranks": "A2T", "stick_minimum": 16, "no_buy_fifth_at_11_or_less": True},
     {"pack_ranks": "A5T", "pack_suits": 2, "packs": 2},  # two packs (rul 28: a rules field)
     {"pack_ranks": "A5T", "five_card_trick_pays": 3, "pontoon_pays": 1, "banker_pontoon_collects": 1},
+    # the Pontoon rank variations (003; rul 29): A-10 an ordinary 21 (tens and pictures two classes), and the
+    # grades among Pontoons, which change what a player's Pontoon wins against the banker's
+    {"pack_ranks": "A5TK", "pack_suits": 3, "ace_ten_not_pontoon": True},
+    {"pack_ranks": "A5TJQ", "pack_suits": 2, "ace_picture_beats_ace_ten": True, "natural_beats_plain": True},
+    {"pack_ranks": "A5TJQK", "pack_suits": 2, "ace_ten_not_pontoon": True, "natural_beats_plain": True},
+    # burning a hard 14 (13): two new cards, the burned ones shown; one burn a round in the model (12 cards:
+    # 2 burned, 5 and 5 dealt at most, so the pack never runs out)
+    {"pack_ranks": "A4T", "burn": "hard14"},
+    {"pack_ranks": "A3T", "burn": "hard13", "royal_pontoon": True},
 ]
 
 
@@ -215,3 +251,16 @@ def test_shoot_bet_values_equal_the_engine() -> None:
     expected = sum(counts[NAMES.index(c)] * v for c, v in by_card.items()) / counts.sum()
     exact = engine_value(rules, *policies(sol.game, sol.sigma, sol.tw), kind="shoot")
     assert abs(float(exact) - expected) < 1e-12
+
+
+def test_burn_is_a_decision_of_the_model() -> None:
+    """The player's best response against the house banker burns a 4-T (hard 14) on this pack, and the burned
+    cards are in what the banker sees (003: "shown and discarded")."""
+    rules = BRITISH.with_(pack_ranks="A4T", burn="hard14")
+    g = game.build(rules)
+    tb = V.tables(g)
+    q, _, _ = V.player_q(g, tb, V.house_banker(g))
+    i = g.node_index[((3, 9), (), ())]
+    assert g.nodes[i].actions[0] == "burn" and int(np.argmax(q[i])) == 0
+    assert any(len(o) == 3 and o[2] == (3, 9) for o in g.obs)
+    assert all("burn" not in s.actions for s in g.nodes if s.burned)  # one burn a round

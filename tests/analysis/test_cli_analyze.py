@@ -51,7 +51,7 @@ def test_json_report_shape(tmp_path: Path) -> None:
         ["--rules", "mbs", "--set", "decks=9"],
         ["--rules", "mbs", "--set", "foo"],
         ["--rules", "mbs", "--bet", "-5"],
-        ["--rules", "british", "--set", "burn=hard13"],
+        ["--rules", "british", "--set", "burn=hard13", "--set", "banker_may_double=true"],
         ["--rules", "mbs", "--split-strategy", "cdq"],
     ],
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +78,63 @@ def _rounds(text: str | None) -> int:
     return int(text)
 
 
+def _stake_grid(text: str | None, rules: Any) -> tuple[Decimal, ...] | None:
+    """``--stake-grid``: initial stakes within the rules' limits (003 "A minimum and maximum for initial
+    bets"), two decimals at most, 1 to 6 of them; ``limits``: the minimum and the maximum."""
+    if text is None:
+        return None
+    from pontoon.rules.british import BritishRules
+
+    if not isinstance(rules, BritishRules):
+        return None  # refused with the other British options
+    if text.strip().lower() == "limits":
+        return tuple(sorted({rules.stake_min, rules.stake_max}))
+    accepted = (
+        f"give 1 to 6 stakes from {rules.stake_min} to {rules.stake_max} (two decimals at most), "
+        "separated by commas, or 'limits'"
+    )
+    out = set()
+    for part in text.split(","):
+        try:
+            x = Decimal(part.strip())
+        except InvalidOperation:
+            raise PontoonError(
+                f"--stake-grid {text!r}: {part.strip()!r} is not a number; {accepted}"
+            ) from None
+        if not x.is_finite() or x.as_tuple().exponent < -2 or not rules.stake_min <= x <= rules.stake_max:  # type: ignore[operator]
+            raise PontoonError(f"--stake-grid {text!r}: {part.strip()!r} is off the table; {accepted}")
+        out.add(x)
+    if not 1 <= len(out) <= 6:
+        raise PontoonError(f"--stake-grid {text!r}: {accepted}")
+    return tuple(sorted(out))
+
+
+def _british_double(
+    rules: Any, as_json: bool, chart: str | None, players: int | None, stake_grid: tuple[Decimal, ...] | None
+) -> None:
+    """banker_may_double: the game with the banker's double at his first card (analysis/british/double.py)."""
+    if chart or players is not None or stake_grid is not None:
+        raise PontoonError(
+            "with banker_may_double the British analysis gives the heads-up solution only: "
+            "--chart, --players and --stake-grid are not offered"
+        )
+    from pontoon.analysis.british.double import analyze_double, print_double
+    from pontoon.money import dumps
+
+    report = analyze_double(rules)
+    if as_json:
+        echo(dumps(report, indent=2))
+    else:
+        print_double(report, echo)
+
+
 def _british(
-    rules: Any, as_json: bool, chart: str | None, players: int | None = None, rounds: int = 0
+    rules: Any,
+    as_json: bool,
+    chart: str | None,
+    players: int | None = None,
+    rounds: int = 0,
+    stake_grid: tuple[Decimal, ...] | None = None,
 ) -> None:
     """``--rules british|shoot`` (or a British rules file): the solved heads-up game (issue 27)."""
     from pontoon.rules.british import BritishRules
@@ -91,7 +146,14 @@ def _british(
     from pontoon.analysis.british.report import analyze_british, print_british, save_british_chart
     from pontoon.money import dumps
 
+    if rules.banker_may_double:
+        _british_double(rules, as_json, chart, players, stake_grid)
+        return
     report = analyze_british(rules)
+    if stake_grid is not None:
+        from pontoon.analysis.british.stakes import print_stake_game, stake_game
+
+        report["stake_game"] = stake_game(rules, stake_grid, log=None if as_json else echo)
     if players is not None:
         from pontoon.analysis.british.several import print_several, several
 
@@ -107,6 +169,8 @@ def _british(
         echo(dumps(report, indent=2))
     else:
         print_british(report, echo)
+        if stake_grid is not None:
+            print_stake_game(report["stake_game"], echo)
         if players is not None:
             print_several(report["several_players"], echo)
         if chart:
@@ -217,6 +281,14 @@ OPTIONS: tuple[Opt, ...] = (
         None,
         "British, with --players: also play this many engine rounds of the banker reading every hand (seed 27)",
     ),
+    Opt(
+        "stake_grid",
+        "--stake-grid",
+        "value",
+        None,
+        "British: also solve the stake game, the initial stake chosen after the first card from these amounts "
+        "(e.g. 1,100; 'limits': the rules' stake_min and stake_max)",
+    ),
     Opt("extra", "", "arguments", None, hidden=True),
 )
 
@@ -232,6 +304,7 @@ def analyze_main(
     extra: list[str] | None,
     players: str | None = None,
     sample: str | None = None,
+    stake_grid: str | None = None,
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
     from pontoon.analysis.report import analyze, to_json
@@ -255,10 +328,12 @@ def analyze_main(
             )
         if sample is not None and players is None:
             raise PontoonError("--sample goes with --players N")
-        _british(r, as_json, chart, _players(players), _rounds(sample))
+        _british(r, as_json, chart, _players(players), _rounds(sample), _stake_grid(stake_grid, r))
         return
-    if players is not None or sample is not None:
-        raise PontoonError("--players and --sample apply to the British game (--rules british|shoot)")
+    if players is not None or sample is not None or stake_grid is not None:
+        raise PontoonError(
+            "--players, --sample and --stake-grid apply to the British game (--rules british|shoot)"
+        )
     report = analyze(r, b, split_strategy=split)
     if chart:
         from pontoon.analysis.render import save_chart

@@ -295,7 +295,7 @@ def make_level_bots(rules: BritishRules, level: str, seed: int | None, console: 
     """The bots of ``--bots LEVEL`` (analysis/british/bots.py), their mixed decisions seeded from ``seed``;
     a rules set without a shipped solution is solved first (progress shown) and cached."""
     from pontoon.analysis.british.bots import LEVELS, make_bots
-    from pontoon.analysis.british.game import check
+    from pontoon.analysis.british.game import check_seats as check
 
     if level not in LEVELS:
         raise PontoonError(f"--bots {level!r}: accepted {', '.join(LEVELS)}")

@@ -86,7 +86,7 @@ def _evaluate_british(
     r: BritishRules, policy: str, rounds: int, seed: int | None, as_json: bool, shoe: bool
 ) -> None:
     """British: the policy as the player against the solved banker, and its exact exploitability."""
-    from pontoon.analysis.british.game import check
+    from pontoon.analysis.british.game import check_seats as check
     from pontoon.rl.british_eval import evaluate_british
 
     if shoe:

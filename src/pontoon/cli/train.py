@@ -407,7 +407,7 @@ def _train_british(
     count: str | None,
 ) -> None:
     """``--rules british|shoot``: the British drill (cli/train_british.py), as player and as banker."""
-    from pontoon.analysis.british.game import check
+    from pontoon.analysis.british.game import check_seats as check
     from pontoon.cli.train_british import run_british_drill
 
     if only != "all" or count is not None:

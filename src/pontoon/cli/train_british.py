@@ -16,7 +16,7 @@ import numpy as np
 from rich.console import Console
 
 from pontoon.analysis.british.bots import make_bots
-from pontoon.analysis.british.game import check
+from pontoon.analysis.british.game import check_seats as check
 from pontoon.analysis.british.hints import round_hint
 from pontoon.british.pack import BritishPack, one_pack
 from pontoon.british.round import BritishRound

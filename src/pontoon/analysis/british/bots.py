@@ -25,7 +25,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from pontoon.analysis.british.game import Hand, banker_can_twist, best
+from pontoon.analysis.british.game import Hand, banker_can_twist, best, check_seats
 from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
 from pontoon.analysis.british.solve import _k_banker_q
 from pontoon.analysis.british.strategy import Solved, solved
@@ -252,6 +252,7 @@ def make_bots(
         return Bots()
     if level not in LEVELS:
         raise ValueError(f"British bot level {level!r}: accepted {', '.join(LEVELS)}")
+    check_seats(rules)  # the level bots read cards by point value
     return LevelBots(
         rules=rules, level=level, rng=rng if rng is not None else np.random.default_rng(), log=log
     )

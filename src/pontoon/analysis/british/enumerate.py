@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from pontoon.analysis.british.infosets import banker_observation, player_state
+from pontoon.analysis.british.infosets import banker_observation, card_class, player_state
 from pontoon.british.pack import BritishPack, one_pack
 from pontoon.british.round import BritishRound
 from pontoon.cards import Card
@@ -25,6 +26,9 @@ from pontoon.rules.british import BritishRules
 
 PlayerPolicy = Callable[[tuple[Any, ...]], dict[str, float]]  # state -> {action: probability}
 BankerPolicy = Callable[[tuple[Any, ...], tuple[Any, ...] | None], float]  # (hand, observation) -> P(twist)
+StakePolicy = Callable[[int], dict[str, float]]  # first card class -> {stake in money: probability}
+DoublePolicy = Callable[[int], float]  # the banker's first card class -> his chance of doubling
+SplitPolicies = tuple[Callable[[Any, Any], dict[str, float]], Callable[[Any, Any], float]]
 
 
 class _Need(Exception):
@@ -60,28 +64,60 @@ def _play(
     player: PlayerPolicy,
     banker: BankerPolicy,
     kind: str = "total",
+    stake: StakePolicy | None = None,
+    double: DoublePolicy | None = None,
+    split: SplitPolicies | None = None,
 ) -> tuple[str, Any]:
     """Replay; return ("card", None), ("act", options) or ("end", net of ``kind``: total, stake or shoot).
-    In Shoot Pontoon the player shoots one stake before his second card (003 Shoot) and never later."""
+    In Shoot Pontoon the player shoots one stake before his second card (003 Shoot) and never later.
+    With ``stake`` the player's initial stake is his choice at his first card, and both policies are called
+    with it (``((s, *state))`` and ``(hand, (s, observation))``, ``s`` the stake in money); else it is 1.
+    With ``double`` (banker_may_double) the banker doubles with its chance at his first card, and both
+    policies are called with the multiplier the same way (``(m, *state)``, ``(hand, (m, observation))``).
+    With ``split`` (a pair of policies) the player may answer ``split``; once he has, his decisions are the
+    first policy's (his own view and the public view) and the banker's the second's (his view, the legal
+    actions)."""
     pack = _ProbePack(cards)
     ai = 0
+    initial = "1"
     try:
         rnd = BritishRound(rules, ["p"], "b", pack, kitty=100 if rules.shoot else 0)
         while not rnd.is_over():
             seat = rnd.to_act()
             assert seat is not None
-            if rnd.phase == "stake":
+            if rnd.phase == "stake" and stake is None:
                 rnd.act("p", "stake", "1")
                 continue
             if rnd.phase == "shoot":
                 rnd.act("p", "shoot", "1")
                 continue
-            if seat == "p":
-                st = player_state(rnd.view("p"), rnd.view(SPECTATOR), "1")
-                dist = {a: w for a, w in player(st).items() if w > 0}
+            pictures = rules.ace_ten_not_pontoon
+            pre = (Decimal(initial),) if stake is not None else (rnd.mult,) if double is not None else ()
+            if rnd.phase == "double":
+                assert double is not None  # 003 variation: "looks at his own first card"
+                d = double(card_class(rnd.view("b")["banker_cards"][0], pictures))
+                dist = {a: w for a, w in (("double", d), ("pass", 1 - d)) if w > 0}
+            elif rnd.phase == "stake":
+                assert stake is not None  # 003: he stakes after looking at his first card
+                first = card_class(rnd.view("p")["hands"][0]["cards"][0], pictures)
+                dist = {a: w for a, w in stake(first).items() if w > 0}
+            elif (
+                split is not None
+                and len(rnd.view("p")["hands"]) > 1
+                and (seat == "p" or rnd.phase == "banker")
+            ):
+                if seat == "p":
+                    dist = {a: w for a, w in split[0](rnd.view("p"), rnd.view(SPECTATOR)).items() if w > 0}
+                else:
+                    tw = split[1](rnd.view("b"), rnd.legal_actions("b"))
+                    dist = {a: w for a, w in (("twist", tw), ("stick", 1 - tw)) if w > 0}
+            elif seat == "p":
+                st = player_state(rnd.view("p"), rnd.view(SPECTATOR), initial, pictures)
+                dist = {a: w for a, w in player((*pre, *st) if pre else st).items() if w > 0}
             else:
-                hand, obs = banker_observation(rnd.view("b"), "1")
-                tw = banker(hand, obs)
+                hand, obs = banker_observation(rnd.view("b"), initial, pictures)
+                seen = (*pre, obs) if pre and obs is not None else obs
+                tw = banker(hand, seen)
                 dist = {a: w for a, w in (("twist", tw), ("stick", 1 - tw)) if w > 0}
             if len(dist) > 1:
                 if ai >= len(acts):
@@ -90,8 +126,11 @@ def _play(
                 ai += 1
             else:
                 (a,) = dist
-            if a.startswith("buy"):
-                rnd.act(seat, "buy", a[3:])
+            if rnd.phase == "stake":
+                initial = a  # the stake the banker sees placed (003: "in front of them")
+                rnd.act("p", "stake", a)
+            elif a.startswith("buy"):
+                rnd.act(seat, "buy", str(Decimal(a[3:]) * Decimal(initial)))  # buys in initial stakes
             else:
                 rnd.act(seat, a)
     except _Need:
@@ -117,9 +156,11 @@ def engine_sample(
                 rnd.act("p", "stake", "1")
                 continue
             if seat == "p":
-                dist = player(player_state(rnd.view("p"), rnd.view(SPECTATOR), "1"))
+                dist = player(
+                    player_state(rnd.view("p"), rnd.view(SPECTATOR), "1", rules.ace_ten_not_pontoon)
+                )
             else:
-                hand, obs = banker_observation(rnd.view("b"), "1")
+                hand, obs = banker_observation(rnd.view("b"), "1", rules.ace_ten_not_pontoon)
                 tw = banker(hand, obs)
                 dist = {"twist": tw, "stick": 1 - tw}
             names = list(dist)
@@ -136,16 +177,23 @@ def engine_sample(
 
 
 def engine_value(
-    rules: BritishRules, player: PlayerPolicy, banker: BankerPolicy, kind: str = "total"
+    rules: BritishRules,
+    player: PlayerPolicy,
+    banker: BankerPolicy,
+    kind: str = "total",
+    stake: StakePolicy | None = None,
+    double: DoublePolicy | None = None,
+    split: SplitPolicies | None = None,
 ) -> Fraction:
-    """The player's exact expected net per round (stake 1) over every deal of ``rules``' pack heads-up
-    (``kind``: ``total``, or ``shoot``: a one-stake shoot bet before the second card, Shoot Pontoon)."""
+    """The player's exact expected net per round (stake 1, or ``stake``'s choice: see ``_play``) over every
+    deal of ``rules``' pack heads-up (``kind``: ``total``, or ``shoot``: a one-stake shoot bet before the second
+    card, Shoot Pontoon)."""
     pack = one_pack(rules) * rules.packs_for(2)
     total = Fraction(0)
     stack: list[tuple[list[Card], list[str], Fraction]] = [([], [], Fraction(1))]
     while stack:
         cards, acts, p = stack.pop()
-        what, x = _play(rules, cards, acts, player, banker, kind)
+        what, x = _play(rules, cards, acts, player, banker, kind, stake, double, split)
         if what == "end":
             total += p * x
         elif what == "act":
@@ -154,6 +202,8 @@ def engine_value(
         else:
             left = Counter(pack) - Counter(cards)
             n = sum(left.values())
+            if n == 0:  # the engine would deal the cards put under the pack: not what the model assumes
+                raise AssertionError("the pack ran out: use a larger reduced pack")
             by_rank: dict[str, tuple[Card, int]] = {}
             for c, k in left.items():
                 r = by_rank.get(c.rank)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.bots import hand_state, initial_stakes, seen_hand
-from pontoon.analysis.british.game import ACE, TEN, multiset_p
+from pontoon.analysis.british.game import check_seats, multiset_p
 from pontoon.analysis.british.infosets import card_class
 from pontoon.analysis.british.strategy import Solved, solved
 from pontoon.analysis.british.values import _k_stay, banker_response, player_flow, player_q
@@ -65,7 +65,7 @@ def player_values(
     if i is None:
         return None
     s = sol.game.nodes[i]
-    bp = multiset_p(sol.game.counts, s.cards, (ACE, TEN))  # 003: his Pontoon would have been shown
+    bp = multiset_p(sol.game.counts, s.cards, sol.game.pontoon)  # 003: his Pontoon would have been shown
     collects = float(sol.rules.banker_pontoon_collects)
     q = _player_q(sol)[i]
     return {a: (float(x) + collects * bp) / (1 - bp) for a, x in zip(s.actions, q, strict=True)}
@@ -81,6 +81,7 @@ def british_hint(
     """The hint for ``seat`` to act: ``view`` is ``view(seat)``, ``public`` ``view(SPECTATOR)`` (which cards
     are face up), ``initials`` each player's initial stake (public). Returns ``{"role", "values": {label:
     expected net in money or None}, "best", "model"}``; ``values`` is empty when the seat is not to act."""
+    check_seats(rules)  # cards are read by point value here
     sol = solved(rules)
     out: dict[str, Any] = {
         "seat": seat,

@@ -70,7 +70,7 @@ def decision_values(g: Game, tb: Tables, tw: np.ndarray) -> dict[str, dict[str, 
         if n < 0:
             continue
         s = g.nodes[n]
-        bp = multiset_p(g.counts, s.cards, (ACE, 9))
+        bp = multiset_p(g.counts, s.cards, g.pontoon)
         w = p * (1 - bp)
         row = acc.setdefault(_label(s.cards), {})
         for a, x in zip(s.actions, q[n], strict=True):
@@ -85,7 +85,7 @@ def decision_values(g: Game, tb: Tables, tw: np.ndarray) -> dict[str, dict[str, 
 
 
 def _seen(o: tuple[tuple[int, ...], tuple[float, ...]]) -> str:
-    up, buys = o
+    up, buys = o[0], o[1]
     n = 2 + len(up) + len(buys)
     if n == 5:
         return "five cards"
@@ -145,7 +145,7 @@ def shoot_values(g: Game, tb: Tables, sol: Solution) -> dict[str, Any]:
     pay = np.sign(payoff_matrix(g, tb))
     tv = np.zeros(len(g.terminals))
     for i, t in enumerate(g.terminals):
-        bp = multiset_p(g.counts, t.cards, (ACE, 9))  # 003: "all the shoot bets are added to the pot"
+        bp = multiset_p(g.counts, t.cards, g.pontoon)  # 003: "all the shoot bets are added to the pot"
         if t.kind == BUST:
             tv[i] = -1.0  # 003 Shoot "Going bust": the shoot bet goes to the kitty
         elif t.kind in (PONTOON, ROYAL):
@@ -164,7 +164,7 @@ def shoot_values(g: Game, tb: Tables, sol: Solution) -> dict[str, Any]:
         cards = g.terminals[-1 - n].cards if n < 0 else g.nodes[n].cards
         pair_value[cards] = (float(tv[-1 - n]) if n < 0 else float(v[n]), p)
     out = {}
-    for c in range(10):
+    for c in range(len(NAMES)):
         num = den = 0.0
         for cards, (val, p) in pair_value.items():
             if c in cards:
@@ -190,7 +190,7 @@ def _fourth_card(g: Game, sol: Solution, q: np.ndarray, act_start: np.ndarray) -
         w = sol.sigma[i][draws]
         share = w / w.sum() if w.sum() > 0 else np.full(len(draws), 1 / len(draws))
         x = float(share @ q[act_start[i] + np.array(draws)])
-        bp = multiset_p(g.counts, cards, (ACE, 9))
+        bp = multiset_p(g.counts, cards, g.pontoon)
         cell = acc.setdefault(_label(cards), [0.0, 0.0])
         cell[0] += mass[i] * (x + bp) / (1 - bp)  # he knows the banker has no Pontoon
         cell[1] += mass[i]
@@ -248,10 +248,16 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
         "model": {
             "players": 1,
             "packs": rules.packs_for(2),
-            "stake": "one initial stake (every payment is a multiple of it)",
+            "stake": "one initial stake (every payment is a multiple of it); the stake chosen after the first "
+            "card: --stake-grid (stake_game), stake_signal a lower bound",
             "buy_grid": list(BUY_GRID),
             "splits": "not offered",
-            "cards": "by point value",
+            "cards": "by point value" + (", tens and pictures apart" if rules.ace_ten_not_pontoon else ""),
+            "pontoon_grades": "exact at the player's Pontoon (rul 29)"
+            if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
+            else "none",
+            "not_modelled": "splits (not offered: the player's value is a lower bound)"
+            + ("; a second burn (one burn a round: a lower bound)" if rules.burn != "none" else ""),
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),
             "banker_hands": len(g.banker),
@@ -277,6 +283,13 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
     }
     if rules.shoot:
         report["shoot"] = shoot_values(g, tb, sol)
+    if rules.reduced_pack and rules.max_split_hands >= 2:
+        # splits.py: exact, but its pure-Python enumeration of two hands takes more than 10 min on 52 cards
+        from pontoon.analysis.british.splits import split_deviation
+
+        dev = split_deviation(g, tb, sol.tw)
+        dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
+        report["split_deviation"] = dev
     report["seconds"] = time.perf_counter() - t0
     return report
 

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from pontoon.analysis.british.game import BUY_GRID, Game, Hand, build
+from pontoon.analysis.british.game import BUY_GRID, Game, Hand, build, hard
 from pontoon.analysis.british.values import (
     Strategy,
     Tables,
@@ -76,12 +76,12 @@ def _k(t: tuple[Any, ...]) -> str:
     return ",".join(f"{x:g}" if isinstance(x, float) else str(x) for x in t)
 
 
-def node_key(hidden: Hand, up: tuple[int, ...], buys: tuple[float, ...]) -> str:
-    return f"{_k(hidden)}|{_k(up)}|{_k(buys)}"
+def node_key(hidden: Hand, up: tuple[int, ...], buys: tuple[float, ...], burned: Hand = ()) -> str:
+    return f"{_k(hidden)}|{_k(up)}|{_k(buys)}" + (f"|{_k(burned)}" if burned else "")  # burn: 003 variation
 
 
-def obs_key(up: tuple[int, ...], buys: tuple[float, ...]) -> str:
-    return f"{_k(up)}|{_k(buys)}"
+def obs_key(up: tuple[int, ...], buys: tuple[float, ...], burned: Hand = ()) -> str:
+    return f"{_k(up)}|{_k(buys)}" + (f"|{_k(burned)}" if burned else "")
 
 
 @dataclass
@@ -117,15 +117,15 @@ class Solved:
 
 
 def to_arrays(g: Game, sigma: Strategy, tw: np.ndarray, rules: BritishRules) -> dict[str, np.ndarray]:
-    keys = [node_key(s.hidden, s.up, s.buys) for s in g.nodes]
+    keys = [node_key(s.hidden, s.up, s.buys, s.burned) for s in g.nodes]
     acts = [" ".join(s.actions) for s in g.nodes]
-    cols = [k for k, h in enumerate(g.banker) if len(h) < 5 and sum(c + 1 for c in h) < 21]
+    cols = [k for k, h in enumerate(g.banker) if len(h) < 5 and hard(h) < 21]
     return {
         "fingerprint": np.array(fingerprint(rules)),
         "node_keys": np.array(keys),
         "node_actions": np.array(acts),
         "sigma": np.concatenate(sigma).astype(np.float32),
-        "obs_keys": np.array([obs_key(u, b) for u, b in g.obs]),
+        "obs_keys": np.array([obs_key(*o) for o in g.obs]),
         "hand_keys": np.array([_k(g.banker[k]) for k in cols]),
         "tw": tw[:, cols].astype(np.float32),
     }
@@ -140,15 +140,17 @@ def from_arrays(g: Game, a: dict[str, np.ndarray]) -> tuple[Strategy, np.ndarray
     at = {k: i for i, k in enumerate(keys)}
     sigma: Strategy = []
     for s in g.nodes:
-        i = at.get(node_key(s.hidden, s.up, s.buys))
+        i = at.get(node_key(s.hidden, s.up, s.buys, s.burned))
         if i is None or acts[i] != s.actions:
-            raise ValueError(f"the strategy file lacks the player state {node_key(s.hidden, s.up, s.buys)}")
+            raise ValueError(
+                f"the strategy file lacks the player state {node_key(s.hidden, s.up, s.buys, s.burned)}"
+            )
         x = flat[starts[i] : starts[i + 1]]
         sigma.append(x / x.sum())
     o_at = {str(k): i for i, k in enumerate(a["obs_keys"])}
     h_at = {str(k): i for i, k in enumerate(a["hand_keys"])}
     tw = np.zeros((len(g.obs), len(g.banker)))
-    rows = [o_at.get(obs_key(u, b), -1) for u, b in g.obs]
+    rows = [o_at.get(obs_key(*o), -1) for o in g.obs]
     if min(rows, default=0) < 0:
         raise ValueError("the strategy file lacks banker observations of this model")
     src = a["tw"].astype(np.float64)

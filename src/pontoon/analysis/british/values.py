@@ -20,18 +20,20 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import (
-    ACE,
     BUST,
     FIVE,
+    NCLASS,
     PONTOON,
     ROYAL,
     STUCK,
-    TEN,
+    TENS,
     Game,
     banker_can_twist,
     banker_outcome,
+    class_of,
     counts_of,
     multiset_p,
+    pontoon_grade,
 )
 
 Strategy = list[np.ndarray]  # per player node: probabilities aligned with node.actions
@@ -67,11 +69,13 @@ def tables(g: Game) -> Tables:
     collects = float(r.banker_pontoon_collects)
     for i, t in enumerate(g.terminals):
         f_stake[i] = t.stake
-        bp = multiset_p(g.counts, t.cards, (ACE, TEN))  # 003: the banker's Pontoon, shown at once
+        bp = multiset_p(g.counts, t.cards, g.pontoon)  # 003: the banker's Pontoon, shown at once
         # 003: his Pontoon "collects double the amount staked" (the initial stake: nothing was bought yet)
         fixed[i] = -collects * bp
         if t.kind == BUST:
             fixed[i] += -t.stake * (1 - bp)  # 003 "the banker takes your stake"
+        elif t.kind == PONTOON and (r.natural_beats_plain or r.ace_picture_beats_ace_ten):
+            fixed[i] = pontoon_against_pontoon(g)  # rul 29: a higher Pontoon beats the banker's
         elif t.kind == PONTOON:
             fixed[i] += float(r.pontoon_pays) * (1 - bp)  # 003 "Pontoons ... are paid double"
         elif t.kind == ROYAL:
@@ -88,15 +92,38 @@ def tables(g: Game) -> Tables:
     for h in g.banker:
         row = []
         if banker_can_twist(h):
-            for c in range(10):
+            for c in range(NCLASS):
                 d = tuple(sorted((*h, c)))
                 if d in g.banker_index:
                     # every order of the banker's cards is equally likely: the share of the hand ``d`` that
                     # comes from ``h`` is the multiplicity of ``c`` in ``d`` over its size
                     row.append((g.banker_index[d], counts_of(d)[c] / len(d)))
         kids.append(row)
-    order = sorted(range(len(g.nodes)), key=lambda i: -len(g.nodes[i].cards))
+    order = g_order_fwd(g)
     return Tables(f_kind, f_obs, f_pset, f_total, f_stake, fixed, prob, out, twistable, kids, order)
+
+
+def pontoon_against_pontoon(g: Game) -> float:
+    """The exact value of a player's Pontoon (declared at once) with the Pontoon rank variations: over the rank
+    of his ten-value card and of the banker's (003 variations "an ace and a picture beats ... an ace and a
+    ten", "A-K or A-Q is a natural pontoon, which beats a plain pontoon"), the banker's Pontoon collecting
+    unless the player's outranks it (rul 29: then his is paid as a Pontoon; equal grades go to the banker)."""
+    r = g.rules
+    ranks = [x for x in TENS if x in r.pack_ranks and class_of(x, r) == g.pontoon[1]]
+    each = r.pack_suits * r.packs_for(2)  # cards of each rank in the pack
+    n, aces = int(g.counts.sum()), int(g.counts[g.pontoon[0]])
+    pays, collects = float(r.pontoon_pays), float(r.banker_pontoon_collects)
+    value = 0.0
+    for mine in ranks:
+        acc = 0.0
+        banker_pontoon = 0.0
+        for his in ranks:
+            # the banker's two cards are an ace and a ``his``, the player holding an ace and a ``mine``
+            q = 2 * (aces - 1) * (each - (mine == his)) / ((n - 2) * (n - 3))
+            banker_pontoon += q
+            acc += q * (pays if pontoon_grade(mine, r) > pontoon_grade(his, r) else -collects)
+        value += each / (each * len(ranks)) * (acc + (1 - banker_pontoon) * pays)
+    return value
 
 
 def _prob_table(g: Game, sets: list[tuple[int, ...]]) -> np.ndarray:
@@ -104,11 +131,11 @@ def _prob_table(g: Game, sets: list[tuple[int, ...]]) -> np.ndarray:
     multiset's cards being out of the pack (hypergeometric: products of binomials over classes)."""
     top = int(g.counts.max()) + 1
     binom = np.array([[comb(n, k) for k in range(6)] for n in range(top)], np.float64)
-    used = np.array([counts_of(c) for c in sets], np.int64).reshape(-1, 10)
+    used = np.array([counts_of(c) for c in sets], np.int64).reshape(-1, NCLASS)
     hands = np.array([counts_of(h) for h in g.banker], np.int64)
     left = g.counts[None, :] - used  # [set, class]
     num = np.ones((len(sets), len(g.banker)))
-    for i in range(10):
+    for i in range(NCLASS):
         num *= binom[left[:, i][:, None], hands[:, i][None, :]]
     total = int(g.counts.sum())
     sizes = np.array([len(h) for h in g.banker])
@@ -223,8 +250,9 @@ def player_reach(g: Game, sigma: Strategy) -> tuple[np.ndarray, np.ndarray]:
 
 
 def g_order_fwd(g: Game) -> list[int]:
-    """Player nodes, most cards first (reversed: fewest first, parents before children)."""
-    return sorted(range(len(g.nodes)), key=lambda i: -len(g.nodes[i].cards))
+    """Player nodes, children before parents: after a burn first (its new hands follow the burn: 003
+    variation), then most cards first (reversed: parents before children)."""
+    return sorted(range(len(g.nodes)), key=lambda i: (not g.nodes[i].burned, -len(g.nodes[i].cards)))
 
 
 def banker_values(g: Game, tb: Tables, y: np.ndarray) -> np.ndarray:

@@ -1,0 +1,109 @@
+"""Issue 27: a split as the player's deviation from the heads-up solution: its exact value (two hands played
+best against the simple banker the bots play when a hand is split) equals every deal of a reduced pack played
+through the engine (to 1e-12), and it enters the player's best response."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+from pontoon.analysis.british import game
+from pontoon.analysis.british import values as V
+from pontoon.analysis.british.enumerate import engine_value
+from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
+from pontoon.analysis.british.splits import split_deviation, split_model
+from pontoon.british.bots import BankerPolicy, banker_decision
+from pontoon.rules.british import BRITISH
+
+RULES = BRITISH.with_(pack_ranks="A5T", pack_suits=4, packs=2)  # 24 cards: two split hands never exhaust it
+
+
+def _result(cards: tuple[int, ...], status: str, stake: float) -> tuple[str, int, float]:
+    if status == "bust":
+        return (game.BUST, 0, stake)
+    if status == "five":
+        return ("five", 22, stake)
+    return ("stuck", game.best(cards), stake)
+
+
+@pytest.mark.slow
+def test_split_value_equals_the_engine_and_enters_the_best_response() -> None:
+    g = game.build(RULES)
+    tb = V.tables(g)
+    tw = V.house_banker(g)
+    q, v, _ = V.player_q(g, tb, tw)
+    values, options = split_model(RULES, g)
+    assert set(values) == {game.ACE, 4}  # A-A, 5-5; not ten-value pairs
+    x = 4  # split the fives
+    top = [np.eye(len(s.actions))[int(np.argmax(q[i]))] for i, s in enumerate(g.nodes)]
+    oi = {o: i for i, o in enumerate(g.obs)}
+
+    def player(st):  # type: ignore[no-untyped-def]
+        if st == ((x, x), (), ()):
+            return {"split": 1.0}
+        i = g.node_index[st]
+        return dict(zip(g.nodes[i].actions, top[i], strict=True))
+
+    def banker(hand, obs):  # type: ignore[no-untyped-def]
+        return 0.0 if obs is None else float(tw[oi[obs], g.banker_index[hand]])
+
+    def split_player(own, public):  # type: ignore[no-untyped-def]
+        """The model's best decision at the current split hand, from the player's own and the public view."""
+        hands = own["hands"]
+        cur = next(i for i, h in enumerate(hands) if h["hand"] == own["current_hand"]["hand"])
+        classes = [tuple(sorted(card_class(c) for c in h["cards"])) for h in hands]
+        removed = game.counts_of(tuple(c for h in classes for c in h))
+        stake = float(Decimal(hands[cur]["stake"]))
+        bought = sum(1 for c in public["hands"][cur]["cards"] if c == HIDDEN) - 1
+        buys = buys_of(int(stake), bought)
+        done = tuple(
+            _result(classes[i], hands[i]["status"], float(Decimal(hands[i]["stake"]))) for i in range(cur)
+        )
+        opts = options(
+            removed,
+            classes[cur],
+            stake,
+            float(buys[-1]) if buys else 2.0,
+            hands[cur]["twisted"],
+            done,
+            tuple(classes[cur + 1 :]),
+        )
+        return {max(opts, key=lambda a: opts[a]): 1.0}
+
+    def split_banker(view, legal):  # type: ignore[no-untyped-def]
+        """The simple banker of the bots (pontoon.british.bots), as the level bots play a split table."""
+        return 1.0 if banker_decision(view, legal, RULES, BankerPolicy())[0] == "twist" else 0.0
+
+    engine = float(engine_value(RULES, player, banker, split=(split_player, split_banker)))
+    model = 0.0
+    for n, p in g.roots:
+        if n >= 0 and g.nodes[n].cards == (x, x):
+            model += p * values[x]
+        else:
+            model += p * (float(tb.fixed[-1 - n]) if n < 0 else float(v[n]))
+    assert abs(engine - model) < 1e-12
+    # the best response with splits: at least the one without, more where a split is worth more
+    dev = split_deviation(g, tb, tw)
+    assert dev["player_best_response_with_splits"] >= dev["without_splits"]
+    gain = sum(
+        p * max(0.0, values[g.nodes[n].cards[0]] - float(v[n]))
+        for n, p in g.roots
+        if n >= 0 and g.nodes[n].cards[0] == g.nodes[n].cards[1] and g.nodes[n].cards[0] in values
+    )
+    assert abs(dev["player_best_response_with_splits"] - dev["without_splits"] - gain) < 1e-12
+    assert gain > 0  # splitting aces pays here
+
+
+def test_split_deviation_on_a_small_pack() -> None:
+    """The quick version: on one 12-card pack the split values exist for the pairs the pack has, and the best
+    response with splits adds exactly the positive gains of splitting over not splitting."""
+    rules = BRITISH.with_(pack_ranks="A5T", pack_suits=4)
+    g = game.build(rules)
+    tb = V.tables(g)
+    dev = split_deviation(g, tb, V.house_banker(g))
+    assert set(dev["pairs"]) == {"AA", "55"}
+    gain = sum(max(0.0, d["split"] - d["no_split"]) for d in dev["pairs"].values())
+    assert dev["player_best_response_with_splits"] >= dev["without_splits"]
+    assert gain > 0 and dev["player_best_response_with_splits"] > dev["without_splits"]
