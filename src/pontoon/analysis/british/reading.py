@@ -40,6 +40,7 @@ from numba.typed import Dict
 from pontoon.analysis.british.game import (
     ACE,
     FIVE,
+    NCLASS,
     ROYAL,
     STUCK,
     TEN,
@@ -75,7 +76,7 @@ class Support:
     """Per banker observation of a hand: the face-down multisets the solved player ends with there, as count
     vectors, his own chance ``w`` of each (summed over orders) and his payment per banker outcome."""
 
-    counts: np.ndarray  # [k, 10]
+    counts: np.ndarray  # [k, NCLASS]
     w: np.ndarray  # [k]
     pay: np.ndarray  # [k, OUTCOMES]: the player's net (stake included) against each banker outcome
 
@@ -115,7 +116,7 @@ class Reader:
             # the heads-up chance of his cards (any order: the same for each) divides out of the flow
             k = counts_of(t.cards)
             chance = 1.0
-            for c in range(10):
+            for c in range(NCLASS):
                 for j in range(k[c]):
                     chance *= (int(counts[c]) - j) / 1.0
             for j in range(len(t.cards)):
@@ -128,7 +129,7 @@ class Reader:
             rows[(up, tuple(int(b) for b in buys))].append((counts_of(hidden), float(y[i]) / chance, pay))
         for o, lst in rows.items():
             self.support[o] = Support(
-                np.array([a for a, _, _ in lst], np.int64).reshape(-1, 10),
+                np.array([a for a, _, _ in lst], np.int64).reshape(-1, NCLASS),
                 np.array([b for _, b, _ in lst]),
                 np.array([p for _, _, p in lst]).reshape(-1, OUTCOMES),
             )
@@ -190,7 +191,7 @@ def _combine(hands: list[Support], n: np.ndarray) -> tuple[np.ndarray, np.ndarra
     weight ``prod w_i`` and, per banker outcome, the summed weight times the hands' total payment."""
     radix = np.concatenate([[1], np.cumprod(n[:-1] + 1)]).astype(np.int64)
     codes = np.zeros(1, np.int64)
-    digits = np.zeros((1, 10), np.int64)
+    digits = np.zeros((1, NCLASS), np.int64)
     w = np.ones(1)
     a = np.zeros((1, OUTCOMES))
     for h in hands:
@@ -207,14 +208,14 @@ def _banker_tree(
     size = int(digits[0].sum())
     left = int(n.sum()) - size
     base = np.ones(len(w))
-    for c in range(10):
+    for c in range(NCLASS):
         base *= _pfall(int(n[c]), digits[:, c])
     base /= _pfall_scalar(int(n.sum()), size)
     stay: dict[Hand, float] = {}
     twist: dict[Hand, float] = {}
     raw: dict[Hand, tuple[float, float, float]] = {}  # (best, blind, mass), unnormalised
     by_out = np.ascontiguousarray(a.T)  # [outcome, state]
-    room = [np.ascontiguousarray(n[c] - digits[:, c]).astype(np.float64) for c in range(10)]
+    room = [np.ascontiguousarray(n[c] - digits[:, c]).astype(np.float64) for c in range(NCLASS)]
 
     def go(hand: Hand, drawn: int, f: np.ndarray) -> tuple[float, float, float]:
         """``f``: each state's weight times the chance of the banker's cards drawn so far."""
@@ -226,7 +227,7 @@ def _banker_tree(
         if banker_can_twist(hand) and mass > 0:
             t = tb = 0.0
             have = counts_of(hand)
-            for c in range(10):
+            for c in range(NCLASS):
                 more = have[c] - first.count(c)  # his cards of this value drawn since the first two
                 if n[c] - more <= 0:
                     continue
@@ -271,14 +272,14 @@ def _k_step(codes, digits, w, a, hcodes, hdigits, hw, hpay, cap):  # type: ignor
     n, m, k = codes.shape[0], hcodes.shape[0], a.shape[1]
     size = max(16, 2 * n)
     oc = np.empty(size, np.int64)
-    od = np.empty((size, 10), np.int64)
+    od = np.empty((size, NCLASS), np.int64)
     ow = np.zeros(size)
     oa = np.zeros((size, k))
     cnt = 0
     for i in range(n):
         for j in range(m):
             ok = True
-            for c in range(10):
+            for c in range(NCLASS):
                 if digits[i, c] + hdigits[j, c] > cap[c]:
                     ok = False
                     break
@@ -292,7 +293,7 @@ def _k_step(codes, digits, w, a, hcodes, hdigits, hw, hpay, cap):  # type: ignor
                 if cnt == size:
                     size *= 2
                     oc2 = np.empty(size, np.int64)
-                    od2 = np.empty((size, 10), np.int64)
+                    od2 = np.empty((size, NCLASS), np.int64)
                     ow2 = np.zeros(size)
                     oa2 = np.zeros((size, k))
                     oc2[:cnt] = oc[:cnt]
@@ -303,7 +304,7 @@ def _k_step(codes, digits, w, a, hcodes, hdigits, hw, hpay, cap):  # type: ignor
                 at = cnt
                 index[code] = at
                 oc[at] = code
-                for c in range(10):
+                for c in range(NCLASS):
                     od[at, c] = digits[i, c] + hdigits[j, c]
                 cnt += 1
             x = w[i] * hw[j]
