@@ -70,6 +70,18 @@ def balance_on_page(page: Any, name: str) -> Decimal:
     return Decimal(page.text_content(f'#members tr[data-name="{name}"] .balance') or "nan")
 
 
+def click(page: Any, selector: str) -> None:
+    """Click a button read a moment ago; if the table moved on meanwhile (a twist's card made the hand
+    bust, a bot acted, the timer) the button may be gone: then nothing is clicked and the caller's loop
+    reads the page again (a page that stops offering buttons still fails ``play``'s budget)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.click(selector, timeout=5_000)
+    except PlaywrightTimeout:
+        return
+
+
 def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     """One action through the page's buttons and keys; False when this page has nothing to do."""
     buttons = page.locator(
@@ -82,7 +94,7 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     if british:
         for verb in ("stake", "pass", "kitty"):
             if verb in verbs:
-                page.click(f'#actions button[data-verb="{verb}"]')
+                click(page, f'#actions button[data-verb="{verb}"]')
                 return True
         cards = state.setdefault("twists", 0)
         if "twist" in verbs and cards < 1:
@@ -91,7 +103,7 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
             return True
         for verb in ("stick", "twist"):
             if verb in verbs:
-                page.click(f'#actions button[data-verb="{verb}"]')
+                click(page, f'#actions button[data-verb="{verb}"]')
                 return True
     else:
         if "bet" in verbs:
