@@ -89,3 +89,21 @@ def test_rl_evaluate_command_line() -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "against the solved banker" in r.stdout and "exploitability" in r.stdout
+
+
+@pytest.mark.parametrize("seed", [105, 188, 202])
+def test_the_selection_is_always_the_agent_against_bots(seed: int) -> None:
+    """Seeds where the episode ended in a round the agent did not act in: the selection was left on a bot's
+    seat (pettingzoo's api_test then met a KeyError in ``infos``, in CI)."""
+    env = british_v0.raw_env("british", seats=3, rounds=6, opponent="solved")
+    env.reset(seed=seed)
+    env.bots.rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(1000 + seed)
+    for agent in env.agent_iter(2000):
+        assert agent in env.agents, f"{agent} selected, agents {env.agents}"
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert not env.agents

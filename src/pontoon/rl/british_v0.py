@@ -328,6 +328,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
                 break
             s, verb, amt = self.bots.decide(rnd)
             game.act(s, verb, amt)
+        if self.agents and self.agent_selection not in self.agents:
+            # the episode ended in a round the agent had nothing to do in (he held the bank and every
+            # player bust, say): the selection left at that round's first bot goes back to the agent
+            self.agent_selection = self.agents[0]
         self._update_infos()
 
     def render(self) -> str | None:
