@@ -84,13 +84,14 @@ def click(page: Any, selector: str) -> None:
 
 def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     """One action through the page's buttons and keys; False when this page has nothing to do."""
-    buttons = page.locator(
+    mine = (
         "#actions button.action-btn:not([data-verb=sell_bank]):not([data-verb=buy_bank])"
         ":not([data-verb=top_up])"
     )  # the bank's sale and the top-up: tested on their own
-    if buttons.count() == 0:
+    # the verbs read in one go (counting and then reading each button raced with the bots' moves)
+    verbs = page.locator(mine).evaluate_all("els => els.map(e => e.getAttribute('data-verb'))")
+    if not verbs:
         return False
-    verbs = [buttons.nth(i).get_attribute("data-verb") for i in range(buttons.count())]
     if british:
         for verb in ("stake", "pass", "kitty"):
             if verb in verbs:
@@ -124,7 +125,7 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
         if "stand" in verbs:
             page.keyboard.press("s")
             return True
-    buttons.first.click()
+    click(page, f"{mine} >> nth=0")
     return True
 
 
