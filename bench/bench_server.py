@@ -1,15 +1,20 @@
 """Load benchmark of the table server: simulated WebSocket players on loopback.
 
 ``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]
-[--store memory,sqlite,pg] [--frames deltas|full]``
+[--store memory,sqlite,pg] [--frames deltas|full] [--ws-deflate off|on]``
 
 For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
 raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
 this process's event loop); every player bets the minimum, hits below 17 and stands, for M rounds.
 The players ask for deltas as the page does (``?deltas=1``, docs/server.md) unless ``--frames full``.
 Reported: rounds per second (all tables together), the action latency (from sending a bet or an
-action to the first state that answers it) at p50 and p99, the server process's CPU time per round,
-and its memory (RSS) before and after (the clients run in this process, on the same cores). A baseline is measured in the same run: the same rounds played on ``CasinoTable``
+action to the first state that answers it) at p50 and p99, the server process's CPU time per round
+(measured over the play, the set-up's REST calls left out),
+the bytes it wrote per round (``/proc``'s write count: the WebSocket frames on the wire, and with a
+store its database writes too), and its memory (RSS) before and after (the clients run in this
+process, on the same cores). The server runs with ``pontoon serve``'s uvicorn options
+(web/transport.py); ``--ws-deflate on`` turns WebSocket compression on, as servers before issue 25's
+CPU work did. A baseline is measured in the same run: the same rounds played on ``CasinoTable``
 directly in one process (no server), so the ratio says what the server costs per round.
 Not a timed test; numbers depend on the machine (2 shared cores here).
 """
@@ -37,11 +42,12 @@ from websockets.asyncio.client import connect
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def serve(port: int, db: str) -> None:
+def serve(port: int, db: str, deflate: bool = False) -> None:
     import uvicorn
 
     from pontoon.web.app import create_app
     from pontoon.web.hosting import Settings
+    from pontoon.web.transport import uvicorn_options
 
     s = Settings(
         join_burst=1e6,
@@ -54,6 +60,7 @@ def serve(port: int, db: str) -> None:
         seats_per_account=10_000,
         seats_per_address=100_000,
         grace_s=3600.0,  # a person joined during a long set-up keeps his seat until he connects
+        ws_deflate=deflate,
     )
     persistence = None
     if db:  # the history store on: every event committed (fsync) before it is shown
@@ -62,7 +69,7 @@ def serve(port: int, db: str) -> None:
 
         persistence = StorePersistence(open_store(db))
     uvicorn.run(
-        create_app(s, persistence), host="127.0.0.1", port=port, log_level="warning", ws_max_size=16384
+        create_app(s, persistence), host="127.0.0.1", port=port, log_level="warning", **uvicorn_options(s)
     )
 
 
@@ -164,8 +171,11 @@ async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list
 
 
 async def run_load(
-    base: str, tables: int, players: int, rounds: int, preset: str, deltas: bool
+    base: str, tables: int, players: int, rounds: int, preset: str, deltas: bool, ps: Any = None
 ) -> dict[str, Any]:
+    """The set-up (tables, accounts, joins: REST) and then the play; ``ps`` (the server's
+    ``psutil.Process``): its CPU seconds and bytes written during the play only (the set-up's
+    commits are not a round's cost: they were counted in before issue 25's CPU work)."""
     async with httpx.AsyncClient(base_url=base, timeout=60) as http:
         urls = []
         for t in range(tables):
@@ -181,10 +191,14 @@ async def run_load(
                 urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}#{r.json()['token']}")
         lat: list[float] = []
         errors: list[str] = []
+        cpu0 = sum(ps.cpu_times()[:2]) if ps is not None else 0.0
+        out0 = ps.io_counters().write_chars if ps is not None else 0
         t0 = time.perf_counter()
         await asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas) for u in urls))
         wall = time.perf_counter() - t0
-    return {"wall": wall, "lat": lat, "errors": errors}
+        cpu = sum(ps.cpu_times()[:2]) - cpu0 if ps is not None else 0.0
+        out = ps.io_counters().write_chars - out0 if ps is not None else 0
+    return {"wall": wall, "lat": lat, "errors": errors, "cpu": cpu, "out": out}
 
 
 def baseline(tables: int, players: int, rounds: int, preset: str) -> float:
@@ -235,11 +249,17 @@ def main(argv: list[str] | None = None) -> int:
         choices=("deltas", "full"),
         help="what the clients ask for: deltas after the first full state (as the page), or full states",
     )
+    ap.add_argument(
+        "--ws-deflate",
+        default="off",
+        choices=("off", "on"),
+        help="the server's WebSocket per-message compression (pontoon serve --ws-deflate; off by default)",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.serve is not None:
-        serve(a.serve, a.db)
+        serve(a.serve, a.db, a.ws_deflate == "on")
         return 0
     stores = [x for x in a.store.split(",") if x]
     if any(x not in ("memory", "sqlite", "pg") for x in stores):
@@ -257,11 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(x) for x in a.tables.split(",") if x]
     print(
         f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
-        f"frames {a.frames}, {os.cpu_count()} CPUs"
+        f"frames {a.frames}, ws-deflate {a.ws_deflate}, {os.cpu_count()} CPUs"
     )
     print(
         f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'RSS MB start':>12} {'RSS MB end':>10} "
+        f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'KB out/round':>12} {'RSS MB start':>12} {'RSS MB end':>10} "
         f"{'store':>6} {'vs memory':>9}"
     )
     mem_rps: dict[int, float] = {}
@@ -275,7 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         if store == "pg":
             db = create_db(pg_base, f"server{tables}")
         proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db], env=env
+            [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db]
+            + ["--ws-deflate", a.ws_deflate],
+            env=env,
         )
         try:
             base = f"http://127.0.0.1:{port}"
@@ -287,10 +309,10 @@ def main(argv: list[str] | None = None) -> int:
                     time.sleep(0.1)
             ps = psutil.Process(proc.pid)
             rss0 = ps.memory_info().rss / 2**20
-            cpu0 = sum(ps.cpu_times()[:2])
-            res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas"))
+            res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps))
             rss1 = ps.memory_info().rss / 2**20
-            cpu_ms = (sum(ps.cpu_times()[:2]) - cpu0) * 1000 / (tables * a.rounds)
+            cpu_ms = res["cpu"] * 1000 / (tables * a.rounds)
+            kb_out = res["out"] / 1024 / (tables * a.rounds)
         finally:
             proc.terminate()
             proc.wait(10)
@@ -304,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         vs = f"{rps / mem_rps[tables]:.2f}x" if tables in mem_rps else "-"
         print(
             f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
-            f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {rss0:>12.1f} {rss1:>10.1f} "
+            f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "
             f"{store:>6} {vs:>9}",
             flush=True,
         )

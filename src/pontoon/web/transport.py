@@ -283,7 +283,9 @@ def install_log_filter() -> None:
 
 def uvicorn_options(settings: Any) -> dict[str, Any]:
     """uvicorn's keyword arguments for the app: the guarded HTTP protocol, the frame cap, a short
-    keep-alive, and proxy headers only from the trusted proxies (``Security`` has none by default)."""
+    keep-alive, proxy headers only from the trusted proxies (``Security`` has none by default), and
+    no per-message compression unless ``Settings.ws_deflate`` (a frame is built once per view kind, but
+    compressed once per connection: on, it cost about as much CPU as everything else in a send)."""
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
     sec: Security = settings.security
@@ -293,6 +295,7 @@ def uvicorn_options(settings: Any) -> dict[str, Any]:
         "proxy_headers": bool(sec.trusted_proxies),
         "forwarded_allow_ips": sec.trusted_proxies or None,
         "ws_max_size": settings.max_frame * 4,
+        "ws_per_message_deflate": bool(getattr(settings, "ws_deflate", False)),
         "timeout_keep_alive": 5,
         "h11_max_incomplete_event_size": 16 * 1024,
     }
