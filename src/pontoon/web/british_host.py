@@ -493,8 +493,10 @@ class BritishHost(HostedTable):
                 out.append({"verb": "buy_bank", "price": fmt(o["price"])})
         return out
 
-    def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
-        out = self.base_state(name, history)
+    def state_for(
+        self, name: str | None, history: bool = True, memo: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        out = self.base_state(name, history, memo)
         g = self.game_obj
         me = name if name in self.members else None
         rnd = None if g is None else g.round

@@ -64,6 +64,7 @@ class CasinoHost(HostedTable):
             self.fair_event(ev)
         self.table.subscribe(self.watch)
         self.bets: dict[str, dict[str, Decimal]] = {}
+        self._limits: dict[str, Any] | None = None  # the state's "limits" (the rules': made once)
 
     # ------------------------------------------------------------------ seats
     def seated_at(self, box: int) -> Member | None:
@@ -362,34 +363,70 @@ class CasinoHost(HostedTable):
             out += [{"verb": "deal"}, {"verb": "clear_bets"}]
         return out
 
-    def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
-        out = self.base_state(name, history)
+    def state_for(
+        self, name: str | None, history: bool = True, memo: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """``name``'s state (None: the public one). ``memo``: one change's shared parts (web/frames.py
+        builds every view kind of a change with one memo): what every kind sees alike is built once."""
+        memo = {} if memo is None else memo
+        out = self.base_state(name, history, memo)
         rnd = self.table.round
-        me = name if name in self.members and not self.members[name].pending else None
-        out["phase"] = "play" if self.table.in_round else "betting"
-        out["round"] = None if rnd is None else rnd.view(me if me is not None else SPECTATOR)
-        out["round_no"] = self.table.rounds_played + (1 if self.table.in_round else 0)
-        out["legal"] = self.legal_for(name)
-        out["to_act"] = None if not self.table.in_round or rnd is None else out["round"]["to_act"]
-        out["members"] = [dict(m.public(), balance=fmt(self.balance(m.name))) for m in self.members.values()]
-        out["bets"] = {n: {k: fmt(v) for k, v in b.items()} for n, b in self.bets.items()}
-        out["limits"] = {
-            "table_min": fmt(self.rules.table_min),
-            "table_max": fmt(self.rules.table_max),
-            "side_bets": list(self.rules.side_bets),
-            "boxes": self.rules.max_boxes,
-        }
-        shoe = self.table.shoe
-        used = self.table.shoes_used
-        out["shoe"] = {  # the undealt cards (public: how deep the shoe is dealt); none yet before round 1
-            "number": used,
-            "cards_left": shoe.remaining if used else None,
-            "size": self.rules.decks * len(pack_cards(self.rules.pack)),
-            "needs_shuffle": bool(used) and shoe.needs_shuffle,
-        }
-        out["dealer_total"] = dealer_total(out["round"])
+        m = self.members.get(name or "")
+        me = name if m is not None and not m.pending else None
+        shared = memo.get("casino")
+        if shared is None:
+            shared = memo["casino"] = self._shared_state()
+        out["phase"] = shared["phase"]
+        spec = shared["round"]
+        if spec is None or me is None:
+            out["round"] = spec
+        else:  # the seat's own view (casino/seats.py ``view``): the public one, its seat and its actions
+            own = dict(spec)
+            own["seat"], own["spectator"] = me, False
+            own["legal_actions"] = [a.to_json() for a in rnd.legal_actions(me)] if rnd is not None else []
+            out["round"] = own
+        out["round_no"] = shared["round_no"]
+        if m is not None and self.table.in_round and rnd is not None:
+            # (the listing of the round view above: the engine's legal actions, built once)
+            out["legal"] = [] if m.absent else out["round"]["legal_actions"] if me is not None else []
+        else:
+            out["legal"] = self.legal_for(name)
+        for k in ("to_act", "members", "bets", "limits", "shoe", "dealer_total"):
+            out[k] = shared[k]
         out["hints_available"] = True
         return out
+
+    def _shared_state(self) -> dict[str, Any]:
+        """The parts of a state every view kind sees alike (nothing hidden: the public round view)."""
+        rnd = self.table.round
+        in_round = self.table.in_round
+        spec = None if rnd is None else rnd.view(SPECTATOR)
+        limits = self._limits
+        if limits is None:  # the rules do not change
+            limits = self._limits = {
+                "table_min": fmt(self.rules.table_min),
+                "table_max": fmt(self.rules.table_max),
+                "side_bets": list(self.rules.side_bets),
+                "boxes": self.rules.max_boxes,
+            }
+        shoe = self.table.shoe
+        used = self.table.shoes_used
+        return {
+            "phase": "play" if in_round else "betting",
+            "round": spec,
+            "round_no": self.table.rounds_played + (1 if in_round else 0),
+            "to_act": None if not in_round or spec is None else spec["to_act"],
+            "members": [dict(m.public(), balance=fmt(self.balance(m.name))) for m in self.members.values()],
+            "bets": {n: {k: fmt(v) for k, v in b.items()} for n, b in self.bets.items()},
+            "limits": limits,
+            "shoe": {  # the undealt cards (public: how deep the shoe is dealt); none yet before round 1
+                "number": used,
+                "cards_left": shoe.remaining if used else None,
+                "size": self.rules.decks * len(pack_cards(self.rules.pack)),
+                "needs_shuffle": bool(used) and shoe.needs_shuffle,
+            },
+            "dealer_total": dealer_total(spec),
+        }
 
     # ------------------------------------------------------------------ bots (web/bots.py)
     def bots_bet(self) -> bool:

@@ -77,13 +77,14 @@ class Change:
         self.seq = self.tf.seq
         self.timer = host.timer_s()  # one reading for every kind (the views differ only as ruling 35 says)
         self.views: dict[Kind, dict[str, Any]] = {}
+        self.memo: dict[str, Any] = {}  # what every kind of this change sees alike, made once (state_for)
         self.texts: dict[tuple[Kind, str], str] = {}
 
     def view(self, kind: Kind) -> dict[str, Any]:
         v = self.views.get(kind)
         if v is None:
             host = self.host
-            v = host.state_for(kind, False)
+            v = host.state_for(kind, False, self.memo)
             v.pop("notice", None)  # (taken per person in ``send``)
             v["timer_s"] = self.timer
             h = self.tf.history.get(kind)

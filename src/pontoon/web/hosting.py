@@ -326,7 +326,9 @@ class HostedTable:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ what each person sees
-    def state_for(self, name: str | None, history: bool = True) -> dict[str, Any]:
+    def state_for(
+        self, name: str | None, history: bool = True, memo: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         raise NotImplementedError
 
     def add_history(self, entry: dict[str, Any]) -> None:
@@ -337,14 +339,33 @@ class HostedTable:
         """The turn timer's seconds left (one decimal), None when none runs."""
         return None if self.deadline is None else round(max(0.0, self.deadline - time.monotonic()), 1)
 
-    def base_state(self, name: str | None, history: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def base_state(
+        self, name: str | None, history: bool = True, memo: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The state's keys every game has. ``memo``: one change's shared parts (web/frames.py): the
+        keys every view kind sees alike are made once per change, only ``you`` differs."""
+        shared = None if memo is None else memo.get("base")
+        if shared is None:
+            shared = self._base_shared()
+            if memo is not None:
+                memo["base"] = shared
+        out = dict(shared)
+        out["you"] = name if name in self.members else None
+        if history:  # else the client keeps the history it was last sent (history_mark unchanged)
+            out["history"] = [self.history_for(h, name) for h in self.history]
+        note = self.notices.pop(name or "", None)
+        if note:
+            out["notice"] = note
+        return out
+
+    def _base_shared(self) -> dict[str, Any]:
+        return {
             "type": "state",
             "table": self.id,
             "title": self.title,
             "game": self.game,
             "preset": self.rules.preset,
-            "you": name if name in self.members else None,
+            "you": None,
             "version": self.version,
             "timer_s": self.timer_s(),
             "turn_timeout_s": self.settings.turn_timeout_s,
@@ -361,12 +382,6 @@ class HostedTable:
             "history_store": hasattr(self.store, "store_table_ids"),  # else the page reads the socket's
             "bot_levels": self.bot_levels(),
         }
-        if history:  # else the client keeps the history it was last sent (history_mark unchanged)
-            out["history"] = [self.history_for(h, name) for h in self.history]
-        note = self.notices.pop(name or "", None)
-        if note:
-            out["notice"] = note
-        return out
 
     def history_for(self, entry: dict[str, Any], name: str | None) -> dict[str, Any]:
         return {k: v for k, v in entry.items() if not k.startswith("_")}
