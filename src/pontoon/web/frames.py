@@ -14,6 +14,9 @@ serializes it once, and sends the same text to every connection of that kind:
   booked since it was last sent (``history_mark``), as before.
 
 A person's one-line ``notice`` travels beside the view (never in it): it is added to his frames only.
+The texts are made by orjson (``dumps``: about 5 times faster than ``json.dumps``, the same JSON values;
+money is text in the views, so nothing is rounded), falling back to ``json.dumps`` for what orjson
+refuses (an integer past 64 bits).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from pontoon.web.delta import diff
 
@@ -62,9 +67,17 @@ def kind_of(host: HostedTable, name: str | None) -> Kind:
     return name if name is not None and name in host.members else None
 
 
+def dumps(value: Any) -> str:
+    """The JSON text of a view or a delta (orjson; ``json.dumps`` for what orjson refuses)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # (orjson.JSONEncodeError is one): e.g. an integer past 64 bits
+        return json.dumps(value)
+
+
 def _with(text: str, extra: dict[str, Any]) -> str:
     """A frame's text with more keys at its end (the text of a JSON object)."""
-    return text[:-1] + ", " + json.dumps(extra)[1:]
+    return text[:-1] + "," + dumps(extra)[1:]
 
 
 class Change:
@@ -102,15 +115,13 @@ class Change:
         if t is None:
             v = self.view(kind)
             if what == "delta" and prev is not None:
-                t = json.dumps(
-                    {"type": "delta", "seq": self.seq, "base": prev.seq, "ops": diff(prev.view, v)}
-                )
+                t = dumps({"type": "delta", "seq": self.seq, "base": prev.seq, "ops": diff(prev.view, v)})
             elif what == "full":
-                t = json.dumps(dict(v, seq=self.seq))
+                t = dumps(dict(v, seq=self.seq))
             elif what == "plain":  # a connection without deltas: the state as before, no change number
-                t = json.dumps(v)
+                t = dumps(v)
             else:  # the same without the history (a connection that has it)
-                t = json.dumps({k: x for k, x in v.items() if k != "history"})
+                t = dumps({k: x for k, x in v.items() if k != "history"})
             self.texts[(kind, what)] = t
         return t
 
@@ -174,10 +185,10 @@ def welcome(host: HostedTable, conn: Any, conns: list[Any]) -> None:
         timer = host.timer_s()
         seq = {"seq": prev.seq} if conn.deltas else {}
         if timer is not None or not conn.deltas:  # (the others' next delta sets theirs: the timer moves)
-            text = json.dumps(prev.view | seq | {"timer_s": timer})
+            text = dumps(prev.view | seq | {"timer_s": timer})
         else:
             if prev.full is None:
-                prev.full = json.dumps(dict(prev.view, seq=prev.seq))
+                prev.full = dumps(dict(prev.view, seq=prev.seq))
             text = prev.full
         conn.kind, conn.seq, conn.history_mark = kind, prev.seq, host.history_mark
         conn.push(_with(text, {"notice": note}) if note else text)
@@ -189,4 +200,4 @@ def welcome(host: HostedTable, conn: Any, conns: list[Any]) -> None:
     ch.keep(only=True)
 
 
-__all__ = ["Change", "Sent", "TableFrames", "broadcast", "frames_of", "kind_of", "welcome"]
+__all__ = ["Change", "Sent", "TableFrames", "broadcast", "dumps", "frames_of", "kind_of", "welcome"]
