@@ -1,12 +1,14 @@
 """Human-paced load on one ``pontoon serve`` process: many tables, two people each acting every few seconds.
 
-``python bench/bench_human.py [--tables 1000] [--every 2] [--seconds 180] [--store sqlite|memory|pg]``
+``python bench/bench_human.py [--tables 1000] [--every 2] [--seconds 180] [--store sqlite|memory|pg]
+[--client-procs N]``
 
 A fresh server process (the app of ``pontoon serve``, as ``bench_server.py`` starts it) hosts T casino
 tables of ``mbs`` with two WebSocket players each (all in this process's event loop). A player acts
 (bets the minimum, hits below 17, stands) only at its own pace: at most one message every ``--every``
 seconds (each player's first at a random offset), as a person would. Reported: the action latency (from
-sending to the state that answers it) at p50/p99/max, the actions and errors, and the server's memory
+sending to the state that answers it) at p50/p99/max, the actions and errors, the server process's CPU
+(seconds over the run, per action: the clients' CPU is not in it), and the server's memory
 (RSS) sampled every few seconds (the curve), so that a leak shows as a rising line.
 Not a timed test; on a small machine run fewer tables or a shorter time (the clients share its cores).
 """
@@ -16,13 +18,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import httpx
@@ -87,12 +92,8 @@ async def person(
                 await ws.send(json.dumps(out))
 
 
-async def load(
-    base: str, tables: int, every: float, seconds: float, pid: int, deltas: bool
-) -> dict[str, Any]:
-    lat: list[float] = []
-    errors: list[str] = []
-    rss: list[tuple[float, float]] = []
+async def setup(base: str, tables: int) -> list[str]:
+    """The tables, the people's accounts and seats (REST); each person's WebSocket URL and seat token."""
     async with httpx.AsyncClient(base_url=base, timeout=120) as http:
         urls = []
         for t in range(tables):
@@ -105,27 +106,78 @@ async def load(
                     headers={"Authorization": f"Bearer {tok}"},
                 )
                 urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}#{r.json()['token']}")
-    proc = psutil.Process(pid)
+    return urls
+
+
+async def play(
+    urls: list[str], every: float, seconds: float, deltas: bool, seed: int, procs: int
+) -> dict[str, Any]:
+    """The people of ``urls`` for ``seconds``; also how late this process's event loop wakes (a loop
+    that is late adds its lateness to every latency it measures: the clients' own saturation)."""
+    lat: list[float] = []
+    errors: list[str] = []
+    lag: list[float] = []
+    cpu0 = time.process_time()
     t0 = time.perf_counter()
     until = t0 + seconds
 
-    async def sample() -> None:
+    async def ticker() -> None:
         while time.perf_counter() < until:
-            rss.append((time.perf_counter() - t0, proc.memory_info().rss / 2**20))
-            await asyncio.sleep(max(1.0, seconds / 12))
+            at = time.perf_counter()
+            await asyncio.sleep(0.05)
+            lag.append(time.perf_counter() - at - 0.05)
 
-    rng = random.Random(1)
+    rng = random.Random(seed)
     people = []
     for i, u in enumerate(urls):  # connect in a trickle, as people arrive
         people.append(
             asyncio.create_task(person(u, every, until, random.Random(rng.random()), lat, errors, deltas))
         )
-        if i % 20 == 19:  # about 200 arrivals a second: 2,000 people sit down in 10 s
-            await asyncio.sleep(0.1)
-    sampler = asyncio.create_task(sample())
-    await asyncio.gather(*people, sampler)
+        if i % 20 == 19:  # about 200 arrivals a second in all: 2,000 people sit down in 10 s
+            await asyncio.sleep(0.1 * procs)
+    await asyncio.gather(*people, ticker())
+    return {"lat": lat, "errors": errors, "lag": lag, "cpu": time.process_time() - cpu0}
+
+
+def _worker(args: tuple[list[str], float, float, bool, int, int]) -> dict[str, Any]:
+    return asyncio.run(play(*args))
+
+
+def load(
+    base: str, tables: int, every: float, seconds: float, pid: int, deltas: bool, procs: int
+) -> dict[str, Any]:
+    urls = asyncio.run(setup(base, tables))
+    proc = psutil.Process(pid)
+    rss: list[tuple[float, float]] = []
+    cpu0 = sum(proc.cpu_times()[:2])
+    t0 = time.perf_counter()
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(0 if not rss else max(1.0, seconds / 12)):
+            rss.append((time.perf_counter() - t0, proc.memory_info().rss / 2**20))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    jobs = [(urls[i::procs], every, seconds, deltas, i + 1, procs) for i in range(procs)]
+    if procs == 1:
+        parts = [_worker(jobs[0])]
+    else:  # the clients in several processes: one event loop no longer carries them all
+        with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("fork")) as ex:
+            parts = list(ex.map(_worker, jobs))
+    stop.set()
+    sampler.join()
     rss.append((time.perf_counter() - t0, proc.memory_info().rss / 2**20))
-    return {"lat": lat, "errors": errors, "rss": rss, "wall": time.perf_counter() - t0}
+    cpu = sum(proc.cpu_times()[:2]) - cpu0
+    return {
+        "lat": [x for p in parts for x in p["lat"]],
+        "errors": [x for p in parts for x in p["errors"]],
+        "lag": [x for p in parts for x in p["lag"]],
+        "client_cpu": sum(p["cpu"] for p in parts),
+        "rss": rss,
+        "wall": time.perf_counter() - t0,
+        "cpu": cpu,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,6 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=180.0)
     ap.add_argument("--store", default="sqlite", choices=("sqlite", "memory", "pg"))
     ap.add_argument("--frames", default="deltas", choices=("deltas", "full"), help="as bench_server.py")
+    ap.add_argument(
+        "--client-procs",
+        type=int,
+        default=1,
+        help="processes the people are spread over (one Python event loop saturates near 1,000 people)",
+    )
     a = ap.parse_args(argv)
     env = dict(
         os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
@@ -162,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        res = asyncio.run(load(base, a.tables, a.every, a.seconds, proc.pid, a.frames == "deltas"))
+        res = load(base, a.tables, a.every, a.seconds, proc.pid, a.frames == "deltas", max(1, a.client_procs))
     finally:
         proc.terminate()
         proc.wait(20)
@@ -171,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     lat = sorted(res["lat"])
     pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
+    lag = sorted(res["lag"])
+    pl = lambda q: lag[min(len(lag) - 1, int(q * len(lag)))] if lag else float("nan")  # noqa: E731
     print(
         f"bench_human: {a.tables} tables x 2 people, one action per person every {a.every:g} s, "
         f"{a.seconds:g} s, store {a.store}, frames {a.frames}, {os.cpu_count()} CPUs"
@@ -180,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
         f"latency ms p50 {pct(0.5):.1f} p99 {pct(0.99):.1f} max {lat[-1] * 1000 if lat else float('nan'):.1f}"
     )
     print("RSS MB over time: " + "  ".join(f"{t:.0f}s {m:.0f}" for t, m in res["rss"]))
+    print(
+        f"server CPU {res['cpu']:.1f} s in {res['wall']:.0f} s ({100 * res['cpu'] / res['wall']:.0f}% of a core), "
+        f"{1000 * res['cpu'] / max(1, len(lat)):.2f} ms per action; clients ({a.client_procs} process(es)) "
+        f"CPU {res['client_cpu']:.1f} s, their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms"
+    )
     kinds: dict[str, int] = {}
     for e in res["errors"]:  # e.g. a bet sent on a state the table had just left (a race any client has)
         kinds[e[:70]] = kinds.get(e[:70], 0) + 1

@@ -28,8 +28,8 @@ def test_bench_server_runs() -> None:
 
 
 def test_bench_human_runs() -> None:
-    """bench/bench_human.py: two tables of people for a few seconds on a SQLite store: actions answered,
-    no refusal, the RSS curve printed."""
+    """bench/bench_human.py: two tables of people for a few seconds on a SQLite store, the people in two
+    client processes: actions answered, no refusal, the RSS curve and the CPU printed."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
     out = subprocess.run(
         [
@@ -41,6 +41,8 @@ def test_bench_human_runs() -> None:
             "0.5",
             "--seconds",
             "4",
+            "--client-procs",
+            "2",
         ],
         capture_output=True,
         text=True,
@@ -53,6 +55,7 @@ def test_bench_human_runs() -> None:
     stats = lines[1].split()
     assert stats[0] == "actions" and int(stats[1]) > 0 and stats[4] == "0", lines  # actions, errors 0
     assert lines[2].startswith("RSS MB over time:")
+    assert lines[3].startswith("server CPU") and "clients (2 process(es))" in lines[3], lines
 
 
 def test_bench_fanout_runs() -> None:
