@@ -143,6 +143,11 @@ def serve_command(
     request_timeout: float = typer.Option(
         5.0, "--request-timeout", help="seconds a client has to send a request's headers and body"
     ),
+    ws_deflate: bool = typer.Option(
+        False,
+        "--ws-deflate",
+        help="compress WebSocket messages (permessage-deflate): fewer bytes, more CPU per connection",
+    ),
     test_mode: bool = typer.Option(
         False,
         "--test-mode",
@@ -235,6 +240,7 @@ def serve_command(
         tables_per_account=tables_per_account,
         seats_per_account=seats_per_account,
         seats_per_address=seats_per_address,
+        ws_deflate=ws_deflate,
     )
     if test_mode:
         typer.echo("pontoon serve: TEST MODE: tables may take a fixed seed (predictable shuffles)", err=True)
