@@ -186,6 +186,8 @@ class Server:
             ):  # nobody joined, wagered or acted for the idle timeout: closed, everyone paid back
                 await self.close_table(host, "this table closed: idle too long")
                 continue
+            if self.lock(host.id).locked():  # busy (e.g. waiting for its commit): its turn next tick,
+                continue  # the other tables' timers now, not after that commit
             await self.bots(host)
             if not (
                 host.due(now) or any(m.gone_since is not None and not m.absent for m in host.members.values())
