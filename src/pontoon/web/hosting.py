@@ -63,8 +63,8 @@ class Settings:
     chat_burst: float = 5.0  # chat lines per person: a burst, then one every 2 s
     chat_rate: float = 0.5
     max_frame: int = 4096  # bytes in one WebSocket message (the hard cap)
-    # WebSocket per-message compression (permessage-deflate): off, since it compressed the same frame
-    # once per connection, about as much CPU as building it (docs/server.md "State frames and deltas")
+    # WebSocket per-message compression (permessage-deflate): off, since it compresses the same frame
+    # once per connection: about 15% of the server's CPU per round (docs/server.md "State frames")
     ws_deflate: bool = False
     idle_table_s: float = 1800.0  # a table where nobody joined, wagered or acted this long is closed
     result_pause_s: float = 3.0  # a finished round's results stay on the felt this long (host setting)
