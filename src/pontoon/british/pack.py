@@ -92,9 +92,12 @@ class BritishPack:
 
     def reshuffle(self, extra: Iterable[Card], rng: RngLike) -> None:
         """003 "If there was a Pontoon, the cards are shuffled and cut before the next deal"."""
-        everything = list(self._cards) + list(extra)
-        order = make_rng(rng).permutation(len(everything)).tolist()  # the same order, as Python ints
-        self._cards = deque([everything[i] for i in order])
+        everything = list(self._cards)
+        everything.extend(extra)
+        # numpy shuffles a list in place with the same draws, swap for swap, as it shuffles the indices of
+        # ``permutation(len(everything))``: the order ``[everything[i] for i in permutation(n)]``
+        make_rng(rng).shuffle(everything)
+        self._cards = deque(everything)
         self.drawn = 0
 
     def cards(self) -> list[Card]:

@@ -396,11 +396,11 @@ class BritishGame(Publisher):
         if rnd is None or not rnd.over:
             raise IllegalAction("end_round: the round is not over yet")
         # the round's transfers on the table's balances: they are published with the round's own events,
-        # so the table's ledger would only drop them again (``_forget_published``)
+        # so the table's ledger would only drop them again (``_forget_published``); added account by
+        # account (the round's running balances: the same exact sums)
         balances = self.ledger.balances
-        for source, dest, amount, _kind, _player, _reason in rnd.ledger.transfers:
-            balances[source] -= amount
-            balances[dest] += amount
+        for account, moved in rnd.ledger.balances.items():
+            balances[account] += moved
         self._table_moved = len(self.ledger.transfers)
         used = rnd.in_play_cards()
         shuffled = rnd.had_pontoon
