@@ -43,7 +43,7 @@ def _next_staker(rnd: BritishRound) -> None:
     rnd.idx += 1
     if rnd.idx == len(rnd.players):
         rnd.banker_looked = True  # the banker's first card was dealt face down; he now may look
-        if rnd.rules.banker_may_double:
+        if rnd._banker_may_double:
             rnd.phase = "double"  # 003 variation: "the banker looks at his own first card"
         else:
             rnd._open_shoot()

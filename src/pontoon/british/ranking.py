@@ -21,7 +21,7 @@ def is_pontoon(cards: Sequence[Card], rules: BritishRules, *, split: bool = Fals
     if split or len(cards) != 2:
         return False
     a, b = cards
-    other = b if a.is_ace else a if b.is_ace else None
+    other = b if a.points == 1 else a if b.points == 1 else None  # an ace: the only card worth 1 (rulings 3)
     if other is None or other.points != 10:
         return False
     if rules.ace_ten_not_pontoon and other.rank == "T":  # 003 variation "A-10 ... just an ordinary 21"

@@ -54,6 +54,40 @@ ONE: Final = Decimal(1)  # the bets' multiplier until the banker doubles (003 va
 _AMOUNT_OF: Final = {v: f"{v} amount" for v in BRITISH_VERBS}
 
 
+class _HotRules:
+    """The rules' fields read at every decision, as plain attributes (a rules model's field is a dictionary
+    lookup each time); made once per rules object (``_hot_rules``)."""
+
+    def __init__(self, rules: BritishRules) -> None:
+        self.rules = rules
+        self.shoot: bool = rules.shoot
+        self.banker_may_double: bool = rules.banker_may_double
+        self.stick_minimum: int = rules.stick_minimum
+        self.no_buy_fifth: bool = rules.no_buy_fifth_at_11_or_less
+        self.burn: bool = rules.burn != "none"
+        self.max_split_hands: int = rules.max_split_hands
+        self.split_only_aces: bool = rules.split_only_aces
+        # the stake listing without funds (net results only: nothing is cut), shared by every round
+        self.stake_action: Action | None = (
+            Action("stake", low=rules.stake_min, high=rules.stake_max)  # 003 initial bets
+            if rules.stake_max >= rules.stake_min
+            else None
+        )
+
+
+_last_hot: _HotRules | None = (
+    None  # the rules of the latest round (a table plays the same rules round after round)
+)
+
+
+def _hot_rules(rules: BritishRules) -> _HotRules:
+    global _last_hot
+    hot = _last_hot
+    if hot is None or hot.rules is not rules:  # the rules object itself (it holds it: no reused id)
+        hot = _last_hot = _HotRules(rules)
+    return hot
+
+
 class BritishRound:
     """One round at a British table; players are listed from the banker's left."""
 
@@ -78,23 +112,18 @@ class BritishRound:
             raise IllegalAction(f"seat names must be distinct: players {list(players)}, banker {banker!r}")
         # an empty kitty (the table's between rounds outside Shoot Pontoon) is the 0 that to_money makes of it
         kitty_start = ZERO if type(kitty) is Decimal and kitty.is_zero() else to_money(kitty, "kitty")
-        if rules.shoot and kitty_start <= 0:
+        hot = _hot_rules(rules)
+        if hot.shoot and kitty_start <= 0:
             raise BetError("Shoot Pontoon needs a kitty above 0 before the deal (003 Shoot Pontoon)")
         self.rules = rules
-        # the rules' fields read at every decision, kept as plain attributes (a rules model's field is a
-        # dictionary lookup each time)
-        self._shoot: bool = rules.shoot
-        self._stick_minimum: int = rules.stick_minimum
-        self._no_buy_fifth: bool = rules.no_buy_fifth_at_11_or_less
-        self._burn: bool = rules.burn != "none"
-        self._max_split_hands: int = rules.max_split_hands
-        self._split_only_aces: bool = rules.split_only_aces
-        # the stake listing without funds (net results only: nothing is cut), shared by every player
-        self._stake_action: Action | None = (
-            Action("stake", low=rules.stake_min, high=rules.stake_max)  # 003 initial bets
-            if funds is None and rules.stake_max >= rules.stake_min
-            else None
-        )
+        self._shoot = hot.shoot
+        self._banker_may_double = hot.banker_may_double
+        self._stick_minimum = hot.stick_minimum
+        self._no_buy_fifth = hot.no_buy_fifth
+        self._burn = hot.burn
+        self._max_split_hands = hot.max_split_hands
+        self._split_only_aces = hot.split_only_aces
+        self._stake_action = hot.stake_action if funds is None else None  # with funds: cut by cover
         self.players: list[str] = list(players)
         self.banker = banker
         self.pack = pack
@@ -309,7 +338,7 @@ class BritishRound:
             if buy_ok:
                 # 003 Buy: "at least equal to and not more than twice your initial stake"; then "between
                 # your initial stake and the amount you added previously"
-                most = h.initial * 2 if h.last_buy is None else h.last_buy
+                most = h.initial + h.initial if h.last_buy is None else h.last_buy  # twice it, exactly
                 high = self._covered(who, "buy", h.initial, most, stake=True)
                 if high is not None:
                     out.append(Action("buy", low=h.initial, high=high))
@@ -375,7 +404,7 @@ class BritishRound:
             raise BetError(f"{seat} {verb} needs an amount from {fmt(la.low)} to {fmt(la.high or la.low)}")
         amt = to_money(amount, _AMOUNT_OF[verb])  # a listed verb: one of BRITISH_VERBS
         assert la.high is not None
-        if amt > la.high and verb in self._cover_notes:
+        if verb in self._cover_notes and amt > la.high:
             raise IllegalAction(f"{seat} {verb} {fmt(amt)} refused: {self._cover_notes[verb]}")
         if not la.low <= amt <= la.high:
             raise BetError(
@@ -510,7 +539,7 @@ class BritishRound:
     # ---------------------------------------------------------------------------------------
     # flow
     def _open_shoot(self) -> None:
-        if self.rules.shoot:
+        if self._shoot:
             self.phase = "shoot"  # 003 Shoot: "they each have a turn to make a shoot bet"
             self.idx = -1
             self._next_shooter()
@@ -670,7 +699,7 @@ class BritishRound:
         return {s: dict(d) for s, d in got.items()}
 
     def _work_out_net(self) -> dict[str, dict[str, Decimal]]:
-        shoot = self.rules.shoot
+        shoot = self._shoot
         banker = self.banker
         out: dict[str, dict[str, Decimal]] = {}
         if not shoot:
@@ -678,7 +707,7 @@ class BritishRound:
             # layout, so each seat's running balance is its net: the same sum (exact, in another order)
             balances = self.ledger.balances
             for s in (*self.players, banker):
-                b = balances.get(s, ZERO)
+                b = balances[s] if s in balances else ZERO  # not .get: a defaultdict's is a method call
                 out[s] = {"stake": b, "total": b}
             return out
         for s in (*self.players, banker):
@@ -702,6 +731,14 @@ class BritishRound:
         return out
 
     def net_json(self) -> dict[str, dict[str, str]]:
+        if not self._shoot:
+            # as below, from the seats' running balances (``_work_out_net``): one text per seat
+            balances = self.ledger.balances
+            texts: dict[str, dict[str, str]] = {}
+            for s in (*self.players, self.banker):
+                t = fmt(balances[s] if s in balances else ZERO)  # not .get: a defaultdict's is a method call
+                texts[s] = {"stake": t, "total": t}
+            return texts
         got = self._net
         if got is None:
             got = self._work_out_net()

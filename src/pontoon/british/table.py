@@ -65,6 +65,7 @@ class BritishGame(Publisher):
         if len(set(seats)) != len(seats):
             raise IllegalAction(f"seat names must be distinct: {list(seats)}")
         self.rules = rules
+        self._shoot = rules.shoot  # read before every round (needs_kitty)
         self.seats = list(seats)
         self.rng = make_rng(rng)
         if banker is None:
@@ -121,7 +122,7 @@ class BritishGame(Publisher):
     @property
     def needs_kitty(self) -> bool:
         """003 Shoot: an empty kitty must be replaced (or the bank sold) before the next deal."""
-        return self.rules.shoot and self.kitty <= 0
+        return self._shoot and self.kitty <= 0
 
     def _between_rounds(self, what: str) -> None:
         if self.round is not None:
