@@ -44,10 +44,12 @@ def casino_rounds(preset: str, rounds: int, seed: int = 1) -> float:
     return rounds / (time.perf_counter() - t0)
 
 
-def british_rounds(preset: str, rounds: int, seed: int = 1) -> float:
+def british_rounds(preset: str, rounds: int, seed: int = 1, seats: int = 4) -> float:
+    """``seats`` people at the table, the banker last (4: three players and the banker; 2: heads-up)."""
     rules = find_rules(preset)
     pick = np.random.default_rng(seed)
-    game = BritishGame(rules, ["ann", "bob", "cat", "dan"], banker="dan", rng=seed)
+    names = ["ann", "bob", "cat", "dan", "eve", "fay", "gus"][:seats]
+    game = BritishGame(rules, names, banker=names[-1], rng=seed)
     t0 = time.perf_counter()
     for _ in range(rounds):
         if game.needs_kitty:

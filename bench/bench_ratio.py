@@ -5,8 +5,9 @@ cancels out (``python bench/bench_ratio.py [PAIRS]``).
 with other work the load changes between the two and a single ratio can be off by half. Here each pair
 times Blackjack-v1 and then pontoon right after it, with the same loops as those two scripts
 (``bench_engine.casino_rounds`` / ``gymnasium_rounds``, ``bench_rl.pontoon_steps`` / ``blackjack_steps``,
-``bench_engine.british_rounds`` for the British game with 4 seats), and the median of the pairs' ratios is
-printed (with the lowest and highest).
+``bench_engine.british_rounds`` for the British game with 4 seats and heads-up), and the median of the
+pairs' ratios is printed (with the lowest and highest). ``--british``: only the British rows
+(``python bench/bench_ratio.py 12 --british``).
 """
 
 from __future__ import annotations
@@ -24,18 +25,29 @@ from pontoon.compiled import engine_build  # noqa: E402
 
 
 def main() -> None:
-    pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 12
-    engine, env, british = [], [], []
+    args = [a for a in sys.argv[1:] if a != "--british"]
+    only_british = len(args) < len(sys.argv) - 1
+    pairs = int(args[0]) if args else 12
+    engine: list[float] = []
+    env: list[float] = []
+    british: list[float] = []
+    heads_up: list[float] = []
     for i in range(pairs):
-        engine.append(casino_rounds("mbs", 1500, seed=i) / gymnasium_rounds(3000, seed=i))
-        env.append(pontoon_steps(8000, seed=i) / blackjack_steps(8000, seed=i))
+        if not only_british:
+            engine.append(casino_rounds("mbs", 1500, seed=i) / gymnasium_rounds(3000, seed=i))
+            env.append(pontoon_steps(8000, seed=i) / blackjack_steps(8000, seed=i))
         british.append(british_rounds("british", 750, seed=i) / gymnasium_rounds(3000, seed=i))
+        heads_up.append(british_rounds("british", 1500, seed=i, seats=2) / gymnasium_rounds(3000, seed=i))
     print(f"engine: {engine_build()}")
-    for name, rs in (
+    rows = [
         ("mbs rounds/s through the table protocol", engine),
         ("Pontoon-v0 mbs env steps/s", env),
         ("british rounds/s, 4 seats", british),
-    ):
+        ("british rounds/s, heads-up", heads_up),
+    ]
+    for name, rs in rows:
+        if not rs:
+            continue
         print(
             f"{name:42s} median {statistics.median(rs):5.2f}x Blackjack-v1"
             f"   (lowest {min(rs):.2f}x, highest {max(rs):.2f}x, {len(rs)} interleaved pairs)"

@@ -84,6 +84,8 @@ CASINO_VERBS: Final = (
     "decline",
 )
 BRITISH_VERBS: Final = ("stake", "double", "pass", "shoot", "buy", "twist", "stick", "split", "burn")
+# what ``to_money`` names for each verb's amount (made once, not per action)
+_AMOUNT_OF: Final = {v: f"{v} amount" for v in (*CASINO_VERBS, *BRITISH_VERBS)}
 
 
 @dataclass(
@@ -142,7 +144,7 @@ class Action:
             self.verb,
             self.box,
             self.player,
-            to_money(amount, f"{self.verb} amount"),
+            to_money(amount, _AMOUNT_OF.get(self.verb) or f"{self.verb} amount"),
             self.players,
             self.decline,
             self.hand,

@@ -181,6 +181,11 @@ _tuple_new: Final = tuple.__new__
 _tuple_eq: Final = tuple.__eq__
 
 
+def _zero() -> Decimal:
+    """A balance not moved yet (one function for every ledger, not a closure made per ledger)."""
+    return ZERO
+
+
 class Ledger:
     """Append-only list of transfers with running balances."""
 
@@ -188,7 +193,7 @@ class Ledger:
 
     def __init__(self) -> None:
         self.transfers: list[Transfer] = []
-        self.balances: defaultdict[Account, Decimal] = defaultdict(lambda: ZERO)
+        self.balances: defaultdict[Account, Decimal] = defaultdict(_zero)
 
     def move(
         self, source: Account, dest: Account, amount: Decimal, *, kind: str, player: str, reason: str

@@ -8,12 +8,14 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Final
 
 from pontoon.british import ranking
-from pontoon.british.state import BritishHand
+from pontoon.british.state import CARD_TEXT, BritishHand
 from pontoon.events import Event
 from pontoon.money import fmt
 
 if TYPE_CHECKING:
     from pontoon.british.round import BritishRound
+
+TWO: Final = Decimal(2)
 
 
 def do_stake(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
@@ -41,14 +43,14 @@ def _next_staker(rnd: BritishRound) -> None:
     rnd.idx += 1
     if rnd.idx == len(rnd.players):
         rnd.banker_looked = True  # the banker's first card was dealt face down; he now may look
-        if rnd.rules.banker_may_double:
+        if rnd._banker_may_double:
             rnd.phase = "double"  # 003 variation: "the banker looks at his own first card"
         else:
             rnd._open_shoot()
 
 
 def do_double(rnd: BritishRound, seat: str) -> Event:
-    rnd.mult = Decimal(2)  # 003 variation: "the final payments are doubled"
+    rnd.mult = TWO  # 003 variation: "the final payments are doubled"
     ev = rnd.log.add("banker_double", "003 variation: banker doubles the bets", seat=seat)
     rnd._open_shoot()
     return ev
@@ -98,9 +100,14 @@ def do_buy(rnd: BritishRound, seat: str, amount: Decimal) -> Event:
     h.stake += amount
     h.last_buy = amount
     h.must_draw = False
-    rnd._deal(h, up=False)  # 003 Buy: "deals you another card face down"
+    c = rnd._deal(h, up=False)  # 003 Buy: "deals you another card face down"
     ev = rnd.log.add(
-        "buy", "003 Buy a card", seat=seat, hand=rnd.hand_number(h), amount=fmt(amount), card=str(h.cards[-1])
+        "buy",
+        "003 Buy a card",
+        seat=seat,
+        hand=rnd.hand_number(h),
+        amount=fmt(amount),
+        card=CARD_TEXT[c.code],
     )
     rnd._after_card(h)
     return ev
@@ -110,7 +117,7 @@ def do_twist(rnd: BritishRound, seat: str) -> Event:
     if rnd.phase == "banker":
         c = rnd._draw()
         rnd.banker_cards.append(c)  # 003 Banker's Turn: "dealing them face up one at a time"
-        ev = rnd.log.add("banker_twist", "003 The Banker's Turn", seat=seat, card=str(c))
+        ev = rnd.log.add("banker_twist", "003 The Banker's Turn", seat=seat, card=CARD_TEXT[c.code])
         if ranking.is_bust(rnd.banker_cards):
             rnd._settle("bust")  # 003 "The dealer goes bust"
         elif len(rnd.banker_cards) == 5:
@@ -119,8 +126,8 @@ def do_twist(rnd: BritishRound, seat: str) -> Event:
     h = rnd.hands[rnd.cur]
     h.twisted = True
     h.must_draw = False
-    rnd._deal(h, up=True)  # 003 Twist: "deals you one card face up"
-    ev = rnd.log.add("twist", "003 Twist", seat=seat, hand=rnd.hand_number(h), card=str(h.cards[-1]))
+    c = rnd._deal(h, up=True)  # 003 Twist: "deals you one card face up"
+    ev = rnd.log.add("twist", "003 Twist", seat=seat, hand=rnd.hand_number(h), card=CARD_TEXT[c.code])
     rnd._after_card(h)
     return ev
 

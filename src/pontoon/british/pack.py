@@ -9,7 +9,7 @@ put to its bottom are kept aside and never dealt, so running out voids the round
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from pontoon.cards import RANKS, SUITS, Card
@@ -38,7 +38,9 @@ class BritishPack:
     __slots__ = ("_cards", "stacked", "discards", "packs", "drawn")
 
     def __init__(self, cards: Iterable[Card], *, stacked: bool = False, packs: int = 1) -> None:
-        self._cards: deque[Card] = deque(cards)
+        # the cards bottom first: the top card is the list's last (dealt with a list's pop, no deque call)
+        self._cards: list[Card] = list(cards)
+        self._cards.reverse()
         self.stacked = stacked
         self.discards: list[Card] = []  # stacked packs only: cards put to the bottom
         self.packs = packs
@@ -81,25 +83,31 @@ class BritishPack:
         if not self._cards:
             raise ShoeExhausted("the pack has no card left to deal")
         self.drawn += 1
-        return self._cards.popleft()
+        return self._cards.pop()
 
     def to_bottom(self, cards: Iterable[Card]) -> None:
         """003: used cards are added to the bottom of the pack, in the order given."""
         if self.stacked:
             self.discards.extend(cards)
         else:
-            self._cards.extend(cards)
+            under = list(cards)
+            under.reverse()
+            self._cards[:0] = under  # the first of them just below the cards already in the pack
 
     def reshuffle(self, extra: Iterable[Card], rng: RngLike) -> None:
         """003 "If there was a Pontoon, the cards are shuffled and cut before the next deal"."""
-        everything = list(self._cards) + list(extra)
-        order = make_rng(rng).permutation(len(everything)).tolist()  # the same order, as Python ints
-        self._cards = deque([everything[i] for i in order])
+        everything = self.cards()
+        everything.extend(extra)
+        # numpy shuffles a list in place with the same draws, swap for swap, as it shuffles the indices of
+        # ``permutation(len(everything))``: the order ``[everything[i] for i in permutation(n)]``
+        make_rng(rng).shuffle(everything)
+        everything.reverse()
+        self._cards = everything
         self.drawn = 0
 
     def cards(self) -> list[Card]:
         """The cards in the pack, top first (never part of any seat's view)."""
-        return list(self._cards)
+        return self._cards[::-1]
 
     def __len__(self) -> int:
         return len(self._cards)

@@ -6,10 +6,13 @@ Pure functions of cards and rules; nothing here knows about stakes or turns.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from pontoon.cards import Card
 from pontoon.hands import hand_total, hard_total
 from pontoon.rules.british import BritishRules
+
+_TOTAL_TEXT: Final = [str(t) for t in range(22)]  # ``str(total)`` of a hand not bust, made once
 
 
 def is_pontoon(cards: Sequence[Card], rules: BritishRules, *, split: bool = False) -> bool:
@@ -18,7 +21,7 @@ def is_pontoon(cards: Sequence[Card], rules: BritishRules, *, split: bool = Fals
     if split or len(cards) != 2:
         return False
     a, b = cards
-    other = b if a.is_ace else a if b.is_ace else None
+    other = b if a.points == 1 else a if b.points == 1 else None  # an ace: the only card worth 1 (rulings 3)
     if other is None or other.points != 10:
         return False
     if rules.ace_ten_not_pontoon and other.rank == "T":  # 003 variation "A-10 ... just an ordinary 21"
@@ -40,7 +43,7 @@ def pontoon_grade(cards: Sequence[Card], rules: BritishRules) -> tuple[int, int]
 
 def is_royal_pontoon(cards: Sequence[Card], rules: BritishRules) -> bool:
     """003 variation: "a hand of three sevens held by a player (not the banker) is a Royal Pontoon"."""
-    return rules.royal_pontoon and len(cards) == 3 and all(c.rank == "7" for c in cards)
+    return len(cards) == 3 and rules.royal_pontoon and all(c.rank == "7" for c in cards)
 
 
 def is_five_card_trick(cards: Sequence[Card]) -> bool:
@@ -76,4 +79,4 @@ def describe(cards: Sequence[Card], rules: BritishRules, *, split: bool = False,
         return "pontoon"
     if is_five_card_trick(cards):
         return "five card trick"
-    return str(best(cards))
+    return _TOTAL_TEXT[best(cards)]  # not bust: at most 21

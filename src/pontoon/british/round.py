@@ -22,13 +22,13 @@ from typing import Any, Final
 from pontoon.british import cover, moves, ranking, settle
 from pontoon.british.pack import BritishPack
 from pontoon.british.settle import KITTY
-from pontoon.british.state import ZERO, BritishHand
+from pontoon.british.state import CARD_TEXT, ZERO, BritishHand
 from pontoon.cards import Card
 from pontoon.errors import BetError, IllegalAction, ShoeExhausted
 from pontoon.events import Event, EventLog
 from pontoon.hands import hard_total
 from pontoon.money import fmt, to_money
-from pontoon.protocol import SPECTATOR, Action, Actor, Marker
+from pontoon.protocol import BRITISH_VERBS, SPECTATOR, Action, Actor, Marker
 from pontoon.rules.british import BritishRules
 from pontoon.settlement import LAYOUT, Account, Ledger, System
 
@@ -39,7 +39,7 @@ LegalAction = (
     Action  # one thing the seat to act may do: ``low``/``high`` bound its amount (the protocol's record)
 )
 
-_CARD_TEXT: Final = [str(Card.from_code(i)) for i in range(52)]  # each card's text, by its code
+_CARD_TEXT: Final = CARD_TEXT  # each card's text, by its code (made once)
 
 # the actions without an amount, shared frozen records (a listing makes one per decision otherwise)
 PASS: Final = Action("pass")
@@ -48,6 +48,44 @@ TWIST: Final = Action("twist")
 STICK: Final = Action("stick")
 SPLIT: Final = Action("split")
 BURN: Final = Action("burn")
+
+ONE: Final = Decimal(1)  # the bets' multiplier until the banker doubles (003 variation)
+# what ``to_money`` names in its message for each verb's amount (made once, not per action)
+_AMOUNT_OF: Final = {v: f"{v} amount" for v in BRITISH_VERBS}
+
+
+class _HotRules:
+    """The rules' fields read at every decision, as plain attributes (a rules model's field is a dictionary
+    lookup each time); made once per rules object (``_hot_rules``)."""
+
+    def __init__(self, rules: BritishRules) -> None:
+        self.rules = rules
+        self.shoot: bool = rules.shoot
+        self.banker_may_double: bool = rules.banker_may_double
+        self.stick_minimum: int = rules.stick_minimum
+        self.no_buy_fifth: bool = rules.no_buy_fifth_at_11_or_less
+        self.burn: bool = rules.burn != "none"
+        self.max_split_hands: int = rules.max_split_hands
+        self.split_only_aces: bool = rules.split_only_aces
+        # the stake listing without funds (net results only: nothing is cut), shared by every round
+        self.stake_action: Action | None = (
+            Action("stake", low=rules.stake_min, high=rules.stake_max)  # 003 initial bets
+            if rules.stake_max >= rules.stake_min
+            else None
+        )
+
+
+_last_hot: _HotRules | None = (
+    None  # the rules of the latest round (a table plays the same rules round after round)
+)
+
+
+def _hot_rules(rules: BritishRules) -> _HotRules:
+    global _last_hot
+    hot = _last_hot
+    if hot is None or hot.rules is not rules:  # the rules object itself (it holds it: no reused id)
+        hot = _last_hot = _HotRules(rules)
+    return hot
 
 
 class BritishRound:
@@ -72,16 +110,27 @@ class BritishRound:
             )
         if len(set(players)) != len(players) or banker in players:
             raise IllegalAction(f"seat names must be distinct: players {list(players)}, banker {banker!r}")
-        if rules.shoot and to_money(kitty, "kitty") <= 0:
+        # an empty kitty (the table's between rounds outside Shoot Pontoon) is the 0 that to_money makes of it
+        kitty_start = ZERO if type(kitty) is Decimal and kitty.is_zero() else to_money(kitty, "kitty")
+        hot = _hot_rules(rules)
+        if hot.shoot and kitty_start <= 0:
             raise BetError("Shoot Pontoon needs a kitty above 0 before the deal (003 Shoot Pontoon)")
         self.rules = rules
+        self._shoot = hot.shoot
+        self._banker_may_double = hot.banker_may_double
+        self._stick_minimum = hot.stick_minimum
+        self._no_buy_fifth = hot.no_buy_fifth
+        self._burn = hot.burn
+        self._max_split_hands = hot.max_split_hands
+        self._split_only_aces = hot.split_only_aces
+        self._stake_action = hot.stake_action if funds is None else None  # with funds: cut by cover
         self.players: list[str] = list(players)
         self.banker = banker
         self.pack = pack
         self.ledger = Ledger()
         self.log = log if log is not None else EventLog()
         self._log_start = len(self.log)
-        self.kitty_start = to_money(kitty, "kitty")
+        self.kitty_start = kitty_start
         self.funds = None if funds is None else {s: to_money(v, f"funds of {s}") for s, v in funds.items()}
         self._cover_notes: dict[str, str] = {}  # verb -> why its amounts are cut by cover (rul 33)
         # the listing of the seat to act, kept for the round's version ``_legal_v`` (the log's count:
@@ -99,7 +148,7 @@ class BritishRound:
         self.banker_looked = False
         self.banker_pontoon = False
         self.banker_outcome = ""
-        self.mult = Decimal(1)  # 003 variation: the banker doubles the bets
+        self.mult = ONE  # 003 variation: the banker doubles the bets
         self.exposed_all = False
         self.void_reason: str | None = None
         self.next_banker = banker
@@ -223,7 +272,8 @@ class BritishRound:
         """The legal actions of ``who`` (the seat to act), kept per version of the round."""
         v = self.log._seq
         if v != self._legal_v:
-            self._cover_notes = {}
+            if self._cover_notes:  # filled only by cover.covered (with funds)
+                self._cover_notes = {}
             self._legal = self._list_actions(who)
             self._legal_v = v
         return self._legal
@@ -232,6 +282,9 @@ class BritishRound:
         r = self.rules
         out: list[LegalAction] = []
         if self.phase == "stake":
+            if self._stake_action is not None:
+                out.append(self._stake_action)  # 003 initial bets (as below, made once a round)
+                return out
             high = self._covered(who, "stake", r.stake_min, r.stake_max, stake=True)
             if high is not None:
                 out.append(Action("stake", low=r.stake_min, high=high))  # 003 initial bets
@@ -280,33 +333,33 @@ class BritishRound:
             # 003 Buy: "once you have asked for a card to be twisted you can no longer buy cards"
             buy_ok = not h.twisted
             # 003 variation: "4 cards totaling 11 or less ... you cannot buy a fifth card, only twist one"
-            if r.no_buy_fifth_at_11_or_less and n == 4 and hard <= 11:
+            if self._no_buy_fifth and n == 4 and hard <= 11:
                 buy_ok = False
             if buy_ok:
                 # 003 Buy: "at least equal to and not more than twice your initial stake"; then "between
                 # your initial stake and the amount you added previously"
-                most = h.initial * 2 if h.last_buy is None else h.last_buy
+                most = h.initial + h.initial if h.last_buy is None else h.last_buy  # twice it, exactly
                 high = self._covered(who, "buy", h.initial, most, stake=True)
                 if high is not None:
                     out.append(Action("buy", low=h.initial, high=high))
             out.append(TWIST)  # 003 Twist
         # 003 Stick: "at least 15 and not more than 21"; variation 16
-        if r.stick_minimum <= best <= 21 and not h.must_draw:
+        if self._stick_minimum <= best <= 21 and not h.must_draw:
             out.append(STICK)
         if n == 2 and not h.must_draw:
             a, b = h.cards
             # 003 Split: "equal in rank"; "three or even (theoretically) four"; variation: only aces
             if (
                 a.rank == b.rank
-                and self._owned(who) < r.max_split_hands
-                and (not r.split_only_aces or a.is_ace)
+                and self._owned(who) < self._max_split_hands
+                and (not self._split_only_aces or a.is_ace)
             ):
                 if self._covered(who, "split", h.initial, h.initial, stake=True) is not None:
                     out.append(SPLIT)  # 003 Split: "another bet equal to your initial bet" (rul 33)
-            if r.burn != "none" and ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
+            if self._burn and ranking.can_burn(h.cards, r):  # 003 variation: burn a hard 13 (or 14)
                 out.append(BURN)
         # 003 Shoot "The fourth card": a shoot bet before the fourth card of a three card hand below 21
-        if r.shoot and n == 3 and hard < 21 and not h.shot_fourth:
+        if self._shoot and n == 3 and hard < 21 and not h.shot_fourth:
             cap = self._covered(who, "shoot", r.shoot_min, self.shoot_capacity(), stake=False)
             if cap is not None:
                 out.append(Action("shoot", low=r.shoot_min, high=cap))
@@ -318,7 +371,11 @@ class BritishRound:
         """Raise IllegalAction (or BetError for a bad amount) unless ``seat`` may take ``action`` (an
         ``Action``, or a verb and an amount) now; returns the parsed amount for verbs that take one."""
         verb, amount = self._split_action(action, amount)
-        if isinstance(seat, Marker) or not isinstance(seat, str):
+        return self._verify(seat, verb, amount)
+
+    def _verify(self, seat: Actor, verb: str, amount: object) -> Decimal | None:
+        """``verify`` of a verb and an amount (``_split_action`` done)."""
+        if type(seat) is not str and (isinstance(seat, Marker) or not isinstance(seat, str)):
             raise IllegalAction(f"{seat} {verb}: only a seated person acts in the British game")
         who = self.to_act()
         if who is None:
@@ -345,9 +402,9 @@ class BritishRound:
             return None
         if amount is None:
             raise BetError(f"{seat} {verb} needs an amount from {fmt(la.low)} to {fmt(la.high or la.low)}")
-        amt = to_money(amount, f"{verb} amount")
+        amt = to_money(amount, _AMOUNT_OF[verb])  # a listed verb: one of BRITISH_VERBS
         assert la.high is not None
-        if amt > la.high and verb in self._cover_notes:
+        if verb in self._cover_notes and amt > la.high:
             raise IllegalAction(f"{seat} {verb} {fmt(amt)} refused: {self._cover_notes[verb]}")
         if not la.low <= amt <= la.high:
             raise BetError(
@@ -364,13 +421,14 @@ class BritishRound:
 
     def act(self, seat: Actor, action: Action | str, amount: object = None) -> tuple[Event, ...]:
         """Take ``action`` for ``seat`` (checked); returns the events it logged."""
-        start = len(self.log)
+        events = self.log.events
+        start = len(events)
         self._act_one(seat, action, amount)
-        return tuple(self.log.events[start:])
+        return tuple(events[start:])
 
     def _act_one(self, seat: Actor, action: Action | str, amount: object = None) -> Event:
         verb, amount = self._split_action(action, amount)
-        amt = self.verify(seat, verb, amount)
+        amt = self._verify(seat, verb, amount)
         assert isinstance(seat, str)
         # the action as Action(verb, amount=amt).to_json() writes it
         self.log.add(
@@ -481,7 +539,7 @@ class BritishRound:
     # ---------------------------------------------------------------------------------------
     # flow
     def _open_shoot(self) -> None:
-        if self.rules.shoot:
+        if self._shoot:
             self.phase = "shoot"  # 003 Shoot: "they each have a turn to make a shoot bet"
             self.idx = -1
             self._next_shooter()
@@ -564,7 +622,11 @@ class BritishRound:
         self.pack.to_bottom(h.cards)
         h.returned = True
         self.log.add(
-            "bust", "003 Going bust", seat=h.owner, hand=self.hand_number(h), cards=[str(c) for c in h.cards]
+            "bust",
+            "003 Going bust",
+            seat=h.owner,
+            hand=self.hand_number(h),
+            cards=[_CARD_TEXT[c.code] for c in h.cards],
         )
 
     def _banker_turn(self) -> None:
@@ -574,7 +636,9 @@ class BritishRound:
             return
         self.phase = "banker"
         self.banker_up = True  # 003: "the banker's two cards are turned face up"
-        self.log.add("banker_turn", "003 The Banker's Turn", cards=[str(c) for c in self.banker_cards])
+        self.log.add(
+            "banker_turn", "003 The Banker's Turn", cards=[_CARD_TEXT[c.code] for c in self.banker_cards]
+        )
 
     # ---------------------------------------------------------------------------------------
     # money (settle.py)
@@ -635,11 +699,19 @@ class BritishRound:
         return {s: dict(d) for s, d in got.items()}
 
     def _work_out_net(self) -> dict[str, dict[str, Decimal]]:
-        shoot = self.rules.shoot
+        shoot = self._shoot
         banker = self.banker
         out: dict[str, dict[str, Decimal]] = {}
+        if not shoot:
+            # every transfer of a round without a kitty is a ``stake`` one between the seats and the
+            # layout, so each seat's running balance is its net: the same sum (exact, in another order)
+            balances = self.ledger.balances
+            for s in (*self.players, banker):
+                b = balances[s] if s in balances else ZERO  # not .get: a defaultdict's is a method call
+                out[s] = {"stake": b, "total": b}
+            return out
         for s in (*self.players, banker):
-            out[s] = {"stake": ZERO, "shoot": ZERO} if shoot else {"stake": ZERO}
+            out[s] = {"stake": ZERO, "shoot": ZERO}
         for source, dest, amount, kind, _player, _reason in self.ledger.transfers:
             # the kitty is the banker's money; the layout is nobody's (owner_of, rul 32)
             who = banker if source is KITTY else None if isinstance(source, System) else source
@@ -659,6 +731,14 @@ class BritishRound:
         return out
 
     def net_json(self) -> dict[str, dict[str, str]]:
+        if not self._shoot:
+            # as below, from the seats' running balances (``_work_out_net``): one text per seat
+            balances = self.ledger.balances
+            texts: dict[str, dict[str, str]] = {}
+            for s in (*self.players, self.banker):
+                t = fmt(balances[s] if s in balances else ZERO)  # not .get: a defaultdict's is a method call
+                texts[s] = {"stake": t, "total": t}
+            return texts
         got = self._net
         if got is None:
             got = self._work_out_net()

@@ -8,7 +8,7 @@ banker (a losing shoot bet to the kitty). Every transfer conserves money.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pontoon.british import ranking
 from pontoon.settlement import KITTY, LAYOUT
@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from pontoon.british.round import BritishHand, BritishRound
 
 __all__ = ["KITTY", "collect", "pay", "settle", "settle_shoot"]  # KITTY: the ledger's own account (rul 32)
+
+_ONE: Final = Decimal(1)
+_ZERO: Final = Decimal(0)
 
 
 def pay(rnd: BritishRound, h: BritishHand, times: Decimal, reason: str) -> None:
@@ -27,7 +30,7 @@ def pay(rnd: BritishRound, h: BritishHand, times: Decimal, reason: str) -> None:
 
 def collect(rnd: BritishRound, h: BritishHand, times: Decimal, reason: str) -> None:
     rnd.ledger.move(LAYOUT, rnd.banker, h.stake, kind="stake", player=h.owner, reason=reason)
-    if times > 1:
+    if times > _ONE:
         rnd.ledger.move(
             h.owner, rnd.banker, h.stake * (times - 1), kind="stake", player=h.owner, reason=reason
         )
@@ -58,6 +61,7 @@ def settle(rnd: BritishRound, how: str) -> None:
         else str(banker_best)
     )
     bgrade = ranking.pontoon_grade(rnd.banker_cards, r) if how == "pontoon" else (0, 0)
+    beats = lose = ""  # the reasons against the banker's total, made once a round
     for h in rnd.hands:
         if not h.live:
             continue
@@ -98,10 +102,12 @@ def settle(rnd: BritishRound, how: str) -> None:
             pay(rnd, h, rnd.mult, "banker bust")  # 003 "The dealer goes bust"
         elif ranking.best(h.cards) > banker_best:
             # 003 "pays ... any player who has a higher value hand than the dealer"
-            pay(rnd, h, rnd.mult, f"beats banker's {banker_best}")
+            beats = beats or f"beats banker's {banker_best}"
+            pay(rnd, h, rnd.mult, beats)
         else:
             # 003 "collects from those who have equal or less" (ties to the banker)
-            collect(rnd, h, rnd.mult, f"banker's {banker_best}")
+            lose = lose or f"banker's {banker_best}"
+            collect(rnd, h, rnd.mult, lose)
         settle_shoot(rnd, h, h.result == "win")
     if how == "stay":
         # 003: "Everyone then exposes their cards"
@@ -111,12 +117,12 @@ def settle(rnd: BritishRound, how: str) -> None:
     rnd.phase = "settled"
     # 003 The New Deal: the bank passes to the unsplit Pontoon nearest the dealer's left; never when the
     # banker had a Pontoon, even one that a player's Pontoon outranked (rul 29)
-    if not rnd.banker_pontoon:
+    if not rnd.banker_pontoon and any(h.status == "pontoon" for h in rnd.hands):
         for p in rnd.players:
             if any(h.owner == p and h.status == "pontoon" and not h.split for h in rnd.hands):
                 rnd.next_banker = p
                 break
-    assert rnd.ledger.on_layout() == 0
+    assert rnd.ledger.on_layout() == _ZERO
     rnd.log.add(
         "settled",
         "003 The Banker's Turn: outcomes",

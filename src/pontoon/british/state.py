@@ -9,6 +9,7 @@ from typing import Final
 from pontoon.cards import Card
 
 ZERO: Final = Decimal(0)
+CARD_TEXT: Final = [str(Card.from_code(i)) for i in range(52)]  # each card's text (``str(c)``), by its code
 
 
 @dataclass(init=False)  # __init__ written out: mypyc compiles it (a generated one stays interpreted)

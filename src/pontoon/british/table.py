@@ -65,6 +65,7 @@ class BritishGame(Publisher):
         if len(set(seats)) != len(seats):
             raise IllegalAction(f"seat names must be distinct: {list(seats)}")
         self.rules = rules
+        self._shoot = rules.shoot  # read before every round (needs_kitty)
         self.seats = list(seats)
         self.rng = make_rng(rng)
         if banker is None:
@@ -121,7 +122,7 @@ class BritishGame(Publisher):
     @property
     def needs_kitty(self) -> bool:
         """003 Shoot: an empty kitty must be replaced (or the bank sold) before the next deal."""
-        return self.rules.shoot and self.kitty <= 0
+        return self._shoot and self.kitty <= 0
 
     def _between_rounds(self, what: str) -> None:
         if self.round is not None:
@@ -396,11 +397,11 @@ class BritishGame(Publisher):
         if rnd is None or not rnd.over:
             raise IllegalAction("end_round: the round is not over yet")
         # the round's transfers on the table's balances: they are published with the round's own events,
-        # so the table's ledger would only drop them again (``_forget_published``)
+        # so the table's ledger would only drop them again (``_forget_published``); added account by
+        # account (the round's running balances: the same exact sums)
         balances = self.ledger.balances
-        for source, dest, amount, _kind, _player, _reason in rnd.ledger.transfers:
-            balances[source] -= amount
-            balances[dest] += amount
+        for account, moved in rnd.ledger.balances.items():
+            balances[account] += moved
         self._table_moved = len(self.ledger.transfers)
         used = rnd.in_play_cards()
         shuffled = rnd.had_pontoon
