@@ -13,7 +13,12 @@ from pontoon.analysis.british import game
 from pontoon.analysis.british import values as V
 from pontoon.analysis.british.enumerate import engine_value
 from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
-from pontoon.analysis.british.splits import split_deviation, split_model
+from pontoon.analysis.british.splits import (
+    split_deviation,
+    split_model,
+    split_values,
+    split_values_enumerated,
+)
 from pontoon.british.bots import BankerPolicy, banker_decision
 from pontoon.rules.british import BRITISH
 
@@ -107,3 +112,30 @@ def test_split_deviation_on_a_small_pack() -> None:
     gain = sum(max(0.0, d["split"] - d["no_split"]) for d in dev["pairs"].values())
     assert dev["player_best_response_with_splits"] >= dev["without_splits"]
     assert gain > 0 and dev["player_best_response_with_splits"] > dev["without_splits"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"pack_ranks": "A29T", "pack_suits": 4},
+        {"pack_ranks": "A5T", "pack_suits": 4, "packs": 2, "royal_pontoon": True, "stick_minimum": 16},
+        {
+            "pack_ranks": "A67T",
+            "pack_suits": 2,
+            "packs": 2,
+            "royal_pontoon": True,
+            "no_buy_fifth_at_11_or_less": True,
+        },
+    ],
+)
+def test_the_compiled_passes_equal_the_enumeration(fields: dict[str, object]) -> None:
+    """split_fast's two backward passes (the full-pack path) give every pair's split value of the enumeration
+    (split_model, whose values equal the engine: above) to 1e-12, on packs with buys, a Royal Pontoon (7-7 split
+    into three sevens), stick at 16 and no fifth card bought at 11 or less."""
+    rules = BRITISH.with_(**fields)
+    g = game.build(rules)
+    enumerated = split_values_enumerated(rules, g)
+    fast = split_values(rules, g)
+    assert set(fast) == set(enumerated) and len(fast) >= 2
+    for x, value in enumerated.items():
+        assert abs(fast[x] - value) < 1e-12

@@ -283,8 +283,8 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
     }
     if rules.shoot:
         report["shoot"] = shoot_values(g, tb, sol)
-    if rules.reduced_pack and rules.max_split_hands >= 2:
-        # splits.py: exact, but its pure-Python enumeration of two hands takes more than 10 min on 52 cards
+    if rules.max_split_hands >= 2:
+        # splits.py / split_fast.py: exact, every pair, seconds on 52 or 104 cards
         from pontoon.analysis.british.splits import split_deviation
 
         dev = split_deviation(g, tb, sol.tw)
@@ -331,6 +331,13 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         echo("shoot bet before the fourth card (three cards), value per stake by total:")
         for kind, row in report["shoot"]["fourth_card"].items():
             echo(f"  {kind}: " + "  ".join(f"{t}:{v:+.3f}" for t, v in row.items()))
+    if "split_deviation" in report:
+        dev = report["split_deviation"]
+        echo(
+            "split once against the simple banker facing a split (per stake; not split: against the solved banker):"
+        )
+        echo("  " + "  ".join(f"{k}:{d['split']:+.3f}/{d['no_split']:+.3f}" for k, d in dev["pairs"].items()))
+        echo(f"  exploitability with splits {dev['exploitability_with_splits']:.6f}")
     notes = report["model"]
     echo(f"model: splits {notes['splits']}; buys on the grid {notes['buy_grid']} x the initial stake")
     echo(f"({report['seconds']:.1f} s)")
