@@ -13,6 +13,8 @@ from pontoon.analysis.british import game
 from pontoon.analysis.british import values as V
 from pontoon.analysis.british.enumerate import engine_value
 from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
+from pontoon.analysis.british.split_banker import blind_response, play_value, simple_play, split_banker
+from pontoon.analysis.british.split_fast import SplitModel, banker_ends
 from pontoon.analysis.british.splits import (
     split_deviation,
     split_model,
@@ -139,3 +141,27 @@ def test_the_compiled_passes_equal_the_enumeration(fields: dict[str, object]) ->
     assert set(fast) == set(enumerated) and len(fast) >= 2
     for x, value in enumerated.items():
         assert abs(fast[x] - value) < 1e-12
+
+
+def test_the_banker_facing_a_split_best_responds_exactly() -> None:
+    """split_banker.py: on a reduced pack, for each pair, (1) the forward pass values the player's best split
+    against the simple banker at exactly its backward value; (2) the banker's best response among plays that read
+    his own cards is valued the same by the backward pass (the player's values) and the forward one, it is never
+    worse for the banker than the simple banker, and the player's best split against it, by the compiled passes,
+    equals the enumeration of split_model against that banker (to 1e-12); (3) fictitious play's upper bound is
+    at most the simple banker's value."""
+    rules = BRITISH.with_(pack_ranks="A29T", pack_suits=4)
+    g = game.build(rules)
+    model = SplitModel(rules, g)
+    simple = simple_play(g)
+    for x in (game.ACE, 1, 8):
+        run = model.run(x, banker_ends(g, lambda h: simple[g.banker_index[h]]))
+        assert abs(play_value(g, model, run, simple) - run.value) < 1e-12
+        response, value = blind_response(g, model, run)
+        assert abs(play_value(g, model, run, response) - value) < 1e-12
+        assert value <= run.value + 1e-12 and not np.array_equal(response, simple)
+        fast = model.run(x, banker_ends(g, lambda h, r=response: r[g.banker_index[h]])).value
+        enumerated = split_values_enumerated(rules, g, lambda h, r=response: bool(r[g.banker_index[h]]))[x]
+        assert abs(fast - enumerated) < 1e-12 and fast >= value - 1e-12
+        found = split_banker(g, x, -10.0, model, rounds=3)
+        assert found["upper"] <= run.value + 1e-12 and found["rounds"][0] == run.value

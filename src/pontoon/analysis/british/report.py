@@ -285,10 +285,13 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
         report["shoot"] = shoot_values(g, tb, sol)
     if rules.max_split_hands >= 2:
         # splits.py / split_fast.py: exact, every pair, seconds on 52 or 104 cards
+        from pontoon.analysis.british.split_banker import with_split_banker
         from pontoon.analysis.british.splits import split_deviation
 
-        dev = split_deviation(g, tb, sol.tw)
+        dev = with_split_banker(g, split_deviation(g, tb, sol.tw))
         dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
+        sb = dev["with_split_banker"]
+        sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
         report["split_deviation"] = dev
     report["seconds"] = time.perf_counter() - t0
     return report
@@ -338,6 +341,14 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         )
         echo("  " + "  ".join(f"{k}:{d['split']:+.3f}/{d['no_split']:+.3f}" for k, d in dev["pairs"].items()))
         echo(f"  exploitability with splits {dev['exploitability_with_splits']:.6f}")
+        bounds = {k: d["split_banker"]["upper"] for k, d in dev["pairs"].items() if "split_banker" in d}
+        if bounds:
+            echo("  the banker facing a split playing his own (split_banker.py), the split's value at most:")
+            echo("  " + "  ".join(f"{k}:{u:+.3f}" for k, u in bounds.items()))
+        sb = dev["with_split_banker"]["exploitability_with_splits"]
+        echo(
+            f"  exploitability with splits, the player never splitting and that banker facing a split {sb:.6f}"
+        )
     notes = report["model"]
     echo(f"model: splits {notes['splits']}; buys on the grid {notes['buy_grid']} x the initial stake")
     echo(f"({report['seconds']:.1f} s)")

@@ -155,19 +155,20 @@ class BankerEnds:
 
 
 def banker_ends(g: Game, twists: Any) -> BankerEnds:
-    """``twists(hand)``: whether the banker twists there (a hand he can twist on, ``banker_can_twist``)."""
+    """``twists(hand)``: his chance of twisting there (a bool for a pure play; read where ``banker_can_twist``)."""
     reach = np.zeros(len(g.banker))
     rows = []
     for k, h in enumerate(g.banker):  # listed by size: parents before children
         if len(h) == 2:
             reach[k] = 1.0
-        if banker_can_twist(h) and twists(h):
+        p = float(twists(h)) if banker_can_twist(h) else 0.0
+        if p > 0.0:
             for c in range(NCLASS):
                 d = tuple(sorted((*h, c)))
                 if d in g.banker_index:  # the share of the orders of d that come from h
-                    reach[g.banker_index[d]] += reach[k] * counts_of(d)[c] / len(d)
-        elif reach[k] > 0.0:
-            rows.append((h, reach[k]))
+                    reach[g.banker_index[d]] += p * reach[k] * counts_of(d)[c] / len(d)
+        if p < 1.0 and reach[k] > 0.0:
+            rows.append((h, (1.0 - p) * reach[k]))
     outs = sorted({banker_outcome(h) for h, _ in rows})
     cls = np.zeros((len(rows), 5), np.int64)
     mul = np.zeros((len(rows), 5), np.int64)
@@ -241,7 +242,7 @@ def _k_banker_all(rcs, counts, total, cls, mul, size, w, out, binom, p0, p1, pb,
 @_jit
 def _k_pass2(  # type: ignore[no-untyped-def]
     cnt, mset, mcnt, end, forced, a_start, k_start, k_cls, k_node, order, start, e_mset, e_stake, e_fixed,
-    e_total, counts, total, pidx, pb, pn, pp, pay, collects, res,
+    e_total, counts, total, pidx, pb, pn, pp, pay, collects, res, dec,
 ):  # fmt: skip
     """``res[e, c]``: the second hand's value from its start (x, c), the first hand ended as ``e``; ``pidx[m1,
     m2]``: the row of ``pb``, ``pn``, ``pp`` for the two hands' multisets (-1: more cards than the pack has)."""
@@ -270,6 +271,7 @@ def _k_pass2(  # type: ignore[no-untyped-def]
                         q += s2 * pay[t2, o]
                     val += pb[u, o] * q
                 bestv = val
+            dec[e, j] = -1  # the hand ends here (stick, or bust / five cards)
             if not forced[j]:
                 left = total
                 for c in range(nc):
@@ -283,6 +285,7 @@ def _k_pass2(  # type: ignore[no-untyped-def]
                             acc += lc / left * v[k_node[q]]
                     if acc > bestv:
                         bestv = acc
+                        dec[e, j] = a - a_start[j]
             v[j] = bestv
         for c in range(nc):
             if start[c] >= 0:
@@ -290,7 +293,7 @@ def _k_pass2(  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _k_pass1(cnt, end, forced, kid, order, start, counts, total, x, res, out):  # type: ignore[no-untyped-def]
+def _k_pass1(cnt, end, forced, kid, order, start, counts, total, x, res, out, dec):  # type: ignore[no-untyped-def]
     """``out[c1]``: the split's value given the first hand's second card, over the second hand's second card."""
     nn, nc = cnt.shape[0], counts.shape[0]
     v = np.zeros(nn)
@@ -310,6 +313,7 @@ def _k_pass1(cnt, end, forced, kid, order, start, counts, total, x, res, out):  
             bestv = -1e300
             if e >= 0:
                 bestv = res[e, c2]
+            dec[c2, j] = -1
             if not forced[j]:
                 left = total - 2
                 for c in range(nc):
@@ -327,6 +331,7 @@ def _k_pass1(cnt, end, forced, kid, order, start, counts, total, x, res, out):  
                             acc += lc / left * v[k]
                     if has and acc > bestv:
                         bestv = acc
+                        dec[c2, j] = a
             v[j] = bestv
         for c1 in range(nc):
             s = start[c1]
@@ -368,32 +373,71 @@ def _pairs(mcnt: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return pidx, np.ascontiguousarray(rcs, np.int64)
 
 
+@dataclass
+class SplitRun:
+    """One pair's split against one banker play: the hand graph, the two passes' results and decisions."""
+
+    x: int
+    res: np.ndarray  # [first hand's end, second hand's second card]: the second hand's value
+    dec1: np.ndarray  # [second hand's second card, node]: the first hand's decision (-1 end, else the action)
+    dec2: (
+        np.ndarray
+    )  # [first hand's end, node]: the second hand's (-1 end, else the action's rank at the node)
+    per: np.ndarray  # per first hand's second card: its share of the value
+    value: float
+
+
+class SplitModel:
+    """The passes for ``rules``: ``run(x, banker)`` the player's best split of x-x against a banker who reads
+    his own cards only (``BankerEnds``)."""
+
+    def __init__(self, rules: BritishRules, g: Game) -> None:
+        self.rules, self.g = rules, g
+        self.counts = np.asarray(g.counts, np.int64)
+        self.total = int(self.counts.sum())
+        self.binom = _binom(self.total)
+        self.p0, self.p1 = int(g.pontoon[0]), int(g.pontoon[1])
+        self.graphs: dict[int, tuple[HandGraph, Any, np.ndarray, np.ndarray]] = {}
+
+    def graph(self, x: int) -> tuple[HandGraph, Any, np.ndarray, np.ndarray]:
+        """The hand graph of x-x, its children as compressed rows, and the distinct sets of the player's cards
+        (``_pairs``)."""
+        if x not in self.graphs:
+            hg = hand_graph(self.rules, x, self.counts)
+            self.graphs[x] = (hg, _csr(hg.kid), *_pairs(hg.mcnt, self.counts))
+        return self.graphs[x]
+
+    def payoffs(self, outs: np.ndarray) -> np.ndarray:
+        """[stuck total 0..22, banker outcome in ``outs``]: the player's net per stake."""
+        fp = float(self.rules.five_card_trick_pays)
+        return np.array([[_u(t, int(o), fp) for o in outs] for t in range(23)], np.float64)
+
+    def run(self, x: int, be: BankerEnds) -> SplitRun:
+        hg, csr, pidx, rcs = self.graph(x)
+        counts, total, binom = self.counts, self.total, self.binom
+        res = np.zeros((len(hg.e_mset), NCLASS))
+        pb, pn, pp = np.zeros((len(rcs), len(be.outs))), np.zeros(len(rcs)), np.zeros(len(rcs))
+        _k_banker_all(
+            rcs, counts, total, be.cls, be.mul, be.size, be.w, be.out, binom, self.p0, self.p1, pb, pn, pp
+        )
+        dec2 = np.zeros((len(hg.e_mset), len(hg.cnt)), np.int8)
+        _k_pass2(
+            hg.cnt, hg.mset, hg.mcnt, hg.end, hg.forced, *csr, hg.order, hg.start,
+            hg.e_mset, hg.e_stake, hg.e_fixed, hg.e_total, counts, total, pidx, pb, pn, pp,
+            self.payoffs(be.outs), float(self.rules.banker_pontoon_collects), res, dec2,
+        )  # fmt: skip
+        per = np.zeros(NCLASS)
+        dec1 = np.zeros((NCLASS, len(hg.cnt)), np.int8)
+        _k_pass1(hg.cnt, hg.end, hg.forced, hg.kid, hg.order, hg.start, counts, total, x, res, per, dec1)
+        return SplitRun(x, res, dec1, dec2, per, float(per.sum()))
+
+
 def split_values_fast(rules: BritishRules, g: Game, twists: Any = simple_twists) -> dict[int, float]:
     """``splits.split_values`` (per splittable class: the value of splitting its pair once, both hands played
     best, the banker's Pontoon included, per initial stake) by the two passes; ``twists``: the banker's play
     facing the split (his own cards only)."""
     from pontoon.analysis.british.splits import splittable
 
-    counts = np.asarray(g.counts, np.int64)
-    total = int(counts.sum())
+    model = SplitModel(rules, g)
     be = banker_ends(g, twists)
-    fp = float(rules.five_card_trick_pays)
-    pay = np.array([[_u(t, int(o), fp) for o in be.outs] for t in range(23)], np.float64)
-    binom = _binom(total)
-    p0, p1 = int(g.pontoon[0]), int(g.pontoon[1])
-    out: dict[int, float] = {}
-    for x in splittable(rules, counts):
-        hg = hand_graph(rules, x, counts)
-        res = np.zeros((len(hg.e_mset), NCLASS))
-        pidx, rcs = _pairs(hg.mcnt, counts)
-        pb, pn, pp = np.zeros((len(rcs), len(be.outs))), np.zeros(len(rcs)), np.zeros(len(rcs))
-        _k_banker_all(rcs, counts, total, be.cls, be.mul, be.size, be.w, be.out, binom, p0, p1, pb, pn, pp)
-        _k_pass2(
-            hg.cnt, hg.mset, hg.mcnt, hg.end, hg.forced, *_csr(hg.kid), hg.order, hg.start,
-            hg.e_mset, hg.e_stake, hg.e_fixed, hg.e_total, counts, total, pidx, pb, pn, pp, pay,
-            float(rules.banker_pontoon_collects), res,
-        )  # fmt: skip
-        per = np.zeros(NCLASS)
-        _k_pass1(hg.cnt, hg.end, hg.forced, hg.kid, hg.order, hg.start, counts, total, x, res, per)
-        out[x] = float(per.sum())
-    return out
+    return {x: model.run(x, be).value for x in splittable(rules, model.counts)}

@@ -50,9 +50,12 @@ def splittable(rules: BritishRules, counts: np.ndarray) -> list[int]:
     return [c for c in classes if counts[c] >= 2]
 
 
-def simple_banker(counts: tuple[int, ...], pontoon: tuple[int, ...]) -> Callable[[tuple[int, ...]], Any]:
+def simple_banker(
+    counts: tuple[int, ...], pontoon: tuple[int, ...], twists: Callable[[tuple[int, ...]], bool] | None = None
+) -> Callable[[tuple[int, ...]], Any]:
     """The simple banker's outcome distribution, cached by the cards out of the pack: ``f(removed)`` gives
-    (outcome, joint chance) pairs, 0 bust, 1 five, else his total, his first two cards not a Pontoon."""
+    (outcome, joint chance) pairs, 0 bust, 1 five, else his total, his first two cards not a Pontoon;
+    ``twists(hand)``: another pure play reading his own cards (where he may twist: hard total under 21)."""
     n_total = sum(counts)
 
     @cache
@@ -68,7 +71,10 @@ def simple_banker(counts: tuple[int, ...], pontoon: tuple[int, ...]) -> Callable
             if len(hand) == 5:
                 out[1] = out.get(1, 0.0) + p
                 return
-            twist = h < 21 and (best(hand) < SIMPLE_STAND_ON or (len(hand) == 4 and h <= 11))
+            if twists is not None:
+                twist = h < 21 and twists(hand)
+            else:
+                twist = h < 21 and (best(hand) < SIMPLE_STAND_ON or (len(hand) == 4 and h <= 11))
             if not twist:
                 out[best(hand)] = out.get(best(hand), 0.0) + p
                 return
@@ -103,12 +109,17 @@ def split_values(rules: BritishRules, g: Game) -> dict[int, float]:
     return split_values_fast(rules, g)
 
 
-def split_values_enumerated(rules: BritishRules, g: Game) -> dict[int, float]:
-    """``split_values`` by the enumeration of ``split_model`` (reduced packs: more than 10 minutes on 52 cards)."""
-    return split_model(rules, g)[0]
+def split_values_enumerated(
+    rules: BritishRules, g: Game, twists: Callable[[tuple[int, ...]], bool] | None = None
+) -> dict[int, float]:
+    """``split_values`` by the enumeration of ``split_model`` (reduced packs: more than 10 minutes on 52 cards);
+    ``twists``: the banker's pure play facing the split (his own cards; default the simple banker)."""
+    return split_model(rules, g, twists)[0]
 
 
-def split_model(rules: BritishRules, g: Game) -> tuple[dict[int, float], Callable[..., dict[str, float]]]:
+def split_model(
+    rules: BritishRules, g: Game, twists: Callable[[tuple[int, ...]], bool] | None = None
+) -> tuple[dict[int, float], Callable[..., dict[str, float]]]:
     """``split_values`` and the function giving each decision's value at a split hand: ``options(removed,
     hand, stake, last_buy, twisted, done, rest)`` (cards as class counts and sorted classes)."""
     counts = tuple(int(x) for x in g.counts)
@@ -118,7 +129,7 @@ def split_model(rules: BritishRules, g: Game) -> tuple[dict[int, float], Callabl
     collects = float(r.banker_pontoon_collects)
     pontoon = g.pontoon
 
-    banker_dist = simple_banker(counts, pontoon)
+    banker_dist = simple_banker(counts, pontoon, twists)
 
     def settle(removed: tuple[int, ...], results: tuple[tuple[str, int, float], ...]) -> float:
         """The value of the finished hands ``(kind, total, stake)`` against the banker, his Pontoon included."""
