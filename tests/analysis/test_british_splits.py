@@ -144,7 +144,7 @@ def test_the_compiled_passes_equal_the_enumeration(fields: dict[str, object]) ->
 
 
 def test_the_banker_facing_a_split_best_responds_exactly() -> None:
-    """split_banker.py: on a reduced pack, for each pair, (1) the forward pass values the player's best split
+    """split_banker.py: on a reduced pack, for two pairs, (1) the forward pass values the player's best split
     against the simple banker at exactly its backward value; (2) the banker's best response among plays that read
     his own cards is valued the same by the backward pass (the player's values) and the forward one, it is never
     worse for the banker than the simple banker, and the player's best split against it, by the compiled passes,
@@ -154,14 +154,18 @@ def test_the_banker_facing_a_split_best_responds_exactly() -> None:
     g = game.build(rules)
     model = SplitModel(rules, g)
     simple = simple_play(g)
-    for x in (game.ACE, 1, 8):
+    for x in (game.ACE, 8):
         run = model.run(x, banker_ends(g, lambda h: simple[g.banker_index[h]]))
         assert abs(play_value(g, model, run, simple) - run.value) < 1e-12
         response, value = blind_response(g, model, run)
         assert abs(play_value(g, model, run, response) - value) < 1e-12
         assert value <= run.value + 1e-12 and not np.array_equal(response, simple)
         fast = model.run(x, banker_ends(g, lambda h, r=response: r[g.banker_index[h]])).value
-        enumerated = split_values_enumerated(rules, g, lambda h, r=response: bool(r[g.banker_index[h]]))[x]
-        assert abs(fast - enumerated) < 1e-12 and fast >= value - 1e-12
-        found = split_banker(g, x, -10.0, model, rounds=3)
+        assert fast >= value - 1e-12  # his best split against it does at least as well as the old split play
+        if x == 8:  # the enumeration values every pair at once (4 s): one check
+            enumerated = split_values_enumerated(rules, g, lambda h, r=response: bool(r[g.banker_index[h]]))[
+                x
+            ]
+            assert abs(fast - enumerated) < 1e-12
+        found = split_banker(g, x, -10.0, model, rounds=2)
         assert found["upper"] <= run.value + 1e-12 and found["rounds"][0] == run.value

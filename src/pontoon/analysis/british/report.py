@@ -251,12 +251,16 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
             "stake": "one initial stake (every payment is a multiple of it); the stake chosen after the first "
             "card: --stake-grid (stake_game), stake_signal a lower bound",
             "buy_grid": list(BUY_GRID),
-            "splits": "not offered",
+            "splits": "never in the solution; the player's best response may split a pair once against the banker's "
+            "play facing a split (split_deviation)"
+            if rules.max_split_hands >= 2
+            else "not offered (max_split_hands 1)",
             "cards": "by point value" + (", tens and pictures apart" if rules.ace_ten_not_pontoon else ""),
             "pontoon_grades": "exact at the player's Pontoon (rul 29)"
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
-            "not_modelled": "splits (not offered: the player's value is a lower bound)"
+            "not_modelled": "splits: a second split (003 allows up to four hands) and ten-value pairs are not offered "
+            "(the best response with splits is a lower bound); the banker facing a split reads his own cards only"
             + ("; a second burn (one burn a round: a lower bound)" if rules.burn != "none" else ""),
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),
@@ -351,6 +355,7 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         )
     notes = report["model"]
     echo(f"model: splits {notes['splits']}; buys on the grid {notes['buy_grid']} x the initial stake")
+    echo(f"  not modelled: {notes['not_modelled']}")
     echo(f"({report['seconds']:.1f} s)")
 
 
