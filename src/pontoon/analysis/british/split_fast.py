@@ -26,7 +26,9 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import (
+    ACE,
     NCLASS,
+    TEN,
     Game,
     banker_can_twist,
     banker_outcome,
@@ -183,6 +185,15 @@ def banker_ends(g: Game, twists: Any) -> BankerEnds:
         np.array([outs.index(banker_outcome(h)) for h, _ in rows], np.int64),
         np.array(outs, np.int64),
     )
+
+
+def splittable(rules: BritishRules, counts: np.ndarray) -> list[int]:
+    """Classes whose pairs may be split here (003 Split "equal in rank"; variation: only aces); not two ten-value
+    cards (their class does not say whether they are "actually equal": 003)."""
+    if rules.max_split_hands < 2:
+        return []
+    classes = [ACE] if rules.split_only_aces else list(range(TEN))
+    return [c for c in classes if counts[c] >= 2]
 
 
 def simple_twists(h: tuple[int, ...]) -> bool:
@@ -436,8 +447,6 @@ def split_values_fast(rules: BritishRules, g: Game, twists: Any = simple_twists)
     """``splits.split_values`` (per splittable class: the value of splitting its pair once, both hands played
     best, the banker's Pontoon included, per initial stake) by the two passes; ``twists``: the banker's play
     facing the split (his own cards only)."""
-    from pontoon.analysis.british.splits import splittable
-
     model = SplitModel(rules, g)
     be = banker_ends(g, twists)
     return {x: model.run(x, be).value for x in splittable(rules, model.counts)}

@@ -26,28 +26,19 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import (
-    ACE,
     BUST,
     NCLASS,
-    TEN,
     Game,
     best,
     hard,
     is_pontoon,
     multiset_p,
 )
+from pontoon.analysis.british.split_fast import split_values_fast, splittable
 from pontoon.analysis.british.values import Tables, _u, player_q
 from pontoon.rules.british import BritishRules
 
 SIMPLE_STAND_ON = 17  # pontoon.british.bots.BankerPolicy.stand_on
-
-
-def splittable(rules: BritishRules, counts: np.ndarray) -> list[int]:
-    """Classes whose pairs may be split here (003 Split "equal in rank"; variation: only aces)."""
-    if rules.max_split_hands < 2:
-        return []
-    classes = [ACE] if rules.split_only_aces else [c for c in range(TEN) if c != TEN]
-    return [c for c in classes if counts[c] >= 2]
 
 
 def simple_banker(
@@ -104,8 +95,6 @@ def split_values(rules: BritishRules, g: Game) -> dict[int, float]:
     """Per splittable class ``x``: the exact value of splitting the pair x-x (both hands played best against the
     simple banker), the banker's Pontoon included, per initial stake, as the root value of ``player_q``: the
     compiled passes of ``split_fast`` (seconds on 52 or 104 cards), equal to ``split_values_enumerated``."""
-    from pontoon.analysis.british.split_fast import split_values_fast
-
     return split_values_fast(rules, g)
 
 
