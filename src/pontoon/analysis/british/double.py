@@ -29,7 +29,15 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import BUST, NCLASS, PONTOON, ROYAL, Game, build, counts_of
-from pontoon.analysis.british.solve import _k_player_q, banker_step, flatten, player_average, player_step
+from pontoon.analysis.british.solve import (
+    _k_player_q,
+    average_banker,
+    average_player,
+    banker_step,
+    flatten,
+    player_average,
+    player_step,
+)
 from pontoon.analysis.british.values import Strategy, Tables, _jit, _k_stay, _k_values, _u, tables
 from pontoon.errors import RulesError
 from pontoon.rules.british import BritishRules
@@ -287,14 +295,8 @@ def _evaluate(
     secs: float,
 ) -> DoubleSolution:
     dbl = avg_d / (it * (it + 1) / 2)
-    sigmas: list[Strategy] = []
-    for x in avg_x:
-        sig: Strategy = []
-        for i in range(len(g.nodes)):
-            a = x[act_start[i] : act_start[i + 1]]
-            sig.append(a / a.sum() if a.sum() > 0 else np.full(len(a), 1.0 / len(a)))
-        sigmas.append(sig)
-    tws = [np.where(r > 0, t / np.where(r > 0, r, 1.0), 0.0) for t, r in zip(avg_tw, avg_reach, strict=True)]
+    sigmas = [average_player(g, act_start, x) for x in avg_x]
+    tws = [average_banker(t, r) for t, r in zip(avg_tw, avg_reach, strict=True)]
     return evaluate(g, tb, dt, dbl, sigmas, tws, it, secs)
 
 

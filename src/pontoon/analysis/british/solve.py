@@ -287,6 +287,21 @@ def banker_step(
     return np.where(tot > 0, reg_b[:, :, 1] / np.where(tot > 0, tot, 1.0), 0.5) * tb.twistable[None, :]
 
 
+def average_player(g: Game, act_start: np.ndarray, avg_x: np.ndarray) -> Strategy:
+    """The player's average strategy per node from his reach-weighted sums (uniform where never reached)."""
+    sigma: Strategy = []
+    for i in range(len(g.nodes)):
+        a0, a1 = act_start[i], act_start[i + 1]
+        x = avg_x[a0:a1]
+        sigma.append(x / x.sum() if x.sum() > 0 else np.full(a1 - a0, 1.0 / (a1 - a0)))
+    return sigma
+
+
+def average_banker(avg_tw: np.ndarray, avg_reach: np.ndarray) -> np.ndarray:
+    """The banker's average twist chances from his reach-weighted sums (0 where never reached)."""
+    return np.where(avg_reach > 0, avg_tw / np.where(avg_reach > 0, avg_reach, 1.0), 0.0)
+
+
 def _match(reg: np.ndarray, act_start: np.ndarray, node_of_action: np.ndarray) -> np.ndarray:
     """Regret matching per node (uniform where no regret is positive)."""
     tot = np.add.reduceat(reg, act_start[:-1])
@@ -305,13 +320,8 @@ def _evaluate(
     it: int,
     secs: float,
 ) -> Solution:
-    nn = len(g.nodes)
-    sigma: Strategy = []
-    for i in range(nn):
-        a0, a1 = fl.act_start[i], fl.act_start[i + 1]
-        x = avg_x[a0:a1]
-        sigma.append(x / x.sum() if x.sum() > 0 else np.full(a1 - a0, 1.0 / (a1 - a0)))
-    tw = np.where(avg_reach > 0, avg_tw / np.where(avg_reach > 0, avg_reach, 1.0), 0.0)
+    sigma = average_player(g, fl.act_start, avg_x)
+    tw = average_banker(avg_tw, avg_reach)
     _, _, pbr = player_q(g, tb, tw)
     from pontoon.analysis.british.values import player_flow, strategy_value
 

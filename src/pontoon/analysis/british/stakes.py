@@ -29,7 +29,14 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import NCLASS, Game, build
-from pontoon.analysis.british.solve import banker_step, flatten, player_average, player_step
+from pontoon.analysis.british.solve import (
+    average_banker,
+    average_player,
+    banker_step,
+    flatten,
+    player_average,
+    player_step,
+)
 from pontoon.analysis.british.values import (
     Strategy,
     Tables,
@@ -176,14 +183,8 @@ def _evaluate(
     k = len(grid)
     tot = avg_pi.sum(axis=1, keepdims=True)
     pi = np.where(tot > 0, avg_pi / np.where(tot > 0, tot, 1.0), 1.0 / k)
-    sigmas: list[Strategy] = []
-    for x in avg_x:
-        sig: Strategy = []
-        for i in range(len(g.nodes)):
-            a = x[act_start[i] : act_start[i + 1]]
-            sig.append(a / a.sum() if a.sum() > 0 else np.full(len(a), 1.0 / len(a)))
-        sigmas.append(sig)
-    tws = [np.where(r > 0, t / np.where(r > 0, r, 1.0), 0.0) for t, r in zip(avg_tw, avg_reach, strict=True)]
+    sigmas = [average_player(g, act_start, x) for x in avg_x]
+    tws = [average_banker(t, r) for t, r in zip(avg_tw, avg_reach, strict=True)]
     return evaluate(g, tb, grid, pi, sigmas, tws, it, secs)
 
 
