@@ -92,7 +92,16 @@ def test_bad_input_is_exit_2(args: list[str]) -> None:
 
 def test_report_in_process_names_the_model() -> None:
     rep = analyze_british(SHOOT.with_(pack_ranks="A5T"))
-    assert rep["model"]["splits"] == "not offered" and rep["model"]["buy_grid"] == [1, 2]
+    assert rep["model"]["splits"].startswith("never in the solution") and rep["model"]["buy_grid"] == [1, 2]
+    dev = rep["split_deviation"]  # the pairs of the pack, and the banker's own play facing a split
+    assert set(dev["pairs"]) == {"AA", "55"}
+    sb = dev["with_split_banker"]
+    assert (
+        dev["without_splits"]
+        <= sb["player_best_response_with_splits"]
+        <= dev["player_best_response_with_splits"]
+    )
+    assert sb["exploitability_with_splits"] >= rep["solution"]["exploitability"] - 1e-12
 
 
 def test_stake_signal_pools_only_help_the_banker_at_equal_stakes() -> None:

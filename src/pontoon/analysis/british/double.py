@@ -29,7 +29,15 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import BUST, NCLASS, PONTOON, ROYAL, Game, build, counts_of
-from pontoon.analysis.british.solve import _k_banker_q, _k_player_q, _k_player_reach, _match, flatten
+from pontoon.analysis.british.solve import (
+    _k_player_q,
+    average_banker,
+    average_player,
+    banker_step,
+    flatten,
+    player_average,
+    player_step,
+)
 from pontoon.analysis.british.values import Strategy, Tables, _jit, _k_stay, _k_values, _u, tables
 from pontoon.errors import RulesError
 from pontoon.rules.british import BritishRules
@@ -242,33 +250,11 @@ def solve_double(
         vd = np.zeros((NCLASS, 2))
         for j in range(len(MULTS)):
             tv = terminal_values_m(g, tb, dt, dbl, tw[j], j)
-            _k_player_q(fl.order, fl.act_start, fl.kid_start, fl.kid, fl.kid_p, sigma[j], tv, q, v, False)
-            reg_p[j] = np.maximum(reg_p[j] + q - v[node_of_action], 0.0)
-            sigma[j] = _match(reg_p[j], fl.act_start, node_of_action)
+            reg_p[j], sigma[j] = player_step(fl, sigma[j], tv, reg_p[j], q, v, node_of_action)
         for j in range(len(MULTS)):
-            _k_player_reach(
-                fl.order,
-                fl.act_start,
-                fl.kid_start,
-                fl.kid,
-                fl.kid_p,
-                fl.root_kid,
-                fl.root_p,
-                sigma[j],
-                mass,
-                y,
-            )
-            avg_x[j] += it * mass[node_of_action] * sigma[j]
-            stay = _stay(g, tb, dt, y, j)
-            _k_banker_q(stay, tw[j], fl.b_twistable, fl.b_kid_start, fl.b_kid, fl.b_rho, twist, z)
+            player_average(fl, sigma[j], fl.root_p, mass, y, avg_x[j], it, node_of_action)
+            tw_new = banker_step(fl, tb, _stay(g, tb, dt, y, j), tw[j], reg_b[j], twist, z)
             vd[:, j] = _first_values(dt, y, z, j)
-            reg_b[j][:, :, 0] = np.maximum(reg_b[j][:, :, 0] + z - stay, 0.0)
-            reg_b[j][:, :, 1] = np.maximum(reg_b[j][:, :, 1] + z - twist, 0.0)
-            tot = reg_b[j].sum(axis=2)
-            tw_new = (
-                np.where(tot > 0, reg_b[j][:, :, 1] / np.where(tot > 0, tot, 1.0), 0.5)
-                * tb.twistable[None, :]
-            )
             own, _ = copy_reach(g, tb, dt, tw[j], _weights(dbl, j))
             avg_tw[j] += it * own * tw[j]
             avg_reach[j] += it * own
@@ -309,14 +295,8 @@ def _evaluate(
     secs: float,
 ) -> DoubleSolution:
     dbl = avg_d / (it * (it + 1) / 2)
-    sigmas: list[Strategy] = []
-    for x in avg_x:
-        sig: Strategy = []
-        for i in range(len(g.nodes)):
-            a = x[act_start[i] : act_start[i + 1]]
-            sig.append(a / a.sum() if a.sum() > 0 else np.full(len(a), 1.0 / len(a)))
-        sigmas.append(sig)
-    tws = [np.where(r > 0, t / np.where(r > 0, r, 1.0), 0.0) for t, r in zip(avg_tw, avg_reach, strict=True)]
+    sigmas = [average_player(g, act_start, x) for x in avg_x]
+    tws = [average_banker(t, r) for t, r in zip(avg_tw, avg_reach, strict=True)]
     return evaluate(g, tb, dt, dbl, sigmas, tws, it, secs)
 
 

@@ -214,21 +214,10 @@ def solve(
     history: list[dict[str, float]] = []
     for it in range(1, max_iterations + 1):
         # the player: action values against the current banker
-        tv = terminal_values(g, tb, tw)
-        _k_player_q(fl.order, fl.act_start, fl.kid_start, fl.kid, fl.kid_p, sigma, tv, q, v, False)
-        reg_p = np.maximum(reg_p + q - v[node_of_action], 0.0)
-        sigma = _match(reg_p, fl.act_start, node_of_action)
-        _k_player_reach(
-            fl.order, fl.act_start, fl.kid_start, fl.kid, fl.kid_p, fl.root_kid, fl.root_p, sigma, mass, y
-        )
-        avg_x += it * mass[node_of_action] * sigma
+        reg_p, sigma = player_step(fl, sigma, terminal_values(g, tb, tw), reg_p, q, v, node_of_action)
+        player_average(fl, sigma, fl.root_p, mass, y, avg_x, it, node_of_action)
         # the banker: values against the new player strategy (he minimises the player's value)
-        stay = banker_values(g, tb, y)
-        _k_banker_q(stay, tw, fl.b_twistable, fl.b_kid_start, fl.b_kid, fl.b_rho, twist, z)
-        reg_b[:, :, 0] = np.maximum(reg_b[:, :, 0] + z - stay, 0.0)
-        reg_b[:, :, 1] = np.maximum(reg_b[:, :, 1] + z - twist, 0.0)
-        tot = reg_b.sum(axis=2)
-        tw = np.where(tot > 0, reg_b[:, :, 1] / np.where(tot > 0, tot, 1.0), 0.5) * tb.twistable[None, :]
+        tw = banker_step(fl, tb, banker_values(g, tb, y), tw, reg_b, twist, z)
         reach, _ = banker_reach_full(g, tb, tw)
         avg_tw += it * reach * tw
         avg_reach += it * reach
@@ -243,6 +232,74 @@ def solve(
         sol = _evaluate(g, tb, fl, avg_x, avg_tw, avg_reach, it, time.perf_counter() - t0)
     sol.history = history
     return sol
+
+
+def player_step(
+    fl: Flat,
+    sigma: np.ndarray,
+    tv: np.ndarray,
+    reg: np.ndarray,
+    q: np.ndarray,
+    v: np.ndarray,
+    node_of_action: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One CFR+ update of the player (every British solver: ``solve``, ``double``, ``stakes``): his action
+    values ``q`` and node values ``v`` against the terminal values ``tv``, his regrets (regret matching+) and his
+    new strategy."""
+    _k_player_q(fl.order, fl.act_start, fl.kid_start, fl.kid, fl.kid_p, sigma, tv, q, v, False)
+    reg = np.maximum(reg + q - v[node_of_action], 0.0)
+    return reg, _match(reg, fl.act_start, node_of_action)
+
+
+def player_average(
+    fl: Flat,
+    sigma: np.ndarray,
+    root_p: np.ndarray,
+    mass: np.ndarray,
+    y: np.ndarray,
+    avg_x: np.ndarray,
+    it: int,
+    node_of_action: np.ndarray,
+) -> None:
+    """The player's reach (``mass`` per node, ``y`` per terminal) under ``sigma`` from the roots' chances
+    ``root_p``, and his linear average (``avg_x`` += it x reach x strategy)."""
+    _k_player_reach(
+        fl.order, fl.act_start, fl.kid_start, fl.kid, fl.kid_p, fl.root_kid, root_p, sigma, mass, y
+    )
+    avg_x += it * mass[node_of_action] * sigma
+
+
+def banker_step(
+    fl: Flat,
+    tb: Tables,
+    stay: np.ndarray,
+    tw: np.ndarray,
+    reg_b: np.ndarray,
+    twist: np.ndarray,
+    z: np.ndarray,
+) -> np.ndarray:
+    """One CFR+ update of the banker: his values of twisting (``twist``) and his node values (``z``) against the
+    stay values ``stay`` with his play ``tw``, his regrets ``reg_b`` (in place) and his new twist chances."""
+    _k_banker_q(stay, tw, fl.b_twistable, fl.b_kid_start, fl.b_kid, fl.b_rho, twist, z)
+    reg_b[:, :, 0] = np.maximum(reg_b[:, :, 0] + z - stay, 0.0)
+    reg_b[:, :, 1] = np.maximum(reg_b[:, :, 1] + z - twist, 0.0)
+    tot = reg_b.sum(axis=2)
+    return np.where(tot > 0, reg_b[:, :, 1] / np.where(tot > 0, tot, 1.0), 0.5) * tb.twistable[None, :]
+
+
+def average_player(g: Game, act_start: np.ndarray, avg_x: np.ndarray) -> Strategy:
+    """The player's average strategy per node from his reach-weighted sums (uniform where never reached)."""
+    sigma: Strategy = []
+    for i in range(len(g.nodes)):
+        a0, a1 = act_start[i], act_start[i + 1]
+        x = avg_x[a0:a1]
+        sigma.append(x / x.sum() if x.sum() > 0 else np.full(a1 - a0, 1.0 / (a1 - a0)))
+    return sigma
+
+
+def average_banker(avg_tw: np.ndarray, avg_reach: np.ndarray) -> np.ndarray:
+    """The banker's average twist chances from his reach-weighted sums (0 where never reached)."""
+    return np.where(avg_reach > 0, avg_tw / np.where(avg_reach > 0, avg_reach, 1.0), 0.0)
 
 
 def _match(reg: np.ndarray, act_start: np.ndarray, node_of_action: np.ndarray) -> np.ndarray:
@@ -263,13 +320,8 @@ def _evaluate(
     it: int,
     secs: float,
 ) -> Solution:
-    nn = len(g.nodes)
-    sigma: Strategy = []
-    for i in range(nn):
-        a0, a1 = fl.act_start[i], fl.act_start[i + 1]
-        x = avg_x[a0:a1]
-        sigma.append(x / x.sum() if x.sum() > 0 else np.full(a1 - a0, 1.0 / (a1 - a0)))
-    tw = np.where(avg_reach > 0, avg_tw / np.where(avg_reach > 0, avg_reach, 1.0), 0.0)
+    sigma = average_player(g, fl.act_start, avg_x)
+    tw = average_banker(avg_tw, avg_reach)
     _, _, pbr = player_q(g, tb, tw)
     from pontoon.analysis.british.values import player_flow, strategy_value
 

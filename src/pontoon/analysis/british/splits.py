@@ -26,33 +26,27 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import (
-    ACE,
     BUST,
     NCLASS,
-    TEN,
     Game,
     best,
     hard,
     is_pontoon,
     multiset_p,
 )
+from pontoon.analysis.british.split_fast import split_values_fast, splittable
 from pontoon.analysis.british.values import Tables, _u, player_q
 from pontoon.rules.british import BritishRules
 
 SIMPLE_STAND_ON = 17  # pontoon.british.bots.BankerPolicy.stand_on
 
 
-def splittable(rules: BritishRules, counts: np.ndarray) -> list[int]:
-    """Classes whose pairs may be split here (003 Split "equal in rank"; variation: only aces)."""
-    if rules.max_split_hands < 2:
-        return []
-    classes = [ACE] if rules.split_only_aces else [c for c in range(TEN) if c != TEN]
-    return [c for c in classes if counts[c] >= 2]
-
-
-def simple_banker(counts: tuple[int, ...], pontoon: tuple[int, ...]) -> Callable[[tuple[int, ...]], Any]:
+def simple_banker(
+    counts: tuple[int, ...], pontoon: tuple[int, ...], twists: Callable[[tuple[int, ...]], bool] | None = None
+) -> Callable[[tuple[int, ...]], Any]:
     """The simple banker's outcome distribution, cached by the cards out of the pack: ``f(removed)`` gives
-    (outcome, joint chance) pairs, 0 bust, 1 five, else his total, his first two cards not a Pontoon."""
+    (outcome, joint chance) pairs, 0 bust, 1 five, else his total, his first two cards not a Pontoon;
+    ``twists(hand)``: another pure play reading his own cards (where he may twist: hard total under 21)."""
     n_total = sum(counts)
 
     @cache
@@ -68,7 +62,10 @@ def simple_banker(counts: tuple[int, ...], pontoon: tuple[int, ...]) -> Callable
             if len(hand) == 5:
                 out[1] = out.get(1, 0.0) + p
                 return
-            twist = h < 21 and (best(hand) < SIMPLE_STAND_ON or (len(hand) == 4 and h <= 11))
+            if twists is not None:
+                twist = h < 21 and twists(hand)
+            else:
+                twist = h < 21 and (best(hand) < SIMPLE_STAND_ON or (len(hand) == 4 and h <= 11))
             if not twist:
                 out[best(hand)] = out.get(best(hand), 0.0) + p
                 return
@@ -96,11 +93,22 @@ def simple_banker(counts: tuple[int, ...], pontoon: tuple[int, ...]) -> Callable
 
 def split_values(rules: BritishRules, g: Game) -> dict[int, float]:
     """Per splittable class ``x``: the exact value of splitting the pair x-x (both hands played best against the
-    simple banker), the banker's Pontoon included, per initial stake, as the root value of ``player_q``."""
-    return split_model(rules, g)[0]
+    simple banker), the banker's Pontoon included, per initial stake, as the root value of ``player_q``: the
+    compiled passes of ``split_fast`` (seconds on 52 or 104 cards), equal to ``split_values_enumerated``."""
+    return split_values_fast(rules, g)
 
 
-def split_model(rules: BritishRules, g: Game) -> tuple[dict[int, float], Callable[..., dict[str, float]]]:
+def split_values_enumerated(
+    rules: BritishRules, g: Game, twists: Callable[[tuple[int, ...]], bool] | None = None
+) -> dict[int, float]:
+    """``split_values`` by the enumeration of ``split_model`` (reduced packs: more than 10 minutes on 52 cards);
+    ``twists``: the banker's pure play facing the split (his own cards; default the simple banker)."""
+    return split_model(rules, g, twists)[0]
+
+
+def split_model(
+    rules: BritishRules, g: Game, twists: Callable[[tuple[int, ...]], bool] | None = None
+) -> tuple[dict[int, float], Callable[..., dict[str, float]]]:
     """``split_values`` and the function giving each decision's value at a split hand: ``options(removed,
     hand, stake, last_buy, twisted, done, rest)`` (cards as class counts and sorted classes)."""
     counts = tuple(int(x) for x in g.counts)
@@ -110,7 +118,7 @@ def split_model(rules: BritishRules, g: Game) -> tuple[dict[int, float], Callabl
     collects = float(r.banker_pontoon_collects)
     pontoon = g.pontoon
 
-    banker_dist = simple_banker(counts, pontoon)
+    banker_dist = simple_banker(counts, pontoon, twists)
 
     def settle(removed: tuple[int, ...], results: tuple[tuple[str, int, float], ...]) -> float:
         """The value of the finished hands ``(kind, total, stake)`` against the banker, his Pontoon included."""

@@ -29,7 +29,14 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import NCLASS, Game, build
-from pontoon.analysis.british.solve import _k_banker_q, _k_player_q, _k_player_reach, _match, flatten
+from pontoon.analysis.british.solve import (
+    average_banker,
+    average_player,
+    banker_step,
+    flatten,
+    player_average,
+    player_step,
+)
 from pontoon.analysis.british.values import (
     Strategy,
     Tables,
@@ -131,9 +138,7 @@ def solve_stakes(
         w = np.zeros((NCLASS, k))
         for j, s in enumerate(grid):
             tv = terminal_values(g, tb, tw[j])
-            _k_player_q(fl.order, fl.act_start, fl.kid_start, fl.kid, fl.kid_p, sigma[j], tv, q, v, False)
-            reg_p[j] = np.maximum(reg_p[j] + q - v[node_of_action], 0.0)
-            sigma[j] = _match(reg_p[j], fl.act_start, node_of_action)
+            reg_p[j], sigma[j] = player_step(fl, sigma[j], tv, reg_p[j], q, v, node_of_action)
             w[:, j] = s * _first_values(share, _root_values(g, v, tv))
         reg_pi = np.maximum(reg_pi + w - (pi * w).sum(axis=1, keepdims=True), 0.0)
         tot = reg_pi.sum(axis=1, keepdims=True)
@@ -141,20 +146,8 @@ def solve_stakes(
         avg_pi += it * pi
         # the banker: each stake's observations against the player's new strategy
         for j, s in enumerate(grid):
-            root_p = share @ pi[:, j]
-            _k_player_reach(
-                fl.order, fl.act_start, fl.kid_start, fl.kid, fl.kid_p, fl.root_kid, root_p, sigma[j], mass, y
-            )
-            avg_x[j] += it * mass[node_of_action] * sigma[j]
-            stay = s * banker_values(g, tb, y)
-            _k_banker_q(stay, tw[j], fl.b_twistable, fl.b_kid_start, fl.b_kid, fl.b_rho, twist, z)
-            reg_b[j][:, :, 0] = np.maximum(reg_b[j][:, :, 0] + z - stay, 0.0)
-            reg_b[j][:, :, 1] = np.maximum(reg_b[j][:, :, 1] + z - twist, 0.0)
-            tot_b = reg_b[j].sum(axis=2)
-            tw[j] = (
-                np.where(tot_b > 0, reg_b[j][:, :, 1] / np.where(tot_b > 0, tot_b, 1.0), 0.5)
-                * tb.twistable[None, :]
-            )
+            player_average(fl, sigma[j], share @ pi[:, j], mass, y, avg_x[j], it, node_of_action)
+            tw[j] = banker_step(fl, tb, s * banker_values(g, tb, y), tw[j], reg_b[j], twist, z)
             reach, _ = banker_reach_full(g, tb, tw[j])
             avg_tw[j] += it * reach * tw[j]
             avg_reach[j] += it * reach
@@ -190,14 +183,8 @@ def _evaluate(
     k = len(grid)
     tot = avg_pi.sum(axis=1, keepdims=True)
     pi = np.where(tot > 0, avg_pi / np.where(tot > 0, tot, 1.0), 1.0 / k)
-    sigmas: list[Strategy] = []
-    for x in avg_x:
-        sig: Strategy = []
-        for i in range(len(g.nodes)):
-            a = x[act_start[i] : act_start[i + 1]]
-            sig.append(a / a.sum() if a.sum() > 0 else np.full(len(a), 1.0 / len(a)))
-        sigmas.append(sig)
-    tws = [np.where(r > 0, t / np.where(r > 0, r, 1.0), 0.0) for t, r in zip(avg_tw, avg_reach, strict=True)]
+    sigmas = [average_player(g, act_start, x) for x in avg_x]
+    tws = [average_banker(t, r) for t, r in zip(avg_tw, avg_reach, strict=True)]
     return evaluate(g, tb, grid, pi, sigmas, tws, it, secs)
 
 

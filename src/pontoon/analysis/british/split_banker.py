@@ -1,0 +1,284 @@
+"""The banker facing a split (issue 27; 003 Split your cards): a strategy of his own there, and what it certifies.
+
+The solved heads-up game has no state for a split hand. Here the banker facing a split of x-x gets a strategy
+that reads his own cards only, found by best-response iteration inside that class: starting from the simple
+banker of the bots, the player's exact best split against the banker's current play (``split_fast``), then
+the banker's exact best response to that split play among the strategies that read his own cards (a backward
+pass over his hands, each hand's stay value summed over every way the two hands can end, weighted by the
+hypergeometric chance of his cards given the player's), and again. Each banker so found is a fixed strategy,
+so the player's best split against it is an exact **upper bound** on what splitting x-x can be worth against
+the banker (any banker: one who also reads the split hands can only do better for himself). Kept per pair: the
+banker whose upper bound is lowest.
+
+Where that bound is at most the pair's value unsplit (against the solved banker), splitting is no profitable
+deviation, and the profile "the solved strategies, the player never splits, the banker facing a split plays
+this strategy" has exactly the exploitability of the game without splits: the banker's best response is
+unchanged (no split is ever reached), and the player's best response with splits is the one without. Where it
+is above, the remaining gain is reported and counts in ``exploitability_with_splits`` (exact for that profile).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pontoon.analysis.british.game import NCLASS, Game, banker_can_twist, banker_outcome, counts_of
+from pontoon.analysis.british.split_fast import (
+    SplitModel,
+    SplitRun,
+    _binom,
+    banker_ends,
+    simple_twists,
+)
+from pontoon.analysis.british.values import _jit, _u
+
+
+@_jit
+def _k_forward(  # type: ignore[no-untyped-def]
+    cnt, mset, mcnt, end, kid, a_start, k_start, k_cls, k_node, order, start, e_mset, e_stake, e_fixed,
+    e_total, counts, total, x, pidx, dec1, dec2, pay, A, F, W,
+):  # fmt: skip
+    """The chance of every way the split ends under the decisions ``dec1``, ``dec2`` (``SplitRun``), gathered by
+    the distinct sets of the player's cards ``u``: ``W[u]`` the chance, ``A[u, o]`` the weighted payment against
+    banker outcome ``o`` (0 bust, 1 five, else his total), ``F[u]`` the weighted fixed payments (busts, Royal
+    Pontoon), all unless the banker has a Pontoon."""
+    nn, nc, ne, no = cnt.shape[0], counts.shape[0], e_mset.shape[0], pay.shape[1]
+    m1mass = np.zeros((ne, nc))
+    mass = np.zeros(nn)
+    for c2 in range(nc):
+        if start[c2] < 0:
+            continue
+        mass[:] = 0.0
+        for c1 in range(nc):
+            s = start[c1]
+            k1 = counts[c1] - 2 * (c1 == x)
+            k2 = counts[c2] - 2 * (c2 == x) - (c2 == c1)
+            if s >= 0 and k1 > 0 and k2 > 0:
+                mass[s] += k1 / (total - 2) * k2 / (total - 3)
+        for i in range(nn - 1, -1, -1):  # parents first
+            j = order[i]
+            w = mass[j]
+            if w == 0.0:
+                continue
+            d = dec1[c2, j]
+            if d < 0:
+                m1mass[end[j], c2] += w
+                continue
+            left = total - 2
+            for c in range(nc):
+                left -= cnt[j, c]
+            for c in range(nc):
+                k = kid[j, d, c]
+                lc = counts[c] - cnt[j, c] - (c == x) - (c == c2)
+                if k >= 0 and lc > 0:
+                    mass[k] += w * lc / left
+    for e in range(ne):
+        m1 = e_mset[e]
+        mass[:] = 0.0
+        some = False
+        for c2 in range(nc):
+            if start[c2] >= 0 and m1mass[e, c2] > 0.0:
+                mass[start[c2]] += m1mass[e, c2]
+                some = True
+        if not some:
+            continue
+        s1, t1, f1 = e_stake[e], e_total[e], e_fixed[e]
+        n1 = 0
+        for c in range(nc):
+            n1 += mcnt[m1, c]
+        for i in range(nn - 1, -1, -1):
+            j = order[i]
+            w = mass[j]
+            if w == 0.0:
+                continue
+            d = dec2[e, j]
+            if d < 0:
+                e2 = end[j]
+                u = pidx[m1, mset[j]]
+                s2, t2 = e_stake[e2], e_total[e2]
+                for o in range(no):
+                    q = 0.0
+                    if t1 >= 0:
+                        q += s1 * pay[t1, o]
+                    if t2 >= 0:
+                        q += s2 * pay[t2, o]
+                    A[u, o] += w * q
+                F[u] += w * (f1 + e_fixed[e2])
+                W[u] += w
+                continue
+            a = a_start[j] + d
+            left = total - n1
+            for c in range(nc):
+                left -= cnt[j, c]
+            for q in range(k_start[a], k_start[a + 1]):
+                c = k_cls[q]
+                lc = counts[c] - mcnt[m1, c] - cnt[j, c]
+                if lc > 0:
+                    mass[k_node[q]] += w * lc / left
+
+
+@_jit
+def _k_stay(rcs, counts, total, cls, mul, size, out, binom, A, F, S):  # type: ignore[no-untyped-def]
+    """``S[k]``: the player's value if the banker stays on (or must end at) hand ``k``, weighted by the chance
+    that his first cards form it: summed over the sets of the player's cards (``A``, ``F`` of ``_k_forward``)."""
+    for u in range(rcs.shape[0]):
+        if A[u, 0] == 0.0 and F[u] == 0.0 and A[u, 2] == 0.0:
+            continue
+        rc = rcs[u]
+        left = total
+        for c in range(rc.shape[0]):
+            left -= rc[c]
+        for k in range(cls.shape[0]):
+            s = size[k]
+            if left < s:
+                continue
+            num = 1.0
+            for j in range(5):
+                m = mul[k, j]
+                if m == 0:
+                    break
+                lc = counts[cls[k, j]] - rc[cls[k, j]]
+                if lc < m:
+                    num = 0.0
+                    break
+                num *= binom[lc, m]
+            if num != 0.0:
+                S[k] += num / binom[left, s] * (A[u, out[k]] + F[u])
+
+
+def stay_values(g: Game, model: SplitModel, run: SplitRun) -> tuple[np.ndarray, float]:
+    """For the split play of ``run``: per banker hand of ``g.banker``, the player's value if the banker stays on
+    it (or must end there), weighted by the chance of the deals that reach it; and the value of the deals where
+    the banker has a Pontoon (the same for every banker play)."""
+    hg, csr, pidx, rcs = model.graph(run.x)
+    fp = float(model.rules.five_card_trick_pays)
+    pay = np.array([[_u(t, o, fp) for o in range(23)] for t in range(23)], np.float64)
+    A, F, W = np.zeros((len(rcs), 23)), np.zeros(len(rcs)), np.zeros(len(rcs))
+    _k_forward(
+        hg.cnt, hg.mset, hg.mcnt, hg.end, hg.kid, *csr, hg.order, hg.start, hg.e_mset, hg.e_stake,
+        hg.e_fixed, hg.e_total, model.counts, model.total, run.x, pidx, run.dec1, run.dec2, pay, A, F, W,
+    )  # fmt: skip
+    nb = len(g.banker)
+    cls = np.zeros((nb, 5), np.int64)
+    mul = np.zeros((nb, 5), np.int64)
+    for k, h in enumerate(g.banker):
+        for j, c in enumerate(sorted(set(h))):
+            cls[k, j], mul[k, j] = c, h.count(c)
+    size = np.array([len(h) for h in g.banker], np.int64)
+    out = np.array([banker_outcome(h) for h in g.banker], np.int64)
+    S = np.zeros(nb)
+    _k_stay(rcs, model.counts, model.total, cls, mul, size, out, _binom(model.total), A, F, S)
+    left = model.total - rcs.sum(axis=1)
+    a, t = model.counts[model.p0] - rcs[:, model.p0], model.counts[model.p1] - rcs[:, model.p1]
+    pontoon = np.where(left >= 2, a * t / np.maximum(left * (left - 1) / 2, 1), 0.0)
+    # 003: the banker's Pontoon, shown before the split, collects on the initial stake
+    return S, -float(model.rules.banker_pontoon_collects) * float(W @ pontoon)
+
+
+def blind_response(g: Game, model: SplitModel, run: SplitRun) -> tuple[np.ndarray, float]:
+    """The banker's exact best response to the split play of ``run`` among the strategies that read his own
+    cards only: twist (1) or stay (0) per banker hand of ``g.banker``, and the player's value against it."""
+    S, pontoon = stay_values(g, model, run)
+    nb = len(g.banker)
+    z = S.copy()
+    twist = np.zeros(nb)
+    for k in range(nb - 1, -1, -1):  # children before parents
+        h = g.banker[k]
+        if not banker_can_twist(h):
+            continue
+        t = 0.0
+        for c in range(NCLASS):
+            d = tuple(sorted((*h, c)))
+            if d in g.banker_index:
+                t += counts_of(d)[c] / len(d) * z[g.banker_index[d]]
+        if t < S[k]:
+            twist[k], z[k] = 1.0, t
+    return twist, pontoon + float(sum(z[k] for k, h in enumerate(g.banker) if len(h) == 2))
+
+
+def play_value(g: Game, model: SplitModel, run: SplitRun, twist: np.ndarray) -> float:
+    """The player's value when he splits as in ``run`` and the banker plays ``twist`` (his own cards only)."""
+    S, pontoon = stay_values(g, model, run)
+    reach = own_reach(g, twist)
+    stays = np.array([1.0 - twist[k] if banker_can_twist(h) else 1.0 for k, h in enumerate(g.banker)])
+    return pontoon + float(np.sum(reach * stays * S))
+
+
+def own_reach(g: Game, twist: np.ndarray) -> np.ndarray:
+    """The banker's own chance of reaching each hand under ``twist`` (his order shares as in ``banker_ends``)."""
+    reach = np.zeros(len(g.banker))
+    for k, h in enumerate(g.banker):
+        if len(h) == 2:
+            reach[k] = 1.0
+        if banker_can_twist(h) and twist[k] > 0.0:
+            for c in range(NCLASS):
+                d = tuple(sorted((*h, c)))
+                if d in g.banker_index:
+                    reach[g.banker_index[d]] += twist[k] * reach[k] * counts_of(d)[c] / len(d)
+    return reach
+
+
+def simple_play(g: Game) -> np.ndarray:
+    """The simple banker of the bots as a twist chance per banker hand."""
+    return np.array([float(banker_can_twist(h) and simple_twists(h)) for h in g.banker])
+
+
+def split_banker(g: Game, x: int, keep: float, model: SplitModel, rounds: int = 8) -> dict[str, Any]:
+    """Fictitious play for the banker facing a split of x-x (module docstring): each round the player's best
+    split against the banker's average play (his best responses so far, each hand's twist chance weighted by
+    how often each reaches it), then the banker's best response to that split play. ``keep``: the pair's value
+    unsplit against the solved banker. Returns the lowest upper bound on the split's value, the banker play that
+    gives it (``twist``: his chance of twisting per banker hand) and each round's bound."""
+    twist = simple_play(g)
+    num, den = np.zeros(len(g.banker)), np.zeros(len(g.banker))
+    best: dict[str, Any] = {}
+    bounds = []
+    for i in range(rounds):
+        be = banker_ends(g, lambda h, t=twist: t[g.banker_index[h]])
+        run = model.run(x, be)
+        bounds.append(run.value)
+        if not best or run.value < best["upper"]:
+            best = {"upper": run.value, "twist": twist.copy(), "round": i}
+        if best["upper"] <= keep or i == rounds - 1:
+            break
+        response, _ = blind_response(g, model, run)
+        if np.array_equal(response, twist):  # a saddle point among the bankers reading their own cards
+            best["saddle"] = True
+            break
+        reach = own_reach(g, response)
+        num += reach * response
+        den += reach
+        twist = np.where(den > 0, num / np.where(den > 0, den, 1.0), response)
+    return {**best, "rounds": bounds}
+
+
+def with_split_banker(g: Game, dev: dict[str, Any], rounds: int = 8) -> dict[str, Any]:
+    """``splits.split_deviation``'s report with the banker facing each split given a play of his own
+    (``split_banker``) where the simple banker leaves splitting profitable: per pair ``split_banker`` (the upper
+    bound on the split's value, the fictitious-play round that gave it, whether it is a saddle point among the
+    bankers reading their own cards), and ``with_split_banker``: the player's best response with splits when the
+    banker facing a split plays so, and its gain over the best response without splits."""
+    from pontoon.analysis.british.game import NAMES
+
+    model = SplitModel(g.rules, g)
+    total = dev["player_best_response_with_splits"]
+    for x in range(NCLASS):
+        name = NAMES[x] * 2
+        pair = dev["pairs"].get(name)
+        if pair is None or pair["split"] <= pair["no_split"]:
+            continue
+        found = split_banker(g, x, pair["no_split"], model, rounds)
+        pair["split_banker"] = {
+            "upper": found["upper"],
+            "round": found["round"],
+            "saddle": bool(found.get("saddle", False)),
+            "rounds": found["rounds"],
+        }
+        p = (int(g.counts[x]) / g.total_cards) * ((int(g.counts[x]) - 1) / (g.total_cards - 1))
+        total -= p * (pair["split"] - max(pair["no_split"], found["upper"]))
+    dev["with_split_banker"] = {
+        "player_best_response_with_splits": total,
+        "gain": total - dev["without_splits"],
+    }
+    return dev
