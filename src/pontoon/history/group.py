@@ -12,7 +12,10 @@ the stored heads), and each table's head is sealed (``seal.py``) as before.
 ``GroupCommitter`` is a writer thread: ``submit(table_id, batches)`` queues one table call's batches and
 returns a ``Future`` that completes once they are COMMITTED (durable: ``synchronous=FULL`` on SQLite,
 fsync on PostgreSQL). The thread takes everything queued (what arrived while the previous commit was
-being fsynced, plus ``window_s``), writes it in one transaction and completes the futures in order.
+being fsynced), writes it in one transaction and completes the futures in order. ``window_s`` (0 by
+default) is waited only while the writer is busy (its last commit carried several calls): an idle
+writer commits a lone call at once. The thread keeps one connection for its transactions (no pool
+checkout per commit; a new one after a failed transaction).
 A caller that shows an event waits for its future first, so an event is shown only once it is durable.
 If the shared transaction fails (a lease lost by one table: its fence), each item is retried alone, so
 one table's refusal is that table's only. A table whose write failed is refused from then on (its
@@ -45,7 +48,9 @@ class Store(Protocol):
 
     def seal_of(self, table_id: int, head: str) -> str: ...
 
-    def write_group(self, items: Sequence[Item]) -> list[str]: ...
+    def write_group(self, items: Sequence[Item], conn: Connection | None = None) -> list[str]: ...
+
+    def writer_connection(self) -> Connection: ...
 
 
 class StaleHead(HistoryError):
@@ -200,6 +205,9 @@ class GroupCommitter:
         self.last: dict[int, Future[str]] = {}  # each table's newest submission not yet completed
         self.groups = 0  # transactions committed (for the benchmarks)
         self.items = 0
+        self.waited = 0  # windows waited (only while busy: ``_run``)
+        self.busy = False  # the last commit carried several calls (load): the next may wait the window
+        self.conn: Connection | None = None  # the writer thread's connection, kept between commits
         self.thread = threading.Thread(target=self._run, name="pontoon-group-commit", daemon=True)
         self.thread.start()
 
@@ -242,8 +250,10 @@ class GroupCommitter:
                 while not self.queue and not self.closed:
                     self.cv.wait()
                 if not self.queue:
+                    self._close_conn()
                     return
-            if self.window_s > 0:
+            if self.window_s > 0 and self.busy:  # idle: a lone call is committed at once
+                self.waited += 1
                 time.sleep(self.window_s)
             with self.cv:
                 n = min(len(self.queue), self.max_items)
@@ -261,8 +271,11 @@ class GroupCommitter:
         if not live:
             return
         try:
-            heads = self.store.write_group([(t, b) for t, b, _ in live])
+            if self.conn is None:
+                self.conn = self.store.writer_connection()
+            heads = self.store.write_group([(t, b) for t, b, _ in live], self.conn)
         except BaseException as err:  # noqa: BLE001 (every error goes to the callers)
+            self._close_conn()  # rolled back; a broken connection is not reused
             if len(live) == 1:
                 self.failed[live[0][0]] = err
                 self._done(live[0][0], live[0][2], error=err)
@@ -272,12 +285,21 @@ class GroupCommitter:
             return
         self.groups += 1
         self.items += len(live)
+        self.busy = len(group) > 1
         with self.cv:  # committed: none of them is pending any more (one lock for the whole group)
             for tid, _b, fut in live:
                 if self.last.get(tid) is fut:
                     del self.last[tid]
         for (_t, _b, fut), head in zip(live, heads, strict=True):
             fut.set_result(head)
+
+    def _close_conn(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 (a broken connection: the pool discards it)
+                conn.invalidate()
 
     def _done(
         self, tid: int, fut: Future[str], *, head: str = "", error: BaseException | None = None

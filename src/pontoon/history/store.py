@@ -396,22 +396,53 @@ class Store:
                     .values(balance=bal)
                 )
 
-    def write_group(self, items: Sequence[tuple[int, Sequence[Batch]]]) -> list[str]:
+    def writer_connection(self) -> Connection:
+        """A connection for the group commit's writer thread, kept between its transactions."""
+        return self.engine.connect()
+
+    @contextmanager
+    def _begin(self, held: Connection | None) -> Iterator[Connection]:
+        if held is None:
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        if self.fences or self.fences_many:  # the fences read through SQLAlchemy: its transaction
+            with held.begin():
+                yield held
+            return
+        raw = held.connection.driver_connection  # nothing else on it: the driver's own transaction
+        sqlite = held.dialect.name == "sqlite"
+        if sqlite:
+            raw.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
+        try:
+            yield held
+        except BaseException:
+            raw.rollback()  # type: ignore[union-attr]
+            raise
+        if sqlite:
+            raw.execute("COMMIT")  # type: ignore[union-attr]
+        else:
+            raw.commit()  # type: ignore[union-attr]
+
+    def write_group(
+        self, items: Sequence[tuple[int, Sequence[Batch]]], conn: Connection | None = None
+    ) -> list[str]:
         """The batches of several tables (each item: a table id and its batches) in ONE transaction,
-        every table's fences checked in it; returns each item's new chain head."""
+        every table's fences checked in it; returns each item's new chain head. ``conn``: the writer
+        thread's own connection (else one from the pool)."""
         self._crash.count += len(items)
         tids = list(dict.fromkeys(t for t, _ in items))
         for attempt in (1, 2):
             with self._heads_lock:
                 cached = {t: self._heads[t] for t in tids if t in self._heads}
             try:
-                with self.engine.begin() as conn:
+                with self._begin(conn) as c:
                     for tid in tids:
                         for fence in self.fences:
-                            fence(conn, tid)
+                            fence(c, tid)
                     for many in self.fences_many:
-                        many(conn, tids)
-                    heads, made = write_items(self, conn, items, cached)
+                        many(c, tids)
+                    heads, made = write_items(self, c, items, cached)
                     self._crash.check("inside", len(tids), len(items))
             except StaleHead:
                 with self._heads_lock:

@@ -1,0 +1,141 @@
+"""The group commit's writer thread (history/group.py): when it waits, and its own connection.
+
+- An idle writer commits a lone call at once, whatever its window: the window (``window_s``) is
+  waited only after a commit that carried several calls (load), so at one table every action's
+  commit starts as soon as it is queued. The calls queued while the writer was held (a second writer
+  holding the SQLite file's lock) are committed together, and only then is the window waited.
+- The writer keeps one connection between its transactions; a failed transaction (an event written
+  twice: its unique key) is rolled back whole, that connection is given up, and the next commit (of
+  another table) takes a new one and is durable. SQLite and PostgreSQL (the driver's own
+  transaction: ``BEGIN IMMEDIATE``/``COMMIT`` on SQLite, psycopg's on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from pontoon.history import HistoryError, Store, open_store
+from pontoon.history.audit import audit
+from pontoon.history.dbfile import parse_sqlite
+from pontoon.history.store import Batch, Row
+from tests.history.pg import cluster, create_db, pg_bin
+
+
+def _move(seq: int) -> Batch:
+    t = {"source": {"system": "house"}, "dest": "ann", "amount": "1.25", "kind": "win", "player": "ann"}
+    return Batch(rows=[Row(0, seq, "pay", {"n": seq}, "", [{**t, "reason": "r"}])])
+
+
+def _tables(store: Store, n: int) -> list[int]:
+    return [store.create_table("casino", "mbs", {"preset": "mbs"}) for _ in range(n)]
+
+
+def test_an_idle_writer_commits_a_lone_call_at_once(db_url: str) -> None:
+    store = open_store(db_url)
+    try:
+        group = store.start_group(window_s=60.0)  # a window no test could wait for
+        (tid,) = _tables(store, 1)
+        done = threading.Event()
+
+        def write() -> None:
+            for seq in range(3):  # one call after another: the writer is idle at each
+                store.append(tid, _move(seq))
+            done.set()
+
+        threading.Thread(target=write, daemon=True).start()
+        assert done.wait(20), "an idle writer waited its window before committing a lone call"
+        assert group.waited == 0
+        assert [e["seq"] for e in store.events_(tid)] == [0, 1, 2]
+    finally:
+        store.close()
+
+
+def test_the_window_is_waited_only_after_a_shared_commit(db_url: str) -> None:
+    store = open_store(db_url)
+    try:
+        group = store.start_group(window_s=0.05)
+        a, b, c, d = _tables(store, 4)
+        path = parse_sqlite(db_url)
+        assert path is not None
+        lock = sqlite3.connect(path.path, isolation_level=None, timeout=30)
+        lock.execute("BEGIN IMMEDIATE")  # another writer holds the file: the writer waits in its BEGIN
+        first = store.submit(a, [_move(0)])
+        for _ in range(200):  # the writer has taken the first call (and waits for the lock)
+            with group.cv:
+                if not group.queue:
+                    break
+            threading.Event().wait(0.01)
+        rest = [store.submit(t, [_move(0)]) for t in (b, c, d)]  # queued together meanwhile
+        lock.execute("COMMIT")
+        lock.close()
+        first.result(30)
+        for f in rest:
+            f.result(30)
+        assert group.waited == 0  # the lone first call and the three queued: no window waited yet
+        assert group.busy  # the last commit carried the three calls
+        store.append(a, _move(1))  # after a shared commit the writer waits its window once
+        assert group.waited == 1
+        store.append(a, _move(2))  # a lone call again: idle, at once
+        assert group.waited == 1
+        assert group.groups >= 3 and group.items == 6
+        audit(store)
+    finally:
+        store.close()
+
+
+REFUSED = (HistoryError, sqlite3.IntegrityError, psycopg.IntegrityError)  # the driver's unique violation
+
+
+def check_failed_transaction(url: str) -> None:
+    store = open_store(url)
+    try:
+        group = store.start_group()
+        a, b = _tables(store, 2)
+        store.append(a, _move(0))
+        conn = group.conn
+        assert conn is not None
+        store.append(b, _move(0))
+        assert group.conn is conn  # kept between commits
+        with pytest.raises(REFUSED):
+            store.append(a, Batch(rows=[*_move(1).rows, *_move(1).rows]))  # seq 1 twice: refused whole
+        assert group.conn is None  # given up after the failed transaction
+        store.append(b, _move(1))  # another table: a new connection, committed
+        assert group.conn is not None and group.conn is not conn
+        assert [e["seq"] for e in store.events_(a)] == [0]  # nothing of the failed call
+        assert [e["seq"] for e in store.events_(b)] == [0, 1]
+        with pytest.raises(REFUSED):  # the failed table is refused from then on
+            store.append(a, _move(2))
+        audit(store)
+    finally:
+        store.close()
+    again = open_store(url)  # what is committed is durable: a new store reads it
+    try:
+        assert [e["seq"] for e in again.events_(b)] == [0, 1]
+        audit(again)
+    finally:
+        again.close()
+
+
+def test_a_failed_transaction_gives_up_the_writers_connection_sqlite(db_url: str) -> None:
+    check_failed_transaction(db_url)
+
+
+@pytest.fixture(scope="module")
+def pg() -> Iterator[str]:
+    if pg_bin() is None:
+        pytest.skip("no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps")
+    try:
+        with cluster() as base:
+            yield base
+    except (RuntimeError, OSError) as err:
+        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")
+
+
+@pytest.mark.postgres
+def test_a_failed_transaction_gives_up_the_writers_connection_postgres(pg: str) -> None:
+    check_failed_transaction(create_db(pg, "t_group_writer"))
