@@ -4,6 +4,9 @@
   waited only after a commit that carried several calls (load), so at one table every action's
   commit starts as soon as it is queued. The calls queued while the writer was held (a second writer
   holding the SQLite file's lock) are committed together, and only then is the window waited.
+- One transaction of many tables' calls (PostgreSQL: one statement per kind of row, the rows sent as
+  one JSON array) writes every row in its order: each table's events have ascending ids in their
+  order, each ledger row names its own event and round, every chain links.
 - The writer keeps one connection between its transactions; a failed transaction (an event written
   twice: its unique key) is rolled back whole, that connection is given up, and the next commit (of
   another table) takes a new one and is durable. SQLite and PostgreSQL (the driver's own
@@ -121,6 +124,40 @@ def check_failed_transaction(url: str) -> None:
         again.close()
 
 
+def check_many_tables_in_order(url: str) -> None:
+    store = open_store(url)
+    try:
+        tids = _tables(store, 40)
+        items = []
+        for k, tid in enumerate(tids):  # each table: 3 batches of 1 to 3 rows, a round among them
+            rnd = [Row(1, 0, "round_start", {"shoe": 1}, "004 3.1"), *_move(1).rows]
+            rnd[1] = Row(1, 1, "pay", {"n": k, "note": "é\u2028"}, "", rnd[1].transfers)
+            items.append((tid, [_move(0), Batch(rows=rnd, round_end=(1, "settled", {"k": k})), _move(2)]))
+        heads = store.write_group(items)
+        for (tid, _b), head in zip(items, heads, strict=True):
+            evs = store.events_(tid)
+            assert [(e["round_no"], e["seq"]) for e in evs] == [(0, 0), (1, 0), (1, 1), (0, 2)]
+            assert [e["id"] for e in evs] == sorted(e["id"] for e in evs)
+            assert [e["prev_hash"] for e in evs] == ["", *(e["hash"] for e in evs[:-1])]
+            assert evs[-1]["hash"] == head == store.table(tid)["last_hash"]
+            (rnd_row,) = store.rounds_(table_id=tid)
+            assert evs[1]["round_id"] == evs[2]["round_id"] == rnd_row["id"]
+            assert evs[0]["round_id"] is None and rnd_row["status"] == "settled"
+            led = store.ledger_(tid)
+            assert [(r["event_id"], r["round_id"]) for r in led] == [
+                (evs[0]["id"], None),
+                (evs[2]["id"], rnd_row["id"]),
+                (evs[3]["id"], None),
+            ]
+        audit(store)
+    finally:
+        store.close()
+
+
+def test_many_tables_in_one_transaction_keep_their_order_sqlite(db_url: str) -> None:
+    check_many_tables_in_order(db_url)
+
+
 def test_a_failed_transaction_gives_up_the_writers_connection_sqlite(db_url: str) -> None:
     check_failed_transaction(db_url)
 
@@ -139,3 +176,8 @@ def pg() -> Iterator[str]:
 @pytest.mark.postgres
 def test_a_failed_transaction_gives_up_the_writers_connection_postgres(pg: str) -> None:
     check_failed_transaction(create_db(pg, "t_group_writer"))
+
+
+@pytest.mark.postgres
+def test_many_tables_in_one_transaction_keep_their_order_postgres(pg: str) -> None:
+    check_many_tables_in_order(create_db(pg, "t_group_order"))
