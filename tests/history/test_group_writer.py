@@ -10,7 +10,9 @@
 - The writer keeps one connection between its transactions; a failed transaction (an event written
   twice: its unique key) is rolled back whole, that connection is given up, and the next commit (of
   another table) takes a new one and is durable. SQLite and PostgreSQL (the driver's own
-  transaction: ``BEGIN IMMEDIATE``/``COMMIT`` on SQLite, psycopg's on PostgreSQL).
+  transaction: ``BEGIN IMMEDIATE``/``COMMIT`` on SQLite, psycopg's on PostgreSQL). On PostgreSQL a
+  connection idle for a while is given back before the next commit, so a server that dropped it
+  (here: its backend terminated) costs no write.
 """
 
 from __future__ import annotations
@@ -181,3 +183,28 @@ def test_a_failed_transaction_gives_up_the_writers_connection_postgres(pg: str) 
 @pytest.mark.postgres
 def test_many_tables_in_one_transaction_keep_their_order_postgres(pg: str) -> None:
     check_many_tables_in_order(create_db(pg, "t_group_order"))
+
+
+@pytest.mark.postgres
+def test_an_idle_writer_connection_dropped_by_the_server_costs_no_write(pg: str) -> None:
+    url = create_db(pg, "t_group_idle")
+    store = open_store(url)
+    try:
+        group = store.start_group()
+        group.idle_s = 0.2
+        (tid,) = _tables(store, 1)
+        store.append(tid, _move(0))
+        store.append(tid, _move(1))  # back to back: the same connection
+        conn = group.conn
+        assert conn is not None
+        pid = conn.connection.driver_connection.info.backend_pid
+        other = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True)
+        other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        other.close()
+        threading.Event().wait(0.3)  # idle past idle_s
+        store.append(tid, _move(2))  # a new connection from the pool: written
+        assert group.conn is not conn
+        assert [e["seq"] for e in store.events_(tid)] == [0, 1, 2]
+        audit(store)
+    finally:
+        store.close()

@@ -15,7 +15,8 @@ fsync on PostgreSQL). The thread takes everything queued (what arrived while the
 being fsynced), writes it in one transaction and completes the futures in order. ``window_s`` (0 by
 default) is waited only while the writer is busy (its last commit carried several calls): an idle
 writer commits a lone call at once. The thread keeps one connection for its transactions (no pool
-checkout per commit; a new one after a failed transaction).
+checkout per commit; a new one after a failed transaction, and on PostgreSQL after ``idle_s`` without a
+commit, so that the pool's pre-ping checks it as before: a server restarted meanwhile).
 A caller that shows an event waits for its future first, so an event is shown only once it is durable.
 If the shared transaction fails (a lease lost by one table: its fence), each item is retried alone, so
 one table's refusal is that table's only. A table whose write failed is refused from then on (its
@@ -208,6 +209,8 @@ class GroupCommitter:
         self.waited = 0  # windows waited (only while busy: ``_run``)
         self.busy = False  # the last commit carried several calls (load): the next may wait the window
         self.conn: Connection | None = None  # the writer thread's connection, kept between commits
+        self.idle_s = 1.0  # PostgreSQL: a connection idle this long is given back (pre-pinged anew)
+        self.used = 0.0  # time.monotonic() of its last commit
         self.thread = threading.Thread(target=self._run, name="pontoon-group-commit", daemon=True)
         self.thread.start()
 
@@ -271,6 +274,9 @@ class GroupCommitter:
         if not live:
             return
         try:
+            if self.conn is not None and time.monotonic() - self.used > self.idle_s:
+                if self.conn.dialect.name == "postgresql":  # a server may have gone away meanwhile
+                    self._close_conn()
             if self.conn is None:
                 self.conn = self.store.writer_connection()
             heads = self.store.write_group([(t, b) for t, b, _ in live], self.conn)
@@ -283,6 +289,7 @@ class GroupCommitter:
             for one in live:  # one table's refusal (its lease lost) must not fail the others
                 self._commit([one])
             return
+        self.used = time.monotonic()
         self.groups += 1
         self.items += len(live)
         self.busy = len(group) > 1
