@@ -28,12 +28,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, Protocol
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 
 from pontoon.history import batchsql
 from pontoon.history.chain import account_key, canon, chain_text_hash, event_text, now
@@ -57,6 +58,35 @@ class Store(Protocol):
 class StaleHead(HistoryError):
     """A table's chain head is not the one the writer remembered (another process wrote it): the
     transaction is rolled back and written again from the stored heads (``Store.write_group``)."""
+
+
+@contextmanager
+def transaction(engine: Engine, held: Connection | None, fenced: bool) -> Iterator[Connection]:
+    """One write transaction: on a connection from the pool (``held`` None), else on the writer
+    thread's own ``held`` connection: through SQLAlchemy when ``fenced`` (the lease fences read through
+    it), else the driver's own transaction (``BEGIN IMMEDIATE``/``COMMIT`` on SQLite, psycopg's on
+    PostgreSQL): no SQLAlchemy begin and commit per group."""
+    if held is None:
+        with engine.begin() as conn:
+            yield conn
+        return
+    if fenced:
+        with held.begin():
+            yield held
+        return
+    raw = held.connection.driver_connection
+    sqlite = held.dialect.name == "sqlite"
+    if sqlite:
+        raw.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
+    try:
+        yield held
+    except BaseException:
+        raw.rollback()  # type: ignore[union-attr]
+        raise
+    if sqlite:
+        raw.execute("COMMIT")  # type: ignore[union-attr]
+    else:
+        raw.commit()  # type: ignore[union-attr]
 
 
 def load_heads(conn: Connection, tids: Sequence[int]) -> Heads:
@@ -320,4 +350,4 @@ class GroupCommitter:
             fut.set_result(head)
 
 
-__all__ = ["GroupCommitter", "write_items"]
+__all__ = ["GroupCommitter", "transaction", "write_items"]

@@ -47,7 +47,7 @@ from pontoon.history.engines import (
     stored_amount,
     stored_json,
 )
-from pontoon.history.group import GroupCommitter, Heads, StaleHead, write_items
+from pontoon.history.group import GroupCommitter, Heads, StaleHead, transaction, write_items
 from pontoon.history.seal import SealKey, history_key
 
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
@@ -400,30 +400,6 @@ class Store:
         """A connection for the group commit's writer thread, kept between its transactions."""
         return self.engine.connect()
 
-    @contextmanager
-    def _begin(self, held: Connection | None) -> Iterator[Connection]:
-        if held is None:
-            with self.engine.begin() as conn:
-                yield conn
-            return
-        if self.fences or self.fences_many:  # the fences read through SQLAlchemy: its transaction
-            with held.begin():
-                yield held
-            return
-        raw = held.connection.driver_connection  # nothing else on it: the driver's own transaction
-        sqlite = held.dialect.name == "sqlite"
-        if sqlite:
-            raw.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
-        try:
-            yield held
-        except BaseException:
-            raw.rollback()  # type: ignore[union-attr]
-            raise
-        if sqlite:
-            raw.execute("COMMIT")  # type: ignore[union-attr]
-        else:
-            raw.commit()  # type: ignore[union-attr]
-
     def write_group(
         self, items: Sequence[tuple[int, Sequence[Batch]]], conn: Connection | None = None
     ) -> list[str]:
@@ -436,7 +412,7 @@ class Store:
             with self._heads_lock:
                 cached = {t: self._heads[t] for t in tids if t in self._heads}
             try:
-                with self._begin(conn) as c:
+                with transaction(self.engine, conn, bool(self.fences or self.fences_many)) as c:
                     for tid in tids:
                         for fence in self.fences:
                             fence(c, tid)
