@@ -7,6 +7,8 @@
 - One transaction of many tables' calls (PostgreSQL: one statement per kind of row, the rows sent as
   one JSON array) writes every row in its order: each table's events have ascending ids in their
   order, each ledger row names its own event and round, every chain links.
+- Callers that wait in their own thread (``Store.append``: a ``Waiter``, a lock, not a ``Future``)
+  each get their own call's new head, from many threads at once.
 - The writer keeps one connection between its transactions; a failed transaction (an event written
   twice: its unique key) is rolled back whole, that connection is given up, and the next commit (of
   another table) takes a new one and is durable. SQLite and PostgreSQL (the driver's own
@@ -124,6 +126,35 @@ def check_failed_transaction(url: str) -> None:
         audit(again)
     finally:
         again.close()
+
+
+def test_many_threads_waiting_each_get_their_own_head(db_url: str) -> None:
+    store = open_store(db_url)
+    try:
+        group = store.start_group()
+        tids = _tables(store, 20)
+        got: dict[int, list[str]] = {}
+        errors: list[BaseException] = []
+
+        def play(tid: int) -> None:
+            try:
+                got[tid] = [store.append(tid, _move(seq)) for seq in range(5)]
+            except BaseException as err:  # noqa: BLE001 (asserted below)
+                errors.append(err)
+
+        threads = [threading.Thread(target=play, args=(t,)) for t in tids]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(60)
+        assert not errors
+        for tid in tids:
+            assert got[tid] == [e["hash"] for e in store.events_(tid)]
+            assert group.pending(tid) is None
+        assert group.items == 100
+        audit(store)
+    finally:
+        store.close()
 
 
 def check_many_tables_in_order(url: str) -> None:

@@ -11,7 +11,8 @@ the stored heads), and each table's head is sealed (``seal.py``) as before.
 
 ``GroupCommitter`` is a writer thread: ``submit(table_id, batches)`` queues one table call's batches and
 returns a ``Future`` that completes once they are COMMITTED (durable: ``synchronous=FULL`` on SQLite,
-fsync on PostgreSQL). The thread takes everything queued (what arrived while the previous commit was
+fsync on PostgreSQL); ``write(table_id, batches)`` queues it and waits for that commit in the calling
+thread, on a ``Waiter`` (a lock: lighter than a ``Future``). The thread takes everything queued (what arrived while the previous commit was
 being fsynced), writes it in one transaction and completes the futures in order. ``window_s`` (0 by
 default) is waited only while the writer is busy (its last commit carried several calls): an idle
 writer commits a lone call at once. The thread keeps one connection for its transactions (no pool
@@ -222,6 +223,39 @@ def _twice(conn: Connection, err: BaseException, idems: list[str]) -> str:
     return f"ledger row {found} is already written: a transfer is booked once"
 
 
+class Waiter:
+    """One call's commit awaited by the thread that queued it (``GroupCommitter.write``): a lock
+    released at the commit. A ``Future`` makes a condition per call and takes it to complete and to
+    wait; nothing else waits for this one (``pending`` and ``drain`` are for the deferred callers)."""
+
+    __slots__ = ("_lock", "_head", "_error")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+        self._head = ""
+        self._error: BaseException | None = None
+
+    def set_result(self, head: str) -> None:
+        self._head = head
+        self._lock.release()
+
+    def set_exception(self, error: BaseException) -> None:
+        self._error = error
+        self._lock.release()
+
+    def result(self) -> str:
+        with self._lock:  # released at the commit (or its failure)
+            pass
+        if self._error is not None:
+            raise self._error
+        return self._head
+
+
+Done = Future[str] | Waiter
+Queued = tuple[int, Sequence[Batch], Done]
+
+
 class GroupCommitter:
     """The writer thread of a ``Store`` (see the module's text)."""
 
@@ -229,7 +263,7 @@ class GroupCommitter:
         self.store = store
         self.window_s = window_s
         self.max_items = max_items
-        self.queue: deque[tuple[int, Sequence[Batch], Future[str]]] = deque()
+        self.queue: deque[Queued] = deque()
         self.cv = threading.Condition()
         self.closed = False
         self.failed: dict[int, BaseException] = {}  # table id -> why its write failed (refused from then on)
@@ -253,6 +287,16 @@ class GroupCommitter:
             self.last[table_id] = fut
             self.cv.notify()
         return fut
+
+    def write(self, table_id: int, batches: Sequence[Batch]) -> str:
+        """Queue one table call's batches and wait here until they are committed (the new head)."""
+        waiter = Waiter()
+        with self.cv:
+            if self.closed:
+                raise HistoryError("the history store is closed: nothing more can be written")
+            self.queue.append((table_id, list(batches), waiter))
+            self.cv.notify()
+        return waiter.result()
 
     def pending(self, table_id: int) -> Future[str] | None:
         """The newest write of ``table_id`` not yet completed (None: everything is committed)."""
@@ -293,7 +337,7 @@ class GroupCommitter:
                 group = [self.queue.popleft() for _ in range(n)]
             self._commit(group)
 
-    def _commit(self, group: list[tuple[int, Sequence[Batch], Future[str]]]) -> None:
+    def _commit(self, group: list[Queued]) -> None:
         live = []
         for tid, batches, fut in group:
             err = self.failed.get(tid)
@@ -338,9 +382,7 @@ class GroupCommitter:
             except Exception:  # noqa: BLE001 (a broken connection: the pool discards it)
                 conn.invalidate()
 
-    def _done(
-        self, tid: int, fut: Future[str], *, head: str = "", error: BaseException | None = None
-    ) -> None:
+    def _done(self, tid: int, fut: Done, *, head: str = "", error: BaseException | None = None) -> None:
         with self.cv:
             if self.last.get(tid) is fut:
                 del self.last[tid]
@@ -350,4 +392,4 @@ class GroupCommitter:
             fut.set_result(head)
 
 
-__all__ = ["GroupCommitter", "transaction", "write_items"]
+__all__ = ["GroupCommitter", "Waiter", "transaction", "write_items"]

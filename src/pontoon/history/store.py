@@ -344,7 +344,10 @@ class Store:
         """Write ``batches`` in order in ONE transaction (the records of one table call), committed when
         this returns; returns the new head of the hash chain. With group commit on (``start_group``)
         the transaction is shared with the other tables' writes of the same moment (``group.py``)."""
-        return self.submit(table_id, batches).result()
+        self._writable()
+        if self.group is not None:
+            return self.group.write(table_id, batches)
+        return self.write_group([(table_id, batches)])[0]
 
     def submit(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
         """Queue ``batches`` for the writer thread (group commit on), else write them now; the future
