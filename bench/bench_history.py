@@ -10,11 +10,14 @@ FULL``: the WAL fsynced at commit; PostgreSQL: fsync on, a throwaway cluster on 
   (``history/group.py``): the calls of every table that arrive while a commit is being fsynced are
   written together in the next transaction, with multi-row inserts;
 beside ``synchronous=OFF`` and no recording at all (the engine alone), in the same run. The store's
-figure is events per second of wall time with every event durable before its table goes on.
+figure is events per second of wall time with every event durable before its table goes on; beside
+it the process's CPU per event (user + system, ``os.times``: every thread of this process, not a
+PostgreSQL server's), steadier than the wall time when other jobs share the cores.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import threading
@@ -31,7 +34,12 @@ from pontoon.history import open_store  # noqa: E402
 from pontoon.history.store import Store  # noqa: E402
 
 
-def engine_only(rounds: int) -> tuple[int, float]:
+def cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def engine_only(rounds: int) -> tuple[int, float, float]:
     from pontoon.casino.table import CasinoTable
     from pontoon.rules import resolve_rules
 
@@ -40,13 +48,13 @@ def engine_only(rounds: int) -> tuple[int, float]:
     t.subscribe(lambda _r: n.__setitem__(0, n[0] + 1))
     t.join("ann", 10**6)
     t.join("bob", 10**6)
-    t0 = time.perf_counter()
+    c0, t0 = cpu(), time.perf_counter()
     play(t, 1, rounds)
-    return n[0], time.perf_counter() - t0
+    return n[0], time.perf_counter() - t0, cpu() - c0
 
 
-def run(store: Store, rounds: int, tables: int) -> tuple[int, float, str]:
-    """(events, seconds, groups note) for ``tables`` tables of ``rounds`` rounds, one thread each."""
+def run(store: Store, rounds: int, tables: int) -> tuple[int, float, float, str]:
+    """(events, seconds, CPU seconds, groups note) for ``tables`` tables of ``rounds`` rounds, one thread each."""
     made = [new_table(store, "mbs", seed, balance=10**6) for seed in range(1, tables + 1)]
     g0 = (store.group.groups, store.group.items) if store.group else (0, 0)
     errors: list[BaseException] = []
@@ -58,12 +66,12 @@ def run(store: Store, rounds: int, tables: int) -> tuple[int, float, str]:
             errors.append(err)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(tables)]
-    t0 = time.perf_counter()
+    c0, t0 = cpu(), time.perf_counter()
     for th in threads:
         th.start()
     for th in threads:
         th.join()
-    dt = time.perf_counter() - t0
+    dt, dc = time.perf_counter() - t0, cpu() - c0
     if errors:
         raise errors[0]
     note = ""
@@ -73,7 +81,7 @@ def run(store: Store, rounds: int, tables: int) -> tuple[int, float, str]:
     events = sum(len(store.events_(rec.table_id)) for _t, rec in made)
     for _t, rec in made:
         rec.close()
-    return events, dt, note
+    return events, dt, dc, note
 
 
 def main() -> None:
@@ -84,8 +92,8 @@ def main() -> None:
         if a == "--tables" and i + 1 < len(sys.argv):
             counts = [int(x) for x in sys.argv[i + 1].split(",") if x]
     rows = []
-    ev, dt = engine_only(rounds)
-    rows.append(("engine only (no history), 1 table", ev, dt, ""))
+    ev, dt, dc = engine_only(rounds)
+    rows.append(("engine only (no history), 1 table", ev, dt, dc, ""))
 
     def measure(url_of: Callable[[str], str], kind: str, sync: str = "FULL") -> None:
         for tables in counts:
@@ -94,13 +102,14 @@ def main() -> None:
                 if grouped:
                     s.start_group()
                 per = max(1, rounds // tables) if tables > 1 else rounds
-                e, d, note = run(s, per, tables)
+                e, d, c, note = run(s, per, tables)
                 how = "group commit" if grouped else "each call its own transaction"
                 rows.append(
                     (
                         f"{kind} {'synchronous=' + sync if kind == 'SQLite' else ''} {tables} table(s), {how}",
                         e,
                         d,
+                        c,
                         note,
                     )
                 )
@@ -122,11 +131,17 @@ def main() -> None:
                 measure(lambda n: create_db(base, "b" + n.lower()), "PostgreSQL")
     full = next((r for r in rows if "FULL 1 table(s), each" in r[0]), None)  # absent without 1 table
     print(f"{rounds} rounds of mbs per run (split over the tables), two players per table")
-    print(f"{'store':<56} {'events':>7} {'seconds':>8} {'events/s':>10} {'vs 1-table FULL':>15}  note")
-    for name, ev, dt, note in rows:
+    base = rows[0][1] / rows[0][2]  # the engine alone
+    print(
+        f"{'store':<56} {'events':>7} {'seconds':>8} {'events/s':>10} {'vs engine':>9} "
+        f"{'CPU us/event':>12} {'vs 1-table FULL':>15}  note"
+    )
+    for name, ev, dt, dc, note in rows:
         rate = ev / dt
         vs = f"{rate / (full[1] / full[2]):>14.2f}x" if full else f"{'-':>15}"
-        print(f"{name:<56} {ev:>7} {dt:>8.2f} {rate:>10.0f} {vs}  {note}")
+        print(
+            f"{name:<56} {ev:>7} {dt:>8.2f} {rate:>10.0f} {rate / base:>9.3f} {dc / ev * 1e6:>12.1f} {vs}  {note}"
+        )
 
 
 if __name__ == "__main__":

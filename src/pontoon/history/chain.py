@@ -47,7 +47,7 @@ def event_text(
         return canon(event_body(round_no, seq, kind, data, clause, transfers))
     return (
         f'{{"clause":{_encode(clause)},"data":{payload},"kind":{_encode(kind)},"round":{round_no},'
-        f'"seq":{seq},"transfers":{_encode(list(transfers))}}}'
+        f'"seq":{seq},"transfers":{_encode(list(transfers)) if transfers else "[]"}}}'
     )
 
 

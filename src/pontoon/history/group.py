@@ -11,8 +11,13 @@ the stored heads), and each table's head is sealed (``seal.py``) as before.
 
 ``GroupCommitter`` is a writer thread: ``submit(table_id, batches)`` queues one table call's batches and
 returns a ``Future`` that completes once they are COMMITTED (durable: ``synchronous=FULL`` on SQLite,
-fsync on PostgreSQL). The thread takes everything queued (what arrived while the previous commit was
-being fsynced, plus ``window_s``), writes it in one transaction and completes the futures in order.
+fsync on PostgreSQL); ``write(table_id, batches)`` queues it and waits for that commit in the calling
+thread, on a ``Waiter`` (a lock: lighter than a ``Future``). The thread takes everything queued (what arrived while the previous commit was
+being fsynced), writes it in one transaction and completes the futures in order. ``window_s`` (0 by
+default) is waited only while the writer is busy (its last commit carried several calls): an idle
+writer commits a lone call at once. The thread keeps one connection for its transactions (no pool
+checkout per commit; a new one after a failed transaction, and on PostgreSQL after ``idle_s`` without a
+commit, so that the pool's pre-ping checks it as before: a server restarted meanwhile).
 A caller that shows an event waits for its future first, so an event is shown only once it is durable.
 If the shared transaction fails (a lease lost by one table: its fence), each item is retried alone, so
 one table's refusal is that table's only. A table whose write failed is refused from then on (its
@@ -24,12 +29,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, Protocol
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 
 from pontoon.history import batchsql
 from pontoon.history.chain import account_key, canon, chain_text_hash, event_text, now
@@ -45,12 +51,43 @@ class Store(Protocol):
 
     def seal_of(self, table_id: int, head: str) -> str: ...
 
-    def write_group(self, items: Sequence[Item]) -> list[str]: ...
+    def write_group(self, items: Sequence[Item], conn: Connection | None = None) -> list[str]: ...
+
+    def writer_connection(self) -> Connection: ...
 
 
 class StaleHead(HistoryError):
     """A table's chain head is not the one the writer remembered (another process wrote it): the
     transaction is rolled back and written again from the stored heads (``Store.write_group``)."""
+
+
+@contextmanager
+def transaction(engine: Engine, held: Connection | None, fenced: bool) -> Iterator[Connection]:
+    """One write transaction: on a connection from the pool (``held`` None), else on the writer
+    thread's own ``held`` connection: through SQLAlchemy when ``fenced`` (the lease fences read through
+    it), else the driver's own transaction (``BEGIN IMMEDIATE``/``COMMIT`` on SQLite, psycopg's on
+    PostgreSQL): no SQLAlchemy begin and commit per group."""
+    if held is None:
+        with engine.begin() as conn:
+            yield conn
+        return
+    if fenced:
+        with held.begin():
+            yield held
+        return
+    raw = held.connection.driver_connection
+    sqlite = held.dialect.name == "sqlite"
+    if sqlite:
+        raw.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
+    try:
+        yield held
+    except BaseException:
+        raw.rollback()  # type: ignore[union-attr]
+        raise
+    if sqlite:
+        raw.execute("COMMIT")  # type: ignore[union-attr]
+    else:
+        raw.commit()  # type: ignore[union-attr]
 
 
 def load_heads(conn: Connection, tids: Sequence[int]) -> Heads:
@@ -186,6 +223,39 @@ def _twice(conn: Connection, err: BaseException, idems: list[str]) -> str:
     return f"ledger row {found} is already written: a transfer is booked once"
 
 
+class Waiter:
+    """One call's commit awaited by the thread that queued it (``GroupCommitter.write``): a lock
+    released at the commit. A ``Future`` makes a condition per call and takes it to complete and to
+    wait; nothing else waits for this one (``pending`` and ``drain`` are for the deferred callers)."""
+
+    __slots__ = ("_lock", "_head", "_error")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+        self._head = ""
+        self._error: BaseException | None = None
+
+    def set_result(self, head: str) -> None:
+        self._head = head
+        self._lock.release()
+
+    def set_exception(self, error: BaseException) -> None:
+        self._error = error
+        self._lock.release()
+
+    def result(self) -> str:
+        with self._lock:  # released at the commit (or its failure)
+            pass
+        if self._error is not None:
+            raise self._error
+        return self._head
+
+
+Done = Future[str] | Waiter
+Queued = tuple[int, Sequence[Batch], Done]
+
+
 class GroupCommitter:
     """The writer thread of a ``Store`` (see the module's text)."""
 
@@ -193,13 +263,18 @@ class GroupCommitter:
         self.store = store
         self.window_s = window_s
         self.max_items = max_items
-        self.queue: deque[tuple[int, Sequence[Batch], Future[str]]] = deque()
+        self.queue: deque[Queued] = deque()
         self.cv = threading.Condition()
         self.closed = False
         self.failed: dict[int, BaseException] = {}  # table id -> why its write failed (refused from then on)
         self.last: dict[int, Future[str]] = {}  # each table's newest submission not yet completed
         self.groups = 0  # transactions committed (for the benchmarks)
         self.items = 0
+        self.waited = 0  # windows waited (only while busy: ``_run``)
+        self.busy = False  # the last commit carried several calls (load): the next may wait the window
+        self.conn: Connection | None = None  # the writer thread's connection, kept between commits
+        self.idle_s = 1.0  # PostgreSQL: a connection idle this long is given back (pre-pinged anew)
+        self.used = 0.0  # time.monotonic() of its last commit
         self.thread = threading.Thread(target=self._run, name="pontoon-group-commit", daemon=True)
         self.thread.start()
 
@@ -212,6 +287,16 @@ class GroupCommitter:
             self.last[table_id] = fut
             self.cv.notify()
         return fut
+
+    def write(self, table_id: int, batches: Sequence[Batch]) -> str:
+        """Queue one table call's batches and wait here until they are committed (the new head)."""
+        waiter = Waiter()
+        with self.cv:
+            if self.closed:
+                raise HistoryError("the history store is closed: nothing more can be written")
+            self.queue.append((table_id, list(batches), waiter))
+            self.cv.notify()
+        return waiter.result()
 
     def pending(self, table_id: int) -> Future[str] | None:
         """The newest write of ``table_id`` not yet completed (None: everything is committed)."""
@@ -242,15 +327,17 @@ class GroupCommitter:
                 while not self.queue and not self.closed:
                     self.cv.wait()
                 if not self.queue:
+                    self._close_conn()
                     return
-            if self.window_s > 0:
+            if self.window_s > 0 and self.busy:  # idle: a lone call is committed at once
+                self.waited += 1
                 time.sleep(self.window_s)
             with self.cv:
                 n = min(len(self.queue), self.max_items)
                 group = [self.queue.popleft() for _ in range(n)]
             self._commit(group)
 
-    def _commit(self, group: list[tuple[int, Sequence[Batch], Future[str]]]) -> None:
+    def _commit(self, group: list[Queued]) -> None:
         live = []
         for tid, batches, fut in group:
             err = self.failed.get(tid)
@@ -261,8 +348,14 @@ class GroupCommitter:
         if not live:
             return
         try:
-            heads = self.store.write_group([(t, b) for t, b, _ in live])
+            if self.conn is not None and time.monotonic() - self.used > self.idle_s:
+                if self.conn.dialect.name == "postgresql":  # a server may have gone away meanwhile
+                    self._close_conn()
+            if self.conn is None:
+                self.conn = self.store.writer_connection()
+            heads = self.store.write_group([(t, b) for t, b, _ in live], self.conn)
         except BaseException as err:  # noqa: BLE001 (every error goes to the callers)
+            self._close_conn()  # rolled back; a broken connection is not reused
             if len(live) == 1:
                 self.failed[live[0][0]] = err
                 self._done(live[0][0], live[0][2], error=err)
@@ -270,8 +363,10 @@ class GroupCommitter:
             for one in live:  # one table's refusal (its lease lost) must not fail the others
                 self._commit([one])
             return
+        self.used = time.monotonic()
         self.groups += 1
         self.items += len(live)
+        self.busy = len(group) > 1
         with self.cv:  # committed: none of them is pending any more (one lock for the whole group)
             for tid, _b, fut in live:
                 if self.last.get(tid) is fut:
@@ -279,9 +374,15 @@ class GroupCommitter:
         for (_t, _b, fut), head in zip(live, heads, strict=True):
             fut.set_result(head)
 
-    def _done(
-        self, tid: int, fut: Future[str], *, head: str = "", error: BaseException | None = None
-    ) -> None:
+    def _close_conn(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 (a broken connection: the pool discards it)
+                conn.invalidate()
+
+    def _done(self, tid: int, fut: Done, *, head: str = "", error: BaseException | None = None) -> None:
         with self.cv:
             if self.last.get(tid) is fut:
                 del self.last[tid]
@@ -291,4 +392,4 @@ class GroupCommitter:
             fut.set_result(head)
 
 
-__all__ = ["GroupCommitter", "write_items"]
+__all__ = ["GroupCommitter", "Waiter", "transaction", "write_items"]

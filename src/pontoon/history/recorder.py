@@ -173,9 +173,10 @@ class Recorder:
         finally:
             self._collected = None
         if batches:
-            fut = self.store.submit(self.table_id, batches)
-            if not self.defer:
-                fut.result()  # committed before the table call returns
+            if self.defer:
+                self.store.submit(self.table_id, batches)  # the caller waits for ``pending``
+            else:
+                self.store.append_many(self.table_id, batches)  # committed before the call returns
             self.written += sum(len(b.rows) for b in batches)
 
     def _on(self, rec: TableRecord) -> None:

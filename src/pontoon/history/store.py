@@ -47,7 +47,7 @@ from pontoon.history.engines import (
     stored_amount,
     stored_json,
 )
-from pontoon.history.group import GroupCommitter, Heads, StaleHead, write_items
+from pontoon.history.group import GroupCommitter, Heads, StaleHead, transaction, write_items
 from pontoon.history.seal import SealKey, history_key
 
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
@@ -344,7 +344,10 @@ class Store:
         """Write ``batches`` in order in ONE transaction (the records of one table call), committed when
         this returns; returns the new head of the hash chain. With group commit on (``start_group``)
         the transaction is shared with the other tables' writes of the same moment (``group.py``)."""
-        return self.submit(table_id, batches).result()
+        self._writable()
+        if self.group is not None:
+            return self.group.write(table_id, batches)
+        return self.write_group([(table_id, batches)])[0]
 
     def submit(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
         """Queue ``batches`` for the writer thread (group commit on), else write them now; the future
@@ -396,22 +399,29 @@ class Store:
                     .values(balance=bal)
                 )
 
-    def write_group(self, items: Sequence[tuple[int, Sequence[Batch]]]) -> list[str]:
+    def writer_connection(self) -> Connection:
+        """A connection for the group commit's writer thread, kept between its transactions."""
+        return self.engine.connect()
+
+    def write_group(
+        self, items: Sequence[tuple[int, Sequence[Batch]]], conn: Connection | None = None
+    ) -> list[str]:
         """The batches of several tables (each item: a table id and its batches) in ONE transaction,
-        every table's fences checked in it; returns each item's new chain head."""
+        every table's fences checked in it; returns each item's new chain head. ``conn``: the writer
+        thread's own connection (else one from the pool)."""
         self._crash.count += len(items)
         tids = list(dict.fromkeys(t for t, _ in items))
         for attempt in (1, 2):
             with self._heads_lock:
                 cached = {t: self._heads[t] for t in tids if t in self._heads}
             try:
-                with self.engine.begin() as conn:
+                with transaction(self.engine, conn, bool(self.fences or self.fences_many)) as c:
                     for tid in tids:
                         for fence in self.fences:
-                            fence(conn, tid)
+                            fence(c, tid)
                     for many in self.fences_many:
-                        many(conn, tids)
-                    heads, made = write_items(self, conn, items, cached)
+                        many(c, tids)
+                    heads, made = write_items(self, c, items, cached)
                     self._crash.check("inside", len(tids), len(items))
             except StaleHead:
                 with self._heads_lock:
