@@ -1,0 +1,95 @@
+"""Issue 27 item 3: the players' best response to the banker reading every hand
+(analysis/british/reading_response.py).
+
+One player is the heads-up best response to the banker's heads-up best response; with two players, on
+reduced packs, the deviator's exact value of the solution, of his best response and of another deviation
+equals every deal played through the engine (the other player solved, the banker reading every hand) to
+1e-12, and the best response is never worse than the solution nor than the deviation."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from pontoon.analysis.british import strategy as S
+from pontoon.analysis.british.bots import initial_stakes
+from pontoon.analysis.british.enumerate_several import BANKER, PlayerPolicy, banker_check, solved_player
+from pontoon.analysis.british.reading import Reader, seen_from_view
+from pontoon.analysis.british.reading_response import decide, exact_response, outcome_chances
+from pontoon.analysis.british.values import banker_response, player_flow, player_q, terminal_values
+from pontoon.rules.british import BRITISH
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
+    S._MEMO.clear()
+    yield
+    S._MEMO.clear()
+
+
+def test_one_player_is_the_heads_up_best_response(cache) -> None:  # type: ignore[no-untyped-def]
+    sol = S.solved(BRITISH.with_(pack_ranks="A5T", pack_suits=4))
+    g, tb = sol.game, sol.tables
+    br, _, bbr = banker_response(g, tb, player_flow(g, sol.sigma))
+    _, _, pbr = player_q(g, tb, br)
+    got = exact_response(Reader(sol), 1)
+    assert np.abs(got["terminal_values"] - terminal_values(g, tb, br)).max() < 1e-12
+    assert abs(got["solved"] - bbr) < 1e-12 and abs(got["best"] - float(pbr)) < 1e-12
+    assert got["best"] > got["solved"]  # the heads-up best response gains against the seeing banker
+
+
+def test_outcome_chances_sum_to_one_and_stay_where_he_does_not_twist() -> None:
+    left = np.zeros(11, np.int64)
+    left[4], left[9] = 3, 5  # three fives, five tens left
+    stay = outcome_chances((4, 9), left, frozenset())
+    assert stay[15] == 1.0  # 5 + 10, he stays
+    got = outcome_chances((4, 9), left, frozenset({(4, 9)}))
+    assert abs(got.sum() - 1) < 1e-15 and abs(got[20] - 3 / 8) < 1e-15 and abs(got[0] - 5 / 8) < 1e-15
+
+
+def _policy(sol, sigma) -> PlayerPolicy:  # type: ignore[no-untyped-def]
+    """p0 plays ``sigma``, the others the solution."""
+    dev, rest = solved_player(SimpleNamespace(game=sol.game, sigma=sigma)), solved_player(sol)
+    return lambda rnd, seat: (dev if seat == "p0" else rest)(rnd, seat)
+
+
+def _check_two_players(rules) -> int:  # type: ignore[no-untyped-def]
+    sol = S.solved(rules)
+    rd = Reader(sol)
+    got = exact_response(rd, 2)
+
+    def banker(rnd) -> str:  # type: ignore[no-untyped-def]
+        seen = seen_from_view(rnd.view(BANKER), initial_stakes(rnd))
+        assert seen is not None
+        return decide(rd, seen)
+
+    # another deviation: the heads-up best response to the banker reading one hand
+    g, tb = sol.game, sol.tables
+    br, _, _ = banker_response(g, tb, player_flow(g, sol.sigma))
+    q, _, _ = player_q(g, tb, br)
+    heads_up = [np.eye(len(x))[int(np.argmax(x))] for x in q]
+    engine = {}
+    for name, sigma in (("solved", sol.sigma), ("best", got["strategy"]), ("heads_up", heads_up)):
+        engine[name], _ = banker_check(rules, 2, _policy(sol, sigma), banker, counted=["p0"])
+        exact = float(player_flow(g, sigma) @ got["terminal_values"])
+        assert abs(engine[name] - exact) < 1e-12, name
+    assert abs(engine["solved"] - got["solved"]) < 1e-12 and abs(engine["best"] - got["best"]) < 1e-12
+    assert got["best"] > got["solved"] + 1e-4 and got["best"] >= engine["heads_up"] - 1e-12
+    # the best response is a best response: no single decision of his does better anywhere
+    v = got["q"]
+    for i, s in enumerate(g.nodes):
+        assert float(np.dot(got["strategy"][i], v[i])) >= v[i].max() - 1e-12, s
+    return sum(len(x) > 1 for x in v)
+
+
+def test_two_players_values_equal_the_engine(cache) -> None:  # type: ignore[no-untyped-def]
+    assert _check_two_players(BRITISH.with_(pack_ranks="7T", pack_suits=4, packs=2)) > 0
+
+
+@pytest.mark.slow
+def test_two_players_on_a_deeper_pack(cache) -> None:  # type: ignore[no-untyped-def]
+    """Fives and tens: buys, four-card hands, busts seen by the banker; the best response gains 15 points."""
+    assert _check_two_players(BRITISH.with_(pack_ranks="5T", pack_suits=4, packs=2)) > 10
