@@ -17,7 +17,13 @@ from pontoon.analysis.british import strategy as S
 from pontoon.analysis.british.bots import initial_stakes
 from pontoon.analysis.british.enumerate_several import BANKER, PlayerPolicy, banker_check, solved_player
 from pontoon.analysis.british.reading import Reader, seen_from_view
-from pontoon.analysis.british.reading_response import decide, exact_response, outcome_chances
+from pontoon.analysis.british.reading_response import (
+    decide,
+    exact_response,
+    outcome_chances,
+    outcome_chances_many,
+)
+from pontoon.analysis.british.reading_response_sample import DEVIATIONS, deviation, sample_response
 from pontoon.analysis.british.values import banker_response, player_flow, player_q, terminal_values
 from pontoon.rules.british import BRITISH
 
@@ -48,6 +54,12 @@ def test_outcome_chances_sum_to_one_and_stay_where_he_does_not_twist() -> None:
     assert stay[15] == 1.0  # 5 + 10, he stays
     got = outcome_chances((4, 9), left, frozenset({(4, 9)}))
     assert abs(got.sum() - 1) < 1e-15 and abs(got[20] - 3 / 8) < 1e-15 and abs(got[0] - 5 / 8) < 1e-15
+    rng = np.random.default_rng(3)
+    rooms = rng.integers(0, 5, size=(6, 11))
+    tw = frozenset({(1, 4), (1, 1, 4), (1, 4, 4), (1, 2, 4)})
+    many = outcome_chances_many((1, 4), rooms, tw)
+    for k in range(6):
+        assert np.abs(many[k] - outcome_chances((1, 4), rooms[k], tw)).max() < 1e-15
 
 
 def _policy(sol, sigma) -> PlayerPolicy:  # type: ignore[no-untyped-def]
@@ -93,3 +105,22 @@ def test_two_players_values_equal_the_engine(cache) -> None:  # type: ignore[no-
 def test_two_players_on_a_deeper_pack(cache) -> None:  # type: ignore[no-untyped-def]
     """Fives and tens: buys, four-card hands, busts seen by the banker; the best response gains 15 points."""
     assert _check_two_players(BRITISH.with_(pack_ranks="5T", pack_suits=4, packs=2)) > 10
+
+
+def test_sampled_deviation_gain_and_edges_agree_with_the_exact_ones(cache) -> None:  # type: ignore[no-untyped-def]
+    """On a reduced pack the exact module gives what the sampler estimates: the deviation's gain over the
+    solution, the reading banker's edge against solved players (the deviator playing the solution) and
+    against the deviator; each sampled figure within four standard errors of the exact one."""
+    rules = BRITISH.with_(pack_ranks="5T", pack_suits=4, packs=2)
+    sol = S.solved(rules)
+    ex = exact_response(Reader(sol), 2)
+    for budget in (None, 2):  # every programme of the banker per deal, or two drawn (importance sampling)
+        got = sample_response(rules, 2, 300, 11, budget=budget)
+        assert got["rounds"] == 300
+        assert abs(got["edge_vs_solved"] + ex["solved"]) < 4 * got["reading_gain_se"]
+        for name in DEVIATIONS:
+            value = float(player_flow(sol.game, deviation(sol, name)) @ ex["terminal_values"])
+            d = got["deviations"][name]
+            assert d["gain_se"] > 0 and abs(d["gain"] - (value - ex["solved"])) < 4 * d["gain_se"], (name, d)
+            assert abs(d["edge"] + value) < 4 * d["edge_se"], (name, d)
+            assert ex["best"] >= value - 1e-12  # a lower bound: no deviation beats the best response

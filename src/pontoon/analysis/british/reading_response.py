@@ -90,6 +90,29 @@ def outcome_chances(first: Hand, left: np.ndarray, tw: Twists | Callable[[Hand],
     return out
 
 
+def outcome_chances_many(first: Hand, rooms: np.ndarray, tw: Twists) -> np.ndarray:
+    """``outcome_chances`` for many packs left at once (``rooms``: [m, class]), the same decisions ``tw``."""
+    m = rooms.shape[0]
+    out = np.zeros((m, OUTCOMES))
+    total = rooms.sum(axis=1).astype(np.float64)
+    drawn = np.zeros(NCLASS, np.int64)
+
+    def go(hand: Hand, p: np.ndarray, k: int) -> None:
+        if banker_can_twist(hand) and hand in tw:
+            for c in range(NCLASS):
+                avail = rooms[:, c] - drawn[c]
+                if not (avail > 0).any():
+                    continue
+                drawn[c] += 1
+                go(tuple(sorted((*hand, c))), p * np.maximum(avail, 0) / (total - k), k + 1)
+                drawn[c] -= 1
+            return
+        out[:, banker_outcome(hand)] += p
+
+    go(first, np.ones(m), 0)
+    return out
+
+
 def _fall(n: int, k: int) -> float:
     out = 1.0
     for j in range(k):
