@@ -24,6 +24,7 @@ from pontoon.analysis.british.reading_response import (
     outcome_chances_many,
 )
 from pontoon.analysis.british.reading_response_sample import DEVIATIONS, deviation, sample_response
+from pontoon.analysis.british.several import print_several, several
 from pontoon.analysis.british.values import banker_response, player_flow, player_q, terminal_values
 from pontoon.rules.british import BRITISH
 
@@ -124,3 +125,21 @@ def test_sampled_deviation_gain_and_edges_agree_with_the_exact_ones(cache) -> No
             assert d["gain_se"] > 0 and abs(d["gain"] - (value - ex["solved"])) < 4 * d["gain_se"], (name, d)
             assert abs(d["edge"] + value) < 4 * d["edge_se"], (name, d)
             assert ex["best"] >= value - 1e-12  # a lower bound: no deviation beats the best response
+
+
+def test_several_reports_the_players_best_response(cache) -> None:  # type: ignore[no-untyped-def]
+    """``pontoon analyze --players N --sample R``'s figures (several.py): exact heads-up, sampled with two."""
+    rules = BRITISH.with_(pack_ranks="A5T", pack_suits=4)
+    lines: list[str] = []
+    one = several(rules, 1, rounds=0)
+    for row in one["by_packs"].values():
+        pb = row["players_best_response"]
+        assert pb["exact"] and pb["edge"] <= row["seeing_one"] + 1e-12  # he can only gain by deviating
+    two = several(rules, 2, rounds=40, seed=3)
+    assert "refused" in two["by_packs"]["1"]["reading"]  # 12 cards can run out at a table of three
+    pb = two["by_packs"]["2"]["players_best_response"]
+    assert not pb["exact"] and pb["deviation"] in DEVIATIONS and pb["sampled"]["rounds"] == 40
+    d = pb["sampled"]["deviations"][pb["deviation"]]
+    assert abs(pb["edge"] - (pb["sampled"]["edge_vs_solved"] - d["gain"])) < 1e-12
+    print_several(two, lines.append)
+    assert any("deviation (a bound on the best response)" in x for x in lines)
