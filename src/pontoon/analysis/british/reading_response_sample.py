@@ -48,7 +48,7 @@ from pontoon.analysis.british.infosets import buys_of, card_class
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen, blind_response, seen_from_view
 from pontoon.analysis.british.reading_response import outcome_chances_many, twists
 from pontoon.analysis.british.strategy import Solved, solved
-from pontoon.analysis.british.values import _u, banker_response, g_order_fwd, player_flow, player_q
+from pontoon.analysis.british.values import _jit, _u, banker_response, g_order_fwd, player_flow, player_q
 
 DEVIATIONS = ("heads_up", "blind")
 BUDGET = {2: 40, 3: 20, 4: 8, 5: 4, 6: 3}  # programmes per deal by the number of players (7: 2)
@@ -175,6 +175,73 @@ def _rest(rnd: Any) -> tuple[Hand, list[Obs], list[int], np.ndarray] | None:
     return f, live, shown, np.array(counts_of(tuple(dealt)), np.int64)
 
 
+_FLAT: dict[int, tuple[Any, tuple[np.ndarray, ...]]] = {}
+
+
+def _flat(g: Any) -> tuple[np.ndarray, ...]:
+    """The player's tree as flat arrays for ``_k_flows`` (once per game): nodes parents first, per node its
+    actions' slots, per slot its children (card class, -1 for a stick; child node, or -1 - terminal), the
+    cards of each node per class and their number."""
+    got = _FLAT.get(id(g))
+    if got is not None and got[0] is g:
+        return got[1]
+    order = np.array(list(reversed(g_order_fwd(g))), np.int64)
+    act_start: list[int] = []
+    act_n: list[int] = []
+    kid_start: list[int] = []
+    kid_n: list[int] = []
+    kid_c: list[int] = []
+    kid_child: list[int] = []
+    for s in g.nodes:
+        act_start.append(len(kid_start))
+        act_n.append(len(s.actions))
+        for a in s.actions:
+            kid_start.append(len(kid_c))
+            kid_n.append(len(s.children[a]))
+            for c, _, child in s.children[a]:
+                kid_c.append(c)
+                kid_child.append(child)
+    k = np.array([counts_of(s.cards) for s in g.nodes], np.int64)
+    size = np.array([len(s.cards) for s in g.nodes], np.int64)
+    arrays = tuple(np.array(x, np.int64) for x in (act_start, act_n, kid_start, kid_n, kid_c, kid_child))
+    flat = (order, *arrays, k, size)
+    _FLAT.clear()
+    _FLAT[id(g)] = (g, flat)
+    return flat
+
+
+@_jit
+def _k_flows(order, act_start, act_n, kid_start, kid_n, kid_c, kid_child, k, size, n, total, probs, mass, y):  # type: ignore[no-untyped-def]
+    """Chance (from the pack ``n``) times each strategy's own probabilities of reaching each node and terminal."""
+    ns = probs.shape[0]
+    for idx in range(order.shape[0]):
+        i = order[idx]
+        live = False
+        for s in range(ns):
+            if mass[s, i] != 0.0:
+                live = True
+        if not live:
+            continue
+        left = total - size[i]
+        for a in range(act_n[i]):
+            slot = act_start[i] + a
+            for kk in range(kid_start[slot], kid_start[slot] + kid_n[slot]):
+                c = kid_c[kk]
+                ch = kid_child[kk]
+                q = 1.0
+                if c >= 0:
+                    room = n[c] - k[i, c]
+                    if room <= 0:
+                        continue
+                    q = room / left
+                for s in range(ns):
+                    w = mass[s, i] * probs[s, i, a] * q
+                    if ch < 0:
+                        y[s, -1 - ch] += w
+                    else:
+                        mass[s, ch] += w
+
+
 def _stakes(g: Any, ts: list[int]) -> np.ndarray:
     return np.array([g.terminals[t].stake for t in ts])
 
@@ -206,28 +273,12 @@ def conditional_gains(
             mass[:, node] += p
         else:
             y[:, -1 - node] += p
-    for i in reversed(g_order_fwd(g)):
-        m = mass[:, i]
-        if not m.any():
-            continue
-        s = g.nodes[i]
-        k = counts_of(s.cards)
-        left = total - len(s.cards)
-        for ai, a in enumerate(s.actions):
-            w = m * np.array([st[i][ai] for st in strategies])
-            if not w.any():
-                continue
-            for c, _, child in s.children[a]:
-                if c < 0:  # stick: the terminal
-                    y[:, -1 - child] += w
-                    continue
-                if n[c] - k[c] <= 0:
-                    continue
-                q = w * (n[c] - k[c]) / left
-                if child < 0:
-                    y[:, -1 - child] += q
-                else:
-                    mass[:, child] += q
+    fl = _flat(g)
+    probs = np.zeros((len(strategies), len(g.nodes), 4))
+    for si, st in enumerate(strategies):
+        for i, x in enumerate(st):
+            probs[si, i, : len(x)] = x
+    _k_flows(*fl, n, total, probs, mass, y)
     diff = y[1:] - y[0]
     r = g.rules
     fp = float(r.five_card_trick_pays)
