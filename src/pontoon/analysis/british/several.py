@@ -13,6 +13,9 @@ With several players the banker plays one hand against all of them. What is exac
   ``reading_sample.sample_reading`` gives its edge: the exact blind edge plus the sampled gain of reading
   every hand, deal by deal exact from his turn on. ``sample`` plays paired engine rounds against the
   ``solved`` bots' banker (the sum over the live hands of each hand's heads-up values: an approximation).
+- The players' best response to that banker: heads-up exact (``values.player_q``); with N players exact on
+  reduced packs (``reading_response``) and, for a full pack, a sampled lower bound on one player's gain
+  from fixed deviations (``reading_response_sample``): the banker's edge against it is an upper bound.
 
 All figures are per player and per initial stake; the banker's edge is minus the player's value.
 """
