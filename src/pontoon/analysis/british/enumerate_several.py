@@ -66,7 +66,12 @@ def info_key(view: dict[str, Any]) -> str:
 
 
 def _replay(
-    rules: BritishRules, seats: list[str], cards: list[Card], acts: list[str], player: PlayerPolicy
+    rules: BritishRules,
+    seats: list[str],
+    cards: list[Card],
+    acts: list[str],
+    player: PlayerPolicy,
+    counted: list[str] | None = None,
 ) -> tuple[str, Any]:
     """("card", None), ("act", options), ("banker", round) or ("end", the players' total net)."""
     pack = _ProbePack(cards)
@@ -105,20 +110,25 @@ def _replay(
     if rnd.phase == "void":
         raise AssertionError("the pack ran out: use a pack the round cannot exhaust")
     net = rnd.net()
-    return "end", float(sum(Decimal(net[s]["total"]) for s in seats))
+    return "end", float(sum(Decimal(net[s]["total"]) for s in (counted or seats)))
 
 
 def banker_check(
-    rules: BritishRules, players: int, player: PlayerPolicy, banker: BankerPolicy
+    rules: BritishRules,
+    players: int,
+    player: PlayerPolicy,
+    banker: BankerPolicy,
+    counted: list[str] | None = None,
 ) -> tuple[float, dict[str, list[Any]]]:
     """The players' exact expected total net per round (stakes of 1) with ``banker`` playing, and per banker
-    information set ``[reach, reach x value if he stays, reach x value if he twists, a round there]``."""
+    information set ``[reach, reach x value if he stays, reach x value if he twists, a round there]``; with
+    ``counted``, the net of those seats only."""
     seats = [f"p{i}" for i in range(players)]
     pack = one_pack(rules) * rules.packs_for(players + 1)
     sets: dict[str, list[Any]] = {}
 
     def explore(cards: list[Card], acts: list[str], p: float) -> float:
-        what, x = _replay(rules, seats, cards, acts, player)
+        what, x = _replay(rules, seats, cards, acts, player, counted)
         if what == "end":
             return float(x)
         if what == "act":

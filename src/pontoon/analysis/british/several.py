@@ -13,6 +13,9 @@ With several players the banker plays one hand against all of them. What is exac
   ``reading_sample.sample_reading`` gives its edge: the exact blind edge plus the sampled gain of reading
   every hand, deal by deal exact from his turn on. ``sample`` plays paired engine rounds against the
   ``solved`` bots' banker (the sum over the live hands of each hand's heads-up values: an approximation).
+- The players' best response to that banker: heads-up exact (``values.player_q``); with N players exact on
+  reduced packs (``reading_response``) and, for a full pack, a sampled lower bound on one player's gain
+  from fixed deviations (``reading_response_sample``): the banker's edge against it is an upper bound.
 
 All figures are per player and per initial stake; the banker's edge is minus the player's value.
 """
@@ -25,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.reading import blind_response
+from pontoon.analysis.british.reading_response_sample import sample_response
 from pontoon.analysis.british.reading_sample import sample_reading
 from pontoon.analysis.british.strategy import solved
-from pontoon.analysis.british.values import player_q
+from pontoon.analysis.british.values import banker_response, player_flow, player_q
 from pontoon.rules.british import BritishRules
 
 
@@ -56,11 +60,13 @@ def several(
         }
         if players == 1:
             row["reading"] = {"edge": -bbr, "edge_se": 0.0, "exact": True}  # heads-up: seeing one hand
+            row["players_best_response"] = _heads_up_response(sol)
         if rounds > 0:
             row["sampled"] = sample(r, players, rounds, seed)  # the solved bots' banker (an approximation)
             if players > 1:
                 try:
                     got = sample_reading(r, players, rounds, seed)
+                    row["players_best_response"] = _sampled_response(r, players, rounds, seed)
                 except ValueError as err:  # a reduced pack that can run out
                     row["reading"] = {"refused": str(err)}
                     out["by_packs"][str(packs)] = row
@@ -75,6 +81,25 @@ def several(
         out["by_packs"][str(packs)] = row
     out["seconds"] = time.perf_counter() - t0
     return out
+
+
+def _heads_up_response(sol: Any) -> dict[str, Any]:
+    """Heads-up: the player's exact best response to the banker's best response to the solution (reading
+    the one hand; he stays where the solved player never goes), the banker's edge against it."""
+    g, tb = sol.game, sol.tables
+    br, _, _ = banker_response(g, tb, player_flow(g, sol.sigma))
+    _, _, v = player_q(g, tb, br)
+    return {"edge": -float(v), "edge_se": 0.0, "exact": True}
+
+
+def _sampled_response(rules: BritishRules, players: int, rounds: int, seed: int | None) -> dict[str, Any]:
+    """N >= 2: the banker's edge against one player playing the better-estimated of the fixed deviations of
+    ``reading_response_sample`` (the others solved): an upper bound on his edge against the players' best
+    response, up to its standard error (see docs/analysis.md "Several players")."""
+    got = sample_response(rules, players, rounds, seed)
+    name = max(got["deviations"], key=lambda k: got["deviations"][k]["gain"])
+    dev = got["deviations"][name]
+    return {"edge": dev["edge"], "edge_se": dev["edge_se"], "exact": False, "deviation": name, "sampled": got}
 
 
 def sample(rules: BritishRules, players: int, rounds: int, seed: int | None) -> dict[str, float]:
@@ -143,6 +168,17 @@ def print_several(rep: dict[str, Any], echo: Any) -> None:
             rd = row["reading"]
             how = "exact" if rd["exact"] else f"+/- {rd['edge_se']:.4%} ({rd['sampled']['rounds']} rounds)"
             echo(f"         his exact best response reading every hand: {rd['edge']:+.4%} {how}")
+            if "players_best_response" in row:
+                pb = row["players_best_response"]
+                if pb["exact"]:
+                    echo(f"         against the player's best response to him: {pb['edge']:+.4%} exact")
+                else:
+                    d = pb["sampled"]["deviations"][pb["deviation"]]
+                    echo(
+                        f"         against one player's {pb['deviation']} deviation (a bound on the best response): "
+                        f"{pb['edge']:+.4%} +/- {pb['edge_se']:.4%}, the deviation's gain {d['gain']:+.4%} "
+                        f"+/- {d['gain_se']:.4%} ({pb['sampled']['rounds']} rounds)"
+                    )
         if "sampled" in row:
             sm = row["sampled"]
             echo(
