@@ -340,6 +340,7 @@ def round_distribution(
         "split_probability": rd.split_mass,
         "moved_probability": rd.moved_mass,
         "exact_split_probability": rd.exact_mass,
+        "exact_splits": exact_splits,
     }
 
 
@@ -371,6 +372,13 @@ def approximation(d: dict[str, Any]) -> str:
     """``method.approximations``' line for a distribution."""
     exact = d.get("exact_split_probability", 0.0)
     rest = d["split_probability"] - exact
+    if d.get("exact_splits") and rest <= 1e-15:
+        return (
+            f"outcome distribution ({d['strategy']}): exact, the rounds that split "
+            f"({d['split_probability']:.4%} of rounds) included: every run of the box's cards played "
+            "(resplits to the rules' limit, the hands one after another from one shoe, the dealer from "
+            "what they leave; dist_box, equal to the engine's enumeration of small shoes to 1e-12)"
+        )
     head = (
         f"outcome distribution ({d['strategy']}): the rounds that split ({d['split_probability']:.4%} of rounds) "
         f"are exact where every run of the box's cards is affordable ({exact:.4%} of rounds: split Aces that take "
