@@ -9,7 +9,7 @@ import pytest
 
 from pontoon.analysis import dist_exact as E
 from pontoon.analysis import distribution as D
-from pontoon.analysis.distribution import round_distribution
+from pontoon.analysis.distribution import approximation, round_distribution
 from pontoon.rules.load import resolve_rules
 
 from .enumerate_engine import shoe_values
@@ -34,6 +34,9 @@ def test_compiled_split_rounds_equal_the_engine(case: str, basic: bool) -> None:
         assert mine[v] == pytest.approx(float(p), abs=1e-12), v
     assert d["total_probability"] == pytest.approx(1.0, abs=1e-12)
     assert d["mean"] == pytest.approx(-d["house_edge"], abs=1e-12)
+    assert approximation(d).startswith(
+        f"outcome distribution ({d['strategy']}): exact, the rounds that split"
+    )
 
 
 def _split_of(rules_name: str, sets: dict[str, object], up: int, p: int, how: str) -> dict[float, float]:
