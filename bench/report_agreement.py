@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,12 @@ def distribution(preset: str, strategy: str) -> dict[str, Any]:
         path = Path(OPTS["dist_dir"], f"{preset}-{strategy}{'-exact' if exact_splits else ''}.json")
         if path.exists():
             return json.loads(path.read_text())  # type: ignore[no-any-return]
+    t0 = time.process_time()
     d = round_distribution(resolve_rules(preset), strategy == "basic", exact_splits=exact_splits)
+    d["cpu_seconds"] = time.process_time() - t0
+    print(
+        f"{preset} {strategy}: distribution in {d['cpu_seconds']:.1f} s of CPU", file=sys.stderr, flush=True
+    )
     if path is not None:
         path.write_text(json.dumps(d, indent=1))
     return d

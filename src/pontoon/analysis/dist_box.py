@@ -27,6 +27,7 @@ import numpy as np
 from pontoon.analysis import kernels as K
 from pontoon.analysis.dealer import NAT
 from pontoon.analysis.dealer_rows import dealer_dists
+from pontoon.analysis.dist_tables import LINES
 
 NCLS = 8  # 0..4 = 17..21, 5 = Pontoon, 6 = bust, 7 = FED: the Pontoon class once some hand is alive
 ALIVE = 7
@@ -753,11 +754,10 @@ def _tables(sx: Any) -> dict[str, Any]:
     }
 
 
-def run(sx: Any, work: int) -> Any:
-    """``dist_exact._Split.run`` compiled: the split's ``SplitExact``, or None past ``work`` ways
-    (or where the pays have no short lattice, or the box's counts do not fit one integer key)."""
-    from pontoon.analysis.dist_exact import _LINE, SplitExact
-
+def run(sx: Any, work: int) -> tuple[np.ndarray, float, float, np.ndarray, float, int] | None:
+    """``dist_exact._Split.run`` compiled: the fields of the split's ``SplitExact`` (measure, v0,
+    step, pay lines, amount wagered, ways), or None past ``work`` ways (or where the pays have no
+    short lattice, or the box's counts do not fit one integer key)."""
     lat = sx.lattice()
     if lat is None:
         return None
@@ -771,7 +771,7 @@ def run(sx: Any, work: int) -> Any:
     zero = int(round(-v0 / step))
     u1 = int(round(1.0 / step))
     flags = np.array([pr.p21wins, pr.rescue, pr.ace_one, pr.split_one_wager], dtype=np.bool_)
-    ints = np.array([u1, int(round(pr.nat_loss_dbl / step)), _LINE["doubled 21"]], dtype=np.int64)
+    ints = np.array([u1, int(round(pr.nat_loss_dbl / step)), LINES.index("doubled 21")], dtype=np.int64)
     nl = len(sx.no_line)
     keys = np.array([(0 * hm + 2) * hm + 2], dtype=np.int64)
     poly = np.zeros((1, NCLS, length))
@@ -832,4 +832,4 @@ def run(sx: Any, work: int) -> Any:
         played += int(out[8])
         n = int(out[7])
         keys, poly, lines, wager, mass, lo, hi = (np.ascontiguousarray(a[:n]) for a in out[:7])
-    return SplitExact(acc, v0, step, acc_lw[:nl], float(acc_lw[nl]), played)
+    return acc, v0, step, acc_lw[:nl], float(acc_lw[nl]), played

@@ -358,7 +358,8 @@ def split_exact(
     if compiled and not one_card:
         from pontoon.analysis import dist_box
 
-        return dist_box.run(_Split(rules, grid, solver, outs, p, m), work)  # type: ignore[no-any-return]
+        got = dist_box.run(_Split(rules, grid, solver, outs, p, m), work)
+        return None if got is None else SplitExact(*got)
     if int(solver.base.sum()) - 2 > SMALL_SHOE and not one_card:
         return None  # 6-8 decks: millions of box states for small pairs with resplits
     return _Split(rules, grid, solver, outs, p, m).run(work)

@@ -64,7 +64,7 @@ def report_command(
     exact_splits: bool = typer.Option(
         False,
         "--exact-splits",
-        help="every split round's outcome distribution exact (minutes on a 6-8 deck shoe; default: approximated, exact mean)",
+        help="every split round's outcome distribution exact (tens of minutes a preset on 6-8 decks; default: approximated, exact mean)",
     ),
 ) -> None:
     """The math report: outcome distributions, side wagers' pay tables, exposure, bankroll risk."""
