@@ -4,8 +4,10 @@ frequency and of the variance, as the Markdown of docs/report-agreement.md.
     python bench/report_agreement.py --rounds 100000000 [--presets mbs federal ...]
         [--strategies basic optimal] [--seed 2026] [--json-dir DIR] [--out docs/report-agreement.md]
     python bench/report_agreement.py --from-json DIR/*.json --out docs/report-agreement.md
+        [--exact-splits] [--dist-dir bench/agreement/dists]
         (the runs' counts against the distributions as the code computes them now; --summary: the
-        summary table only)
+        summary table only; --exact-splits: every split round exact; --dist-dir: the distributions
+        kept as JSON and read back, so that the exact ones are worked out once)
 
 Each run: one box, a continuous shuffler (every round from a full shoe, as the analysis assumes),
 ``session_length=1`` (the simulator's session histogram is then the outcome histogram).
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,9 +29,32 @@ from pontoon.sim.agreement import agreement, simulated_outcomes
 PRESETS = ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"]
 
 
+OPTS: dict[str, Any] = {"exact_splits": False, "dist_dir": None}
+
+
+def distribution(preset: str, strategy: str) -> dict[str, Any]:
+    """The preset's distribution (``--exact-splits``: every split round exact, minutes a preset on
+    6-8 decks), read from / kept in ``--dist-dir`` where given."""
+    exact_splits = bool(OPTS["exact_splits"])
+    path = None
+    if OPTS["dist_dir"]:
+        path = Path(OPTS["dist_dir"], f"{preset}-{strategy}{'-exact' if exact_splits else ''}.json")
+        if path.exists():
+            return json.loads(path.read_text())  # type: ignore[no-any-return]
+    t0 = time.process_time()
+    d = round_distribution(resolve_rules(preset), strategy == "basic", exact_splits=exact_splits)
+    d["cpu_seconds"] = time.process_time() - t0
+    print(
+        f"{preset} {strategy}: distribution in {d['cpu_seconds']:.1f} s of CPU", file=sys.stderr, flush=True
+    )
+    if path is not None:
+        path.write_text(json.dumps(d, indent=1))
+    return d
+
+
 def run(preset: str, strategy: str, rounds: int, seed: int) -> dict[str, Any]:
     rules = resolve_rules(preset)
-    exact = round_distribution(rules, strategy == "basic")
+    exact = distribution(preset, strategy)
     t0 = time.perf_counter()
     counts, rep = simulated_outcomes(rules, rounds, strategy, seed)
     a = agreement(exact, counts)
@@ -44,8 +70,7 @@ def run(preset: str, strategy: str, rounds: int, seed: int) -> dict[str, Any]:
 
 def recompute(r: dict[str, Any]) -> dict[str, Any]:
     """A saved run's counts against the distribution as the code computes it now."""
-    rules = resolve_rules(r["preset"])
-    exact = round_distribution(rules, r["strategy"] == "basic")
+    exact = distribution(r["preset"], r["strategy"])
     counts = {float(o["net"]): int(o["count"]) for o in r["outcomes"] if o["count"]}
     a = agreement(exact, counts)
     a.update({k: r[k] for k in ("preset", "strategy", "seed", "seconds", "sim_edge") if k in r})
@@ -105,7 +130,10 @@ def main() -> None:
     ap.add_argument("--from-json", nargs="*")
     ap.add_argument("--out")
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--exact-splits", action="store_true", help="every split round exact (dist_box)")
+    ap.add_argument("--dist-dir", help="keep / read the distributions here (one JSON a preset and strategy)")
     a = ap.parse_args()
+    OPTS.update(exact_splits=a.exact_splits, dist_dir=a.dist_dir)
     if a.from_json:
         results = [recompute(json.loads(Path(p).read_text())) for p in a.from_json]
     else:

@@ -344,15 +344,22 @@ def split_exact(
     outs: dict[int, ChainOut],
     p: int,
     work: int = WORK,
+    compiled: bool = False,
 ) -> SplitExact | None:
     """The exact outcome measure of a split of pair ``p`` (see the module's text), its hands played
     by ``outs`` (the chains by a2, Aces among a hand's first two cards); None where it would play
-    more than ``work`` ways a hand ends (summed over the box states they end from) or the pays have no short lattice."""
+    more than ``work`` ways a hand ends (summed over the box states they end from) or the pays have
+    no short lattice. ``compiled``: the same recursion compiled (``dist_box``), on any shoe."""
     pr = solver.pr
     m = pr.max_hands
     if p == 0 and not pr.resplit_aces:
         m = 2  # 000 3.9.1: split Aces are not split again unless the rules say so
     one_card = p == 0 and not pr.hit_split_aces and m == 2
+    if compiled and not one_card:
+        from pontoon.analysis import dist_box
+
+        got = dist_box.run(_Split(rules, grid, solver, outs, p, m), work)
+        return None if got is None else SplitExact(*got)
     if int(solver.base.sum()) - 2 > SMALL_SHOE and not one_card:
         return None  # 6-8 decks: millions of box states for small pairs with resplits
     return _Split(rules, grid, solver, outs, p, m).run(work)

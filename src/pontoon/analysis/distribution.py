@@ -86,6 +86,7 @@ class _Up:
     chains: dict[tuple[int, int], dict[int, ChainOut]] = field(default_factory=dict)
     work: int = WORK  # ways a hand ends an exact split may apply (dist_exact); 0: always approximate
     exact: dict[tuple[int, int], SplitExact | None] = field(default_factory=dict)  # by split key
+    compiled: bool = False  # every split exact, by the compiled recursion (dist_box)
 
     @property
     def solver(self) -> UpcardSolver:
@@ -145,7 +146,7 @@ class _Up:
             self.by_d[key] = {t: self._split_tables(p, a2, t) for t in self._hand_a2s(p, a2)}
         if key not in self.exact:  # once per pair (optimal play may split it in several suit classes)
             self.exact[key] = (
-                split_exact(self.rules, self.grid, self.solver, self.chains[key], p, self.work)
+                split_exact(self.rules, self.grid, self.solver, self.chains[key], p, self.work, self.compiled)
                 if self.work
                 else None
             )
@@ -279,11 +280,12 @@ def _upcard(
     rd: RoundDist,
     p_up: float,
     work: int = WORK,
+    compiled: bool = False,
 ) -> None:
     solver: UpcardSolver = ur.detail["solver"]
     outs = ur.detail["outs_basic" if basic else "outs_opt"]
     tabs = _base_tables(rules, grid, solver, outs)
-    u = _Up(rules, grid, ur, basic, rd, tabs, work=work)
+    u = _Up(rules, grid, ur, basic, rd, tabs, work=work, compiled=compiled)
     for i, j, w in solver.start_weights():
         _hand(u, i, j, p_up * w)
 
@@ -302,16 +304,21 @@ def round_distribution(
     bet: Decimal | int | None = None,
     shoe: tuple[int, ...] | None = None,
     work: int = WORK,
+    exact_splits: bool = False,
 ) -> dict[str, Any]:
     """The net outcome of one round's main wager (units of the initial wager) under the chart
     (``basic``) or optimal play, with its moments, element of risk and hit frequencies
     (``shoe``: cards by value index, default the rules' shoe; ``work``: the box states a split
-    may play to be worked out exactly, ``dist_exact``; 0: every split approximated)."""
+    may play to be worked out exactly, ``dist_exact``; 0: every split approximated; ``exact_splits``:
+    every split round exact, by the compiled recursion ``dist_box``, whatever ``work``)."""
     sol = solve(rules, bet, shoe=shoe)
     grid = _grid(rules, sol.upcards[0].detail["solver"].pr.sb_units)
     rd = RoundDist()
     for ur in sol.upcards:
-        _upcard(rules, grid, ur, basic, rd, ur.prob, work)
+        if exact_splits:
+            _upcard(rules, grid, ur, basic, rd, ur.prob, EXACT_WORK, True)
+        else:
+            _upcard(rules, grid, ur, basic, rd, ur.prob, work)
     probs = {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
     mean, sd, skew = _moments(probs)
     ev = float(sol.ev_basic if basic else sol.ev_optimal)
@@ -333,6 +340,7 @@ def round_distribution(
         "split_probability": rd.split_mass,
         "moved_probability": rd.moved_mass,
         "exact_split_probability": rd.exact_mass,
+        "exact_splits": exact_splits,
     }
 
 
@@ -352,6 +360,8 @@ def hand_distribution(rules: CasinoRules, basic: bool, up: int, i: int, j: int) 
     return {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
 
 
+EXACT_WORK = 10**12  # ``exact_splits``: no split is too large for the compiled recursion
+
 # Measured (docs/report-agreement.md): against 10^9 simulated rounds of every casino preset, each
 # outcome's |exact - simulated| plus three standard errors is at most this; the largest relative
 # gaps (about 3%) are in outcomes that need three split hands or several doubled ones.
@@ -362,6 +372,13 @@ def approximation(d: dict[str, Any]) -> str:
     """``method.approximations``' line for a distribution."""
     exact = d.get("exact_split_probability", 0.0)
     rest = d["split_probability"] - exact
+    if d.get("exact_splits") and rest <= 1e-15:
+        return (
+            f"outcome distribution ({d['strategy']}): exact, the rounds that split "
+            f"({d['split_probability']:.4%} of rounds) included: every run of the box's cards played "
+            "(resplits to the rules' limit, the hands one after another from one shoe, the dealer from "
+            "what they leave; dist_box, equal to the engine's enumeration of small shoes to 1e-12)"
+        )
     head = (
         f"outcome distribution ({d['strategy']}): the rounds that split ({d['split_probability']:.4%} of rounds) "
         f"are exact where every run of the box's cards is affordable ({exact:.4%} of rounds: split Aces that take "

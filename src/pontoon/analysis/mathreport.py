@@ -59,8 +59,10 @@ def math_report(
     bankroll: Decimal | None = None,
     goal: Decimal | None = None,
     trip_rounds: int = 1000,
+    exact_splits: bool = False,
 ) -> dict[str, Any]:
-    """The whole report for one table (``bankroll`` and ``goal`` in money; default 100 bets)."""
+    """The whole report for one table (``bankroll`` and ``goal`` in money; default 100 bets;
+    ``exact_splits``: every split round's distribution exact, ``distribution.round_distribution``)."""
     t0 = time.perf_counter()
     base = analyze(rules, bet)
     unit = rules.table_min if bet is None else bet
@@ -69,7 +71,10 @@ def math_report(
         raise PontoonError(f"--bankroll {bankroll}: give a positive amount")
     if goal is not None and goal <= 0:
         raise PontoonError(f"--goal {goal}: give a positive amount")
-    dists = {"basic": round_distribution(rules, True, bet), "optimal": round_distribution(rules, False, bet)}
+    dists = {
+        "basic": round_distribution(rules, True, bet, exact_splits=exact_splits),
+        "optimal": round_distribution(rules, False, bet, exact_splits=exact_splits),
+    }
     pair7 = base["strategy"].get("pair", {}).get("7", {}).get("7")
     hits = pair7 is None or pair7.split(";")[0].strip() == "H"
     d = dists["basic"]
