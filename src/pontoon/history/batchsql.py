@@ -12,19 +12,10 @@ inside the statement, so a batch needs no id from the database before its statem
 the whole batch goes in one pipeline (one round trip). The chain heads move only from the head the
 transaction chained from (``last_hash = old``): the count of heads moved tells a stale head
 (``StaleHead`` in ``group.py``).
-
-On PostgreSQL each kind of row is ONE statement whatever the number of rows (``_PG``): the rows go as
-one JSON array parameter (``json.dumps``, in C) expanded by ``jsonb_array_elements ... WITH
-ORDINALITY``, the rounds and events found by a join instead of a subquery per row, the rows inserted
-in their order (``ORDER BY`` the ordinal: the ids follow it). The SQL never changes, so each
-statement is planned once per connection (psycopg prepares it); a multi-row ``VALUES`` with a
-subquery per row had the server plan and start hundreds of subplans per statement (a third of its
-CPU per event), and one array parameter per column cost the client twice the CPU in psycopg.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from itertools import chain
 from typing import Any
@@ -76,46 +67,6 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
     ),
 }
 ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head")
-
-
-def _rows(types: str) -> str:
-    """The columns ``c1, c2, ...`` of the JSON array of rows ``$1`` (each row an array) with ``ord``."""
-    cols = ", ".join(
-        f"(x->>{i}){'::int' if t == 'int' else ''} AS c{i + 1}" for i, t in enumerate(types.split())
-    )
-    return f"(SELECT {cols}, ord FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS j(x, ord)) AS v"
-
-
-# PostgreSQL: name -> one statement for any number of rows (the same tuples as ``_STATEMENTS``); a
-# missing round gives a NULL round_id, a missing event a NULL event_id (refused by its NOT NULL, as
-# the subquery's NULL was)
-_PG: dict[str, str] = {
-    "shoe": "INSERT INTO shoes (table_id, number, cards, cut, created) "
-    f"SELECT c1, c2, c3, c4, c5 FROM {_rows('int int text int text')} ORDER BY ord",
-    "round": "INSERT INTO rounds (table_id, number, shoe, status, started) "
-    f"SELECT c1, c2, c3, 'open', c4 FROM {_rows('int int int text')} ORDER BY ord",
-    "event": "INSERT INTO events (table_id, round_id, round_no, seq, kind, payload, clause, created, "
-    "prev_hash, hash) SELECT c1, r.id, c4, c5, c6, c7, c8, c9, c10, c11 "
-    f"FROM {_rows('int int int int int text text text text text text')} "
-    "LEFT JOIN rounds r ON r.table_id = c2 AND r.number = c3 ORDER BY ord",
-    "ledger": "INSERT INTO ledger (table_id, round_id, event_id, idem, source, dest, amount, kind, player, "
-    "reason) SELECT c1, r.id, e.id, c7, c8, c9, c10, c11, c12, c13 "
-    f"FROM {_rows('int int int int int int text text text text text text text')} "
-    "LEFT JOIN rounds r ON r.table_id = c2 AND r.number = c3 "
-    "LEFT JOIN events e ON e.table_id = c4 AND e.round_no = c5 AND e.seq = c6 ORDER BY ord",
-    "balance": "INSERT INTO accounts (table_id, account, balance) "
-    f"SELECT c1, c2, c3 FROM {_rows('int text text')} ORDER BY ord "
-    "ON CONFLICT (table_id, account) DO UPDATE SET balance = excluded.balance",
-    "end": "UPDATE rounds SET status = v.c1, ended = v.c2, result = v.c3 "
-    f"FROM {_rows('text text text int int')} WHERE rounds.table_id = v.c4 AND rounds.number = v.c5",
-    "head": "UPDATE tables SET last_hash = v.c2, seal = v.c3, "
-    "state = CASE WHEN v.c4 IS NULL THEN tables.state ELSE v.c4 END, "
-    "state_event = CASE WHEN v.c4 IS NULL THEN tables.state_event ELSE coalesce(("
-    "SELECT e.id FROM events e WHERE e.table_id = v.c1 AND e.round_no = v.c5 AND e.seq = v.c6) - v.c7, 0) "
-    f"END FROM {_rows('int text text text int int int text')} "
-    "WHERE tables.id = v.c1 AND tables.last_hash = v.c8 RETURNING tables.id",
-}
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # exact: ints, text, null
 _SIZES = (128, 32, 8, 2, 1)  # chunk sizes: few distinct statements, each prepared once and reused
 _CACHE: dict[tuple[str, int, bool], str] = {}
 
@@ -152,20 +103,18 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]]) -> int:
     if pg:
         from psycopg import RawCursor
 
-        cur, heads = RawCursor(raw), None
+        cur, heads = RawCursor(raw), []
         with raw.pipeline():  # one round trip for every statement
             for name in ORDER:
-                rows = steps.get(name)
-                if not rows:
-                    continue
-                if name == "head":  # a pipeline sums no rowcount: the moved heads are returned
-                    heads = RawCursor(raw)
-                    heads.execute(_PG[name], [_json(rows)], prepare=True)
-                else:
-                    cur.execute(_PG[name], [_json(rows)], prepare=True)
-        if heads is not None:
-            moved = len(heads.fetchall())
-            heads.close()
+                for n, params in chunks(steps.get(name, [])):
+                    if name == "head":  # a pipeline sums no rowcount: the moved heads are returned
+                        heads.append(RawCursor(raw))
+                        heads[-1].execute(statement(name, n, pg) + " RETURNING tables.id", params)
+                    else:
+                        cur.execute(statement(name, n, pg), params)
+        for c in heads:
+            moved += len(c.fetchall())
+            c.close()
         cur.close()
         return moved
     cur = raw.cursor()
