@@ -187,7 +187,9 @@ def _stand(grid: Grid, rows: np.ndarray, t: np.ndarray, m: float, loss: float, p
 
 @dataclass
 class Tables:
-    """Measures per state: stand, hit, double and the value of holding it (the chain's action)."""
+    """Measures per state: stand, hit, double and the value of holding it (the chain's action).
+    ``val`` and ``st`` have every valued state; ``hit`` and ``dbl`` the two-card states and those
+    where the chain hits or doubles (the only ones read), zeros elsewhere."""
 
     st: np.ndarray
     hit: np.ndarray
@@ -299,9 +301,54 @@ def tables(
     pf_bust = (prob * f * bust).sum(axis=1)
     p_live = prob * live
     jx = pos[np.where(live, jn, size)]
-    # double: one card, then a doubled 21 paid, a rescue, or the doubled total stands
-    dbl[:n] = pf_bust[:, None] * grid.unit(-2.0, 2.0)
-    si, ri = np.nonzero(live)
+    # only the rows that are read: a double's and a hit's measure where the chain takes it, and
+    # every option of a two-card state (``distribution``, ``dist_splits`` read those); each row is
+    # worked out on its own, so the rows kept are the same numbers as when every row was (issue 23)
+    act = out.act[idx_all]
+    two = sp.ncards[idx_all] == 2
+    need_dbl = two | (act == K.ACT_DOUBLE)
+    need_hit = two | ((act != K.ACT_STAND) & (act != K.ACT_DOUBLE) & (sp.best[idx_all] != 21))
+    _doubles(grid, rows, solver, out, a2, idx_all, np.nonzero(need_dbl)[0], prob, f, live, jn, pf_bust, dbl)
+    v21 = _paid21(rules, grid, solver) if pr.p21wins else np.zeros((0, nc))
+    bust1 = grid.unit(-1.0, 1.0)
+    hard = sp.hard[idx_all]
+    for h in sorted(set(hard.tolist()), reverse=True):
+        g = np.nonzero(hard == h)[0]
+        idx = idx_all[g]
+        gh = g[need_hit[g]]
+        hit[gh] = np.einsum("nr,nrc->nc", p_live[gh], val[jx[gh]]) + pf_bust[gh, None] * bust1
+        a = act[g]
+        val[g] = np.where(
+            (a == K.ACT_STAND)[:, None], st[g], np.where((a == K.ACT_DOUBLE)[:, None], dbl[g], hit[g])
+        )
+        b21 = sp.best[idx] == 21
+        if b21.any():
+            val[g[b21]] = v21[idx[b21]] if pr.p21wins else st[g[b21]]
+    return Tables(st, hit, dbl, val, out.act, pos)
+
+
+def _doubles(
+    grid: Grid,
+    rows: np.ndarray,
+    solver: UpcardSolver,
+    out: ChainOut,
+    a2: int,
+    idx_all: np.ndarray,
+    want: np.ndarray,
+    prob: np.ndarray,
+    f: np.ndarray,
+    live: np.ndarray,
+    jn: np.ndarray,
+    pf_bust: np.ndarray,
+    dbl: np.ndarray,
+) -> None:
+    """Fill ``dbl``'s rows ``want`` (positions in ``idx_all``): one card, then a doubled 21 paid, a
+    rescue, or the doubled total stands."""
+    sp, pr = solver.sp, solver.pr
+    nc = grid.ncol
+    dbl[want] = pf_bust[want, None] * grid.unit(-2.0, 2.0)
+    wi, ri = np.nonzero(live[want])
+    si = want[wi]  # ascending, as ``want`` is: one run of rows per state
     jj = jn[si, ri]
     a2e = np.where(sp.ncards[idx_all[si]] == 2, sp.nace[idx_all[si]], a2)
     free = sp.nace[jj] > (a2e if pr.ace_one else 0)
@@ -316,24 +363,9 @@ def tables(
     contrib[rescued] = pfw[rescued, None] * grid.unit(-1.0, 2.0)
     if keep.any():
         contrib[keep] = pw[keep, None] * _stand(grid, rows[jj[keep]], dt[keep], 2.0, pr.nat_loss_dbl, pr.peek)
-    if len(si):  # si is sorted (np.nonzero's row-major order): one sum per state
+    if len(si):
         first, starts = np.unique(si, return_index=True)
         dbl[first] += np.add.reduceat(contrib, starts, axis=0)
-    v21 = _paid21(rules, grid, solver) if pr.p21wins else np.zeros((0, nc))
-    bust1 = grid.unit(-1.0, 1.0)
-    hard = sp.hard[idx_all]
-    for h in sorted(set(hard.tolist()), reverse=True):
-        g = np.nonzero(hard == h)[0]
-        idx = idx_all[g]
-        hit[g] = np.einsum("nr,nrc->nc", p_live[g], val[jx[g]]) + pf_bust[g, None] * bust1
-        a = out.act[idx]
-        val[g] = np.where(
-            (a == K.ACT_STAND)[:, None], st[g], np.where((a == K.ACT_DOUBLE)[:, None], dbl[g], hit[g])
-        )
-        b21 = sp.best[idx] == 21
-        if b21.any():
-            val[g[b21]] = v21[idx[b21]] if pr.p21wins else st[g[b21]]
-    return Tables(st, hit, dbl, val, out.act, pos)
 
 
 @dataclass
