@@ -68,6 +68,7 @@ __all__ = [
     "hand_counts",
     "hand_distribution",
     "round_distribution",
+    "round_distributions",
     "tables",
 ]
 
@@ -87,6 +88,7 @@ class _Up:
     work: int = WORK  # ways a hand ends an exact split may apply (dist_exact); 0: always approximate
     exact: dict[tuple[int, int], SplitExact | None] = field(default_factory=dict)  # by split key
     compiled: bool = False  # every split exact, by the compiled recursion (dist_box)
+    shared: dict[Any, Any] = field(default_factory=dict)  # pure results, see ``_shared``
 
     @property
     def solver(self) -> UpcardSolver:
@@ -109,16 +111,36 @@ class _Up:
             return (a2,)
         return (1, 2) if p == 0 else (0, 1)
 
+    def _chart(self, p: int) -> bool:
+        """A split of pair ``p`` is played by the chart's rows (always under the chart; under optimal
+        play where it takes the chart's split)."""
+        det = self.ur.detail
+        return self.basic or det["split_opt"].get(p) == det["split_basic"].get(p)
+
+    def _shared(self, what: str, p: int, a2: int, *more: object) -> tuple[tuple[object, ...], dict[Any, Any]]:
+        """The key and the store of a split's pure results (``shared``: one up card's, given to the
+        chart's distribution and optimal play's by ``round_distributions``, then dropped): where
+        optimal play takes the chart's split, both use the same tables, exact measure and hands
+        (issue 23: worked out once)."""
+        return (what, p, a2, self._chart(p), tuple(self.grid.values), *more), self.shared
+
     def _split_tables(self, p: int, a2: int, t: int) -> Tables:
         """The measures of a split hand of pair ``p`` whose first two cards hold ``t`` Aces, played
         by the chain of that ``t`` (as the analysis's split value and the simulator's table by a2)."""
+        k, memo = self._shared("tables", p, a2, t)
+        if k not in memo:
+            memo[k] = self._new_split_tables(p, a2, t)
+        out, tab = memo[k]
+        self.chains.setdefault(self._split_key(p, a2), {})[t] = out
+        return tab  # type: ignore[no-any-return]
+
+    def _new_split_tables(self, p: int, a2: int, t: int) -> tuple[ChainOut, Tables]:
         solver, det = self.solver, self.ur.detail
         sp = solver.sp
-        chart = self.basic or det["split_opt"].get(p) == det["split_basic"].get(p)
         # the chart's rows, or optimal play's split hands (CDP1: decided for the shoe less the pair's cards)
         sc = (
             solver.split_chains(p, policy=det["policy"], resc_pol=det["rescue"])
-            if chart
+            if self._chart(p)
             else solver.split_chains(p)
         )
         start = (sp.ncards == 2) & (sp.counts[:, p] >= 1)
@@ -127,17 +149,15 @@ class _Up:
         wide = Grid(self.grid.values, blocks=8)
         if sc is None:  # pragma: no cover - a pair that is split has its chains
             out = self.outs[a2]
-            self.chains.setdefault(self._split_key(p, a2), {})[t] = out
-            return tables(self.rules, wide, solver, out, t, states=reach(solver, out, start))
+            return out, tables(self.rules, wide, solver, out, t, states=reach(solver, out, start))
         out = sc.out_for(t, 0)
-        self.chains.setdefault(self._split_key(p, a2), {})[t] = out
         # each hand from the shoe less the up card and the other pair card, against the dealer of
         # the shoe less its own cards too (split_setup), as the split chains value it
         act, (tab, pos) = solver.split_setup(p, 0)
         rows = np.zeros((sp.size, tab.shape[1]))
         rows[act] = tab[pos[act]]
         mask = reach(solver, out, start) & act
-        return tables(self.rules, wide, solver, out, t, rows=rows, states=mask, base=sc.base)
+        return out, tables(self.rules, wide, solver, out, t, rows=rows, states=mask, base=sc.base)
 
     def split(self, p: int, a2: int, target: float, scale: float, extra: np.ndarray, w: float) -> None:
         """A split of pair ``p`` (``target``: its exact value, without the peek's loss ``extra``)."""
@@ -145,11 +165,16 @@ class _Up:
         if key not in self.by_d:
             self.by_d[key] = {t: self._split_tables(p, a2, t) for t in self._hand_a2s(p, a2)}
         if key not in self.exact:  # once per pair (optimal play may split it in several suit classes)
-            self.exact[key] = (
-                split_exact(self.rules, self.grid, self.solver, self.chains[key], p, self.work, self.compiled)
-                if self.work
-                else None
-            )
+            k, memo = self._shared("exact", p, a2, self.work, self.compiled)
+            if k not in memo:
+                memo[k] = (
+                    split_exact(
+                        self.rules, self.grid, self.solver, self.chains[key], p, self.work, self.compiled
+                    )
+                    if self.work
+                    else None
+                )
+            self.exact[key] = memo[k]
         ex = self.exact[key]
         if ex is not None:
             self.rd.add_dict(ex.as_dict(), w)
@@ -159,8 +184,11 @@ class _Up:
             self.rd.exact_mass += w * scale
             self.rd.add_vec(self.grid, extra, w)
             return
-        ranks: dict[int, tuple[int, np.ndarray]] = {}
-        hands = _split_hand(self.grid, self.solver, self.by_d[key], p, ranks)
+        k, memo = self._shared("hands", p, a2)
+        if k not in memo:
+            ranks: dict[int, tuple[int, np.ndarray]] = {}
+            memo[k] = (_split_hand(self.grid, self.solver, self.by_d[key], p, ranks), ranks)
+        hands, ranks = memo[k]
         pr = self.solver.pr
         shoe = self.solver.base
         resplit = pr.max_hands > 2 and (p != 0 or pr.resplit_aces)
@@ -180,9 +208,15 @@ def _classes(u: _Up, tb: Tables, i: int, j: int, s: int) -> list[tuple[float, fl
     qc = (int(solver.base[c]) - int(sp.counts[s, c])) / (solver.n - 2)
     s3 = int(sp.trans[s, c])
     nn = 1.0 - solver.q_nat(s3) if pr.peek else 1.0  # peek: paid only where the dealer has no natural
+    memo = u.shared
+    ck = ("completion", i, j, tuple(grid.values))
+    if ck not in memo:  # the same for the chart's distribution and optimal play's
+        memo[ck] = [
+            (cw, m, sum((q * grid.unit(v, 1.0, ln) for (v, ln), q in dist.items()), np.zeros(grid.ncol)))
+            for cw, m, dist in _completion_dists(u.rules, i, j, solver.up, pr.sb_units)
+        ]
     out = []
-    for cw, m, dist in _completion_dists(u.rules, i, j, solver.up, pr.sb_units):
-        vec = sum((q * grid.unit(v, 1.0, ln) for (v, ln), q in dist.items()), np.zeros(grid.ncol))
+    for cw, m, vec in memo[ck]:
         out.append(
             (
                 cw,
@@ -281,11 +315,14 @@ def _upcard(
     p_up: float,
     work: int = WORK,
     compiled: bool = False,
+    shared: dict[Any, Any] | None = None,
 ) -> None:
     solver: UpcardSolver = ur.detail["solver"]
     outs = ur.detail["outs_basic" if basic else "outs_opt"]
     tabs = _base_tables(rules, grid, solver, outs)
     u = _Up(rules, grid, ur, basic, rd, tabs, work=work, compiled=compiled)
+    if shared is not None:
+        u.shared = shared
     for i, j, w in solver.start_weights():
         _hand(u, i, j, p_up * w)
 
@@ -311,14 +348,36 @@ def round_distribution(
     (``shoe``: cards by value index, default the rules' shoe; ``work``: the box states a split
     may play to be worked out exactly, ``dist_exact``; 0: every split approximated; ``exact_splits``:
     every split round exact, by the compiled recursion ``dist_box``, whatever ``work``)."""
+    return round_distributions(rules, (basic,), bet, shoe, work, exact_splits)[0]
+
+
+def round_distributions(
+    rules: CasinoRules,
+    strategies: tuple[bool, ...] = (True, False),
+    bet: Decimal | int | None = None,
+    shoe: tuple[int, ...] | None = None,
+    work: int = WORK,
+    exact_splits: bool = False,
+    share: bool = True,
+) -> list[dict[str, Any]]:
+    """``round_distribution`` of each strategy (True: the chart, False: optimal play), in order,
+    up card by up card: with ``share``, what both play alike (a split that optimal play takes as
+    the chart does: its hands' tables, exact measure and hands; the bonus completions) is worked
+    out once per up card and dropped after it; the same numbers as each alone (issue 23)."""
     sol = solve(rules, bet, shoe=shoe)
     grid = _grid(rules, sol.upcards[0].detail["solver"].pr.sb_units)
-    rd = RoundDist()
+    rds = [RoundDist() for _ in strategies]
     for ur in sol.upcards:
-        if exact_splits:
-            _upcard(rules, grid, ur, basic, rd, ur.prob, EXACT_WORK, True)
-        else:
-            _upcard(rules, grid, ur, basic, rd, ur.prob, work)
+        shared: dict[Any, Any] = {}
+        for basic, rd in zip(strategies, rds, strict=True):
+            if exact_splits:
+                _upcard(rules, grid, ur, basic, rd, ur.prob, EXACT_WORK, True, shared if share else None)
+            else:
+                _upcard(rules, grid, ur, basic, rd, ur.prob, work, False, shared if share else None)
+    return [_summary(rd, sol, basic, exact_splits) for basic, rd in zip(strategies, rds, strict=True)]
+
+
+def _summary(rd: RoundDist, sol: Any, basic: bool, exact_splits: bool) -> dict[str, Any]:
     probs = {v: p for v, p in sorted(rd.probs.items()) if p != 0.0}
     mean, sd, skew = _moments(probs)
     ev = float(sol.ev_basic if basic else sol.ev_optimal)

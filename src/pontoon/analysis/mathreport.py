@@ -9,7 +9,7 @@ import time
 from decimal import Decimal
 from typing import Any
 
-from pontoon.analysis.distribution import approximation, round_distribution
+from pontoon.analysis.distribution import approximation, round_distributions
 from pontoon.analysis.paytables import pay_tables
 from pontoon.analysis.report import _plain, analyze
 from pontoon.analysis.risk import risk_report
@@ -62,7 +62,7 @@ def math_report(
     exact_splits: bool = False,
 ) -> dict[str, Any]:
     """The whole report for one table (``bankroll`` and ``goal`` in money; default 100 bets;
-    ``exact_splits``: every split round's distribution exact, ``distribution.round_distribution``)."""
+    ``exact_splits``: every split round's distribution exact, ``distribution.round_distributions``)."""
     t0 = time.perf_counter()
     base = analyze(rules, bet)
     unit = rules.table_min if bet is None else bet
@@ -71,10 +71,8 @@ def math_report(
         raise PontoonError(f"--bankroll {bankroll}: give a positive amount")
     if goal is not None and goal <= 0:
         raise PontoonError(f"--goal {goal}: give a positive amount")
-    dists = {
-        "basic": round_distribution(rules, True, bet, exact_splits=exact_splits),
-        "optimal": round_distribution(rules, False, bet, exact_splits=exact_splits),
-    }
+    basic, optimal = round_distributions(rules, (True, False), bet, exact_splits=exact_splits)
+    dists = {"basic": basic, "optimal": optimal}
     pair7 = base["strategy"].get("pair", {}).get("7", {}).get("7")
     hits = pair7 is None or pair7.split(";")[0].strip() == "H"
     d = dists["basic"]
