@@ -4,6 +4,7 @@ PDF through pdftoppm, with screenshots in tests/artifacts/."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -55,7 +56,7 @@ def test_md_and_side_by_side(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert text.startswith("# Math report: ")
     header = text.splitlines()[2]
     assert "Marina Bay Sands" in header and "lackjack" in header
-    assert "data:image/png;base64," in text
+    assert "data:image/svg+xml;base64," in text
 
 
 @pytest.mark.parametrize(
@@ -122,4 +123,26 @@ def test_pdf_renders_through_pdftoppm(reports: dict[str, Path], tmp_path: Path) 
 
 def test_pdf_is_a_pdf(reports: dict[str, Path]) -> None:
     data = reports["pdf"].read_bytes()
-    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF") and len(data) > 20_000
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF") and len(data) > 10_000
+    # the summary, the strategy chart, the two plots and the detail tables: vectors and text
+    assert len(re.findall(rb"/Type /Page\b", data)) >= 5
+
+
+@pytest.mark.skipif(
+    shutil.which("pdftotext") is None,
+    reason="pdftotext (Debian poppler-utils) is not installed (make sysdeps)",
+)
+def test_pdf_text_has_the_figures(reports: dict[str, Path]) -> None:
+    rep = json.loads(reports["json"].read_text())["tables"][0]
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(reports["pdf"]), "-"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    assert "Marina Bay Sands" in text
+    assert f"{rep['house_edge']['basic'] * 100:.4f}%" in text  # the summary table
+    assert "hard 16" in text and "pair 8-8" in text  # the strategy chart's rows, drawn as text
+    assert "outcome of the main wager per round" in text and "range of results" in text  # the plots
+    assert "Net outcome per round (basic strategy)" in text

@@ -1,133 +1,23 @@
 """Writing math reports (``analysis.mathreport``) as HTML, PDF, Markdown or JSON, with the charts
-(strategy, outcome distribution, risk bands) drawn by matplotlib (Agg) as pictures: HTML and
-Markdown carry them inline (base64 PNG: one file, works offline), PDF through matplotlib's PdfPages.
+(strategy, outcome distribution, risk bands, ``report_charts``) as vector pictures: HTML and
+Markdown carry them inline (base64 SVG: one file, works offline), PDF draws them on its pages
+(fpdf2, the tables in its core fonts).
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import io
 from pathlib import Path
 from typing import Any
 
+from pontoon.cli.report_charts import CHARTS, draw_pdf, to_svg
 from pontoon.money import dumps
-
-
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _png(fig: Any) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
-    _plt().close(fig)
-    return buf.getvalue()
 
 
 def title(rep: dict[str, Any]) -> str:
     r = rep["rules"]
     return f"{r.get('name') or r['preset']} ({r['decks']} decks)"
-
-
-def png_strategy(rep: dict[str, Any]) -> bytes:
-    """The strategy chart as PNG bytes, drawn with Pillow (matplotlib's dependency): the cells and
-    colours of ``analysis.render.save_chart``, about a hundred times faster than laying out its
-    six hundred texts."""
-    import matplotlib
-    from PIL import Image, ImageDraw, ImageFont
-
-    from pontoon.analysis.render import COLOURS, _head, _short, chart_rows
-    from pontoon.analysis.states import UPCARD_LABELS
-
-    rows = chart_rows(rep["strategy"])
-    fonts = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
-    font = ImageFont.truetype(str(fonts / "DejaVuSans.ttf"), 11)
-    bold = ImageFont.truetype(str(fonts / "DejaVuSans-Bold.ttf"), 12)
-    cw, ch, left, top = 40, 19, 78, 46
-    img = Image.new("RGB", (left + cw * len(UPCARD_LABELS) + 10, top + ch * (len(rows) + 1) + 10), "white")
-    d = ImageDraw.Draw(img)
-    he = rep["house_edge"]
-    d.text((6, 4), title(rep), fill="black", font=bold)
-    d.text(
-        (6, 20),
-        f"house edge {he['basic'] * 100:.3f}% basic, {he['optimal'] * 100:.3f}% optimal; * card-count exception",
-        fill="black",
-        font=font,
-    )
-    for k, u in enumerate(UPCARD_LABELS):
-        d.text((left + k * cw + cw // 2, top + ch // 2), u, fill="black", font=bold, anchor="mm")
-    for r, (name, cells) in enumerate(rows, start=1):
-        y = top + r * ch
-        d.text((left - 6, y + ch // 2), name, fill="black", font=font, anchor="rm")
-        for k, u in enumerate(UPCARD_LABELS):
-            c = cells.get(u)
-            if not c:
-                continue
-            fg, bg = COLOURS.get(_head(c), ("black", "white"))
-            x = left + k * cw
-            d.rectangle((x, y, x + cw - 2, y + ch - 2), fill=bg)
-            d.text((x + cw // 2 - 1, y + ch // 2 - 1), _short(c), fill=fg, font=font, anchor="mm")
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False)
-    return buf.getvalue()
-
-
-def fig_strategy(rep: dict[str, Any]) -> Any:
-    data = png_strategy(rep)
-    plt = _plt()
-    img = plt.imread(io.BytesIO(data), format="png")
-    fig, ax = plt.subplots(figsize=(img.shape[1] / 130, img.shape[0] / 130))
-    ax.imshow(img)
-    ax.axis("off")
-    return fig
-
-
-def fig_distribution(rep: dict[str, Any]) -> Any:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(7.5, 3.4))
-    for k, (name, d) in enumerate(rep["distribution"].items()):
-        xs = [o["net"] for o in d["outcomes"]]
-        ps = [o["probability"] for o in d["outcomes"]]
-        ax.bar([x + (k - 0.5) * 0.2 for x in xs], ps, width=0.2, label=f"{name} (SD {d['sd']:.3f})")
-    ax.set_yscale("log")
-    ax.set_xlabel("net outcome of a round (units of the initial wager)")
-    ax.set_ylabel("probability")
-    ax.set_title(f"{title(rep)}: outcome of the main wager per round", fontsize=9)
-    ax.legend(fontsize=8)
-    return fig
-
-
-def fig_risk(rep: dict[str, Any]) -> Any:
-    plt = _plt()
-    risk = rep["risk"]
-    b = risk["bands"]
-    n = [0] + [x["rounds"] for x in b]
-    fig, ax = plt.subplots(figsize=(7.5, 3.4))
-    for lo, hi, alpha in (("p1", "p99", 0.15), ("p5", "p95", 0.25), ("p25", "p75", 0.4)):
-        ax.fill_between(
-            n,
-            [0] + [x[lo] for x in b],
-            [0] + [x[hi] for x in b],
-            alpha=alpha,
-            color="tab:blue",
-            label=f"{lo[1:]}-{hi[1:]}%",
-        )
-    ax.plot(n, [0] + [x["p50"] for x in b], color="tab:blue", label="median")
-    ax.axhline(-risk["bankroll_units"], color="tab:red", linestyle="--", label="bankroll")
-    ax.set_xlabel("rounds")
-    ax.set_ylabel("result (units)")
-    ax.set_title(f"{title(rep)}: range of results, flat betting, basic strategy", fontsize=9)
-    ax.legend(fontsize=7, loc="lower left")
-    return fig
-
-
-FIGURES = (("strategy", fig_strategy), ("distribution", fig_distribution), ("risk", fig_risk))
 
 
 def _pct(x: float) -> str:
@@ -253,10 +143,12 @@ def _html_table(header: list[str], rows: list[list[str]], caption: str = "") -> 
 
 
 def _images(rep: dict[str, Any]) -> list[tuple[str, str]]:
-    pngs = [("strategy", png_strategy(rep))] + [
-        (name, _png(f(rep))) for name, f in FIGURES if name != "strategy"
+    """(name, base64 SVG) of each chart."""
+    name = title(rep)
+    return [
+        (key, base64.b64encode(to_svg(chart(rep, name)).encode("utf-8")).decode("ascii"))
+        for key, chart in CHARTS
     ]
-    return [(name, base64.b64encode(data).decode("ascii")) for name, data in pngs]
 
 
 def to_html(reps: list[dict[str, Any]]) -> str:
@@ -268,7 +160,7 @@ def to_html(reps: list[dict[str, Any]]) -> str:
     for rep in reps:
         parts.append(f"<h2>{html.escape(title(rep))}</h2>")
         for name, b64 in _images(rep):
-            parts.append(f"<p><img alt='{name}' src='data:image/png;base64,{b64}'></p>")
+            parts.append(f"<p><img alt='{name}' src='data:image/svg+xml;base64,{b64}'></p>")
         for cap, head, rows in _detail_tables(rep):
             parts.append(_html_table(head, rows, cap))
         parts.append(
@@ -292,42 +184,85 @@ def to_md(reps: list[dict[str, Any]]) -> str:
     for rep in reps:
         parts += ["", f"## {title(rep)}", ""]
         for name, b64 in _images(rep):
-            parts.append(f"![{name}](data:image/png;base64,{b64})")
+            parts.append(f"![{name}](data:image/svg+xml;base64,{b64})")
         for cap, head, rows in _detail_tables(rep):
             parts += ["", f"**{cap}**", "", _md_table(head, rows)]
         parts += ["", "### Method", ""] + [f"- {a}" for a in rep["method"]["approximations"]]
     return "\n".join(parts) + "\n"
 
 
-def _text_page(pdf: Any, caption: str, header: list[str], rows: list[list[str]]) -> None:
-    plt = _plt()
-    per = 40
-    for k in range(0, max(len(rows), 1), per):
-        chunk = rows[k : k + per]
-        fig, ax = plt.subplots(figsize=(8.27, 11.69))
-        ax.axis("off")
-        ax.set_title(caption, fontsize=9, wrap=True)
-        if chunk:
-            t = ax.table(cellText=chunk, colLabels=header, loc="upper center", cellLoc="right")
-            t.auto_set_font_size(False)
-            t.set_fontsize(7)
-            t.scale(1, 1.2)
-        pdf.savefig(fig)
-        plt.close(fig)
+def _latin(text: str) -> str:
+    """The PDF's core fonts hold Latin-1: anything else shows as '?'."""
+    return text.encode("latin-1", "replace").decode("latin-1")
+
+
+def _pdf_table(pdf: Any, caption: str, header: list[str], rows: list[list[str]], size: float = 7.5) -> None:
+    """A table across the page, its caption above, its header repeated on each page it runs to."""
+    width = pdf.w - pdf.l_margin - pdf.r_margin
+    pdf.set_font("helvetica", "B", size + 1)
+    pdf.multi_cell(width, 4.5, _latin(caption), new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", "", size)
+    cells = [[_latin(c) for c in r] for r in [header, *rows]]
+    need = [max(pdf.get_string_width(r[k]) for r in cells if k < len(r)) + 3 for k in range(len(header))]
+    ws = [w * min(1.0, width / sum(need)) for w in need]
+    h = size * 0.55
+
+    def line(r: list[str], bold: bool) -> None:
+        pdf.set_font("helvetica", "B" if bold else "", size)
+        for k, w in enumerate(ws):
+            c = r[k] if k < len(r) else ""
+            pdf.cell(w, h, c, border=1, align="L" if k == 0 else "R", fill=bold)
+        pdf.ln(h)
+
+    pdf.set_fill_color(238, 238, 255)
+    line(cells[0], True)
+    for r in cells[1:]:
+        if pdf.get_y() + h > pdf.h - pdf.b_margin:
+            pdf.add_page()
+            line(cells[0], True)
+        line(r, False)
+    pdf.ln(3)
 
 
 def write_pdf(reps: list[dict[str, Any]], path: Path) -> None:
-    from matplotlib.backends.backend_pdf import PdfPages
+    """The report as PDF (A4): the side-by-side summary, then each table's charts (drawn as
+    vectors), its detail tables and its method notes."""
+    from fpdf import FPDF
 
-    _plt()
-    with PdfPages(path) as pdf:
-        names = "\n".join(f"{r['rules']['preset']}: {title(r)}" for r in reps)
-        header = ["", *(r["rules"]["preset"] for r in reps)]  # short: the titles are above
-        _text_page(pdf, f"Math report\n{names}", header, [[n, *c] for n, c in summary_rows(reps)])
-        for rep in reps:
-            for _name, f in FIGURES:
-                fig = f(rep)
-                pdf.savefig(fig, bbox_inches="tight")
-                _plt().close(fig)
-            for cap, head, rows in _detail_tables(rep):
-                _text_page(pdf, f"{title(rep)}: {cap}", head, rows)
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(True, margin=12)
+    pdf.set_margins(12, 12, 12)
+    pdf.add_page()
+    pdf.set_font("helvetica", "B", 14)
+    pdf.multi_cell(
+        0, 7, _latin("Math report: " + ", ".join(title(r) for r in reps)), new_x="LMARGIN", new_y="NEXT"
+    )
+    pdf.ln(2)
+    header = ["", *(r["rules"]["preset"] for r in reps)]  # short: the titles are above
+    _pdf_table(pdf, "Summary", header, [[n, *c] for n, c in summary_rows(reps)])
+    width = pdf.w - pdf.l_margin - pdf.r_margin
+    for rep in reps:
+        name = title(rep)
+        for key, chart in CHARTS:  # the strategy chart a page; the two plots on the next
+            d = chart(rep, name)
+            room = pdf.h - pdf.b_margin - pdf.get_y()
+            scale = min(width / d.width, 0.42)
+            if key == "strategy" or d.height * scale > room:
+                pdf.add_page()
+                room = pdf.h - pdf.b_margin - pdf.get_y()
+            scale = min(scale, room / d.height)
+            draw_pdf(pdf, d, pdf.l_margin, pdf.get_y(), scale)
+            pdf.set_y(pdf.get_y() + d.height * scale + 3)
+            if key == "strategy":
+                pdf.add_page()
+        pdf.set_text_color(0, 0, 0)
+        pdf.set_draw_color(0, 0, 0)
+        pdf.set_line_width(0.2)
+        for cap, head, rows in _detail_tables(rep):
+            _pdf_table(pdf, f"{name}: {cap}", head, rows)
+        pdf.set_font("helvetica", "B", 9)
+        pdf.cell(0, 5, "Method", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("helvetica", "", 7.5)
+        for a in rep["method"]["approximations"]:
+            pdf.multi_cell(width, 3.6, _latin("- " + a), new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(path))
