@@ -104,6 +104,9 @@ def _power(ns: Lattice | Sparse, xs: Lattice | Sparse, h: int, k: int) -> Lattic
     return acc
 
 
+SplitMeasure = tuple[dict[float, float], np.ndarray, float]  # outcomes, summed hand measure, its mass
+
+
 def _split(
     grid: Grid,
     hands: tuple[list[np.ndarray], list[np.ndarray], tuple[np.ndarray, np.ndarray] | None],
@@ -113,6 +116,7 @@ def _split(
     rd: RoundDist,
     w: float,
     per_rank: tuple[dict[int, tuple[int, np.ndarray]], int] | None = None,
+    measure: SplitMeasure | None = None,
 ) -> None:
     """A split's hands against the same dealer: ``hands`` = (a hand whose second card is not a pair
     card, a hand whose second card is any card), each a list over the dealer's final class d (17..21,
@@ -121,7 +125,30 @@ def _split(
     to ``target`` (the analysis's exact split value) by shifting mass from the most likely losing
     outcome to the most likely winning one (or back). ``hands[2]`` (FED, 001 "Splits"): the two
     hands' measures of the events that do not wait for the dealer, jointly with a dealer Pontoon:
-    given it, the box loses one wager in all if some hand is alive."""
+    given it, the box loses one wager in all if some hand is alive. ``measure``: ``_split_measure``
+    of the same arguments, worked out before (the mean matched to ``target`` on a copy)."""
+    conv, total, mass = (
+        _split_measure(grid, hands, counts, scale, per_rank)
+        if measure is None
+        else (dict(measure[0]), measure[1], measure[2])
+    )
+    rd.moved_mass += w * _match_mean(conv, target)
+    rd.add_dict(conv, w)
+    nh = sum(h * p for (h, _k), p in counts.items())
+    rd.lines += w * nh * total[grid.line0 : grid.line0 + len(LINES)] / mass * scale
+    rd.wagered += w * nh * float(total[-1]) / mass * scale
+    rd.split_mass += w * scale
+
+
+def _split_measure(
+    grid: Grid,
+    hands: tuple[list[np.ndarray], list[np.ndarray], tuple[np.ndarray, np.ndarray] | None],
+    counts: dict[tuple[int, int], float],
+    scale: float,
+    per_rank: tuple[dict[int, tuple[int, np.ndarray]], int] | None = None,
+) -> SplitMeasure:
+    """``_split``'s outcome measure before its mean is matched (with the hands' summed measure and
+    its mass, for the lines and the amount wagered)."""
     non, anyc, dead = hands
     ranks = per_rank[0] if per_rank is not None else {}
     seen = np.nonzero(np.sum(anyc, axis=0)[: grid.g])[0]
@@ -175,13 +202,8 @@ def _split(
             continue
         for (h, k), ph in counts.items():
             _add(conv, _power(ns, xs, h, k), ph * scale * pd / mass, step)
-    rd.moved_mass += w * _match_mean(conv, target)
-    rd.add_dict(conv, w)
     total: np.ndarray = np.sum(anyc, axis=0)
-    nh = sum(h * p for (h, _k), p in counts.items())
-    rd.lines += w * nh * total[grid.line0 : grid.line0 + len(LINES)] / mass * scale
-    rd.wagered += w * nh * float(total[-1]) / mass * scale
-    rd.split_mass += w * scale
+    return conv, total, mass
 
 
 def _match_mean(conv: dict[float, float], target: float) -> float:

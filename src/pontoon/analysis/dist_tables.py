@@ -166,6 +166,14 @@ def _stand(grid: Grid, rows: np.ndarray, t: np.ndarray, m: float, loss: float, p
     out = np.zeros((len(t), grid.ncol))
     mass = np.zeros(len(t))
     cw, c0, cl = grid.col(m), grid.col(0.0), grid.col(-m)
+    # each column's sum, added class by class in order (as adding into the zero column did), then
+    # written once: the columns of ``out`` are strided
+    acc: dict[int, np.ndarray] = {}
+
+    def add(col: int, x: np.ndarray) -> None:
+        cur = acc.get(col)
+        acc[col] = x if cur is None else cur + x
+
     for d in range(7):
         if d == NAT and peek:
             continue
@@ -173,14 +181,16 @@ def _stand(grid: Grid, rows: np.ndarray, t: np.ndarray, m: float, loss: float, p
         p = rows[:, d]
         mass += p
         if d == NAT:
-            out[:, off + grid.col(-loss)] += p
+            add(off + grid.col(-loss), p)
         elif d == BUST:
-            out[:, off + cw] += p
+            add(off + cw, p)
         else:
             dt = 17 + d
-            out[:, off + cw] += np.where(dt < t, p, 0.0)
-            out[:, off + c0] += np.where(dt == t, p, 0.0)
-            out[:, off + cl] += np.where(dt > t, p, 0.0)
+            add(off + cw, np.where(dt < t, p, 0.0))
+            add(off + c0, np.where(dt == t, p, 0.0))
+            add(off + cl, np.where(dt > t, p, 0.0))
+    for col, x in acc.items():
+        out[:, col] = x
     out[:, -1] = m * mass
     return out
 
@@ -188,8 +198,9 @@ def _stand(grid: Grid, rows: np.ndarray, t: np.ndarray, m: float, loss: float, p
 @dataclass
 class Tables:
     """Measures per state: stand, hit, double and the value of holding it (the chain's action).
-    ``val`` and ``st`` have every valued state; ``hit`` and ``dbl`` the two-card states and those
-    where the chain hits or doubles (the only ones read), zeros elsewhere."""
+    ``val`` has every valued state; ``st``, ``hit`` and ``dbl`` the two-card states and those where
+    the chain stands (or holds a 21 that is not paid at once), hits or doubles (the only ones
+    read), zeros elsewhere."""
 
     st: np.ndarray
     hit: np.ndarray
@@ -229,12 +240,20 @@ def _paid21(rules: CasinoRules, grid: Grid, solver: UpcardSolver) -> np.ndarray:
     sp, pr = solver.sp, solver.pr
     out = np.zeros((sp.size, grid.ncol))
     other = 9 if solver.up == 0 else 0
-    pk = pr.peek and solver.up in (0, 9)
-    for s in np.nonzero(solver.active & (sp.best == 21))[0].tolist():
-        nn = 1.0
-        if pk:
-            nn = 1.0 - (solver.base[other] - sp.counts[s, other]) / max(solver.n - sp.ncards[s], 1)
-        out[s] = nn * _twentyone(rules, grid, solver, s)
+    rows = np.nonzero(solver.active & (sp.best == 21))[0]
+    nn = np.ones(len(rows))
+    if pr.peek and solver.up in (0, 9):
+        nn = 1.0 - (solver.base[other] - sp.counts[rows, other]) / np.maximum(solver.n - sp.ncards[rows], 1)
+    # the states by what their 21 pays (the number of cards and the pay; 6-7-8, 7-7-7): one measure each
+    kinds: dict[tuple[object, ...], list[int]] = {}
+    for k, s in enumerate(rows.tolist()):
+        c = sp.counts[s]
+        n = int(sp.ncards[s])
+        three = n == 3 and ((c[5] == 1 and c[6] == 1 and c[7] == 1) or c[6] == 3)
+        kinds.setdefault((n, tuple(c[5:8].tolist())) if three else (n, float(pr.pay21[s])), []).append(k)
+    for ks in kinds.values():
+        sel = np.array(ks)
+        out[rows[sel]] = nn[sel, None] * _twentyone(rules, grid, solver, int(rows[ks[0]]))[None, :]
     memo[key] = out
     return out
 
@@ -283,7 +302,6 @@ def tables(
     hit = np.zeros((n + 1, nc))
     dbl = np.zeros((n + 1, nc))
     val = np.zeros((n + 1, nc))
-    st[:n] = _stand(grid, rows[idx_all], sp.best[idx_all], 1.0, 1.0, pr.peek)
     base = solver.base if base is None else base
     up = solver.up
     other = 9 if up == 0 else 0
@@ -301,29 +319,38 @@ def tables(
     pf_bust = (prob * f * bust).sum(axis=1)
     p_live = prob * live
     jx = pos[np.where(live, jn, size)]
-    # only the rows that are read: a double's and a hit's measure where the chain takes it, and
-    # every option of a two-card state (``distribution``, ``dist_splits`` read those); each row is
-    # worked out on its own, so the rows kept are the same numbers as when every row was (issue 23)
+    # only the rows that are read: a stand's, a double's and a hit's measure where the chain takes
+    # it (or a 21 stands), and every option of a two-card state (``distribution``, ``dist_splits``
+    # read those); each row is worked out on its own, so the rows kept are the same numbers as when
+    # every row was (issue 23)
     act = out.act[idx_all]
+    best = sp.best[idx_all]
     two = sp.ncards[idx_all] == 2
-    need_dbl = two | (act == K.ACT_DOUBLE)
-    need_hit = two | ((act != K.ACT_STAND) & (act != K.ACT_DOUBLE) & (sp.best[idx_all] != 21))
-    _doubles(grid, rows, solver, out, a2, idx_all, np.nonzero(need_dbl)[0], prob, f, live, jn, pf_bust, dbl)
-    v21 = _paid21(rules, grid, solver) if pr.p21wins else np.zeros((0, nc))
+    b21 = best == 21
+    stands, doubles = act == K.ACT_STAND, act == K.ACT_DOUBLE
+    hits = ~stands & ~doubles & ~b21
+    k = np.nonzero(two | stands | (b21 & (not pr.p21wins)))[0]
+    st[k] = _stand(grid, rows[idx_all[k]], best[k], 1.0, 1.0, pr.peek)
+    _doubles(
+        grid, rows, solver, out, a2, idx_all, np.nonzero(two | doubles)[0], prob, f, live, jn, pf_bust, dbl
+    )
+    # the value of the states that do not hit first (a hit reads only higher hard totals' values)
+    k = np.nonzero(stands & ~b21)[0]
+    val[k] = st[k]
+    k = np.nonzero(doubles & ~b21)[0]
+    val[k] = dbl[k]
+    k = np.nonzero(b21)[0]
+    if len(k):
+        val[k] = _paid21(rules, grid, solver)[idx_all[k]] if pr.p21wins else st[k]
     bust1 = grid.unit(-1.0, 1.0)
-    hard = sp.hard[idx_all]
-    for h in sorted(set(hard.tolist()), reverse=True):
-        g = np.nonzero(hard == h)[0]
-        idx = idx_all[g]
-        gh = g[need_hit[g]]
-        hit[gh] = np.einsum("nr,nrc->nc", p_live[gh], val[jx[gh]]) + pf_bust[gh, None] * bust1
-        a = act[g]
-        val[g] = np.where(
-            (a == K.ACT_STAND)[:, None], st[g], np.where((a == K.ACT_DOUBLE)[:, None], dbl[g], hit[g])
-        )
-        b21 = sp.best[idx] == 21
-        if b21.any():
-            val[g[b21]] = v21[idx[b21]] if pr.p21wins else st[g[b21]]
+    need = np.nonzero(two | hits)[0]
+    hard = sp.hard[idx_all[need]]
+    order = np.argsort(-hard.astype(np.int64), kind="stable")  # highest hard total first, states in order
+    need, hard = need[order], hard[order]
+    for g in np.split(need, np.nonzero(np.diff(hard))[0] + 1):
+        hit[g] = np.einsum("nr,nrc->nc", p_live[g], val[jx[g]]) + pf_bust[g, None] * bust1
+        k = g[hits[g]]
+        val[k] = hit[k]
     return Tables(st, hit, dbl, val, out.act, pos)
 
 

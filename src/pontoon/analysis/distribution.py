@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.dist_exact import SMALL_SHOE, WORK, SplitExact, split_exact
-from pontoon.analysis.dist_splits import _match_mean, _split, _split_hand, hand_counts
+from pontoon.analysis.dist_splits import _match_mean, _split, _split_hand, _split_measure, hand_counts
 from pontoon.analysis.dist_tables import (
     LINES,
     Grid,
@@ -193,7 +193,10 @@ class _Up:
         shoe = self.solver.base
         resplit = pr.max_hands > 2 and (p != 0 or pr.resplit_aces)
         counts = hand_counts(int(shoe[p]) - 2, int(shoe.sum()) - 2, pr.max_hands, resplit)
-        _split(self.grid, hands, counts, target, scale, self.rd, w, (ranks, p))
+        k, memo = self._shared("measure", p, a2, scale)
+        if k not in memo:  # the same for optimal play's suit classes (their targets differ)
+            memo[k] = _split_measure(self.grid, hands, counts, scale, (ranks, p))
+        _split(self.grid, hands, counts, target, scale, self.rd, w, (ranks, p), memo[k])
         self.rd.add_vec(self.grid, extra, w)
 
 
