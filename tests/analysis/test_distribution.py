@@ -11,9 +11,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pontoon.analysis import kernels as K
 from pontoon.analysis.dist_splits import _split_hand
 from pontoon.analysis.dist_tables import RoundDist
-from pontoon.analysis.distribution import Grid, _grid, _Up, hand_counts, round_distribution, tables
+from pontoon.analysis.distribution import (
+    Grid,
+    _grid,
+    _Up,
+    hand_counts,
+    round_distribution,
+    round_distributions,
+    tables,
+)
 from pontoon.analysis.strategy import solve
 from pontoon.rules.load import resolve_rules
 from pontoon.rules.model import CasinoRules
@@ -95,7 +104,7 @@ def test_state_measures_have_the_chains_values(preset: str) -> None:
         grid: Grid = _grid(rules, solver.pr.sb_units)
         for key in ("outs_opt", "outs_basic"):
             for a2, out in ur.detail[key].items():
-                tb = tables(rules, grid, solver, out, a2)
+                tb = tables(rules, grid, solver, out, a2, every=True)
                 vals = np.asarray(grid.values)
                 live = np.nonzero(solver.active & (solver.sp.ncards >= 2))[0]
                 for mine, theirs in (
@@ -106,6 +115,50 @@ def test_state_measures_have_the_chains_values(preset: str) -> None:
                 ):
                     got = mine[tb.pos[live], : grid.g] @ vals
                     np.testing.assert_allclose(got, theirs[live], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("preset", ["federal", "rws-plus"])
+def test_tables_read_rows_are_those_of_every_row(preset: str) -> None:
+    """``tables`` works out a stand's, hit's and double's measure only where they are read (two-card
+    states, the chain's own action): those rows, and every state's value, are bit for bit the ones
+    of working out every row (``every=True``), on the narrow grid and the split hands' wide one."""
+    rules = resolve_rules(preset)
+    sol = solve(rules)
+    for ur in sol.upcards[::3]:
+        solver = ur.detail["solver"]
+        sp = solver.sp
+        grid = _grid(rules, solver.pr.sb_units)
+        for g in (grid, Grid(grid.values, blocks=8)):
+            for a2, out in ur.detail["outs_opt"].items():
+                lazy = tables(rules, g, solver, out, a2)
+                full = tables(rules, g, solver, out, a2, every=True)
+                np.testing.assert_array_equal(lazy.pos, full.pos)
+                np.testing.assert_array_equal(lazy.val, full.val)
+                live = np.nonzero(solver.active & (sp.ncards >= 1))[0]
+                two = sp.ncards[live] == 2
+                act = out.act[live]
+                b21 = sp.best[live] == 21
+                for name, read in (
+                    ("st", two | (act == K.ACT_STAND)),
+                    ("dbl", two | (act == K.ACT_DOUBLE)),
+                    ("hit", two | ((act == K.ACT_HIT) & ~b21)),
+                ):
+                    rows = lazy.pos[live[read]]
+                    assert len(rows) > 0
+                    np.testing.assert_array_equal(getattr(lazy, name)[rows], getattr(full, name)[rows], name)
+
+
+@pytest.mark.parametrize("preset", ["federal", "mbs"])
+def test_shared_distributions_equal_each_alone(preset: str) -> None:
+    """``round_distributions`` shares what the chart and optimal play play alike (split tables,
+    exact measures, hands, a split's measure before its mean is matched): the same numbers, bit
+    for bit, as each strategy worked out alone, and as without sharing."""
+    rules = resolve_rules(preset)
+    shared = round_distributions(rules, (True, False))
+    assert shared == round_distributions(rules, (True, False), share=False)
+    assert shared == [round_distribution(rules, True), round_distribution(rules, False)]
+    assert shared[::-1] == round_distributions(rules, (False, True))  # optimal play first
+    assert shared[1]["split_probability"] > 0.01 and shared[0]["outcomes"] != shared[1]["outcomes"]
 
 
 def _engine_distribution(rules: CasinoRules, cards: list[str], policy, rescue) -> dict[float, Fraction]:  # type: ignore[no-untyped-def]

@@ -284,10 +284,12 @@ def tables(
     rows: np.ndarray | None = None,
     states: np.ndarray | None = None,
     base: np.ndarray | None = None,
+    every: bool = False,
 ) -> Tables:
     """Replay one chain's actions as measures (see the module's text and ``kernels.chain``);
     ``rows``: the dealer rows to stand against (default the solver's own); ``states``: only these
-    (a mask closed under drawing, ``reach``), default all."""
+    (a mask closed under drawing, ``reach``), default all; ``every``: every option's measure in
+    every state (default: only those read, see ``Tables``)."""
     rows = solver.dist if rows is None else rows
     sp, pr = solver.sp, solver.pr
     size, nc = sp.size, grid.ncol
@@ -325,7 +327,7 @@ def tables(
     # every row was (issue 23)
     act = out.act[idx_all]
     best = sp.best[idx_all]
-    two = sp.ncards[idx_all] == 2
+    two = (sp.ncards[idx_all] == 2) | every  # every: as if each state were a starting one
     b21 = best == 21
     stands, doubles = act == K.ACT_STAND, act == K.ACT_DOUBLE
     hits = ~stands & ~doubles & ~b21
