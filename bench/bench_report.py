@@ -54,7 +54,9 @@ def compare(presets: list[str], formats: list[str], runs: int, trees: dict[str, 
     for _ in range(runs):
         for p in presets:
             for name, src in trees.items():
-                got.setdefault((name, p, "analyze"), []).append(_run(src, ["analyze", "--rules", p, "--json"]))
+                got.setdefault((name, p, "analyze"), []).append(
+                    _run(src, ["analyze", "--rules", p, "--json"])
+                )
                 for f in formats:
                     args = ["report", "--rules", p, "--format", f, "--out", str(out / f"{name}-{p}.{f}")]
                     got.setdefault((name, p, f), []).append(_run(src, args))
