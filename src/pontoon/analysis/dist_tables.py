@@ -258,14 +258,24 @@ def _paid21(rules: CasinoRules, grid: Grid, solver: UpcardSolver) -> np.ndarray:
     return out
 
 
+def _by_hard(solver: UpcardSolver) -> list[np.ndarray]:
+    """The active states by hard total, lowest first (kept on the solver: a few kB)."""
+    got: list[np.ndarray] | None = solver.__dict__.get("_dist_by_hard")
+    if got is None:
+        hard = solver.sp.hard
+        act = solver.active
+        got = [np.nonzero(act & (hard == h))[0] for h in range(int(hard.min()), int(hard.max()) + 1)]
+        solver.__dict__["_dist_by_hard"] = got
+    return got
+
+
 def reach(solver: UpcardSolver, out: ChainOut, start: np.ndarray) -> np.ndarray:
     """The states ``start`` (a mask) and every state that a hand in them reaches by drawing: every
     card of a two-card state (each option is valued there), then the states where the chain hits."""
     sp = solver.sp
     mark = start & solver.active
-    hard = sp.hard
-    for h in range(int(hard.min()), int(hard.max()) + 1):
-        g = np.nonzero(mark & (hard == h))[0]
+    for group in _by_hard(solver):
+        g = group[mark[group]]
         if not len(g):
             continue
         go = g[(sp.ncards[g] == 2) | ((out.act[g] == K.ACT_HIT) & (sp.best[g] < 21))]

@@ -124,7 +124,10 @@ def draw_pdf(pdf: Any, d: Drawing, x0: float, y0: float, scale: float) -> None:
         if kind == "rect":
             _, x, y, w, h, fill, a = op
             pdf.set_fill_color(*_rgb(fill))
-            with pdf.local_context(fill_opacity=a):
+            if a < 1:
+                with pdf.local_context(fill_opacity=a):
+                    pdf.rect(*p(x, y), w * scale, h * scale, style="F")
+            else:  # a graphics state a rectangle costs more than the rectangle
                 pdf.rect(*p(x, y), w * scale, h * scale, style="F")
         elif kind == "line":
             _, x1, y1, x2, y2, c, w, dashed = op
