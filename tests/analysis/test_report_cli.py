@@ -146,3 +146,30 @@ def test_pdf_text_has_the_figures(reports: dict[str, Path]) -> None:
     assert "hard 16" in text and "pair 8-8" in text  # the strategy chart's rows, drawn as text
     assert "outcome of the main wager per round" in text and "range of results" in text  # the plots
     assert "Net outcome per round (basic strategy)" in text
+
+
+def test_html_charts_are_svg_of_the_report(reports: dict[str, Path]) -> None:
+    """The three charts are well-formed SVG drawn from the report: a cell per strategy entry, a bar
+    per outcome and strategy, three bands and the median over the risk's rounds."""
+    import base64
+    import xml.etree.ElementTree as ET
+
+    from pontoon.analysis.render import chart_rows
+
+    rep = json.loads(reports["json"].read_text())["tables"][0]
+    found = re.findall(
+        r"<img alt='(\w+)' src='data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)'>", reports["html"].read_text()
+    )
+    assert [name for name, _ in found] == ["strategy", "distribution", "risk"]
+    ns = "{http://www.w3.org/2000/svg}"
+    svgs = {name: ET.fromstring(base64.b64decode(data)) for name, data in found}
+    cells = sum(len(c) for _n, c in chart_rows(rep["strategy"]))
+    assert len(svgs["strategy"].findall(f"{ns}rect")) == cells + 1  # and the white background
+    texts = [t.text for t in svgs["strategy"].iter(f"{ns}text")]
+    assert "pair 8-8" in texts and "hard 16" in texts
+    bars = sum(1 for d in rep["distribution"].values() for o in d["outcomes"] if o["probability"] > 0)
+    legend = len(rep["distribution"])  # a swatch per strategy, and the legend's box
+    assert len(svgs["distribution"].findall(f"{ns}rect")) == 1 + bars + 1 + legend
+    assert len(svgs["risk"].findall(f"{ns}polygon")) == 3
+    (median,) = svgs["risk"].findall(f"{ns}polyline")
+    assert len(median.get("points", "").split()) == len(rep["risk"]["bands"]) + 1
