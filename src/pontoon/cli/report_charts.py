@@ -133,9 +133,11 @@ def draw_pdf(pdf: Any, d: Drawing, x0: float, y0: float, scale: float) -> None:
             _, x1, y1, x2, y2, c, w, dashed = op
             pdf.set_draw_color(*_rgb(c))
             pdf.set_line_width(w * scale)
-            pdf.set_dash_pattern(dash=2, gap=1.3) if dashed else pdf.set_dash_pattern()
+            if dashed:
+                pdf.set_dash_pattern(dash=2, gap=1.3)
             pdf.line(*p(x1, y1), *p(x2, y2))
-            pdf.set_dash_pattern()
+            if dashed:
+                pdf.set_dash_pattern()
         elif kind == "poly":
             pdf.set_fill_color(*_rgb(op[2]))
             with pdf.local_context(fill_opacity=op[3]):
