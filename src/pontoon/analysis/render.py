@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from pontoon.analysis.states import UPCARD_LABELS
+
+if TYPE_CHECKING:  # rich is imported by print_report only: the math report's charts read the cells
+    from rich.console import Console
 
 COLOURS = {
     "H": ("black", "#d9d9d9"),
@@ -55,6 +55,9 @@ def chart_rows(strategy: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
 
 
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     con = console or Console()
     rules = report["rules"]
     he = report["house_edge"]
