@@ -345,15 +345,15 @@ def _check_links(
                 f"{e['round_id']}, not its round's row {want}"
             )
     for r in ledger:
-        e = event_ids.get(int(r["event_id"]))
-        if e is None:
+        ev = event_ids.get(int(r["event_id"]))
+        if ev is None:
             raise HistoryError(
                 f"table {tid}: ledger row {r['id']} ({str(r['idem'])[:40]}) belongs to no event of the table "
                 f"(event {r['event_id']}): the hash chain does not cover it"
             )
-        if r["round_id"] != e["round_id"]:
+        if r["round_id"] != ev["round_id"]:
             raise HistoryError(
-                f"table {tid}: ledger row {r['id']} names round row {r['round_id']}, its event's is {e['round_id']}"
+                f"table {tid}: ledger row {r['id']} names round row {r['round_id']}, its event's is {ev['round_id']}"
             )
 
 
