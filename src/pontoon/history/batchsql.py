@@ -71,15 +71,8 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
     ),
 }
 ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
-# chunk sizes. SQLite: the powers of two, so that a kind's rows take at most one statement per bit of
-# their count (a commit of 100 tables about 20 statements, not 27): every statement lets the tables'
-# threads take the GIL from the writer (sqlite3 steps it without), and the writer then waits to take it
-# back. PostgreSQL: fewer sizes (the batch is one pipeline whatever its statements; each new statement
-# is planned and prepared by the server once more, which a short run pays in full)
-_SIZES = (256, 128, 64, 32, 16, 8, 4, 2, 1)
-_PG_SIZES = (128, 32, 8, 2, 1)
+_SIZES = (128, 32, 8, 2, 1)  # chunk sizes: few distinct statements, each prepared once and reused
 _CACHE: dict[tuple[str, int, bool], str] = {}
-_PREPARED = 200
 _RETURNING = " RETURNING heads.table_id"
 
 
@@ -97,11 +90,11 @@ def statement(name: str, n: int, pg: bool) -> str:
     return sql
 
 
-def chunks(rows: Sequence[tuple[Any, ...]], pg: bool = False) -> list[tuple[int, list[Any]]]:
+def chunks(rows: Sequence[tuple[Any, ...]]) -> list[tuple[int, list[Any]]]:
     """``rows`` cut into chunks of the fixed sizes: (size, the chunk's parameters flattened)."""
     out = []
     i = 0
-    for size in _PG_SIZES if pg else _SIZES:
+    for size in _SIZES:
         while len(rows) - i >= size:
             out.append((size, list(chain.from_iterable(rows[i : i + size]))))
             i += size
@@ -115,12 +108,10 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]]) -> int:
     if pg:
         from psycopg import RawCursor
 
-        if raw.prepared_max < _PREPARED:  # every size of every kind stays prepared (psycopg keeps 100)
-            raw.prepared_max = _PREPARED
         cur, heads = RawCursor(raw), []
         with raw.pipeline():  # one round trip for every statement
             for name in ORDER:
-                for n, params in chunks(steps.get(name, []), pg):
+                for n, params in chunks(steps.get(name, [])):
                     if name == "head":  # a pipeline sums no rowcount: the moved heads are returned
                         heads.append(RawCursor(raw))
                         heads[-1].execute(statement(name, n, pg) + _RETURNING, params, prepare=True)
