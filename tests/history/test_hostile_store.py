@@ -224,7 +224,9 @@ def test_a_store_of_an_earlier_pontoon_still_opens_and_is_sealed_by_the_next_wri
     rec.close()
     s.close()
     with contextlib.closing(sqlite3.connect(path)) as c:  # as revision 0004 left it: no marker, no seals
-        c.execute("ALTER TABLE tables DROP COLUMN seal")
+        c.execute("ALTER TABLE tables ADD COLUMN last_hash VARCHAR(64) DEFAULT '' NOT NULL")  # before 0008
+        c.execute("UPDATE tables SET last_hash = (SELECT last_hash FROM heads WHERE table_id = tables.id)")
+        c.execute("DROP TABLE heads")
         c.execute("DROP TABLE pontoon_meta")
         c.execute("DROP TABLE web_sessions")  # revision 0006's (web logins), after 0005
         c.execute("DROP TABLE web_logins")
@@ -282,8 +284,8 @@ def _forge(url: str, round_no: int, *, key: object = None) -> None:
     _rechain(s)
     if key is not None:
         with s.engine.begin() as conn:
-            head = conn.execute(text("SELECT last_hash FROM tables WHERE id=1")).scalar()
-            conn.execute(text("UPDATE tables SET seal=:s WHERE id=1"), {"s": key.seal(1, head)})  # type: ignore[attr-defined]
+            head = conn.execute(text("SELECT last_hash FROM heads WHERE table_id=1")).scalar()
+            conn.execute(text("UPDATE heads SET seal=:s WHERE table_id=1"), {"s": key.seal(1, head)})  # type: ignore[attr-defined]
     s.close()
 
 
@@ -305,7 +307,7 @@ def _rechain(s: object) -> None:
                 text("UPDATE events SET prev_hash=:p, hash=:h WHERE id=:i"), {"p": prev, "h": h, "i": e["id"]}
             )
             prev = h
-        conn.execute(text("UPDATE tables SET last_hash=:h WHERE id=1"), {"h": prev})
+        conn.execute(text("UPDATE heads SET last_hash=:h WHERE table_id=1"), {"h": prev})
 
 
 def test_a_hand_edit_with_the_chain_recomputed_is_caught_by_audit_and_replay(tmp_path: Path) -> None:
@@ -527,8 +529,8 @@ def test_an_event_of_the_wrong_shape_sealed_with_the_key_is_one_named_error(
     k = history_key(create=False)
     assert k is not None
     with s.engine.begin() as conn:
-        head = conn.execute(text("SELECT last_hash FROM tables WHERE id=1")).scalar()
-        conn.execute(text("UPDATE tables SET seal=:s WHERE id=1"), {"s": k.seal(1, head)})
+        head = conn.execute(text("SELECT last_hash FROM heads WHERE table_id=1")).scalar()
+        conn.execute(text("UPDATE heads SET seal=:s WHERE table_id=1"), {"s": k.seal(1, head)})
     s.close()
     db = f"sqlite:///{path}"
     for args in (["history", str(rid)], ["replay", str(rid)], ["history", "--audit"], ["history", "--json"]):

@@ -328,6 +328,35 @@ def audit(store: Store) -> dict[str, Any]:
         return _audit(store)
 
 
+def _check_links(
+    tid: int, evs: list[dict[str, Any]], ledger: list[dict[str, Any]], rounds: list[dict[str, Any]]
+) -> None:
+    """Every ledger row of the table belongs to one of its events (so the hash chain covers it) and
+    every event and ledger row names the round of its own number: what the foreign keys of ``events``
+    and ``ledger`` left unchecked (a row of another table), and on PostgreSQL, where revision 0008
+    drops those keys from the write path, all of it."""
+    round_ids = {int(r["number"]): int(r["id"]) for r in rounds}
+    event_ids = {int(e["id"]): e for e in evs}
+    for e in evs:
+        want = round_ids.get(int(e["round_no"])) if e["round_no"] > 0 else None
+        if e["round_id"] != want:
+            raise HistoryError(
+                f"table {tid}: event {e['id']} (round {e['round_no']} #{e['seq']}) names round row "
+                f"{e['round_id']}, not its round's row {want}"
+            )
+    for r in ledger:
+        ev = event_ids.get(int(r["event_id"]))
+        if ev is None:
+            raise HistoryError(
+                f"table {tid}: ledger row {r['id']} ({str(r['idem'])[:40]}) belongs to no event of the table "
+                f"(event {r['event_id']}): the hash chain does not cover it"
+            )
+        if r["round_id"] != ev["round_id"]:
+            raise HistoryError(
+                f"table {tid}: ledger row {r['id']} names round row {r['round_id']}, its event's is {ev['round_id']}"
+            )
+
+
 def _audit(store: Store) -> dict[str, Any]:
     checked = {"tables": 0, "events": 0, "ledger_rows": 0, "accounts": 0, "sealed": 0}
     for t in store.tables_():
@@ -354,6 +383,7 @@ def _audit(store: Store) -> dict[str, Any]:
                 )
         evs = store.events_(tid)
         _with_transfers(store, tid, evs, None)
+        _check_links(tid, evs, ledger, store.rounds_(table_id=tid))
         prev = ""
         for e in evs:
             checked["events"] += 1

@@ -10,7 +10,7 @@ tables' threads play; PostgreSQL executes each row's statement separately on the
 Ids are the columns' defaults; an event's round and a ledger row's event are found by their unique keys
 inside the statement, so a batch needs no id from the database before its statements: on PostgreSQL
 the whole batch goes in one pipeline (one round trip). The chain heads move only from the head the
-transaction chained from (``last_hash = old``): the count of heads moved tells a stale head
+transaction chained from (``heads.last_hash = old``): the count of heads moved tells a stale head
 (``StaleHead`` in ``group.py``).
 """
 
@@ -54,21 +54,26 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
         "(?, ?, ?, ?, ?)",
         ") AS v WHERE rounds.table_id = v.column4 AND rounds.number = v.column5",
     ),
-    # (table id, new head, seal, snapshot or NULL, its event's round_no, seq, less, old head): the
-    # snapshot's ``state_event`` is that event's id less ``less`` (0 when there is no such event)
+    # (table id, new head, seal, old head): a head moves only from the head it was chained from
     "head": (
-        "UPDATE tables SET last_hash = v.column2, seal = v.column3, "
-        "state = CASE WHEN v.column4 IS NULL THEN tables.state ELSE v.column4 END, "
-        "state_event = CASE WHEN v.column4 IS NULL THEN tables.state_event ELSE coalesce(("
-        "SELECT e.id FROM events e WHERE e.table_id = v.column1 AND e.round_no = v.column5 "
-        "AND e.seq = v.column6) - v.column7, 0) END FROM (VALUES ",
-        "(?, ?, ?, ?, ?, ?, ?, ?)",
-        ") AS v WHERE tables.id = v.column1 AND tables.last_hash = v.column8",
+        "UPDATE heads SET last_hash = v.column2, seal = v.column3 FROM (VALUES ",
+        "(?, ?, ?, ?)",
+        ") AS v WHERE heads.table_id = v.column1 AND heads.last_hash = v.column4",
+    ),
+    # (table id, snapshot, its event's round_no, seq, less): the snapshot's ``state_event`` is that
+    # event's id less ``less`` (0 when there is no such event); once a round, in the ``tables`` row
+    "state": (
+        "UPDATE tables SET state = v.column2, state_event = coalesce(("
+        "SELECT e.id FROM events e WHERE e.table_id = v.column1 AND e.round_no = v.column3 "
+        "AND e.seq = v.column4) - v.column5, 0) FROM (VALUES ",
+        "(?, ?, ?, ?, ?)",
+        ") AS v WHERE tables.id = v.column1",
     ),
 }
-ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head")
+ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
 _SIZES = (128, 32, 8, 2, 1)  # chunk sizes: few distinct statements, each prepared once and reused
 _CACHE: dict[tuple[str, int, bool], str] = {}
+_RETURNING = " RETURNING heads.table_id"
 
 
 def statement(name: str, n: int, pg: bool) -> str:
@@ -109,9 +114,9 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]]) -> int:
                 for n, params in chunks(steps.get(name, [])):
                     if name == "head":  # a pipeline sums no rowcount: the moved heads are returned
                         heads.append(RawCursor(raw))
-                        heads[-1].execute(statement(name, n, pg) + " RETURNING tables.id", params)
-                    else:
-                        cur.execute(statement(name, n, pg), params)
+                        heads[-1].execute(statement(name, n, pg) + _RETURNING, params, prepare=True)
+                    else:  # prepared at once (psycopg waits for 5 uses: 5 plans of a 128-row statement)
+                        cur.execute(statement(name, n, pg), params, prepare=True)
         for c in heads:
             moved += len(c.fetchall())
             c.close()

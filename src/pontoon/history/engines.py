@@ -143,7 +143,7 @@ def _check_sqlite(conn: Connection) -> None:
         )
 
 
-SCHEMA_HEAD = "0007"  # the newest Alembic revision (tests check it against migrations/versions)
+SCHEMA_HEAD = "0008"  # the newest Alembic revision (tests check it against migrations/versions)
 
 
 def _known_revision(current: object) -> None:
@@ -232,9 +232,9 @@ def _adopt_key(engine: Engine, key: SealKey, url: str) -> None:
                 "(PONTOON_HISTORY_KEY_FILE, docs/history.md)"
             )
         conn.execute(insert(s.pontoon_meta).values(key="seal_key", value=key.key_id))
-        for tid, head in conn.execute(select(s.tables.c.id, s.tables.c.last_hash)).all():
+        for tid, head in conn.execute(select(s.heads.c.table_id, s.heads.c.last_hash)).all():
             conn.execute(
-                update(s.tables).where(s.tables.c.id == tid).values(seal=key.seal(int(tid), str(head)))
+                update(s.heads).where(s.heads.c.table_id == tid).values(seal=key.seal(int(tid), str(head)))
             )
 
 

@@ -95,7 +95,7 @@ def load_heads(conn: Connection, tids: Sequence[int]) -> Heads:
     pg = conn.dialect.name == "postgresql"
     mark = ", ".join(["%s" if pg else "?"] * len(tids))
     cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    cur.execute(f"SELECT id, last_hash FROM tables WHERE id IN ({mark})", tuple(tids))
+    cur.execute(f"SELECT table_id, last_hash FROM heads WHERE table_id IN ({mark})", tuple(tids))
     out: Heads = {int(i): (str(h), {}) for i, h in cur.fetchall()}
     for tid in tids:
         if tid not in out:
@@ -176,12 +176,8 @@ def write_items(
                 states[tid] = (canon(b.state), _state_ref(b))
         heads[tid] = prev
         out.append(prev)
-    head_rows: list[tuple[Any, ...]] = []
-    for tid in tids:
-        text, (rno, seq, less) = states.get(tid, (None, (-1, -1, 0)))
-        head_rows.append(
-            (tid, heads[tid], store.seal_of(tid, heads[tid]), text, rno, seq, less, start[tid][0])
-        )
+    head_rows = [(tid, heads[tid], store.seal_of(tid, heads[tid]), start[tid][0]) for tid in tids]
+    state_rows = [(tid, text, rno, seq, less) for tid, (text, (rno, seq, less)) in states.items()]
     steps = {
         "shoe": shoes,
         "round": new_rounds,
@@ -190,6 +186,7 @@ def write_items(
         "balance": [(t, a, str(bals[t][a])) for t, a in sorted(changed)],
         "end": ends,
         "head": head_rows,
+        "state": state_rows,
     }
     raw = conn.connection.driver_connection
     try:

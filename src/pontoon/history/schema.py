@@ -2,16 +2,20 @@
 
 - ``tables``: one row per table (game, preset, rules as JSON, a label such as ``terminal``, the
   session settings in ``meta``, ``status`` open/closed) and, private, the latest recovery snapshot
-  (``state``: balances, shoe or pack order, RNG state, as of ``state_event``) and the hash-chain head;
+  (``state``: balances, shoe or pack order, RNG state, as of ``state_event``, written at each round's start);
+- ``heads`` (revision 0008): each table's hash-chain head (``last_hash``) and its seal (``seal.py``), moved
+  at every write: a small row of its own, so that a write does not rewrite the table's rules and snapshot;
 - ``shoes``: every shoe's full card order (private: never shown; recovery deals on from it);
 - ``rounds``: one row per round (table, number, status open/settled/void, times, result JSON);
 - ``events``: every event, ``round_no`` 0 for the table's own events, UNIQUE(table, round_no, seq),
   ``hash`` = sha256(prev_hash + canonical JSON of the event and its transfers);
+  (PostgreSQL: revision 0008 drops the foreign keys of ``events`` and ``ledger`` declared below, for the
+  write path's speed; the audit checks every link they covered: ``audit._check_links``);
 - ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
   (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
 - ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;
 - ``pontoon_meta`` (revision 0005): key/value rows; ``application`` = ``pontoon-history`` marks the
-  database as ours, ``seal_key`` names the key that seals the chains (``tables.seal``: ``seal.py``);
+  database as ours, ``seal_key`` names the key that seals the chains (``heads.seal``: ``seal.py``);
 - ``drills`` (revision 0002): one row per ``pontoon train`` session summary: accuracy, cost and cost per
   100 hands as exact decimal text (expected values in wagers, fixed to 6 places), the worst spots as JSON;
 - ``web_logins`` and ``web_sessions`` (revision 0006, the table server's accounts: docs/accounts.md): each
@@ -49,8 +53,15 @@ tables = Table(
     Column("status", String(16), nullable=False, server_default="open"),
     Column("state", Text, nullable=False, server_default="{}"),
     Column("state_event", Integer, nullable=False, server_default="0"),
+)
+
+# revision 0008: the chain head and its seal (revision 0005), until then columns of ``tables``
+heads = Table(
+    "heads",
+    metadata,
+    Column("table_id", Integer, ForeignKey("tables.id"), primary_key=True, autoincrement=False),
     Column("last_hash", String(64), nullable=False, server_default=""),
-    Column("seal", String(64), nullable=False, server_default=""),  # revision 0005: the keyed chain head
+    Column("seal", String(64), nullable=False, server_default=""),
 )
 
 shoes = Table(

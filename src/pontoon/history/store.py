@@ -24,7 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, insert, select, text, update
+from sqlalchemy import Connection, Engine, insert, literal_column, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from pontoon.errors import PontoonError
@@ -59,13 +59,6 @@ def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
         (canon(t["source"]), canon(t["dest"]), Decimal(t["amount"]), t["kind"], t["player"], t["reason"])
         for t in transfers
     ]
-
-
-_SET_HEAD = (
-    update(s.tables)
-    .where(s.tables.c.id == bindparam("t_id"))
-    .values(last_hash=bindparam("t_hash"), seal=bindparam("t_seal"))
-)
 
 
 @dataclass
@@ -180,7 +173,9 @@ def _open_reader(url: str) -> Store:
 
         with engine.connect() as conn:
             current = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-            sealed = "seal" in {c["name"] for c in inspect(conn).get_columns("tables")}
+            sealed = inspect(conn).has_table("heads") or "seal" in {
+                c["name"] for c in inspect(conn).get_columns("tables")
+            }
             ok = (
                 conn.exec_driver_sql("PRAGMA quick_check").scalar()
                 if engine.dialect.name == "sqlite"
@@ -220,7 +215,9 @@ class Store:
         self.url = url
         self.key = key  # the seal key (``seal.py``): None for a reader that has none configured
         self.readonly = readonly  # opened by a reader: read-only, never migrated
-        self.sealed = sealed  # the schema has ``tables.seal`` (revision 0005 on)
+        self.sealed = (
+            sealed  # the schema has the seals (revision 0005 on: ``tables.seal``, 0008 on ``heads.seal``)
+        )
         self.revision = revision
         self._local = threading.local()  # the snapshot connection of this thread, while one is open
         # the chain head and running balances of each table this writer wrote, as committed: a write
@@ -308,19 +305,16 @@ class Store:
                     status="open",
                     state="{}",
                     state_event=0,
-                    last_hash="",
-                    seal="",
                 )
             )
             pk = res.inserted_primary_key
             assert pk is not None
             table_id = int(pk[0])
+            conn.execute(
+                insert(s.heads).values(table_id=table_id, last_hash="", seal=self.seal_of(table_id, ""))
+            )
             if first is not None:
                 write_items(self, conn, [(table_id, [first])], {table_id: ("", {})})
-            else:
-                conn.execute(
-                    _SET_HEAD, {"t_id": table_id, "t_hash": "", "t_seal": self.seal_of(table_id, "")}
-                )
             self._crash.check("inside")
         self._crash.check("after")
         return table_id
@@ -444,9 +438,18 @@ class Store:
     # ------------------------------------------------------------------------------------------
     # reading
     def table(self, table_id: int) -> dict[str, Any]:
-        cols = [c for c in s.tables.c if self.sealed or c.name != "seal"]
+        """The ``tables`` row of ``table_id`` with its chain head (``last_hash``) and, from revision 0005
+        on, its ``seal``: in ``heads`` from revision 0008 on (a reader may open an older store)."""
+        q: Any
+        if self.revision >= "0008":
+            q = select(*s.tables.c, s.heads.c.last_hash, s.heads.c.seal).join(
+                s.heads, s.heads.c.table_id == s.tables.c.id
+            )
+        else:  # the columns of ``tables`` until then
+            old: list[Any] = [literal_column("last_hash")] + ([literal_column("seal")] if self.sealed else [])
+            q = select(*s.tables.c, *old).select_from(s.tables)
         with self._read() as conn:
-            r = conn.execute(select(*cols).where(s.tables.c.id == table_id)).mappings().first()
+            r = conn.execute(q.where(s.tables.c.id == table_id)).mappings().first()
         if r is None:
             raise HistoryError(f"no table {table_id} in the history at {self.url}")
         out = dict(r)
