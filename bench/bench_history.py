@@ -1,6 +1,7 @@
 """History write throughput: durable events per second, one table and many tables at once.
 
-Usage: ``python bench/bench_history.py [ROUNDS] [--tables 1,100] [--no-pg]``.
+Usage: ``python bench/bench_history.py [ROUNDS] [--tables 1,100] [--driver threads,loop]
+[--switch-interval S] [--no-pg]``.
 
 Each table plays ROUNDS rounds of ``mbs`` with two players (the scripted, deterministic policy of
 tests/history/driver.py) and every table call waits for its events to be committed (``synchronous=
@@ -9,7 +10,15 @@ FULL``: the WAL fsynced at commit; PostgreSQL: fsync on, a throwaway cluster on 
 - ``T tables, group commit``: T tables played by T threads at once on one store with group commit
   (``history/group.py``): the calls of every table that arrive while a commit is being fsynced are
   written together in the next transaction, with multi-row inserts;
-beside ``synchronous=OFF`` and no recording at all (the engine alone), in the same run. The store's
+Two drivers play the group-commit tables (``--driver``, ``threads`` by default, several by commas):
+- ``threads``: one thread per table, each table call waiting for its commit in its thread
+  (``Store.append``, a ``Waiter``);
+- ``loop``: the server's way (``pontoon serve``): every table on ONE asyncio loop, recorded by the
+  server's own ``StorePersistence`` (``Recorder(defer=True)``: a call's batches queued to the same
+  group-commit writer thread), each table awaiting ``StorePersistence.settle`` (its commit) after
+  every call before it takes its next action, as the server does before it shows anything.
+``--switch-interval S``: ``sys.setswitchinterval(S)`` for the whole run (Python's default: 0.005).
+Beside them ``synchronous=OFF`` and no recording at all (the engine alone), in the same run. The store's
 figure is events per second of wall time with every event durable before its table goes on; beside
 it the process's CPU per event (user + system, ``os.times``: every thread of this process, not a
 PostgreSQL server's), steadier than the wall time when other jobs share the cores.
@@ -17,6 +26,7 @@ PostgreSQL server's), steadier than the wall time when other jobs share the core
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import tempfile
@@ -28,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from tests.history.driver import new_table, play  # noqa: E402
+from tests.history.driver import casino_calls, new_table, play  # noqa: E402
 
 from pontoon.history import open_store  # noqa: E402
 from pontoon.history.store import Store  # noqa: E402
@@ -84,26 +94,75 @@ def run(store: Store, rounds: int, tables: int) -> tuple[int, float, float, str]
     return events, dt, dc, note
 
 
+def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float, str]:
+    """``run`` with the server's driver: the ``tables`` tables on one asyncio loop, recorded by
+    ``StorePersistence`` (group commit, ``Recorder(defer=True)``), each awaiting its commit
+    (``settle``) after every table call before its next one."""
+    from pontoon.casino.table import CasinoTable
+    from pontoon.rules import resolve_rules
+    from pontoon.web.store_persistence import StorePersistence
+
+    sp = StorePersistence(store)
+    made: list[tuple[str, CasinoTable]] = []
+    for seed in range(1, tables + 1):
+        t = CasinoTable(resolve_rules("mbs"), rng=seed)
+        wid = f"bench-{seed}"
+        sp.attach(wid, t, wid)
+        t.join("ann", 10**6)
+        t.join("bob", 10**6)
+        made.append((wid, t))
+    sp.group.drain()
+    g0 = (sp.group.groups, sp.group.items)
+
+    async def one(seed: int, wid: str, t: CasinoTable) -> None:
+        while t.rounds_played < rounds:
+            for _ in casino_calls(t, seed):
+                await sp.settle(wid)  # durable before anything of it is shown or played on
+
+    async def every() -> None:
+        await asyncio.gather(*(one(i + 1, wid, t) for i, (wid, t) in enumerate(made)))
+
+    c0, t0 = cpu(), time.perf_counter()
+    asyncio.run(every())
+    dt, dc = time.perf_counter() - t0, cpu() - c0
+    groups, items = sp.group.groups - g0[0], sp.group.items - g0[1]
+    events = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values())
+    for wid, _t in made:
+        sp.detach(wid)
+    return events, dt, dc, f"{items / max(1, groups):.1f} calls/commit"
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     rounds = int(args[0]) if args else 200
     counts = [1, 100]
+    drivers = ["threads"]
     for i, a in enumerate(sys.argv):
         if a == "--tables" and i + 1 < len(sys.argv):
             counts = [int(x) for x in sys.argv[i + 1].split(",") if x]
+        if a == "--driver" and i + 1 < len(sys.argv):
+            drivers = [x for x in sys.argv[i + 1].split(",") if x]
+        if a == "--switch-interval" and i + 1 < len(sys.argv):
+            sys.setswitchinterval(float(sys.argv[i + 1]))
+    bad = [x for x in drivers if x not in ("threads", "loop")]
+    if bad:
+        sys.exit(f"error: --driver {','.join(bad)}: the drivers are threads and loop (by commas)")
     rows = []
     ev, dt, dc = engine_only(rounds)
     rows.append(("engine only (no history), 1 table", ev, dt, dc, ""))
 
     def measure(url_of: Callable[[str], str], kind: str, sync: str = "FULL") -> None:
         for tables in counts:
-            for grouped in (False, True) if tables == 1 else (True,):
-                s = open_store(url_of(f"{kind}{sync}{tables}{grouped}"), synchronous=sync)
+            ways = [(False, "threads")] if tables == 1 else []
+            for driver in drivers:
+                ways.append((True, driver))
+            for grouped, driver in ways:
+                s = open_store(url_of(f"{kind}{sync}{tables}{grouped}{driver}"), synchronous=sync)
                 if grouped:
                     s.start_group()
                 per = max(1, rounds // tables) if tables > 1 else rounds
-                e, d, c, note = run(s, per, tables)
-                how = "group commit" if grouped else "each call its own transaction"
+                e, d, c, note = (run_loop if driver == "loop" else run)(s, per, tables)
+                how = f"group commit, {driver}" if grouped else "each call its own transaction"
                 rows.append(
                     (
                         f"{kind} {'synchronous=' + sync if kind == 'SQLite' else ''} {tables} table(s), {how}",
@@ -130,17 +189,20 @@ def main() -> None:
             with cluster() as base:
                 measure(lambda n: create_db(base, "b" + n.lower()), "PostgreSQL")
     full = next((r for r in rows if "FULL 1 table(s), each" in r[0]), None)  # absent without 1 table
-    print(f"{rounds} rounds of mbs per run (split over the tables), two players per table")
+    print(
+        f"{rounds} rounds of mbs per run (split over the tables), two players per table; "
+        f"switch interval {sys.getswitchinterval()} s"
+    )
     base = rows[0][1] / rows[0][2]  # the engine alone
     print(
-        f"{'store':<56} {'events':>7} {'seconds':>8} {'events/s':>10} {'vs engine':>9} "
+        f"{'store':<64} {'events':>7} {'seconds':>8} {'events/s':>10} {'vs engine':>9} "
         f"{'CPU us/event':>12} {'vs 1-table FULL':>15}  note"
     )
     for name, ev, dt, dc, note in rows:
         rate = ev / dt
         vs = f"{rate / (full[1] / full[2]):>14.2f}x" if full else f"{'-':>15}"
         print(
-            f"{name:<56} {ev:>7} {dt:>8.2f} {rate:>10.0f} {rate / base:>9.3f} {dc / ev * 1e6:>12.1f} {vs}  {note}"
+            f"{name:<64} {ev:>7} {dt:>8.2f} {rate:>10.0f} {rate / base:>9.3f} {dc / ev * 1e6:>12.1f} {vs}  {note}"
         )
 
 

@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import zlib
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -66,8 +67,19 @@ def new_table(
 
 
 def casino_round(t: CasinoTable, seed: int) -> None:
+    for _ in casino_calls(t, seed):
+        pass
+
+
+def casino_calls(t: CasinoTable, seed: int) -> Iterator[None]:
+    """One round of ``casino_round``, paused after each table call (the server's way: it waits for
+    the call's commit before it shows anything and takes the next action: bench_history ``--driver loop``)."""
     r = t.rules
-    rnd = t.round if t.in_round and t.round is not None else t.new_round()
+    if t.in_round and t.round is not None:
+        rnd = t.round
+    else:
+        rnd = t.new_round()
+        yield
     n = t.rounds_played + 1
     plan: list[tuple[int, str, str, Decimal]] = [
         (1, "ann", "main", r.table_min),
@@ -80,7 +92,9 @@ def casino_round(t: CasinoTable, seed: int) -> None:
         done = sum(1 for e in rnd.log.events if e.kind == "bet")
         for b in plan[done:]:
             t.place_bet(*b)
+            yield
         t.deal()
+        yield
     while not rnd.is_over():
         seat = rnd.to_act()
         legal = (
@@ -93,7 +107,9 @@ def casino_round(t: CasinoTable, seed: int) -> None:
             actor = TABLE
             legal = [a for a in rnd.legal_actions(TABLE) if a.verb in VERBS]
         t.act(actor, legal[pick(len(legal), seed, n, rnd.log.count)])
+        yield
     t.end_round()
+    yield
 
 
 def british_round(g: BritishGame, bots: Bots) -> None:

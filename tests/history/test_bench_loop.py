@@ -1,0 +1,57 @@
+"""``bench/bench_history.py --driver loop`` (the server's way of playing tables: one asyncio loop,
+``StorePersistence`` with group commit, each table awaiting its commit after every call) on a real
+SQLite file with ``synchronous=FULL``: it plays every round, its records audit clean, and they are
+exactly the events the thread driver records of the same tables (the same decisions, the same events
+in the same order), so its figures are of the same work."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from pontoon.history import open_store
+from pontoon.history.audit import audit
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_history.py"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_history", BENCH)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_history"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _records(url: str, tables: int) -> list[list[tuple[object, ...]]]:
+    s = open_store(url)
+    try:
+        audit(s)
+        return [
+            [(e["round_no"], e["seq"], e["kind"], e["data"], e["clause"]) for e in s.events_(tid)]
+            for tid in range(1, tables + 1)
+        ]
+    finally:
+        s.close()
+
+
+def test_the_loop_driver_plays_and_records_what_the_threads_do(tmp_path: Path) -> None:
+    bench = _bench()
+    tables, rounds = 3, 4
+    got = {}
+    for driver, play in (("loop", bench.run_loop), ("threads", bench.run)):
+        url = f"sqlite:///{tmp_path / driver}.sqlite"
+        s = open_store(url, synchronous="FULL")
+        s.start_group()
+        events, seconds, cpu_s, note = play(s, rounds, tables)
+        s.close()
+        assert events > tables * rounds * 5 and seconds > 0 and cpu_s >= 0
+        assert note.endswith("calls/commit")
+        got[driver] = _records(url, tables)
+        for evs in got[driver]:
+            assert sum(1 for e in evs if e[2] == "round_start" and e[0] > 0) == rounds
+        assert sum(len(e) for e in got[driver]) == events
+    assert got["loop"] == got["threads"]
