@@ -1,7 +1,7 @@
 """History write throughput: durable events per second, one table and many tables at once.
 
 Usage: ``python bench/bench_history.py [ROUNDS] [--tables 1,100] [--driver threads,loop]
-[--switch-interval S] [--no-pg]``.
+[--switch-interval S] [--profile] [--no-pg]``.
 
 Each table plays ROUNDS rounds of ``mbs`` with two players (the scripted, deterministic policy of
 tests/history/driver.py) and every table call waits for its events to be committed (``synchronous=
@@ -17,6 +17,7 @@ Two drivers play the group-commit tables (``--driver``, ``threads`` by default, 
   server's own ``StorePersistence`` (``Recorder(defer=True)``: a call's batches queued to the same
   group-commit writer thread), each table awaiting ``StorePersistence.settle`` (its commit) after
   every call before it takes its next action, as the server does before it shows anything.
+``--profile``: the loop driver's loop thread under cProfile (its own time per function).
 ``--switch-interval S``: ``sys.setswitchinterval(S)`` for the whole run (Python's default: 0.005).
 Beside them ``synchronous=OFF`` and no recording at all (the engine alone), in the same run. The store's
 figure is events per second of wall time with every event durable before its table goes on; beside
@@ -43,10 +44,42 @@ from tests.history.driver import casino_calls, new_table, play  # noqa: E402
 from pontoon.history import open_store  # noqa: E402
 from pontoon.history.store import Store  # noqa: E402
 
+PROFILE = "--profile" in sys.argv  # cProfile of the loop driver's loop thread (slows it down)
+
+
+def _part(path: str, func: str) -> str:
+    """The part of the loop driver a profiled function belongs to (``--profile``)."""
+    if "select.epoll" in func:
+        return "waiting for commits (epoll: idle)"
+    for key, part in (
+        ("history/recorder", "recorder (rows of the events)"),
+        ("history/chain", "recorder (rows of the events)"),
+        ("history/group", "hand-off to the writer (submit, futures, locks)"),
+        ("concurrent/futures", "hand-off to the writer (submit, futures, locks)"),
+        ("threading", "hand-off to the writer (submit, futures, locks)"),
+        ("web/store_persistence", "settle (await the commit)"),
+        ("asyncio", "asyncio (wake-ups, tasks, wrap_future)"),
+        ("_socket", "asyncio (wake-ups, tasks, wrap_future)"),
+        ("pontoon/", "engine (table, round, events, rules)"),
+        ("tests/history/driver", "driver's decisions"),
+    ):
+        if key in path or key in func:
+            return part
+    return "other (bench, builtins)"
+
 
 def cpu() -> float:
     t = os.times()
     return t.user + t.system
+
+
+def thread_cpu(native_id: int | None) -> float:
+    """CPU seconds (user + system) of one thread of this process (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/self/task/{native_id}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def engine_only(rounds: int) -> tuple[int, float, float]:
@@ -76,19 +109,22 @@ def run(store: Store, rounds: int, tables: int) -> tuple[int, float, float, str]
             errors.append(err)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(tables)]
-    c0, t0 = cpu(), time.perf_counter()
+    writer = store.group.thread.native_id if store.group else None
+    c0, t0, w0 = cpu(), time.perf_counter(), thread_cpu(writer)
     for th in threads:
         th.start()
     for th in threads:
         th.join()
     dt, dc = time.perf_counter() - t0, cpu() - c0
+    writer_s = thread_cpu(writer) - w0
     if errors:
         raise errors[0]
     note = ""
     if store.group:
         groups, items = store.group.groups - g0[0], store.group.items - g0[1]
-        note = f"{items / max(1, groups):.1f} calls/commit"
     events = sum(len(store.events_(rec.table_id)) for _t, rec in made)
+    if store.group:
+        note = f"{items / max(1, groups):.1f} calls/commit; writer {writer_s / events * 1e6:.1f} us/event"
     for _t, rec in made:
         rec.close()
     return events, dt, dc, note
@@ -122,14 +158,33 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
     async def every() -> None:
         await asyncio.gather(*(one(i + 1, wid, t) for i, (wid, t) in enumerate(made)))
 
-    c0, t0 = cpu(), time.perf_counter()
-    asyncio.run(every())
+    writer = sp.group.thread.native_id
+    c0, t0, l0, w0 = cpu(), time.perf_counter(), time.thread_time(), thread_cpu(writer)
+    if PROFILE:  # the loop thread's functions (cProfile sees this thread only), by own time
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.runcall(asyncio.run, every())
+        stats = pstats.Stats(prof)
+        stats.sort_stats("tottime").print_stats(15)
+        by: dict[str, float] = {}
+        for (path, _line, func), row in stats.stats.items():  # type: ignore[attr-defined]
+            by[_part(path, func)] = by.get(_part(path, func), 0.0) + row[2]
+        n = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values())
+        print("loop thread's own time per event, by part (under cProfile):")
+        for part, secs in sorted(by.items(), key=lambda kv: -kv[1]):
+            print(f"  {part:<44} {secs / n * 1e6:7.1f} us")
+    else:
+        asyncio.run(every())
     dt, dc = time.perf_counter() - t0, cpu() - c0
+    loop_s, writer_s = time.thread_time() - l0, thread_cpu(writer) - w0
     groups, items = sp.group.groups - g0[0], sp.group.items - g0[1]
     events = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values())
     for wid, _t in made:
         sp.detach(wid)
-    return events, dt, dc, f"{items / max(1, groups):.1f} calls/commit"
+    split = f"loop thread {loop_s / events * 1e6:.1f}, writer {writer_s / events * 1e6:.1f} us/event"
+    return events, dt, dc, f"{items / max(1, groups):.1f} calls/commit; {split}"
 
 
 def main() -> None:
