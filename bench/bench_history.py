@@ -17,7 +17,8 @@ Two drivers play the group-commit tables (``--driver``, ``threads`` by default, 
   server's own ``StorePersistence`` (``Recorder(defer=True)``: a call's batches queued to the same
   group-commit writer thread), each table awaiting ``StorePersistence.settle`` (its commit) after
   every call before it takes its next action, as the server does before it shows anything.
-``--profile``: the loop driver's loop thread under cProfile (its own time per function).
+``--profile``: the loop driver's loop thread CPU split into the table calls (the engine, the
+recorder's rows, the hand-off ``submit``) and the awaiting of the commits (``time.thread_time``).
 ``--switch-interval S``: ``sys.setswitchinterval(S)`` for the whole run (Python's default: 0.005).
 Beside them ``synchronous=OFF`` and no recording at all (the engine alone), in the same run. The store's
 figure is events per second of wall time with every event durable before its table goes on; beside
@@ -35,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
@@ -44,28 +46,38 @@ from tests.history.driver import casino_calls, new_table, play  # noqa: E402
 from pontoon.history import open_store  # noqa: E402
 from pontoon.history.store import Store  # noqa: E402
 
-PROFILE = "--profile" in sys.argv  # cProfile of the loop driver's loop thread (slows it down)
+PROFILE = "--profile" in sys.argv  # the loop driver's loop thread CPU split by part (``_timed``)
+STOP = object()
 
 
-def _part(path: str, func: str) -> str:
-    """The part of the loop driver a profiled function belongs to (``--profile``)."""
-    if "select.epoll" in func:
-        return "waiting for commits (epoll: idle)"
-    for key, part in (
-        ("history/recorder", "recorder (rows of the events)"),
-        ("history/chain", "recorder (rows of the events)"),
-        ("history/group", "hand-off to the writer (submit, futures, locks)"),
-        ("concurrent/futures", "hand-off to the writer (submit, futures, locks)"),
-        ("threading", "hand-off to the writer (submit, futures, locks)"),
-        ("web/store_persistence", "settle (await the commit)"),
-        ("asyncio", "asyncio (wake-ups, tasks, wrap_future)"),
-        ("_socket", "asyncio (wake-ups, tasks, wrap_future)"),
-        ("pontoon/", "engine (table, round, events, rules)"),
-        ("tests/history/driver", "driver's decisions"),
-    ):
-        if key in path or key in func:
-            return part
-    return "other (bench, builtins)"
+def _timed(parts: dict[str, float]) -> Callable[[], None]:
+    """``--profile``: the loop thread's CPU (``time.thread_time``) in the recorder's handling of a table
+    call (``Recorder._on_call``, the hand-off included) and in the hand-off itself
+    (``GroupCommitter.submit``), added to ``parts``; returns what puts the two methods back."""
+    from pontoon.history.group import GroupCommitter
+    from pontoon.history.recorder import Recorder
+
+    submit, on_call = GroupCommitter.submit, Recorder._on_call
+
+    def timed_submit(self: GroupCommitter, *args: Any) -> Any:
+        c = time.thread_time()
+        out = submit(self, *args)
+        parts["submit"] += time.thread_time() - c
+        return out
+
+    def timed_on_call(self: Recorder, recs: Any) -> None:
+        c = time.thread_time()
+        on_call(self, recs)
+        parts["recorder"] += time.thread_time() - c
+
+    GroupCommitter.submit = timed_submit  # type: ignore[method-assign]
+    Recorder._on_call = timed_on_call  # type: ignore[method-assign]
+
+    def restore() -> None:
+        GroupCommitter.submit = submit  # type: ignore[method-assign]
+        Recorder._on_call = on_call  # type: ignore[method-assign]
+
+    return restore
 
 
 def cpu() -> float:
@@ -138,6 +150,8 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
     from pontoon.rules import resolve_rules
     from pontoon.web.store_persistence import StorePersistence
 
+    parts = {"call": 0.0, "recorder": 0.0, "submit": 0.0}
+    restore = _timed(parts) if PROFILE else None  # before the recorders subscribe their method
     sp = StorePersistence(store)
     made: list[tuple[str, CasinoTable]] = []
     for seed in range(1, tables + 1):
@@ -149,34 +163,31 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
         made.append((wid, t))
     sp.group.drain()
     g0 = (sp.group.groups, sp.group.items)
+    parts.update(call=0.0, recorder=0.0, submit=0.0)
 
     async def one(seed: int, wid: str, t: CasinoTable) -> None:
         while t.rounds_played < rounds:
             for _ in casino_calls(t, seed):
                 await sp.settle(wid)  # durable before anything of it is shown or played on
 
+    async def one_timed(seed: int, wid: str, t: CasinoTable) -> None:  # ``one``, its calls timed
+        while t.rounds_played < rounds:
+            calls = casino_calls(t, seed)
+            while True:
+                c = time.thread_time()
+                done = next(calls, STOP) is STOP
+                parts["call"] += time.thread_time() - c
+                if done:
+                    break
+                await sp.settle(wid)
+
     async def every() -> None:
-        await asyncio.gather(*(one(i + 1, wid, t) for i, (wid, t) in enumerate(made)))
+        play = one_timed if PROFILE else one
+        await asyncio.gather(*(play(i + 1, wid, t) for i, (wid, t) in enumerate(made)))
 
     writer = sp.group.thread.native_id
     c0, t0, l0, w0 = cpu(), time.perf_counter(), time.thread_time(), thread_cpu(writer)
-    if PROFILE:  # the loop thread's functions (cProfile sees this thread only), by own time
-        import cProfile
-        import pstats
-
-        prof = cProfile.Profile()
-        prof.runcall(asyncio.run, every())
-        stats = pstats.Stats(prof)
-        stats.sort_stats("tottime").print_stats(15)
-        by: dict[str, float] = {}
-        for (path, _line, func), row in stats.stats.items():  # type: ignore[attr-defined]
-            by[_part(path, func)] = by.get(_part(path, func), 0.0) + row[2]
-        n = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values())
-        print("loop thread's own time per event, by part (under cProfile):")
-        for part, secs in sorted(by.items(), key=lambda kv: -kv[1]):
-            print(f"  {part:<44} {secs / n * 1e6:7.1f} us")
-    else:
-        asyncio.run(every())
+    asyncio.run(every())
     dt, dc = time.perf_counter() - t0, cpu() - c0
     loop_s, writer_s = time.thread_time() - l0, thread_cpu(writer) - w0
     groups, items = sp.group.groups - g0[0], sp.group.items - g0[1]
@@ -184,6 +195,15 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
     for wid, _t in made:
         sp.detach(wid)
     split = f"loop thread {loop_s / events * 1e6:.1f}, writer {writer_s / events * 1e6:.1f} us/event"
+    if restore is not None:
+        restore()
+        us = {k: v / events * 1e6 for k, v in parts.items()}
+        print(
+            f"loop thread CPU per event: {loop_s / events * 1e6:.1f} us = the table calls "
+            f"{us['call']:.1f} (engine and publishing {us['call'] - us['recorder']:.1f}, recorder's rows "
+            f"{us['recorder'] - us['submit']:.1f}, submit {us['submit']:.1f}) + awaiting the commits "
+            f"(settle, asyncio's wake-ups) {(loop_s / events * 1e6) - us['call']:.1f}"
+        )
     return events, dt, dc, f"{items / max(1, groups):.1f} calls/commit; {split}"
 
 

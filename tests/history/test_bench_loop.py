@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from pontoon.history import open_store
 from pontoon.history.audit import audit
 
@@ -38,8 +40,12 @@ def _records(url: str, tables: int) -> list[list[tuple[object, ...]]]:
         s.close()
 
 
-def test_the_loop_driver_plays_and_records_what_the_threads_do(tmp_path: Path) -> None:
+@pytest.mark.parametrize("profile", [False, True])
+def test_the_loop_driver_plays_and_records_what_the_threads_do(
+    tmp_path: Path, profile: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
     bench = _bench()
+    bench.PROFILE = profile  # ``--profile``: the loop thread's CPU split by part, printed
     tables, rounds = 3, 4
     got = {}
     for driver, play in (("loop", bench.run_loop), ("threads", bench.run)):
@@ -49,9 +55,14 @@ def test_the_loop_driver_plays_and_records_what_the_threads_do(tmp_path: Path) -
         events, seconds, cpu_s, note = play(s, rounds, tables)
         s.close()
         assert events > tables * rounds * 5 and seconds > 0 and cpu_s >= 0
-        assert note.endswith("calls/commit")
+        assert "calls/commit; " in note and "writer" in note
         got[driver] = _records(url, tables)
         for evs in got[driver]:
             assert sum(1 for e in evs if e[2] == "round_start" and e[0] > 0) == rounds
         assert sum(len(e) for e in got[driver]) == events
     assert got["loop"] == got["threads"]
+    out = capsys.readouterr().out
+    assert ("loop thread CPU per event" in out) is profile
+    from pontoon.history.group import GroupCommitter
+
+    assert GroupCommitter.submit.__name__ == "submit"  # the timed methods were put back
