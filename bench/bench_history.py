@@ -221,7 +221,10 @@ def main() -> None:
             sys.setswitchinterval(float(sys.argv[i + 1]))
     bad = [x for x in drivers if x not in ("threads", "loop")]
     if bad:
-        sys.exit(f"error: --driver {','.join(bad)}: the drivers are threads and loop (by commas)")
+        print(
+            f"error: --driver {','.join(bad)}: the drivers are threads and loop (by commas)", file=sys.stderr
+        )
+        sys.exit(2)
     rows = []
     ev, dt, dc = engine_only(rounds)
     rows.append(("engine only (no history), 1 table", ev, dt, dc, ""))
