@@ -50,6 +50,7 @@ from pontoon.analysis.british.game import (
     counts_of,
 )
 from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
+from pontoon.analysis.british.reading_fast import banker_nodes, tree_values
 from pontoon.analysis.british.strategy import Solved
 from pontoon.analysis.british.values import _jit, _u, banker_values, player_flow
 
@@ -90,6 +91,7 @@ class Tree:
     value: float  # at his first decision, playing best
     blind: float  # at his first decision, playing the blind best response (several.blind_response)
     states: int  # the programme's combined states
+    flags: np.ndarray | None = None  # per hand of reading_fast.banker_nodes(first): he twists (fast only)
 
 
 @dataclass
@@ -99,7 +101,9 @@ class Reader:
     sol: Solved
     support: dict[Obs, Support] = field(default_factory=dict)
     blind_row: np.ndarray | None = None
+    fast: bool = True  # the programme's banker tree by the numba kernel (reading_fast), else in numpy
     _cache: dict[Seen, Tree] = field(default_factory=dict)
+    _blind_of: dict[Hand, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         g = self.sol.game
@@ -156,8 +160,25 @@ class Reader:
         codes, digits, w, a = _combine(hands, n)
         if not len(codes):
             raise ValueError("no deal of the pack gives what the banker sees")
+        if self.fast:
+            stay, twist, value, blind, flags = tree_values(
+                seen.first, n, digits, w, a, self.blind_flags(seen.first)
+            )
+            return Tree(stay, twist, value, blind, len(codes), flags)
         stay, twist, value, blind = _banker_tree(seen.first, n, digits, w, a, self)
         return Tree(stay, twist, value, blind, len(codes))
+
+    def blind_flags(self, first: Hand) -> np.ndarray:
+        """Per hand of ``reading_fast.banker_nodes(first)``: whether the blind banker twists there."""
+        got = self._blind_of.get(first)
+        if got is None:
+            g = self.sol.game
+            assert self.blind_row is not None
+            hands, _, _ = banker_nodes(first)
+            ks = [g.banker_index.get(h) for h in hands]
+            got = np.array([k is not None and bool(self.blind_row[k] > 0.5) for k in ks], np.bool_)
+            self._blind_of[first] = got
+        return got
 
     def values(self, seen: Seen) -> tuple[float, float | None]:
         """The players' expected net (summed over the live hands, in initial stakes) if the banker stays now

@@ -60,6 +60,21 @@ def twists(rd: Reader, seen: Seen) -> Twists:
     return frozenset(h for h, v in t.twist.items() if h in t.stay and v < t.stay[h])
 
 
+def twist_plan(rd: Reader, seen: Seen) -> Twists | np.ndarray:
+    """``twists`` as the kernel's flags per hand of ``reading_fast.banker_nodes(first)`` where the reader is
+    ``fast`` (for ``reading_fast.outcome_chances_fast``), else the set."""
+    if not rd.fast:
+        return twists(rd, seen)
+    if not rd.observed(seen):
+        return frozenset()
+    try:
+        t = rd.tree(seen)
+    except ValueError:  # no deal of the solved players gives what he sees
+        return frozenset()
+    assert t.flags is not None
+    return t.flags
+
+
 def decide(rd: Reader, seen: Seen) -> str:
     """``twist`` or ``stick`` at his current hand (``seen.banker``), as ``twists``."""
     return "twist" if tuple(sorted(seen.banker)) in twists(rd, seen) else "stick"

@@ -46,7 +46,8 @@ from pontoon.analysis.british.game import (
 )
 from pontoon.analysis.british.infosets import buys_of, card_class
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen, blind_response, seen_from_view
-from pontoon.analysis.british.reading_response import outcome_chances_many, twists
+from pontoon.analysis.british.reading_fast import outcome_chances_fast
+from pontoon.analysis.british.reading_response import outcome_chances_many, twist_plan
 from pontoon.analysis.british.strategy import Solved, solved
 from pontoon.analysis.british.values import _jit, _u, banker_response, g_order_fwd, player_flow, player_q
 
@@ -296,10 +297,10 @@ def conditional_gains(
         else:
             by_obs.setdefault(t.obs, []).append(int(t_i))
 
-    def obs_gain(o: int, tw: frozenset[Hand]) -> np.ndarray:
+    def obs_gain(o: int, tw: frozenset[Hand] | np.ndarray) -> np.ndarray:
         ts = by_obs[o]
         rooms = n[None, :] - np.array([counts_of(g.terminals[t].cards) for t in ts], np.int64)
-        out = outcome_chances_many(f, rooms, tw)
+        out = outcome_chances_fast(f, rooms, tw) if rd.fast else outcome_chances_many(f, rooms, tw)  # type: ignore[arg-type]
         pay = np.array([g.terminals[t].stake * out[k] @ u[g.terminals[t].total] for k, t in enumerate(ts)])
         return diff[:, ts] @ pay
 
@@ -314,7 +315,7 @@ def conditional_gains(
         gains += obs_gain(o, frozenset())
     if budget is None or len(costly) <= budget:
         for o in costly:
-            gains += obs_gain(o, twists(rd, seen(o)))
+            gains += obs_gain(o, twist_plan(rd, seen(o)))
         return [float(x) for x in gains]
     # more programmes than the budget: ``budget`` of them drawn with chance in proportion to a bound on
     # their part (|flow difference| x stake x the largest payment), each weighted by one over its chance
@@ -324,5 +325,5 @@ def conditional_gains(
     assert rng is not None
     for k in rng.choice(len(costly), size=budget, p=prob):
         o = costly[int(k)]
-        gains += obs_gain(o, twists(rd, seen(o))) / (budget * prob[k])
+        gains += obs_gain(o, twist_plan(rd, seen(o))) / (budget * prob[k])
     return [float(x) for x in gains]
