@@ -90,3 +90,27 @@ def test_kernel_outcome_chances_on_small_packs() -> None:
                 np.abs(outcome_chances_fast(first, rooms, tw) - outcome_chances_many(first, rooms, tw)).max()
                 < 1e-12
             )
+
+
+@pytest.mark.parametrize("packs", [1, 2])
+def test_tree_last_equals_tree(readers, packs: int) -> None:  # type: ignore[no-untyped-def]
+    """The other hands' programme combined once and a last hand added (``Reader.tree_last``, as a
+    deviator's observations use it) gives ``tree``'s values, with the kernels and with the numpy programme."""
+    rng = np.random.default_rng(7 + packs)
+    for rd in readers[packs]:
+        checked = 0
+        for _ in range(30):
+            seen = _random_seen(rd, rng)
+            mine, others = seen.live[0], Seen(seen.banker, seen.live[1:], seen.shown)
+            rd._cache.clear()
+            try:
+                a = rd.tree(seen)
+            except ValueError:
+                continue
+            rd._cache.clear()
+            b = rd.tree_last(others, mine)
+            assert set(a.stay) == set(b.stay) and abs(a.value - b.value) < 1e-12 and a.states == b.states
+            assert max(abs(a.stay[h] - b.stay[h]) for h in a.stay) < 1e-12
+            assert max((abs(a.twist[h] - b.twist[h]) for h in a.twist), default=0.0) < 1e-12
+            checked += 1
+        assert checked > 15

@@ -46,8 +46,10 @@ def _njit(fn: Any) -> Any:
 def banker_nodes(first: Hand) -> tuple[tuple[Hand, ...], dict[Hand, int], tuple[np.ndarray, ...]]:
     """Every hand the banker can reach from his first two cards ``first`` (sorted), parents before children
     (by the number of cards): the hands, their index, and the flat arrays ``(outcome, can_twist, extra,
-    n_extra, kid)``: ``extra[h]`` the classes drawn since the first two (ascending, -1 padded), ``kid[h, c]``
-    the hand after a ``c`` (-1 where he may not twist)."""
+    n_extra, kid, last, last_more, dfs)``: ``extra[h]`` the classes drawn since the first two (ascending, -1
+    padded), ``kid[h, c]`` the hand after a ``c`` (-1 where he may not twist), ``last[h]`` its largest class
+    drawn since the first two and ``last_more[h]`` how many of that class came before it (the hand less it is
+    its canonical parent), ``dfs`` the hands depth first over the canonical parents."""
     hands: list[Hand] = [first]
     index = {first: 0}
     k = 0
@@ -76,13 +78,33 @@ def banker_nodes(first: Hand) -> tuple[tuple[Hand, ...], dict[Hand, int], tuple[
         if can[i]:
             for c in range(NCLASS):
                 kid[i, c] = index[tuple(sorted((*h, c)))]
-    for a in (outcome, can, extra, n_extra, kid):
+    # the canonical parent of a hand: it less its largest card drawn since the first two (the Python
+    # recursion's first path to it); depth-first over that tree, so a parent's weights are on the stack
+    last = np.full(m, -1, np.int64)
+    last_more = np.zeros(m, np.int64)
+    below: list[list[int]] = [[] for _ in range(m)]
+    for i in range(1, m):
+        c = int(extra[i, n_extra[i] - 1])
+        last[i] = c
+        last_more[i] = int((extra[i, : n_extra[i] - 1] == c).sum())
+        parent = index[tuple(sorted((*rest, *(int(x) for x in extra[i, : n_extra[i] - 1]))))]
+        below[parent].append(i)
+    dfs: list[int] = []
+    todo = [0]
+    while todo:
+        i = todo.pop()
+        dfs.append(i)
+        todo.extend(reversed(below[i]))
+    order = np.array(dfs, np.int64)
+    for a in (outcome, can, extra, n_extra, kid, last, last_more, order):
         a.setflags(write=False)
-    return tuple(hands), index, (outcome, can, extra, n_extra, kid)
+    return tuple(hands), index, (outcome, can, extra, n_extra, kid, last, last_more, order)
 
 
 @_njit
-def _k_tree(outcome, can, extra, n_extra, kid, blind_flag, n, digits, w, a, stay, twist, reached):  # type: ignore[no-untyped-def]
+def _k_tree(
+    outcome, can, extra, n_extra, kid, last, last_more, dfs, blind_flag, n, digits, w, a, stay, twist, reached
+):  # type: ignore[no-untyped-def]
     """The banker's values at every hand from his first two (see the module's text). ``stay``/``twist``:
     out, per hand (NaN where not reached / where he may not twist or has no mass); returns (value, blind)."""
     m = outcome.shape[0]
@@ -108,36 +130,42 @@ def _k_tree(outcome, can, extra, n_extra, kid, blind_flag, n, digits, w, a, stay
         base[s] /= den
     mass = np.zeros(m)
     sums = np.zeros(m)
-    for i in range(m):
-        reached[i] = i == 0
-    for i in range(m):  # parents before children: which hands he reaches, each one's mass and stay sum
-        if not reached[i]:
-            continue
-        ne = n_extra[i]
+    dig = np.ascontiguousarray(digits.T)  # [class, state]
+    a_t = np.ascontiguousarray(a.T)  # [outcome, state]
+    fs = np.empty((MAX_EXTRA + 1, ns))  # the weights along the depth-first path
+    for idx in range(m):  # every hand: its mass and stay sum (the weights from its canonical parent's)
+        i = dfs[idx]
+        d = n_extra[i]
+        if d == 0:
+            for s in range(ns):
+                fs[0, s] = base[s]
+        else:
+            c = last[i]
+            mo = last_more[i]
+            den = left - (d - 1)
+            for s in range(ns):
+                fs[d, s] = fs[d - 1, s] * (n[c] - dig[c, s] - mo) / den
         o = outcome[i]
         ms = 0.0
         ss = 0.0
         for s in range(ns):
-            x = base[s]
-            for j in range(ne):
-                c = extra[i, j]
-                more = 0
-                for jj in range(j):
-                    if extra[i, jj] == c:
-                        more += 1
-                x = x * (n[c] - digits[s, c] - more) / (left - j)
-            ms += x * w[s]
-            ss += x * a[s, o]
+            ms += fs[d, s] * w[s]
+            ss += fs[d, s] * a_t[o, s]
         mass[i] = ms
         sums[i] = ss
-        if can[i] and ms > 0:
-            for c in range(n.shape[0]):
-                more = 0
-                for j in range(ne):
-                    if extra[i, j] == c:
-                        more += 1
-                if n[c] - more > 0:
-                    reached[kid[i, c]] = True
+    for i in range(m):
+        reached[i] = i == 0
+    for i in range(m):  # parents before children: which hands he reaches
+        if not reached[i] or not can[i] or mass[i] <= 0:
+            continue
+        ne = n_extra[i]
+        for c in range(n.shape[0]):
+            more = 0
+            for j in range(ne):
+                if extra[i, j] == c:
+                    more += 1
+            if n[c] - more > 0:
+                reached[kid[i, c]] = True
     best = np.zeros(m)
     blind = np.zeros(m)
     for i in range(m - 1, -1, -1):  # children before parents
@@ -182,7 +210,7 @@ def tree_values(
     """``reading._banker_tree``'s result (stay and twist values per hand reached, the value and the blind
     banker's), from the kernel, and the ``twist_flags`` of the hands where he twists (twist below stay).
     ``blind_flag``: per hand of ``banker_nodes(first)``, whether the blind banker twists there."""
-    hands, _, (outcome, can, extra, n_extra, kid) = banker_nodes(first)
+    hands, _, (outcome, can, extra, n_extra, kid, last, last_more, dfs) = banker_nodes(first)
     stay = np.empty(len(hands))
     twist = np.empty(len(hands))
     reached = np.zeros(len(hands), np.bool_)
@@ -192,6 +220,9 @@ def tree_values(
         extra,
         n_extra,
         kid,
+        last,
+        last_more,
+        dfs,
         blind_flag,
         np.ascontiguousarray(n, np.int64),
         np.ascontiguousarray(digits, np.int64),
@@ -249,9 +280,79 @@ def twist_flags(first: Hand, tw: frozenset[Hand]) -> np.ndarray:
 def outcome_chances_fast(first: Hand, rooms: np.ndarray, tw: frozenset[Hand] | np.ndarray) -> np.ndarray:
     """``reading_response.outcome_chances_many`` (``rooms``: [m, class], the packs left; ``tw``: the hands
     where he twists, or their ``twist_flags``), from the kernel."""
-    _, _, (outcome, can, extra, n_extra, kid) = banker_nodes(first)
+    _, _, (outcome, can, extra, n_extra, kid, _, _, _) = banker_nodes(first)
     flag = tw if isinstance(tw, np.ndarray) else twist_flags(first, tw)
     r = np.ascontiguousarray(rooms, np.int64).reshape(-1, NCLASS)
     out = np.zeros((r.shape[0], OUTCOMES))
     _k_outcomes(outcome, can, extra, n_extra, kid, flag, r, out)
     return out
+
+
+@_njit
+def _k_step_fast(codes, digits, w, a, hcodes, hdigits, hw, hpay, cap):  # type: ignore[no-untyped-def]
+    """``reading._k_step`` (one hand added to the programme: every (state, face-down multiset) pair that fits
+    the pack, the states merged by code) with an open-addressing table of codes instead of a typed dict."""
+    n, m, k = codes.shape[0], hcodes.shape[0], a.shape[1]
+    ncls = digits.shape[1]
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    oc = np.empty(size, np.int64)
+    od = np.empty((size, ncls), np.int64)
+    ow = np.zeros(size)
+    oa = np.zeros((size, k))
+    slots = 64
+    while slots < 4 * size:
+        slots *= 2
+    table = np.full(slots, -1, np.int64)
+    cnt = 0
+    for i in range(n):
+        for j in range(m):
+            ok = True
+            for c in range(ncls):
+                if digits[i, c] + hdigits[j, c] > cap[c]:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            code = codes[i] + hcodes[j]
+            mask = slots - 1
+            h = ((code * 2654435761) ^ (code >> 15)) & mask
+            while table[h] >= 0 and oc[table[h]] != code:
+                h = (h + 1) & mask
+            at = table[h]
+            if at < 0:
+                if cnt == size:
+                    size *= 2
+                    oc2 = np.empty(size, np.int64)
+                    od2 = np.empty((size, ncls), np.int64)
+                    ow2 = np.zeros(size)
+                    oa2 = np.zeros((size, k))
+                    oc2[:cnt] = oc[:cnt]
+                    od2[:cnt] = od[:cnt]
+                    ow2[:cnt] = ow[:cnt]
+                    oa2[:cnt] = oa[:cnt]
+                    oc, od, ow, oa = oc2, od2, ow2, oa2
+                if 2 * (cnt + 1) > slots:  # keep the table at most half full: rehash
+                    slots *= 2
+                    mask = slots - 1
+                    table = np.full(slots, -1, np.int64)
+                    for t in range(cnt):
+                        hh = ((oc[t] * 2654435761) ^ (oc[t] >> 15)) & mask
+                        while table[hh] >= 0:
+                            hh = (hh + 1) & mask
+                        table[hh] = t
+                    h = ((code * 2654435761) ^ (code >> 15)) & mask
+                    while table[h] >= 0:
+                        h = (h + 1) & mask
+                at = cnt
+                table[h] = at
+                oc[at] = code
+                for c in range(ncls):
+                    od[at, c] = digits[i, c] + hdigits[j, c]
+                cnt += 1
+            x = w[i] * hw[j]
+            ow[at] += x
+            for o in range(k):
+                oa[at, o] += a[i, o] * hw[j] + x * hpay[j, o]
+    return oc[:cnt], od[:cnt], ow[:cnt], oa[:cnt]
