@@ -51,15 +51,14 @@ def main() -> None:
     ev, fit = out["eval"], out["fit"]
     d = ev["deviations"]
     pct = lambda x: f"{100 * x:+.3f}%"  # noqa: E731
-    cells = [
-        f"{n} {pct(d[n]['gain'])} +/- {100 * d[n]['gain_se']:.3f}%" for n in ("heads_up", "blind", "fitted")
-    ]
-    f = d["fitted"]
+    cells = [f"{n} {pct(x['gain'])} +/- {100 * x['gain_se']:.3f}%" for n, x in d.items()]
+    top = max(d, key=lambda n: d[n]["gain"])
+    f = d[top]
     print(
         f"| {a.players} | {a.packs} | {fit['rounds']} ({fit['seconds']:.0f} s) | {pct(fit['in_sample_gain'])} "
         f"| {ev['rounds']} ({ev['seconds']:.0f} s) | {' ; '.join(cells)} "
         f"| {pct(ev['edge_vs_solved'])} +/- {100 * ev['reading_gain_se']:.3f}% "
-        f"| {pct(f['edge'])} +/- {100 * f['edge_se']:.3f}% |"
+        f"| {pct(f['edge'])} +/- {100 * f['edge_se']:.3f}% ({top}) |"
     )
     if a.json:
         with open(a.json, "a", encoding="utf-8") as fh:

@@ -45,7 +45,7 @@ from pontoon.analysis.british.reading_fast import outcome_chances_fast
 from pontoon.analysis.british.reading_response import best_response, twist_plan_last
 from pontoon.analysis.british.reading_response_sample import _rest
 from pontoon.analysis.british.strategy import solved
-from pontoon.analysis.british.values import _u, player_flow
+from pontoon.analysis.british.values import _u, g_order_fwd, player_flow
 
 
 @dataclass
@@ -216,14 +216,39 @@ def fit_response(
         count += 1
     zbar = total / max(count, 1)
     _, pure, best = best_response(g, zbar)
+    y0 = player_flow(g, sol.sigma)
     return {
         "rounds": count,
         "packs": packs,
         "budget": budget,
         "strategy": pure,
-        "in_sample_gain": best - float(player_flow(g, sol.sigma) @ zbar),
+        "in_sample_gain": best - float(y0 @ zbar),
+        # deviating only where the fitted gain at the state is larger than the sampling noise could make it
+        "shrunk": {f"fitted_{int(100 * tau)}": thresholded(g, zbar, sol.sigma, tau) for tau in THRESHOLDS},
         "seconds": time.perf_counter() - t0,
     }
+
+
+THRESHOLDS = (0.05, 0.15)  # initial stakes: the fitted response deviates where it gains more at the state
+
+
+def thresholded(g: Game, tv: np.ndarray, sigma: list[np.ndarray], tau: float) -> list[np.ndarray]:
+    """The solution ``sigma`` changed to the best action at each state where that action's value (given
+    the state, the later states played this way, terminal values ``tv``) beats the solution's mix there by
+    more than ``tau``: a fitted response that ignores small, noisy gains (backward induction)."""
+    v = np.zeros(len(g.nodes))
+    out = [x.copy() for x in sigma]
+
+    def val(child: int) -> float:
+        return float(tv[-1 - child]) if child < 0 else float(v[child])
+
+    for i in g_order_fwd(g):
+        s = g.nodes[i]
+        q = np.array([sum(p * val(n) for _, p, n in s.children[a]) for a in s.actions])
+        if q.max() - float(q @ sigma[i]) > tau:
+            out[i] = np.eye(len(q))[int(np.argmax(q))]
+        v[i] = float(q @ out[i])
+    return out
 
 
 def bracket(
@@ -252,9 +277,10 @@ def bracket(
         _child(seed, 1),
         seconds=seconds,
         budget=eval_budget,
-        extra={"fitted": fit["strategy"]},
+        extra={"fitted": fit["strategy"], **fit["shrunk"]},
     )
     fit.pop("strategy")
+    fit.pop("shrunk")
     return {"players": players, "fit": fit, "eval": got}
 
 
