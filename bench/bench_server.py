@@ -223,6 +223,7 @@ def baseline(tables: int, players: int, rounds: int, preset: str) -> float:
                 h = rnd.current
                 assert h is not None
                 who = rnd.to_act()
+                assert who is not None  # (a round not over has someone to act)
                 total, _ = h.total(rules.double_ace_counts_one)
                 verb = "hit" if total < 17 else "stand"
                 a = Action(verb, h.box)
