@@ -15,6 +15,7 @@ import marshal
 from typing import Any
 
 Op = list[Any]
+Memo = dict[tuple[Any, ...], list[Op]]
 _MISSING = object()
 DEPTH = 2  # below the state's top two levels a changed value is sent whole (bench/bench_fanout.py)
 
@@ -26,11 +27,19 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def diff(
-    a: Any, b: Any, path: list[Any] | None = None, out: list[Op] | None = None, depth: int = DEPTH
+    a: Any,
+    b: Any,
+    path: list[Any] | None = None,
+    out: list[Op] | None = None,
+    depth: int = DEPTH,
+    memo: Memo | None = None,
 ) -> list[Op]:
     """The operations that turn ``a`` into ``b`` (JSON values: dict, list, str, int, float, bool, None);
     an object or list ``depth`` levels down that changed is sent whole (the walk costs more than the
-    bytes it saves)."""
+    bytes it saves). ``memo``: the operations of each pair of objects or lists already compared at a
+    path, by the pair's identities (one change's view kinds share most of their parts: web/frames.py
+    passes one memo to every kind's diff, so a part every kind holds is compared once). The objects
+    must stay alive while the memo is used (their identities are its keys)."""
     p: list[Any] = [] if path is None else path
     ops: list[Op] = [] if out is None else out
     if a is b:
@@ -56,6 +65,9 @@ def diff(
                 continue
             tv = type(v)
             if tv is type(old):
+                if memo is not None and (tv is dict or tv is list):
+                    _part(old, v, [*p, k], ops, depth, memo)
+                    continue
                 if old == v and (
                     tv is str or tv is int or tv is bool or marshal.dumps(old, 2) == marshal.dumps(v, 2)
                 ):
@@ -73,6 +85,9 @@ def diff(
                 continue
             tv = type(v)
             if tv is type(old):
+                if memo is not None and (tv is dict or tv is list):
+                    _part(old, v, [*p, i], ops, depth, memo)
+                    continue
                 if old == v and (
                     tv is str or tv is int or tv is bool or marshal.dumps(old, 2) == marshal.dumps(v, 2)
                 ):
@@ -90,6 +105,24 @@ def diff(
         return ops
     ops.append([p, b])
     return ops
+
+
+def _part(old: Any, v: Any, path: list[Any], ops: list[Op], depth: int, memo: Memo) -> None:
+    """``diff``'s step into one object or list of the same type at ``path``, looked up in ``memo``
+    first and recorded there (the operations are a function of the two values and the path)."""
+    key = (id(old), id(v), depth, *path)
+    got = memo.get(key)
+    if got is not None:
+        ops.extend(got)
+        return
+    n = len(ops)
+    if old == v and marshal.dumps(old, 2) == marshal.dumps(v, 2):
+        pass
+    elif depth:
+        diff(old, v, path, ops, depth, memo)
+    else:
+        ops.append([path, v])
+    memo[key] = ops[n:]
 
 
 def apply(ops: list[Op], value: Any) -> Any:
@@ -128,4 +161,4 @@ def apply(ops: list[Op], value: Any) -> Any:
     return root[0]
 
 
-__all__ = ["Op", "apply", "diff"]
+__all__ = ["Memo", "Op", "apply", "diff"]

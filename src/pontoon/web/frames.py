@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pontoon.web.delta import diff
+from pontoon.web.delta import Memo, diff
 
 if TYPE_CHECKING:
     from pontoon.web.hosting import HostedTable
@@ -92,6 +92,7 @@ class Change:
         self.views: dict[Kind, dict[str, Any]] = {}
         self.memo: dict[str, Any] = {}  # what every kind of this change sees alike, made once (state_for)
         self.texts: dict[tuple[Kind, str], str] = {}
+        self.parts: Memo = {}  # the deltas of the parts the kinds share, compared once (web/delta.py)
 
     def view(self, kind: Kind) -> dict[str, Any]:
         v = self.views.get(kind)
@@ -115,7 +116,14 @@ class Change:
         if t is None:
             v = self.view(kind)
             if what == "delta" and prev is not None:
-                t = dumps({"type": "delta", "seq": self.seq, "base": prev.seq, "ops": diff(prev.view, v)})
+                t = dumps(
+                    {
+                        "type": "delta",
+                        "seq": self.seq,
+                        "base": prev.seq,
+                        "ops": diff(prev.view, v, memo=self.parts),
+                    }
+                )
             elif what == "full":
                 t = dumps(dict(v, seq=self.seq))
             elif what == "plain":  # a connection without deltas: the state as before, no change number
