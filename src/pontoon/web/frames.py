@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pontoon.web.delta import Memo, diff
+from pontoon.web.delta import diff
 
 if TYPE_CHECKING:
     from pontoon.web.hosting import HostedTable
@@ -92,7 +92,6 @@ class Change:
         self.views: dict[Kind, dict[str, Any]] = {}
         self.memo: dict[str, Any] = {}  # what every kind of this change sees alike, made once (state_for)
         self.texts: dict[tuple[Kind, str], str] = {}
-        self.parts: Memo = {}  # the deltas of the parts the kinds share, compared once (web/delta.py)
 
     def view(self, kind: Kind) -> dict[str, Any]:
         v = self.views.get(kind)
@@ -121,7 +120,7 @@ class Change:
                         "type": "delta",
                         "seq": self.seq,
                         "base": prev.seq,
-                        "ops": diff(prev.view, v, memo=self.parts),
+                        "ops": diff(prev.view, v),
                     }
                 )
             elif what == "full":
