@@ -1,7 +1,7 @@
 """Human-paced load on one ``pontoon serve`` process: many tables, two people each acting every few seconds.
 
 ``python bench/bench_human.py [--tables 1000] [--every 2] [--seconds 180] [--store sqlite|memory|pg]
-[--client-procs N]``
+[--client-procs N] [--servers N]``
 
 A fresh server process (the app of ``pontoon serve``, as ``bench_server.py`` starts it) hosts T casino
 tables of ``mbs`` with two WebSocket players each (all in this process's event loop). A player acts
@@ -9,7 +9,9 @@ tables of ``mbs`` with two WebSocket players each (all in this process's event l
 seconds (each player's first at a random offset), as a person would. Reported: the action latency (from
 sending to the state that answers it) at p50/p99/max, the actions and errors, the server process's CPU
 (seconds over the run, per action: the clients' CPU is not in it), and the server's memory
-(RSS) sampled every few seconds (the curve), so that a leak shows as a rising line. The latency is of
+(RSS) sampled every few seconds (the curve), so that a leak shows as a rising line. ``--servers N``
+starts N server processes on the one store with table leases (as ``pontoon serve --lease-ttl``) and
+makes table ``t`` on server ``t mod N`` (its CPU and RSS are the processes' sums). The latency is of
 the messages sent once everyone has sat down (the arrivals, about 200 handshakes a second, are a burst
 of their own: their p99 is printed beside); at the end people stop acting and leave only once their last
 message is answered, so that the leaving is not counted either.
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import contextlib
 import multiprocessing
 import os
 import random
@@ -34,11 +36,112 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import httpx
+import orjson
 import psutil
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_server import ROOT, Frames, choose, free_port, ws_url  # noqa: E402
+
+
+class Person:
+    """One person at a table: acts at most once every ``every`` s until ``until``, then waits (5 s at
+    most) for the answer to his last message and leaves; ``lat`` gets (sent at, latency) of every
+    answered message. Every frame is parsed and applied (deltas on the state held, their ``base``
+    checked: ``Frames``), as the page does; a person acts only on the state that answers his last
+    message. (Cheap on purpose: the frames are read by one ``async for`` and the person's next action
+    is a timer of the event loop, not a receive with a timeout: a task and a timer per frame.)"""
+
+    def __init__(
+        self,
+        ws: Any,
+        every: float,
+        until: float,
+        rng: random.Random,
+        lat: list[tuple[float, float]],
+        errors: list[str],
+    ) -> None:
+        self.ws, self.every, self.until, self.lat, self.errors = ws, every, until, lat, errors
+        self.loop = asyncio.get_running_loop()
+        self.next_at = time.perf_counter() + rng.uniform(0, every)
+        self.sent_at: float | None = None
+        self.sent_version = -1
+        self.state: dict[str, Any] = {}
+        self.frames = Frames()
+        self.timer: asyncio.TimerHandle | None = None
+        self.closing = False
+        self._at(until, self.leave)  # (perf_counter and the loop's clock differ: ``_at`` converts)
+        self._at(until + 5, self.leave)
+
+    def _at(self, when: float, fn: Any) -> asyncio.TimerHandle:
+        return self.loop.call_later(max(0.0, when - time.perf_counter()), fn)
+
+    def leave(self) -> None:
+        now = time.perf_counter()
+        if not self.closing and (self.sent_at is None or now >= self.until + 5):
+            self.closing = True
+            self.loop.create_task(self.ws.close())
+
+    def take(self, raw: str | bytes) -> dict[str, Any] | None:
+        """A frame read: the state after it, and the latency of the answered message."""
+        msg = orjson.loads(raw)
+        if msg.get("type") == "error":
+            self.errors.append(msg["error"])
+            self.sent_at = None
+            return None
+        got = self.frames.take(msg)
+        if got is None:
+            return None
+        self.state = got
+        if self.sent_at is not None and got["version"] > self.sent_version:
+            self.lat.append((self.sent_at, time.perf_counter() - self.sent_at))
+            self.sent_at = None
+        return got
+
+    def due(self) -> str | None:
+        """The message to send now (None: nothing, or not yet: the timer is set for it)."""
+        now = time.perf_counter()
+        if self.sent_at is not None or not self.state or now >= self.until:
+            if now >= self.until:
+                self.leave()
+            return None
+        if now < self.next_at:
+            if self.timer is None:
+                self.timer = self._at(self.next_at, self.wake)
+            return None
+        st = self.state
+        out = (
+            {"type": "bet", "amount": "10"}
+            if st["phase"] == "betting" and st["you"] not in st["bets"]
+            else choose(st)
+        )
+        if out is None:
+            return None
+        self.sent_at, self.sent_version = now, st["version"]
+        self.next_at = now + self.every
+        return orjson.dumps(out).decode()
+
+    def wake(self) -> None:
+        self.timer = None
+        text = self.due()
+        if text is not None:
+            self.loop.create_task(self._send(text))
+
+    async def _send(self, text: str) -> None:
+        with contextlib.suppress(ConnectionClosed):  # (the server closed it: the run's end)
+            await self.ws.send(text)
+
+    async def run(self) -> None:
+        try:
+            async for raw in self.ws:
+                if self.take(raw) is not None and (text := self.due()) is not None:
+                    await self.ws.send(text)
+        except ConnectionClosed:
+            pass
+        finally:
+            if self.timer is not None:
+                self.timer.cancel()
 
 
 async def person(
@@ -50,8 +153,6 @@ async def person(
     errors: list[str],
     deltas: bool,
 ) -> None:
-    """One person: acts at most once every ``every`` s until ``until``, then waits (5 s at most) for the
-    answer to his last message and leaves; ``lat`` gets (sent at, latency) of every answered message."""
     url, _, token = url.partition("#")
     auth = {"Authorization": f"Bearer {token}"}
     try:
@@ -60,48 +161,17 @@ async def person(
         errors.append(f"connect: {type(e).__name__}: {e}")
         return
     async with ws_cm as ws:
-        next_at = time.perf_counter() + rng.uniform(0, every)
-        sent_at: float | None = None
-        sent_version = -1
-        state: dict[str, Any] = {}
-        frames = Frames()
-        while (now := time.perf_counter()) < until or sent_at is not None and now < until + 5:
-            try:
-                msg = json.loads(
-                    await asyncio.wait_for(ws.recv(), timeout=max(0.05, next_at - time.perf_counter()))
-                )
-            except TimeoutError:
-                msg = None
-            if msg is not None:
-                if msg.get("type") == "error":
-                    errors.append(msg["error"])
-                    sent_at = None
-                    continue
-                got = frames.take(msg)
-                if got is None:
-                    continue
-                state = got
-                if sent_at is not None and state["version"] > sent_version:
-                    lat.append((sent_at, time.perf_counter() - sent_at))
-                    sent_at = None
-            if sent_at is not None or not state or not next_at <= time.perf_counter() < until:
-                continue
-            out: dict[str, Any] | None = None
-            if state["phase"] == "betting" and state["you"] not in state["bets"]:
-                out = {"type": "bet", "amount": "10"}
-            else:
-                out = choose(state)
-            if out is not None:
-                sent_at, sent_version = time.perf_counter(), state["version"]
-                next_at = sent_at + every
-                await ws.send(json.dumps(out))
+        await Person(ws, every, until, rng, lat, errors).run()
 
 
-async def setup(base: str, tables: int) -> list[str]:
-    """The tables, the people's accounts and seats (REST); each person's WebSocket URL and seat token."""
-    async with httpx.AsyncClient(base_url=base, timeout=120) as http:
-        urls = []
+async def setup(bases: list[str], tables: int) -> list[str]:
+    """The tables (table ``t`` made on, and so served by, server ``t mod len(bases)``), the people's
+    accounts and seats (REST); each person's WebSocket URL and seat token."""
+    urls = []
+    https = [httpx.AsyncClient(base_url=b, timeout=120) for b in bases]
+    try:
         for t in range(tables):
+            base, http = bases[t % len(bases)], https[t % len(bases)]
             tid = (await http.post("/api/tables", json={"preset": "mbs", "seed": t})).json()["id"]
             for p in range(2):
                 tok = (await http.post("/api/accounts", json={"name": f"h{t}p{p}"})).json()["token"]
@@ -111,6 +181,9 @@ async def setup(base: str, tables: int) -> list[str]:
                     headers={"Authorization": f"Bearer {tok}"},
                 )
                 urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}#{r.json()['token']}")
+    finally:
+        for h in https:
+            await h.aclose()
     return urls
 
 
@@ -149,19 +222,19 @@ def _worker(args: tuple[list[str], float, float, bool, int, int]) -> dict[str, A
 
 
 def load(
-    base: str, tables: int, every: float, seconds: float, pid: int, deltas: bool, procs: int
+    bases: list[str], tables: int, every: float, seconds: float, pids: list[int], deltas: bool, procs: int
 ) -> dict[str, Any]:
-    urls = asyncio.run(setup(base, tables))
-    proc = psutil.Process(pid)
+    urls = asyncio.run(setup(bases, tables))
+    servers = [psutil.Process(pid) for pid in pids]
     rss: list[tuple[float, float]] = []
-    cpu0 = sum(proc.cpu_times()[:2])
+    cpu0 = sum(sum(p.cpu_times()[:2]) for p in servers)
     t0 = time.perf_counter()
     warm = t0 + len(urls) / 200 + 2.0  # everyone has sat down (about 200 arrivals a second), and 2 s more
     stop = threading.Event()
 
     def sample() -> None:
         while not stop.wait(0 if not rss else max(1.0, seconds / 12)):
-            rss.append((time.perf_counter() - t0, proc.memory_info().rss / 2**20))
+            rss.append((time.perf_counter() - t0, sum(p.memory_info().rss for p in servers) / 2**20))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -173,8 +246,8 @@ def load(
             parts = list(ex.map(_worker, jobs))
     stop.set()
     sampler.join()
-    rss.append((time.perf_counter() - t0, proc.memory_info().rss / 2**20))
-    cpu = sum(proc.cpu_times()[:2]) - cpu0
+    rss.append((time.perf_counter() - t0, sum(p.memory_info().rss for p in servers) / 2**20))
+    cpu = sum(sum(p.cpu_times()[:2]) for p in servers) - cpu0
     return {
         "lat": [x for p in parts for x in p["lat"]],
         "errors": [x for p in parts for x in p["errors"]],
@@ -201,7 +274,16 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="processes the people are spread over (one Python event loop saturates near 1,000 people)",
     )
+    ap.add_argument(
+        "--servers",
+        type=int,
+        default=1,
+        help="server processes on the one store (table leases; the tables spread over them round-robin)",
+    )
     a = ap.parse_args(argv)
+    if a.servers > 1 and a.store == "memory":
+        print("--servers: several processes need a store (sqlite or pg) to share", file=sys.stderr)
+        return 2
     env = dict(
         os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
     )
@@ -219,19 +301,38 @@ def main(argv: list[str] | None = None) -> int:
         cluster = pg_cluster()
         db = create_db(cluster.__enter__(), "human")
     bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_server.py")
-    proc = subprocess.Popen([sys.executable, bench, "--serve", str(port), "--db", db], env=env)
+    n = max(1, a.servers)
+    lease = ["--lease-ttl", "30"] if n > 1 else []  # several processes on one database: table leases
+    procs = []
     try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        res = load(base, a.tables, a.every, a.seconds, proc.pid, a.frames == "deltas", max(1, a.client_procs))
+        bases = []
+        for i in range(n):
+            port = port if i == 0 else free_port()
+            procs.append(
+                subprocess.Popen([sys.executable, bench, "--serve", str(port), "--db", db, *lease], env=env)
+            )
+            bases.append(f"http://127.0.0.1:{port}")
+        for base in bases:
+            for _ in range(300):
+                try:
+                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+        res = load(
+            bases,
+            a.tables,
+            a.every,
+            a.seconds,
+            [p.pid for p in procs],
+            a.frames == "deltas",
+            max(1, a.client_procs),
+        )
     finally:
-        proc.terminate()
-        proc.wait(20)
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(20)
         if cluster is not None:
             cluster.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -245,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     pl = lambda q: lag[min(len(lag) - 1, int(q * len(lag)))] if lag else float("nan")  # noqa: E731
     print(
         f"bench_human: {a.tables} tables x 2 people, one action per person every {a.every:g} s, "
-        f"{a.seconds:g} s, store {a.store}, frames {a.frames}, {os.cpu_count()} CPUs"
+        f"{a.seconds:g} s, store {a.store}, frames {a.frames}, {max(1, a.servers)} server process(es), "
+        f"{os.cpu_count()} CPUs"
     )
     print(
         f"actions {len(every_lat)} ({len(every_lat) / res['wall']:.0f}/s)  errors {len(res['errors'])}  "
@@ -256,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"server CPU {res['cpu']:.1f} s in {res['wall']:.0f} s ({100 * res['cpu'] / res['wall']:.0f}% of a core), "
         f"{1000 * res['cpu'] / max(1, len(every_lat)):.2f} ms per action; clients ({a.client_procs} process(es)) "
-        f"CPU {res['client_cpu']:.1f} s, their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms"
+        f"CPU {res['client_cpu']:.1f} s, {1000 * res['client_cpu'] / max(1, len(every_lat)):.2f} ms per action, "
+        f"their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms"
     )
     kinds: dict[str, int] = {}
     for e in res["errors"]:  # e.g. a bet sent on a state the table had just left (a race any client has)

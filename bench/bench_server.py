@@ -42,7 +42,7 @@ from websockets.asyncio.client import connect
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def serve(port: int, db: str, deflate: bool = False) -> None:
+def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0) -> None:
     import uvicorn
 
     from pontoon.web.app import create_app
@@ -67,7 +67,16 @@ def serve(port: int, db: str, deflate: bool = False) -> None:
         from pontoon.history import open_store
         from pontoon.web.store_persistence import StorePersistence
 
-        persistence = StorePersistence(open_store(db))
+        store = open_store(db)
+        leases = None
+        if lease_ttl:  # several processes on one database (bench_human.py --servers): table leases
+            import secrets
+
+            from pontoon.history.leases import Leases
+
+            owner = f"bench:{os.getpid()}:{secrets.token_hex(4)}"
+            leases = Leases(store, owner, f"http://127.0.0.1:{port}", ttl=lease_ttl)
+        persistence = StorePersistence(store, leases=leases)
     uvicorn.run(
         create_app(s, persistence), host="127.0.0.1", port=port, log_level="warning", **uvicorn_options(s)
     )
@@ -223,6 +232,7 @@ def baseline(tables: int, players: int, rounds: int, preset: str) -> float:
                 h = rnd.current
                 assert h is not None
                 who = rnd.to_act()
+                assert who is not None  # (a round not over has someone to act)
                 total, _ = h.total(rules.double_ace_counts_one)
                 verb = "hit" if total < 17 else "stand"
                 a = Action(verb, h.box)
@@ -257,9 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--lease-ttl", type=float, default=0.0, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.serve is not None:
-        serve(a.serve, a.db, a.ws_deflate == "on")
+        serve(a.serve, a.db, a.ws_deflate == "on", a.lease_ttl)
         return 0
     stores = [x for x in a.store.split(",") if x]
     if any(x not in ("memory", "sqlite", "pg") for x in stores):

@@ -87,3 +87,21 @@ def test_an_operation_that_does_not_fit_is_refused(ops: list[Any]) -> None:
 
 def test_a_float_sign_is_a_change() -> None:
     assert diff({"t": 0.0}, {"t": -0.0}) == [[["t"], -0.0]]
+
+
+def test_equal_values_of_another_json_text_are_sent() -> None:
+    """``==`` takes True for 1, 1.0 for 1, -0.0 for 0.0 and ignores key order: inside objects and lists
+    such a change is still sent (compared as the frames' JSON text; an integer past 64 bits, which
+    orjson refuses, by marshal)."""
+    for old, new in [
+        ([1, 2], [True, 2]),
+        ([1, 2], [1.0, 2]),
+        ({"x": [0.0]}, {"x": [-0.0]}),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+        ([2**70, 1], [2**70 + 0.0, 1]),
+    ]:
+        a, b = {"s": {"v": old}}, {"s": {"v": new}}
+        ops = diff(a, b, depth=8)
+        assert ops, (old, new)
+        assert json.dumps(apply(ops, a)) == json.dumps(b)
+    assert diff({"s": {"v": [2**70, True]}}, {"s": {"v": [2**70, True]}}) == []

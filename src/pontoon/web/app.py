@@ -33,7 +33,7 @@ from pontoon.web import frames, replies
 from pontoon.web.auth import Auth, backend_for, socket_identity
 from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.lobby import Lobby
-from pontoon.web.models import Envelope
+from pontoon.web.models import CLIENT_MESSAGE
 from pontoon.web.persistence import MemoryPersistence, TablePersistence
 from pontoon.web.ratelimit import RateLimiter
 from pontoon.web.replies import client_address as _client
@@ -399,10 +399,10 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
         _error(conn, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
         return
     try:
-        data = json.loads(text)
-        msg = Envelope.model_validate({"msg": data}).msg
-    except (ValueError, RecursionError) as err:
-        detail = _one_error(err.errors()) if isinstance(err, ValidationError) else "not JSON text"
+        msg = CLIENT_MESSAGE.validate_json(text)  # parsed and validated in one pass (web/models.py)
+    except ValidationError as err:
+        errors = err.errors()
+        detail = "not JSON text" if errors and errors[0].get("type") == "json_invalid" else _one_error(errors)
         _error(
             conn,
             f'bad message: {detail}; send e.g. {{"type": "act", "action": {{"verb": "stand", "box": 1}}}}',

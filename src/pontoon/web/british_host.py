@@ -47,6 +47,7 @@ from pontoon.rules.british import BritishRules
 from pontoon.web.bots import british_bots, british_decision, levels_for
 from pontoon.web.felt import with_totals
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
+from pontoon.web.models import action_json
 from pontoon.web.persistence import TablePersistence
 
 ZERO = Decimal(0)
@@ -248,9 +249,7 @@ class BritishHost(HostedTable):
                     "no round is in play" + ("; the banker must put up a kitty" if g.needs_kitty else "")
                 )
             a = msg.action
-            action = Action.from_json(
-                a.model_dump(exclude_none=True, exclude_defaults=True) | {"verb": a.verb}
-            )
+            action = Action.from_json(action_json(a))
             g.round.verify(name, action)  # the engine's check: whose turn, which verbs, the amount
             if action.amount is not None and name != g.banker and action.amount > self.balance(name):
                 raise HostError(

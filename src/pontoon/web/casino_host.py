@@ -29,6 +29,7 @@ from pontoon.rules.model import CasinoRules
 from pontoon.web.bots import casino_decision
 from pontoon.web.felt import dealer_total
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
+from pontoon.web.models import action_json
 from pontoon.web.persistence import TablePersistence
 
 ZERO = Decimal(0)
@@ -159,9 +160,7 @@ class CasinoHost(HostedTable):
             if not self.table.in_round:
                 raise HostError("no round is in play: place a wager (bet) and deal")
             a = msg.action
-            action = Action.from_json(
-                a.model_dump(exclude_none=True, exclude_defaults=True) | {"verb": a.verb}
-            )
+            action = Action.from_json(action_json(a))
             self.table.act(name, action)  # checked by the engine (verify) and the balance
         elif kind == "kitty":
             raise HostError("kitty: there is no kitty at a casino table")

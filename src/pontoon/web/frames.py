@@ -115,7 +115,14 @@ class Change:
         if t is None:
             v = self.view(kind)
             if what == "delta" and prev is not None:
-                t = dumps({"type": "delta", "seq": self.seq, "base": prev.seq, "ops": diff(prev.view, v)})
+                t = dumps(
+                    {
+                        "type": "delta",
+                        "seq": self.seq,
+                        "base": prev.seq,
+                        "ops": diff(prev.view, v),
+                    }
+                )
             elif what == "full":
                 t = dumps(dict(v, seq=self.seq))
             elif what == "plain":  # a connection without deltas: the state as before, no change number

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 
 # A name is data (rulings 32): the engines keep the house, layout, bank and kitty as enum accounts,
 # so no name can alias them; the server also keeps names short and printable for the page.
@@ -115,6 +115,21 @@ ClientMsg = Annotated[
 
 class Envelope(Strict):
     msg: ClientMsg
+
+
+# A WebSocket message's text parsed and validated in one pass (pydantic's JSON parser: no ``json.loads``
+# and no ``Envelope`` around it; the same models, the same errors but for their ``msg`` location).
+CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMsg)
+
+
+def action_json(a: ActionIn) -> dict[str, Any]:
+    """``a`` as ``Action.from_json`` reads it: what ``a.model_dump(exclude_none=True,
+    exclude_defaults=True)`` gives (the fields given, an empty ``decline`` left out: its default),
+    without pydantic's walk of the model."""
+    d = {k: list(v) if type(v) is list else v for k, v in a.__dict__.items() if v is not None}
+    if d.get("decline") == []:
+        del d["decline"]
+    return d
 
 
 class MessageIn(Strict):

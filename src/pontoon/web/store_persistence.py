@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from decimal import Decimal
@@ -36,6 +35,7 @@ from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable
 from pontoon.web.marks import spec_marks
+from pontoon.web.wakeups import Wakeups
 
 log = logging.getLogger("pontoon.web")
 LABEL = "web"
@@ -50,6 +50,7 @@ class StorePersistence:
         self.known: set[str] = set()
         self.leases = leases  # several processes on one database: a table is served by its lease's owner
         self.group = store.group or store.start_group()  # group commit (history/group.py)
+        self.wakeups = Wakeups()
         if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
             self.web.fence = leases.fence
             store.fences_many.append(self._fence)
@@ -70,7 +71,10 @@ class StorePersistence:
             return
         fut = self.group.pending(rec.table_id)
         if fut is not None:
-            await asyncio.wrap_future(fut)
+            await self.wakeups.wait(fut)  # woken with the other callers of its commit (web/wakeups.py)
+            err = fut.exception()
+            if err is not None:
+                raise err
         err = self.group.failed.get(rec.table_id)
         if err is not None:
             raise err

@@ -50,6 +50,7 @@ from pontoon.analysis.british.game import (
     counts_of,
 )
 from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
+from pontoon.analysis.british.reading_fast import _k_step_fast, banker_nodes, tree_values
 from pontoon.analysis.british.strategy import Solved
 from pontoon.analysis.british.values import _jit, _u, banker_values, player_flow
 
@@ -90,6 +91,7 @@ class Tree:
     value: float  # at his first decision, playing best
     blind: float  # at his first decision, playing the blind best response (several.blind_response)
     states: int  # the programme's combined states
+    flags: np.ndarray | None = None  # per hand of reading_fast.banker_nodes(first): he twists (fast only)
 
 
 @dataclass
@@ -99,7 +101,10 @@ class Reader:
     sol: Solved
     support: dict[Obs, Support] = field(default_factory=dict)
     blind_row: np.ndarray | None = None
+    fast: bool = True  # the programme's banker tree by the numba kernel (reading_fast), else in numpy
     _cache: dict[Seen, Tree] = field(default_factory=dict)
+    _blind_of: dict[Hand, np.ndarray] = field(default_factory=dict)
+    _prefixes: dict[Seen, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         g = self.sol.game
@@ -153,11 +158,77 @@ class Reader:
         if (n < 0).any():
             raise ValueError("what the banker sees holds more cards of a value than the pack")
         hands = sorted((self.support[o] for o in seen.live), key=lambda s: len(s.w))
-        codes, digits, w, a = _combine(hands, n)
+        codes, digits, w, a = _combine(hands, n, fast=self.fast)
         if not len(codes):
             raise ValueError("no deal of the pack gives what the banker sees")
+        if self.fast:
+            stay, twist, value, blind, flags = tree_values(
+                seen.first, n, digits, w, a, self.blind_flags(seen.first)
+            )
+            return Tree(stay, twist, value, blind, len(codes), flags)
         stay, twist, value, blind = _banker_tree(seen.first, n, digits, w, a, self)
         return Tree(stay, twist, value, blind, len(codes))
+
+    def tree_last(self, others: Seen, mine: Obs) -> Tree:
+        """``tree`` of ``others`` with the live hand ``mine`` added (cached as ``tree``): the other hands'
+        programme is combined once (``_prefix``, kept for the last few ``others``) and ``mine`` added last,
+        which is what a deviator's many observations at one deal share. The same figures as ``tree`` up to the
+        order of the sums (the hands combined in another order)."""
+        key = Seen(tuple(others.banker[:2]), tuple(sorted([*others.live, mine])), others.shown)
+        got = self._cache.get(key)
+        if got is not None:
+            return got
+        g = self.sol.game
+        n = g.counts.astype(np.int64) - np.array(counts_of(_known(key)), np.int64)
+        if (n < 0).any():
+            raise ValueError("what the banker sees holds more cards of a value than the pack")
+        codes, digits, w, a = self._prefix(Seen(key.banker, others.live, others.shown))
+        h = self.support[mine]
+        radix = _radix(g.counts)
+        step = _k_step_fast if self.fast else _k_step
+        codes, digits, w, a = step(codes, digits, w, a, h.counts @ radix, h.counts, h.w, h.pay, n)
+        if not len(codes):
+            raise ValueError("no deal of the pack gives what the banker sees")
+        if len(self._cache) > 64:
+            self._cache.clear()
+        if self.fast:
+            stay, twist, value, blind, flags = tree_values(
+                key.first, n, digits, w, a, self.blind_flags(key.first)
+            )
+            self._cache[key] = Tree(stay, twist, value, blind, len(codes), flags)
+        else:
+            stay, twist, value, blind = _banker_tree(key.first, n, digits, w, a, self)
+            self._cache[key] = Tree(stay, twist, value, blind, len(codes))
+        return self._cache[key]
+
+    def _prefix(self, others: Seen) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The programme over ``others``' live hands, the pack less what he sees of them (a superset of the
+        states feasible once another hand is added: ``_k_step`` drops the rest), codes in the full pack's
+        radix."""
+        got = self._prefixes.get(others)
+        if got is None:
+            g = self.sol.game
+            n = g.counts.astype(np.int64) - np.array(counts_of(_known(others)), np.int64)
+            if (n < 0).any():
+                raise ValueError("what the banker sees holds more cards of a value than the pack")
+            hands = sorted((self.support[o] for o in others.live), key=lambda s: len(s.w))
+            got = _combine(hands, n, _radix(g.counts), fast=self.fast)
+            if len(self._prefixes) > 4:
+                self._prefixes.clear()
+            self._prefixes[others] = got
+        return got
+
+    def blind_flags(self, first: Hand) -> np.ndarray:
+        """Per hand of ``reading_fast.banker_nodes(first)``: whether the blind banker twists there."""
+        got = self._blind_of.get(first)
+        if got is None:
+            g = self.sol.game
+            assert self.blind_row is not None
+            hands, _, _ = banker_nodes(first)
+            ks = [g.banker_index.get(h) for h in hands]
+            got = np.array([k is not None and bool(self.blind_row[k] > 0.5) for k in ks], np.bool_)
+            self._blind_of[first] = got
+        return got
 
     def values(self, seen: Seen) -> tuple[float, float | None]:
         """The players' expected net (summed over the live hands, in initial stakes) if the banker stays now
@@ -186,16 +257,29 @@ class Reader:
         return all(o in self.support for o in seen.live)
 
 
-def _combine(hands: list[Support], n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _known(seen: Seen) -> tuple[int, ...]:
+    """Every card the banker has seen: his first two, the shown ones, the live hands' face-up ones."""
+    return (*seen.banker[:2], *seen.shown, *(c for up, _ in seen.live for c in up))
+
+
+def _radix(n: np.ndarray) -> np.ndarray:
+    return np.concatenate([[1], np.cumprod(n[:-1] + 1)]).astype(np.int64)
+
+
+def _combine(
+    hands: list[Support], n: np.ndarray, radix: np.ndarray | None = None, *, fast: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The programme over the hands: per combined face-down vector ``s`` (feasible: ``s <= n``) the summed
-    weight ``prod w_i`` and, per banker outcome, the summed weight times the hands' total payment."""
-    radix = np.concatenate([[1], np.cumprod(n[:-1] + 1)]).astype(np.int64)
+    weight ``prod w_i`` and, per banker outcome, the summed weight times the hands' total payment. ``radix``:
+    of the state codes (by default ``n``'s); ``fast``: ``reading_fast._k_step_fast``'s table of codes."""
+    radix = _radix(n) if radix is None else radix
     codes = np.zeros(1, np.int64)
     digits = np.zeros((1, NCLASS), np.int64)
     w = np.ones(1)
     a = np.zeros((1, OUTCOMES))
     for h in hands:
-        codes, digits, w, a = _k_step(codes, digits, w, a, h.counts @ radix, h.counts, h.w, h.pay, n)
+        step = _k_step_fast if fast else _k_step
+        codes, digits, w, a = step(codes, digits, w, a, h.counts @ radix, h.counts, h.w, h.pay, n)
     return codes, digits, w, a
 
 

@@ -42,7 +42,7 @@ from pontoon.analysis.british.game import (
     counts_of,
     multiset_p,
 )
-from pontoon.analysis.british.reading import OUTCOMES, Reader, Seen
+from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen
 from pontoon.analysis.british.values import _u, g_order_fwd, player_flow
 
 Twists = frozenset[Hand]  # the banker hands at which he twists (every other hand he reaches: he stays)
@@ -58,6 +58,36 @@ def twists(rd: Reader, seen: Seen) -> Twists:
     except ValueError:  # no deal of the solved players gives what he sees
         return frozenset()
     return frozenset(h for h, v in t.twist.items() if h in t.stay and v < t.stay[h])
+
+
+def twist_plan(rd: Reader, seen: Seen) -> Twists | np.ndarray:
+    """``twists`` as the kernel's flags per hand of ``reading_fast.banker_nodes(first)`` where the reader is
+    ``fast`` (for ``reading_fast.outcome_chances_fast``), else the set."""
+    if not rd.fast:
+        return twists(rd, seen)
+    if not rd.observed(seen):
+        return frozenset()
+    try:
+        t = rd.tree(seen)
+    except ValueError:  # no deal of the solved players gives what he sees
+        return frozenset()
+    assert t.flags is not None
+    return t.flags
+
+
+def twist_plan_last(rd: Reader, others: Seen, mine: Obs) -> Twists | np.ndarray:
+    """``twist_plan`` of ``others`` with the live hand ``mine`` added (``Reader.tree_last``: the other hands'
+    programme combined once for all of a deviator's observations)."""
+    if not rd.fast:
+        return twists(rd, Seen(others.banker, tuple(sorted([*others.live, mine])), others.shown))
+    if mine not in rd.support or not rd.observed(others):
+        return frozenset()
+    try:
+        t = rd.tree_last(others, mine)
+    except ValueError:  # no deal of the solved players gives what he sees
+        return frozenset()
+    assert t.flags is not None
+    return t.flags
 
 
 def decide(rd: Reader, seen: Seen) -> str:

@@ -46,7 +46,8 @@ from pontoon.analysis.british.game import (
 )
 from pontoon.analysis.british.infosets import buys_of, card_class
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen, blind_response, seen_from_view
-from pontoon.analysis.british.reading_response import outcome_chances_many, twists
+from pontoon.analysis.british.reading_fast import outcome_chances_fast
+from pontoon.analysis.british.reading_response import outcome_chances_many, twist_plan_last
 from pontoon.analysis.british.strategy import Solved, solved
 from pontoon.analysis.british.values import _jit, _u, banker_response, g_order_fwd, player_flow, player_q
 
@@ -76,6 +77,7 @@ def sample_response(
     *,
     seconds: float | None = None,
     budget: int | None = -1,
+    extra: dict[str, list[np.ndarray]] | None = None,
 ) -> dict[str, Any]:
     """``rounds`` deals (or as many as ``seconds`` allow) at a table of ``players`` (``rules``' packs there):
     per deviation, the mean of its exact conditional gain over the solution (per initial stake, positive for
@@ -83,7 +85,8 @@ def sample_response(
     per player (as ``reading_sample``) and the banker's edge against the deviator (the exact blind edge
     plus that gain less the deviation's gain, paired deal by deal), each with its standard error. ``budget``:
     at most that many of the banker's programmes per deal (``conditional_gains``; None: every one; by
-    default ``BUDGET``: a programme costs 10 ms with 2 players, seconds with 6 or 7)."""
+    default ``BUDGET``). ``extra``: more deviations by name (``reading_best.fit_response``'s fitted best
+    response), valued on the same deals."""
     if budget == -1:
         budget = BUDGET.get(players, 2)
     t0 = time.perf_counter()
@@ -99,7 +102,8 @@ def sample_response(
     sol = solved(rules)
     rd = Reader(sol)
     _, blind = blind_response(sol)
-    devs = [deviation(sol, name) for name in DEVIATIONS]
+    names = [*DEVIATIONS, *(extra or {})]
+    devs = [deviation(sol, name) for name in DEVIATIONS] + list((extra or {}).values())
     bots: Any = make_bots("solved", rules, np.random.default_rng(0))
     seats = [f"p{i}" for i in range(players)]
     n0 = pack_counts(rules, players + 1)
@@ -126,7 +130,7 @@ def sample_response(
             continue
         pick = np.random.default_rng([base, j, 2])
         rows.append([gain, *conditional_gains(rd, rest, n0, devs, budget, pick)])
-    x = np.array(rows).reshape(len(rows), 1 + len(DEVIATIONS))
+    x = np.array(rows).reshape(len(rows), 1 + len(names))
     n = len(x)
 
     def mean_se(v: np.ndarray) -> tuple[float, float]:
@@ -142,7 +146,7 @@ def sample_response(
         "budget": budget,
         "deviations": {},
     }
-    for k, name in enumerate(DEVIATIONS):
+    for k, name in enumerate(names):
         g, se = mean_se(x[:, 1 + k])
         e, ese = mean_se(x[:, 0] - x[:, 1 + k])
         out["deviations"][name] = {"gain": g, "gain_se": se, "edge": -blind + e, "edge_se": ese}
@@ -296,25 +300,26 @@ def conditional_gains(
         else:
             by_obs.setdefault(t.obs, []).append(int(t_i))
 
-    def obs_gain(o: int, tw: frozenset[Hand]) -> np.ndarray:
+    def obs_gain(o: int, tw: frozenset[Hand] | np.ndarray) -> np.ndarray:
         ts = by_obs[o]
         rooms = n[None, :] - np.array([counts_of(g.terminals[t].cards) for t in ts], np.int64)
-        out = outcome_chances_many(f, rooms, tw)
+        out = outcome_chances_fast(f, rooms, tw) if rd.fast else outcome_chances_many(f, rooms, tw)  # type: ignore[arg-type]
         pay = np.array([g.terminals[t].stake * out[k] @ u[g.terminals[t].total] for k, t in enumerate(ts)])
         return diff[:, ts] @ pay
 
-    def seen(o: int) -> Seen:
+    others = Seen(f, tuple(sorted(live)), tuple(sorted(shown)))
+
+    def mine(o: int) -> Obs:
         up, buys = g.obs[o]
-        mine = (tuple(up), tuple(int(b) for b in buys))
-        return Seen(f, tuple(sorted([mine, *live])), tuple(sorted(shown)))
+        return (tuple(up), tuple(int(b) for b in buys))
 
     # what the banker sees of a hand the solved player never shows: he stays (no programme to run)
-    costly = [o for o in by_obs if rd.observed(seen(o))]
+    costly = [o for o in by_obs if mine(o) in rd.support] if rd.observed(others) else []
     for o in set(by_obs) - set(costly):
         gains += obs_gain(o, frozenset())
     if budget is None or len(costly) <= budget:
         for o in costly:
-            gains += obs_gain(o, twists(rd, seen(o)))
+            gains += obs_gain(o, twist_plan_last(rd, others, mine(o)))
         return [float(x) for x in gains]
     # more programmes than the budget: ``budget`` of them drawn with chance in proportion to a bound on
     # their part (|flow difference| x stake x the largest payment), each weighted by one over its chance
@@ -324,5 +329,5 @@ def conditional_gains(
     assert rng is not None
     for k in rng.choice(len(costly), size=budget, p=prob):
         o = costly[int(k)]
-        gains += obs_gain(o, twists(rd, seen(o))) / (budget * prob[k])
+        gains += obs_gain(o, twist_plan_last(rd, others, mine(o))) / (budget * prob[k])
     return [float(x) for x in gains]

@@ -190,3 +190,8 @@ def print_several(rep: dict[str, Any], echo: Any) -> None:
         "'Several players'); seeing one hand: the heads-up best response, for reference; reading every hand: "
         "the blind edge plus the sampled gain of his exact best response at each deal"
     )
+    echo(
+        "  the players' best response to the banker reading every hand, fitted and bracketed (2 players: his edge "
+        "+2.70% to +2.76% one pack, +1.65% to +1.97% two): python bench/british_best_response.py N PACKS FIT EVAL "
+        "(docs/analysis.md 'Several players')"
+    )
