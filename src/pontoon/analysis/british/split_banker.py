@@ -28,7 +28,9 @@ from pontoon.analysis.british.split_fast import (
     SplitModel,
     SplitRun,
     _binom,
+    _k_ways,
     banker_ends,
+    hand_classes,
     simple_twists,
 )
 from pontoon.analysis.british.values import _jit, _u
@@ -133,16 +135,7 @@ def _k_stay(rcs, counts, total, cls, mul, size, out, binom, A, F, S):  # type: i
             s = size[k]
             if left < s:
                 continue
-            num = 1.0
-            for j in range(5):
-                m = mul[k, j]
-                if m == 0:
-                    break
-                lc = counts[cls[k, j]] - rc[cls[k, j]]
-                if lc < m:
-                    num = 0.0
-                    break
-                num *= binom[lc, m]
+            num = _k_ways(rc, counts, cls, mul, k, binom)
             if num != 0.0:
                 S[k] += num / binom[left, s] * (A[u, out[k]] + F[u])
 
@@ -160,11 +153,7 @@ def stay_values(g: Game, model: SplitModel, run: SplitRun) -> tuple[np.ndarray, 
         hg.e_fixed, hg.e_total, model.counts, model.total, run.x, pidx, run.dec1, run.dec2, pay, A, F, W,
     )  # fmt: skip
     nb = len(g.banker)
-    cls = np.zeros((nb, 5), np.int64)
-    mul = np.zeros((nb, 5), np.int64)
-    for k, h in enumerate(g.banker):
-        for j, c in enumerate(sorted(set(h))):
-            cls[k, j], mul[k, j] = c, h.count(c)
+    cls, mul = hand_classes(list(g.banker))
     size = np.array([len(h) for h in g.banker], np.int64)
     out = np.array([banker_outcome(h) for h in g.banker], np.int64)
     S = np.zeros(nb)
@@ -276,6 +265,7 @@ def with_split_banker(g: Game, dev: dict[str, Any], rounds: int = 8) -> dict[str
             "rounds": found["rounds"],
         }
         p = (int(g.counts[x]) / g.total_cards) * ((int(g.counts[x]) - 1) / (g.total_cards - 1))
+        p *= pair.get("splittable_share", 1.0)  # ten-value pairs: only those of one rank (003)
         total -= p * (pair["split"] - max(pair["no_split"], found["upper"]))
     dev["with_split_banker"] = {
         "player_best_response_with_splits": total,
