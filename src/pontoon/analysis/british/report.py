@@ -236,7 +236,9 @@ def stake_signal(g: Game, tb: Tables, sol: Solution, ratio: float) -> dict[str, 
     }
 
 
-def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = None) -> dict[str, Any]:
+def analyze_british(
+    rules: BritishRules, *, target: float = 1e-3, log: Any = None, split_reading: bool = False
+) -> dict[str, Any]:
     t0 = time.perf_counter()
     # splits (full packs): the split deviation left against the banker's own play facing a split is worth about
     # 0.0006 of a stake (split_banker.py), so the game without splits is solved to half the target, for the
@@ -296,10 +298,15 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
         from pontoon.analysis.british.split_banker import with_split_banker
         from pontoon.analysis.british.splits import split_deviation
 
-        dev = with_split_banker(g, split_deviation(g, tb, sol.tw))
+        twists: dict[int, Any] = {}
+        dev = with_split_banker(g, split_deviation(g, tb, sol.tw), twists=twists)
         dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
         sb = dev["with_split_banker"]
         sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
+        if split_reading:  # split_reading.py: the banker facing a split reading the split hands
+            from pontoon.analysis.british.split_reading import reading_profile
+
+            dev["reading_profile"] = reading_profile(g, tb, sol.sigma, dev, twists, sol.banker_br)
         report["split_deviation"] = dev
     report["seconds"] = time.perf_counter() - t0
     return report
@@ -357,6 +364,21 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         echo(
             f"  exploitability with splits, the player never splitting and that banker facing a split {sb:.6f}"
         )
+        if "reading_profile" in dev:
+            rp = dev["reading_profile"]
+            echo("  the banker facing a split reading the split hands (split_reading.py): the split's value")
+            echo("  guaranteed to the player's best split against that banker, against the pair unsplit:")
+            echo(
+                "  "
+                + "  ".join(
+                    f"{k}:{d['guaranteed']:+.4f}/{dev['pairs'][k]['no_split']:+.4f}"
+                    + (" split" if d["split_in_profile"] else "")
+                    for k, d in rp["pairs"].items()
+                )
+            )
+            echo(
+                f"  exploitability with splits, the player splitting those pairs {rp['exploitability_with_splits']:.6f}"
+            )
     notes = report["model"]
     echo(f"model: splits {notes['splits']}; buys on the grid {notes['buy_grid']} x the initial stake")
     echo(f"  not modelled: {notes['not_modelled']}")

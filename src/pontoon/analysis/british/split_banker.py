@@ -242,12 +242,15 @@ def split_banker(g: Game, x: int, keep: float, model: SplitModel, rounds: int = 
     return {**best, "rounds": bounds}
 
 
-def with_split_banker(g: Game, dev: dict[str, Any], rounds: int = 8) -> dict[str, Any]:
+def with_split_banker(
+    g: Game, dev: dict[str, Any], rounds: int = 8, twists: dict[int, np.ndarray] | None = None
+) -> dict[str, Any]:
     """``splits.split_deviation``'s report with the banker facing each split given a play of his own
     (``split_banker``) where the simple banker leaves splitting profitable: per pair ``split_banker`` (the upper
     bound on the split's value, the fictitious-play round that gave it, whether it is a saddle point among the
     bankers reading their own cards), and ``with_split_banker``: the player's best response with splits when the
-    banker facing a split plays so, and its gain over the best response without splits."""
+    banker facing a split plays so, and its gain over the best response without splits; ``twists`` (where given)
+    gets each such play (x -> his chance of twisting per banker hand)."""
     from pontoon.analysis.british.game import NAMES
 
     model = SplitModel(g.rules, g)
@@ -258,6 +261,8 @@ def with_split_banker(g: Game, dev: dict[str, Any], rounds: int = 8) -> dict[str
         if pair is None or pair["split"] <= pair["no_split"]:
             continue
         found = split_banker(g, x, pair["no_split"], model, rounds)
+        if twists is not None:
+            twists[x] = found["twist"]  # the banker's play facing a split of x-x (reading his own cards)
         pair["split_banker"] = {
             "upper": found["upper"],
             "round": found["round"],

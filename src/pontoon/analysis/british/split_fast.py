@@ -59,6 +59,7 @@ class HandGraph:
     e_stake: np.ndarray
     e_fixed: np.ndarray  # per stake, paid unless the banker has a Pontoon (-1 bust, the Royal Pontoon's pay)
     e_total: np.ndarray  # against the banker: the stuck total (22 five cards), -1 none
+    keys: list[tuple[tuple[int, ...], float, float, bool]]  # per node: (cards, stake, last buy, twisted)
 
 
 def hand_graph(rules: BritishRules, x: int, counts: np.ndarray) -> HandGraph:
@@ -141,6 +142,7 @@ def hand_graph(rules: BritishRules, x: int, counts: np.ndarray) -> HandGraph:
         np.array([r[1] for r in end_rows], np.float64),
         np.array([r[2] for r in end_rows], np.float64),
         np.array([r[3] for r in end_rows], np.int64),
+        nodes,
     )
 
 
