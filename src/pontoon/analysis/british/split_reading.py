@@ -55,6 +55,25 @@ class Gathered:
     a: np.ndarray
     f: np.ndarray
 
+    @property
+    def index(self) -> dict[tuple[Obs, Obs], int]:
+        return {o: i for i, o in enumerate(self.obs)}
+
+
+def seen_of_view(hand: dict[str, Any], initial: Any = 1) -> Obs:
+    """What ``view(banker)`` shows of a split hand at his turn, as ``gather`` keys it (the stake in initial
+    stakes)."""
+    from decimal import Decimal
+
+    from pontoon.analysis.british.infosets import HIDDEN, card_class
+
+    stake = float(Decimal(hand["stake"]) / Decimal(initial))
+    if hand["status"] == "bust":  # 003 "throw in your hand face up": every card, in the order dealt
+        return ("bust", stake, bool(hand["twisted"]), tuple(card_class(c) for c in hand["cards"]))
+    hidden = sum(1 for c in hand["cards"] if c == HIDDEN)
+    ups = tuple(card_class(c) for c in hand["cards"][1:] if c != HIDDEN)
+    return (hand["status"], stake, hidden, ups)
+
 
 def _hand_runs(
     model: SplitModel, x: int, c: int, other: np.ndarray, choose: Any
@@ -342,3 +361,49 @@ def reading_profile(
         "player_best_response_with_splits": pbr,
         "exploitability_with_splits": pbr - bbr,
     }
+
+
+@_jit
+def _k_obs(g_u, w, a, f, lo, hi, counts, total, cls, mul, size, out, binom, S, M):  # type: ignore[no-untyped-def]
+    """At one observation (groups lo..hi): per banker hand the player's value if the banker stays there, and the
+    chance of the deals, each weighted by the chance that the banker's first cards form the hand."""
+    for i in range(lo, hi):
+        rc = g_u[i]
+        left = total
+        for c in range(rc.shape[0]):
+            left -= rc[c]
+        for k in range(cls.shape[0]):
+            s = size[k]
+            if left < s:
+                continue
+            num = _k_ways(rc, counts, cls, mul, k, binom)
+            if num != 0.0:
+                q = num / binom[left, s]
+                S[k] += q * (a[i, out[k]] + f[i])
+                M[k] += q * w[i]
+
+
+def observation_values(
+    g: Game, model: SplitModel, gd: Gathered, o: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per banker hand, at observation ``o`` of ``gd``: the player's value per initial stake if the banker stays,
+    and if he twists and then plays his best response, given everything he sees and his cards (his Pontoon
+    excluded: he has none when he plays; NaN where he cannot twist or the hand cannot occur), and the chance of
+    the deals that reach it (the weight of each normalised value)."""
+    cls, mul, size, out, twistable, kid_start, kid, rho, _ = _banker_arrays(g)
+    lo, hi = np.searchsorted(gd.g_obs, [o, o + 1])
+    nb = len(g.banker)
+    S, M = np.zeros(nb), np.zeros(nb)
+    _k_obs(
+        gd.g_u, gd.w, gd.a, gd.f, int(lo), int(hi), model.counts, model.total, cls, mul, size, out,
+        _binom(model.total), S, M,
+    )  # fmt: skip
+    z = S.copy()
+    tw = np.full(nb, np.nan)
+    for k in range(nb - 1, -1, -1):  # children before parents
+        if twistable[k]:
+            t = float(rho[kid_start[k] : kid_start[k + 1]] @ z[kid[kid_start[k] : kid_start[k + 1]]])
+            tw[k] = t
+            z[k] = min(S[k], t)
+    m = np.where(M > 0, M, np.nan)
+    return S / m, tw / m, M
