@@ -257,16 +257,19 @@ def analyze_british(
             "stake": "one initial stake (every payment is a multiple of it); the stake chosen after the first "
             "card: --stake-grid (stake_game), stake_signal a lower bound",
             "buy_grid": list(BUY_GRID),
-            "splits": "never in the solution; the player's best response may split a pair once against the banker's "
-            "play facing a split (split_deviation)"
+            "splits": "never in the solution; the player's best response may split any pair once (two ten-value "
+            "cards where of one rank: 003) against the banker's play facing a split (his own cards: "
+            "split_deviation); the banker's best response reads everything he sees (no split in the profile: "
+            "none met; --split-reading: the profile splits where the split holds against a banker reading the "
+            "split hands, reading_profile)"
             if rules.max_split_hands >= 2
             else "not offered (max_split_hands 1)",
             "cards": "by point value" + (", tens and pictures apart" if rules.ace_ten_not_pontoon else ""),
             "pontoon_grades": "exact at the player's Pontoon (rul 29)"
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
-            "not_modelled": "splits: a second split (003 allows up to four hands) and ten-value pairs are not offered "
-            "(the best response with splits is a lower bound); the banker facing a split reads his own cards only"
+            "not_modelled": "splits: a second split (003 allows up to four hands) is not offered to the player's "
+            "best response (with splits it is a lower bound)"
             + ("; a second burn (one burn a round: a lower bound)" if rules.burn != "none" else ""),
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),

@@ -321,8 +321,9 @@ def reading_profile(
     For each pair that the player's best response splits against the banker's own play facing a split
     (``twists[x]``, or the simple banker): the player's best split against that play (``split_fast``), and the
     banker's best response to it reading the split hands (``reading_response``): the split's value guaranteed to
-    that split play whatever the banker does. Where it is above the pair's value unsplit against the solved
-    banker, the profile splits the pair so (the same-rank share of a ten-value pair). Its exploitability is exact:
+    that split play whatever the banker does. The profile splits the set of those pairs (the same-rank share of
+    a ten-value pair) that makes the banker's best response worth most to the player: the lowest exploitability
+    (every set tried; the empty set is the profile that never splits). Its exploitability is exact:
     the player's best response is the one with splits against the banker's own play (``with_split_banker``), and
     the banker's best response is his best response without splits to the player's flow less the split roots,
     plus each split's reading best response."""
@@ -332,9 +333,10 @@ def reading_profile(
     from pontoon.analysis.british.values import banker_response
 
     model = SplitModel(g.rules, g)
-    drop: dict[int, float] = {}
-    split_part = 0.0
     pairs: dict[str, Any] = {}
+    found: dict[
+        str, tuple[int, float, float]
+    ] = {}  # pair -> (root node, chance of splitting there, guaranteed)
     roots = {g.nodes[n].cards: (n, p) for n, p in g.roots if n >= 0 and len(g.nodes[n].cards) == 2}
     for x in range(NCLASS):
         name = NAMES[x] * 2
@@ -344,15 +346,21 @@ def reading_profile(
         twist = twists.get(x, simple_play(g))
         run = model.run(x, banker_ends(g, lambda h, t=twist: t[g.banker_index[h]]))
         read = reading_response(g, model, run)
-        splits = read.value > pair["no_split"]
-        pairs[name] = {"split_value": run.value, "guaranteed": read.value, "split_in_profile": splits}
-        if splits:
-            n, p = roots[(x, x)]
-            share = same_rank_share(g.rules, x)
-            drop[n] = share
-            split_part += p * share * read.value
-    _, _, rest = banker_response(g, tb, _flow_without(g, sigma, drop))
-    bbr = float(rest) + split_part
+        pairs[name] = {"split_value": run.value, "guaranteed": read.value, "split_in_profile": False}
+        n, p = roots[(x, x)]
+        found[name] = (n, p * same_rank_share(g.rules, x), read.value)
+    best: tuple[float, tuple[str, ...]] | None = None
+    names = sorted(found)
+    for mask in range(1 << len(names)):  # every set of the pairs split in the profile (a few pairs)
+        chosen = tuple(nm for i, nm in enumerate(names) if mask >> i & 1)
+        drop = {found[nm][0]: same_rank_share(g.rules, NAMES.index(nm[0])) for nm in chosen}
+        _, _, rest = banker_response(g, tb, _flow_without(g, sigma, drop))
+        bbr = float(rest) + sum(found[nm][1] * found[nm][2] for nm in chosen)
+        if best is None or bbr > best[0]:
+            best = (bbr, chosen)
+    bbr, chosen = best if best is not None else (banker_br, ())
+    for nm in chosen:
+        pairs[nm]["split_in_profile"] = True
     pbr = dev["with_split_banker"]["player_best_response_with_splits"]
     return {
         "pairs": pairs,
