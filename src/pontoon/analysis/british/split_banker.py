@@ -28,7 +28,7 @@ from pontoon.analysis.british.split_fast import (
     SplitModel,
     SplitRun,
     _binom,
-    _k_ways,
+    _k_hyper,
     banker_ends,
     hand_classes,
     simple_twists,
@@ -124,20 +124,14 @@ def _k_forward(  # type: ignore[no-untyped-def]
 def _k_stay(rcs, counts, total, cls, mul, size, out, binom, A, F, S):  # type: ignore[no-untyped-def]
     """``S[k]``: the player's value if the banker stays on (or must end at) hand ``k``, weighted by the chance
     that his first cards form it: summed over the sets of the player's cards (``A``, ``F`` of ``_k_forward``)."""
+    q = np.zeros(cls.shape[0])
     for u in range(rcs.shape[0]):
         if A[u, 0] == 0.0 and F[u] == 0.0 and A[u, 2] == 0.0:
             continue
-        rc = rcs[u]
-        left = total
-        for c in range(rc.shape[0]):
-            left -= rc[c]
+        _k_hyper(rcs[u], counts, total, cls, mul, size, binom, q)
         for k in range(cls.shape[0]):
-            s = size[k]
-            if left < s:
-                continue
-            num = _k_ways(rc, counts, cls, mul, k, binom)
-            if num != 0.0:
-                S[k] += num / binom[left, s] * (A[u, out[k]] + F[u])
+            if q[k] != 0.0:
+                S[k] += q[k] * (A[u, out[k]] + F[u])
 
 
 def stay_values(g: Game, model: SplitModel, run: SplitRun) -> tuple[np.ndarray, float]:

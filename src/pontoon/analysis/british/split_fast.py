@@ -219,7 +219,7 @@ def _binom(top: int) -> np.ndarray:
 
 
 def hand_classes(hands: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
-    """[hand, j]: the distinct classes of each hand (up to five) and their multiplicities, for ``_k_ways``."""
+    """[hand, j]: the distinct classes of each hand (up to five) and their multiplicities, for ``_k_hyper``."""
     cls = np.zeros((len(hands), 5), np.int64)
     mul = np.zeros((len(hands), 5), np.int64)
     for i, h in enumerate(hands):
@@ -229,35 +229,38 @@ def hand_classes(hands: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @_jit
-def _k_ways(rc, counts, cls, mul, k, binom):  # type: ignore[no-untyped-def]
-    """The number of ways the pack less the player's cards ``rc`` holds banker hand ``k`` (a product of
-    binomials over its classes, ``hand_classes``); 0 where it lacks them."""
-    num = 1.0
-    for j in range(5):
-        m = mul[k, j]
-        if m == 0:
-            break
-        lc = counts[cls[k, j]] - rc[cls[k, j]]
-        if lc < m:
-            return 0.0
-        num *= binom[lc, m]
-    return num
-
-
-@_jit
-def _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp):  # type: ignore[no-untyped-def]
-    """The banker's outcome chances (his Pontoon excluded) given the player's cards ``rc`` out of the pack."""
+def _k_hyper(rc, counts, total, cls, mul, size, binom, q):  # type: ignore[no-untyped-def]
+    """``q[k]``: the chance that the banker's first cards form hand ``k`` (``hand_classes``), the player's cards
+    ``rc`` out of the pack: a product of binomials over its classes (0 where the pack lacks them)."""
     left = total
     for c in range(rc.shape[0]):
         left -= rc[c]
-    outp[:] = 0.0
     for k in range(cls.shape[0]):
+        q[k] = 0.0
         s = size[k]
         if left < s:
             continue
-        num = w[k] * _k_ways(rc, counts, cls, mul, k, binom)
-        if num != 0.0:
-            outp[out[k]] += num / binom[left, s]
+        num = 1.0
+        for j in range(5):
+            m = mul[k, j]
+            if m == 0:
+                break
+            lc = counts[cls[k, j]] - rc[cls[k, j]]
+            if lc < m:
+                num = 0.0
+                break
+            num *= binom[lc, m]
+        q[k] = num / binom[left, s]
+
+
+@_jit
+def _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp, q):  # type: ignore[no-untyped-def]
+    """The banker's outcome chances (his Pontoon excluded) given the player's cards ``rc`` out of the pack."""
+    outp[:] = 0.0
+    _k_hyper(rc, counts, total, cls, mul, size, binom, q)
+    for k in range(cls.shape[0]):
+        if q[k] != 0.0:
+            outp[out[k]] += w[k] * q[k]
 
 
 @_jit
@@ -266,9 +269,10 @@ def _k_banker_all(rcs, counts, total, cls, mul, size, w, out, binom, p0, p1, pb,
     sum ``pn`` (he has no Pontoon) and the chance ``pp`` of his Pontoon."""
     no = pb.shape[1]
     outp = np.zeros(no)
+    q = np.zeros(cls.shape[0])
     for u in range(rcs.shape[0]):
         rc = rcs[u]
-        _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp)
+        _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp, q)
         s = 0.0
         for o in range(no):
             pb[u, o] = outp[o]

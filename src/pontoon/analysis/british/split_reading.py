@@ -34,7 +34,7 @@ from pontoon.analysis.british.split_fast import (
     SplitModel,
     SplitRun,
     _binom,
-    _k_ways,
+    _k_hyper,
     hand_classes,
 )
 from pontoon.analysis.british.values import _jit, _u
@@ -194,30 +194,24 @@ def _k_read(  # type: ignore[no-untyped-def]
     z = np.zeros(nb)
     value = 0.0
     G = g_obs.shape[0]
+    q = np.zeros(nb)
     i = 0
     while i < G:
         o = g_obs[i]
         S[:] = 0.0
         while i < G and g_obs[i] == o:
-            rc = g_u[i]
-            left = total
-            for c in range(rc.shape[0]):
-                left -= rc[c]
+            _k_hyper(g_u[i], counts, total, cls, mul, size, binom, q)
             for k in range(nb):
-                s = size[k]
-                if left < s:
-                    continue
-                num = _k_ways(rc, counts, cls, mul, k, binom)
-                if num != 0.0:
-                    S[k] += num / binom[left, s] * (a[i, out[k]] + f[i])
+                if q[k] != 0.0:
+                    S[k] += q[k] * (a[i, out[k]] + f[i])
             i += 1
         for k in range(nb - 1, -1, -1):  # children before parents
             z[k] = S[k]
             if not twistable[k]:
                 continue
             t = 0.0
-            for q in range(kid_start[k], kid_start[k + 1]):
-                t += rho[q] * z[kid[q]]
+            for r in range(kid_start[k], kid_start[k + 1]):
+                t += rho[r] * z[kid[r]]
             if use_fixed:
                 z[k] = (1.0 - fixed_play[k]) * S[k] + fixed_play[k] * t
             elif t < S[k]:
@@ -375,20 +369,13 @@ def reading_profile(
 def _k_obs(g_u, w, a, f, lo, hi, counts, total, cls, mul, size, out, binom, S, M):  # type: ignore[no-untyped-def]
     """At one observation (groups lo..hi): per banker hand the player's value if the banker stays there, and the
     chance of the deals, each weighted by the chance that the banker's first cards form the hand."""
+    q = np.zeros(cls.shape[0])
     for i in range(lo, hi):
-        rc = g_u[i]
-        left = total
-        for c in range(rc.shape[0]):
-            left -= rc[c]
+        _k_hyper(g_u[i], counts, total, cls, mul, size, binom, q)
         for k in range(cls.shape[0]):
-            s = size[k]
-            if left < s:
-                continue
-            num = _k_ways(rc, counts, cls, mul, k, binom)
-            if num != 0.0:
-                q = num / binom[left, s]
-                S[k] += q * (a[i, out[k]] + f[i])
-                M[k] += q * w[i]
+            if q[k] != 0.0:
+                S[k] += q[k] * (a[i, out[k]] + f[i])
+                M[k] += q[k] * w[i]
 
 
 def observation_values(
