@@ -83,6 +83,8 @@ def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
         ["--stake-grid", "1,2.555"],
         ["--stake-grid", "1,,2"],
         ["--stake-grid", "1,2,3,4,5,6,7"],
+        ["--set", "pack_ranks=A5T", "--split-reading"],  # a full pack only
+        ["--set", "max_split_hands=1", "--split-reading"],
     ],
 )
 def test_bad_input_is_exit_2(args: list[str]) -> None:
@@ -94,7 +96,7 @@ def test_report_in_process_names_the_model() -> None:
     rep = analyze_british(SHOOT.with_(pack_ranks="A5T"))
     assert rep["model"]["splits"].startswith("never in the solution") and rep["model"]["buy_grid"] == [1, 2]
     dev = rep["split_deviation"]  # the pairs of the pack, and the banker's own play facing a split
-    assert set(dev["pairs"]) == {"AA", "55"}
+    assert set(dev["pairs"]) == {"AA", "55", "TT"}  # two tens: the pack's one ten-value rank (003)
     sb = dev["with_split_banker"]
     assert (
         dev["without_splits"]
@@ -156,3 +158,27 @@ def test_banker_double_json() -> None:
         0 <= p <= 1 for p in rep["banker_double"].values()
     )
     assert "double" in rep["model"] and set(rep["strategy"]) == {"player_passed", "player_doubled"}
+
+
+def test_split_reading_profile_in_process() -> None:
+    """The profile splitting where the split holds against a banker reading the split hands: its exploitability
+    is the player's best response with splits less the banker's best response (reading the split hands), and the
+    profile's is at most that of the profile that never splits (equal where it splits nothing)."""
+    rep = analyze_british(SHOOT.with_(pack_ranks="A5T"), split_reading=True)
+    dev = rep["split_deviation"]
+    rp = dev["reading_profile"]
+    assert (
+        rp["player_best_response_with_splits"] == dev["with_split_banker"]["player_best_response_with_splits"]
+    )
+    assert (
+        abs(
+            rp["exploitability_with_splits"]
+            - (rp["player_best_response_with_splits"] - rp["banker_best_response"])
+        )
+        < 1e-15
+    )
+    assert rp["pairs"] and all(d["guaranteed"] <= d["split_value"] + 1e-12 for d in rp["pairs"].values())
+    # the profile takes the best set of pairs to split, the empty set (never splitting) among them
+    assert rp["exploitability_with_splits"] <= dev["with_split_banker"]["exploitability_with_splits"] + 1e-12
+    if not any(d["split_in_profile"] for d in rp["pairs"].values()):
+        assert abs(rp["banker_best_response"] - rep["solution"]["banker_best_response"]) < 1e-12

@@ -14,7 +14,7 @@ from pontoon.analysis.british import values as V
 from pontoon.analysis.british.enumerate import engine_value
 from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
 from pontoon.analysis.british.split_banker import blind_response, play_value, simple_play, split_banker
-from pontoon.analysis.british.split_fast import SplitModel, banker_ends
+from pontoon.analysis.british.split_fast import SplitModel, banker_ends, same_rank_share
 from pontoon.analysis.british.splits import (
     split_deviation,
     split_model,
@@ -22,6 +22,8 @@ from pontoon.analysis.british.splits import (
     split_values_enumerated,
 )
 from pontoon.british.bots import BankerPolicy, banker_decision
+from pontoon.british.pack import BritishPack, one_pack
+from pontoon.british.round import BritishRound
 from pontoon.rules.british import BRITISH
 
 RULES = BRITISH.with_(pack_ranks="A5T", pack_suits=4, packs=2)  # 24 cards: two split hands never exhaust it
@@ -42,7 +44,7 @@ def test_split_value_equals_the_engine_and_enters_the_best_response() -> None:
     tw = V.house_banker(g)
     q, v, _ = V.player_q(g, tb, tw)
     values, options = split_model(RULES, g)
-    assert set(values) == {game.ACE, 4}  # A-A, 5-5; not ten-value pairs
+    assert set(values) == {game.ACE, 4, game.TEN}  # A-A, 5-5, T-T (one rank of ten-value cards here)
     x = 4  # split the fives
     top = [np.eye(len(s.actions))[int(np.argmax(q[i]))] for i, s in enumerate(g.nodes)]
     oi = {o: i for i, o in enumerate(g.obs)}
@@ -110,7 +112,8 @@ def test_split_deviation_on_a_small_pack() -> None:
     g = game.build(rules)
     tb = V.tables(g)
     dev = split_deviation(g, tb, V.house_banker(g))
-    assert set(dev["pairs"]) == {"AA", "55"}
+    assert set(dev["pairs"]) == {"AA", "55", "TT"}  # the only ten-value rank is T: every T-T may be split
+    assert all(d["splittable_share"] == 1.0 for d in dev["pairs"].values())
     gain = sum(max(0.0, d["split"] - d["no_split"]) for d in dev["pairs"].values())
     assert dev["player_best_response_with_splits"] >= dev["without_splits"]
     assert gain > 0 and dev["player_best_response_with_splits"] > dev["without_splits"]
@@ -169,3 +172,39 @@ def test_the_banker_facing_a_split_best_responds_exactly() -> None:
             assert abs(fast - enumerated) < 1e-12
         found = split_banker(g, x, -10.0, model, rounds=2)
         assert found["upper"] <= run.value + 1e-12 and found["rounds"][0] == run.value
+
+
+def test_ten_value_pairs_split_only_when_of_one_rank() -> None:
+    """003: "you cannot split two ten point cards unless they are actually equal - two queens can be split but
+    a queen and a jack" (not). The engine offers the split for Q-Q, not for Q-J; the share of the ten-value pairs
+    that may be split equals the count of same-rank pairs among the engine's own pack; the deviation weights the
+    T-T split by it (the split's value is the class's: fast passes equal the enumeration above)."""
+    rules = BRITISH.with_(pack_ranks="A6TQ", pack_suits=2, packs=2)
+    for a, b, offered in (("QS", "QH", True), ("QS", "TH", False), ("TS", "TS", True)):
+        # dealt one at a time, the player first: his two cards are the first and the third
+        rnd = BritishRound(rules, ["p"], "b", BritishPack.stacked_from(f"{a} 6S {b} 6H 6S 6H AS AH", packs=2))
+        rnd.act("p", "stake", "1")
+        assert rnd.view("p")["hands"][0]["cards"] == [a, b]
+        assert rnd.can_split("p") is offered
+    tens = [c for c in one_pack(rules) * rules.packs_for(2) if c.rank in "TJQK"]
+    same = sum(1 for i, a in enumerate(tens) for b in tens[i + 1 :] if a.rank == b.rank)
+    share = same / (len(tens) * (len(tens) - 1) / 2)
+    assert abs(same_rank_share(rules, game.TEN) - share) < 1e-15 and share == 3 / 7
+    assert same_rank_share(BRITISH, game.TEN) == 3 / 15  # one pack: 16 ten-value cards, 4 of each rank
+    g = game.build(rules)
+    tb = V.tables(g)
+    tw = V.house_banker(g)
+    _, v, base = V.player_q(g, tb, tw)
+    dev = split_deviation(g, tb, tw)
+    tt = dev["pairs"]["TT"]
+    assert tt["splittable_share"] == share
+    gains = {
+        name: d["splittable_share"] * max(0.0, d["split"] - d["no_split"]) for name, d in dev["pairs"].items()
+    }
+    p_pair = {
+        game.NAMES[g.nodes[n].cards[0]] * 2: p
+        for n, p in g.roots
+        if n >= 0 and g.nodes[n].cards[0] == g.nodes[n].cards[1]
+    }
+    expected = float(base) + sum(p_pair[name] * gain for name, gain in gains.items())
+    assert abs(dev["player_best_response_with_splits"] - expected) < 1e-12

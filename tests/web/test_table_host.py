@@ -187,7 +187,12 @@ def test_british_and_shoot_alone_against_bots(live: LiveServer, preset: str) -> 
     seat = live.join(tid, ann, buy_in="300")
     c = live.ws(tid, seat)
     c.wait_state(lambda s: s["phase"] == "waiting")
-    assert c.state["bot_levels"] == ["simple", "house", "solved"]  # a solution is shipped for the preset
+    assert c.state["bot_levels"] == [
+        "simple",
+        "house",
+        "solved",
+        "best",
+    ]  # a solution is shipped for the preset
     r = host_do(live, tid, ann, action="add_bot", level="expert")
     assert r.status_code == 400 and "accepted simple, house, solved" in r.json()["detail"], r.text
     r = host_do(live, tid, ann, action="fill_bots", level="solved")  # the British analysis's solution

@@ -135,6 +135,7 @@ def _british(
     players: int | None = None,
     rounds: int = 0,
     stake_grid: tuple[Decimal, ...] | None = None,
+    split_reading: bool = False,
 ) -> None:
     """``--rules british|shoot`` (or a British rules file): the solved heads-up game (issue 27)."""
     from pontoon.rules.british import BritishRules
@@ -147,9 +148,15 @@ def _british(
     from pontoon.money import dumps
 
     if rules.banker_may_double:
+        if split_reading:
+            raise PontoonError("with banker_may_double the British analysis has no splits: --split-reading")
         _british_double(rules, as_json, chart, players, stake_grid)
         return
-    report = analyze_british(rules)
+    if split_reading and (rules.max_split_hands < 2 or rules.reduced_pack):
+        raise PontoonError(
+            "--split-reading needs splits (max_split_hands 2 or more) on a full pack (not pack_ranks/pack_suits)"
+        )
+    report = analyze_british(rules, split_reading=split_reading)
     if stake_grid is not None:
         from pontoon.analysis.british.stakes import print_stake_game, stake_game
 
@@ -289,6 +296,14 @@ OPTIONS: tuple[Opt, ...] = (
         "British: also solve the stake game, the initial stake chosen after the first card from these amounts "
         "(e.g. 1,100; 'limits': the rules' stake_min and stake_max)",
     ),
+    Opt(
+        "split_reading",
+        "--split-reading",
+        "flag",
+        False,
+        "British: also the banker facing a split reading the split hands (his exact best response; about a "
+        "minute per pair the player's best response splits)",
+    ),
     Opt("extra", "", "arguments", None, hidden=True),
 )
 
@@ -305,6 +320,7 @@ def analyze_main(
     players: str | None = None,
     sample: str | None = None,
     stake_grid: str | None = None,
+    split_reading: bool = False,
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
     from pontoon.analysis.report import analyze, to_json
@@ -328,11 +344,14 @@ def analyze_main(
             )
         if sample is not None and players is None:
             raise PontoonError("--sample goes with --players N")
-        _british(r, as_json, chart, _players(players), _rounds(sample), _stake_grid(stake_grid, r))
+        _british(
+            r, as_json, chart, _players(players), _rounds(sample), _stake_grid(stake_grid, r), split_reading
+        )
         return
-    if players is not None or sample is not None or stake_grid is not None:
+    if players is not None or sample is not None or stake_grid is not None or split_reading:
         raise PontoonError(
-            "--players, --sample and --stake-grid apply to the British game (--rules british|shoot)"
+            "--players, --sample, --stake-grid and --split-reading apply to the British game "
+            "(--rules british|shoot)"
         )
     report = analyze(r, b, split_strategy=split)
     if chart:

@@ -9,10 +9,12 @@ buy-in and pay-back go through the same accounts as a person's.
   shoe (``seat_view.view_hint``), as the hints show a person. Offers outside those verbs (insurance,
   a standing bettor's follow) are declined; a bot bets the table minimum.
 - British and Shoot: ``british_bots(rules, level)``, the ONE place the web layer chooses the British
-  policies: ``simple`` (``pontoon.british.bots``'s documented defaults), ``house`` and ``solved``
-  (``pontoon.analysis.british.bots``: the heads-up solution of the British analysis), the last two where
-  a solution is shipped for the table's rules (the british and shoot presets; a rules file the same as
-  one of them), since solving other rules takes about a minute.
+  policies: ``simple`` (``pontoon.british.bots``'s documented defaults), ``house``, ``solved`` and ``best``
+  (``pontoon.analysis.british.bots``: the heads-up solution of the British analysis; ``best``: the banker's
+  exact best response reading every hand, 20 ms a banker turn with 2 players, seconds with 6 or 7), the
+  last three where a solution is shipped for the table's rules (the british and shoot presets; a rules
+  file the same as one of them), since solving other rules takes about a minute; the same levels as
+  ``pontoon play --bots``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pontoon.protocol import Action
 from pontoon.rules.british import BritishRules
 from pontoon.rules.model import CasinoRules
 
-LEVELS = ("simple", "house", "solved")  # British bot levels (analysis/british/bots.py)
+LEVELS = ("simple", "house", "solved", "best")  # British bot levels: analysis/british/bots.py LEVELS
 BOT_PREFIX = "bot-"
 
 
@@ -51,7 +53,7 @@ def levels_for(rules: BritishRules) -> tuple[str, ...]:
 
 def british_bots(rules: BritishRules, level: str = "simple") -> Bots:
     """The British policies of a bot ``level``; a level not offered for these rules is a BotError. The
-    first ``house``/``solved`` bots of a rules set read the shipped solution (a few seconds, then kept in
+    first ``house``/``solved``/``best`` bots of a rules set read the shipped solution (a few seconds, then kept in
     memory): the host route builds them in a worker thread."""
     check_level(level)
     if level not in levels_for(rules):

@@ -14,7 +14,8 @@
 Every decision reads the seat's own view (``rnd.view(seat)``), the public view (which cards are face up,
 ``rnd.view(SPECTATOR)``) and the public stake events (each hand's initial stake) only: ruling 35. What the
 heads-up model does not cover (stakes other than the table minimum, shoot bets, splits, burns, the banker's
-double, a state off the buy grid such as a human's odd buy) is decided by the simple policy.
+double, a state off the buy grid such as a human's odd buy) is decided by the simple policy; but the banker
+facing a split heads-up plays the profile's play there (``split_bots``: his own cards only).
 """
 
 from __future__ import annotations
@@ -179,6 +180,9 @@ class LevelBots(Bots):
             return None
         if self.level == "house":
             return ("twist", None) if best(hand) < HOUSE_STAYS_ON else ("stick", None)
+        split = self._split_banker(view, k)
+        if split is not None:
+            return split, None
         if self.level == "best":
             got = self._best_banker(rnd)
             if got is not None:
@@ -200,6 +204,16 @@ class LevelBots(Bots):
             float(stakes[h["owner"]]) * (twist[r, k] - stay[r, k]) for h, r in zip(live, rows, strict=True)
         )  # the players' value: the banker twists when that lowers it
         return ("twist", None) if gain < 0 else ("stick", None)
+
+    def _split_banker(self, view: dict[str, Any], k: int) -> str | None:
+        """Heads-up facing a split of x-x: the profile's play there, from his own cards (``split_bots``)."""
+        from pontoon.analysis.british.split_bots import split_pair, split_twist_chance
+
+        x = split_pair(view)
+        if x is None or self._sol is None:
+            return None
+        p = split_twist_chance(self._sol, x, k)
+        return "twist" if self.rng.random() < p else "stick"
 
     def _best_banker(self, rnd: BritishRound) -> str | None:
         """``best``: the exact best response reading every hand (analysis/british/reading.py) to players who

@@ -10,8 +10,14 @@ act, from that seat's view only (ruling 35).
   the solution; his later decisions played best; summed over the live hands (each heads-up: the other
   hands' cards count as unseen).
 
+- As the banker facing a split heads-up: staying and twisting given everything he sees of both split hands
+  (the pair, face-up cards in order, numbers of cards, stakes, busts) and his own cards, the player splitting
+  as his best split against the profile's banker there, his later decisions played best
+  (``split_bots.split_banker_values``).
+
 Figures are in money (the seat's expected net on the live stakes from here), the player's per his hand,
-the banker's over the live hands; ``None`` where the state is off the model (a split hand, an odd buy).
+the banker's over the live hands; ``None`` where the state is off the model (a player's split hand, an odd
+buy).
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ import numpy as np
 from pontoon.analysis.british.bots import hand_state, initial_stakes, seen_hand
 from pontoon.analysis.british.game import check_seats, multiset_p
 from pontoon.analysis.british.infosets import card_class
+from pontoon.analysis.british.split_bots import split_banker_values, split_pair
+from pontoon.analysis.british.split_reading import seen_of_view
 from pontoon.analysis.british.strategy import Solved, solved
 from pontoon.analysis.british.values import _k_stay, banker_response, player_flow, player_q
 from pontoon.british.round import BritishRound
@@ -117,6 +125,18 @@ def british_hint(
         hand = tuple(sorted(card_class(c) for c in view["banker_cards"]))
         k = sol.game.banker_index.get(hand)
         live = [h for h in view["hands"] if h["status"] in ("stuck", "five")]
+        x = split_pair(view)
+        if x is not None:  # heads-up facing a split: what he sees of both hands (split_reading)
+            initial = initials.get(view["hands"][0]["owner"])
+            if k is not None and "twist" in legal and initial:
+                seen = tuple(seen_of_view(h, initial) for h in view["hands"])
+                try:
+                    vals = split_banker_values(sol, x, seen, hand)  # type: ignore[arg-type]
+                except KeyError:  # a play the solved split never makes (a human's odd buy)
+                    return out
+                out["values"] = {a: v * float(initial) for a, v in vals.items()}
+                out["best"] = max(out["values"], key=lambda a: out["values"][a])
+            return out
         at = {o: i for i, o in enumerate(sol.game.obs)}
         rows = [at.get(seen_hand(h, initials.get(h["owner"], Decimal(1))) or ((-1,), ())) for h in live]
         if (

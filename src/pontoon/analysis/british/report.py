@@ -236,7 +236,9 @@ def stake_signal(g: Game, tb: Tables, sol: Solution, ratio: float) -> dict[str, 
     }
 
 
-def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = None) -> dict[str, Any]:
+def analyze_british(
+    rules: BritishRules, *, target: float = 1e-3, log: Any = None, split_reading: bool = False
+) -> dict[str, Any]:
     t0 = time.perf_counter()
     # splits (full packs): the split deviation left against the banker's own play facing a split is worth about
     # 0.0006 of a stake (split_banker.py), so the game without splits is solved to half the target, for the
@@ -255,16 +257,19 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
             "stake": "one initial stake (every payment is a multiple of it); the stake chosen after the first "
             "card: --stake-grid (stake_game), stake_signal a lower bound",
             "buy_grid": list(BUY_GRID),
-            "splits": "never in the solution; the player's best response may split a pair once against the banker's "
-            "play facing a split (split_deviation)"
+            "splits": "never in the solution; the player's best response may split any pair once (two ten-value "
+            "cards where of one rank: 003) against the banker's play facing a split (his own cards: "
+            "split_deviation); the banker's best response reads everything he sees (no split in the profile: "
+            "none met; --split-reading: the profile splits where the split holds against a banker reading the "
+            "split hands, reading_profile)"
             if rules.max_split_hands >= 2
             else "not offered (max_split_hands 1)",
             "cards": "by point value" + (", tens and pictures apart" if rules.ace_ten_not_pontoon else ""),
             "pontoon_grades": "exact at the player's Pontoon (rul 29)"
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
-            "not_modelled": "splits: a second split (003 allows up to four hands) and ten-value pairs are not offered "
-            "(the best response with splits is a lower bound); the banker facing a split reads his own cards only"
+            "not_modelled": "splits: a second split (003 allows up to four hands) is not offered to the player's "
+            "best response (with splits it is a lower bound)"
             + ("; a second burn (one burn a round: a lower bound)" if rules.burn != "none" else ""),
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),
@@ -296,10 +301,15 @@ def analyze_british(rules: BritishRules, *, target: float = 1e-3, log: Any = Non
         from pontoon.analysis.british.split_banker import with_split_banker
         from pontoon.analysis.british.splits import split_deviation
 
-        dev = with_split_banker(g, split_deviation(g, tb, sol.tw))
+        twists: dict[int, Any] = {}
+        dev = with_split_banker(g, split_deviation(g, tb, sol.tw), twists=twists)
         dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
         sb = dev["with_split_banker"]
         sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
+        if split_reading:  # split_reading.py: the banker facing a split reading the split hands
+            from pontoon.analysis.british.split_reading import reading_profile
+
+            dev["reading_profile"] = reading_profile(g, tb, sol.sigma, dev, twists, sol.banker_br)
         report["split_deviation"] = dev
     report["seconds"] = time.perf_counter() - t0
     return report
@@ -357,6 +367,21 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         echo(
             f"  exploitability with splits, the player never splitting and that banker facing a split {sb:.6f}"
         )
+        if "reading_profile" in dev:
+            rp = dev["reading_profile"]
+            echo("  the banker facing a split reading the split hands (split_reading.py): the split's value")
+            echo("  guaranteed to the player's best split against that banker, against the pair unsplit:")
+            echo(
+                "  "
+                + "  ".join(
+                    f"{k}:{d['guaranteed']:+.4f}/{dev['pairs'][k]['no_split']:+.4f}"
+                    + (" split" if d["split_in_profile"] else "")
+                    for k, d in rp["pairs"].items()
+                )
+            )
+            echo(
+                f"  exploitability with splits, the player splitting those pairs {rp['exploitability_with_splits']:.6f}"
+            )
     notes = report["model"]
     echo(f"model: splits {notes['splits']}; buys on the grid {notes['buy_grid']} x the initial stake")
     echo(f"  not modelled: {notes['not_modelled']}")

@@ -28,7 +28,9 @@ from pontoon.analysis.british.split_fast import (
     SplitModel,
     SplitRun,
     _binom,
+    _k_hyper,
     banker_ends,
+    hand_classes,
     simple_twists,
 )
 from pontoon.analysis.british.values import _jit, _u
@@ -122,29 +124,14 @@ def _k_forward(  # type: ignore[no-untyped-def]
 def _k_stay(rcs, counts, total, cls, mul, size, out, binom, A, F, S):  # type: ignore[no-untyped-def]
     """``S[k]``: the player's value if the banker stays on (or must end at) hand ``k``, weighted by the chance
     that his first cards form it: summed over the sets of the player's cards (``A``, ``F`` of ``_k_forward``)."""
+    q = np.zeros(cls.shape[0])
     for u in range(rcs.shape[0]):
         if A[u, 0] == 0.0 and F[u] == 0.0 and A[u, 2] == 0.0:
             continue
-        rc = rcs[u]
-        left = total
-        for c in range(rc.shape[0]):
-            left -= rc[c]
+        _k_hyper(rcs[u], counts, total, cls, mul, size, binom, q)
         for k in range(cls.shape[0]):
-            s = size[k]
-            if left < s:
-                continue
-            num = 1.0
-            for j in range(5):
-                m = mul[k, j]
-                if m == 0:
-                    break
-                lc = counts[cls[k, j]] - rc[cls[k, j]]
-                if lc < m:
-                    num = 0.0
-                    break
-                num *= binom[lc, m]
-            if num != 0.0:
-                S[k] += num / binom[left, s] * (A[u, out[k]] + F[u])
+            if q[k] != 0.0:
+                S[k] += q[k] * (A[u, out[k]] + F[u])
 
 
 def stay_values(g: Game, model: SplitModel, run: SplitRun) -> tuple[np.ndarray, float]:
@@ -160,11 +147,7 @@ def stay_values(g: Game, model: SplitModel, run: SplitRun) -> tuple[np.ndarray, 
         hg.e_fixed, hg.e_total, model.counts, model.total, run.x, pidx, run.dec1, run.dec2, pay, A, F, W,
     )  # fmt: skip
     nb = len(g.banker)
-    cls = np.zeros((nb, 5), np.int64)
-    mul = np.zeros((nb, 5), np.int64)
-    for k, h in enumerate(g.banker):
-        for j, c in enumerate(sorted(set(h))):
-            cls[k, j], mul[k, j] = c, h.count(c)
+    cls, mul = hand_classes(list(g.banker))
     size = np.array([len(h) for h in g.banker], np.int64)
     out = np.array([banker_outcome(h) for h in g.banker], np.int64)
     S = np.zeros(nb)
@@ -253,12 +236,15 @@ def split_banker(g: Game, x: int, keep: float, model: SplitModel, rounds: int = 
     return {**best, "rounds": bounds}
 
 
-def with_split_banker(g: Game, dev: dict[str, Any], rounds: int = 8) -> dict[str, Any]:
+def with_split_banker(
+    g: Game, dev: dict[str, Any], rounds: int = 8, twists: dict[int, np.ndarray] | None = None
+) -> dict[str, Any]:
     """``splits.split_deviation``'s report with the banker facing each split given a play of his own
     (``split_banker``) where the simple banker leaves splitting profitable: per pair ``split_banker`` (the upper
     bound on the split's value, the fictitious-play round that gave it, whether it is a saddle point among the
     bankers reading their own cards), and ``with_split_banker``: the player's best response with splits when the
-    banker facing a split plays so, and its gain over the best response without splits."""
+    banker facing a split plays so, and its gain over the best response without splits; ``twists`` (where given)
+    gets each such play (x -> his chance of twisting per banker hand)."""
     from pontoon.analysis.british.game import NAMES
 
     model = SplitModel(g.rules, g)
@@ -269,6 +255,8 @@ def with_split_banker(g: Game, dev: dict[str, Any], rounds: int = 8) -> dict[str
         if pair is None or pair["split"] <= pair["no_split"]:
             continue
         found = split_banker(g, x, pair["no_split"], model, rounds)
+        if twists is not None:
+            twists[x] = found["twist"]  # the banker's play facing a split of x-x (reading his own cards)
         pair["split_banker"] = {
             "upper": found["upper"],
             "round": found["round"],
@@ -276,6 +264,7 @@ def with_split_banker(g: Game, dev: dict[str, Any], rounds: int = 8) -> dict[str
             "rounds": found["rounds"],
         }
         p = (int(g.counts[x]) / g.total_cards) * ((int(g.counts[x]) - 1) / (g.total_cards - 1))
+        p *= pair.get("splittable_share", 1.0)  # ten-value pairs: only those of one rank (003)
         total -= p * (pair["split"] - max(pair["no_split"], found["upper"]))
     dev["with_split_banker"] = {
         "player_best_response_with_splits": total,

@@ -33,6 +33,7 @@ from pontoon.analysis.british.game import (
     banker_can_twist,
     banker_outcome,
     best,
+    class_of,
     counts_of,
     hard,
 )
@@ -58,6 +59,7 @@ class HandGraph:
     e_stake: np.ndarray
     e_fixed: np.ndarray  # per stake, paid unless the banker has a Pontoon (-1 bust, the Royal Pontoon's pay)
     e_total: np.ndarray  # against the banker: the stuck total (22 five cards), -1 none
+    keys: list[tuple[tuple[int, ...], float, float, bool]]  # per node: (cards, stake, last buy, twisted)
 
 
 def hand_graph(rules: BritishRules, x: int, counts: np.ndarray) -> HandGraph:
@@ -140,6 +142,7 @@ def hand_graph(rules: BritishRules, x: int, counts: np.ndarray) -> HandGraph:
         np.array([r[1] for r in end_rows], np.float64),
         np.array([r[2] for r in end_rows], np.float64),
         np.array([r[3] for r in end_rows], np.int64),
+        nodes,
     )
 
 
@@ -172,11 +175,7 @@ def banker_ends(g: Game, twists: Any) -> BankerEnds:
         if p < 1.0 and reach[k] > 0.0:
             rows.append((h, (1.0 - p) * reach[k]))
     outs = sorted({banker_outcome(h) for h, _ in rows})
-    cls = np.zeros((len(rows), 5), np.int64)
-    mul = np.zeros((len(rows), 5), np.int64)
-    for i, (h, _) in enumerate(rows):
-        for j, c in enumerate(sorted(set(h))):
-            cls[i, j], mul[i, j] = c, h.count(c)
+    cls, mul = hand_classes([h for h, _ in rows])
     return BankerEnds(
         cls,
         mul,
@@ -188,12 +187,25 @@ def banker_ends(g: Game, twists: Any) -> BankerEnds:
 
 
 def splittable(rules: BritishRules, counts: np.ndarray) -> list[int]:
-    """Classes whose pairs may be split here (003 Split "equal in rank"; variation: only aces); not two ten-value
-    cards (their class does not say whether they are "actually equal": 003)."""
+    """Classes whose pairs may be split here (003 Split "equal in rank"; variation: only aces), ten-value classes
+    included: two ten-value cards split only where they are "actually equal" (003), the share of such pairs in
+    the class given by ``same_rank_share``; the split's value does not depend on which rank (cards by points)."""
     if rules.max_split_hands < 2:
         return []
-    classes = [ACE] if rules.split_only_aces else list(range(TEN))
+    classes = [ACE] if rules.split_only_aces else list(range(NCLASS))
     return [c for c in classes if counts[c] >= 2]
+
+
+def same_rank_share(rules: BritishRules, x: int) -> float:
+    """The chance that two cards of class ``x`` are of one rank (003 Split: "you cannot split two ten point
+    cards unless they are actually equal - two queens can be split but a queen and a jack"): 1 below the
+    ten-value classes; for them the pack's ranks of the class (every order of the pack equally likely, so the
+    two cards are a uniform pair of the class's cards)."""
+    if x < TEN:
+        return 1.0
+    n = [rules.pack_suits * rules.packs_for(2) for r in rules.pack_ranks if class_of(r, rules) == x]
+    total = sum(n)
+    return sum(k * (k - 1) for k in n) / (total * (total - 1)) if total >= 2 else 0.0
 
 
 def simple_twists(h: tuple[int, ...]) -> bool:
@@ -206,18 +218,29 @@ def _binom(top: int) -> np.ndarray:
     return np.array([[float(comb(n, k)) for k in range(6)] for n in range(top + 1)], np.float64)
 
 
+def hand_classes(hands: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """[hand, j]: the distinct classes of each hand (up to five) and their multiplicities, for ``_k_hyper``."""
+    cls = np.zeros((len(hands), 5), np.int64)
+    mul = np.zeros((len(hands), 5), np.int64)
+    for i, h in enumerate(hands):
+        for j, c in enumerate(sorted(set(h))):
+            cls[i, j], mul[i, j] = c, h.count(c)
+    return cls, mul
+
+
 @_jit
-def _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp):  # type: ignore[no-untyped-def]
-    """The banker's outcome chances (his Pontoon excluded) given the player's cards ``rc`` out of the pack."""
+def _k_hyper(rc, counts, total, cls, mul, size, binom, q):  # type: ignore[no-untyped-def]
+    """``q[k]``: the chance that the banker's first cards form hand ``k`` (``hand_classes``), the player's cards
+    ``rc`` out of the pack: a product of binomials over its classes (0 where the pack lacks them)."""
     left = total
     for c in range(rc.shape[0]):
         left -= rc[c]
-    outp[:] = 0.0
     for k in range(cls.shape[0]):
+        q[k] = 0.0
         s = size[k]
         if left < s:
             continue
-        num = w[k]
+        num = 1.0
         for j in range(5):
             m = mul[k, j]
             if m == 0:
@@ -227,8 +250,17 @@ def _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp):  # type: 
                 num = 0.0
                 break
             num *= binom[lc, m]
-        if num != 0.0:
-            outp[out[k]] += num / binom[left, s]
+        q[k] = num / binom[left, s]
+
+
+@_jit
+def _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp, q):  # type: ignore[no-untyped-def]
+    """The banker's outcome chances (his Pontoon excluded) given the player's cards ``rc`` out of the pack."""
+    outp[:] = 0.0
+    _k_hyper(rc, counts, total, cls, mul, size, binom, q)
+    for k in range(cls.shape[0]):
+        if q[k] != 0.0:
+            outp[out[k]] += w[k] * q[k]
 
 
 @_jit
@@ -237,9 +269,10 @@ def _k_banker_all(rcs, counts, total, cls, mul, size, w, out, binom, p0, p1, pb,
     sum ``pn`` (he has no Pontoon) and the chance ``pp`` of his Pontoon."""
     no = pb.shape[1]
     outp = np.zeros(no)
+    q = np.zeros(cls.shape[0])
     for u in range(rcs.shape[0]):
         rc = rcs[u]
-        _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp)
+        _k_banker(rc, counts, total, cls, mul, size, w, out, binom, outp, q)
         s = 0.0
         for o in range(no):
             pb[u, o] = outp[o]

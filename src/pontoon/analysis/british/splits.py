@@ -11,9 +11,11 @@ Exact by enumeration over the pack, composition-dependent: the pair's two hands 
 second cards when he plays the first; each hand is played to its end (stick, twist, buy within 003's limits on
 its own initial stake), the first hand's result and cards known when the second is played; the banker's
 outcome distribution is that of the simple banker from the cards left (his two cards are exchangeable draws,
-his Pontoon a payment of the initial stake before the split: 003 "immediately exposed"). Not offered: a second
-split of a split hand (003 allows up to four hands), and splitting two ten-value cards (their classes do not say
-whether they are "actually equal": 003), so the value is a lower bound on what splitting is worth. A split
+his Pontoon a payment of the initial stake before the split: 003 "immediately exposed"). Two ten-value cards
+split only where they are "actually equal" (003): the split's value is that of the class (cards by points), and the
+deviation weights it by the chance that the pair is of one rank (``split_fast.same_rank_share``). Not offered: a
+second split of a split hand (003 allows up to four hands), so the value is a lower bound on what splitting is
+worth. A split
 hand's two-card 21 is not a Pontoon (003 New Deal "without splitting"; rul 21 in the engine).
 """
 
@@ -34,7 +36,7 @@ from pontoon.analysis.british.game import (
     is_pontoon,
     multiset_p,
 )
-from pontoon.analysis.british.split_fast import split_values_fast, splittable
+from pontoon.analysis.british.split_fast import same_rank_share, split_values_fast, splittable
 from pontoon.analysis.british.values import Tables, _u, player_q
 from pontoon.rules.british import BritishRules
 
@@ -237,7 +239,9 @@ def split_deviation(g: Game, tb: Tables, tw: np.ndarray) -> dict[str, Any]:
         cards = g.terminals[-1 - n].cards if n < 0 else g.nodes[n].cards
         keep = float(tb.fixed[-1 - n]) if n < 0 else float(v[n])
         if n >= 0 and cards[0] == cards[1] and cards[0] in splits:
-            per_pair[NAMES[cards[0]] * 2] = {"split": splits[cards[0]], "no_split": keep}
-            keep = max(keep, splits[cards[0]])
+            x = cards[0]
+            share = same_rank_share(g.rules, x)  # 003: ten-value cards only "actually equal"
+            per_pair[NAMES[x] * 2] = {"split": splits[x], "no_split": keep, "splittable_share": share}
+            keep = share * max(keep, splits[x]) + (1.0 - share) * keep
         total += p * keep
     return {"player_best_response_with_splits": total, "without_splits": float(base), "pairs": per_pair}

@@ -195,6 +195,8 @@ def shipped_path(rules: BritishRules) -> Path | None:
     """The shipped file whose model equals that of ``rules`` (by the fingerprint written in each file)."""
     if not _SHIPPED:
         for p in sorted(DATA.glob("*.npz")):
+            if p.name.endswith("-split.npz"):
+                continue  # the banker's play facing a split (split_bots.py)
             with np.load(p, allow_pickle=False) as z:
                 _SHIPPED[str(z["fingerprint"])] = p
     return _SHIPPED.get(fingerprint(rules))

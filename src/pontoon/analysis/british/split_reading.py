@@ -1,0 +1,404 @@
+"""The banker facing a split who reads the split hands (issue 27; 003 Split your cards; ruling 35).
+
+At his turn the banker sees, of each hand of a split (``view(banker)``: 003 Split "face up", Twist "face up",
+Buy "face down", "throw in your hand face up"): the pair card, the number of face-down cards (the second card
+and the bought ones), the face-up (twisted) cards in order, the stake, whether it twisted and its status (stuck,
+five cards, bust); a busted hand shows every card in the order dealt. ``reading_response`` gives his exact best
+response to a split play of the player (a ``split_fast.SplitRun``: the decisions of both hands), over every
+strategy that reads all that and his own cards, and the player's value against it:
+
+* both hands' runs of cards under the split play are walked forward (hand 1 for each second card of hand 2, which
+  the player knows; hand 2 for each way hand 1 ended), each with its chance; every pair of runs is gathered by
+  what the banker sees of the two hands and by the set of the player's cards (``u``), with the weighted payment
+  against each banker outcome;
+* per observation, the value of staying on each of his hands is a hypergeometric sum over the sets ``u`` (his
+  cards are exchangeable draws from the pack less the player's: every order of the pack is equally likely), and a
+  backward pass over his hands takes the better of staying and twisting (``split_banker.blind_response``'s pass,
+  once per observation).
+
+With ``twist`` (a play reading his own cards only) the same sums value that play instead: equal to the split's
+value of ``SplitRun`` (the check that the forward walk is complete). Exact: equal to the engine's enumeration of a
+reduced pack (``tests/analysis/test_british_split_reading.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pontoon.analysis.british.game import NCLASS, Game, banker_can_twist, banker_outcome, counts_of, hard
+from pontoon.analysis.british.split_fast import (
+    TWIST,
+    SplitModel,
+    SplitRun,
+    _binom,
+    _k_hyper,
+    hand_classes,
+)
+from pontoon.analysis.british.values import _jit, _u
+
+Obs = tuple[Any, ...]
+
+
+@dataclass
+class Gathered:
+    """The split's runs gathered by what the banker sees (``obs``: per observation id, both hands' views) and the
+    player's cards: per group its observation (groups sorted by it), its cards, chance ``w``, weighted payment
+    ``a[o]`` against banker outcome ``o`` (0 bust, 1 five, else his total) and fixed payment ``f``."""
+
+    obs: list[tuple[Obs, Obs]]
+    g_obs: np.ndarray
+    g_u: np.ndarray
+    w: np.ndarray
+    a: np.ndarray
+    f: np.ndarray
+
+    @property
+    def index(self) -> dict[tuple[Obs, Obs], int]:
+        return {o: i for i, o in enumerate(self.obs)}
+
+
+def seen_of_view(hand: dict[str, Any], initial: Any = 1) -> Obs:
+    """What ``view(banker)`` shows of a split hand at his turn, as ``gather`` keys it (the stake in initial
+    stakes)."""
+    from decimal import Decimal
+
+    from pontoon.analysis.british.infosets import HIDDEN, card_class
+
+    stake = float(Decimal(hand["stake"]) / Decimal(initial))
+    if hand["status"] == "bust":  # 003 "throw in your hand face up": every card, in the order dealt
+        return ("bust", stake, bool(hand["twisted"]), tuple(card_class(c) for c in hand["cards"]))
+    hidden = sum(1 for c in hand["cards"] if c == HIDDEN)
+    ups = tuple(card_class(c) for c in hand["cards"][1:] if c != HIDDEN)
+    return (hand["status"], stake, hidden, ups)
+
+
+def _hand_runs(
+    model: SplitModel, x: int, c: int, other: np.ndarray, choose: Any
+) -> list[tuple[Obs, int, float]]:
+    """Every run of one split hand from (x, c), the player's other cards ``other`` out of the pack:
+    (what the banker sees of it, its end, its chance); ``choose(j)``: the action at node j (-1 end)."""
+    hg = model.graph(x)[0]
+    counts, total = model.counts, model.total
+    out: list[tuple[Obs, int, float]] = []
+    n_other = int(other.sum())
+
+    def walk(j: int, p: float, seq: tuple[int, ...], hidden: int, ups: tuple[int, ...]) -> None:
+        a = choose(j)
+        cards, stake, _, twisted = hg.keys[j]
+        if a < 0:
+            e = int(hg.end[j])
+            if hg.forced[j] and hard(cards) > 21:  # 003 "throw in your hand face up": every card, as dealt
+                seen: Obs = ("bust", stake, twisted, seq)
+            else:
+                seen = ("five" if hg.forced[j] else "stuck", stake, hidden, ups)
+            out.append((seen, e, p))
+            return
+        left = total - n_other - len(cards)
+        for c in range(NCLASS):
+            k = int(hg.kid[j, a, c])
+            lc = int(counts[c]) - int(other[c]) - int(hg.cnt[j, c])
+            if k < 0 or lc <= 0:
+                continue
+            if a == TWIST:  # 003 Twist: face up
+                walk(k, p * lc / left, (*seq, c), hidden, (*ups, c))
+            else:  # 003 Buy: face down
+                walk(k, p * lc / left, (*seq, c), hidden + 1, ups)
+
+    walk(int(hg.start[c]), 1.0, (x, c), 1, ())
+    return out
+
+
+def gather(model: SplitModel, run: SplitRun) -> Gathered:
+    """The runs of both hands of ``run``'s split play, gathered (``Gathered``)."""
+    x = run.x
+    hg = model.graph(x)[0]
+    counts, total = model.counts, model.total
+    pay = np.array(
+        [[_u(t, o, float(model.rules.five_card_trick_pays)) for o in range(23)] for t in range(23)]
+    )
+    acts = [[a for a in range(3) if (hg.kid[j, a] >= 0).any()] for j in range(len(hg.cnt))]
+    second: dict[tuple[int, int], list[tuple[Obs, int, float]]] = {}
+    obs_id: dict[tuple[Obs, Obs], int] = {}
+    groups: dict[tuple[int, tuple[int, ...]], int] = {}
+    rows_w: list[float] = []
+    rows_a: list[np.ndarray] = []
+    rows_f: list[float] = []
+    eye = np.eye(NCLASS, dtype=np.int64)
+    for c2 in range(NCLASS):
+        s2 = int(hg.start[c2])
+        if s2 < 0:
+            continue
+        for c1 in range(NCLASS):
+            s1 = int(hg.start[c1])
+            k1 = int(counts[c1]) - 2 * (c1 == x)
+            k2 = int(counts[c2]) - 2 * (c2 == x) - (c2 == c1)
+            if s1 < 0 or k1 <= 0 or k2 <= 0:
+                continue
+            p12 = k1 / (total - 2) * k2 / (total - 3)
+            other1 = eye[x] + eye[c2]
+            for seen1, e1, p1 in _hand_runs(model, x, c1, other1, lambda j, c2=c2: int(run.dec1[c2, j])):
+                m1 = int(hg.e_mset[e1])
+                key = (e1, c2)
+                if key not in second:
+
+                    def choose2(j: int, e1: int = e1) -> int:
+                        d = int(run.dec2[e1, j])
+                        return -1 if d < 0 else acts[j][d]
+
+                    second[key] = _hand_runs(model, x, c2, hg.mcnt[m1], choose2)
+                st1, t1, f1 = float(hg.e_stake[e1]), int(hg.e_total[e1]), float(hg.e_fixed[e1])
+                pay1 = st1 * pay[t1] if t1 >= 0 else np.zeros(23)
+                for seen2, e2, p2 in second[key]:
+                    w = p12 * p1 * p2
+                    m2 = int(hg.e_mset[e2])
+                    u = tuple(int(v) for v in hg.mcnt[m1] + hg.mcnt[m2])
+                    o = obs_id.setdefault((seen1, seen2), len(obs_id))
+                    gi = groups.setdefault((o, u), len(rows_w))
+                    if gi == len(rows_w):
+                        rows_w.append(0.0)
+                        rows_a.append(np.zeros(23))
+                        rows_f.append(0.0)
+                    t2 = int(hg.e_total[e2])
+                    rows_w[gi] += w
+                    rows_a[gi] += w * (pay1 + (float(hg.e_stake[e2]) * pay[t2] if t2 >= 0 else 0.0))
+                    rows_f[gi] += w * (f1 + float(hg.e_fixed[e2]))
+    keys = list(groups)
+    order = sorted(range(len(keys)), key=lambda i: keys[i][0])
+    obs = [None] * len(obs_id)
+    for k, i in obs_id.items():
+        obs[i] = k  # type: ignore[call-overload]
+    return Gathered(
+        obs,  # type: ignore[arg-type]
+        np.array([keys[i][0] for i in order], np.int64),
+        np.array([keys[i][1] for i in order], np.int64).reshape(len(order), NCLASS),
+        np.array([rows_w[i] for i in order]),
+        np.array([rows_a[i] for i in order]).reshape(len(order), 23),
+        np.array([rows_f[i] for i in order]),
+    )
+
+
+@_jit
+def _k_read(  # type: ignore[no-untyped-def]
+    g_obs, g_u, a, f, counts, total, cls, mul, size, out, binom, twistable, kid_start, kid, rho, pair, fixed_play,
+    use_fixed, dec,
+):  # fmt: skip
+    """Per observation: the banker's stay values over his hands (``split_banker._k_stay`` for that observation's
+    groups), then his best response by a backward pass (or, with ``use_fixed``, the play ``fixed_play``: his
+    chance of twisting per hand); returns the player's value summed over observations (his Pontoon apart);
+    ``dec[obs, hand]``: 1 where the best response twists (when ``dec`` has rows)."""
+    nb = cls.shape[0]
+    S = np.zeros(nb)
+    z = np.zeros(nb)
+    value = 0.0
+    G = g_obs.shape[0]
+    q = np.zeros(nb)
+    i = 0
+    while i < G:
+        o = g_obs[i]
+        S[:] = 0.0
+        while i < G and g_obs[i] == o:
+            _k_hyper(g_u[i], counts, total, cls, mul, size, binom, q)
+            for k in range(nb):
+                if q[k] != 0.0:
+                    S[k] += q[k] * (a[i, out[k]] + f[i])
+            i += 1
+        for k in range(nb - 1, -1, -1):  # children before parents
+            z[k] = S[k]
+            if not twistable[k]:
+                continue
+            t = 0.0
+            for r in range(kid_start[k], kid_start[k + 1]):
+                t += rho[r] * z[kid[r]]
+            if use_fixed:
+                z[k] = (1.0 - fixed_play[k]) * S[k] + fixed_play[k] * t
+            elif t < S[k]:
+                z[k] = t
+                if dec.shape[0] > 0:
+                    dec[o, k] = 1
+        for k in range(nb):
+            if pair[k]:
+                value += z[k]
+    return value
+
+
+@dataclass
+class Reading:
+    """The banker's best response reading the split hands: the player's value against it (his Pontoon
+    included), the observations and, where asked, his twist decisions ``dec[obs, banker hand]``."""
+
+    value: float
+    obs: list[tuple[Obs, Obs]]
+    obs_index: dict[tuple[Obs, Obs], int]
+    dec: np.ndarray
+
+
+def _banker_arrays(g: Game) -> tuple[np.ndarray, ...]:
+    cls, mul = hand_classes(list(g.banker))
+    size = np.array([len(h) for h in g.banker], np.int64)
+    out = np.array([banker_outcome(h) for h in g.banker], np.int64)
+    twistable = np.array([banker_can_twist(h) for h in g.banker], np.bool_)
+    kid_start, kid, rho = [0], [], []
+    for h in g.banker:
+        if banker_can_twist(h):
+            for c in range(NCLASS):
+                d = tuple(sorted((*h, c)))
+                if d in g.banker_index:  # the share of the orders of d that come from h
+                    kid.append(g.banker_index[d])
+                    rho.append(counts_of(d)[c] / len(d))
+        kid_start.append(len(kid))
+    pair = np.array([len(h) == 2 for h in g.banker], np.bool_)
+    return (
+        cls,
+        mul,
+        size,
+        out,
+        twistable,
+        np.array(kid_start, np.int64),
+        np.array(kid, np.int64),
+        np.array(rho, np.float64),
+        pair,
+    )
+
+
+def pontoon_part(model: SplitModel, gathered: Gathered) -> float:
+    """The deals where the banker has a Pontoon (003: shown before the split, it collects the initial stake)."""
+    u = gathered.g_u
+    left = model.total - u.sum(axis=1)
+    a, t = model.counts[model.p0] - u[:, model.p0], model.counts[model.p1] - u[:, model.p1]
+    p = np.where(left >= 2, a * t / np.maximum(left * (left - 1) / 2, 1), 0.0)
+    return -float(model.rules.banker_pontoon_collects) * float(gathered.w @ p)
+
+
+def reading_response(
+    g: Game,
+    model: SplitModel,
+    run: SplitRun,
+    *,
+    twist: np.ndarray | None = None,
+    decisions: bool = False,
+    gathered: Gathered | None = None,
+) -> Reading:
+    """The banker's exact best response to ``run``'s split play reading everything he sees of the split hands
+    (module docstring), or with ``twist`` the value of that play of his own cards; ``decisions``: keep his
+    twist decision per observation and hand (reduced packs: the array is observations x hands)."""
+    gd = gathered if gathered is not None else gather(model, run)
+    cls, mul, size, out, twistable, kid_start, kid, rho, pair = _banker_arrays(g)
+    dec = np.zeros((len(gd.obs), len(g.banker)) if decisions else (0, 0), np.int8)
+    fixed = twist if twist is not None else np.zeros(len(g.banker))
+    value = _k_read(
+        gd.g_obs, gd.g_u, gd.a, gd.f, model.counts, model.total, cls, mul, size, out, _binom(model.total),
+        twistable, kid_start, kid, rho, pair, np.asarray(fixed, np.float64), twist is not None, dec,
+    )  # fmt: skip
+    index = {o: i for i, o in enumerate(gd.obs)}
+    return Reading(float(value) + pontoon_part(model, gd), gd.obs, index, dec)
+
+
+def _flow_without(g: Game, sigma: Any, drop: dict[int, float]) -> np.ndarray:
+    """``values.player_flow`` with the roots ``drop`` (root node -> the share of its chance taken out: the
+    player splits there) left out."""
+    from dataclasses import replace
+
+    from pontoon.analysis.british.values import player_flow
+
+    roots = [(n, p * (1.0 - drop.get(n, 0.0))) for n, p in g.roots]
+    return player_flow(replace(g, roots=roots), sigma)
+
+
+def reading_profile(
+    g: Game, tb: Any, sigma: Any, dev: dict[str, Any], twists: dict[int, np.ndarray], banker_br: float
+) -> dict[str, Any]:
+    """The profile that splits where splitting holds against a banker reading the split hands.
+
+    For each pair that the player's best response splits against the banker's own play facing a split
+    (``twists[x]``, or the simple banker): the player's best split against that play (``split_fast``), and the
+    banker's best response to it reading the split hands (``reading_response``): the split's value guaranteed to
+    that split play whatever the banker does. The profile splits the set of those pairs (the same-rank share of
+    a ten-value pair) that makes the banker's best response worth most to the player: the lowest exploitability
+    (every set tried; the empty set is the profile that never splits). Its exploitability is exact:
+    the player's best response is the one with splits against the banker's own play (``with_split_banker``), and
+    the banker's best response is his best response without splits to the player's flow less the split roots,
+    plus each split's reading best response."""
+    from pontoon.analysis.british.game import NAMES
+    from pontoon.analysis.british.split_banker import simple_play
+    from pontoon.analysis.british.split_fast import banker_ends, same_rank_share
+    from pontoon.analysis.british.values import banker_response
+
+    model = SplitModel(g.rules, g)
+    pairs: dict[str, Any] = {}
+    found: dict[
+        str, tuple[int, float, float]
+    ] = {}  # pair -> (root node, chance of splitting there, guaranteed)
+    roots = {g.nodes[n].cards: (n, p) for n, p in g.roots if n >= 0 and len(g.nodes[n].cards) == 2}
+    for x in range(NCLASS):
+        name = NAMES[x] * 2
+        pair = dev["pairs"].get(name)
+        if pair is None or pair["split"] <= pair["no_split"] or (x, x) not in roots:
+            continue
+        twist = twists.get(x, simple_play(g))
+        run = model.run(x, banker_ends(g, lambda h, t=twist: t[g.banker_index[h]]))
+        read = reading_response(g, model, run)
+        pairs[name] = {"split_value": run.value, "guaranteed": read.value, "split_in_profile": False}
+        n, p = roots[(x, x)]
+        found[name] = (n, p * same_rank_share(g.rules, x), read.value)
+    best: tuple[float, tuple[str, ...]] | None = None
+    names = sorted(found)
+    for mask in range(1 << len(names)):  # every set of the pairs split in the profile (a few pairs)
+        chosen = tuple(nm for i, nm in enumerate(names) if mask >> i & 1)
+        drop = {found[nm][0]: same_rank_share(g.rules, NAMES.index(nm[0])) for nm in chosen}
+        _, _, rest = banker_response(g, tb, _flow_without(g, sigma, drop))
+        bbr = float(rest) + sum(found[nm][1] * found[nm][2] for nm in chosen)
+        if best is None or bbr > best[0]:
+            best = (bbr, chosen)
+    bbr, chosen = best if best is not None else (banker_br, ())
+    for nm in chosen:
+        pairs[nm]["split_in_profile"] = True
+    pbr = dev["with_split_banker"]["player_best_response_with_splits"]
+    return {
+        "pairs": pairs,
+        "banker_best_response": bbr,
+        "banker_best_response_without_splits": banker_br,
+        "player_best_response_with_splits": pbr,
+        "exploitability_with_splits": pbr - bbr,
+    }
+
+
+@_jit
+def _k_obs(g_u, w, a, f, lo, hi, counts, total, cls, mul, size, out, binom, S, M):  # type: ignore[no-untyped-def]
+    """At one observation (groups lo..hi): per banker hand the player's value if the banker stays there, and the
+    chance of the deals, each weighted by the chance that the banker's first cards form the hand."""
+    q = np.zeros(cls.shape[0])
+    for i in range(lo, hi):
+        _k_hyper(g_u[i], counts, total, cls, mul, size, binom, q)
+        for k in range(cls.shape[0]):
+            if q[k] != 0.0:
+                S[k] += q[k] * (a[i, out[k]] + f[i])
+                M[k] += q[k] * w[i]
+
+
+def observation_values(
+    g: Game, model: SplitModel, gd: Gathered, o: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per banker hand, at observation ``o`` of ``gd``: the player's value per initial stake if the banker stays,
+    and if he twists and then plays his best response, given everything he sees and his cards (his Pontoon
+    excluded: he has none when he plays; NaN where he cannot twist or the hand cannot occur), and the chance of
+    the deals that reach it (the weight of each normalised value)."""
+    cls, mul, size, out, twistable, kid_start, kid, rho, _ = _banker_arrays(g)
+    lo, hi = np.searchsorted(gd.g_obs, [o, o + 1])
+    nb = len(g.banker)
+    S, M = np.zeros(nb), np.zeros(nb)
+    _k_obs(
+        gd.g_u, gd.w, gd.a, gd.f, int(lo), int(hi), model.counts, model.total, cls, mul, size, out,
+        _binom(model.total), S, M,
+    )  # fmt: skip
+    z = S.copy()
+    tw = np.full(nb, np.nan)
+    for k in range(nb - 1, -1, -1):  # children before parents
+        if twistable[k]:
+            t = float(rho[kid_start[k] : kid_start[k + 1]] @ z[kid[kid_start[k] : kid_start[k + 1]]])
+            tw[k] = t
+            z[k] = min(S[k], t)
+    m = np.where(M > 0, M, np.nan)
+    return S / m, tw / m, M
