@@ -81,7 +81,7 @@ def _level(
     dealer's classes from the shoe less those cards (``dds``, the rows of ``fin_keys``) into ``acc``
     (the measure on the lattice) and ``acc_lw`` (pay lines, then the amount wagered)."""
     p21wins, rescue, ace_one, one_wager = flags[0], flags[1], flags[2], flags[3]
-    u1, nat_dbl, dbl21_line = ints[0], ints[1], ints[2]
+    u1, nat_dbl, dbl21_line, R = ints[0], ints[1], ints[2], ints[3]
     n_in = in_keys.shape[0]
     L = in_poly.shape[2]
     NL = in_lines.shape[1]
@@ -115,10 +115,18 @@ def _level(
     loc_lw = np.zeros(acc_lw.shape[0])
     acc_c = np.zeros(acc.shape[0])
     acc_lw_c = np.zeros(acc_lw.shape[0])
+    # the final ends of one box state gathered first by dealer class and lattice shift (``kmat``,
+    # shift k at k + R) and their pay lines and stakes (``kbook``), then the state's measure moved
+    # once per (class, shift) (``_k_apply``): a few moves a state, not one a final end
+    kmat = np.zeros((NCLS, 2 * R + 1))
+    kbook = np.zeros(NL + 2)
+    keep = np.zeros(fin_keys.shape[0])  # the chance the dealer has no natural after a peek (else 1)
     n_fin = 0
     if mode == 2:
         for z in range(fin_keys.shape[0]):
             _claim(fin_keys[z], f_hkey, f_hrow, z)
+            for c in range(7):
+                keep[z] += dds[z, c]
     hmass = np.zeros(S)
     heap = np.empty(S + 1, dtype=np.int64)
     u = np.empty(10, dtype=np.int64)
@@ -131,6 +139,7 @@ def _level(
         ukey = key // hm // hm
         if rem == 0:
             continue
+        fins = False
         for r in range(10):
             u[r] = (ukey // kw[r]) % (shoe0[r] + 1)
         w = 1.0
@@ -193,10 +202,9 @@ def _level(
                         if nrem == 0:
                             fr = _slot(base_key, 0, 0, 1, f_hkey, f_hrow, -1)
                             for z in range(pay_off[i], pay_off[i + 1]):
-                                _fin_dead(
-                                    loc, dds, fr, in_poly, in_lo, in_hi, s, q * pay_prob[z], pay_shift[z]
-                                )
-                            _fin_book(loc_lw, dds, fr, in_lines, in_wager, in_mass, s, q, 1.0, lines21[i], -1)
+                                _k_dead(kmat, dds, fr, q * pay_prob[z], pay_shift[z] + R)
+                            _k_book(kbook, keep[fr] * q, 1.0, lines21[i], -1)
+                            fins = True
                             continue
                         if mode == 1:
                             continue
@@ -230,8 +238,9 @@ def _level(
                             continue
                         if nrem == 0:
                             fr = _slot(base_key, 0, 0, 1, f_hkey, f_hrow, -1)
-                            _fin_alive(loc, dds, fr, in_poly, in_lo, in_hi, s, q, bi, u1, u1, one_wager, u1)
-                            _fin_book(loc_lw, dds, fr, in_lines, in_wager, in_mass, s, q, 1.0, lines21[i], -2)
+                            _k_alive(kmat, dds, fr, q, bi, u1, u1, one_wager, u1, R)
+                            _k_book(kbook, keep[fr] * q, 1.0, lines21[i], -2)
+                            fins = True
                             continue
                         if mode == 1:
                             continue
@@ -305,15 +314,11 @@ def _level(
                         if nrem == 0:
                             fr = _slot(ek, 0, 0, 1, f_hkey, f_hrow, -1)
                             if kind == 0:
-                                _fin_dead(loc, dds, fr, in_poly, in_lo, in_hi, s, q, val)
+                                _k_dead(kmat, dds, fr, q, val + R)
                             else:
-                                ku = int(stake) * u1
-                                _fin_alive(
-                                    loc, dds, fr, in_poly, in_lo, in_hi, s, q, val, ku, nat, one_wager, u1
-                                )
-                            _fin_book(
-                                loc_lw, dds, fr, in_lines, in_wager, in_mass, s, q, stake, lines21[i], line
-                            )
+                                _k_alive(kmat, dds, fr, q, val, int(stake) * u1, nat, one_wager, u1, R)
+                            _k_book(kbook, keep[fr] * q, stake, lines21[i], line)
+                            fins = True
                             continue
                         if mode == 1:
                             continue
@@ -358,7 +363,8 @@ def _level(
             u[p] += 1
             ucur += kw[p]
             h += 1
-        if mode == 2:  # this state's final ends, summed apart first, then into the totals
+        if mode == 2 and fins:  # this state's final ends, summed apart first, then into the totals
+            _k_apply(loc, loc_lw, kmat, kbook, in_poly, in_lo, in_hi, in_lines, in_wager, in_mass, s, R)
             _flush(loc, acc, acc_c)
             _flush(loc_lw, acc_lw, acc_lw_c)
     acc += acc_c
@@ -400,48 +406,26 @@ def _collect(
     return f_keys, f_hkey, f_hrow, n_fin + 1
 
 
-def _fin_dead(
-    acc: np.ndarray,
-    dds: np.ndarray,
-    fr: int,
-    in_poly: np.ndarray,
-    in_lo: np.ndarray,
-    in_hi: np.ndarray,
-    s: int,
-    q: float,
-    k: int,
-) -> None:
-    """A final end that does not wait for the dealer: every class's measure, moved ``k`` points,
-    weighed by the dealer's chance of the class (FED's "alive" class: the Pontoon's)."""
-    L = acc.shape[0]
-    lo = max(in_lo[s], -k)
-    hi = min(in_hi[s], L - 1 - k)
+def _k_dead(kmat: np.ndarray, dds: np.ndarray, fr: int, q: float, j: int) -> None:
+    """A final end that does not wait for the dealer, its outcome at shift ``j`` - R: every class
+    weighed by the dealer's chance of it (FED's "alive" class: the Pontoon's)."""
     for c in range(NCLS):
-        wc = q * dds[fr, NAT if c == ALIVE else c]
-        if wc == 0.0:
-            continue
-        for x in range(lo, hi + 1):
-            acc[x + k] += wc * in_poly[s, c, x]
+        kmat[c, j] += q * dds[fr, NAT if c == ALIVE else c]
 
 
-def _fin_alive(
-    acc: np.ndarray,
+def _k_alive(
+    kmat: np.ndarray,
     dds: np.ndarray,
     fr: int,
-    in_poly: np.ndarray,
-    in_lo: np.ndarray,
-    in_hi: np.ndarray,
-    s: int,
     q: float,
     total: int,
     ku: int,
     nat: int,
     one_wager: bool,
     u1: int,
+    R: int,
 ) -> None:
     """A final hand standing on ``total`` (as ``_alive``), weighed by the dealer's classes."""
-    L = acc.shape[0]
-    lo0, hi0 = in_lo[s], in_hi[s]
     for c in range(NCLS):
         if c < 5:
             dt = 17 + c
@@ -454,44 +438,60 @@ def _fin_alive(
             k = -u1  # FED: this hand is the first alive one: one wager lost to the Pontoon
         else:
             k = -nat
-        wc = q * dds[fr, NAT if c == ALIVE else c]
-        if wc == 0.0:
-            continue
-        lo = max(lo0, -k)
-        hi = min(hi0, L - 1 - k)
-        for x in range(lo, hi + 1):
-            acc[x + k] += wc * in_poly[s, c, x]
+        kmat[c, k + R] += q * dds[fr, NAT if c == ALIVE else c]
 
 
-def _fin_book(
-    acc_lw: np.ndarray,
-    dds: np.ndarray,
-    fr: int,
+def _k_book(kbook: np.ndarray, kq: float, stake: float, lines21: np.ndarray, line: int) -> None:
+    """Pay lines and stake of a final end, ``kq`` its chance times the dealer's of no natural after
+    a peek (1 without one): a 21 paid at once (``line`` -1) its lines ``lines21``, else the one
+    line ``line`` where >= 0. ``kbook``: the lines, then the chances, then the chances times stakes."""
+    nl = lines21.shape[0]
+    kbook[nl] += kq
+    kbook[nl + 1] += kq * stake
+    if line == -1:
+        for z in range(nl):
+            kbook[z] += kq * lines21[z]
+    elif line >= 0:
+        kbook[line] += kq
+
+
+def _k_apply(
+    loc: np.ndarray,
+    loc_lw: np.ndarray,
+    kmat: np.ndarray,
+    kbook: np.ndarray,
+    in_poly: np.ndarray,
+    in_lo: np.ndarray,
+    in_hi: np.ndarray,
     in_lines: np.ndarray,
     in_wager: np.ndarray,
     in_mass: np.ndarray,
     s: int,
-    q: float,
-    stake: float,
-    lines21: np.ndarray,
-    line: int,
+    R: int,
 ) -> None:
-    """Pay lines and amount wagered of a final end (a 21 paid at once: ``line`` -1, its lines
-    ``lines21``; else the one line ``line`` where >= 0), times the chance the dealer has no natural
-    after a peek (1 without one)."""
-    keep = 0.0
-    for c in range(7):
-        keep += dds[fr, c]
-    kq = keep * q
+    """Row ``s``'s final ends gathered in ``kmat`` / ``kbook``: each class's measure moved by each
+    shift, times its weight, onto ``loc``; the pay lines and amount wagered onto ``loc_lw``; both
+    gatherings zeroed."""
+    L = loc.shape[0]
+    for c in range(NCLS):
+        for j in range(kmat.shape[1]):
+            wc = kmat[c, j]
+            if wc == 0.0:
+                continue
+            kmat[c, j] = 0.0
+            k = j - R
+            lo = max(in_lo[s], -k)
+            hi = min(in_hi[s], L - 1 - k)
+            for x in range(lo, hi + 1):
+                loc[x + k] += wc * in_poly[s, c, x]
     nl = in_lines.shape[1]
+    kq, ks = kbook[nl], kbook[nl + 1]
     for z in range(nl):
-        acc_lw[z] += kq * in_lines[s, z]
-    if line == -1:
-        for z in range(nl):
-            acc_lw[z] += kq * in_mass[s] * lines21[z]
-    elif line >= 0:
-        acc_lw[line] += kq * in_mass[s]
-    acc_lw[nl] += kq * in_wager[s] + kq * in_mass[s] * stake
+        loc_lw[z] += kq * in_lines[s, z] + in_mass[s] * kbook[z]
+        kbook[z] = 0.0
+    loc_lw[nl] += kq * in_wager[s] + in_mass[s] * ks
+    kbook[nl] = 0.0
+    kbook[nl + 1] = 0.0
 
 
 def _slot(ukey: int, h: int, rem: int, hm: int, h_key: np.ndarray, h_row: np.ndarray, n_out: int) -> int:
@@ -688,9 +688,10 @@ def _compiled() -> Any:
         "_book",
         "_collect",
         "_flush",
-        "_fin_dead",
-        "_fin_alive",
-        "_fin_book",
+        "_k_dead",
+        "_k_alive",
+        "_k_book",
+        "_k_apply",
     ):
         fn = g[name]
         g[name] = njit(cache=True, inline="always")(getattr(fn, "py_func", fn))
@@ -771,7 +772,10 @@ def run(sx: Any, work: int) -> tuple[np.ndarray, float, float, np.ndarray, float
     zero = int(round(-v0 / step))
     u1 = int(round(1.0 / step))
     flags = np.array([pr.p21wins, pr.rescue, pr.ace_one, pr.split_one_wager], dtype=np.bool_)
-    ints = np.array([u1, int(round(pr.nat_loss_dbl / step)), LINES.index("doubled 21")], dtype=np.int64)
+    nat_dbl = int(round(pr.nat_loss_dbl / step))
+    shifts = np.abs(tb["pay_shift"]) if len(tb["pay_shift"]) else np.zeros(1, dtype=np.int64)
+    reach = max(2 * u1, nat_dbl, int(shifts.max()))  # the largest move of one final end (R)
+    ints = np.array([u1, nat_dbl, LINES.index("doubled 21"), reach], dtype=np.int64)
     nl = len(sx.no_line)
     keys = np.array([(0 * hm + 2) * hm + 2], dtype=np.int64)
     poly = np.zeros((1, NCLS, length))
