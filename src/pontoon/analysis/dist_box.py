@@ -208,17 +208,22 @@ def _level(
                             continue
                         if mode == 1:
                             continue
-                        d = _slot(base_key, h, nrem, hm, h_key, h_row, n_out)
-                        if d == n_out:
-                            o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _grow(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row, n_out, hm
-                            )
-                            d = _slot(base_key, h, nrem, hm, h_key, h_row, n_out)
-                            _init(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, d, base_key, h, nrem, hm
-                            )
-                            _claim(o_keys[d], h_key, h_row, d)
-                            n_out += 1
+                        d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
+                            base_key,
+                            h,
+                            nrem,
+                            hm,
+                            n_out,
+                            o_keys,
+                            o_poly,
+                            o_lines,
+                            o_wager,
+                            o_mass,
+                            o_lo,
+                            o_hi,
+                            h_key,
+                            h_row,
+                        )
                         q = q2 * m
                         for z in range(pay_off[i], pay_off[i + 1]):
                             _dead(
@@ -244,17 +249,22 @@ def _level(
                             continue
                         if mode == 1:
                             continue
-                        d = _slot(base_key, h, nrem, hm, h_key, h_row, n_out)
-                        if d == n_out:
-                            o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _grow(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row, n_out, hm
-                            )
-                            d = _slot(base_key, h, nrem, hm, h_key, h_row, n_out)
-                            _init(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, d, base_key, h, nrem, hm
-                            )
-                            _claim(o_keys[d], h_key, h_row, d)
-                            n_out += 1
+                        d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
+                            base_key,
+                            h,
+                            nrem,
+                            hm,
+                            n_out,
+                            o_keys,
+                            o_poly,
+                            o_lines,
+                            o_wager,
+                            o_mass,
+                            o_lo,
+                            o_hi,
+                            h_key,
+                            h_row,
+                        )
                         q = q2 * m
                         _alive(o_poly, o_lo, o_hi, d, in_poly, in_lo, in_hi, s, q, bi, u1, u1, one_wager, u1)
                         _book(o_lines, o_wager, o_mass, d, in_lines, in_wager, in_mass, s, q, 1.0)
@@ -322,15 +332,22 @@ def _level(
                             continue
                         if mode == 1:
                             continue
-                        d = _slot(ek, h, nrem, hm, h_key, h_row, n_out)
-                        if d == n_out:
-                            o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _grow(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row, n_out, hm
-                            )
-                            d = _slot(ek, h, nrem, hm, h_key, h_row, n_out)
-                            _init(o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, d, ek, h, nrem, hm)
-                            _claim(o_keys[d], h_key, h_row, d)
-                            n_out += 1
+                        d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
+                            ek,
+                            h,
+                            nrem,
+                            hm,
+                            n_out,
+                            o_keys,
+                            o_poly,
+                            o_lines,
+                            o_wager,
+                            o_mass,
+                            o_lo,
+                            o_hi,
+                            h_key,
+                            h_row,
+                        )
                         q = q2 * qh
                         if kind == 0:
                             _dead(o_poly, o_lo, o_hi, d, in_poly, in_lo, in_hi, s, q, val)
@@ -519,7 +536,12 @@ def _claim(key: int, h_key: np.ndarray, h_row: np.ndarray, row: int) -> None:
     h_row[pos] = row
 
 
-def _init(
+def _row(
+    ukey: int,
+    h: int,
+    rem: int,
+    hm: int,
+    n_out: int,
     o_keys: np.ndarray,
     o_poly: np.ndarray,
     o_lines: np.ndarray,
@@ -527,15 +549,23 @@ def _init(
     o_mass: np.ndarray,
     o_lo: np.ndarray,
     o_hi: np.ndarray,
-    d: int,
-    ukey: int,
-    h: int,
-    rem: int,
-    hm: int,
-) -> None:
-    o_keys[d] = (ukey * hm + h) * hm + rem
-    o_lo[d] = o_poly.shape[2]
-    o_hi[d] = -1
+    h_key: np.ndarray,
+    h_row: np.ndarray,
+) -> tuple[Any, ...]:
+    """The row of box state (ukey, h, rem), made (empty, the arrays grown where full) where it is
+    new: (row, rows made, the arrays)."""
+    d = _slot(ukey, h, rem, hm, h_key, h_row, n_out)
+    if d == n_out:
+        o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _grow(
+            o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row, n_out, hm
+        )
+        d = _slot(ukey, h, rem, hm, h_key, h_row, n_out)
+        o_keys[d] = (ukey * hm + h) * hm + rem
+        o_lo[d] = o_poly.shape[2]
+        o_hi[d] = -1
+        _claim(o_keys[d], h_key, h_row, d)
+        n_out += 1
+    return d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row
 
 
 def _grow(
@@ -681,7 +711,7 @@ def _compiled() -> Any:
     for name in (
         "_slot",
         "_claim",
-        "_init",
+        "_row",
         "_grow",
         "_dead",
         "_alive",
