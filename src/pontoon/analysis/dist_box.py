@@ -24,13 +24,15 @@ from typing import Any
 
 import numpy as np
 
+from pontoon.analysis import dealer
 from pontoon.analysis import kernels as K
 from pontoon.analysis.dealer import NAT
-from pontoon.analysis.dealer_rows import dealer_dists
+from pontoon.analysis.dealer_rows import _table
 from pontoon.analysis.dist_tables import LINES
 
 NCLS = 8  # 0..4 = 17..21, 5 = Pontoon, 6 = bust, 7 = FED: the Pontoon class once some hand is alive
 ALIVE = 7
+_dealer_rows: Any = None  # dealer.dealer_batch_table's Python source compiled into the kernel (_compiled)
 
 
 def _level(
@@ -65,21 +67,26 @@ def _level(
     pay_prob: np.ndarray,
     lines21: np.ndarray,
     work_limit: int,
-    mode: int,
-    fin_keys: np.ndarray,
-    dds: np.ndarray,
     acc: np.ndarray,
     acc_lw: np.ndarray,
+    dbase: np.ndarray,
+    d_ranks: np.ndarray,
+    d_mults: np.ndarray,
+    d_starts: np.ndarray,
+    d_outcome: np.ndarray,
+    d_orders: np.ndarray,
+    peek: bool,
 ) -> tuple[Any, ...]:
     """One hand played from every box state of ``in_*`` (rows with hands still to play): the next
     level's rows (keys, measures, lines, wager, mass, lattice ranges), their number and the ways a
     hand ended (-1 past ``work_limit``). ``flags``: p21wins, rescue, ace_one, one_wager;
     ``ints``: lattice points of one unit, of the doubled hand's Pontoon loss, the doubled-21 line.
 
-    The ends after which no hand is left to play are not kept as rows: ``mode`` 1 only collects their
-    used counts (keys, returned in place of the rows' keys); ``mode`` 2 weighs each at once by the
-    dealer's classes from the shoe less those cards (``dds``, the rows of ``fin_keys``) into ``acc``
-    (the measure on the lattice) and ``acc_lw`` (pay lines, then the amount wagered)."""
+    The ends after which no hand is left to play are not kept as rows: each is weighed at once by the
+    dealer's classes from the shoe less those cards into ``acc`` (the measure on the lattice) and
+    ``acc_lw`` (pay lines, then the amount wagered), each final end's dealer row worked out once,
+    when its used counts first come (``_fin_new``: the shoe ``dbase`` less them and the pair, the up
+    card's dealer hands ``d_*``; one pass, where a first pass used to list them)."""
     p21wins, rescue, ace_one, one_wager = flags[0], flags[1], flags[2], flags[3]
     u1, nat_dbl, dbl21_line, R = ints[0], ints[1], ints[2], ints[3]
     n_in = in_keys.shape[0]
@@ -101,10 +108,8 @@ def _level(
     h_row = np.empty(hcap, dtype=np.int64)
     n_out = 0
     work = 0
-    # the final ends' used counts: collected (mode 1) or found (mode 2)
+    # the final ends' used counts, their dealer rows (``dd``) and chance of no natural (``keep``)
     fcap = 1024
-    while fcap < 2 * fin_keys.shape[0] + 2:
-        fcap *= 2
     f_hkey = np.full(fcap, -1, dtype=np.int64)
     f_hrow = np.empty(fcap, dtype=np.int64)
     f_keys = np.empty(fcap // 2, dtype=np.int64)
@@ -120,13 +125,8 @@ def _level(
     # once per (class, shift) (``_k_apply``): a few moves a state, not one a final end
     kmat = np.zeros((NCLS, 2 * R + 1))
     kbook = np.zeros(NL + 2)
-    keep = np.zeros(fin_keys.shape[0])  # the chance the dealer has no natural after a peek (else 1)
-    n_fin = 0
-    if mode == 2:
-        for z in range(fin_keys.shape[0]):
-            _claim(fin_keys[z], f_hkey, f_hrow, z)
-            for c in range(7):
-                keep[z] += dds[z, c]
+    dd = np.zeros((1024, 7))
+    keep = np.zeros(1024)  # the chance the dealer has no natural after a peek (else 1)
     hmass = np.zeros(S)
     heap = np.empty(S + 1, dtype=np.int64)
     u = np.empty(10, dtype=np.int64)
@@ -196,17 +196,32 @@ def _level(
                     if bi == 21 and p21wins:  # 004 3.24.3: a 21 after a split is paid at once
                         work += 1
                         q = q2 * m
-                        if nrem == 0 and mode == 1:
-                            f_keys, f_hkey, f_hrow, n_fin = _collect(base_key, f_keys, f_hkey, f_hrow, n_fin)
-                            continue
                         if nrem == 0:
                             fr = _slot(base_key, 0, 0, 1, f_hkey, f_hrow, -1)
+                            if fr < 0:
+                                fr, dd, keep, f_keys, f_hkey, f_hrow, n_fin = _fin_new(
+                                    base_key,
+                                    dd,
+                                    keep,
+                                    f_keys,
+                                    f_hkey,
+                                    f_hrow,
+                                    n_fin,
+                                    kw,
+                                    shoe0,
+                                    p,
+                                    dbase,
+                                    d_ranks,
+                                    d_mults,
+                                    d_starts,
+                                    d_outcome,
+                                    d_orders,
+                                    peek,
+                                )
                             for z in range(pay_off[i], pay_off[i + 1]):
-                                _k_dead(kmat, dds, fr, q * pay_prob[z], pay_shift[z] + R)
+                                _k_dead(kmat, dd, fr, q * pay_prob[z], pay_shift[z] + R)
                             _k_book(kbook, keep[fr] * q, 1.0, lines21[i], -1)
                             fins = True
-                            continue
-                        if mode == 1:
                             continue
                         d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
                             base_key,
@@ -238,16 +253,31 @@ def _level(
                     if stop:  # 000 3.9.1 one card each; a stand; a 21 that waits for the dealer
                         work += 1
                         q = q2 * m
-                        if nrem == 0 and mode == 1:
-                            f_keys, f_hkey, f_hrow, n_fin = _collect(base_key, f_keys, f_hkey, f_hrow, n_fin)
-                            continue
                         if nrem == 0:
                             fr = _slot(base_key, 0, 0, 1, f_hkey, f_hrow, -1)
-                            _k_alive(kmat, dds, fr, q, bi, u1, u1, one_wager, u1, R)
+                            if fr < 0:
+                                fr, dd, keep, f_keys, f_hkey, f_hrow, n_fin = _fin_new(
+                                    base_key,
+                                    dd,
+                                    keep,
+                                    f_keys,
+                                    f_hkey,
+                                    f_hrow,
+                                    n_fin,
+                                    kw,
+                                    shoe0,
+                                    p,
+                                    dbase,
+                                    d_ranks,
+                                    d_mults,
+                                    d_starts,
+                                    d_outcome,
+                                    d_orders,
+                                    peek,
+                                )
+                            _k_alive(kmat, dd, fr, q, bi, u1, u1, one_wager, u1, R)
                             _k_book(kbook, keep[fr] * q, 1.0, lines21[i], -2)
                             fins = True
-                            continue
-                        if mode == 1:
                             continue
                         d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
                             base_key,
@@ -318,19 +348,34 @@ def _level(
                         work += 1
                         ek = base_key + kw[r]
                         q = q2 * qh
-                        if nrem == 0 and mode == 1:
-                            f_keys, f_hkey, f_hrow, n_fin = _collect(ek, f_keys, f_hkey, f_hrow, n_fin)
-                            continue
                         if nrem == 0:
                             fr = _slot(ek, 0, 0, 1, f_hkey, f_hrow, -1)
+                            if fr < 0:
+                                fr, dd, keep, f_keys, f_hkey, f_hrow, n_fin = _fin_new(
+                                    ek,
+                                    dd,
+                                    keep,
+                                    f_keys,
+                                    f_hkey,
+                                    f_hrow,
+                                    n_fin,
+                                    kw,
+                                    shoe0,
+                                    p,
+                                    dbase,
+                                    d_ranks,
+                                    d_mults,
+                                    d_starts,
+                                    d_outcome,
+                                    d_orders,
+                                    peek,
+                                )
                             if kind == 0:
-                                _k_dead(kmat, dds, fr, q, val + R)
+                                _k_dead(kmat, dd, fr, q, val + R)
                             else:
-                                _k_alive(kmat, dds, fr, q, val, int(stake) * u1, nat, one_wager, u1, R)
+                                _k_alive(kmat, dd, fr, q, val, int(stake) * u1, nat, one_wager, u1, R)
                             _k_book(kbook, keep[fr] * q, stake, lines21[i], line)
                             fins = True
-                            continue
-                        if mode == 1:
                             continue
                         d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
                             ek,
@@ -380,13 +425,58 @@ def _level(
             u[p] += 1
             ucur += kw[p]
             h += 1
-        if mode == 2 and fins:  # this state's final ends, summed apart first, then into the totals
+        if fins:  # this state's final ends, summed apart first, then into the totals
             _k_apply(loc, loc_lw, kmat, kbook, in_poly, in_lo, in_hi, in_lines, in_wager, in_mass, s, R)
             _flush(loc, acc, acc_c)
             _flush(loc_lw, acc_lw, acc_lw_c)
     acc += acc_c
     acc_lw += acc_lw_c
     return o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, n_out, work, f_keys, n_fin
+
+
+def _fin_new(
+    ukey: int,
+    dd: np.ndarray,
+    keep: np.ndarray,
+    f_keys: np.ndarray,
+    f_hkey: np.ndarray,
+    f_hrow: np.ndarray,
+    n_fin: int,
+    kw: np.ndarray,
+    shoe0: np.ndarray,
+    p: int,
+    dbase: np.ndarray,
+    d_ranks: np.ndarray,
+    d_mults: np.ndarray,
+    d_starts: np.ndarray,
+    d_outcome: np.ndarray,
+    d_orders: np.ndarray,
+    peek: bool,
+) -> tuple[Any, ...]:
+    """A final end's used counts ``ukey`` seen first: its row of the final ends' table,
+    the dealer's classes from the shoe less the box's cards (both pair cards among them) and the
+    chance of no dealer natural after a peek (``keep``; 1 without one), the arrays grown where full."""
+    f_keys, f_hkey, f_hrow, n_fin = _collect(ukey, f_keys, f_hkey, f_hrow, n_fin)
+    fr = n_fin - 1
+    if fr >= dd.shape[0]:
+        d2 = np.zeros((2 * dd.shape[0], 7))
+        d2[:fr] = dd[:fr]
+        dd = d2
+        k2 = np.zeros(2 * keep.shape[0])
+        k2[:fr] = keep[:fr]
+        keep = k2
+    gone = np.empty((1, 10), dtype=np.int64)
+    for r in range(10):
+        gone[0, r] = (ukey // kw[r]) % (shoe0[r] + 1)
+    gone[0, p] += 2
+    row = _dealer_rows(dbase, gone, d_ranks, d_mults, d_starts, d_outcome, d_orders)
+    k = 0.0
+    for c in range(7):
+        v = 0.0 if (peek and c == NAT) else row[0, c]  # the peek: a natural ended the round before the split
+        dd[fr, c] = v
+        k += v
+    keep[fr] = k
+    return fr, dd, keep, f_keys, f_hkey, f_hrow, n_fin
 
 
 def _flush(loc: np.ndarray, tot: np.ndarray, comp: np.ndarray) -> None:
@@ -407,7 +497,7 @@ def _flush(loc: np.ndarray, tot: np.ndarray, comp: np.ndarray) -> None:
 def _collect(
     ukey: int, f_keys: np.ndarray, f_hkey: np.ndarray, f_hrow: np.ndarray, n_fin: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """``ukey`` added to the final ends' set (mode 1), the arrays grown where full."""
+    """``ukey`` added to the final ends' set, the arrays grown where full."""
     if _slot(ukey, 0, 0, 1, f_hkey, f_hrow, -1) >= 0:
         return f_keys, f_hkey, f_hrow, n_fin
     if n_fin >= f_keys.shape[0]:
@@ -722,9 +812,16 @@ def _compiled() -> Any:
         "_k_alive",
         "_k_book",
         "_k_apply",
+        "_fin_new",
     ):
         fn = g[name]
         g[name] = njit(cache=True, inline="always")(getattr(fn, "py_func", fn))
+    raw = getattr(dealer.dealer_batch_table, "py_func", None)
+    if raw is None:  # compiled ahead of time: the kernel's Python source, kept by aot.kernel
+        from pontoon.analysis import aot
+
+        raw = aot._KERNELS[dealer.__name__]["dealer_batch_table"][0]
+    g["_dealer_rows"] = njit(raw)
     return njit(cache=True)(_level)
 
 
@@ -845,22 +942,25 @@ def run(sx: Any, work: int) -> tuple[np.ndarray, float, float, np.ndarray, float
     played = 0
     acc = np.zeros(length)
     acc_lw = np.zeros(nl + 1)
-    no_keys = np.zeros(0, dtype=np.int64)
-    shoe0, kw = tb["shoe0"], tb["kw"]
+    # the dealer: the shoe less the up card, that up card's dealer hands (dealer_rows' table)
+    dealer_args = (np.asarray(sx.solver.base, dtype=np.int64), *_table(sx.solver.up, pr.h17), bool(pr.peek))
     while len(keys):
-        # pass 1: the used counts of the ends after which no hand is left; their dealer rows
-        o1 = level_fn(
-            keys, poly, lines, wager, mass, lo, hi, *args, work, 1, no_keys, np.zeros((0, 7)), acc, acc_lw
+        # the next level's box states; the final ends weighed by the dealer at once, each final
+        # end's dealer row worked out once, when its used counts first come
+        out = level_fn(
+            keys,
+            poly,
+            lines,
+            wager,
+            mass,
+            lo,
+            hi,
+            *args,
+            work - played,
+            acc,
+            acc_lw,
+            *dealer_args,
         )
-        fk = np.ascontiguousarray(o1[9][: int(o1[10])])
-        gone = (fk[:, None] // kw[None, :]) % (shoe0[None, :] + 1)
-        gone[:, p] += 2  # the dealer from the shoe less the box's cards (both pair cards among them)
-        # one up card's rows, not kept (the solver's shared cache would hold every split's)
-        dds = np.ascontiguousarray(dealer_dists(sx.solver.base, gone, sx.solver.up, pr.h17), dtype=np.float64)
-        if pr.peek:
-            dds[:, NAT] = 0.0  # the peek: a natural ended the round before the split
-        # pass 2: the next level's box states; the final ends weighed by the dealer at once
-        out = level_fn(keys, poly, lines, wager, mass, lo, hi, *args, work - played, 2, fk, dds, acc, acc_lw)
         if out[8] < 0:
             return None
         played += int(out[8])
