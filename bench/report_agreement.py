@@ -7,7 +7,9 @@ frequency and of the variance, as the Markdown of docs/report-agreement.md.
         [--exact-splits] [--dist-dir bench/agreement/dists]
         (the runs' counts against the distributions as the code computes them now; --summary: the
         summary table only; --exact-splits: every split round exact; --dist-dir: the distributions
-        kept as JSON and read back, so that the exact ones are worked out once)
+        kept as JSON and read back, so that the exact ones are worked out once; where several runs
+        of one preset and strategy are given (distinct seeds), their pooled table follows the runs':
+        counts and rounds summed, the sample variance from the pooled moments)
 
 Each run: one box, a continuous shuffler (every round from a full shoe, as the analysis assumes),
 ``session_length=1`` (the simulator's session histogram is then the outcome histogram).
@@ -24,7 +26,7 @@ from typing import Any
 
 from pontoon.analysis.distribution import round_distribution
 from pontoon.rules.load import resolve_rules
-from pontoon.sim.agreement import agreement, simulated_outcomes
+from pontoon.sim.agreement import agreement, pool_runs, simulated_outcomes
 
 PRESETS = ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"]
 
@@ -75,6 +77,24 @@ def recompute(r: dict[str, Any]) -> dict[str, Any]:
     a = agreement(exact, counts)
     a.update({k: r[k] for k in ("preset", "strategy", "seed", "seconds", "sim_edge") if k in r})
     return a
+
+
+def pooled(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One pooled agreement per preset and strategy given in two or more runs (``pool_runs``), its
+    seed the runs' seeds joined with "+", against the same distribution as the runs."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in runs:
+        groups.setdefault((r["preset"], r["strategy"]), []).append(r)
+    out = []
+    for (preset, strategy), rs in groups.items():
+        if len(rs) < 2:
+            continue
+        pr = pool_runs(rs)
+        a = agreement(distribution(preset, strategy), pr["counts"])
+        seeds = "+".join(str(x) for x in sorted(pr["seeds"]))
+        a.update(preset=preset, strategy=strategy, seed=f"{seeds} pooled", seconds=pr["seconds"])
+        out.append(a)
+    return out
 
 
 def summary_md(results: list[dict[str, Any]]) -> str:
@@ -134,8 +154,11 @@ def main() -> None:
     ap.add_argument("--dist-dir", help="keep / read the distributions here (one JSON a preset and strategy)")
     a = ap.parse_args()
     OPTS.update(exact_splits=a.exact_splits, dist_dir=a.dist_dir)
+    pools: list[dict[str, Any]] = []
     if a.from_json:
-        results = [recompute(json.loads(Path(p).read_text())) for p in a.from_json]
+        runs = [json.loads(Path(p).read_text()) for p in a.from_json]
+        results = [recompute(r) for r in runs]
+        pools = pooled(runs)
     else:
         results = []
         for preset in a.presets:
@@ -149,6 +172,9 @@ def main() -> None:
                     flush=True,
                 )
     text = summary_md(results) if a.summary else to_md(results)
+    if pools:
+        text += "\nPooled (each preset and strategy's runs as one sample):\n\n"
+        text += summary_md(pools) if a.summary else to_md(pools)
     if a.out:
         Path(a.out).write_text(text)
     else:

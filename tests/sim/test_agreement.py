@@ -3,7 +3,9 @@ outcome's frequency and the sample variance within a few standard errors."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ from pontoon.cards import pack_cards
 from pontoon.rules.load import resolve_rules
 from pontoon.rules.model import CasinoRules
 from pontoon.sim import _kernels as K
-from pontoon.sim.agreement import agreement, simulated_outcomes
+from pontoon.sim.agreement import agreement, pool_runs, simulated_outcomes
 from pontoon.sim.api import build_spec, run_stacked
 
 
@@ -114,3 +116,70 @@ def test_deviation_bound_of_an_outcome() -> None:
     assert abs(a["max_deviation"]["deviation"]) == pytest.approx(0.05)
     assert a["deviation_bound"] == pytest.approx(0.05 + 3 * math.sqrt(3 / 16 / 1000))
     assert a["max_abs_z"] == pytest.approx(50 / math.sqrt(1000 * 3 / 16))
+
+
+def _count_file(path: Path, seed: int, nets: np.ndarray) -> Path:
+    """A run's counts as ``bench/report_agreement.py`` keeps them (bench/agreement/counts/*.json)."""
+    vals, cnt = np.unique(np.round(nets * 2) / 2, return_counts=True)
+    run = {
+        "preset": "federal",
+        "strategy": "basic",
+        "seed": seed,
+        "rounds": int(cnt.sum()),
+        "outcomes": [{"net": float(v), "count": int(c)} for v, c in zip(vals, cnt, strict=True)],
+    }
+    f = path / f"federal-basic-s{seed}.json"
+    f.write_text(json.dumps(run))
+    return f
+
+
+def test_pooled_runs_equal_one_run_of_both_lengths(tmp_path: Path) -> None:
+    """Two runs' count files pooled (``pool_runs``) are the counts of the one run that played both
+    runs' rounds (the simulator's table on the same stacked shoes, 8-8 against a ten, FED under the
+    chart), and their agreement (rounds, every z, the sample mean and variance from the pooled
+    moments) is that run's."""
+    rules = resolve_rules("federal")
+    spec = build_spec(rules, strategy="basic")
+    shoes = _dealt(rules, 10, 8, 3_000, seed=31)
+    scale = float(spec.quantum) / float(spec.bet)
+    whole = run_stacked(spec, shoes)[:, 0, K.K_MAIN] * scale
+    first = run_stacked(spec, shoes[:1_200])[:, 0, K.K_MAIN] * scale
+    second = run_stacked(spec, shoes[1_200:])[:, 0, K.K_MAIN] * scale
+    files = [_count_file(tmp_path, 1, first), _count_file(tmp_path, 2, second)]
+    pool = pool_runs([json.loads(f.read_text()) for f in files])
+    assert pool["rounds"] == 3_000 and pool["seeds"] == [1, 2]
+    vals, cnt = np.unique(np.round(whole * 2) / 2, return_counts=True)
+    assert pool["counts"] == dict(zip(vals.tolist(), cnt.tolist(), strict=True))
+    exact = hand_distribution(rules, True, 9, 7, 7)  # value indices: a ten, two 8s
+    dist = {
+        "outcomes": [{"net": v, "probability": p} for v, p in exact.items()],
+        "mean": sum(v * p for v, p in exact.items()),
+        "variance": sum(v * v * p for v, p in exact.items()) - sum(v * p for v, p in exact.items()) ** 2,
+    }
+    a = agreement(dist, pool["counts"])
+    assert a["rounds"] == 3_000
+    assert a["mean"]["simulated"] == pytest.approx(float(whole.mean()), rel=1e-12)
+    assert a["variance"]["simulated"] == pytest.approx(float(whole.var(ddof=1)), rel=1e-12)
+    # the pooled moments: each run's variance and the gap between the runs' means
+    (n1, m1, v1), (n2, m2, v2) = (
+        (h["rounds"], h["mean"]["simulated"], h["variance"]["simulated"])
+        for h in (agreement(dist, pool_runs([json.loads(f.read_text())])["counts"]) for f in files)
+    )
+    assert (n1, n2) == (1_200, 1_800)
+    pooled = ((n1 - 1) * v1 + (n2 - 1) * v2 + n1 * n2 / (n1 + n2) * (m1 - m2) ** 2) / (n1 + n2 - 1)
+    assert a["variance"]["simulated"] == pytest.approx(pooled, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "change,needle",
+    [
+        ({"strategy": "optimal"}, "one preset and strategy only"),
+        ({"preset": "mbs"}, "one preset and strategy only"),
+        ({"seed": 1}, "distinct seed"),
+    ],
+)
+def test_pooling_refuses_runs_of_other_kinds(change: dict, needle: str) -> None:  # type: ignore[type-arg]
+    one = {"preset": "federal", "strategy": "basic", "seed": 1, "outcomes": [{"net": -1.0, "count": 3}]}
+    other = {**one, "seed": 2, **change}
+    with pytest.raises(ValueError, match=needle):
+        pool_runs([one, other])

@@ -24,13 +24,15 @@ from typing import Any
 
 import numpy as np
 
+from pontoon.analysis import dealer
 from pontoon.analysis import kernels as K
 from pontoon.analysis.dealer import NAT
-from pontoon.analysis.dealer_rows import dealer_dists
+from pontoon.analysis.dealer_rows import _table
 from pontoon.analysis.dist_tables import LINES
 
 NCLS = 8  # 0..4 = 17..21, 5 = Pontoon, 6 = bust, 7 = FED: the Pontoon class once some hand is alive
 ALIVE = 7
+_dealer_rows: Any = None  # dealer.dealer_batch_table's Python source compiled into the kernel (_compiled)
 
 
 def _level(
@@ -65,23 +67,28 @@ def _level(
     pay_prob: np.ndarray,
     lines21: np.ndarray,
     work_limit: int,
-    mode: int,
-    fin_keys: np.ndarray,
-    dds: np.ndarray,
     acc: np.ndarray,
     acc_lw: np.ndarray,
+    dbase: np.ndarray,
+    d_ranks: np.ndarray,
+    d_mults: np.ndarray,
+    d_starts: np.ndarray,
+    d_outcome: np.ndarray,
+    d_orders: np.ndarray,
+    peek: bool,
 ) -> tuple[Any, ...]:
     """One hand played from every box state of ``in_*`` (rows with hands still to play): the next
     level's rows (keys, measures, lines, wager, mass, lattice ranges), their number and the ways a
     hand ended (-1 past ``work_limit``). ``flags``: p21wins, rescue, ace_one, one_wager;
     ``ints``: lattice points of one unit, of the doubled hand's Pontoon loss, the doubled-21 line.
 
-    The ends after which no hand is left to play are not kept as rows: ``mode`` 1 only collects their
-    used counts (keys, returned in place of the rows' keys); ``mode`` 2 weighs each at once by the
-    dealer's classes from the shoe less those cards (``dds``, the rows of ``fin_keys``) into ``acc``
-    (the measure on the lattice) and ``acc_lw`` (pay lines, then the amount wagered)."""
+    The ends after which no hand is left to play are not kept as rows: each is weighed at once by the
+    dealer's classes from the shoe less those cards into ``acc`` (the measure on the lattice) and
+    ``acc_lw`` (pay lines, then the amount wagered), each final end's dealer row worked out once,
+    when its used counts first come (``_fin_new``: the shoe ``dbase`` less them and the pair, the up
+    card's dealer hands ``d_*``; one pass, where a first pass used to list them)."""
     p21wins, rescue, ace_one, one_wager = flags[0], flags[1], flags[2], flags[3]
-    u1, nat_dbl, dbl21_line = ints[0], ints[1], ints[2]
+    u1, nat_dbl, dbl21_line, R = ints[0], ints[1], ints[2], ints[3]
     n_in = in_keys.shape[0]
     L = in_poly.shape[2]
     NL = in_lines.shape[1]
@@ -101,10 +108,8 @@ def _level(
     h_row = np.empty(hcap, dtype=np.int64)
     n_out = 0
     work = 0
-    # the final ends' used counts: collected (mode 1) or found (mode 2)
+    # the final ends' used counts, their dealer rows (``dd``) and chance of no natural (``keep``)
     fcap = 1024
-    while fcap < 2 * fin_keys.shape[0] + 2:
-        fcap *= 2
     f_hkey = np.full(fcap, -1, dtype=np.int64)
     f_hrow = np.empty(fcap, dtype=np.int64)
     f_keys = np.empty(fcap // 2, dtype=np.int64)
@@ -115,10 +120,13 @@ def _level(
     loc_lw = np.zeros(acc_lw.shape[0])
     acc_c = np.zeros(acc.shape[0])
     acc_lw_c = np.zeros(acc_lw.shape[0])
-    n_fin = 0
-    if mode == 2:
-        for z in range(fin_keys.shape[0]):
-            _claim(fin_keys[z], f_hkey, f_hrow, z)
+    # the final ends of one box state gathered first by dealer class and lattice shift (``kmat``,
+    # shift k at k + R) and their pay lines and stakes (``kbook``), then the state's measure moved
+    # once per (class, shift) (``_k_apply``): a few moves a state, not one a final end
+    kmat = np.zeros((NCLS, 2 * R + 1))
+    kbook = np.zeros(NL + 2)
+    dd = np.zeros((1024, 7))
+    keep = np.zeros(1024)  # the chance the dealer has no natural after a peek (else 1)
     hmass = np.zeros(S)
     heap = np.empty(S + 1, dtype=np.int64)
     u = np.empty(10, dtype=np.int64)
@@ -131,6 +139,7 @@ def _level(
         ukey = key // hm // hm
         if rem == 0:
             continue
+        fins = False
         for r in range(10):
             u[r] = (ukey // kw[r]) % (shoe0[r] + 1)
         w = 1.0
@@ -187,30 +196,49 @@ def _level(
                     if bi == 21 and p21wins:  # 004 3.24.3: a 21 after a split is paid at once
                         work += 1
                         q = q2 * m
-                        if nrem == 0 and mode == 1:
-                            f_keys, f_hkey, f_hrow, n_fin = _collect(base_key, f_keys, f_hkey, f_hrow, n_fin)
-                            continue
                         if nrem == 0:
                             fr = _slot(base_key, 0, 0, 1, f_hkey, f_hrow, -1)
-                            for z in range(pay_off[i], pay_off[i + 1]):
-                                _fin_dead(
-                                    loc, dds, fr, in_poly, in_lo, in_hi, s, q * pay_prob[z], pay_shift[z]
+                            if fr < 0:
+                                fr, dd, keep, f_keys, f_hkey, f_hrow, n_fin = _fin_new(
+                                    base_key,
+                                    dd,
+                                    keep,
+                                    f_keys,
+                                    f_hkey,
+                                    f_hrow,
+                                    n_fin,
+                                    kw,
+                                    shoe0,
+                                    p,
+                                    dbase,
+                                    d_ranks,
+                                    d_mults,
+                                    d_starts,
+                                    d_outcome,
+                                    d_orders,
+                                    peek,
                                 )
-                            _fin_book(loc_lw, dds, fr, in_lines, in_wager, in_mass, s, q, 1.0, lines21[i], -1)
+                            for z in range(pay_off[i], pay_off[i + 1]):
+                                _k_dead(kmat, dd, fr, q * pay_prob[z], pay_shift[z] + R)
+                            _k_book(kbook, keep[fr] * q, 1.0, lines21[i], -1)
+                            fins = True
                             continue
-                        if mode == 1:
-                            continue
-                        d = _slot(base_key, h, nrem, hm, h_key, h_row, n_out)
-                        if d == n_out:
-                            o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _grow(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row, n_out, hm
-                            )
-                            d = _slot(base_key, h, nrem, hm, h_key, h_row, n_out)
-                            _init(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, d, base_key, h, nrem, hm
-                            )
-                            _claim(o_keys[d], h_key, h_row, d)
-                            n_out += 1
+                        d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
+                            base_key,
+                            h,
+                            nrem,
+                            hm,
+                            n_out,
+                            o_keys,
+                            o_poly,
+                            o_lines,
+                            o_wager,
+                            o_mass,
+                            o_lo,
+                            o_hi,
+                            h_key,
+                            h_row,
+                        )
                         q = q2 * m
                         for z in range(pay_off[i], pay_off[i + 1]):
                             _dead(
@@ -225,27 +253,48 @@ def _level(
                     if stop:  # 000 3.9.1 one card each; a stand; a 21 that waits for the dealer
                         work += 1
                         q = q2 * m
-                        if nrem == 0 and mode == 1:
-                            f_keys, f_hkey, f_hrow, n_fin = _collect(base_key, f_keys, f_hkey, f_hrow, n_fin)
-                            continue
                         if nrem == 0:
                             fr = _slot(base_key, 0, 0, 1, f_hkey, f_hrow, -1)
-                            _fin_alive(loc, dds, fr, in_poly, in_lo, in_hi, s, q, bi, u1, u1, one_wager, u1)
-                            _fin_book(loc_lw, dds, fr, in_lines, in_wager, in_mass, s, q, 1.0, lines21[i], -2)
+                            if fr < 0:
+                                fr, dd, keep, f_keys, f_hkey, f_hrow, n_fin = _fin_new(
+                                    base_key,
+                                    dd,
+                                    keep,
+                                    f_keys,
+                                    f_hkey,
+                                    f_hrow,
+                                    n_fin,
+                                    kw,
+                                    shoe0,
+                                    p,
+                                    dbase,
+                                    d_ranks,
+                                    d_mults,
+                                    d_starts,
+                                    d_outcome,
+                                    d_orders,
+                                    peek,
+                                )
+                            _k_alive(kmat, dd, fr, q, bi, u1, u1, one_wager, u1, R)
+                            _k_book(kbook, keep[fr] * q, 1.0, lines21[i], -2)
+                            fins = True
                             continue
-                        if mode == 1:
-                            continue
-                        d = _slot(base_key, h, nrem, hm, h_key, h_row, n_out)
-                        if d == n_out:
-                            o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _grow(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row, n_out, hm
-                            )
-                            d = _slot(base_key, h, nrem, hm, h_key, h_row, n_out)
-                            _init(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, d, base_key, h, nrem, hm
-                            )
-                            _claim(o_keys[d], h_key, h_row, d)
-                            n_out += 1
+                        d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
+                            base_key,
+                            h,
+                            nrem,
+                            hm,
+                            n_out,
+                            o_keys,
+                            o_poly,
+                            o_lines,
+                            o_wager,
+                            o_mass,
+                            o_lo,
+                            o_hi,
+                            h_key,
+                            h_row,
+                        )
                         q = q2 * m
                         _alive(o_poly, o_lo, o_hi, d, in_poly, in_lo, in_hi, s, q, bi, u1, u1, one_wager, u1)
                         _book(o_lines, o_wager, o_mass, d, in_lines, in_wager, in_mass, s, q, 1.0)
@@ -299,33 +348,51 @@ def _level(
                         work += 1
                         ek = base_key + kw[r]
                         q = q2 * qh
-                        if nrem == 0 and mode == 1:
-                            f_keys, f_hkey, f_hrow, n_fin = _collect(ek, f_keys, f_hkey, f_hrow, n_fin)
-                            continue
                         if nrem == 0:
                             fr = _slot(ek, 0, 0, 1, f_hkey, f_hrow, -1)
-                            if kind == 0:
-                                _fin_dead(loc, dds, fr, in_poly, in_lo, in_hi, s, q, val)
-                            else:
-                                ku = int(stake) * u1
-                                _fin_alive(
-                                    loc, dds, fr, in_poly, in_lo, in_hi, s, q, val, ku, nat, one_wager, u1
+                            if fr < 0:
+                                fr, dd, keep, f_keys, f_hkey, f_hrow, n_fin = _fin_new(
+                                    ek,
+                                    dd,
+                                    keep,
+                                    f_keys,
+                                    f_hkey,
+                                    f_hrow,
+                                    n_fin,
+                                    kw,
+                                    shoe0,
+                                    p,
+                                    dbase,
+                                    d_ranks,
+                                    d_mults,
+                                    d_starts,
+                                    d_outcome,
+                                    d_orders,
+                                    peek,
                                 )
-                            _fin_book(
-                                loc_lw, dds, fr, in_lines, in_wager, in_mass, s, q, stake, lines21[i], line
-                            )
+                            if kind == 0:
+                                _k_dead(kmat, dd, fr, q, val + R)
+                            else:
+                                _k_alive(kmat, dd, fr, q, val, int(stake) * u1, nat, one_wager, u1, R)
+                            _k_book(kbook, keep[fr] * q, stake, lines21[i], line)
+                            fins = True
                             continue
-                        if mode == 1:
-                            continue
-                        d = _slot(ek, h, nrem, hm, h_key, h_row, n_out)
-                        if d == n_out:
-                            o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _grow(
-                                o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row, n_out, hm
-                            )
-                            d = _slot(ek, h, nrem, hm, h_key, h_row, n_out)
-                            _init(o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, d, ek, h, nrem, hm)
-                            _claim(o_keys[d], h_key, h_row, d)
-                            n_out += 1
+                        d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _row(
+                            ek,
+                            h,
+                            nrem,
+                            hm,
+                            n_out,
+                            o_keys,
+                            o_poly,
+                            o_lines,
+                            o_wager,
+                            o_mass,
+                            o_lo,
+                            o_hi,
+                            h_key,
+                            h_row,
+                        )
                         q = q2 * qh
                         if kind == 0:
                             _dead(o_poly, o_lo, o_hi, d, in_poly, in_lo, in_hi, s, q, val)
@@ -358,12 +425,58 @@ def _level(
             u[p] += 1
             ucur += kw[p]
             h += 1
-        if mode == 2:  # this state's final ends, summed apart first, then into the totals
+        if fins:  # this state's final ends, summed apart first, then into the totals
+            _k_apply(loc, loc_lw, kmat, kbook, in_poly, in_lo, in_hi, in_lines, in_wager, in_mass, s, R)
             _flush(loc, acc, acc_c)
             _flush(loc_lw, acc_lw, acc_lw_c)
     acc += acc_c
     acc_lw += acc_lw_c
     return o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, n_out, work, f_keys, n_fin
+
+
+def _fin_new(
+    ukey: int,
+    dd: np.ndarray,
+    keep: np.ndarray,
+    f_keys: np.ndarray,
+    f_hkey: np.ndarray,
+    f_hrow: np.ndarray,
+    n_fin: int,
+    kw: np.ndarray,
+    shoe0: np.ndarray,
+    p: int,
+    dbase: np.ndarray,
+    d_ranks: np.ndarray,
+    d_mults: np.ndarray,
+    d_starts: np.ndarray,
+    d_outcome: np.ndarray,
+    d_orders: np.ndarray,
+    peek: bool,
+) -> tuple[Any, ...]:
+    """A final end's used counts ``ukey`` seen first: its row of the final ends' table,
+    the dealer's classes from the shoe less the box's cards (both pair cards among them) and the
+    chance of no dealer natural after a peek (``keep``; 1 without one), the arrays grown where full."""
+    f_keys, f_hkey, f_hrow, n_fin = _collect(ukey, f_keys, f_hkey, f_hrow, n_fin)
+    fr = n_fin - 1
+    if fr >= dd.shape[0]:
+        d2 = np.zeros((2 * dd.shape[0], 7))
+        d2[:fr] = dd[:fr]
+        dd = d2
+        k2 = np.zeros(2 * keep.shape[0])
+        k2[:fr] = keep[:fr]
+        keep = k2
+    gone = np.empty((1, 10), dtype=np.int64)
+    for r in range(10):
+        gone[0, r] = (ukey // kw[r]) % (shoe0[r] + 1)
+    gone[0, p] += 2
+    row = _dealer_rows(dbase, gone, d_ranks, d_mults, d_starts, d_outcome, d_orders)
+    k = 0.0
+    for c in range(7):
+        v = 0.0 if (peek and c == NAT) else row[0, c]  # the peek: a natural ended the round before the split
+        dd[fr, c] = v
+        k += v
+    keep[fr] = k
+    return fr, dd, keep, f_keys, f_hkey, f_hrow, n_fin
 
 
 def _flush(loc: np.ndarray, tot: np.ndarray, comp: np.ndarray) -> None:
@@ -384,7 +497,7 @@ def _flush(loc: np.ndarray, tot: np.ndarray, comp: np.ndarray) -> None:
 def _collect(
     ukey: int, f_keys: np.ndarray, f_hkey: np.ndarray, f_hrow: np.ndarray, n_fin: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """``ukey`` added to the final ends' set (mode 1), the arrays grown where full."""
+    """``ukey`` added to the final ends' set, the arrays grown where full."""
     if _slot(ukey, 0, 0, 1, f_hkey, f_hrow, -1) >= 0:
         return f_keys, f_hkey, f_hrow, n_fin
     if n_fin >= f_keys.shape[0]:
@@ -400,48 +513,26 @@ def _collect(
     return f_keys, f_hkey, f_hrow, n_fin + 1
 
 
-def _fin_dead(
-    acc: np.ndarray,
-    dds: np.ndarray,
-    fr: int,
-    in_poly: np.ndarray,
-    in_lo: np.ndarray,
-    in_hi: np.ndarray,
-    s: int,
-    q: float,
-    k: int,
-) -> None:
-    """A final end that does not wait for the dealer: every class's measure, moved ``k`` points,
-    weighed by the dealer's chance of the class (FED's "alive" class: the Pontoon's)."""
-    L = acc.shape[0]
-    lo = max(in_lo[s], -k)
-    hi = min(in_hi[s], L - 1 - k)
+def _k_dead(kmat: np.ndarray, dds: np.ndarray, fr: int, q: float, j: int) -> None:
+    """A final end that does not wait for the dealer, its outcome at shift ``j`` - R: every class
+    weighed by the dealer's chance of it (FED's "alive" class: the Pontoon's)."""
     for c in range(NCLS):
-        wc = q * dds[fr, NAT if c == ALIVE else c]
-        if wc == 0.0:
-            continue
-        for x in range(lo, hi + 1):
-            acc[x + k] += wc * in_poly[s, c, x]
+        kmat[c, j] += q * dds[fr, NAT if c == ALIVE else c]
 
 
-def _fin_alive(
-    acc: np.ndarray,
+def _k_alive(
+    kmat: np.ndarray,
     dds: np.ndarray,
     fr: int,
-    in_poly: np.ndarray,
-    in_lo: np.ndarray,
-    in_hi: np.ndarray,
-    s: int,
     q: float,
     total: int,
     ku: int,
     nat: int,
     one_wager: bool,
     u1: int,
+    R: int,
 ) -> None:
     """A final hand standing on ``total`` (as ``_alive``), weighed by the dealer's classes."""
-    L = acc.shape[0]
-    lo0, hi0 = in_lo[s], in_hi[s]
     for c in range(NCLS):
         if c < 5:
             dt = 17 + c
@@ -454,44 +545,60 @@ def _fin_alive(
             k = -u1  # FED: this hand is the first alive one: one wager lost to the Pontoon
         else:
             k = -nat
-        wc = q * dds[fr, NAT if c == ALIVE else c]
-        if wc == 0.0:
-            continue
-        lo = max(lo0, -k)
-        hi = min(hi0, L - 1 - k)
-        for x in range(lo, hi + 1):
-            acc[x + k] += wc * in_poly[s, c, x]
+        kmat[c, k + R] += q * dds[fr, NAT if c == ALIVE else c]
 
 
-def _fin_book(
-    acc_lw: np.ndarray,
-    dds: np.ndarray,
-    fr: int,
+def _k_book(kbook: np.ndarray, kq: float, stake: float, lines21: np.ndarray, line: int) -> None:
+    """Pay lines and stake of a final end, ``kq`` its chance times the dealer's of no natural after
+    a peek (1 without one): a 21 paid at once (``line`` -1) its lines ``lines21``, else the one
+    line ``line`` where >= 0. ``kbook``: the lines, then the chances, then the chances times stakes."""
+    nl = lines21.shape[0]
+    kbook[nl] += kq
+    kbook[nl + 1] += kq * stake
+    if line == -1:
+        for z in range(nl):
+            kbook[z] += kq * lines21[z]
+    elif line >= 0:
+        kbook[line] += kq
+
+
+def _k_apply(
+    loc: np.ndarray,
+    loc_lw: np.ndarray,
+    kmat: np.ndarray,
+    kbook: np.ndarray,
+    in_poly: np.ndarray,
+    in_lo: np.ndarray,
+    in_hi: np.ndarray,
     in_lines: np.ndarray,
     in_wager: np.ndarray,
     in_mass: np.ndarray,
     s: int,
-    q: float,
-    stake: float,
-    lines21: np.ndarray,
-    line: int,
+    R: int,
 ) -> None:
-    """Pay lines and amount wagered of a final end (a 21 paid at once: ``line`` -1, its lines
-    ``lines21``; else the one line ``line`` where >= 0), times the chance the dealer has no natural
-    after a peek (1 without one)."""
-    keep = 0.0
-    for c in range(7):
-        keep += dds[fr, c]
-    kq = keep * q
+    """Row ``s``'s final ends gathered in ``kmat`` / ``kbook``: each class's measure moved by each
+    shift, times its weight, onto ``loc``; the pay lines and amount wagered onto ``loc_lw``; both
+    gatherings zeroed."""
+    L = loc.shape[0]
+    for c in range(NCLS):
+        for j in range(kmat.shape[1]):
+            wc = kmat[c, j]
+            if wc == 0.0:
+                continue
+            kmat[c, j] = 0.0
+            k = j - R
+            lo = max(in_lo[s], -k)
+            hi = min(in_hi[s], L - 1 - k)
+            for x in range(lo, hi + 1):
+                loc[x + k] += wc * in_poly[s, c, x]
     nl = in_lines.shape[1]
+    kq, ks = kbook[nl], kbook[nl + 1]
     for z in range(nl):
-        acc_lw[z] += kq * in_lines[s, z]
-    if line == -1:
-        for z in range(nl):
-            acc_lw[z] += kq * in_mass[s] * lines21[z]
-    elif line >= 0:
-        acc_lw[line] += kq * in_mass[s]
-    acc_lw[nl] += kq * in_wager[s] + kq * in_mass[s] * stake
+        loc_lw[z] += kq * in_lines[s, z] + in_mass[s] * kbook[z]
+        kbook[z] = 0.0
+    loc_lw[nl] += kq * in_wager[s] + in_mass[s] * ks
+    kbook[nl] = 0.0
+    kbook[nl + 1] = 0.0
 
 
 def _slot(ukey: int, h: int, rem: int, hm: int, h_key: np.ndarray, h_row: np.ndarray, n_out: int) -> int:
@@ -519,7 +626,12 @@ def _claim(key: int, h_key: np.ndarray, h_row: np.ndarray, row: int) -> None:
     h_row[pos] = row
 
 
-def _init(
+def _row(
+    ukey: int,
+    h: int,
+    rem: int,
+    hm: int,
+    n_out: int,
     o_keys: np.ndarray,
     o_poly: np.ndarray,
     o_lines: np.ndarray,
@@ -527,15 +639,23 @@ def _init(
     o_mass: np.ndarray,
     o_lo: np.ndarray,
     o_hi: np.ndarray,
-    d: int,
-    ukey: int,
-    h: int,
-    rem: int,
-    hm: int,
-) -> None:
-    o_keys[d] = (ukey * hm + h) * hm + rem
-    o_lo[d] = o_poly.shape[2]
-    o_hi[d] = -1
+    h_key: np.ndarray,
+    h_row: np.ndarray,
+) -> tuple[Any, ...]:
+    """The row of box state (ukey, h, rem), made (empty, the arrays grown where full) where it is
+    new: (row, rows made, the arrays)."""
+    d = _slot(ukey, h, rem, hm, h_key, h_row, n_out)
+    if d == n_out:
+        o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row = _grow(
+            o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row, n_out, hm
+        )
+        d = _slot(ukey, h, rem, hm, h_key, h_row, n_out)
+        o_keys[d] = (ukey * hm + h) * hm + rem
+        o_lo[d] = o_poly.shape[2]
+        o_hi[d] = -1
+        _claim(o_keys[d], h_key, h_row, d)
+        n_out += 1
+    return d, n_out, o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, h_key, h_row
 
 
 def _grow(
@@ -681,19 +801,27 @@ def _compiled() -> Any:
     for name in (
         "_slot",
         "_claim",
-        "_init",
+        "_row",
         "_grow",
         "_dead",
         "_alive",
         "_book",
         "_collect",
         "_flush",
-        "_fin_dead",
-        "_fin_alive",
-        "_fin_book",
+        "_k_dead",
+        "_k_alive",
+        "_k_book",
+        "_k_apply",
+        "_fin_new",
     ):
         fn = g[name]
         g[name] = njit(cache=True, inline="always")(getattr(fn, "py_func", fn))
+    raw = getattr(dealer.dealer_batch_table, "py_func", None)
+    if raw is None:  # compiled ahead of time: the kernel's Python source, kept by aot.kernel
+        from pontoon.analysis import aot
+
+        raw = aot._KERNELS[dealer.__name__]["dealer_batch_table"][0]
+    g["_dealer_rows"] = njit(raw)
     return njit(cache=True)(_level)
 
 
@@ -771,7 +899,10 @@ def run(sx: Any, work: int) -> tuple[np.ndarray, float, float, np.ndarray, float
     zero = int(round(-v0 / step))
     u1 = int(round(1.0 / step))
     flags = np.array([pr.p21wins, pr.rescue, pr.ace_one, pr.split_one_wager], dtype=np.bool_)
-    ints = np.array([u1, int(round(pr.nat_loss_dbl / step)), LINES.index("doubled 21")], dtype=np.int64)
+    nat_dbl = int(round(pr.nat_loss_dbl / step))
+    shifts = np.abs(tb["pay_shift"]) if len(tb["pay_shift"]) else np.zeros(1, dtype=np.int64)
+    reach = max(2 * u1, nat_dbl, int(shifts.max()))  # the largest move of one final end (R)
+    ints = np.array([u1, nat_dbl, LINES.index("doubled 21"), reach], dtype=np.int64)
     nl = len(sx.no_line)
     keys = np.array([(0 * hm + 2) * hm + 2], dtype=np.int64)
     poly = np.zeros((1, NCLS, length))
@@ -811,22 +942,25 @@ def run(sx: Any, work: int) -> tuple[np.ndarray, float, float, np.ndarray, float
     played = 0
     acc = np.zeros(length)
     acc_lw = np.zeros(nl + 1)
-    no_keys = np.zeros(0, dtype=np.int64)
-    shoe0, kw = tb["shoe0"], tb["kw"]
+    # the dealer: the shoe less the up card, that up card's dealer hands (dealer_rows' table)
+    dealer_args = (np.asarray(sx.solver.base, dtype=np.int64), *_table(sx.solver.up, pr.h17), bool(pr.peek))
     while len(keys):
-        # pass 1: the used counts of the ends after which no hand is left; their dealer rows
-        o1 = level_fn(
-            keys, poly, lines, wager, mass, lo, hi, *args, work, 1, no_keys, np.zeros((0, 7)), acc, acc_lw
+        # the next level's box states; the final ends weighed by the dealer at once, each final
+        # end's dealer row worked out once, when its used counts first come
+        out = level_fn(
+            keys,
+            poly,
+            lines,
+            wager,
+            mass,
+            lo,
+            hi,
+            *args,
+            work - played,
+            acc,
+            acc_lw,
+            *dealer_args,
         )
-        fk = np.ascontiguousarray(o1[9][: int(o1[10])])
-        gone = (fk[:, None] // kw[None, :]) % (shoe0[None, :] + 1)
-        gone[:, p] += 2  # the dealer from the shoe less the box's cards (both pair cards among them)
-        # one up card's rows, not kept (the solver's shared cache would hold every split's)
-        dds = np.ascontiguousarray(dealer_dists(sx.solver.base, gone, sx.solver.up, pr.h17), dtype=np.float64)
-        if pr.peek:
-            dds[:, NAT] = 0.0  # the peek: a natural ended the round before the split
-        # pass 2: the next level's box states; the final ends weighed by the dealer at once
-        out = level_fn(keys, poly, lines, wager, mass, lo, hi, *args, work - played, 2, fk, dds, acc, acc_lw)
         if out[8] < 0:
             return None
         played += int(out[8])

@@ -76,3 +76,40 @@ def _deviation(rows: list[dict[str, Any]], n: int) -> dict[str, Any]:
         "max_deviation": {"net": worst["net"], "deviation": worst["count"] / n - worst["probability"]},
         "deviation_bound": bound,
     }
+
+
+def pool_runs(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several runs of one preset and strategy (distinct seeds) as one sample: every outcome's counts
+    summed (so the rounds too, and the sample mean and variance are those of the pooled moments,
+    ``agreement`` of the summed counts). Each run: ``preset``, ``strategy``, ``seed`` and
+    ``outcomes`` (``net``, ``count``), as ``bench/report_agreement.py`` keeps them. ValueError where
+    the runs mix presets or strategies or repeat a seed (the same sample twice)."""
+    if not runs:
+        raise ValueError("pool_runs: no runs given (one or more runs of one preset and strategy)")
+    kinds = {(r["preset"], r["strategy"]) for r in runs}
+    if len(kinds) > 1:
+        shown = ", ".join(f"{p} {s}" for p, s in sorted(kinds))
+        raise ValueError(f"pool_runs: runs of one preset and strategy only, got {shown}")
+    seeds = [r["seed"] for r in runs]
+    if len(set(seeds)) < len(seeds):
+        raise ValueError(
+            f"pool_runs: each run a distinct seed (the same seed is the same sample), got {seeds}"
+        )
+    counts: dict[float, int] = {}
+    for r in runs:
+        for o in r["outcomes"]:
+            c = int(o["count"])
+            if c < 0:
+                raise ValueError(f"pool_runs: a count is a whole number >= 0, got {c} for net {o['net']}")
+            if c:
+                v = round(float(o["net"]) * 2) / 2
+                counts[v] = counts.get(v, 0) + c
+    (preset, strategy) = kinds.pop()
+    return {
+        "preset": preset,
+        "strategy": strategy,
+        "seeds": seeds,
+        "rounds": sum(counts.values()),
+        "counts": counts,
+        "seconds": sum(float(r.get("seconds", 0.0)) for r in runs),
+    }
