@@ -208,6 +208,14 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
 
 
 def main() -> None:
+    if "-h" in sys.argv or "--help" in sys.argv:
+        print(__doc__)
+        return
+    known = ("--tables", "--driver", "--switch-interval", "--profile", "--no-pg")
+    unknown = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
+    if unknown:
+        print(f"error: {unknown[0]}: the options are {', '.join(known)} (and ROUNDS first)", file=sys.stderr)
+        sys.exit(2)
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     rounds = int(args[0]) if args else 200
     counts = [1, 100]

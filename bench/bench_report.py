@@ -77,6 +77,10 @@ def compare(presets: list[str], formats: list[str], runs: int, trees: dict[str, 
                 ca = statistics.median(c for _w, c in got[(a, p, f)])
                 cb = statistics.median(c for _w, c in got[(b, p, f)])
                 print(f"      {p:17s} {f:8s} CPU {b}/{a}: {cb / ca:.2f}")
+    last = list(trees)[-1]
+    worst = max(statistics.median(w for w, _c in got[(last, p, f)]) for p in presets for f in formats)
+    verdict = "met" if worst <= 2.0 else "NOT met"
+    print(f"target 2 s per report (issue 23): slowest median wall time of '{last}' {worst:.3f} s: {verdict}")
 
 
 def parts(preset: str, formats: list[str]) -> None:
