@@ -38,12 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from pontoon.analysis.british.bots import make_bots
-from pontoon.analysis.british.game import BUST, FIVE, PONTOON, ROYAL, STUCK, Game, counts_of, pack_counts
+from pontoon.analysis.british.game import BUST, FIVE, PONTOON, ROYAL, STUCK, Game, counts_of
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen
 from pontoon.analysis.british.reading_fast import outcome_chances_fast
 from pontoon.analysis.british.reading_response import best_response, twist_plan_last
-from pontoon.analysis.british.reading_response_sample import _rest
+from pontoon.analysis.british.reading_response_sample import _rest, sampling_table
 from pontoon.analysis.british.strategy import solved
 from pontoon.analysis.british.values import _u, g_order_fwd, player_flow
 
@@ -161,22 +160,12 @@ def sampled_values(
     (``rules``' packs for the table), one per deal (zeros where the banker has a Pontoon: paid whatever the
     deviator plays); the game is ``solved(rules.with_(packs=rules.packs_for(players + 1)))``'s."""
     t0 = time.perf_counter()
-    packs = rules.packs_for(players + 1)
-    rules = rules.with_(packs=packs)
+    rules, packs, sol, rd, bots, seats, n0 = sampling_table(rules, players)
     from pontoon.british.pack import BritishPack, one_pack
     from pontoon.british.round import BritishRound
 
-    if len(one_pack(rules)) * packs < 5 * (players + 1):
-        raise ValueError(
-            "the pack can run out at this table: the banker reading every hand assumes it cannot"
-        )
-    sol = solved(rules)
-    rd = Reader(sol)
     g = sol.game
     tm = terms_of(g, sol.sigma)
-    bots: Any = make_bots("solved", rules, np.random.default_rng(0))
-    seats = [f"p{i}" for i in range(players)]
-    n0 = pack_counts(rules, players + 1)
     for j in range(rounds):
         if seconds is not None and j > 1 and time.perf_counter() - t0 > seconds:
             break

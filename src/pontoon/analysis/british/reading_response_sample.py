@@ -69,6 +69,23 @@ def deviation(sol: Solved, name: str) -> list[np.ndarray]:
     return [np.eye(len(x))[int(np.argmax(x))] for x in q]
 
 
+def sampling_table(rules: Any, players: int) -> tuple[Any, int, Solved, Reader, Any, list[str], np.ndarray]:
+    """A sampled table of ``players`` solved players and the reading banker: ``rules`` with the table's
+    packs, the packs, the solved game, its ``Reader``, the solved bots, the seats and the pack's counts."""
+    from pontoon.british.pack import one_pack
+
+    packs = rules.packs_for(players + 1)
+    rules = rules.with_(packs=packs)
+    if len(one_pack(rules)) * packs < 5 * (players + 1):
+        raise ValueError(
+            "the pack can run out at this table: the banker reading every hand assumes it cannot"
+        )
+    sol = solved(rules)
+    bots: Any = make_bots("solved", rules, np.random.default_rng(0))
+    seats = [f"p{i}" for i in range(players)]
+    return rules, packs, sol, Reader(sol), bots, seats, pack_counts(rules, players + 1)
+
+
 def sample_response(
     rules: Any,
     players: int,
@@ -90,23 +107,13 @@ def sample_response(
     if budget == -1:
         budget = BUDGET.get(players, 2)
     t0 = time.perf_counter()
-    packs = rules.packs_for(players + 1)
-    rules = rules.with_(packs=packs)
+    rules, packs, sol, rd, bots, seats, n0 = sampling_table(rules, players)
     from pontoon.british.pack import BritishPack, one_pack
     from pontoon.british.round import BritishRound
 
-    if len(one_pack(rules)) * packs < 5 * (players + 1):
-        raise ValueError(
-            "the pack can run out at this table: the banker reading every hand assumes it cannot"
-        )
-    sol = solved(rules)
-    rd = Reader(sol)
     _, blind = blind_response(sol)
     names = [*DEVIATIONS, *(extra or {})]
     devs = [deviation(sol, name) for name in DEVIATIONS] + list((extra or {}).values())
-    bots: Any = make_bots("solved", rules, np.random.default_rng(0))
-    seats = [f"p{i}" for i in range(players)]
-    n0 = pack_counts(rules, players + 1)
     base: int = int(np.random.SeedSequence().entropy) if seed is None else seed  # type: ignore[arg-type]
     rows: list[list[float]] = []
     for j in range(rounds):
