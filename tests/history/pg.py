@@ -63,3 +63,18 @@ def create_db(base: str, name: str) -> str:
         c.execute(f'DROP DATABASE IF EXISTS "{name}"')
         c.execute(f'CREATE DATABASE "{name}"')
     return base.replace("{db}", name)
+
+
+def module_cluster() -> Iterator[str]:
+    """A test module's PostgreSQL cluster, for its ``pg`` fixture
+    (``pg = pytest.fixture(scope="module", name="pg")(module_cluster)``): the module's tests are skipped,
+    with why, where no cluster can start."""
+    import pytest
+
+    if pg_bin() is None:
+        pytest.skip("no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps")
+    try:
+        with cluster() as base:
+            yield base
+    except (RuntimeError, OSError) as err:
+        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -30,7 +29,7 @@ from pontoon.history import HistoryError, Store, open_store
 from pontoon.history.audit import audit
 from pontoon.history.dbfile import parse_sqlite
 from pontoon.history.store import Batch, Row
-from tests.history.pg import cluster, create_db, pg_bin
+from tests.history.pg import create_db, module_cluster
 
 
 def _move(seq: int) -> Batch:
@@ -195,15 +194,7 @@ def test_a_failed_transaction_gives_up_the_writers_connection_sqlite(db_url: str
     check_failed_transaction(db_url)
 
 
-@pytest.fixture(scope="module")
-def pg() -> Iterator[str]:
-    if pg_bin() is None:
-        pytest.skip("no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps")
-    try:
-        with cluster() as base:
-            yield base
-    except (RuntimeError, OSError) as err:
-        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")
+pg = pytest.fixture(scope="module", name="pg")(module_cluster)
 
 
 @pytest.mark.postgres

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from pontoon.history import open_store
 from pontoon.history.audit import audit, replay_round
 from tests.history.conftest import DRIVER
+from tests.history.pg import module_cluster
 from tests.history.test_hostile_store import (
     _env,
     _lock_row,
@@ -168,17 +168,7 @@ def test_audit_in_a_loop_beside_two_writers_never_cries_wolf(tmp_path: Path) -> 
     assert n >= 3  # the audits really ran while the writers wrote
 
 
-@pytest.fixture(scope="module")
-def pg() -> Iterator[str]:
-    from tests.history.pg import cluster, pg_bin
-
-    if pg_bin() is None:
-        pytest.skip("no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps")
-    try:
-        with cluster() as base:
-            yield base
-    except (RuntimeError, OSError) as err:
-        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")
+pg = pytest.fixture(scope="module", name="pg")(module_cluster)
 
 
 @pytest.mark.postgres

@@ -14,7 +14,6 @@ remembered by the writer but never trusted past another writer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -26,7 +25,7 @@ from pontoon.history import Store, open_store
 from pontoon.history.audit import audit
 from pontoon.history.chain import canon, event_body, event_text
 from pontoon.history.store import Batch, Row
-from tests.history.pg import cluster, create_db, pg_bin
+from tests.history.pg import create_db, module_cluster
 
 HOUSE = {"system": "house"}
 
@@ -166,15 +165,7 @@ def test_a_stale_remembered_head_is_read_again_sqlite(db_url: str) -> None:
     check_two_writers(db_url)
 
 
-@pytest.fixture(scope="module")
-def pg() -> Iterator[str]:
-    if pg_bin() is None:
-        pytest.skip("no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps")
-    try:
-        with cluster() as base:
-            yield base
-    except (RuntimeError, OSError) as err:
-        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")
+pg = pytest.fixture(scope="module", name="pg")(module_cluster)
 
 
 @pytest.mark.postgres

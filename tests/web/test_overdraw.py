@@ -14,7 +14,6 @@ written in separate statements) both processes read the same balance and the acc
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from decimal import Decimal
 from itertools import count
 from pathlib import Path
@@ -25,7 +24,7 @@ import pytest
 
 from pontoon.history import open_store
 from pontoon.history.audit import audit
-from tests.history.pg import cluster, create_db, pg_bin
+from tests.history.pg import create_db, module_cluster
 from tests.web.test_serve_kill import Proc, _port
 
 _addr = count(2)  # every request from its own loopback address: the join rate limit is per address
@@ -140,15 +139,7 @@ def _run(url: str, bursts: int, each: int) -> None:
         store.close()
 
 
-@pytest.fixture(scope="module")
-def pg() -> Iterator[str]:
-    if pg_bin() is None:
-        pytest.skip("no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps")
-    try:
-        with cluster() as base:
-            yield base
-    except (RuntimeError, OSError) as err:
-        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")
+pg = pytest.fixture(scope="module", name="pg")(module_cluster)
 
 
 @pytest.mark.postgres

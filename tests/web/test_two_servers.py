@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from websockets.sync.client import connect
 
 from pontoon.history import open_store
 from pontoon.history.audit import audit
-from tests.history.pg import cluster, create_db, pg_bin
+from tests.history.pg import create_db, module_cluster
 from tests.web.conftest import Client
 from tests.web.play import casino_choice
 from tests.web.test_serve_kill import Proc, _money, _port
@@ -149,15 +148,7 @@ def test_two_servers_on_one_sqlite_file(tmp_path: Path) -> None:
     _two_servers(f"sqlite:///{tmp_path / 'h.sqlite'}")
 
 
-@pytest.fixture(scope="module")
-def pg() -> Iterator[str]:
-    if pg_bin() is None:
-        pytest.skip("no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps")
-    try:
-        with cluster() as base:
-            yield base
-    except (RuntimeError, OSError) as err:
-        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")
+pg = pytest.fixture(scope="module", name="pg")(module_cluster)
 
 
 @pytest.mark.postgres
