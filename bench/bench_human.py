@@ -43,6 +43,7 @@ from websockets.exceptions import ConnectionClosed
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_server import ROOT, Frames, choose, free_port, ws_url  # noqa: E402
+from server_probe import report_probe  # noqa: E402
 
 
 class Person:
@@ -229,6 +230,7 @@ def load(
     rss: list[tuple[float, float]] = []
     cpu0 = sum(sum(p.cpu_times()[:2]) for p in servers)
     t0 = time.perf_counter()
+    epoch0 = time.time()
     warm = t0 + len(urls) / 200 + 2.0  # everyone has sat down (about 200 arrivals a second), and 2 s more
     stop = threading.Event()
 
@@ -257,6 +259,8 @@ def load(
         "wall": time.perf_counter() - t0,
         "cpu": cpu,
         "warm": warm - t0,
+        "play_from": epoch0,
+        "play_to": epoch0 + seconds,
         "steady": [x for at, x in (p for part in parts for p in part["lat"]) if at >= warm],
     }
 
@@ -280,13 +284,22 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="server processes on the one store (table leases; the tables spread over them round-robin)",
     )
+    ap.add_argument(
+        "--probe",
+        default="on",
+        choices=("on", "off"),
+        help="time inside the server too (bench/server_probe.py): handling, sending, loop lateness, GC",
+    )
+    ap.add_argument(
+        "--src",
+        default=os.path.join(ROOT, "src"),
+        help="the server's source tree (e.g. an old commit's, from git archive), for old-against-new runs",
+    )
     a = ap.parse_args(argv)
     if a.servers > 1 and a.store == "memory":
         print("--servers: several processes need a store (sqlite or pg) to share", file=sys.stderr)
         return 2
-    env = dict(
-        os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
-    )
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(a.src) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     tmp = tempfile.mkdtemp(prefix="bench-human-")
     port = free_port()
     cluster = None
@@ -308,8 +321,11 @@ def main(argv: list[str] | None = None) -> int:
         bases = []
         for i in range(n):
             port = port if i == 0 else free_port()
+            probe = ["--probe-file", os.path.join(tmp, f"probe{i}.json")] if a.probe == "on" else []
             procs.append(
-                subprocess.Popen([sys.executable, bench, "--serve", str(port), "--db", db, *lease], env=env)
+                subprocess.Popen(
+                    [sys.executable, bench, "--serve", str(port), "--db", db, *lease, *probe], env=env
+                )
             )
             bases.append(f"http://127.0.0.1:{port}")
         for base in bases:
@@ -333,6 +349,11 @@ def main(argv: list[str] | None = None) -> int:
             p.terminate()
         for p in procs:
             p.wait(20)
+        probes = [
+            orjson.loads(open(f, "rb").read())
+            for f in (os.path.join(tmp, f"probe{i}.json") for i in range(n))
+            if os.path.exists(f)
+        ]
         if cluster is not None:
             cluster.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -361,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
         f"CPU {res['client_cpu']:.1f} s, {1000 * res['client_cpu'] / max(1, len(every_lat)):.2f} ms per action, "
         f"their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms"
     )
+    for pr in probes:
+        report_probe(pr, res["play_from"] + res["warm"], res["play_to"])
     kinds: dict[str, int] = {}
     for e in res["errors"]:  # e.g. a bet sent on a state the table had just left (a race any client has)
         kinds[e[:70]] = kinds.get(e[:70], 0) + 1

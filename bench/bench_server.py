@@ -40,9 +40,11 @@ import psutil
 from websockets.asyncio.client import connect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_probe import report_probe  # noqa: E402
 
 
-def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0) -> None:
+def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, probe: str = "") -> None:
     import uvicorn
 
     from pontoon.web.app import create_app
@@ -61,6 +63,7 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0) -> 
         seats_per_address=100_000,
         grace_s=3600.0,  # a person joined during a long set-up keeps his seat until he connects
         ws_deflate=deflate,
+        **({"tune_gc": True} if "tune_gc" in Settings.__dataclass_fields__ else {}),  # as pontoon serve
     )
     persistence = None
     if db:  # the history store on: every event committed (fsync) before it is shown
@@ -77,9 +80,35 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0) -> 
             owner = f"bench:{os.getpid()}:{secrets.token_hex(4)}"
             leases = Leases(store, owner, f"http://127.0.0.1:{port}", ttl=lease_ttl)
         persistence = StorePersistence(store, leases=leases)
-    uvicorn.run(
-        create_app(s, persistence), host="127.0.0.1", port=port, log_level="warning", **uvicorn_options(s)
-    )
+    app = create_app(s, persistence)
+    opts = dict(uvicorn_options(s), host="127.0.0.1", port=port, log_level="warning")
+    if os.environ.get("BENCH_WS"):  # (bench_server.py --ws: another WebSocket implementation of uvicorn's)
+        opts["ws"] = os.environ["BENCH_WS"]
+    if not probe:
+        uvicorn.run(app, **opts)
+        return
+    from server_probe import Probe  # (bench/, on sys.path as this script's folder)
+
+    pr = Probe()
+    pr.install()
+
+    config = uvicorn.Config(app, **opts)
+    server = uvicorn.Server(config)
+
+    async def main() -> None:
+        pr.start_loop()
+        await server.serve()
+
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: None)  # (uvicorn raises it again once it has stopped)
+
+    from uvicorn._compat import asyncio_run
+
+    try:
+        asyncio_run(main(), loop_factory=config.get_loop_factory())
+    finally:
+        pr.dump(probe)
 
 
 def free_port() -> int:
@@ -202,12 +231,12 @@ async def run_load(
         errors: list[str] = []
         cpu0 = sum(ps.cpu_times()[:2]) if ps is not None else 0.0
         out0 = ps.io_counters().write_chars if ps is not None else 0
-        t0 = time.perf_counter()
+        t0, epoch0 = time.perf_counter(), time.time()
         await asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas) for u in urls))
         wall = time.perf_counter() - t0
         cpu = sum(ps.cpu_times()[:2]) - cpu0 if ps is not None else 0.0
         out = ps.io_counters().write_chars - out0 if ps is not None else 0
-    return {"wall": wall, "lat": lat, "errors": errors, "cpu": cpu, "out": out}
+    return {"wall": wall, "lat": lat, "errors": errors, "cpu": cpu, "out": out, "play": (epoch0, time.time())}
 
 
 def baseline(tables: int, players: int, rounds: int, preset: str) -> float:
@@ -265,12 +294,30 @@ def main(argv: list[str] | None = None) -> int:
         choices=("off", "on"),
         help="the server's WebSocket per-message compression (pontoon serve --ws-deflate; off by default)",
     )
+    ap.add_argument(
+        "--src",
+        default=os.path.join(ROOT, "src"),
+        help="the server's source tree (e.g. an old commit's, from git archive), for old-against-new runs",
+    )
+    ap.add_argument(
+        "--ws",
+        default="",
+        help="uvicorn's WebSocket implementation for the server (websockets-sansio, websockets, wsproto; "
+        "default: pontoon serve's)",
+    )
+    ap.add_argument(
+        "--probe",
+        default="on",
+        choices=("on", "off"),
+        help="time inside the server too (bench/server_probe.py): handling, the commit's wait, loop lateness, GC",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
     ap.add_argument("--lease-ttl", type=float, default=0.0, help=argparse.SUPPRESS)
+    ap.add_argument("--probe-file", default="", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.serve is not None:
-        serve(a.serve, a.db, a.ws_deflate == "on", a.lease_ttl)
+        serve(a.serve, a.db, a.ws_deflate == "on", a.lease_ttl, a.probe_file)
         return 0
     stores = [x for x in a.store.split(",") if x]
     if any(x not in ("memory", "sqlite", "pg") for x in stores):
@@ -297,7 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     mem_rps: dict[int, float] = {}
     env = dict(
-        os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
+        os.environ,
+        PYTHONPATH=os.path.abspath(a.src) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        BENCH_WS=a.ws,
     )
     tmp = tempfile.mkdtemp(prefix="bench-server-")
     for tables, store in [(t, st) for t in counts for st in stores]:
@@ -305,9 +354,11 @@ def main(argv: list[str] | None = None) -> int:
         db = f"sqlite:///{tmp}/h{tables}.sqlite" if store == "sqlite" else ""
         if store == "pg":
             db = create_db(pg_base, f"server{tables}")
+        probe = os.path.join(tmp, f"probe-{tables}-{store}.json")
         proc = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db]
-            + ["--ws-deflate", a.ws_deflate],
+            + ["--ws-deflate", a.ws_deflate]
+            + (["--probe-file", probe] if a.probe == "on" else []),
             env=env,
         )
         try:
@@ -335,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
         if store == "memory":
             mem_rps[tables] = rps
         vs = f"{rps / mem_rps[tables]:.2f}x" if tables in mem_rps else "-"
+        if os.path.exists(probe):  # what the server measured, before its row (the row is the run's last line)
+            with open(probe, "rb") as f:
+                report_probe(json.load(f), *res["play"])
         print(
             f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
             f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "

@@ -21,10 +21,14 @@ def test_bench_server_runs() -> None:
         check=False,
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    row = out.stdout.strip().splitlines()[-1].split()
+    lines = out.stdout.strip().splitlines()
+    row = lines[-1].split()
     assert (
         row[0] == "1" and row[1] == "2" and float(row[2]) > 0 and row[8] == "0"
     )  # tables, clients, rounds/s, errors
+    # the server's own timing (bench/server_probe.py): its handling of the 2 players' messages
+    side = next(x for x in lines if x.startswith("server side: handling ms"))
+    assert int(side.split("(")[1].split()[0]) >= 2 * 2 * 2, side  # at least a bet and an act a round each
 
 
 def test_bench_human_runs() -> None:
@@ -56,6 +60,8 @@ def test_bench_human_runs() -> None:
     assert stats[0] == "actions" and int(stats[1]) > 0 and stats[4] == "0", lines  # actions, errors 0
     assert lines[2].startswith("RSS MB over time:")
     assert lines[3].startswith("server CPU") and "clients (2 process(es))" in lines[3], lines
+    assert lines[4].startswith("server side: handling ms p50"), lines  # bench/server_probe.py
+    assert any(x.strip().startswith("of it waiting for the commit") for x in lines), lines  # SQLite
 
 
 def test_bench_fanout_runs() -> None:

@@ -41,3 +41,43 @@ def test_a_busy_table_does_not_hold_back_the_others_timers() -> None:
         assert busy.members["ann"].gone_since is not None
 
     asyncio.run(scenario())
+
+
+def test_the_tick_lets_the_event_loop_run_between_slices_of_tables(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A tick over many tables lets go of the event loop every ``TICK_SLICE`` tables: what arrived
+    meanwhile (a message's task) runs between the slices, not after the whole pass. Every table's timer
+    is still seen to in the same tick, a table closed in between is skipped."""
+    from pontoon.web import app as app_mod
+
+    monkeypatch.setattr(app_mod, "TICK_SLICE", 3)
+
+    async def scenario() -> None:
+        store = MemoryPersistence()
+        srv = Server(Settings(), store)
+        hosts = []
+        for i in range(10):
+            h = CasinoHost(f"{i:08x}", str(i), find_rules("mbs"), i, Settings(), store, lambda n, x: None)
+            h.join(f"p{i}", 1, None, Decimal(1000))  # never connected: the tick looks at his grace period
+            srv.lobby.tables[h.id] = h
+            hosts.append(h)
+        seen: list[int] = []  # how many tables the tick had seen when the loop ran the other callback
+        real = CasinoHost.check_grace
+
+        def counted(self: CasinoHost, now: float) -> bool:
+            seen.append(-1)
+            return real(self, now)
+
+        monkeypatch.setattr(CasinoHost, "check_grace", counted)
+
+        def meanwhile() -> None:  # "a message arrived" as the tick started; it closes a later table
+            seen.append(len(seen))
+            hosts[7].closed = True
+            srv.lobby.tables.pop(hosts[7].id)
+
+        asyncio.get_running_loop().call_soon(meanwhile)
+        await srv.tick()
+        marks = [x for x in seen if x >= 0]
+        assert marks == [2], seen  # it ran after the tick's first slice (2 tables looked at, then a yield)
+        assert seen.count(-1) == 9  # every other table's grace period looked at in this one tick
+
+    asyncio.run(scenario())

@@ -241,6 +241,7 @@ def serve_command(
         seats_per_account=seats_per_account,
         seats_per_address=seats_per_address,
         ws_deflate=ws_deflate,
+        tune_gc=True,  # this process is the server's: its collector tuned at start-up (web/transport.py)
     )
     if test_mode:
         typer.echo("pontoon serve: TEST MODE: tables may take a fixed seed (predictable shuffles)", err=True)

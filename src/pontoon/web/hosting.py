@@ -66,6 +66,9 @@ class Settings:
     # WebSocket per-message compression (permessage-deflate): off, since it compresses the same frame
     # once per connection: about 15% of the server's CPU per round (docs/server.md "State frames")
     ws_deflate: bool = False
+    # the server process's garbage collector tuned at start-up (web/transport.py ``tune_gc``: what exists
+    # then frozen, collections rarer); ``pontoon serve`` sets it, tests and embedders leave it off
+    tune_gc: bool = False
     idle_table_s: float = 1800.0  # a table where nobody joined, wagered or acted this long is closed
     result_pause_s: float = 3.0  # a finished round's results stay on the felt this long (host setting)
     secret: str | None = None
