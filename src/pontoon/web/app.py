@@ -356,7 +356,8 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
         before = host.version
         host.connected(name)
         if not await srv.settled(host):  # its last write failed: the table is gone from here
-            srv.auth.forget(websocket)
+            if sid is not None:
+                srv.auth.forget(websocket, sid)
             return
         if host.version != before:  # a member back: everyone sees him connected
             srv.broadcast(host)
@@ -375,7 +376,8 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
             log.exception("table %s: connection of %s", tid, name)
     finally:
         sender.cancel()
-        srv.auth.forget(websocket)
+        if sid is not None:  # (watched only under its session: web/auth.py)
+            srv.auth.forget(websocket, sid)
         srv.conns.get(tid, set()).discard(conn)
         async with srv.lock(tid):
             before = host.version

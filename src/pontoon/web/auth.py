@@ -243,8 +243,11 @@ class Auth:
     def watch(self, sid: str, ws: WebSocket) -> None:
         self.sockets.setdefault(sid, set()).add(ws)
 
-    def forget(self, ws: WebSocket) -> None:
-        for sid in [s for s, w in self.sockets.items() if ws in w]:
+    def forget(self, ws: WebSocket, sid: str | None = None) -> None:
+        """``ws`` no longer watched; ``sid``: the session it was watched under (only that one is looked
+        at: a look through every session's sockets per closed socket was quadratic when 2,000 left)."""
+        sids = [sid] if sid is not None else [s for s, w in self.sockets.items() if ws in w]
+        for sid in [s for s in sids if ws in self.sockets.get(s, ())]:
             self.sockets[sid].discard(ws)
             if not self.sockets[sid]:
                 del self.sockets[sid]
