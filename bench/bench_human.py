@@ -1,7 +1,7 @@
 """Human-paced load on one ``pontoon serve`` process: many tables, two people each acting every few seconds.
 
 ``python bench/bench_human.py [--tables 1000] [--every 2] [--seconds 180] [--store sqlite|memory|pg]
-[--client-procs N] [--servers N]``
+[--client-procs N] [--servers N] [--probe on|off] [--src DIR]``
 
 A fresh server process (the app of ``pontoon serve``, as ``bench_server.py`` starts it) hosts T casino
 tables of ``mbs`` with two WebSocket players each (all in this process's event loop). A player acts
@@ -14,7 +14,11 @@ starts N server processes on the one store with table leases (as ``pontoon serve
 makes table ``t`` on server ``t mod N`` (its CPU and RSS are the processes' sums). The latency is of
 the messages sent once everyone has sat down (the arrivals, about 200 handshakes a second, are a burst
 of their own: their p99 is printed beside); at the end people stop acting and leave only once their last
-message is answered, so that the leaving is not counted either.
+message is answered, so that the leaving is not counted either. After it, what the server measured
+itself over the same span (``--probe on``, bench/server_probe.py): its handling time per message, the
+commit's wait, a frame's time from queued to sent, how late its event loop woke, its collections and
+what held the loop in its stalls; beside the clients' own loop lateness, this says on which side the
+tail is. ``--src DIR``: the server from another source tree (old against new).
 Not a timed test; on a small machine run fewer tables or a shorter time (the clients share its cores).
 """
 

@@ -1,7 +1,8 @@
 """Load benchmark of the table server: simulated WebSocket players on loopback.
 
 ``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]
-[--store memory,sqlite,pg] [--frames deltas|full] [--ws-deflate off|on]``
+[--store memory,sqlite,pg] [--frames deltas|full] [--ws-deflate off|on] [--probe on|off] [--src DIR]
+[--ws websockets-sansio|websockets|wsproto]``
 
 For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
 raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
@@ -16,6 +17,11 @@ process, on the same cores). The server runs with ``pontoon serve``'s uvicorn op
 (web/transport.py); ``--ws-deflate on`` turns WebSocket compression on, as servers before issue 25's
 CPU work did. A baseline is measured in the same run: the same rounds played on ``CasinoTable``
 directly in one process (no server), so the ratio says what the server costs per round.
+Before each row, what the server measured itself (``--probe on``, bench/server_probe.py): its handling
+time per message against the clients' end-to-end latency, the wait for the commit in it, how late its
+event loop woke, its garbage collections and what held the loop in its stalls. ``--src DIR`` runs the
+server from another source tree (an old commit's ``src`` from ``git archive``: old against new with the
+same bench); ``--ws NAME`` another of uvicorn's WebSocket implementations.
 Not a timed test; numbers depend on the machine (2 shared cores here).
 """
 
@@ -80,6 +86,10 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
             owner = f"bench:{os.getpid()}:{secrets.token_hex(4)}"
             leases = Leases(store, owner, f"http://127.0.0.1:{port}", ttl=lease_ttl)
         persistence = StorePersistence(store, leases=leases)
+    if os.environ.get("BENCH_GC_THRESHOLDS"):  # (trying other thresholds than web/transport.py's)
+        import pontoon.web.transport as tr
+
+        tr.GC_THRESHOLDS = tuple(int(x) for x in os.environ["BENCH_GC_THRESHOLDS"].split(","))  # type: ignore[assignment]
     app = create_app(s, persistence)
     opts = dict(uvicorn_options(s), host="127.0.0.1", port=port, log_level="warning")
     if os.environ.get("BENCH_WS"):  # (bench_server.py --ws: another WebSocket implementation of uvicorn's)
@@ -232,11 +242,26 @@ async def run_load(
         cpu0 = sum(ps.cpu_times()[:2]) if ps is not None else 0.0
         out0 = ps.io_counters().write_chars if ps is not None else 0
         t0, epoch0 = time.perf_counter(), time.time()
-        await asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas) for u in urls))
+        late: list[float] = []  # how late this process's own event loop wakes (the clients' side of a tail)
+        players = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas) for u in urls))
+        while not players.done():
+            at = time.perf_counter()
+            await asyncio.wait([players], timeout=0.005)
+            if not players.done():
+                late.append(time.perf_counter() - at - 0.005)
+        await players
         wall = time.perf_counter() - t0
         cpu = sum(ps.cpu_times()[:2]) - cpu0 if ps is not None else 0.0
         out = ps.io_counters().write_chars - out0 if ps is not None else 0
-    return {"wall": wall, "lat": lat, "errors": errors, "cpu": cpu, "out": out, "play": (epoch0, time.time())}
+    return {
+        "wall": wall,
+        "lat": lat,
+        "errors": errors,
+        "cpu": cpu,
+        "out": out,
+        "play": (epoch0, time.time()),
+        "late": sorted(late),
+    }
 
 
 def baseline(tables: int, players: int, rounds: int, preset: str) -> float:
@@ -389,6 +414,12 @@ def main(argv: list[str] | None = None) -> int:
         if os.path.exists(probe):  # what the server measured, before its row (the row is the run's last line)
             with open(probe, "rb") as f:
                 report_probe(json.load(f), *res["play"])
+            late = res["late"]
+            if late:
+                print(
+                    f"  clients' own event loop late ms p50 {1000 * late[len(late) // 2]:.1f} "
+                    f"p99 {1000 * late[min(len(late) - 1, int(0.99 * len(late)))]:.1f}"
+                )
         print(
             f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
             f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "

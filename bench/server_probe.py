@@ -187,10 +187,13 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
     if st and st[-1] > 0.05:
         print(
             f"  of it waiting for the commit (Server.settled) ms p50 {_q(st, 0.5):.1f} p99 {_q(st, 0.99):.1f} "
-            f"max {st[-1]:.1f}, {sum(st) / 1000:.1f} s in all ({len(st)} waits)"
+            f"max {st[-1]:.1f}, {sum(st):.0f} ms in all ({len(st)} waits)"
         )
     ticks = sorted(ms for _, ms in cut(pr["ticks"]))
-    print(f"  timer tick ms p50 {_q(ticks, 0.5):.1f} p99 {_q(ticks, 0.99):.1f} max {_q(ticks, 1):.1f}")
+    if ticks:  # (wall time of a pass over the tables, the loop let go between slices of them)
+        print(
+            f"  timer tick pass ms p50 {_q(ticks, 0.5):.1f} p99 {_q(ticks, 0.99):.1f} max {_q(ticks, 1):.1f}"
+        )
     gcs = cut(pr["gcs"])
     for gen in (0, 1, 2):
         g = sorted(ms for _, x, ms, _ in gcs if x == gen)
@@ -202,8 +205,8 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
             )
     o0, o1, frozen = pr.get("objects", [0, 0, 0])
     print(
-        f"  objects the GC tracks: {o0:,} at start, {o1:,} at the end ({frozen:,} frozen); a full "
-        f"collection then took {pr.get('full_ms', float('nan')):.0f} ms"
+        f"  objects the GC tracks: {o0:,} at start, {o1:,} at the exit besides {frozen:,} frozen (a full "
+        f"collection there, freeing the closed server's garbage too, took {pr.get('full_ms', float('nan')):.0f} ms)"
     )
     big = sorted((ms for _, ms in cut(pr["lag"]) if ms > 50), reverse=True)[:8]
     if big:
