@@ -16,7 +16,6 @@ Written as JSON to FILE when the server stops (SIGTERM).
 from __future__ import annotations
 
 import asyncio
-import collections
 import gc
 import json
 import sys
@@ -75,24 +74,26 @@ class Probe:
         app_mod._one_message = timed  # type: ignore[assignment]
         push = app_mod.Conn.push
 
-        def stamped(self: Any, text: str) -> None:  # (the stamp on the socket: its send_text takes it)
-            q = self.ws.__dict__.setdefault("_probe_stamps", collections.deque())
-            q.append(time.perf_counter())
+        def stamped(self: Any, text: str) -> None:
             push(self, text)
+            q = getattr(self, "_stamps", None)
+            if q is None:
+                import collections
+
+                q = self._stamps = collections.deque()
+            q.append(time.perf_counter())
 
         app_mod.Conn.push = stamped  # type: ignore[method-assign]
-        from starlette.websockets import WebSocket
 
-        send_text = WebSocket.send_text
+        async def sender(conn: Any) -> None:
+            while True:
+                text = await conn.queue.get()
+                await conn.ws.send_text(text)
+                q = getattr(conn, "_stamps", None)
+                if q:
+                    probe.send.append((time.time(), (time.perf_counter() - q.popleft()) * 1000))
 
-        async def timed_send(self: Any, data: str) -> None:  # (at once in push, or by the sender task)
-            q = self.__dict__.get("_probe_stamps")
-            t = q.popleft() if q else None
-            await send_text(self, data)
-            if t is not None:
-                probe.send.append((time.time(), (time.perf_counter() - t) * 1000))
-
-        WebSocket.send_text = timed_send  # type: ignore[method-assign]
+        app_mod._sender = sender  # type: ignore[assignment]
         tick = app_mod.Server.tick
 
         async def timed_tick(self: Any) -> None:

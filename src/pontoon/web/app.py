@@ -63,25 +63,12 @@ class Conn:
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
     dropped: int = 0
     overflow: bool = False
-    # sending (docs/scale.md, "The tail"): a frame is written at once when nothing is queued before it;
-    # ``busy``: the sender task is writing one; ``finishing``: a write begun at once that had to wait
-    busy: bool = False
-    finishing: asyncio.Task[None] | None = None
-    broken: bool = False  # a write failed (the client is gone): the connection ends
     history_mark: int = -1  # the host's history_mark when this connection was last sent the history
     deltas: bool = False  # asked for deltas (``?deltas=1``, the page): web/frames.py
     kind: str | None = None  # the view kind and change number of the last state frame it was sent
     seq: int = -1
 
     def push(self, text: str) -> None:
-        """``text`` sent to this connection, in order: written at once when nothing is queued or being
-        written before it (no wake-up of the sender task, no turn of the event loop in between), else
-        queued for the sender task (``_sender``)."""
-        if not (self.busy or self.broken or self.queue.qsize()) and (
-            self.finishing is None or self.finishing.done()
-        ):
-            self._send_now(text)
-            return
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
@@ -89,42 +76,9 @@ class Conn:
                 self.overflow = True
                 asyncio.get_running_loop().create_task(self._close())
 
-    def _send_now(self, text: str) -> None:
-        """Run ``send_text`` to its end here: it completes without waiting unless the transport asked
-        to stop writing (its buffer full: a client that reads slowly); then a task finishes it, and the
-        frames after it queue behind it."""
-        coro = self.ws.send_text(text)
-        try:
-            waits = coro.send(None)
-        except StopIteration:
-            return
-        except Exception:  # noqa: BLE001 (the client is gone: as when the sender task's write fails)
-            self.broken = True
-            return
-        self.finishing = asyncio.get_running_loop().create_task(_finish(self, coro, waits))
-
     async def _close(self) -> None:
         with contextlib.suppress(Exception):
             await self.ws.close(code=1008, reason="too many unread messages")
-
-
-async def _finish(conn: Conn, coro: Any, waits: Any) -> None:
-    """The rest of a send begun by ``Conn._send_now`` that had to wait (on ``waits``, what it awaited):
-    resumed each time that is done, as a task would resume it."""
-    try:
-        while True:
-            if isinstance(waits, asyncio.Future):
-                await asyncio.wait([waits])  # (done either way: the coroutine reads its outcome)
-            else:  # a bare yield (``sleep(0)``)
-                await asyncio.sleep(0)
-            waits = coro.send(None)
-    except StopIteration:
-        return
-    except asyncio.CancelledError:
-        coro.close()
-        raise
-    except Exception:  # noqa: BLE001 (the client is gone)
-        conn.broken = True
 
 
 class Server:
@@ -412,7 +366,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
     sender = asyncio.create_task(_sender(conn))
     key = f"{tid}:{name}" if name else _client(websocket)
     try:
-        while not conn.overflow and not conn.broken and not sender.done():
+        while not conn.overflow and not sender.done():
             msg = await websocket.receive()
             if msg["type"] == "websocket.disconnect":
                 break
@@ -422,8 +376,6 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
             log.exception("table %s: connection of %s", tid, name)
     finally:
         sender.cancel()
-        if conn.finishing is not None:
-            conn.finishing.cancel()
         if sid is not None:  # (watched only under its session: web/auth.py)
             srv.auth.forget(websocket, sid)
         srv.conns.get(tid, set()).discard(conn)
@@ -438,16 +390,9 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
 
 
 async def _sender(conn: Conn) -> None:
-    """The frames ``Conn.push`` could not write at once, in order (behind a write that had to wait)."""
     while True:
         text = await conn.queue.get()
-        conn.busy = True
-        try:
-            if conn.finishing is not None and not conn.finishing.done():
-                await asyncio.wait([conn.finishing])
-            await conn.ws.send_text(text)
-        finally:
-            conn.busy = False
+        await conn.ws.send_text(text)
 
 
 def _error(conn: Conn, message: str) -> None:
