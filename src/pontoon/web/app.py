@@ -52,7 +52,7 @@ from pontoon.web.transport import BodyLimit, SiteGuard, install_log_filter, tune
 log = logging.getLogger("pontoon.web")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024
-TICK_SLICE = 100  # tables the timer tick looks at before it lets the event loop run the others' messages
+TICK_SLICE_S = 0.002  # CPU seconds the timer tick holds the event loop before it lets the messages in
 TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
 
 
@@ -182,14 +182,18 @@ class Server:
 
     async def tick(self) -> None:
         """The turn timers, the grace periods and the bots of every table. The event loop is let go
-        every ``TICK_SLICE`` tables (with a thousand tables one pass held it for 5 to 30 ms, and every
-        action that arrived meanwhile waited: docs/scale.md, "The tail")."""
+        once the pass has used ``TICK_SLICE_S`` of CPU (with a thousand tables one pass held it for 5
+        to 30 ms, and every action that arrived meanwhile waited: docs/scale.md, "The tail"); by CPU
+        time, not by a count of tables nor by the clock, so that a pass takes few turns of a loaded
+        loop (each turn of it may be long) and the timers are not made late."""
         now = time.monotonic()
         idle = self.settings.idle_table_s
         tables = self.lobby.tables
+        held = time.thread_time()  # (this thread's CPU: a process waiting for a core does not count)
         for i, host in enumerate(list(tables.values())):
-            if i % TICK_SLICE == TICK_SLICE - 1:
+            if i and time.thread_time() - held > TICK_SLICE_S:
                 await asyncio.sleep(0)
+                held = time.thread_time()
             if host.closed or tables.get(host.id) is not host:
                 continue  # closed or dropped while the tick let the loop run
             if (not host.members and not self.conns.get(host.id) and now - host.last_change > idle) or (
