@@ -33,12 +33,13 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from decimal import Decimal
+from hashlib import sha256
 from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine
 
 from pontoon.history import batchsql
-from pontoon.history.chain import account_key, canon, chain_text_hash, event_text, now
+from pontoon.history.chain import account_key, canon, event_text, now
 from pontoon.history.engines import HistoryError
 
 Batch = Any  # ``store.Batch`` (store.py imports this module)
@@ -125,7 +126,9 @@ def write_items(
     """The statements of ``items`` (each: a table id and its batches, in order) on ``conn``, the caller's
     transaction. ``cached``: the heads and balances the writer remembers (those missing are read).
     Returns each item's new chain head and the tables' new heads and balances (for the caller's cache
-    once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored."""
+    once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored.
+    Each event's data is written to JSON once: that text is its row's payload and, inside the event's
+    canonical text (``event_text``), what its hash is taken of."""
     tids = list(dict.fromkeys(t for t, _ in items))
     missing = [t for t in tids if t not in cached]
     read = load_heads(conn, missing) if missing else {}
@@ -141,37 +144,54 @@ def write_items(
     changed: set[tuple[int, str]] = set()
     states: dict[int, tuple[str, tuple[int, int, int]]] = {}
     out: list[str] = []
+    add_event, zero = events.append, Decimal(0)
     for tid, batches in items:
         prev = heads[tid]
         bal = bals[tid]
         for b in batches:
             if b.shoe is not None:
-                n, cards, cut = b.shoe
-                shoes.append((tid, n, cards, cut, stamp))
+                shoes.append((tid, *b.shoe))
             for row in b.rows:
-                rno, seq = row.round_no, row.seq
-                if row.kind == "round_start" and rno > 0 and seq == 0:
-                    new_rounds.append((tid, rno, row.data.get("shoe", b.round_shoe), stamp))
-                payload = canon(row.data)
-                h = chain_text_hash(
-                    prev, event_text(rno, seq, row.kind, row.data, payload, row.clause, row.transfers)
+                rno, seq, kind, data, clause, transfers = (
+                    row.round_no,
+                    row.seq,
+                    row.kind,
+                    row.data,
+                    row.clause,
+                    row.transfers,
                 )
-                events.append((tid, tid, rno, rno, seq, row.kind, payload, row.clause, stamp, prev, h))
+                if kind == "round_start" and rno > 0 and seq == 0:
+                    new_rounds.append((tid, rno, data.get("shoe", b.round_shoe)))
+                payload = canon(data)
+                h = sha256(
+                    (prev + event_text(rno, seq, kind, data, payload, clause, transfers)).encode()
+                ).hexdigest()
+                add_event((tid, rno, seq, kind, payload, clause, prev, h))
                 prev = h
-                for j, t in enumerate(row.transfers):
+                for j, t in enumerate(transfers):
                     amount = Decimal(t["amount"])
                     src, dst = account_key(t["source"]), account_key(t["dest"])
                     ledger.append(
-                        (tid, tid, rno, tid, rno, seq, f"{tid}:{rno}:{seq}:{j}", src, dst, str(amount))
-                        + (t["kind"], t["player"], t["reason"])
+                        (
+                            tid,
+                            rno,
+                            seq,
+                            f"{tid}:{rno}:{seq}:{j}",
+                            src,
+                            dst,
+                            str(amount),
+                            t["kind"],
+                            t["player"],
+                            t["reason"],
+                        )
                     )
-                    bal[src] = bal.get(src, Decimal(0)) - amount
-                    bal[dst] = bal.get(dst, Decimal(0)) + amount
+                    bal[src] = bal.get(src, zero) - amount
+                    bal[dst] = bal.get(dst, zero) + amount
                     changed.add((tid, src))
                     changed.add((tid, dst))
             if b.round_end is not None:
                 rno, status, result = b.round_end
-                ends.append((status, stamp, canon(result), tid, rno))
+                ends.append((status, canon(result), tid, rno))
             if b.state is not None:
                 states[tid] = (canon(b.state), _state_ref(b))
         heads[tid] = prev
@@ -190,10 +210,10 @@ def write_items(
     }
     raw = conn.connection.driver_connection
     try:
-        moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps)
+        moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp)
     except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
         if "ledger" in str(err) and "idem" in str(err):
-            raise HistoryError(_twice(conn, err, [r[6] for r in ledger])) from None
+            raise HistoryError(_twice(conn, err, [r[3] for r in ledger])) from None
         raise
     if moved != len(tids):
         raise StaleHead("a table's chain head moved under this writer (another process wrote it)")
