@@ -197,13 +197,13 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str)
     cur = raw.cursor()
     try:
         for name in ORDER:
-            rows = steps.get(name)
-            if not rows:
+            got = steps.get(name)
+            if not got:
                 continue
             if name in ("shoe", "round", "event", "end"):
-                cur.execute(_JSON[name], (_array(rows), stamp))
+                cur.execute(_JSON[name], (_array(got), stamp))
             else:
-                cur.execute(_JSON[name], (_array(rows),))
+                cur.execute(_JSON[name], (_array(got),))
             if name == "head":
                 moved += cur.rowcount
     finally:
