@@ -269,8 +269,38 @@ class Waiter:
         return self._head
 
 
-Done = Future[str] | Waiter
+class Shared:
+    """The commit of every table call queued by ``enqueue`` until the writer takes the queue: ONE
+    ``Future`` for all of them (not one per call), completed once the last of them is committed (or
+    failed: a table whose write failed is in ``GroupCommitter.failed``, which its caller reads after
+    the wait). ``left`` is counted up under the writer's lock while the share is open and down by the
+    writer thread alone once it is closed (taken)."""
+
+    __slots__ = ("future", "left")
+
+    def __init__(self) -> None:
+        self.future: Future[str] = Future()
+        self.left = 0
+
+    def set_result(self, head: str) -> None:
+        self.left -= 1
+        if self.left == 0:
+            self.future.set_result("")
+
+    def set_exception(self, error: BaseException) -> None:
+        self.set_result("")  # the table's error is in ``failed`` (the other tables' calls committed)
+
+
+Done = Future[str] | Waiter | Shared
 Queued = tuple[int, Sequence[Batch], Done]
+
+
+def _future(done: Done) -> Future[str]:
+    """The Future of a call in ``last`` (queued by ``submit`` or ``enqueue``: never a ``Waiter``)."""
+    if type(done) is Shared:
+        return done.future
+    assert isinstance(done, Future)
+    return done
 
 
 class GroupCommitter:
@@ -284,7 +314,9 @@ class GroupCommitter:
         self.cv = threading.Condition()
         self.closed = False
         self.failed: dict[int, BaseException] = {}  # table id -> why its write failed (refused from then on)
-        self.last: dict[int, Future[str]] = {}  # each table's newest submission not yet completed
+        self.last: dict[int, Queued] = {}  # each table's newest submission not yet completed
+        self.share: Shared | None = None  # the share that ``enqueue`` adds calls to (open till taken)
+        self.idle = False  # the writer waits for work (``cv``): a new call notifies it
         self.groups = 0  # transactions committed (for the benchmarks)
         self.items = 0
         self.waited = 0  # windows waited (only while busy: ``_run``)
@@ -300,10 +332,31 @@ class GroupCommitter:
         with self.cv:
             if self.closed:
                 raise HistoryError("the history store is closed: nothing more can be written")
-            self.queue.append((table_id, list(batches), fut))
-            self.last[table_id] = fut
-            self.cv.notify()
+            item = (table_id, list(batches), fut)
+            self.queue.append(item)
+            self.last[table_id] = item
+            if self.idle:
+                self.cv.notify()
         return fut
+
+    def enqueue(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
+        """``submit`` without a Future of its own: the call joins the share of the calls queued until
+        the writer takes them (``Shared``), and the Future returned (also ``pending(table_id)``) is that
+        share's: it completes once every call of it is committed. Its result is no head and it carries
+        no error: a caller reads ``failed`` after it (``StorePersistence.settle``)."""
+        with self.cv:
+            if self.closed:
+                raise HistoryError("the history store is closed: nothing more can be written")
+            share = self.share
+            if share is None:
+                share = self.share = Shared()
+            share.left += 1
+            item = (table_id, batches, share)
+            self.queue.append(item)
+            self.last[table_id] = item
+            if self.idle:
+                self.cv.notify()
+        return share.future
 
     def write(self, table_id: int, batches: Sequence[Batch]) -> str:
         """Queue one table call's batches and wait here until they are committed (the new head)."""
@@ -312,18 +365,20 @@ class GroupCommitter:
             if self.closed:
                 raise HistoryError("the history store is closed: nothing more can be written")
             self.queue.append((table_id, list(batches), waiter))
-            self.cv.notify()
+            if self.idle:
+                self.cv.notify()
         return waiter.result()
 
     def pending(self, table_id: int) -> Future[str] | None:
-        """The newest write of ``table_id`` not yet completed (None: everything is committed)."""
-        with self.cv:
-            return self.last.get(table_id)
+        """The newest write of ``table_id`` not yet completed (None: everything is committed). (One
+        read of a dict, atomic: no lock taken; the caller's own writes are in it already.)"""
+        item = self.last.get(table_id)
+        return None if item is None else _future(item[2])
 
     def drain(self) -> None:
         """Wait until everything submitted so far is committed (or failed)."""
         with self.cv:
-            futs = list(self.last.values())
+            futs = [_future(item[2]) for item in self.last.values()]
         for f in futs:
             f.exception()
 
@@ -342,7 +397,9 @@ class GroupCommitter:
         while True:
             with self.cv:
                 while not self.queue and not self.closed:
+                    self.idle = True
                     self.cv.wait()
+                self.idle = False
                 if not self.queue:
                     self._close_conn()
                     return
@@ -352,16 +409,17 @@ class GroupCommitter:
             with self.cv:
                 n = min(len(self.queue), self.max_items)
                 group = [self.queue.popleft() for _ in range(n)]
+                self.share = None  # closed: its count is final (the calls after it share another)
             self._commit(group)
 
     def _commit(self, group: list[Queued]) -> None:
         live = []
-        for tid, batches, fut in group:
-            err = self.failed.get(tid)
+        for item in group:
+            err = self.failed.get(item[0])
             if err is not None:
-                self._done(tid, fut, error=err)
+                self._done(item, error=err)
             else:
-                live.append((tid, batches, fut))
+                live.append(item)
         if not live:
             return
         try:
@@ -375,7 +433,7 @@ class GroupCommitter:
             self._close_conn()  # rolled back; a broken connection is not reused
             if len(live) == 1:
                 self.failed[live[0][0]] = err
-                self._done(live[0][0], live[0][2], error=err)
+                self._done(live[0], error=err)
                 return
             for one in live:  # one table's refusal (its lease lost) must not fail the others
                 self._commit([one])
@@ -385,9 +443,10 @@ class GroupCommitter:
         self.items += len(live)
         self.busy = len(group) > 1
         with self.cv:  # committed: none of them is pending any more (one lock for the whole group)
-            for tid, _b, fut in live:
-                if self.last.get(tid) is fut:
-                    del self.last[tid]
+            last = self.last
+            for item in live:
+                if last.get(item[0]) is item:
+                    del last[item[0]]
         for (_t, _b, fut), head in zip(live, heads, strict=True):
             fut.set_result(head)
 
@@ -399,14 +458,15 @@ class GroupCommitter:
             except Exception:  # noqa: BLE001 (a broken connection: the pool discards it)
                 conn.invalidate()
 
-    def _done(self, tid: int, fut: Done, *, head: str = "", error: BaseException | None = None) -> None:
+    def _done(self, item: Queued, *, head: str = "", error: BaseException | None = None) -> None:
+        fut = item[2]
         with self.cv:
-            if self.last.get(tid) is fut:
-                del self.last[tid]
+            if self.last.get(item[0]) is item:
+                del self.last[item[0]]
         if error is not None:
             fut.set_exception(error)
         else:
             fut.set_result(head)
 
 
-__all__ = ["GroupCommitter", "Waiter", "transaction", "write_items"]
+__all__ = ["GroupCommitter", "Shared", "Waiter", "transaction", "write_items"]

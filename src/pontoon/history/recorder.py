@@ -174,7 +174,7 @@ class Recorder:
             self._collected = None
         if batches:
             if self.defer:
-                self.store.submit(self.table_id, batches)  # the caller waits for ``pending``
+                self.store.enqueue(self.table_id, batches)  # the caller waits for ``pending``
             else:
                 self.store.append_many(self.table_id, batches)  # committed before the call returns
             self.written += sum(len(b.rows) for b in batches)
