@@ -61,7 +61,7 @@ def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
     ]
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     """One event to write, with the ledger transfers it caused (``Transfer.to_json`` form)."""
 
@@ -73,7 +73,7 @@ class Row:
     transfers: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class Batch:
     """What one transaction writes for one table."""
 
