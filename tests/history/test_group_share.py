@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Future
 from decimal import Decimal
 
@@ -102,11 +103,17 @@ def test_a_share_written_in_two_commits_completes_after_the_last(db_url: str) ->
         group.max_items = 2  # five calls: three commits
         (tid,) = _tables(store, 1)
         seen: list[int] = []
+        called = threading.Event()
+
+        def completed(_f: Future[str]) -> None:  # the writer thread, at the completion
+            seen.append(len(store.events_(tid)))  # what another connection reads then
+            called.set()
+
         with group.cv:
             share = [store.enqueue(tid, [_call(0, seq, "1.00")]) for seq in range(5)][0]
-            # (the writer thread, at the completion: what another connection reads then)
-            share.add_done_callback(lambda _f: seen.append(len(store.events_(tid))))
+            share.add_done_callback(completed)
         share.result(30)
+        assert called.wait(30)
         assert seen == [5]
         assert group.groups >= 3 and group.pending(tid) is None
         audit(store)
@@ -133,6 +140,36 @@ def test_a_refused_call_in_a_share_fails_its_table_only(db_url: str) -> None:
         assert [len(store.events_(t)) for t in (b, c)] == [1, 1]
         store.enqueue(a, [_call(0, 1, "1.00")]).result(30)  # refused from then on: its chain skips nothing
         assert [e["seq"] for e in store.events_(a)] == [0] and a in group.failed
+        audit(store)
+    finally:
+        store.close()
+
+
+def test_a_nul_character_in_a_text_is_written_whole_sqlite(db_url: str) -> None:
+    """SQLite's JSON functions cut a text at a NUL: rows holding one go the multi-row way, whole."""
+    store = open_store(db_url)
+    try:
+        group = store.start_group()
+        a, b = _tables(store, 2)
+        odd = {
+            "source": HOUSE,
+            "dest": "a\x00b",
+            "amount": "1.00",
+            "kind": "win",
+            "player": "a\x00b",
+            "reason": "r\x00",
+        }
+        with group.cv:  # one share: a table with NUL characters beside a plain one
+            share = store.enqueue(a, [Batch(rows=[Row(0, 0, "pay\x00", {"n": "\x00"}, "c\x00", [odd])])])
+            store.enqueue(b, [_call(1, 0, "2.00")])
+        share.result(30)
+        assert not group.failed
+        (led,) = store.ledger_(a)
+        assert (led["player"], led["reason"], led["dest"]) == ("a\x00b", "r\x00", "a\x00b")
+        (ev,) = store.events_(a)
+        assert (ev["kind"], ev["clause"], ev["data"]) == ("pay\x00", "c\x00", {"n": "\x00"})
+        assert store.balances(a) == _ledger_sums(store, a)
+        assert len(store.events_(b)) == 1
         audit(store)
     finally:
         store.close()

@@ -5,7 +5,9 @@ snapshots) is ONE statement per transaction whatever the number of rows: the row
 (one parameter, written by orjson in C) that the statement reads with ``json_each`` (``INSERT ...
 SELECT ... FROM json_each(?)``, ``UPDATE ... FROM``), in the array's order. The writer thread holds
 Python's GIL only to bind that one text and takes it back once per statement (``sqlite3`` releases
-it while SQLite steps): about ten times per commit instead of once per chunk of rows.
+it while SQLite steps): about ten times per commit instead of once per chunk of rows. (A kind whose
+rows hold a NUL character, which SQLite's JSON functions would cut the text at, is written the
+multi-row way below.)
 
 PostgreSQL (and the fallback below): each kind of row (shoes, rounds, events, ledger rows, balances, round ends, chain heads) goes in
 multi-row statements (``INSERT ... VALUES (...), (...)``, ``UPDATE ... FROM (VALUES ...)``), chunked
@@ -129,6 +131,7 @@ _JSON: dict[str, str] = {
     "WHERE e.table_id = v.t AND e.round_no = v.r AND e.seq = v.s) - v.less, 0) "
     f"FROM {_rows('t st r s less')} AS v WHERE tables.id = v.t",
 }
+_STAMPED = ("shoe", "round", "event", "end")  # the statements taking the stamp (``?2``)
 ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
 _SIZES = (128, 32, 8, 2, 1)  # chunk sizes: few distinct statements, each prepared once and reused
 _CACHE: dict[tuple[str, int, bool], str] = {}
@@ -200,10 +203,15 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str)
             got = steps.get(name)
             if not got:
                 continue
-            if name in ("shoe", "round", "event", "end"):
-                cur.execute(_JSON[name], (_array(got), stamp))
-            else:
-                cur.execute(_JSON[name], (_array(got),))
+            text = _array(got)
+            if "\\u0000" in text:  # SQLite's JSON would cut a text at a NUL: the multi-row form
+                wide = _WIDE.get(name)
+                for n, params in chunks([wide(r, stamp) for r in got] if wide is not None else got):
+                    cur.execute(statement(name, n, False), params)
+                    if name == "head":
+                        moved += cur.rowcount
+                continue
+            cur.execute(_JSON[name], (text, stamp) if name in _STAMPED else (text,))
             if name == "head":
                 moved += cur.rowcount
     finally:
