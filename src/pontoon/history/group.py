@@ -1,8 +1,9 @@
 """Group commit: the writes of every table that arrive within a short window, in ONE transaction.
 
-``write_items(store, conn, items, cached)`` writes the batches of several tables with multi-row
-statements (``batchsql.py``: the events of all of them, their ledger rows, the upsert of the running
-account balances, the round ends, the chain heads), sent by the driver with no id read beforehand: on
+``write_items(store, conn, items, cached)`` writes the batches of several tables with one statement
+per kind of row on SQLite (the rows as one JSON array) and multi-row statements on PostgreSQL
+(``batchsql.py``: the events of all of them, their ledger rows, the upsert of the running account
+balances, the round ends, the chain heads), sent by the driver with no id read beforehand: on
 PostgreSQL one pipeline (one round trip) per transaction whatever the number of tables. Each table's
 events keep their order and their hash chain (``prev_hash``: the head the writer remembers, or reads
 for a table it has not written yet; the head update moves it only from that head, so a head moved by
@@ -18,6 +19,8 @@ default) is waited only while the writer is busy (its last commit carried severa
 writer commits a lone call at once. The thread keeps one connection for its transactions (no pool
 checkout per commit; a new one after a failed transaction, and on PostgreSQL after ``idle_s`` without a
 commit, so that the pool's pre-ping checks it as before: a server restarted meanwhile).
+``enqueue(table_id, batches)`` (the table server) queues a call without a Future of its own: the calls
+queued until the writer takes them share one (``Shared``), completed once all of them are committed.
 A caller that shows an event waits for its future first, so an event is shown only once it is durable.
 If the shared transaction fails (a lease lost by one table: its fence), each item is retried alone, so
 one table's refusal is that table's only. A table whose write failed is refused from then on (its
