@@ -20,15 +20,16 @@ _json_encode = _ENCODER.encode
 # ``1e-09`` against ``1e-9``): an output holding ``e-`` or ``0.0000`` anywhere (in a float or in
 # a text) is written again by ``json``. What orjson refuses or would write otherwise (a key that is
 # not text, an int past 64 bits, a lone surrogate, a str/int/dict subclass, a dataclass, a datetime)
-# goes to ``json`` too, which writes it or raises as before; so does an output holding ``null``
-# (orjson writes a NaN or an infinity as ``null``, ``json`` as ``NaN``/``Infinity``).
+# goes to ``json`` too, which writes it or raises as before; so does an output holding ``null`` that
+# does not read back equal to the object (orjson writes a NaN or an infinity as ``null``, ``json`` as
+# ``NaN``/``Infinity``; a NaN never equals the ``None`` read back).
 _ORJSON_OPTS = (
     orjson.OPT_SORT_KEYS
     | orjson.OPT_PASSTHROUGH_SUBCLASS
     | orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME
 )
-_dumps = orjson.dumps
+_dumps, _loads = orjson.dumps, orjson.loads
 
 
 def _encode(obj: Any) -> str:
@@ -36,7 +37,9 @@ def _encode(obj: Any) -> str:
         out = _dumps(obj, option=_ORJSON_OPTS)
     except TypeError:  # (orjson.JSONEncodeError) not orjson's to write: json writes it or raises
         return _json_encode(obj)
-    if b"e-" in out or b"0.0000" in out or b"null" in out:  # maybe a float json writes otherwise
+    if b"e-" in out or b"0.0000" in out:  # maybe a small float: json writes it otherwise
+        return _json_encode(obj)
+    if b"null" in out and _loads(out) != obj:  # a NaN or an infinity read back as None (or a tuple)
         return _json_encode(obj)
     return out.decode()
 
