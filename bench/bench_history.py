@@ -15,7 +15,8 @@ Two drivers play the group-commit tables (``--driver``, ``threads`` by default, 
   (``Store.append``, a ``Waiter``);
 - ``loop``: the server's way (``pontoon serve``): every table on ONE asyncio loop, recorded by the
   server's own ``StorePersistence`` (``Recorder(defer=True)``: a call's batches queued to the same
-  group-commit writer thread), each table awaiting ``StorePersistence.settle`` (its commit) after
+  group-commit writer thread, the calls queued together sharing one Future: ``GroupCommitter.
+  enqueue``), each table awaiting ``StorePersistence.settle`` (its commit) after
   every call before it takes its next action, as the server does before it shows anything.
 ``--profile``: the loop driver's loop thread CPU split into the table calls (the engine, the
 recorder's rows, the hand-off ``submit``) and the awaiting of the commits (``time.thread_time``).
@@ -53,15 +54,15 @@ STOP = object()
 def _timed(parts: dict[str, float]) -> Callable[[], None]:
     """``--profile``: the loop thread's CPU (``time.thread_time``) in the recorder's handling of a table
     call (``Recorder._on_call``, the hand-off included) and in the hand-off itself
-    (``GroupCommitter.submit``), added to ``parts``; returns what puts the two methods back."""
+    (``GroupCommitter.enqueue``), added to ``parts``; returns what puts the two methods back."""
     from pontoon.history.group import GroupCommitter
     from pontoon.history.recorder import Recorder
 
-    submit, on_call = GroupCommitter.submit, Recorder._on_call
+    enqueue, on_call = GroupCommitter.enqueue, Recorder._on_call
 
     def timed_submit(self: GroupCommitter, *args: Any) -> Any:
         c = time.thread_time()
-        out = submit(self, *args)
+        out = enqueue(self, *args)
         parts["submit"] += time.thread_time() - c
         return out
 
@@ -70,11 +71,11 @@ def _timed(parts: dict[str, float]) -> Callable[[], None]:
         on_call(self, recs)
         parts["recorder"] += time.thread_time() - c
 
-    GroupCommitter.submit = timed_submit  # type: ignore[method-assign]
+    GroupCommitter.enqueue = timed_submit  # type: ignore[method-assign]
     Recorder._on_call = timed_on_call  # type: ignore[method-assign]
 
     def restore() -> None:
-        GroupCommitter.submit = submit  # type: ignore[method-assign]
+        GroupCommitter.enqueue = enqueue  # type: ignore[method-assign]
         Recorder._on_call = on_call  # type: ignore[method-assign]
 
     return restore

@@ -65,4 +65,4 @@ def test_the_loop_driver_plays_and_records_what_the_threads_do(
     assert ("loop thread CPU per event" in out) is profile
     from pontoon.history.group import GroupCommitter
 
-    assert GroupCommitter.submit.__name__ == "submit"  # the timed methods were put back
+    assert GroupCommitter.enqueue.__name__ == "enqueue"  # the timed methods were put back

@@ -1,8 +1,9 @@
 """Group commit: the writes of every table that arrive within a short window, in ONE transaction.
 
-``write_items(store, conn, items, cached)`` writes the batches of several tables with multi-row
-statements (``batchsql.py``: the events of all of them, their ledger rows, the upsert of the running
-account balances, the round ends, the chain heads), sent by the driver with no id read beforehand: on
+``write_items(store, conn, items, cached)`` writes the batches of several tables with one statement
+per kind of row on SQLite (the rows as one JSON array) and multi-row statements on PostgreSQL
+(``batchsql.py``: the events of all of them, their ledger rows, the upsert of the running account
+balances, the round ends, the chain heads), sent by the driver with no id read beforehand: on
 PostgreSQL one pipeline (one round trip) per transaction whatever the number of tables. Each table's
 events keep their order and their hash chain (``prev_hash``: the head the writer remembers, or reads
 for a table it has not written yet; the head update moves it only from that head, so a head moved by
@@ -18,6 +19,8 @@ default) is waited only while the writer is busy (its last commit carried severa
 writer commits a lone call at once. The thread keeps one connection for its transactions (no pool
 checkout per commit; a new one after a failed transaction, and on PostgreSQL after ``idle_s`` without a
 commit, so that the pool's pre-ping checks it as before: a server restarted meanwhile).
+``enqueue(table_id, batches)`` (the table server) queues a call without a Future of its own: the calls
+queued until the writer takes them share one (``Shared``), completed once all of them are committed.
 A caller that shows an event waits for its future first, so an event is shown only once it is durable.
 If the shared transaction fails (a lease lost by one table: its fence), each item is retried alone, so
 one table's refusal is that table's only. A table whose write failed is refused from then on (its
@@ -33,12 +36,13 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from decimal import Decimal
+from hashlib import sha256
 from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine
 
 from pontoon.history import batchsql
-from pontoon.history.chain import account_key, canon, chain_text_hash, event_text, now
+from pontoon.history.chain import account_key, canon, event_text, now
 from pontoon.history.engines import HistoryError
 
 Batch = Any  # ``store.Batch`` (store.py imports this module)
@@ -125,7 +129,9 @@ def write_items(
     """The statements of ``items`` (each: a table id and its batches, in order) on ``conn``, the caller's
     transaction. ``cached``: the heads and balances the writer remembers (those missing are read).
     Returns each item's new chain head and the tables' new heads and balances (for the caller's cache
-    once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored."""
+    once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored.
+    Each event's data is written to JSON once: that text is its row's payload and, inside the event's
+    canonical text (``event_text``), what its hash is taken of."""
     tids = list(dict.fromkeys(t for t, _ in items))
     missing = [t for t in tids if t not in cached]
     read = load_heads(conn, missing) if missing else {}
@@ -141,37 +147,54 @@ def write_items(
     changed: set[tuple[int, str]] = set()
     states: dict[int, tuple[str, tuple[int, int, int]]] = {}
     out: list[str] = []
+    add_event, zero = events.append, Decimal(0)
     for tid, batches in items:
         prev = heads[tid]
         bal = bals[tid]
         for b in batches:
             if b.shoe is not None:
-                n, cards, cut = b.shoe
-                shoes.append((tid, n, cards, cut, stamp))
+                shoes.append((tid, *b.shoe))
             for row in b.rows:
-                rno, seq = row.round_no, row.seq
-                if row.kind == "round_start" and rno > 0 and seq == 0:
-                    new_rounds.append((tid, rno, row.data.get("shoe", b.round_shoe), stamp))
-                payload = canon(row.data)
-                h = chain_text_hash(
-                    prev, event_text(rno, seq, row.kind, row.data, payload, row.clause, row.transfers)
+                rno, seq, kind, data, clause, transfers = (
+                    row.round_no,
+                    row.seq,
+                    row.kind,
+                    row.data,
+                    row.clause,
+                    row.transfers,
                 )
-                events.append((tid, tid, rno, rno, seq, row.kind, payload, row.clause, stamp, prev, h))
+                if kind == "round_start" and rno > 0 and seq == 0:
+                    new_rounds.append((tid, rno, data.get("shoe", b.round_shoe)))
+                payload = canon(data)
+                h = sha256(
+                    (prev + event_text(rno, seq, kind, data, payload, clause, transfers)).encode()
+                ).hexdigest()
+                add_event((tid, rno, seq, kind, payload, clause, prev, h))
                 prev = h
-                for j, t in enumerate(row.transfers):
+                for j, t in enumerate(transfers):
                     amount = Decimal(t["amount"])
                     src, dst = account_key(t["source"]), account_key(t["dest"])
                     ledger.append(
-                        (tid, tid, rno, tid, rno, seq, f"{tid}:{rno}:{seq}:{j}", src, dst, str(amount))
-                        + (t["kind"], t["player"], t["reason"])
+                        (
+                            tid,
+                            rno,
+                            seq,
+                            f"{tid}:{rno}:{seq}:{j}",
+                            src,
+                            dst,
+                            str(amount),
+                            t["kind"],
+                            t["player"],
+                            t["reason"],
+                        )
                     )
-                    bal[src] = bal.get(src, Decimal(0)) - amount
-                    bal[dst] = bal.get(dst, Decimal(0)) + amount
+                    bal[src] = bal.get(src, zero) - amount
+                    bal[dst] = bal.get(dst, zero) + amount
                     changed.add((tid, src))
                     changed.add((tid, dst))
             if b.round_end is not None:
                 rno, status, result = b.round_end
-                ends.append((status, stamp, canon(result), tid, rno))
+                ends.append((status, canon(result), tid, rno))
             if b.state is not None:
                 states[tid] = (canon(b.state), _state_ref(b))
         heads[tid] = prev
@@ -190,10 +213,10 @@ def write_items(
     }
     raw = conn.connection.driver_connection
     try:
-        moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps)
+        moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp)
     except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
         if "ledger" in str(err) and "idem" in str(err):
-            raise HistoryError(_twice(conn, err, [r[6] for r in ledger])) from None
+            raise HistoryError(_twice(conn, err, [r[3] for r in ledger])) from None
         raise
     if moved != len(tids):
         raise StaleHead("a table's chain head moved under this writer (another process wrote it)")
@@ -249,8 +272,38 @@ class Waiter:
         return self._head
 
 
-Done = Future[str] | Waiter
+class Shared:
+    """The commit of every table call queued by ``enqueue`` until the writer takes the queue: ONE
+    ``Future`` for all of them (not one per call), completed once the last of them is committed (or
+    failed: a table whose write failed is in ``GroupCommitter.failed``, which its caller reads after
+    the wait). ``left`` is counted up under the writer's lock while the share is open and down by the
+    writer thread alone once it is closed (taken)."""
+
+    __slots__ = ("future", "left")
+
+    def __init__(self) -> None:
+        self.future: Future[str] = Future()
+        self.left = 0
+
+    def set_result(self, head: str) -> None:
+        self.left -= 1
+        if self.left == 0:
+            self.future.set_result("")
+
+    def set_exception(self, error: BaseException) -> None:
+        self.set_result("")  # the table's error is in ``failed`` (the other tables' calls committed)
+
+
+Done = Future[str] | Waiter | Shared
 Queued = tuple[int, Sequence[Batch], Done]
+
+
+def _future(done: Done) -> Future[str]:
+    """The Future of a call in ``last`` (queued by ``submit`` or ``enqueue``: never a ``Waiter``)."""
+    if type(done) is Shared:
+        return done.future
+    assert isinstance(done, Future)
+    return done
 
 
 class GroupCommitter:
@@ -264,7 +317,9 @@ class GroupCommitter:
         self.cv = threading.Condition()
         self.closed = False
         self.failed: dict[int, BaseException] = {}  # table id -> why its write failed (refused from then on)
-        self.last: dict[int, Future[str]] = {}  # each table's newest submission not yet completed
+        self.last: dict[int, Queued] = {}  # each table's newest submission not yet completed
+        self.share: Shared | None = None  # the share that ``enqueue`` adds calls to (open till taken)
+        self.idle = False  # the writer waits for work (``cv``): a new call notifies it
         self.groups = 0  # transactions committed (for the benchmarks)
         self.items = 0
         self.waited = 0  # windows waited (only while busy: ``_run``)
@@ -280,10 +335,31 @@ class GroupCommitter:
         with self.cv:
             if self.closed:
                 raise HistoryError("the history store is closed: nothing more can be written")
-            self.queue.append((table_id, list(batches), fut))
-            self.last[table_id] = fut
-            self.cv.notify()
+            item = (table_id, list(batches), fut)
+            self.queue.append(item)
+            self.last[table_id] = item
+            if self.idle:
+                self.cv.notify()
         return fut
+
+    def enqueue(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
+        """``submit`` without a Future of its own: the call joins the share of the calls queued until
+        the writer takes them (``Shared``), and the Future returned (also ``pending(table_id)``) is that
+        share's: it completes once every call of it is committed. Its result is no head and it carries
+        no error: a caller reads ``failed`` after it (``StorePersistence.settle``)."""
+        with self.cv:
+            if self.closed:
+                raise HistoryError("the history store is closed: nothing more can be written")
+            share = self.share
+            if share is None:
+                share = self.share = Shared()
+            share.left += 1
+            item = (table_id, batches, share)
+            self.queue.append(item)
+            self.last[table_id] = item
+            if self.idle:
+                self.cv.notify()
+        return share.future
 
     def write(self, table_id: int, batches: Sequence[Batch]) -> str:
         """Queue one table call's batches and wait here until they are committed (the new head)."""
@@ -292,18 +368,20 @@ class GroupCommitter:
             if self.closed:
                 raise HistoryError("the history store is closed: nothing more can be written")
             self.queue.append((table_id, list(batches), waiter))
-            self.cv.notify()
+            if self.idle:
+                self.cv.notify()
         return waiter.result()
 
     def pending(self, table_id: int) -> Future[str] | None:
-        """The newest write of ``table_id`` not yet completed (None: everything is committed)."""
-        with self.cv:
-            return self.last.get(table_id)
+        """The newest write of ``table_id`` not yet completed (None: everything is committed). (One
+        read of a dict, atomic: no lock taken; the caller's own writes are in it already.)"""
+        item = self.last.get(table_id)
+        return None if item is None else _future(item[2])
 
     def drain(self) -> None:
         """Wait until everything submitted so far is committed (or failed)."""
         with self.cv:
-            futs = list(self.last.values())
+            futs = [_future(item[2]) for item in self.last.values()]
         for f in futs:
             f.exception()
 
@@ -322,7 +400,9 @@ class GroupCommitter:
         while True:
             with self.cv:
                 while not self.queue and not self.closed:
+                    self.idle = True
                     self.cv.wait()
+                self.idle = False
                 if not self.queue:
                     self._close_conn()
                     return
@@ -332,16 +412,17 @@ class GroupCommitter:
             with self.cv:
                 n = min(len(self.queue), self.max_items)
                 group = [self.queue.popleft() for _ in range(n)]
+                self.share = None  # closed: its count is final (the calls after it share another)
             self._commit(group)
 
     def _commit(self, group: list[Queued]) -> None:
         live = []
-        for tid, batches, fut in group:
-            err = self.failed.get(tid)
+        for item in group:
+            err = self.failed.get(item[0])
             if err is not None:
-                self._done(tid, fut, error=err)
+                self._done(item, error=err)
             else:
-                live.append((tid, batches, fut))
+                live.append(item)
         if not live:
             return
         try:
@@ -355,7 +436,7 @@ class GroupCommitter:
             self._close_conn()  # rolled back; a broken connection is not reused
             if len(live) == 1:
                 self.failed[live[0][0]] = err
-                self._done(live[0][0], live[0][2], error=err)
+                self._done(live[0], error=err)
                 return
             for one in live:  # one table's refusal (its lease lost) must not fail the others
                 self._commit([one])
@@ -365,9 +446,10 @@ class GroupCommitter:
         self.items += len(live)
         self.busy = len(group) > 1
         with self.cv:  # committed: none of them is pending any more (one lock for the whole group)
-            for tid, _b, fut in live:
-                if self.last.get(tid) is fut:
-                    del self.last[tid]
+            last = self.last
+            for item in live:
+                if last.get(item[0]) is item:
+                    del last[item[0]]
         for (_t, _b, fut), head in zip(live, heads, strict=True):
             fut.set_result(head)
 
@@ -379,14 +461,15 @@ class GroupCommitter:
             except Exception:  # noqa: BLE001 (a broken connection: the pool discards it)
                 conn.invalidate()
 
-    def _done(self, tid: int, fut: Done, *, head: str = "", error: BaseException | None = None) -> None:
+    def _done(self, item: Queued, *, head: str = "", error: BaseException | None = None) -> None:
+        fut = item[2]
         with self.cv:
-            if self.last.get(tid) is fut:
-                del self.last[tid]
+            if self.last.get(item[0]) is item:
+                del self.last[item[0]]
         if error is not None:
             fut.set_exception(error)
         else:
             fut.set_result(head)
 
 
-__all__ = ["GroupCommitter", "Waiter", "transaction", "write_items"]
+__all__ = ["GroupCommitter", "Shared", "Waiter", "transaction", "write_items"]

@@ -39,8 +39,8 @@ class RecoveryMismatch(PontoonError):
 
 def _row(rec: TableRecord) -> Row:
     ev = rec.event
-    transfers = [t.to_json() for t in rec.transfers]
-    if rec.game == "casino" and rec.round_no == 0 and ev.kind in ("join", "leave"):
+    transfers = [t.to_json() for t in rec.transfers] if rec.transfers else []
+    if rec.round_no == 0 and rec.game == "casino" and ev.kind in ("join", "leave"):
         who, amount = str(ev.data["player"]), str(ev.data["balance"])
         if ev.kind == "join":
             transfers.append(
@@ -64,7 +64,8 @@ def _row(rec: TableRecord) -> Row:
                     "reason": "stands up",
                 }
             )
-    return Row(rec.round_no, ev.seq, ev.kind, dict(ev.data), ev.clause, transfers)
+    seq, kind, data, clause = ev  # (an Event is a tuple: its fields without a property call each)
+    return Row(rec.round_no, seq, kind, dict(data), clause, transfers)
 
 
 def round_result(table: AnyTable) -> tuple[str, dict[str, Any]] | None:
@@ -174,7 +175,7 @@ class Recorder:
             self._collected = None
         if batches:
             if self.defer:
-                self.store.submit(self.table_id, batches)  # the caller waits for ``pending``
+                self.store.enqueue(self.table_id, batches)  # the caller waits for ``pending``
             else:
                 self.store.append_many(self.table_id, batches)  # committed before the call returns
             self.written += sum(len(b.rows) for b in batches)
@@ -189,8 +190,11 @@ class Recorder:
                 cards = [str(c) for c in self.table.pack.cards()]
                 self._pack = (int(row.data["shoe"]), " ".join(cards), len(cards))
             return
-        rows = [*self.pending, row]
-        self.pending = []
+        if self.pending:
+            rows = [*self.pending, row]
+            self.pending = []
+        else:
+            rows = [row]
         if self.expect:
             for r in rows:
                 self._check(r)

@@ -61,7 +61,7 @@ def money_rows(transfers: Iterable[dict[str, Any]]) -> list[tuple[Any, ...]]:
     ]
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     """One event to write, with the ledger transfers it caused (``Transfer.to_json`` form)."""
 
@@ -73,7 +73,7 @@ class Row:
     transfers: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class Batch:
     """What one transaction writes for one table."""
 
@@ -352,6 +352,15 @@ class Store:
         fut: Future[str] = Future()
         fut.set_result(self.write_group([(table_id, batches)])[0])
         return fut
+
+    def enqueue(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
+        """``submit`` for a caller that waits for ``group.pending(table_id)`` and reads ``group.failed``
+        after it (the table server): the calls queued together share one Future (``GroupCommitter.
+        enqueue``), whose result is no head. Without group commit: written now, as ``submit``."""
+        self._writable()
+        if self.group is not None:
+            return self.group.enqueue(table_id, batches)
+        return self.submit(table_id, batches)
 
     def start_group(self, *, window_s: float = 0.0) -> GroupCommitter:
         """Group commit from now on: every ``append`` goes through one writer thread (``group.py``)."""

@@ -10,6 +10,10 @@ A waiter that is cancelled (its connection closed) leaves the writer's Future al
 would cancel the writer's pending Future too, and its ``set_result`` at the commit would then raise in
 the writer thread; the other callers waiting for the same Future (``GroupCommitter.pending``) would see
 the cancellation instead of the commit.
+
+Several callers often wait for ONE Future (the calls of a commit share it: ``GroupCommitter.enqueue``):
+the Future gets one callback whatever the number of its waiters (``watching``), and that callback
+queues all of them for their loops.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ class Wakeups:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.ready: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+        # the waiters of each Future not done yet, by loop (its one callback wakes them all)
+        self.watching: dict[Future[Any], list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
         self.wakes = 0  # loop callbacks scheduled (for the tests and the benchmarks)
 
     async def wait(self, fut: Future[Any]) -> None:
@@ -34,24 +40,35 @@ class Wakeups:
             return
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[None] = loop.create_future()
-        fut.add_done_callback(lambda _f: self._done(loop, waiter))
+        with self.lock:
+            waiters = self.watching.get(fut)
+            first = waiters is None
+            if waiters is None:
+                waiters = self.watching[fut] = []
+            waiters.append((loop, waiter))
+        if first:  # (done meanwhile: called at once, here)
+            fut.add_done_callback(self._fired)
         await waiter
 
-    def _done(self, loop: asyncio.AbstractEventLoop, waiter: asyncio.Future[None]) -> None:
-        """(The completing thread's.) The waiter queued for its loop; the loop woken if it is not due
-        to be woken already."""
+    def _fired(self, fut: Future[Any]) -> None:
+        """(The completing thread's.) Every waiter of ``fut`` queued for its loop; each loop woken if it
+        is not due to be woken already."""
+        wake = []
         with self.lock:
-            batch = self.ready.get(loop)
-            if batch is not None:
-                batch.append(waiter)
-                return
-            self.ready[loop] = [waiter]
-            self.wakes += 1
-        try:
-            loop.call_soon_threadsafe(self._wake, loop)
-        except RuntimeError:  # the loop is closed: nobody waits any more
-            with self.lock:
-                self.ready.pop(loop, None)
+            for loop, waiter in self.watching.pop(fut, ()):
+                batch = self.ready.get(loop)
+                if batch is not None:
+                    batch.append(waiter)
+                    continue
+                self.ready[loop] = [waiter]
+                self.wakes += 1
+                wake.append(loop)
+        for loop in wake:
+            try:
+                loop.call_soon_threadsafe(self._wake, loop)
+            except RuntimeError:  # the loop is closed: nobody waits any more
+                with self.lock:
+                    self.ready.pop(loop, None)
 
     def _wake(self, loop: asyncio.AbstractEventLoop) -> None:
         with self.lock:
