@@ -299,10 +299,14 @@ def analyze_british(
     if rules.max_split_hands >= 2:
         # splits.py / split_fast.py: exact, every pair, seconds on 52 or 104 cards
         from pontoon.analysis.british.split_banker import with_split_banker
+        from pontoon.analysis.british.split_fast import SPLIT_CLASSES
         from pontoon.analysis.british.splits import split_deviation
 
         twists: dict[int, Any] = {}
-        dev = with_split_banker(g, split_deviation(g, tb, sol.tw), twists=twists)
+        # the banker facing a split reads his own cards and, of each split hand, a bust or its number of cards
+        dev = with_split_banker(
+            g, split_deviation(g, tb, sol.tw), rounds=4, twists=twists, nphi=SPLIT_CLASSES
+        )
         dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
         sb = dev["with_split_banker"]
         sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
@@ -361,7 +365,10 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         echo(f"  exploitability with splits {dev['exploitability_with_splits']:.6f}")
         bounds = {k: d["split_banker"]["upper"] for k, d in dev["pairs"].items() if "split_banker" in d}
         if bounds:
-            echo("  the banker facing a split playing his own (split_banker.py), the split's value at most:")
+            echo(
+                "  the banker facing a split playing his own (split_banker.py: his cards, and of each split hand a"
+                " bust or its number of cards), the split's value at most:"
+            )
             echo("  " + "  ".join(f"{k}:{u:+.3f}" for k, u in bounds.items()))
         sb = dev["with_split_banker"]["exploitability_with_splits"]
         echo(
