@@ -269,7 +269,9 @@ def analyze_british(
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
             "not_modelled": "splits: a second split (003 allows up to four hands) is not offered to the player's "
-            "best response (with splits it is a lower bound)"
+            "best response (with splits it is a lower bound): the exploitability with splits is exact for the game "
+            "without resplits, and no bound on a resplit's gain is given (split_deviation.resplits: how often one "
+            "would be offered)"
             + ("; a second burn (one burn a round: a lower bound)" if rules.burn != "none" else ""),
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),
@@ -298,7 +300,7 @@ def analyze_british(
         report["shoot"] = shoot_values(g, tb, sol)
     if rules.max_split_hands >= 2:
         # splits.py / split_fast.py: exact, every pair, seconds on 52 or 104 cards
-        from pontoon.analysis.british.split_banker import with_split_banker
+        from pontoon.analysis.british.split_banker import resplit_chances, with_split_banker
         from pontoon.analysis.british.split_fast import SPLIT_CLASSES
         from pontoon.analysis.british.splits import split_deviation
 
@@ -310,6 +312,7 @@ def analyze_british(
         dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
         sb = dev["with_split_banker"]
         sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
+        dev["resplits"] = resplit_chances(g, dev)  # 003: up to four hands; not in the analysis
         if split_reading:  # split_reading.py: the banker facing a split reading the split hands
             from pontoon.analysis.british.split_reading import reading_profile
 
@@ -373,6 +376,13 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         sb = dev["with_split_banker"]["exploitability_with_splits"]
         echo(
             f"  exploitability with splits, the player never splitting and that banker facing a split {sb:.6f}"
+        )
+        rs = dev["resplits"]
+        echo(
+            f"  resplits (003: up to four hands) not analysed: offered on {rs['per_round']:.4%} of rounds of the "
+            "player's best response ("
+            + ", ".join(f"{k} {v:.4%}" for k, v in rs["pairs"].items())
+            + "); gain not bounded"
         )
         if "reading_profile" in dev:
             rp = dev["reading_profile"]

@@ -342,3 +342,27 @@ def with_split_banker(
         ),
     }
     return dev
+
+
+def resplit_chances(g: Game, dev: dict[str, Any]) -> dict[str, Any]:
+    """Where a resplit (003 Split: "If either of the new cards dealt is equal to the first two you may choose to
+    split again") would be offered to the player's best response with splits (``with_split_banker``): per pair
+    that it splits, the chance per round that a split hand's second card is of the pair's rank (either hand:
+    1 - P(neither), the pack less the pair), and their sum. Resplits are not in the analysis: the chances say
+    how much of the game they touch (their gain is not bounded)."""
+    from pontoon.analysis.british.game import NAMES
+
+    n = g.total_cards
+    pairs: dict[str, float] = {}
+    for x in range(NCLASS):
+        pair = dev["pairs"].get(NAMES[x] * 2)
+        if pair is None:
+            continue
+        against = pair["split_banker"]["upper"] if "split_banker" in pair else pair["split"]
+        if against <= pair["no_split"]:
+            continue  # his best response does not split this pair
+        k = int(g.counts[x])
+        p = (k / n) * ((k - 1) / (n - 1)) * pair.get("splittable_share", 1.0)
+        neither = (n - k) / (n - 2) * (n - k - 1) / (n - 3)  # 003: both hands' second cards at once
+        pairs[NAMES[x] * 2] = p * (1.0 - neither)
+    return {"per_round": sum(pairs.values()), "pairs": pairs}
