@@ -258,8 +258,8 @@ def analyze_british(
             "card: --stake-grid (stake_game), stake_signal a lower bound",
             "buy_grid": list(BUY_GRID),
             "splits": "never in the solution; the player's best response may split any pair once (two ten-value "
-            "cards where of one rank: 003) against the banker's play facing a split (his own cards: "
-            "split_deviation); the banker's best response reads everything he sees (no split in the profile: "
+            "cards where of one rank: 003) against the banker's play facing a split (his own cards and each split "
+            "hand's bust or number of cards: split_deviation, with_split_banker); the banker's best response reads everything he sees (no split in the profile: "
             "none met; --split-reading: the profile splits where the split holds against a banker reading the "
             "split hands, reading_profile)"
             if rules.max_split_hands >= 2
