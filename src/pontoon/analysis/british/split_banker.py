@@ -10,6 +10,11 @@ so the player's best split against it is an exact **upper bound** on what splitt
 the banker (any banker: one who also reads the split hands can only do better for himself). Kept per pair: the
 banker whose upper bound is lowest.
 
+With ``nphi`` > 1 (``split_fast.SPLIT_CLASSES``, the report's default) the class is wider: the banker also reads,
+of each split hand at his turn, a bust or its number of cards (``split_fast.end_feature``, ``seen_class``: in
+``view(banker)``, ruling 35); the passes, his best response and fictitious play are the same per class of the two
+ended hands, and the bounds are as exact.
+
 Where that bound is at most the pair's value unsplit (against the solved banker), splitting is no profitable
 deviation, and the profile "the solved strategies, the player never splits, the banker facing a split plays
 this strategy" has exactly the exploitability of the game without splits: the banker's best response is
