@@ -104,6 +104,10 @@ def test_report_in_process_names_the_model() -> None:
         <= dev["player_best_response_with_splits"]
     )
     assert sb["exploitability_with_splits"] >= rep["solution"]["exploitability"] - 1e-12
+    assert "number of cards" in sb["banker_reads"]  # the banker facing a split reads busts and card counts
+    rs = dev["resplits"]  # resplits are not analysed: how often the best response would be offered one
+    assert rs["pairs"] and 0 < rs["per_round"] == pytest.approx(sum(rs["pairs"].values()))
+    assert "no bound" in rep["model"]["not_modelled"]
 
 
 def test_stake_signal_pools_only_help_the_banker_at_equal_stakes() -> None:

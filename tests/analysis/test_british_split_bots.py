@@ -15,7 +15,7 @@ from pontoon.analysis.british.hints import round_hint
 from pontoon.analysis.british.infosets import card_class
 from pontoon.analysis.british.split_banker import simple_play
 from pontoon.analysis.british.split_bots import split_banker_values, split_pair, split_twist_chance
-from pontoon.analysis.british.split_fast import SplitModel, banker_ends
+from pontoon.analysis.british.split_fast import SplitModel, banker_ends, seen_class
 from pontoon.analysis.british.split_reading import (
     gather,
     observation_values,
@@ -95,30 +95,37 @@ def test_the_split_hint_reads_only_what_the_banker_sees(small) -> None:  # type:
     assert hints[0] == hints[1]
 
 
-def test_bots_facing_a_split_play_the_split_play_from_their_own_cards() -> None:
+def test_bots_facing_a_split_play_the_split_play_from_what_he_sees() -> None:
     """The shipped one-pack game, 8-8 split: the solved banker bot twists as often as the profile's play facing
-    the split says for his hand (simple banker for a pair whose split it already makes unprofitable); the same
-    whatever the split hands' face-down cards (ruling 35)."""
+    the split says for his hand and the class of what he sees of the split hands (each a bust or its number of
+    cards: split_fast.seen_class; the simple banker for a pair whose split it already makes unprofitable); deals
+    he sees alike get the same decisions whatever the split hands' face-down cards (ruling 35)."""
     sol = S.solved(BRITISH)
     g = sol.game
     for order, banker in (("8S 9C 8H 7D", (6, 8)), ("8S TC 8H 6D", (5, 9)), ("2S TC 2H 6D", (5, 9))):
         x = card_class(order[:2])
         k = g.banker_index[banker]
-        p = split_twist_chance(sol, x, k)
-        decisions = []
-        for rest in ("9S 9H", "TD TH", "2D 3D"):
+        decisions: dict[int, list[list[str]]] = {}
+        for rest in ("9S 9H", "TD TH", "2D 3D", "9D TS"):
             rnd = _split_round(BRITISH, f"{order} {rest} 4C 4D 4H 4S 3C 3H 3S")
             while rnd.to_act() == "p":
                 rnd.act("p", "stick" if rnd.can("p", "stick") else "twist")
             if rnd.to_act() != "b":
                 continue  # both hands bust: the banker does not play
+            view = rnd.view("b")
+            cl = seen_class(view["hands"])
+            p = split_twist_chance(sol, x, k, cl)
             got = [make_bots("solved", BRITISH, np.random.default_rng(s)).decide(rnd)[1] for s in range(40)]
-            decisions.append(got)
+            decisions.setdefault(cl, []).append(got)
             share = got.count("twist") / len(got)
             if p in (0.0, 1.0):
                 assert share == p
             else:
                 assert 0.0 < share < 1.0
-        assert decisions and all(d == decisions[0] for d in decisions)
+        assert decisions and all(d == ds[0] for ds in decisions.values() for d in ds)
+        assert any(len(ds) > 1 for ds in decisions.values())  # two deals he sees alike
     twists = S.solved(BRITISH).memo["split_twists"]
     assert set(twists) == {5, 6, 7}  # 6-6, 7-7, 8-8: the pairs the simple banker leaves profitable (one pack)
+    t = twists[7]
+    assert t.shape == (16, len(g.banker))  # per class of what he sees (4 x 4) and banker hand
+    assert any(not np.array_equal(t[a], t[b]) for a in range(16) for b in range(a))  # the class counts

@@ -206,13 +206,15 @@ class LevelBots(Bots):
         return ("twist", None) if gain < 0 else ("stick", None)
 
     def _split_banker(self, view: dict[str, Any], k: int) -> str | None:
-        """Heads-up facing a split of x-x: the profile's play there, from his own cards (``split_bots``)."""
+        """Heads-up facing a split of x-x: the profile's play there, from his own cards and each split hand's
+        bust or number of cards (``split_bots``; ruling 35: all in his view)."""
         from pontoon.analysis.british.split_bots import split_pair, split_twist_chance
+        from pontoon.analysis.british.split_fast import seen_class
 
         x = split_pair(view)
         if x is None or self._sol is None:
             return None
-        p = split_twist_chance(self._sol, x, k)
+        p = split_twist_chance(self._sol, x, k, seen_class(view["hands"]))  # what he sees: busts, card counts
         return "twist" if self.rng.random() < p else "stick"
 
     def _best_banker(self, rnd: BritishRound) -> str | None:

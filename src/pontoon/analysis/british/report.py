@@ -258,8 +258,8 @@ def analyze_british(
             "card: --stake-grid (stake_game), stake_signal a lower bound",
             "buy_grid": list(BUY_GRID),
             "splits": "never in the solution; the player's best response may split any pair once (two ten-value "
-            "cards where of one rank: 003) against the banker's play facing a split (his own cards: "
-            "split_deviation); the banker's best response reads everything he sees (no split in the profile: "
+            "cards where of one rank: 003) against the banker's play facing a split (his own cards and each split "
+            "hand's bust or number of cards: split_deviation, with_split_banker); the banker's best response reads everything he sees (no split in the profile: "
             "none met; --split-reading: the profile splits where the split holds against a banker reading the "
             "split hands, reading_profile)"
             if rules.max_split_hands >= 2
@@ -269,7 +269,9 @@ def analyze_british(
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
             "not_modelled": "splits: a second split (003 allows up to four hands) is not offered to the player's "
-            "best response (with splits it is a lower bound)"
+            "best response (with splits it is a lower bound): the exploitability with splits is exact for the game "
+            "without resplits, and no bound on a resplit's gain is given (split_deviation.resplits: how often one "
+            "would be offered)"
             + ("; a second burn (one burn a round: a lower bound)" if rules.burn != "none" else ""),
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),
@@ -298,14 +300,19 @@ def analyze_british(
         report["shoot"] = shoot_values(g, tb, sol)
     if rules.max_split_hands >= 2:
         # splits.py / split_fast.py: exact, every pair, seconds on 52 or 104 cards
-        from pontoon.analysis.british.split_banker import with_split_banker
+        from pontoon.analysis.british.split_banker import resplit_chances, with_split_banker
+        from pontoon.analysis.british.split_fast import SPLIT_CLASSES
         from pontoon.analysis.british.splits import split_deviation
 
         twists: dict[int, Any] = {}
-        dev = with_split_banker(g, split_deviation(g, tb, sol.tw), twists=twists)
+        # the banker facing a split reads his own cards and, of each split hand, a bust or its number of cards
+        dev = with_split_banker(
+            g, split_deviation(g, tb, sol.tw), rounds=4, twists=twists, nphi=SPLIT_CLASSES
+        )
         dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
         sb = dev["with_split_banker"]
         sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
+        dev["resplits"] = resplit_chances(g, dev)  # 003: up to four hands; not in the analysis
         if split_reading:  # split_reading.py: the banker facing a split reading the split hands
             from pontoon.analysis.british.split_reading import reading_profile
 
@@ -361,11 +368,21 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         echo(f"  exploitability with splits {dev['exploitability_with_splits']:.6f}")
         bounds = {k: d["split_banker"]["upper"] for k, d in dev["pairs"].items() if "split_banker" in d}
         if bounds:
-            echo("  the banker facing a split playing his own (split_banker.py), the split's value at most:")
+            echo(
+                "  the banker facing a split playing his own (split_banker.py: his cards, and of each split hand a"
+                " bust or its number of cards), the split's value at most:"
+            )
             echo("  " + "  ".join(f"{k}:{u:+.3f}" for k, u in bounds.items()))
         sb = dev["with_split_banker"]["exploitability_with_splits"]
         echo(
             f"  exploitability with splits, the player never splitting and that banker facing a split {sb:.6f}"
+        )
+        rs = dev["resplits"]
+        echo(
+            f"  resplits (003: up to four hands) not analysed: offered on {rs['per_round']:.4%} of rounds of the "
+            "player's best response ("
+            + ", ".join(f"{k} {v:.4%}" for k, v in rs["pairs"].items())
+            + "); gain not bounded"
         )
         if "reading_profile" in dev:
             rp = dev["reading_profile"]

@@ -284,12 +284,36 @@ def _k_banker_all(rcs, counts, total, cls, mul, size, w, out, binom, p0, p1, pb,
 
 
 @_jit
+def _k_banker_classes(rcs, counts, total, cls, mul, size, wk, out, binom, p0, p1, pb, pn, pp):  # type: ignore[no-untyped-def]
+    """``_k_banker_all`` for a play per class (``wk[class, hand]``: the share of the orders of each banker hand
+    that his play ends on; ``out[hand]`` his outcome 0 bust, 1 five, else his total): the hypergeometric chances
+    of his hands once per set of the player's cards, for every class."""
+    nk, nb = wk.shape[0], cls.shape[0]
+    q = np.zeros(nb)
+    for u in range(rcs.shape[0]):
+        rc = rcs[u]
+        _k_hyper(rc, counts, total, cls, mul, size, binom, q)
+        for k in range(nb):
+            if q[k] != 0.0:
+                for cl in range(nk):
+                    if wk[cl, k] != 0.0:
+                        v = wk[cl, k] * q[k]
+                        pb[cl, u, out[k]] += v
+                        pn[cl, u] += v
+        left = total - rc.sum()
+        # 003: the banker's Pontoon, shown before the split, collects on the initial stake
+        pp[u] = (counts[p0] - rc[p0]) * (counts[p1] - rc[p1]) / binom[left, 2] if left >= 2 else 0.0
+
+
+@_jit
 def _k_pass2(  # type: ignore[no-untyped-def]
     cnt, mset, mcnt, end, forced, a_start, k_start, k_cls, k_node, order, start, e_mset, e_stake, e_fixed,
-    e_total, counts, total, pidx, pb, pn, pp, pay, collects, res, dec,
+    e_total, counts, total, pidx, pb, pn, pp, pay, collects, res, dec, phi, nphi,
 ):  # fmt: skip
     """``res[e, c]``: the second hand's value from its start (x, c), the first hand ended as ``e``; ``pidx[m1,
-    m2]``: the row of ``pb``, ``pn``, ``pp`` for the two hands' multisets (-1: more cards than the pack has)."""
+    m2]``: the row of ``pb``, ``pn``, ``pp`` for the two hands' multisets (-1: more cards than the pack has);
+    ``pb[cl]``, ``pn[cl]``: the banker's outcome chances under his play for the class ``cl = phi[e1] * nphi +
+    phi[e2]`` of what he sees of the two ended hands (``end_feature``; one class: his own cards only)."""
     nn, ne, nc = cnt.shape[0], e_mset.shape[0], counts.shape[0]
     no = pay.shape[1]
     v = np.zeros(nn)
@@ -306,14 +330,15 @@ def _k_pass2(  # type: ignore[no-untyped-def]
             e2 = end[j]
             if e2 >= 0:
                 s2, t2 = e_stake[e2], e_total[e2]
-                val = -collects * pp[u] + pn[u] * (f1 + e_fixed[e2])
+                cl = phi[e] * nphi + phi[e2]
+                val = -collects * pp[u] + pn[cl, u] * (f1 + e_fixed[e2])
                 for o in range(no):
                     q = 0.0
                     if t1 >= 0:
                         q += s1 * pay[t1, o]
                     if t2 >= 0:
                         q += s2 * pay[t2, o]
-                    val += pb[u, o] * q
+                    val += pb[cl, u, o] * q
                 bestv = val
             dec[e, j] = -1  # the hand ends here (stick, or bust / five cards)
             if not forced[j]:
@@ -456,24 +481,89 @@ class SplitModel:
         fp = float(self.rules.five_card_trick_pays)
         return np.array([[_u(t, int(o), fp) for o in outs] for t in range(23)], np.float64)
 
-    def run(self, x: int, be: BankerEnds) -> SplitRun:
+    def banker_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every banker hand of the game (``hand_classes``), its size and outcome (0 bust, 1 five, else total)."""
+        if not hasattr(self, "_banker"):
+            hands = list(self.g.banker)
+            cls, mul = hand_classes(hands)
+            size = np.array([len(h) for h in hands], np.int64)
+            self._banker = (cls, mul, size, np.array([banker_outcome(h) for h in hands], np.int64))
+        return self._banker
+
+    def run(self, x: int, be: BankerEnds | list[BankerEnds] | np.ndarray, nphi: int = 1) -> SplitRun:
+        """The player's best split of x-x against ``be``: one banker play reading his own cards, or (a list of
+        ``nphi`` squared, or their end shares [class, banker hand], ``class_ends``) one per class of what he
+        sees of the two ended hands (``end_feature``)."""
         hg, csr, pidx, rcs = self.graph(x)
         counts, total, binom = self.counts, self.total, self.binom
+        phi = end_feature(hg, nphi)
         res = np.zeros((len(hg.e_mset), NCLASS))
-        pb, pn, pp = np.zeros((len(rcs), len(be.outs))), np.zeros(len(rcs)), np.zeros(len(rcs))
-        _k_banker_all(
-            rcs, counts, total, be.cls, be.mul, be.size, be.w, be.out, binom, self.p0, self.p1, pb, pn, pp
-        )
+        pp = np.zeros(len(rcs))
+        if isinstance(be, np.ndarray):  # [class, banker hand]: the share of each hand's orders he ends on
+            pb, pn = np.zeros((len(be), len(rcs), 23)), np.zeros((len(be), len(rcs)))
+            cls, mul, size, out = self.banker_arrays()
+            _k_banker_classes(
+                rcs, counts, total, cls, mul, size, be, out, binom, self.p0, self.p1, pb, pn, pp
+            )
+        else:
+            bes = be if isinstance(be, list) else [be]
+            pb, pn = np.zeros((len(bes), len(rcs), 23)), np.zeros((len(bes), len(rcs)))
+            for i, b in enumerate(bes):
+                pbi = np.zeros((len(rcs), len(b.outs)))
+                _k_banker_all(
+                    rcs,
+                    counts,
+                    total,
+                    b.cls,
+                    b.mul,
+                    b.size,
+                    b.w,
+                    b.out,
+                    binom,
+                    self.p0,
+                    self.p1,
+                    pbi,
+                    pn[i],
+                    pp,
+                )
+                pb[i][:, b.outs] = pbi
         dec2 = np.zeros((len(hg.e_mset), len(hg.cnt)), np.int8)
         _k_pass2(
             hg.cnt, hg.mset, hg.mcnt, hg.end, hg.forced, *csr, hg.order, hg.start,
             hg.e_mset, hg.e_stake, hg.e_fixed, hg.e_total, counts, total, pidx, pb, pn, pp,
-            self.payoffs(be.outs), float(self.rules.banker_pontoon_collects), res, dec2,
+            self.payoffs(np.arange(23)), float(self.rules.banker_pontoon_collects), res, dec2, phi, nphi,
         )  # fmt: skip
         per = np.zeros(NCLASS)
         dec1 = np.zeros((NCLASS, len(hg.cnt)), np.int8)
         _k_pass1(hg.cnt, hg.end, hg.forced, hg.kid, hg.order, hg.start, counts, total, x, res, per, dec1)
         return SplitRun(x, res, dec1, dec2, per, float(per.sum()))
+
+
+SPLIT_CLASSES = 4  # what the banker facing a split reads of each ended hand (``end_feature``)
+
+
+def end_feature(hg: HandGraph, nphi: int) -> np.ndarray:
+    """Per end of a split hand, what the banker facing the split sees of it at his turn, coarsened to ``nphi``
+    classes (003 Split "face up", "throw in your hand face up"; ruling 35: a bust and the number of cards are in
+    ``view(banker)``): 0 bust, else the number of cards less one, capped at ``nphi - 1``
+    (``nphi`` 1: nothing, his own cards only; 2: bust or live; 4, ``SPLIT_CLASSES``: bust, two, three, four or
+    five cards). ``seen_class`` reads the same from a view."""
+    live = hg.e_fixed >= 0.0  # a bust's fixed payment is its stake lost; a Royal Pontoon's is its pay
+    n = hg.mcnt[hg.e_mset].sum(axis=1)
+    return (
+        np.where(live, np.minimum(n, nphi) - 1, 0).astype(np.int64)
+        if nphi > 1
+        else np.zeros(len(n), np.int64)
+    )
+
+
+def seen_class(hands: list[dict[str, Any]], nphi: int = SPLIT_CLASSES) -> int:
+    """The class of what the banker sees of two ended split hands (``view(banker)``'s hands), as ``end_feature``
+    numbers it: ``phi1 * nphi + phi2``."""
+    if nphi == 1:
+        return 0
+    phi = [0 if h["status"] not in ("stuck", "five") else min(len(h["cards"]), nphi) - 1 for h in hands]
+    return phi[0] * nphi + phi[1]
 
 
 def split_values_fast(rules: BritishRules, g: Game, twists: Any = simple_twists) -> dict[int, float]:

@@ -282,18 +282,32 @@ def reading_response(
     gathered: Gathered | None = None,
 ) -> Reading:
     """The banker's exact best response to ``run``'s split play reading everything he sees of the split hands
-    (module docstring), or with ``twist`` the value of that play of his own cards; ``decisions``: keep his
+    (module docstring), or with ``twist`` the value of that play of his own cards (or [class, hand]: a play per
+    class of what he sees of the ended hands, ``split_fast.end_feature``); ``decisions``: keep his
     twist decision per observation and hand (reduced packs: the array is observations x hands)."""
     gd = gathered if gathered is not None else gather(model, run)
     cls, mul, size, out, twistable, kid_start, kid, rho, pair = _banker_arrays(g)
     dec = np.zeros((len(gd.obs), len(g.banker)) if decisions else (0, 0), np.int8)
-    fixed = twist if twist is not None else np.zeros(len(g.banker))
-    value = _k_read(
-        gd.g_obs, gd.g_u, gd.a, gd.f, model.counts, model.total, cls, mul, size, out, _binom(model.total),
-        twistable, kid_start, kid, rho, pair, np.asarray(fixed, np.float64), twist is not None, dec,
-    )  # fmt: skip
+    fixed = np.asarray(twist if twist is not None else np.zeros(len(g.banker)), np.float64)
+    rows = fixed.reshape(-1, len(g.banker))
+    nphi = int(round(np.sqrt(rows.shape[0])))
+    of_group = np.array([class_of_seen(o, nphi) for o in gd.obs], np.int64)[gd.g_obs] if nphi > 1 else None
+    value = 0.0
+    for cl, row in enumerate(rows):  # a play per class of the ended hands (split_fast.end_feature)
+        at = slice(None) if of_group is None else of_group == cl
+        value += _k_read(
+            gd.g_obs[at], gd.g_u[at], gd.a[at], gd.f[at], model.counts, model.total, cls, mul, size, out,
+            _binom(model.total), twistable, kid_start, kid, rho, pair, row, twist is not None, dec,
+        )  # fmt: skip
     index = {o: i for i, o in enumerate(gd.obs)}
     return Reading(float(value) + pontoon_part(model, gd), gd.obs, index, dec)
+
+
+def class_of_seen(seen: tuple[Obs, Obs], nphi: int) -> int:
+    """The class (``split_fast.end_feature``, ``seen_class``) of an observation of ``gather``: per hand 0 bust,
+    else its number of cards (the pair card, the face-down ones and the twisted ones) less one, capped."""
+    phi = [0 if h[0] == "bust" else min(1 + int(h[2]) + len(h[3]), nphi) - 1 for h in seen]
+    return phi[0] * nphi + phi[1]
 
 
 def _flow_without(g: Game, sigma: Any, drop: dict[int, float]) -> np.ndarray:
@@ -322,8 +336,8 @@ def reading_profile(
     the banker's best response is his best response without splits to the player's flow less the split roots,
     plus each split's reading best response."""
     from pontoon.analysis.british.game import NAMES
-    from pontoon.analysis.british.split_banker import simple_play
-    from pontoon.analysis.british.split_fast import banker_ends, same_rank_share
+    from pontoon.analysis.british.split_banker import class_ends, simple_play
+    from pontoon.analysis.british.split_fast import same_rank_share
     from pontoon.analysis.british.values import banker_response
 
     model = SplitModel(g.rules, g)
@@ -338,7 +352,7 @@ def reading_profile(
         if pair is None or pair["split"] <= pair["no_split"] or (x, x) not in roots:
             continue
         twist = twists.get(x, simple_play(g))
-        run = model.run(x, banker_ends(g, lambda h, t=twist: t[g.banker_index[h]]))
+        run = model.run(x, class_ends(g, twist), 1 if twist.ndim == 1 else int(round(np.sqrt(len(twist)))))
         read = reading_response(g, model, run)
         pairs[name] = {"split_value": run.value, "guaranteed": read.value, "split_in_profile": False}
         n, p = roots[(x, x)]
