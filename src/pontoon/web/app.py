@@ -66,6 +66,7 @@ class Conn:
     deltas: bool = False  # asked for deltas (``?deltas=1``, the page): web/frames.py
     kind: str | None = None  # the view kind and change number of the last state frame it was sent
     seq: int = -1
+    resynced: int = -1  # the table's change number when it was last answered a ``resync``
 
     def push(self, text: str) -> None:
         try:
@@ -380,6 +381,18 @@ async def _sender(conn: Conn) -> None:
         await conn.ws.send_text(text)
 
 
+def _owed_resync(host: HostedTable, conn: Conn, text: str) -> bool:
+    """A ``resync`` past the action rate limit is still answered once per change of the table: the page
+    asks once per gap and drops every delta till the full state comes, so a refused resync left it
+    showing a stale table for good (a bet never answered). A second one at the same change is a flood."""
+    if len(text) > 64 or conn.resynced == frames.frames_of(host).seq:
+        return False
+    try:
+        return bool(json.loads(text) == {"type": "resync"})
+    except ValueError:
+        return False
+
+
 def _error(conn: Conn, message: str) -> None:
     conn.push(json.dumps({"type": "error", "error": message[:500]}))
 
@@ -392,7 +405,7 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     if len(text) > srv.settings.max_frame:
         _error(conn, f"message of {len(text)} characters refused: at most {srv.settings.max_frame}")
         return
-    if not srv.actions.allow(key):
+    if not srv.actions.allow(key) and not _owed_resync(host, conn, text):
         conn.dropped += 1
         if conn.dropped > 200:
             conn.overflow = True  # a flood: the connection is closed
@@ -415,6 +428,7 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
         async with srv.lock(host.id):
             conn.seq = -1
             frames.welcome(host, conn, list(srv.conns.get(host.id, ())))
+            conn.resynced = frames.frames_of(host).seq
         return
     if conn.name is None:
         _error(conn, "spectators cannot act: join the table for a seat token")
