@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -124,13 +125,16 @@ def bet_until_a_decision(page: Any, tries: int = 8) -> None:
     """Bet until a round asks for a decision: a dealt Pontoon (the shoe is random, ruling 36) settles
     the round at once with no stand offered, so that round is counted and the next one dealt. A bet the
     page shows no answer to within 10 s (seen twice in full ``-n 2`` runs, never alone: the cause is not
-    found) is placed again, and its notice line and the socket's last frames kept for the failure message."""
+    found) is placed again, its notice line and the socket's last frames kept for the failure message, and
+    said in the warnings summary when a later bet passes (the server logs an answer later than 2 s with
+    its waits: web/app.py ``SLOW_S``)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     unanswered: list[str] = []
     for _ in range(tries):
         page.wait_for_selector(f'{STAND}, #actions button[data-verb="bet"][data-kind="main"]')
         if page.locator(STAND).count():  # a late answer to the bet before: its round asks
+            warnings.warn(f"a bet answered after more than 10 s: {unanswered}", stacklevel=2)
             return
         rounds = page.locator("#history details.round").count()
         page.fill("#amount", "10")
@@ -146,6 +150,8 @@ def bet_until_a_decision(page: Any, tries: int = 8) -> None:
             unanswered.append(f"notice {page.locator('#notice').inner_text()!r}; frames {list(page.wire)}")
             continue
         if page.locator(STAND).count():
+            if unanswered:  # passed, but said in the warnings summary: the evidence for the cause
+                warnings.warn(f"bets unanswered for 10 s before this one: {unanswered}", stacklevel=2)
             return
     raise AssertionError(
         f"no round asked for a decision in {tries} deals; unanswered bets' notices: {unanswered}"

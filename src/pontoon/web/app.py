@@ -52,6 +52,7 @@ from pontoon.web.transport import BodyLimit, SiteGuard, install_log_filter
 log = logging.getLogger("pontoon.web")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024
+SLOW_S = 2.0  # a table message answered later than this is logged (its waits named)
 TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
 
 
@@ -439,7 +440,9 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     if msg.type == "hints":
         await _hints(srv, host, conn)
         return
+    t0 = time.monotonic()
     async with srv.lock(host.id):
+        t1 = time.monotonic()
         try:
             host.handle(conn.name, msg)  # type: ignore[attr-defined]
             host.last_play = time.monotonic()
@@ -453,8 +456,14 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
             return
         except PontoonError as err:
             _error(conn, str(err))
+        t2 = time.monotonic()
         if await srv.settled(host):  # shown only once durable (group commit)
             srv.broadcast(host)
+    if (t3 := time.monotonic()) - t0 > SLOW_S:  # what a late answer waited for (an operator's clue)
+        log.warning(
+            "table %s: %s's %s answered after %.1f s (the table's lock %.1f s, the move %.1f s, its commit %.1f s)",
+            host.id, conn.name, msg.type, t3 - t0, t1 - t0, t2 - t1, t3 - t2,
+        )  # fmt: skip
 
 
 def _chat(srv: Server, host: HostedTable, conn: Conn, text: str) -> None:
