@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import threading
 import time
@@ -351,7 +352,7 @@ def british_hints(srv: Server) -> None:
 
 def play(s: Sock, rounds: int, british: bool) -> None:
     """Play as the one person until ``rounds`` rounds were settled (the bots play the other seats)."""
-    sys.path.insert(0, ".")
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests.web.play
     from tests.web.play import british_choice, casino_choice
 
     done = 0
