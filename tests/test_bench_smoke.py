@@ -21,6 +21,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
         ("bench_ratio.py", ["1"], "interleaved pairs"),
         ("bench_count.py", ["mbs", "20000", "1"], "per CPU second"),
         ("bench_report.py", ["blackjack", "--runs", "1"], "target 2 s"),
+        ("bench_loop_lag.py", ["--quick", "--only", "hint"], "loop late at most"),
         ("report_agreement.py", ["--rounds", "20000", "--presets", "blackjack"], "| net | exact probability"),
     ],
 )

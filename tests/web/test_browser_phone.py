@@ -7,7 +7,10 @@ and sounds off by default with a toggle. A real server on loopback with a real S
 
 from __future__ import annotations
 
+import json
 import re
+import warnings
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +45,30 @@ def person(browser: Any, live: LiveServer, name: str, viewport: dict[str, int], 
         viewport=viewport, is_mobile=phone, has_touch=phone, bypass_csp=True, **ctx
     )  # bypass_csp: axe's script is injected by evaluate (the page's CSP refuses eval)
     page = context.new_page()
+    page.wire = deque(maxlen=12)  # the socket's last frames, for an unanswered bet's failure message
+    page.on("websocket", lambda ws: wire(ws, page.wire))
     page.set_default_timeout(15_000)
     page.goto(live.url + "/")
     page.fill("#account-name", name)
     page.click("#account-create")
     page.wait_for_selector("#account-info:not([hidden])")
     return page
+
+
+def wire(ws: Any, seen: deque[str]) -> None:
+    """Keep a short line for each frame the page's socket sends and receives (what a failure shows)."""
+
+    def brief(way: str, payload: Any) -> None:
+        try:
+            m = json.loads(payload)
+            seen.append(f"{way}{m.get('type')} seq={m.get('seq')} base={m.get('base')} v={m.get('version')}")
+        except (TypeError, ValueError, AttributeError):
+            seen.append(f"{way}{str(payload)[:60]}")
+
+    seen.append(f"open {ws.url.rsplit('/', 1)[-1]}")
+    ws.on("framesent", lambda p: brief("> ", p))
+    ws.on("framereceived", lambda p: brief("< ", p))
+    ws.on("close", lambda _w: seen.append("closed"))
 
 
 def no_overflow(page: Any) -> None:
@@ -104,13 +125,16 @@ def bet_until_a_decision(page: Any, tries: int = 8) -> None:
     """Bet until a round asks for a decision: a dealt Pontoon (the shoe is random, ruling 36) settles
     the round at once with no stand offered, so that round is counted and the next one dealt. A bet the
     page shows no answer to within 10 s (seen twice in full ``-n 2`` runs, never alone: the cause is not
-    found) is placed again, and its notice line kept for the failure message."""
+    found) is placed again, its notice line and the socket's last frames kept for the failure message, and
+    said in the warnings summary when a later bet passes (the server logs an answer later than 2 s with
+    its waits: web/app.py ``SLOW_S``)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     unanswered: list[str] = []
     for _ in range(tries):
         page.wait_for_selector(f'{STAND}, #actions button[data-verb="bet"][data-kind="main"]')
         if page.locator(STAND).count():  # a late answer to the bet before: its round asks
+            warnings.warn(f"a bet answered after more than 10 s: {unanswered}", stacklevel=2)
             return
         rounds = page.locator("#history details.round").count()
         page.fill("#amount", "10")
@@ -123,9 +147,11 @@ def bet_until_a_decision(page: Any, tries: int = 8) -> None:
                 timeout=10_000,
             )
         except PlaywrightTimeout:
-            unanswered.append(page.locator("#notice").inner_text())
+            unanswered.append(f"notice {page.locator('#notice').inner_text()!r}; frames {list(page.wire)}")
             continue
         if page.locator(STAND).count():
+            if unanswered:  # passed, but said in the warnings summary: the evidence for the cause
+                warnings.warn(f"bets unanswered for 10 s before this one: {unanswered}", stacklevel=2)
             return
     raise AssertionError(
         f"no round asked for a decision in {tries} deals; unanswered bets' notices: {unanswered}"

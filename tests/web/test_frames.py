@@ -185,3 +185,43 @@ def test_a_notice_goes_beside_the_view_to_its_person_only(make_live: Any) -> Non
     assert _same_state(people[0].by_seq[first["seq"]], first)
     for c in [*people, spec, fresh]:
         c.close()
+
+
+def test_a_resync_past_the_rate_limit_is_still_answered_once_per_change(make_live: Any) -> None:
+    """The page asks for the full state once per gap and drops every delta until it comes: a resync
+    refused by the action rate limit left it showing a stale table for good (its bet never answered).
+    Past the limit a resync is answered once per change of the table; a second one at the same change is
+    refused as any message over the limit is, and the deltas go on from the full state sent."""
+    import dataclasses
+
+    from tests.web.conftest import FAST
+
+    live = make_live(dataclasses.replace(FAST, action_burst=3, action_rate=0.01))
+    tid = live.table(preset="mbs", seed=3)
+    tok = live.join(tid, live.account("ann"), box=1, buy_in="300")
+    bob = live.join(tid, live.account("bob"), box=2, buy_in="300")
+    c = DeltaClient(live, tid, tok)
+    c.recv()
+    for _ in range(3):  # the burst spent
+        c.send({"type": "ping"})
+        c.until(lambda m: m.get("type") == "pong")
+    c.send({"type": "ping"})
+    assert "rate limit" in c.error()
+    held = c.state
+    c.send({"type": "resync"})
+    msg = c.until(lambda m: m.get("type") in ("state", "error"))
+    assert msg.get("type") == "state", msg
+    raw = json.loads(c.texts[-1])
+    assert raw["type"] == "state" and raw["seq"] == held["seq"] and _same_state(raw, held)
+    c.send({"type": "resync"})  # nothing changed since: a flood, refused
+    assert "rate limit" in c.error()
+    r = live.http.post(
+        f"/api/tables/{tid}/messages", json={"token": bob, "message": {"type": "bet", "amount": "10"}}
+    )
+    assert r.status_code == 200, r.text
+    c.until(lambda m: "bob" in m.get("bets", {}))
+    assert json.loads(c.texts[-1])["type"] == "delta"
+    c.send({"type": "resync"})  # the table changed: owed again
+    assert c.until(lambda m: m.get("type") in ("state", "error")).get("type") == "state"
+    assert json.loads(c.texts[-1])["type"] == "state"
+    c.close()

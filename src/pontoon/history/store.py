@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, literal_column, select, text, update
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from pontoon.errors import PontoonError
 from pontoon.history import schema as s
@@ -369,39 +369,6 @@ class Store:
             self.group = GroupCommitter(self, window_s=window_s)
         return self.group
 
-    def write_ledger(
-        self,
-        conn: Connection,
-        table_id: int,
-        round_id: int | None,
-        event_id: int,
-        idem: str,
-        t: dict[str, Any],
-    ) -> None:
-        """One ledger row and both balances; a second row with the same ``idem`` is refused."""
-        amount = Decimal(t["amount"])
-        row = {"table_id": table_id, "round_id": round_id, "event_id": event_id, "idem": idem}
-        row |= {k: t[k] for k in ("kind", "player", "reason")}
-        row |= {"source": account_key(t["source"]), "dest": account_key(t["dest"]), "amount": str(amount)}
-        try:
-            conn.execute(insert(s.ledger), row)
-        except IntegrityError:
-            raise HistoryError(f"ledger row {idem} is already written: a transfer is booked once") from None
-        for key, sign in ((row["source"], -1), (row["dest"], 1)):
-            q = select(s.accounts.c.balance).where(
-                s.accounts.c.table_id == table_id, s.accounts.c.account == key
-            )
-            cur = conn.execute(q).scalar()
-            bal = str(Decimal(cur or 0) + sign * amount)
-            if cur is None:
-                conn.execute(insert(s.accounts).values(table_id=table_id, account=key, balance=bal))
-            else:
-                conn.execute(
-                    update(s.accounts)
-                    .where(s.accounts.c.table_id == table_id, s.accounts.c.account == key)
-                    .values(balance=bal)
-                )
-
     def writer_connection(self) -> Connection:
         """A connection for the group commit's writer thread, kept between its transactions."""
         return self.engine.connect()
@@ -589,6 +556,7 @@ __all__ = [
     "Store",
     "open_store",
     "default_url",
+    "account_key",
     "canon",
     "chain_hash",
     "event_body",

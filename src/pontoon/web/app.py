@@ -53,6 +53,7 @@ log = logging.getLogger("pontoon.web")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024
 TICK_SLICE_S = 0.002  # CPU seconds the timer tick holds the event loop before it lets the messages in
+SLOW_S = 2.0  # a table message answered later than this is logged (its waits named)
 TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
 
 
@@ -67,6 +68,7 @@ class Conn:
     deltas: bool = False  # asked for deltas (``?deltas=1``, the page): web/frames.py
     kind: str | None = None  # the view kind and change number of the last state frame it was sent
     seq: int = -1
+    resynced: int = -1  # the table's change number when it was last answered a ``resync``
 
     def push(self, text: str) -> None:
         try:
@@ -399,6 +401,18 @@ async def _sender(conn: Conn) -> None:
         await conn.ws.send_text(text)
 
 
+def _owed_resync(host: HostedTable, conn: Conn, text: str) -> bool:
+    """A ``resync`` past the action rate limit is still answered once per change of the table: the page
+    asks once per gap and drops every delta till the full state comes, so a refused resync left it
+    showing a stale table for good (a bet never answered). A second one at the same change is a flood."""
+    if len(text) > 64 or conn.resynced == frames.frames_of(host).seq:
+        return False
+    try:
+        return bool(json.loads(text) == {"type": "resync"})
+    except ValueError:
+        return False
+
+
 def _error(conn: Conn, message: str) -> None:
     conn.push(json.dumps({"type": "error", "error": message[:500]}))
 
@@ -411,7 +425,7 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     if len(text) > srv.settings.max_frame:
         _error(conn, f"message of {len(text)} characters refused: at most {srv.settings.max_frame}")
         return
-    if not srv.actions.allow(key):
+    if not srv.actions.allow(key) and not _owed_resync(host, conn, text):
         conn.dropped += 1
         if conn.dropped > 200:
             conn.overflow = True  # a flood: the connection is closed
@@ -434,6 +448,7 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
         async with srv.lock(host.id):
             conn.seq = -1
             frames.welcome(host, conn, list(srv.conns.get(host.id, ())))
+            conn.resynced = frames.frames_of(host).seq
         return
     if conn.name is None:
         _error(conn, "spectators cannot act: join the table for a seat token")
@@ -444,7 +459,9 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     if msg.type == "hints":
         await _hints(srv, host, conn)
         return
+    t0 = time.monotonic()
     async with srv.lock(host.id):
+        t1 = time.monotonic()
         try:
             host.handle(conn.name, msg)  # type: ignore[attr-defined]
             host.last_play = time.monotonic()
@@ -458,8 +475,14 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
             return
         except PontoonError as err:
             _error(conn, str(err))
+        t2 = time.monotonic()
         if await srv.settled(host):  # shown only once durable (group commit)
             srv.broadcast(host)
+    if (t3 := time.monotonic()) - t0 > SLOW_S:  # what a late answer waited for (an operator's clue)
+        log.warning(
+            "table %s: %s's %s answered after %.1f s (the table's lock %.1f s, the move %.1f s, its commit %.1f s)",
+            host.id, conn.name, msg.type, t3 - t0, t1 - t0, t2 - t1, t3 - t2,
+        )  # fmt: skip
 
 
 def _chat(srv: Server, host: HostedTable, conn: Conn, text: str) -> None:

@@ -361,6 +361,9 @@ class BritishHost(HostedTable):
                 continue
             who = rnd.to_act()
             if who is not None and self.members[who].bot and not self.paused:
+                if self._slow_bot(rnd, who):  # taken off the event loop: the server's tick runs bot_job
+                    self.set_timer(None)
+                    return
                 g.act(who, british_decision(rnd, who, self.bots))  # the bot's own view (web/bots.py)
                 continue
             if who is not None and self.members[who].absent:
@@ -384,8 +387,49 @@ class BritishHost(HostedTable):
             self._bots = made
         return made[1]
 
+    def _slow_bot(self, rnd: BritishRound, who: str) -> bool:
+        """A bot's decision that reads the analysis for long, taken in a worker thread (``bot_job``), not on
+        the event loop under the table's lock: a solved or best banker's turn (the best banker's reading of
+        every hand: its Reader built on the first turn, about 1 s compiled and 20 s with numba's first
+        compile, then 20 ms a turn heads-up and seconds with 6 or 7 players; facing a split, the profile's
+        split play). Not while the table closes (every member leaving: the round is played out at once)."""
+        m = self.members[who]
+        return (
+            self.bot_level in ("solved", "best")
+            and rnd.phase == "banker"
+            and who == rnd.banker
+            and not m.absent
+        )
+
     def bot_job(self) -> tuple[str, Callable[[], Any]] | None:
-        return None  # British bots act at once inside _advance (their policies are cheap)
+        """The bot banker's slow decision (``_slow_bot``) as a job for a worker thread; the other bots act at
+        once inside ``_advance`` (their policies are cheap)."""
+        g = self.game_obj
+        rnd = None if g is None else g.round
+        if self.paused or rnd is None or rnd.is_over():
+            return None
+        who = rnd.to_act()
+        m = self.members.get(who) if isinstance(who, str) else None
+        if m is None or not m.bot or not self._slow_bot(rnd, m.name):
+            return None
+        bots = self.bots
+        # the round itself is read in the thread (from the bot's own view): only the bot may move it now,
+        # and a decision taken while the table changed is dropped (Server.bots checks the version)
+        return m.name, lambda: british_decision(rnd, m.name, bots)
+
+    def bot_act(self, name: str, action: Any) -> None:
+        """The bot's decision taken off the loop (``bot_job``); none (the analyser failed) or one refused: the
+        turn timer's default (``default_action``)."""
+        g = self.game_obj
+        rnd = None if g is None else g.round
+        if g is None or rnd is None or rnd.is_over() or rnd.to_act() != name:
+            return
+        try:
+            g.act(name, action if action is not None else default_action(rnd, name))
+        except PontoonError:
+            g.act(name, default_action(rnd, name))
+        self.bump()
+        self._advance()
 
     def _book(self, g: BritishGame, rnd: BritishRound) -> None:
         self.last_round = rnd

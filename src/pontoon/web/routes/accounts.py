@@ -29,7 +29,9 @@ class AccountOut(BaseModel):
     name: str
     balance: str
     guest: bool
-    at_tables: str | None = None
+    at_tables: str | None = Field(
+        None, description="money at the tables served by this process (several processes: each its own)"
+    )
     token: str | None = Field(None, description="the session token (scripts: Authorization: Bearer)")
 
 
