@@ -82,3 +82,50 @@ def test_the_tick_lets_the_event_loop_run_between_slices_of_tables(monkeypatch) 
         assert seen.count(-1) == 9  # every other table's grace period looked at in this one tick
 
     asyncio.run(scenario())
+
+
+def test_a_bot_waiting_for_the_analysis_slot_does_not_hold_back_the_tick(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A table's bot decision waits for the analysis slot (``Server.hint_slot``), which a long hint may
+    hold for many seconds (a British split hint: 10-20 s). The tick starts the bots as a task of their
+    own and sees to the other tables' timers now; before, it awaited them, and every table's timers
+    waited for that hint. One bot task per table at a time; its decision is played once it comes."""
+
+    async def scenario() -> None:
+        store = MemoryPersistence()
+        srv = Server(Settings(), store)
+        bots = CasinoHost("aaaaaaaa", "a", find_rules("mbs"), 1, Settings(), store, lambda n, x: None)
+        other = CasinoHost("bbbbbbbb", "b", find_rules("mbs"), 2, Settings(), store, lambda n, x: None)
+        srv.lobby.tables[bots.id] = bots  # first in the tick's order
+        srv.lobby.tables[other.id] = other
+        bots.join("ann", 1, None, Decimal(1000))
+        bots.connected("ann")
+        bots.join("robo", 2, None, Decimal(1000)).bot = True
+        jobs: list[str] = []
+        played: list[object] = []
+
+        def job() -> tuple[str, object]:
+            jobs.append("robo")
+            return "robo", lambda: "stand"
+
+        monkeypatch.setattr(bots, "bot_job", job)
+        monkeypatch.setattr(bots, "bot_act", lambda name, action: played.append((name, action)))
+        other.join("bob", 1, None, Decimal(1000))
+        other.join("cy", 2, None, Decimal(1000))
+        for name in ("bob", "cy"):
+            other.connected(name)
+        other.handle("bob", Envelope.model_validate({"msg": {"type": "bet", "amount": "10"}}).msg)
+        other.deadline = time.monotonic() - 1  # the betting timer has run out
+        async with srv.hint_slot:  # a long hint holds the analysis slot
+            await asyncio.wait_for(srv.tick(), timeout=5)
+            assert other.table.round is not None  # betting closed on time, the bot still waiting
+            await asyncio.wait_for(srv.tick(), timeout=5)
+            await asyncio.sleep(0.05)
+            assert jobs == ["robo"] and played == []  # one task for the table, waiting for the slot
+        for _ in range(100):  # the slot let go: the decision is taken and played
+            if played:
+                break
+            await asyncio.sleep(0.02)
+        assert played == [("robo", "stand")]
+        assert bots.id not in srv.bot_runs  # the finished task forgotten
+
+    asyncio.run(scenario())

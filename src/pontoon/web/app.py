@@ -95,6 +95,7 @@ class Server:
         self.joins = RateLimiter(settings.join_burst, settings.join_rate)
         self.actions = RateLimiter(settings.action_burst, settings.action_rate)
         self.hint_slot = asyncio.Semaphore(1)
+        self.bot_runs: dict[str, asyncio.Task[None]] = {}  # a table's bots deciding (``start_bots``)
         self.chats = RateLimiter(settings.chat_burst, settings.chat_rate)  # chat lines per person
         self.auth = Auth(settings.security, backend_for(store), self.lobby, self.signer)  # web/auth.py
 
@@ -182,6 +183,25 @@ class Server:
                     log.warning("table %s: bot %s: %s", host.id, name, err)
                 self.broadcast(host)
 
+    def start_bots(self, host: HostedTable) -> None:
+        """A table's bots run as a task of their own, one at a time per table: the tick goes on to the
+        other tables' timers while a bot decides. Awaited in the tick, a bot's decision waiting for the
+        analysis slot behind a long hint (a British split hint takes 10-20 s) held back every table's
+        turn timers and grace periods for that long."""
+        run = self.bot_runs.get(host.id)
+        if run is not None and not run.done():
+            return
+        run = self.bot_runs[host.id] = asyncio.create_task(self._bots_of(host))
+        run.add_done_callback(
+            lambda t, tid=host.id: self.bot_runs.pop(tid, None) if self.bot_runs.get(tid) is t else None
+        )
+
+    async def _bots_of(self, host: HostedTable) -> None:
+        try:
+            await self.bots(host)
+        except Exception:  # a bug in one table's bots must not stop the others (as the tick's own guard)
+            log.exception("table %s: bots", host.id)
+
     async def tick(self) -> None:
         """The turn timers, the grace periods and the bots of every table. The event loop is let go
         once the pass has used ``TICK_SLICE_S`` of CPU (with a thousand tables one pass held it for 5
@@ -207,7 +227,7 @@ class Server:
                 continue  # the other tables' timers now, not after that commit
             members = host.members.values()
             if any(m.bot for m in members):
-                await self.bots(host)
+                self.start_bots(host)
             if not (host.due(now) or any(m.gone_since is not None and not m.absent for m in members)):
                 continue
             async with self.lock(host.id):
@@ -271,6 +291,8 @@ def create_app(
         yield
         task.cancel()
         beat_task.cancel()
+        for run in list(srv.bot_runs.values()):
+            run.cancel()
 
     app = FastAPI(
         title="pontoon table server",
