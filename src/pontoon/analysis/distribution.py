@@ -209,7 +209,12 @@ class _Up:
             if key in self.from_store:
                 self.rd.stored_mass += w * scale
                 self._label(p)
-            self.rd.add_dict(ex.as_dict(), w)
+            conv = ex.as_dict()
+            if abs(sum(v * q for v, q in conv.items()) - target) > 1e-12:
+                # optimal play's suit classes of a pair (6-7-8 / 7-7-7 paid by suit) each have their
+                # own split value; the exact measure is the one averaged over the pair's suits
+                self.rd.suit_moved_mass += w * _match_mean(conv, target)
+            self.rd.add_dict(conv, w)
             self.rd.lines += w * ex.lines
             self.rd.wagered += w * ex.wager
             self.rd.split_mass += w * scale
@@ -445,6 +450,7 @@ def _summary(rd: RoundDist, sol: Any, basic: bool, exact_splits: bool) -> dict[s
         "exact_split_probability": rd.exact_mass,
         "stored_split_probability": rd.stored_mass,
         "stored_cells": rd.stored_cells,
+        "suit_moved_probability": rd.suit_moved_mass,
         "exact_splits": exact_splits,
     }
 
@@ -486,6 +492,17 @@ def _stored(d: dict[str, Any]) -> str:
     )
 
 
+def _suits(d: dict[str, Any]) -> str:
+    moved = d.get("suit_moved_probability", 0.0)
+    if not moved:
+        return ""
+    return (
+        "; under optimal play a pair whose suit classes have split values of their own (6-7-8 / 7-7-7 "
+        "paid by suit) takes the exact split measure averaged over the pair's suits, its mean moved to "
+        f"the class's exact value ({moved:.2e} of probability moved)"
+    )
+
+
 def approximation(d: dict[str, Any]) -> str:
     """``method.approximations``' line for a distribution."""
     exact = d.get("exact_split_probability", 0.0)
@@ -496,13 +513,14 @@ def approximation(d: dict[str, Any]) -> str:
             f"({d['split_probability']:.4%} of rounds) included: every run of the box's cards played "
             "(resplits to the rules' limit, the hands one after another from one shoe, the dealer from "
             "what they leave; dist_box, equal to the engine's enumeration of small shoes to 1e-12)"
+            f"{_suits(d)}"
         )
     head = (
         f"outcome distribution ({d['strategy']}): the rounds that split ({d['split_probability']:.4%} of rounds) "
         f"are exact where every run of the box's cards is affordable ({exact:.4%} of rounds: split Aces that take "
         "one card each and are not split again, and every split on a shoe of at most "
         f"{SMALL_SHOE} cards; dist_exact, equal to the engine's enumeration of small shoes to 1e-12)"
-        f"{_stored(d)}"
+        f"{_stored(d)}{_suits(d)}"
     )
     if rest <= 1e-15:
         return head + "; the distribution is exact"
