@@ -178,17 +178,23 @@ class _Up:
             self.rd.stored_cells.append(label)
 
     def _exact(self, p: int, a2: int, key: tuple[int, int]) -> tuple[SplitExact | None, bool]:
-        """The split's exact measure and whether it came from the shipped data: shipped where its
-        inputs match (``dist_store``), else worked out where affordable (``dist_exact``), else None."""
+        """The split's exact measure and whether it came from the shipped data: worked out where
+        affordable (``dist_exact``: split Aces taking one card, small shoes), else shipped where its
+        inputs match (``dist_store``), else (``compiled``) worked out by ``dist_box``, else None."""
+        args = (self.rules, self.grid, self.solver, self.chains[key], p)
+        if self.work and not self.compiled:
+            ex = split_exact(*args, self.work, False)
+            if ex is not None:
+                return ex, False
         if self.stored:
             got = dist_store.lookup(self.store_key(p, a2))
             if got is not None:
                 return got, True
-        if not self.work:
+        if not (self.work and self.compiled):
             return None, False
         t = time.process_time()
-        ex = split_exact(self.rules, self.grid, self.solver, self.chains[key], p, self.work, self.compiled)
-        if ex is not None and self.record is not None and self.compiled:
+        ex = split_exact(*args, self.work, True)
+        if ex is not None and self.record is not None:
             self.record[self.store_key(p, a2)] = (ex, time.process_time() - t)
         return ex, False
 
@@ -517,7 +523,8 @@ def approximation(d: dict[str, Any]) -> str:
         )
     head = (
         f"outcome distribution ({d['strategy']}): the rounds that split ({d['split_probability']:.4%} of rounds) "
-        f"are exact where every run of the box's cards is affordable ({exact:.4%} of rounds: split Aces that take "
+        "are exact where every run of the box's cards is affordable "
+        f"({exact - d.get('stored_split_probability', 0.0):.4%} of rounds: split Aces that take "
         "one card each and are not split again, and every split on a shoe of at most "
         f"{SMALL_SHOE} cards; dist_exact, equal to the engine's enumeration of small shoes to 1e-12)"
         f"{_stored(d)}{_suits(d)}"
