@@ -6,8 +6,8 @@ card), far past the report's 2 s, so the report's default approximates those rou
 (``bench/precompute_splits.py``) and its inputs are the same, the report takes that measure
 instead: each cell (one up card, one pair, the a2 of its chains, played by the chart's rows or by
 optimal play's) is keyed by a hash of everything the compiled recursion reads (the rules, the
-shoe left after the up card, the lattice of outcomes, the Super Bonus units, the cell and which
-chains play it), so a rules file that differs in anything that could change the measure misses
+shoe left after the up card, the lattice of outcomes, the Super Bonus units, the cell, which
+chains play it and every decision they take), so a rules file that differs in anything that could change the measure misses
 and keeps the approximation. The files live in ``analysis/data/splits-*.json``: one JSON object,
 ``cells`` mapping a key to the measure (``v0``, ``step``, sparse ``probs`` as [lattice index,
 probability] pairs, ``lines``, ``wager``, ``work``, ``cpu_s``) and ``about`` saying what it covers."""
@@ -33,12 +33,14 @@ def cell_key(
     values: list[float],
     sb_units: float,
     cell: tuple[int, int, int, bool],
+    play: str = "",
 ) -> str:
-    """The key of one split (``cell``: up card, pair, a2, played by the chart's rows): a hash of
-    every input of its exact measure."""
+    """The key of one split (``cell``: up card, pair, a2, played by the chart's rows; ``play``: a
+    hash of its hands' decisions, ``play_hash``): a hash of every input of its exact measure."""
     up, p, a2, chart = cell
     text = json.dumps(
         {
+            "play": play,
             "rules": json.loads(rules_json),
             "base": list(base),
             "values": [round(v, 9) for v in values],
@@ -48,6 +50,18 @@ def cell_key(
         sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def play_hash(chains: dict[int, Any]) -> str:
+    """A hash of the decisions a split's hands take (each chain's action and rescue in every state),
+    so that shipped data stops matching if the analysis comes to play the split otherwise."""
+    h = hashlib.sha256()
+    for t in sorted(chains):
+        out = chains[t]
+        h.update(str(t).encode())
+        h.update(np.ascontiguousarray(np.asarray(out.act, dtype=np.int64)).tobytes())
+        h.update(np.ascontiguousarray(np.asarray(out.rfl, dtype=np.int64)).tobytes())
+    return h.hexdigest()[:32]
 
 
 def to_json(ex: SplitExact, cpu_s: float) -> dict[str, Any]:

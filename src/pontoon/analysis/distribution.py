@@ -169,7 +169,10 @@ class _Up:
         sv = self.solver
         cell = (int(sv.up), p, a2, self._chart(p))
         base = tuple(int(x) for x in sv.base)
-        return dist_store.cell_key(self.rules.model_dump_json(), base, self.grid.values, sv.pr.sb_units, cell)
+        play = dist_store.play_hash(self.chains[self._split_key(p, a2)])
+        return dist_store.cell_key(
+            self.rules.model_dump_json(), base, self.grid.values, sv.pr.sb_units, cell, play
+        )
 
     def _label(self, p: int) -> None:
         n = "A23456789T"
