@@ -31,20 +31,24 @@ from pontoon.sim.agreement import agreement, pool_runs, simulated_outcomes
 PRESETS = ["mbs", "federal", "rws-plus", "rws-pandemonium", "blackjack"]
 
 
-OPTS: dict[str, Any] = {"exact_splits": False, "dist_dir": None}
+OPTS: dict[str, Any] = {"exact_splits": False, "dist_dir": None, "stored": True}
 
 
 def distribution(preset: str, strategy: str) -> dict[str, Any]:
     """The preset's distribution (``--exact-splits``: every split round exact, minutes a preset on
     6-8 decks), read from / kept in ``--dist-dir`` where given."""
     exact_splits = bool(OPTS["exact_splits"])
+    stored = bool(OPTS["stored"])
     path = None
     if OPTS["dist_dir"]:
-        path = Path(OPTS["dist_dir"], f"{preset}-{strategy}{'-exact' if exact_splits else ''}.json")
+        tail = "-exact" if exact_splits else ("" if stored else "-approx")
+        path = Path(OPTS["dist_dir"], f"{preset}-{strategy}{tail}.json")
         if path.exists():
             return json.loads(path.read_text())  # type: ignore[no-any-return]
     t0 = time.process_time()
-    d = round_distribution(resolve_rules(preset), strategy == "basic", exact_splits=exact_splits)
+    d = round_distribution(
+        resolve_rules(preset), strategy == "basic", exact_splits=exact_splits, stored=stored
+    )
     d["cpu_seconds"] = time.process_time() - t0
     print(
         f"{preset} {strategy}: distribution in {d['cpu_seconds']:.1f} s of CPU", file=sys.stderr, flush=True
@@ -152,8 +156,13 @@ def main() -> None:
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--exact-splits", action="store_true", help="every split round exact (dist_box)")
     ap.add_argument("--dist-dir", help="keep / read the distributions here (one JSON a preset and strategy)")
+    ap.add_argument(
+        "--no-stored",
+        action="store_true",
+        help="every split not affordable approximated, the shipped exact splits (analysis/data) not used",
+    )
     a = ap.parse_args()
-    OPTS.update(exact_splits=a.exact_splits, dist_dir=a.dist_dir)
+    OPTS.update(exact_splits=a.exact_splits, dist_dir=a.dist_dir, stored=not a.no_stored)
     pools: list[dict[str, Any]] = []
     if a.from_json:
         runs = [json.loads(Path(p).read_text()) for p in a.from_json]

@@ -417,6 +417,9 @@ class RoundDist:
     split_mass: float = 0.0
     moved_mass: float = 0.0
     exact_mass: float = 0.0  # of split_mass, the split rounds worked out exactly (dist_exact)
+    stored_mass: float = 0.0  # of exact_mass, those whose exact measure was shipped (dist_store)
+    stored_cells: list[str] = field(default_factory=list)  # which: "6 up 2-2 (chart)", ...
+    suit_moved_mass: float = 0.0  # exact splits moved to a suit class's split value (optimal play)
 
     def add_vec(self, grid: Grid, vec: np.ndarray, w: float) -> None:
         for k in np.nonzero(vec[: grid.g])[0]:

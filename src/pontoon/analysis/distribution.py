@@ -36,12 +36,14 @@ chance (reported: ``split_probability`` less ``exact_split_probability``).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
+from pontoon.analysis import dist_store
 from pontoon.analysis.dist_exact import SMALL_SHOE, WORK, SplitExact, split_exact
 from pontoon.analysis.dist_splits import _match_mean, _split, _split_hand, _split_measure, hand_counts
 from pontoon.analysis.dist_tables import (
@@ -87,8 +89,11 @@ class _Up:
     chains: dict[tuple[int, int], dict[int, ChainOut]] = field(default_factory=dict)
     work: int = WORK  # ways a hand ends an exact split may apply (dist_exact); 0: always approximate
     exact: dict[tuple[int, int], SplitExact | None] = field(default_factory=dict)  # by split key
+    from_store: set[tuple[int, int]] = field(default_factory=set)  # split keys taken from dist_store
     compiled: bool = False  # every split exact, by the compiled recursion (dist_box)
     shared: dict[Any, Any] = field(default_factory=dict)  # pure results, see ``_shared``
+    stored: bool = True  # take a split's exact measure from the shipped data where its inputs match
+    record: dict[str, Any] | None = None  # the compiled splits' measures by key (precompute_splits)
 
     @property
     def solver(self) -> UpcardSolver:
@@ -159,25 +164,66 @@ class _Up:
         mask = reach(solver, out, start) & act
         return out, tables(self.rules, wide, solver, out, t, rows=rows, states=mask, base=sc.base)
 
+    def store_key(self, p: int, a2: int) -> str:
+        """The split's key in the shipped exact measures (``dist_store``)."""
+        sv = self.solver
+        cell = (int(sv.up), p, a2, self._chart(p))
+        base = tuple(int(x) for x in sv.base)
+        play = dist_store.play_hash(self.chains[self._split_key(p, a2)])
+        return dist_store.cell_key(
+            self.rules.model_dump_json(), base, self.grid.values, sv.pr.sb_units, cell, play
+        )
+
+    def _label(self, p: int) -> None:
+        n = "A23456789T"
+        label = f"{n[self.solver.up]} up {n[p]}-{n[p]} ({'chart' if self._chart(p) else 'optimal'})"
+        if label not in self.rd.stored_cells:
+            self.rd.stored_cells.append(label)
+
+    def _exact(self, p: int, a2: int, key: tuple[int, int]) -> tuple[SplitExact | None, bool]:
+        """The split's exact measure and whether it came from the shipped data: worked out where
+        affordable (``dist_exact``: split Aces taking one card, small shoes), else shipped where its
+        inputs match (``dist_store``), else (``compiled``) worked out by ``dist_box``, else None."""
+        args = (self.rules, self.grid, self.solver, self.chains[key], p)
+        if self.work and not self.compiled:
+            ex = split_exact(*args, self.work, False)
+            if ex is not None:
+                return ex, False
+        if self.stored:
+            got = dist_store.lookup(self.store_key(p, a2))
+            if got is not None:
+                return got, True
+        if not (self.work and self.compiled):
+            return None, False
+        t = time.process_time()
+        ex = split_exact(*args, self.work, True)
+        if ex is not None and self.record is not None:
+            self.record[self.store_key(p, a2)] = (ex, time.process_time() - t)
+        return ex, False
+
     def split(self, p: int, a2: int, target: float, scale: float, extra: np.ndarray, w: float) -> None:
         """A split of pair ``p`` (``target``: its exact value, without the peek's loss ``extra``)."""
         key = self._split_key(p, a2)
         if key not in self.by_d:
             self.by_d[key] = {t: self._split_tables(p, a2, t) for t in self._hand_a2s(p, a2)}
         if key not in self.exact:  # once per pair (optimal play may split it in several suit classes)
-            k, memo = self._shared("exact", p, a2, self.work, self.compiled)
+            k, memo = self._shared("exact", p, a2, self.work, self.compiled, self.stored)
             if k not in memo:
-                memo[k] = (
-                    split_exact(
-                        self.rules, self.grid, self.solver, self.chains[key], p, self.work, self.compiled
-                    )
-                    if self.work
-                    else None
-                )
-            self.exact[key] = memo[k]
+                memo[k] = self._exact(p, a2, key)
+            self.exact[key] = memo[k][0]
+            if memo[k][1]:
+                self.from_store.add(key)
         ex = self.exact[key]
         if ex is not None:
-            self.rd.add_dict(ex.as_dict(), w)
+            if key in self.from_store:
+                self.rd.stored_mass += w * scale
+                self._label(p)
+            conv = ex.as_dict()
+            if abs(sum(v * q for v, q in conv.items()) - target) > 1e-12:
+                # optimal play's suit classes of a pair (6-7-8 / 7-7-7 paid by suit) each have their
+                # own split value; the exact measure is the one averaged over the pair's suits
+                self.rd.suit_moved_mass += w * _match_mean(conv, target)
+            self.rd.add_dict(conv, w)
             self.rd.lines += w * ex.lines
             self.rd.wagered += w * ex.wager
             self.rd.split_mass += w * scale
@@ -319,11 +365,13 @@ def _upcard(
     work: int = WORK,
     compiled: bool = False,
     shared: dict[Any, Any] | None = None,
+    stored: bool = True,
+    record: dict[str, Any] | None = None,
 ) -> None:
     solver: UpcardSolver = ur.detail["solver"]
     outs = ur.detail["outs_basic" if basic else "outs_opt"]
     tabs = _base_tables(rules, grid, solver, outs)
-    u = _Up(rules, grid, ur, basic, rd, tabs, work=work, compiled=compiled)
+    u = _Up(rules, grid, ur, basic, rd, tabs, work=work, compiled=compiled, stored=stored, record=record)
     if shared is not None:
         u.shared = shared
     for i, j, w in solver.start_weights():
@@ -345,13 +393,15 @@ def round_distribution(
     shoe: tuple[int, ...] | None = None,
     work: int = WORK,
     exact_splits: bool = False,
+    stored: bool = True,
 ) -> dict[str, Any]:
     """The net outcome of one round's main wager (units of the initial wager) under the chart
     (``basic``) or optimal play, with its moments, element of risk and hit frequencies
     (``shoe``: cards by value index, default the rules' shoe; ``work``: the box states a split
     may play to be worked out exactly, ``dist_exact``; 0: every split approximated; ``exact_splits``:
-    every split round exact, by the compiled recursion ``dist_box``, whatever ``work``)."""
-    return round_distributions(rules, (basic,), bet, shoe, work, exact_splits)[0]
+    every split round exact, by the compiled recursion ``dist_box``, whatever ``work``; ``stored``:
+    a split whose exact measure is shipped (``dist_store``, worked out offline) takes it)."""
+    return round_distributions(rules, (basic,), bet, shoe, work, exact_splits, stored=stored)[0]
 
 
 def round_distributions(
@@ -362,21 +412,26 @@ def round_distributions(
     work: int = WORK,
     exact_splits: bool = False,
     share: bool = True,
+    stored: bool = True,
+    record: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """``round_distribution`` of each strategy (True: the chart, False: optimal play), in order,
     up card by up card: with ``share``, what both play alike (a split that optimal play takes as
     the chart does: its hands' tables, exact measure and hands; the bonus completions) is worked
-    out once per up card and dropped after it; the same numbers as each alone (issue 23)."""
+    out once per up card and dropped after it; the same numbers as each alone (issue 23).
+    ``stored``: splits shipped exact (``dist_store``) are taken from there; ``record``: with
+    ``exact_splits``, every compiled split's measure and CPU seconds by its ``dist_store`` key."""
     sol = solve(rules, bet, shoe=shoe)
     grid = _grid(rules, sol.upcards[0].detail["solver"].pr.sb_units)
     rds = [RoundDist() for _ in strategies]
     for ur in sol.upcards:
         shared: dict[Any, Any] = {}
         for basic, rd in zip(strategies, rds, strict=True):
+            sh = shared if share else None
             if exact_splits:
-                _upcard(rules, grid, ur, basic, rd, ur.prob, EXACT_WORK, True, shared if share else None)
+                _upcard(rules, grid, ur, basic, rd, ur.prob, EXACT_WORK, True, sh, stored, record)
             else:
-                _upcard(rules, grid, ur, basic, rd, ur.prob, work, False, shared if share else None)
+                _upcard(rules, grid, ur, basic, rd, ur.prob, work, False, sh, stored)
     return [_summary(rd, sol, basic, exact_splits) for basic, rd in zip(strategies, rds, strict=True)]
 
 
@@ -402,6 +457,9 @@ def _summary(rd: RoundDist, sol: Any, basic: bool, exact_splits: bool) -> dict[s
         "split_probability": rd.split_mass,
         "moved_probability": rd.moved_mass,
         "exact_split_probability": rd.exact_mass,
+        "stored_split_probability": rd.stored_mass,
+        "stored_cells": rd.stored_cells,
+        "suit_moved_probability": rd.suit_moved_mass,
         "exact_splits": exact_splits,
     }
 
@@ -430,6 +488,30 @@ EXACT_WORK = 10**12  # ``exact_splits``: no split is too large for the compiled 
 MEASURED_BOUND = 1e-4
 
 
+def _stored(d: dict[str, Any]) -> str:
+    """What of the distribution's split rounds was worked out offline and shipped (``dist_store``)."""
+    cells = d.get("stored_cells") or []
+    if not cells:
+        return ""
+    return (
+        f"; exact, precomputed: {d.get('stored_split_probability', 0.0):.4%} of rounds, the splits "
+        f"{', '.join(cells)} (dist_box's exact measure worked out offline by bench/precompute_splits.py "
+        "and shipped in analysis/data, used where every input of the split equals the shipped one's: "
+        "rules, shoe, lattice and play)"
+    )
+
+
+def _suits(d: dict[str, Any]) -> str:
+    moved = d.get("suit_moved_probability", 0.0)
+    if not moved:
+        return ""
+    return (
+        "; under optimal play a pair whose suit classes have split values of their own (6-7-8 / 7-7-7 "
+        "paid by suit) takes the exact split measure averaged over the pair's suits, its mean moved to "
+        f"the class's exact value ({moved:.2e} of probability moved)"
+    )
+
+
 def approximation(d: dict[str, Any]) -> str:
     """``method.approximations``' line for a distribution."""
     exact = d.get("exact_split_probability", 0.0)
@@ -440,12 +522,15 @@ def approximation(d: dict[str, Any]) -> str:
             f"({d['split_probability']:.4%} of rounds) included: every run of the box's cards played "
             "(resplits to the rules' limit, the hands one after another from one shoe, the dealer from "
             "what they leave; dist_box, equal to the engine's enumeration of small shoes to 1e-12)"
+            f"{_suits(d)}"
         )
     head = (
         f"outcome distribution ({d['strategy']}): the rounds that split ({d['split_probability']:.4%} of rounds) "
-        f"are exact where every run of the box's cards is affordable ({exact:.4%} of rounds: split Aces that take "
+        "are exact where every run of the box's cards is affordable "
+        f"({exact - d.get('stored_split_probability', 0.0):.4%} of rounds: split Aces that take "
         "one card each and are not split again, and every split on a shoe of at most "
         f"{SMALL_SHOE} cards; dist_exact, equal to the engine's enumeration of small shoes to 1e-12)"
+        f"{_stored(d)}{_suits(d)}"
     )
     if rest <= 1e-15:
         return head + "; the distribution is exact"
@@ -458,7 +543,8 @@ def approximation(d: dict[str, Any]) -> str:
         f"({d['moved_probability']:.2e} of probability moved); every other round is exact, so the "
         f"distribution is within {rest:.4%} of the exact one in total variation, its mean is "
         "the exact edge, and the pay-line frequencies and amount wagered of those split rounds are approximate "
-        "in the same way; measured against 10^9 simulated rounds of each casino preset, no outcome's "
+        "in the same way; measured against 10^9 simulated rounds of each casino preset (before any split "
+        "was shipped exact), no outcome's "
         f"probability is off by more than {MEASURED_BOUND:.0e} (three standard errors), the largest "
         "relative errors (about 3%) in outcomes that need three split hands or several doubled ones"
     )
