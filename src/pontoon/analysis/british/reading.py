@@ -102,6 +102,7 @@ class Reader:
     support: dict[Obs, Support] = field(default_factory=dict)
     blind_row: np.ndarray | None = None
     fast: bool = True  # the programme's banker tree by the numba kernel (reading_fast), else in numpy
+    last: bool = True  # a deviator's observations at a deal by reading_last's table of sums (with ``fast``)
     _cache: dict[Seen, Tree] = field(default_factory=dict)
     _blind_of: dict[Hand, np.ndarray] = field(default_factory=dict)
     _prefixes: dict[Seen, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)

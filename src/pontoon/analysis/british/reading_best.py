@@ -41,7 +41,8 @@ import numpy as np
 from pontoon.analysis.british.game import BUST, FIVE, PONTOON, ROYAL, STUCK, Game, counts_of
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen
 from pontoon.analysis.british.reading_fast import outcome_chances_fast
-from pontoon.analysis.british.reading_response import best_response, twist_plan_last
+from pontoon.analysis.british.reading_last import planner
+from pontoon.analysis.british.reading_response import best_response
 from pontoon.analysis.british.reading_response_sample import _rest, sampling_table
 from pontoon.analysis.british.strategy import solved
 from pontoon.analysis.british.values import _u, g_order_fwd, player_flow
@@ -133,9 +134,10 @@ def deal_values(
     costly = [o for o in tm.by_obs if mine(o) in rd.support] if rd.observed(others) else []
     for o in set(tm.by_obs) - set(costly):
         add(o, frozenset(), 1.0)  # what the solved player never shows: the banker stays
+    plans = planner(rd, others)
     if budget is None or len(costly) <= budget:
         for o in costly:
-            add(o, twist_plan_last(rd, others, mine(o)), 1.0)
+            add(o, plans.plan(mine(o)), 1.0)
         return z
     bound = np.array([tm.obs_weight[o] for o in costly])
     prob = 0.8 * bound / bound.sum() + 0.2 / len(costly)
@@ -143,7 +145,7 @@ def deal_values(
     picks = rng.choice(len(costly), size=budget, p=prob)
     for k in picks:
         o = costly[int(k)]
-        add(o, twist_plan_last(rd, others, mine(o)), 1.0 / (budget * prob[k]))
+        add(o, plans.plan(mine(o)), 1.0 / (budget * prob[k]))
     return z
 
 

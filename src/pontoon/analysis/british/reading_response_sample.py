@@ -47,7 +47,8 @@ from pontoon.analysis.british.game import (
 from pontoon.analysis.british.infosets import buys_of, card_class
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen, blind_response, seen_from_view
 from pontoon.analysis.british.reading_fast import outcome_chances_fast
-from pontoon.analysis.british.reading_response import outcome_chances_many, twist_plan_last
+from pontoon.analysis.british.reading_last import planner
+from pontoon.analysis.british.reading_response import outcome_chances_many
 from pontoon.analysis.british.strategy import Solved, solved
 from pontoon.analysis.british.values import _jit, _u, banker_response, g_order_fwd, player_flow, player_q
 
@@ -324,9 +325,10 @@ def conditional_gains(
     costly = [o for o in by_obs if mine(o) in rd.support] if rd.observed(others) else []
     for o in set(by_obs) - set(costly):
         gains += obs_gain(o, frozenset())
+    plans = planner(rd, others)
     if budget is None or len(costly) <= budget:
         for o in costly:
-            gains += obs_gain(o, twist_plan_last(rd, others, mine(o)))
+            gains += obs_gain(o, plans.plan(mine(o)))
         return [float(x) for x in gains]
     # more programmes than the budget: ``budget`` of them drawn with chance in proportion to a bound on
     # their part (|flow difference| x stake x the largest payment), each weighted by one over its chance
@@ -336,5 +338,5 @@ def conditional_gains(
     assert rng is not None
     for k in rng.choice(len(costly), size=budget, p=prob):
         o = costly[int(k)]
-        gains += obs_gain(o, twist_plan_last(rd, others, mine(o))) / (budget * prob[k])
+        gains += obs_gain(o, plans.plan(mine(o))) / (budget * prob[k])
     return [float(x) for x in gains]

@@ -1,0 +1,267 @@
+"""The reading banker's decisions for every observation of one hand added to a fixed table, by one table of
+sums over the other hands' programme (issue 27 item 3; docs/analysis.md "Several players").
+
+The players' best response to the reading banker (``reading_best``, ``reading_response_sample``) needs, per
+sampled deal (the other players' hands as he sees them, his first two cards), his decisions for each of the
+deviator's observations ``o`` (some hundreds): ``Reader.tree_last`` adds the deviator's hand to the other
+hands' programme (states ``p``: their combined face-down counts, weight ``w_p``, weighted payments
+``a_p``) and runs the banker's tree over every combined state ``s = p + h`` (``h`` the deviator's face-down
+counts at ``o``): about (states) x (his support) x (the banker's hands) per observation, 25 s of CPU per
+four-player deal.
+
+The weight of a combined state at a banker hand with the extra cards ``e`` (drawn since his first two) is
+``prod_c n_c^(s_c + e_c) / T^(|s| + |e|)`` (``reading``: falling factorials, ``n`` the pack less what he
+sees, ``T`` its size). With ``m`` the pack less what he sees of the *other* hands and ``u`` the deviator's
+face-up counts, ``n = m - u`` and ``n_c^(x) = m_c^(u_c + x) / m_c^(u_c)``, so that weight is
+
+    seq(m; K + p) * M^(|u|) / prod_c m_c^(u_c),    K = u + h + e,
+    seq(m; x) = prod_c m_c^(x_c) / M^(|x|)          (the chance of a given sequence with counts x)
+
+and the banker's mass and weighted payment at the hand are sums over the deviator's support ``j`` of
+
+    F(K_j) = sum_p w_p seq(m; K_j + p),    A_o(K_j) = sum_p a_p[o] seq(m; K_j + p),
+
+``o`` the hand's outcome, ``K_j = u + h_j + e``: the deviator's whole hand (face up and down) plus the
+banker's extra cards. ``F`` and ``A`` depend on the observation only through ``K``, which repeats across
+observations, hands and supports (the same cards split differently between face up, face down and the
+banker's draws), so they are computed once per deal on demand (``_k_plans``' table) and each observation
+then costs (his support) x (the banker's hands) look-ups. The same sums as ``tree_last``'s in another order:
+the tests hold every stay and twist value equal to 1e-12 and the decisions equal
+(``tests/analysis/test_british_reading_last.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import types
+from numba.typed import Dict
+
+from pontoon.analysis.british.game import Hand, counts_of
+from pontoon.analysis.british.reading import Obs, Reader, Seen, _known
+from pontoon.analysis.british.reading_fast import _njit, banker_nodes
+
+SHIFT = 5  # bits per class in a sum's key: counts below 32 (at most two packs: 8 of a class, 32 of tens)
+
+
+@_njit
+def _k_plans(pd, pw, pa, m, u, hd, hw, hpay, outcome, can, extra, n_extra, kid, memo, stay, twist):  # type: ignore[no-untyped-def]
+    """The banker's stay and twist values at every hand from his first two (NaN: not reached / no twist)
+    for the deviator's observation with face-up counts ``u`` and support ``hd`` (weights ``hw``, payments
+    ``hpay``), from the other hands' programme ``pd, pw, pa`` and the pack ``m`` less what he sees of them;
+    ``memo`` keeps ``F`` (outcome slot 0) and ``A_o`` (slot o + 1) per ``K`` across calls. Returns the
+    banker's mass at his first two cards (0: no deal gives what he sees)."""
+    ncls = m.shape[0]
+    nh = outcome.shape[0]
+    nsup = hd.shape[0]
+    ns = pd.shape[0]
+    sp = 0
+    for c in range(ncls):
+        sp += pd[0, c]
+    big = 0
+    for c in range(ncls):
+        big += m[c]
+    n = np.empty(ncls, np.int64)
+    for c in range(ncls):
+        n[c] = m[c] - u[c]
+    # ff[c, x] = m_c^(x) (falling factorial), mm[k] = M^(k)
+    top = 2
+    for c in range(ncls):
+        top = max(top, m[c] + 2)
+    ff = np.zeros((ncls, top))
+    for c in range(ncls):
+        x = 1.0
+        for k in range(top):
+            ff[c, k] = x
+            x *= m[c] - k
+            if m[c] - k <= 0:
+                x = 0.0
+    mm = np.ones(big + 2)
+    for k in range(1, big + 2):
+        mm[k] = mm[k - 1] * (big - (k - 1))
+    scale = 1.0  # M^(|u|) / prod_c m_c^(u_c)
+    nu = 0
+    for c in range(ncls):
+        for k in range(u[c]):
+            scale /= m[c] - k
+        nu += u[c]
+    for k in range(nu):
+        scale *= big - k
+    mass = np.zeros(nh)
+    sums = np.zeros(nh)
+    kk = np.empty(ncls, np.int64)
+    for i in range(nh):
+        o = outcome[i]
+        ne = n_extra[i]
+        ms = 0.0
+        ss = 0.0
+        for j in range(nsup):
+            size = 0
+            key = 0
+            for c in range(ncls):
+                kk[c] = u[c] + hd[j, c]
+            for t in range(ne):
+                kk[extra[i, t]] += 1
+            for c in range(ncls):
+                size += kk[c]
+                key = (key << SHIFT) | kk[c]
+            fk = key * 32
+            ak = key * 32 + 1 + o
+            if fk in memo:
+                fv = memo[fk]
+            else:
+                fv = _sum(pd, pw, kk, ff, mm[size + sp], ns, ncls, m)
+                memo[fk] = fv
+            if ak in memo:
+                av = memo[ak]
+            else:
+                av = _sum(pd, pa[:, o], kk, ff, mm[size + sp], ns, ncls, m)
+                memo[ak] = av
+            ms += hw[j] * fv
+            ss += hw[j] * (av + hpay[j, o] * fv)
+        mass[i] = ms * scale
+        sums[i] = ss * scale
+    # as reading_fast._k_tree: which hands he reaches, then his values children before parents
+    reached = np.zeros(nh, np.bool_)
+    reached[0] = True
+    for i in range(nh):
+        if not reached[i] or not can[i] or mass[i] <= 0:
+            continue
+        ne = n_extra[i]
+        for c in range(ncls):
+            more = 0
+            for j in range(ne):
+                if extra[i, j] == c:
+                    more += 1
+            if n[c] - more > 0:
+                reached[kid[i, c]] = True
+    best = np.zeros(nh)
+    for i in range(nh - 1, -1, -1):
+        stay[i] = np.nan
+        twist[i] = np.nan
+        if not reached[i]:
+            continue
+        b = sums[i]
+        if can[i] and mass[i] > 0:
+            t = 0.0
+            ne = n_extra[i]
+            for c in range(ncls):
+                more = 0
+                for j in range(ne):
+                    if extra[i, j] == c:
+                        more += 1
+                if n[c] - more <= 0:
+                    continue
+                t += best[kid[i, c]]
+            twist[i] = t / mass[i]
+            b = min(b, t)
+        if mass[i] > 0:
+            stay[i] = sums[i] / mass[i]
+        best[i] = b
+    return mass[0]
+
+
+@_njit
+def _sum(pd, v, kk, ff, den, ns, ncls, m):  # type: ignore[no-untyped-def]
+    """``sum_p v_p seq(m; kk + p)`` (``den``: ``M^(|kk| + |p|)``)."""
+    for c in range(ncls):
+        if kk[c] > m[c]:
+            return 0.0
+    tot = 0.0
+    for p in range(ns):
+        x = v[p]
+        if x == 0.0:
+            continue
+        for c in range(ncls):
+            y = kk[c] + pd[p, c]
+            if y > m[c]:
+                x = 0.0
+                break
+            x *= ff[c, y]
+        tot += x
+    return tot / den
+
+
+class LastPlanner:
+    """The reading banker's decisions for each observation ``mine`` of the deviator added to the table
+    ``others`` (what he sees of the other hands, his first two cards): ``plan(mine)`` is
+    ``reading_response.twist_plan_last(rd, others, mine)`` (the kernel's flags per hand of
+    ``reading_fast.banker_nodes(first)``, or an empty set where he stays throughout), from one table of sums
+    per deal (see the module's text); ``values(mine)`` his stay and twist values per hand (NaN: none)."""
+
+    def __init__(self, rd: Reader, others: Seen) -> None:
+        self.rd = rd
+        self.others = Seen(tuple(others.banker[:2]), tuple(sorted(others.live)), tuple(sorted(others.shown)))
+        self.first: Hand = self.others.first
+        g = rd.sol.game
+        self.ok = rd.observed(self.others)
+        m = g.counts.astype(np.int64) - np.array(counts_of(_known(self.others)), np.int64)
+        self.m = m
+        if (m < 0).any():
+            self.ok = False
+        if self.ok:
+            _, digits, w, a = rd._prefix(self.others)
+            self.pd = np.ascontiguousarray(digits, np.int64)
+            self.pw = np.ascontiguousarray(w, np.float64)
+            self.pa = np.ascontiguousarray(a, np.float64)
+            if not len(self.pw):
+                self.ok = False
+        self.memo = Dict.empty(key_type=types.int64, value_type=types.float64)
+        self.nodes = banker_nodes(self.first)
+
+    def values(self, mine: Obs) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """Per hand of ``banker_nodes(first)`` the stay and twist values (NaN where not reached / no twist)
+        and his mass at the first two; None where he stays throughout (off the model, no deal)."""
+        if not self.ok or mine not in self.rd.support:
+            return None
+        u = np.array(counts_of(tuple(mine[0])), np.int64)
+        if (u > self.m).any():
+            return None
+        h = self.rd.support[mine]
+        _, _, (outcome, can, extra, n_extra, kid, _, _, _) = self.nodes
+        stay = np.empty(len(outcome))
+        twist = np.empty(len(outcome))
+        mass = _k_plans(
+            self.pd,
+            self.pw,
+            self.pa,
+            self.m,
+            u,
+            np.ascontiguousarray(h.counts, np.int64),
+            np.ascontiguousarray(h.w, np.float64),
+            np.ascontiguousarray(h.pay, np.float64),
+            outcome,
+            can,
+            extra,
+            n_extra,
+            kid,
+            self.memo,
+            stay,
+            twist,
+        )
+        if not mass > 0:
+            return None
+        return stay, twist, float(mass)
+
+    def plan(self, mine: Obs) -> Any:
+        got = self.values(mine)
+        if got is None:
+            return frozenset()
+        stay, twist, _ = got
+        with np.errstate(invalid="ignore"):
+            return twist < stay  # NaN (not reached, no twist) compares False: he stays
+
+
+def planner(rd: Reader, others: Seen) -> Any:
+    """``LastPlanner(rd, others)`` where the reader uses it (``rd.fast`` and ``rd.last``), else an object
+    whose ``plan`` is ``twist_plan_last`` (the programme per observation)."""
+    if rd.fast and rd.last:
+        return LastPlanner(rd, others)
+    from pontoon.analysis.british.reading_response import twist_plan_last
+
+    class _Each:
+        def plan(self, mine: Obs) -> Any:
+            return twist_plan_last(rd, others, mine)
+
+    return _Each()
