@@ -252,15 +252,16 @@ def bracket(
     budget: int | None = None,
     eval_budget: int | None = None,
     seconds: float | None = None,
+    fit_seconds: float | None = None,
 ) -> dict[str, Any]:
     """The players' best response to the reading banker at a table of ``players``, bracketed: fitted on
     ``fit_rounds`` deals (seed ``[seed, 0]``; ``in_sample_gain``, biased up) and valued on ``eval_rounds``
     fresh ones (seed ``[seed, 1]``: ``reading_response_sample.sample_response`` with it as the deviation
     ``fitted`` beside ``heads_up`` and ``blind``: unbiased, a lower bound), each with the seconds it took.
-    ``seconds``: at most that long for the valuation's deals (the fit is not cut)."""
+    ``seconds``: at most that long for the valuation's deals; ``fit_seconds``: for the fit's."""
     from pontoon.analysis.british.reading_response_sample import sample_response
 
-    fit = fit_response(rules, players, fit_rounds, _child(seed, 0), budget=budget)
+    fit = fit_response(rules, players, fit_rounds, _child(seed, 0), budget=budget, seconds=fit_seconds)
     got = sample_response(
         rules,
         players,

@@ -40,18 +40,21 @@ from numba.typed import Dict
 
 from pontoon.analysis.british.game import Hand, counts_of
 from pontoon.analysis.british.reading import Obs, Reader, Seen, _known
-from pontoon.analysis.british.reading_fast import _njit, banker_nodes
+from pontoon.analysis.british.reading_fast import _njit, banker_nodes, twists_better
 
-SHIFT = 5  # bits per class in a sum's key: counts below 32 (at most two packs: 8 of a class, 32 of tens)
+SHIFT = 5  # bits per class in a sum's key: a count below 32 (his cards and the banker's draws: at most 8)
 
 
 @_njit
-def _k_plans(pd, pw, pa, m, u, hd, hw, hpay, outcome, can, extra, n_extra, kid, memo, stay, twist):  # type: ignore[no-untyped-def]
+def _k_plans(
+    pd, pw, pa, m, u, hd, hw, hpay, outcome, can, extra, n_extra, kid, blind_flag, memo, stay, twist
+):  # type: ignore[no-untyped-def]
     """The banker's stay and twist values at every hand from his first two (NaN: not reached / no twist)
     for the deviator's observation with face-up counts ``u`` and support ``hd`` (weights ``hw``, payments
     ``hpay``), from the other hands' programme ``pd, pw, pa`` and the pack ``m`` less what he sees of them;
     ``memo`` keeps ``F`` (outcome slot 0) and ``A_o`` (slot o + 1) per ``K`` across calls. Returns the
-    banker's mass at his first two cards (0: no deal gives what he sees)."""
+    banker's mass at his first two cards (0: no deal gives what he sees), his value there playing best and
+    the blind banker's (twisting at ``blind_flag``), as ``reading_fast._k_tree``."""
     ncls = m.shape[0]
     nh = outcome.shape[0]
     nsup = hd.shape[0]
@@ -137,14 +140,17 @@ def _k_plans(pd, pw, pa, m, u, hd, hw, hpay, outcome, can, extra, n_extra, kid, 
             if n[c] - more > 0:
                 reached[kid[i, c]] = True
     best = np.zeros(nh)
+    blind = np.zeros(nh)
     for i in range(nh - 1, -1, -1):
         stay[i] = np.nan
         twist[i] = np.nan
         if not reached[i]:
             continue
         b = sums[i]
+        bl = sums[i]
         if can[i] and mass[i] > 0:
             t = 0.0
+            tb = 0.0
             ne = n_extra[i]
             for c in range(ncls):
                 more = 0
@@ -154,12 +160,18 @@ def _k_plans(pd, pw, pa, m, u, hd, hw, hpay, outcome, can, extra, n_extra, kid, 
                 if n[c] - more <= 0:
                     continue
                 t += best[kid[i, c]]
+                tb += blind[kid[i, c]]
             twist[i] = t / mass[i]
             b = min(b, t)
+            if blind_flag[i]:
+                bl = tb
         if mass[i] > 0:
             stay[i] = sums[i] / mass[i]
         best[i] = b
-    return mass[0]
+        blind[i] = bl
+    if mass[0] > 0:
+        return mass[0], best[0] / mass[0], blind[0] / mass[0]
+    return mass[0], np.nan, np.nan
 
 
 @_njit
@@ -210,9 +222,10 @@ class LastPlanner:
         self.memo = Dict.empty(key_type=types.int64, value_type=types.float64)
         self.nodes = banker_nodes(self.first)
 
-    def values(self, mine: Obs) -> tuple[np.ndarray, np.ndarray, float] | None:
-        """Per hand of ``banker_nodes(first)`` the stay and twist values (NaN where not reached / no twist)
-        and his mass at the first two; None where he stays throughout (off the model, no deal)."""
+    def values(self, mine: Obs) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+        """Per hand of ``banker_nodes(first)`` the stay and twist values (NaN where not reached / no twist),
+        his value at his first two cards playing best and the blind banker's (``Tree.value``, ``Tree.blind``);
+        None where he stays throughout (off the model, no deal)."""
         if not self.ok or mine not in self.rd.support:
             return None
         u = np.array(counts_of(tuple(mine[0])), np.int64)
@@ -222,7 +235,7 @@ class LastPlanner:
         _, _, (outcome, can, extra, n_extra, kid, _, _, _) = self.nodes
         stay = np.empty(len(outcome))
         twist = np.empty(len(outcome))
-        mass = _k_plans(
+        mass, value, blind = _k_plans(
             self.pd,
             self.pw,
             self.pa,
@@ -236,21 +249,22 @@ class LastPlanner:
             extra,
             n_extra,
             kid,
+            self.rd.blind_flags(self.first),
             self.memo,
             stay,
             twist,
         )
         if not mass > 0:
             return None
-        return stay, twist, float(mass)
+        return stay, twist, float(value), float(blind)
 
     def plan(self, mine: Obs) -> Any:
         got = self.values(mine)
         if got is None:
             return frozenset()
-        stay, twist, _ = got
+        stay, twist, _, _ = got
         with np.errstate(invalid="ignore"):
-            return twist < stay  # NaN (not reached, no twist) compares False: he stays
+            return twists_better(twist, stay)  # NaN (not reached, no twist) compares False: he stays
 
 
 def planner(rd: Reader, others: Seen) -> Any:
