@@ -42,23 +42,26 @@ from pontoon.analysis.british.game import Hand, counts_of
 from pontoon.analysis.british.reading import Obs, Reader, Seen, _known
 from pontoon.analysis.british.reading_fast import _njit, banker_nodes, twists_better
 
+_MARG = types.Tuple((types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]))
+PROJECT = 11  # classes at most in a set whose sums are projected (_marginal): every set
 SHIFT = 5  # bits per class in a sum's key: a count below 32 (his cards and the banker's draws: at most 8)
 
 
 @_njit
 def _k_plans(
-    pd, pw, pa, m, u, hd, hw, hpay, outcome, can, extra, n_extra, kid, blind_flag, memo, stay, twist
+    pd, gw, ga, m, u, hd, hw, hpay, outcome, can, extra, n_extra, kid, blind_flag, memo, marg, stay, twist
 ):  # type: ignore[no-untyped-def]
     """The banker's stay and twist values at every hand from his first two (NaN: not reached / no twist)
     for the deviator's observation with face-up counts ``u`` and support ``hd`` (weights ``hw``, payments
-    ``hpay``), from the other hands' programme ``pd, pw, pa`` and the pack ``m`` less what he sees of them;
-    ``memo`` keeps ``F`` (outcome slot 0) and ``A_o`` (slot o + 1) per ``K`` across calls. Returns the
+    ``hpay``), from the other hands' programme (counts ``pd``, weight and payments times ``m^(p)``: ``gw``,
+    ``ga``) and the pack ``m`` less what he sees of them; ``memo`` keeps ``F`` (outcome slot 0) and ``A_o``
+    (slot o + 1) per ``K`` across calls, ``marg`` the programme summed by its counts on each set of classes
+    (``_marginal``). Returns the
     banker's mass at his first two cards (0: no deal gives what he sees), his value there playing best and
     the blind banker's (twisting at ``blind_flag``), as ``reading_fast._k_tree``."""
     ncls = m.shape[0]
     nh = outcome.shape[0]
     nsup = hd.shape[0]
-    ns = pd.shape[0]
     sp = 0
     for c in range(ncls):
         sp += pd[0, c]
@@ -68,18 +71,6 @@ def _k_plans(
     n = np.empty(ncls, np.int64)
     for c in range(ncls):
         n[c] = m[c] - u[c]
-    # ff[c, x] = m_c^(x) (falling factorial), mm[k] = M^(k)
-    top = 2
-    for c in range(ncls):
-        top = max(top, m[c] + 2)
-    ff = np.zeros((ncls, top))
-    for c in range(ncls):
-        x = 1.0
-        for k in range(top):
-            ff[c, k] = x
-            x *= m[c] - k
-            if m[c] - k <= 0:
-                x = 0.0
     mm = np.ones(big + 2)
     for k in range(1, big + 2):
         mm[k] = mm[k - 1] * (big - (k - 1))
@@ -111,15 +102,17 @@ def _k_plans(
                 key = (key << SHIFT) | kk[c]
             fk = key * 32
             ak = key * 32 + 1 + o
-            if fk in memo:
+            if fk in memo and ak in memo:
                 fv = memo[fk]
-            else:
-                fv = _sum(pd, pw, kk, ff, mm[size + sp], ns, ncls, m)
-                memo[fk] = fv
-            if ak in memo:
                 av = memo[ak]
             else:
-                av = _sum(pd, pa[:, o], kk, ff, mm[size + sp], ns, ncls, m)
+                mask = 0
+                for c in range(ncls):
+                    if kk[c] > 0:
+                        mask |= 1 << c
+                md, mg, mb = _marginal(marg, mask, pd, gw, ga, m)
+                fv, av = _sum(md, mg, mb, o, kk, mm[size + sp], ncls, m)
+                memo[fk] = fv
                 memo[ak] = av
             ms += hw[j] * fv
             ss += hw[j] * (av + hpay[j, o] * fv)
@@ -175,24 +168,93 @@ def _k_plans(
 
 
 @_njit
-def _sum(pd, v, kk, ff, den, ns, ncls, m):  # type: ignore[no-untyped-def]
-    """``sum_p v_p seq(m; kk + p)`` (``den``: ``M^(|kk| + |p|)``)."""
+def _marginal(marg, mask, pd, gw, ga, m):  # type: ignore[no-untyped-def]
+    """The programme's states summed by their counts on the classes in ``mask`` (the others zero): counts,
+    weights, payments; built once per deal and set of classes (``marg``: the mask's, kept). A set of more
+    than ``PROJECT`` classes takes every class (the states themselves: the sums would hardly shrink)."""
+    bits = 0
+    for c in range(pd.shape[1]):
+        if mask & (1 << c):
+            bits += 1
+    if bits > PROJECT:
+        mask = (1 << pd.shape[1]) - 1
+    if mask in marg:
+        got = marg[mask]
+        return got[0], got[1], got[2]
+    ncls = pd.shape[1]
+    ns = pd.shape[0]
+    index = Dict.empty(key_type=types.int64, value_type=types.int64)
+    slot = np.empty(ns, np.int64)
+    cnt = 0
+    for p in range(ns):
+        code = 0
+        for c in range(ncls):
+            if mask & (1 << c):
+                code = code * (m[c] + 1) + pd[p, c]  # below 33^11 < 2^63
+        if code in index:
+            slot[p] = index[code]
+        else:
+            index[code] = cnt
+            slot[p] = cnt
+            cnt += 1
+    md = np.zeros((cnt, ncls), np.int64)
+    mg = np.zeros(cnt)
+    mb = np.zeros((cnt, ga.shape[1]))
+    for p in range(ns):
+        q = slot[p]
+        for c in range(ncls):
+            if mask & (1 << c):
+                md[q, c] = pd[p, c]
+        mg[q] += gw[p]
+        for o in range(ga.shape[1]):
+            mb[q, o] += ga[p, o]
+    marg[mask] = (md, mg, mb)
+    return md, mg, mb
+
+
+@_njit
+def _sum(md, mg, mb, o, kk, den, ncls, m):  # type: ignore[no-untyped-def]
+    """``F(kk)`` and ``A_o(kk)``: ``sum_p (w_p, a_p[o]) seq(m; kk + p)``, over the states summed by their
+    counts on ``kk``'s classes (``m_c^(p_c + k_c) = m_c^(p_c) (m_c - p_c)^(k_c)``, the first factor in the
+    weights); ``den``: ``M^(|kk| + |p|)``."""
     for c in range(ncls):
         if kk[c] > m[c]:
-            return 0.0
-    tot = 0.0
-    for p in range(ns):
-        x = v[p]
+            return 0.0, 0.0
+    f = 0.0
+    a = 0.0
+    for q in range(md.shape[0]):
+        x = 1.0
+        for c in range(ncls):
+            for t in range(kk[c]):
+                r = m[c] - md[q, c] - t
+                if r <= 0:
+                    x = 0.0
+                    break
+                x *= r
+            if x == 0.0:
+                break
         if x == 0.0:
             continue
+        f += x * mg[q]
+        a += x * mb[q, o]
+    return f / den, a / den
+
+
+@_njit
+def _weights(pd, pw, pa, m):  # type: ignore[no-untyped-def]
+    """The programme's weights and payments times ``m^(p)`` (``prod_c m_c^(p_c)``) per state."""
+    ns, ncls = pd.shape
+    gw = np.empty(ns)
+    ga = np.empty(pa.shape)
+    for p in range(ns):
+        x = 1.0
         for c in range(ncls):
-            y = kk[c] + pd[p, c]
-            if y > m[c]:
-                x = 0.0
-                break
-            x *= ff[c, y]
-        tot += x
-    return tot / den
+            for t in range(pd[p, c]):
+                x *= m[c] - t
+        gw[p] = pw[p] * x
+        for o in range(pa.shape[1]):
+            ga[p, o] = pa[p, o] * x
+    return gw, ga
 
 
 class LastPlanner:
@@ -215,11 +277,13 @@ class LastPlanner:
         if self.ok:
             _, digits, w, a = rd._prefix(self.others)
             self.pd = np.ascontiguousarray(digits, np.int64)
-            self.pw = np.ascontiguousarray(w, np.float64)
-            self.pa = np.ascontiguousarray(a, np.float64)
-            if not len(self.pw):
+            self.gw, self.ga = _weights(
+                self.pd, np.ascontiguousarray(w, np.float64), np.ascontiguousarray(a, np.float64), m
+            )
+            if not len(self.gw):
                 self.ok = False
         self.memo = Dict.empty(key_type=types.int64, value_type=types.float64)
+        self.marg = Dict.empty(key_type=types.int64, value_type=_MARG)
         self.nodes = banker_nodes(self.first)
 
     def values(self, mine: Obs) -> tuple[np.ndarray, np.ndarray, float, float] | None:
@@ -237,8 +301,8 @@ class LastPlanner:
         twist = np.empty(len(outcome))
         mass, value, blind = _k_plans(
             self.pd,
-            self.pw,
-            self.pa,
+            self.gw,
+            self.ga,
             self.m,
             u,
             np.ascontiguousarray(h.counts, np.int64),
@@ -251,6 +315,7 @@ class LastPlanner:
             kid,
             self.rd.blind_flags(self.first),
             self.memo,
+            self.marg,
             stay,
             twist,
         )
