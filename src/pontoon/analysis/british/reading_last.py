@@ -142,7 +142,7 @@ def _k_plans(
         b = sums[i]
         bl = sums[i]
         if can[i] and mass[i] > 0:
-            t = 0.0
+            tw = 0.0
             tb = 0.0
             ne = n_extra[i]
             for c in range(ncls):
@@ -152,10 +152,10 @@ def _k_plans(
                         more += 1
                 if n[c] - more <= 0:
                     continue
-                t += best[kid[i, c]]
+                tw += best[kid[i, c]]
                 tb += blind[kid[i, c]]
-            twist[i] = t / mass[i]
-            b = min(b, t)
+            twist[i] = tw / mass[i]
+            b = min(b, tw)
             if blind_flag[i]:
                 bl = tb
         if mass[i] > 0:
