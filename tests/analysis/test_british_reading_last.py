@@ -81,9 +81,9 @@ def test_off_model_observations_stay() -> None:
     sol = S.solved(BRITISH)
     rd = Reader(sol)
     first = next(h for h in sol.game.banker if len(h) == 2)
-    pl = planner(rd, Seen(first, (next(iter(rd.support)),), ()))
-    assert isinstance(pl, LastPlanner)
+    pl = LastPlanner(rd, Seen(first, (next(iter(rd.support)),), ()))
     assert pl.plan(((9, 9, 9, 9), (0, 0, 0))) == frozenset()
+    assert not isinstance(planner(rd, Seen(first, (), ())), LastPlanner)  # a small table: the programme
     rd.last = False
     assert not isinstance(planner(rd, Seen(first, (), ())), LastPlanner)
 
@@ -92,7 +92,7 @@ def test_sampled_figures_equal_the_programmes(cache, monkeypatch) -> None:  # ty
     """The fit's per-deal terminal values and the valuation's gains and edges (the reduced pack, two
     players, every programme and two drawn per deal; a full pack, three players, six drawn) equal those
     from the programme per observation (``reading_response.twist_plan_last``) to 1e-12."""
-    from pontoon.analysis.british import reading_best, reading_response_sample
+    from pontoon.analysis.british import reading_best, reading_last, reading_response_sample
 
     def each(rd: Reader, others: Seen):  # type: ignore[no-untyped-def]
         rd.last = False
@@ -106,6 +106,7 @@ def test_sampled_figures_equal_the_programmes(cache, monkeypatch) -> None:  # ty
             b = fn()
         return a, b
 
+    monkeypatch.setattr(reading_last, "MIN_STATES", 0)  # the table of sums at every deal
     for rules, players, deals, budget in ((REDUCED, 2, 25, None), (REDUCED, 2, 25, 2), (BRITISH, 3, 4, 6)):
         a, b = both(lambda: list(sampled_values(rules, players, deals, 5, budget=budget)))  # noqa: B023
         assert len(a) == len(b) == deals
