@@ -94,9 +94,9 @@ def test_sampled_figures_equal_the_programmes(cache, monkeypatch) -> None:  # ty
     from the programme per observation (``reading_response.twist_plan_last``) to 1e-12."""
     from pontoon.analysis.british import reading_best, reading_last, reading_response_sample
 
-    def each(rd: Reader, others: Seen):  # type: ignore[no-untyped-def]
+    def each(rd: Reader, others: Seen, count: int = 1000):  # type: ignore[no-untyped-def]
         rd.last = False
-        return planner(rd, others)
+        return planner(rd, others, count)
 
     def both(fn):  # type: ignore[no-untyped-def]
         a = fn()
@@ -107,6 +107,7 @@ def test_sampled_figures_equal_the_programmes(cache, monkeypatch) -> None:  # ty
         return a, b
 
     monkeypatch.setattr(reading_last, "MIN_STATES", 0)  # the table of sums at every deal
+    monkeypatch.setattr(reading_last, "MIN_COUNT", 0)
     for rules, players, deals, budget in ((REDUCED, 2, 25, None), (REDUCED, 2, 25, 2), (BRITISH, 3, 4, 6)):
         a, b = both(lambda: list(sampled_values(rules, players, deals, 5, budget=budget)))  # noqa: B023
         assert len(a) == len(b) == deals

@@ -134,7 +134,7 @@ def deal_values(
     costly = [o for o in tm.by_obs if mine(o) in rd.support] if rd.observed(others) else []
     for o in set(tm.by_obs) - set(costly):
         add(o, frozenset(), 1.0)  # what the solved player never shows: the banker stays
-    plans = planner(rd, others)
+    plans = planner(rd, others, len(costly) if budget is None else min(budget, len(costly)))
     if budget is None or len(costly) <= budget:
         for o in costly:
             add(o, plans.plan(mine(o)), 1.0)

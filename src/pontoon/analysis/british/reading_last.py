@@ -46,6 +46,7 @@ _MARG = types.Tuple((types.int64[:, ::1], types.float64[::1], types.float64[:, :
 PROJECT = 11  # classes at most in a set whose sums are projected (_marginal): every set
 MIN_STATES = 600  # the table of sums from this many states of the other hands (bench_reading_last: 0.4x
 # at three players two packs, about 10x at four one pack)
+MIN_COUNT = 100  # ... and from this many observations at the deal (a budget of a few: the programmes)
 SHIFT = 5  # bits per class in a sum's key: a count below 32 (his cards and the banker's draws: at most 8)
 
 
@@ -334,11 +335,12 @@ class LastPlanner:
             return twists_better(twist, stay)  # NaN (not reached, no twist) compares False: he stays
 
 
-def planner(rd: Reader, others: Seen) -> Any:
-    """``LastPlanner(rd, others)`` where the reader uses it (``rd.fast`` and ``rd.last``) and the other
-    hands' programme has at least ``MIN_STATES`` states, else an object whose ``plan`` is
-    ``twist_plan_last`` (the programme per observation: faster on small tables, the same decisions)."""
-    if rd.fast and rd.last and rd.observed(others):
+def planner(rd: Reader, others: Seen, count: int = 1000) -> Any:
+    """``LastPlanner(rd, others)`` where the reader uses it (``rd.fast`` and ``rd.last``), the other hands'
+    programme has at least ``MIN_STATES`` states and at least ``MIN_COUNT`` observations are to be planned
+    (``count``: its set-up is per deal), else an object whose ``plan`` is ``twist_plan_last`` (the
+    programme per observation: faster on small tables and for a few observations; the same decisions)."""
+    if rd.fast and rd.last and rd.observed(others) and count >= MIN_COUNT:
         try:
             _, _, w, _ = rd._prefix(Seen(tuple(others.banker[:2]), tuple(sorted(others.live)), others.shown))
         except ValueError:

@@ -130,7 +130,7 @@ def sample_response(
         plans = (
             None
             if rest is None
-            else planner(rd, Seen(rest[0], tuple(sorted(rest[1])), tuple(sorted(rest[2]))))
+            else planner(rd, Seen(rest[0], tuple(sorted(rest[1])), tuple(sorted(rest[2]))), budget or 1000)
         )
         gain = 0.0  # the reading banker's gain per player on this deal (reading_sample)
         if not rnd.is_over():
