@@ -1,6 +1,6 @@
 """The players' best response to the banker reading every hand, N players, full pack (issue 27 item 3;
 docs/analysis.md "Several players"): ``python bench/british_best_response.py N PACKS FIT EVAL [SEED]
-[--budget B] [--eval-budget B] [--seconds S] [--json FILE]``.
+[--budget B] [--eval-budget B] [--seconds S] [--fit-seconds S] [--json FILE]``.
 
 Fits the best response on FIT sampled deals (``reading_best.fit_response``: its gain on them is biased up)
 and values it on EVAL fresh deals (``reading_response_sample.sample_response``: unbiased, a lower bound on
@@ -32,6 +32,7 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=None, help="programmes per deal in the fit (default all)")
     ap.add_argument("--eval-budget", type=int, default=None, help="programmes per deal in the valuation")
     ap.add_argument("--seconds", type=float, default=None, help="at most this long for the valuation")
+    ap.add_argument("--fit-seconds", type=float, default=None, help="at most this long for the fit")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     if not 2 <= a.players <= 7 or a.fit < 1 or a.eval < 2:
@@ -46,6 +47,7 @@ def main() -> None:
         budget=a.budget,
         eval_budget=a.eval_budget,
         seconds=a.seconds,
+        fit_seconds=a.fit_seconds,
     )
     out.update(packs=a.packs, seed=a.seed, seconds=time.perf_counter() - t0)
     ev, fit = out["eval"], out["fit"]

@@ -50,7 +50,7 @@ from pontoon.analysis.british.game import (
     counts_of,
 )
 from pontoon.analysis.british.infosets import HIDDEN, buys_of, card_class
-from pontoon.analysis.british.reading_fast import _k_step_fast, banker_nodes, tree_values
+from pontoon.analysis.british.reading_fast import _k_step_fast, banker_nodes, tree_values, twists_better
 from pontoon.analysis.british.strategy import Solved
 from pontoon.analysis.british.values import _jit, _u, banker_values, player_flow
 
@@ -102,6 +102,7 @@ class Reader:
     support: dict[Obs, Support] = field(default_factory=dict)
     blind_row: np.ndarray | None = None
     fast: bool = True  # the programme's banker tree by the numba kernel (reading_fast), else in numpy
+    last: bool = True  # a deviator's observations at a deal by reading_last's table of sums (with ``fast``)
     _cache: dict[Seen, Tree] = field(default_factory=dict)
     _blind_of: dict[Hand, np.ndarray] = field(default_factory=dict)
     _prefixes: dict[Seen, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
@@ -238,9 +239,9 @@ class Reader:
         return t.stay[h], t.twist.get(h)
 
     def decide(self, seen: Seen) -> str:
-        """``twist`` or ``stick``: the banker's exact best response (ties stay)."""
+        """``twist`` or ``stick``: the banker's exact best response (ties, to rounding, stay)."""
         stay, twist = self.values(seen)
-        return "twist" if twist is not None and twist < stay else "stick"
+        return "twist" if twist is not None and twists_better(twist, stay) else "stick"
 
     def decide_round(self, rnd: Any) -> str:
         """The decision at the banker's turn of the engine's round ``rnd``, from ``view(banker)`` and the public

@@ -41,7 +41,8 @@ import numpy as np
 from pontoon.analysis.british.game import BUST, FIVE, PONTOON, ROYAL, STUCK, Game, counts_of
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen
 from pontoon.analysis.british.reading_fast import outcome_chances_fast
-from pontoon.analysis.british.reading_response import best_response, twist_plan_last
+from pontoon.analysis.british.reading_last import planner
+from pontoon.analysis.british.reading_response import best_response
 from pontoon.analysis.british.reading_response_sample import _rest, sampling_table
 from pontoon.analysis.british.strategy import solved
 from pontoon.analysis.british.values import _u, g_order_fwd, player_flow
@@ -133,9 +134,10 @@ def deal_values(
     costly = [o for o in tm.by_obs if mine(o) in rd.support] if rd.observed(others) else []
     for o in set(tm.by_obs) - set(costly):
         add(o, frozenset(), 1.0)  # what the solved player never shows: the banker stays
+    plans = planner(rd, others, len(costly) if budget is None else min(budget, len(costly)))
     if budget is None or len(costly) <= budget:
         for o in costly:
-            add(o, twist_plan_last(rd, others, mine(o)), 1.0)
+            add(o, plans.plan(mine(o)), 1.0)
         return z
     bound = np.array([tm.obs_weight[o] for o in costly])
     prob = 0.8 * bound / bound.sum() + 0.2 / len(costly)
@@ -143,7 +145,7 @@ def deal_values(
     picks = rng.choice(len(costly), size=budget, p=prob)
     for k in picks:
         o = costly[int(k)]
-        add(o, twist_plan_last(rd, others, mine(o)), 1.0 / (budget * prob[k]))
+        add(o, plans.plan(mine(o)), 1.0 / (budget * prob[k]))
     return z
 
 
@@ -250,15 +252,16 @@ def bracket(
     budget: int | None = None,
     eval_budget: int | None = None,
     seconds: float | None = None,
+    fit_seconds: float | None = None,
 ) -> dict[str, Any]:
     """The players' best response to the reading banker at a table of ``players``, bracketed: fitted on
     ``fit_rounds`` deals (seed ``[seed, 0]``; ``in_sample_gain``, biased up) and valued on ``eval_rounds``
     fresh ones (seed ``[seed, 1]``: ``reading_response_sample.sample_response`` with it as the deviation
     ``fitted`` beside ``heads_up`` and ``blind``: unbiased, a lower bound), each with the seconds it took.
-    ``seconds``: at most that long for the valuation's deals (the fit is not cut)."""
+    ``seconds``: at most that long for the valuation's deals; ``fit_seconds``: for the fit's."""
     from pontoon.analysis.british.reading_response_sample import sample_response
 
-    fit = fit_response(rules, players, fit_rounds, _child(seed, 0), budget=budget)
+    fit = fit_response(rules, players, fit_rounds, _child(seed, 0), budget=budget, seconds=fit_seconds)
     got = sample_response(
         rules,
         players,

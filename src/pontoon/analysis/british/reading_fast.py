@@ -31,6 +31,14 @@ from pontoon.analysis.british.game import NCLASS, Hand, banker_can_twist, banker
 
 OUTCOMES = 22  # as reading.OUTCOMES: 0 bust, 1 five card trick, else the total he stays on
 MAX_EXTRA = 3  # at most five cards: three after the first two (003 Five Card Trick)
+TIE = 1e-9  # he twists where twisting is worth less to the players than staying by more than this (relative)
+
+
+def twists_better(twist: Any, stay: Any) -> Any:
+    """Where he twists: twisting worth less to the players than staying beyond rounding (``TIE``, relative
+    to the stake's scale). At a tie (both worth the same, e.g. every live hand a Five Card Trick) he
+    stays, whichever order the sums were taken in (``reading_last`` sums in another order)."""
+    return twist < stay - TIE * np.maximum(1.0, np.abs(stay))
 
 
 def _njit(fn: Any) -> Any:
@@ -237,7 +245,7 @@ def tree_values(
     st = dict(zip([hands[i] for i in i_st], stay[i_st].tolist(), strict=True))
     tw = dict(zip([hands[i] for i in i_tw], twist[i_tw].tolist(), strict=True))
     with np.errstate(invalid="ignore"):
-        flags = twist < stay  # NaN (not reached, no twist) compares False: he stays
+        flags = twists_better(twist, stay)  # NaN (not reached, no twist) compares False: he stays
     return st, tw, float(value), float(blind), flags
 
 

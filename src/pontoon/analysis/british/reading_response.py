@@ -43,6 +43,7 @@ from pontoon.analysis.british.game import (
     multiset_p,
 )
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen
+from pontoon.analysis.british.reading_fast import twists_better
 from pontoon.analysis.british.values import _u, g_order_fwd, player_flow
 
 Twists = frozenset[Hand]  # the banker hands at which he twists (every other hand he reaches: he stays)
@@ -57,7 +58,7 @@ def twists(rd: Reader, seen: Seen) -> Twists:
         t = rd.tree(seen)
     except ValueError:  # no deal of the solved players gives what he sees
         return frozenset()
-    return frozenset(h for h, v in t.twist.items() if h in t.stay and v < t.stay[h])
+    return frozenset(h for h, v in t.twist.items() if h in t.stay and twists_better(v, t.stay[h]))
 
 
 def twist_plan(rd: Reader, seen: Seen) -> Twists | np.ndarray:

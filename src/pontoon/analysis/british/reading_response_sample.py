@@ -47,7 +47,8 @@ from pontoon.analysis.british.game import (
 from pontoon.analysis.british.infosets import buys_of, card_class
 from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen, blind_response, seen_from_view
 from pontoon.analysis.british.reading_fast import outcome_chances_fast
-from pontoon.analysis.british.reading_response import outcome_chances_many, twist_plan_last
+from pontoon.analysis.british.reading_last import LastPlanner, planner
+from pontoon.analysis.british.reading_response import outcome_chances_many
 from pontoon.analysis.british.strategy import Solved, solved
 from pontoon.analysis.british.values import _jit, _u, banker_response, g_order_fwd, player_flow, player_q
 
@@ -125,18 +126,22 @@ def sample_response(
         while not rnd.is_over() and rnd.phase != "banker":
             seat, verb, amt = bots.decide(rnd)
             rnd.act(seat, verb, amt)
+        rest = _rest(rnd)
+        plans = (
+            None
+            if rest is None
+            else planner(rd, Seen(rest[0], tuple(sorted(rest[1])), tuple(sorted(rest[2]))), budget or 1000)
+        )
         gain = 0.0  # the reading banker's gain per player on this deal (reading_sample)
         if not rnd.is_over():
             seen = seen_from_view(rnd.view(rnd.banker), initial_stakes(rnd))
             if seen is not None and rd.observed(seen):
-                t = rd.tree(seen)
-                gain = (t.blind - t.value) / players
-        rest = _rest(rnd)
+                gain = _reading_gain(rd, seen, rest, plans) / players
         if rest is None:
             rows.append([gain] + [0.0] * len(devs))
             continue
         pick = np.random.default_rng([base, j, 2])
-        rows.append([gain, *conditional_gains(rd, rest, n0, devs, budget, pick)])
+        rows.append([gain, *conditional_gains(rd, rest, n0, devs, budget, pick, plans)])
     x = np.array(rows).reshape(len(rows), 1 + len(names))
     n = len(x)
 
@@ -159,6 +164,22 @@ def sample_response(
         out["deviations"][name] = {"gain": g, "gain_se": se, "edge": -blind + e, "edge_se": ese}
     out["seconds"] = time.perf_counter() - t0
     return out
+
+
+def _reading_gain(rd: Reader, seen: Seen, rest: Any, plans: Any) -> float:
+    """The reading banker's gain over the blind one at the deal (both valued exactly from his turn): from
+    ``plans`` (``reading_last``: the deviator's hand added to the other hands' table) where his seat's hand
+    is live and the others' are what ``rest`` holds, else ``Reader.tree``."""
+    if isinstance(plans, LastPlanner) and rest is not None and rest[0] == seen.first:
+        left = list(seen.live)
+        for o in rest[1]:
+            left.remove(o)
+        if len(left) == 1 and tuple(sorted(seen.shown)) == plans.others.shown:
+            got = plans.values(left[0])
+            if got is not None:
+                return got[3] - got[2]
+    t = rd.tree(seen)
+    return t.blind - t.value
 
 
 def _rest(rnd: Any) -> tuple[Hand, list[Obs], list[int], np.ndarray] | None:
@@ -264,6 +285,7 @@ def conditional_gains(
     devs: list[Any],
     budget: int | None = None,
     rng: np.random.Generator | None = None,
+    plans: Any = None,
 ) -> list[float]:
     """Each deviation's exact gain over the solution for the deviator, given the other players' hands and the
     banker's first two cards (``rest``): his own cards integrated out (his tree, his chance of each card from
@@ -324,9 +346,10 @@ def conditional_gains(
     costly = [o for o in by_obs if mine(o) in rd.support] if rd.observed(others) else []
     for o in set(by_obs) - set(costly):
         gains += obs_gain(o, frozenset())
+    plans = planner(rd, others) if plans is None else plans
     if budget is None or len(costly) <= budget:
         for o in costly:
-            gains += obs_gain(o, twist_plan_last(rd, others, mine(o)))
+            gains += obs_gain(o, plans.plan(mine(o)))
         return [float(x) for x in gains]
     # more programmes than the budget: ``budget`` of them drawn with chance in proportion to a bound on
     # their part (|flow difference| x stake x the largest payment), each weighted by one over its chance
@@ -336,5 +359,5 @@ def conditional_gains(
     assert rng is not None
     for k in rng.choice(len(costly), size=budget, p=prob):
         o = costly[int(k)]
-        gains += obs_gain(o, twist_plan_last(rd, others, mine(o))) / (budget * prob[k])
+        gains += obs_gain(o, plans.plan(mine(o))) / (budget * prob[k])
     return [float(x) for x in gains]
