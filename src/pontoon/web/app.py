@@ -192,9 +192,13 @@ class Server:
         if run is not None and not run.done():
             return
         run = self.bot_runs[host.id] = asyncio.create_task(self._bots_of(host))
-        run.add_done_callback(
-            lambda t, tid=host.id: self.bot_runs.pop(tid, None) if self.bot_runs.get(tid) is t else None
-        )
+        tid = host.id
+
+        def forget(done: asyncio.Task[None]) -> None:
+            if self.bot_runs.get(tid) is done:
+                del self.bot_runs[tid]
+
+        run.add_done_callback(forget)
 
     async def _bots_of(self, host: HostedTable) -> None:
         try:
