@@ -1,15 +1,6 @@
-"""The group commit's statements (``group.write_items``): one statement per kind of row and batch.
+"""The group commit's statements (``group.write_items``): multi-row SQL text sent by the driver.
 
-SQLite: each kind of row (shoes, rounds, events, ledger rows, balances, round ends, chain heads,
-snapshots) is ONE statement per transaction whatever the number of rows: the rows go as one JSON array
-(one parameter, written by orjson in C) that the statement reads with ``json_each`` (``INSERT ...
-SELECT ... FROM json_each(?)``, ``UPDATE ... FROM``), in the array's order. The writer thread holds
-Python's GIL only to bind that one text and takes it back once per statement (``sqlite3`` releases
-it while SQLite steps): about ten times per commit instead of once per chunk of rows. (A kind whose
-rows hold a NUL character, which SQLite's JSON functions would cut the text at, is written the
-multi-row way below.)
-
-PostgreSQL (and the fallback below): each kind of row (shoes, rounds, events, ledger rows, balances, round ends, chain heads) goes in
+Each kind of row (shoes, rounds, events, ledger rows, balances, round ends, chain heads) goes in
 multi-row statements (``INSERT ... VALUES (...), (...)``, ``UPDATE ... FROM (VALUES ...)``), chunked
 into a few fixed sizes so the driver's statement cache reuses them. One statement is one call into the
 driver whatever its rows: ``sqlite3``'s ``executemany`` steps (and releases the GIL) once per row, so
@@ -25,12 +16,9 @@ transaction chained from (``heads.last_hash = old``): the count of heads moved t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
-
-import orjson
 
 _ROUND = "(SELECT id FROM rounds WHERE table_id = ? AND number = ?)"
 _EVENT = "(SELECT id FROM events WHERE table_id = ? AND round_no = ? AND seq = ?)"
@@ -98,40 +86,6 @@ _WIDE: dict[str, Callable[[tuple[Any, ...], str], tuple[Any, ...]]] = {
 }
 
 
-def _cols(names: str) -> str:
-    """``json_extract(value, '$[i]') AS name`` for each of ``names`` (a JSON array's items by place)."""
-    return ", ".join(f"json_extract(value, '$[{i}]') AS {n}" for i, n in enumerate(names.split()))
-
-
-def _rows(names: str) -> str:
-    """The rows of the array parameter ``?1`` with their place ``i``, as columns ``names``."""
-    return f"(SELECT key AS i, {_cols(names)} FROM json_each(?1))"
-
-
-# SQLite: name -> one statement reading every row from the JSON array ``?1`` (``?2``: the stamp)
-_JSON: dict[str, str] = {
-    "shoe": "INSERT INTO shoes (table_id, number, cards, cut, created) "
-    f"SELECT t, n, c, cut, ?2 FROM {_rows('t n c cut')} ORDER BY i",
-    "round": "INSERT INTO rounds (table_id, number, shoe, status, started) "
-    f"SELECT t, r, sh, 'open', ?2 FROM {_rows('t r sh')} ORDER BY i",
-    "event": "INSERT INTO events (table_id, round_id, round_no, seq, kind, payload, clause, created, "
-    "prev_hash, hash) SELECT t, (SELECT id FROM rounds WHERE table_id = t AND number = r), r, s, k, p, c, "
-    f"?2, ph, h FROM {_rows('t r s k p c ph h')} ORDER BY i",
-    "ledger": "INSERT INTO ledger (table_id, round_id, event_id, idem, source, dest, amount, kind, player, "
-    "reason) SELECT t, (SELECT id FROM rounds WHERE table_id = t AND number = r), (SELECT id FROM events "
-    "WHERE table_id = t AND round_no = r AND seq = s), idem, src, dst, amt, k, pl, rs "
-    f"FROM {_rows('t r s idem src dst amt k pl rs')} ORDER BY i",
-    "balance": f"INSERT INTO accounts (table_id, account, balance) SELECT t, a, b FROM {_rows('t a b')} "
-    "WHERE true ON CONFLICT (table_id, account) DO UPDATE SET balance = excluded.balance",
-    "end": "UPDATE rounds SET status = v.st, ended = ?2, result = v.res "
-    f"FROM {_rows('st res t r')} AS v WHERE rounds.table_id = v.t AND rounds.number = v.r",
-    "head": "UPDATE heads SET last_hash = v.h, seal = v.sl "
-    f"FROM {_rows('t h sl old')} AS v WHERE heads.table_id = v.t AND heads.last_hash = v.old",
-    "state": "UPDATE tables SET state = v.st, state_event = coalesce((SELECT e.id FROM events e "
-    "WHERE e.table_id = v.t AND e.round_no = v.r AND e.seq = v.s) - v.less, 0) "
-    f"FROM {_rows('t st r s less')} AS v WHERE tables.id = v.t",
-}
-_STAMPED = ("shoe", "round", "event", "end")  # the statements taking the stamp (``?2``)
 ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
 _SIZES = (128, 32, 8, 2, 1)  # chunk sizes: few distinct statements, each prepared once and reused
 _CACHE: dict[tuple[str, int, bool], str] = {}
@@ -161,14 +115,6 @@ def chunks(rows: Sequence[tuple[Any, ...]]) -> list[tuple[int, list[Any]]]:
             out.append((size, list(chain.from_iterable(rows[i : i + size]))))
             i += size
     return out
-
-
-def _array(rows: list[tuple[Any, ...]]) -> str:
-    """``rows`` as one JSON array of arrays (orjson; ``json`` for what orjson refuses, e.g. a huge int)."""
-    try:
-        return orjson.dumps(rows).decode()
-    except TypeError:
-        return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 
 def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str) -> int:
@@ -203,17 +149,11 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str)
             got = steps.get(name)
             if not got:
                 continue
-            text = _array(got)
-            if "\\u0000" in text:  # SQLite's JSON would cut a text at a NUL: the multi-row form
-                wide = _WIDE.get(name)
-                for n, params in chunks([wide(r, stamp) for r in got] if wide is not None else got):
-                    cur.execute(statement(name, n, False), params)
-                    if name == "head":
-                        moved += cur.rowcount
-                continue
-            cur.execute(_JSON[name], (text, stamp) if name in _STAMPED else (text,))
-            if name == "head":
-                moved += cur.rowcount
+            wide = _WIDE.get(name)
+            for n, params in chunks([wide(r, stamp) for r in got] if wide is not None else got):
+                cur.execute(statement(name, n, False), params)
+                if name == "head":
+                    moved += cur.rowcount
     finally:
         cur.close()
     return moved
