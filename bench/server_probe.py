@@ -4,7 +4,8 @@
   by one long callback, a collection, or a run queue shows here);
 - every garbage collection's generation and duration (``gc.callbacks``);
 - a watchdog thread that, when the loop has not turned for ``STALL`` s, samples the loop thread's
-  stack (what holds it: ``sys._current_frames``), counted by the innermost frames of the project;
+  stack (what holds it: ``sys._current_frames``), counted by the innermost frames of the project
+  (6 of them; ``PROBE_DEPTH=N`` in the environment for more, e.g. 30 to see the caller);
 - the server-side handling time of every message (``app._one_message``: from the message read off
   the socket to its frames queued for the connections, the table's lock and the commit's wait in it),
   the commit's wait alone (``Server.settled``: the group commit of a durable store), and the sending
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import json
 import sys
 import threading
@@ -135,7 +137,10 @@ class Probe:
                     continue
                 st = traceback.extract_stack(f)
                 ours = [x for x in st if "pontoon" in x.filename or "site-packages" in x.filename]
-                key = " < ".join(f"{x.filename.rsplit('/', 2)[-1]}:{x.name}" for x in reversed(ours[-6:]))
+                key = " < ".join(
+                    f"{x.filename.rsplit('/', 2)[-1]}:{x.name}"
+                    for x in reversed(ours[-int(os.environ.get("PROBE_DEPTH", "6")) :])
+                )
                 self.stalls.append((time.time(), key or "(no Python frame: the loop itself, or C)"))
 
     def dump(self, path: str) -> None:

@@ -370,7 +370,9 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
             await websocket.close(code=4404, reason=f"no table {tid[:16]!r}")
         return
     try:  # web/auth.py: a seat token in Authorization, else the session (cookie or Bearer), else a spectator
-        name, sid, by_seat = socket_identity(srv.auth, websocket, tid)
+        # (in a worker thread: the session's row is read from the store, which held the event loop
+        # for 10-60 ms a socket when a hundred tables' people connected at once: bench_server's probe)
+        name, sid, by_seat = await asyncio.to_thread(socket_identity, srv.auth, websocket, tid)
     except (TokenError, HostError) as err:
         await websocket.close(code=4401, reason=str(err)[:120])
         return
