@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import json
+import os
 import sys
 import threading
 import time
