@@ -209,7 +209,7 @@ class Server:
     async def tick(self) -> None:
         """The turn timers, the grace periods and the bots of every table. The event loop is let go
         once the pass has used ``TICK_SLICE_S`` of CPU (with a thousand tables one pass held it for 5
-        to 30 ms, and every action that arrived meanwhile waited: docs/scale.md, "The tail"); by CPU
+        to 30 ms, and every action that arrived meanwhile waited: docs/scale-log.md, "The tail"); by CPU
         time, not by a count of tables nor by the clock, so that a pass takes few turns of a loaded
         loop (each turn of it may be long) and the timers are not made late."""
         now = time.monotonic()

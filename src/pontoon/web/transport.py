@@ -307,7 +307,7 @@ GC_THRESHOLDS = (10_000, 10, 10)
 
 
 def tune_gc() -> tuple[int, int, int]:
-    """The cyclic garbage collector of a server process, tuned once it has started (docs/scale.md,
+    """The cyclic garbage collector of a server process, tuned once it has started (docs/scale-log.md,
     "The tail"): what exists then (the modules, the app, the tables restored: about 100,000 objects) is
     collected once and frozen (``gc.freeze``: never scanned again), and a young collection waits for
     10,000 new objects instead of 700. With CPython's defaults a server with 1,000 busy tables spent
