@@ -17,14 +17,10 @@ import pytest
 from pontoon.analysis import dist_store
 from pontoon.analysis import distribution as D
 from pontoon.analysis.distribution import approximation, round_distribution, round_distributions
-from pontoon.analysis.states import card_index
-from pontoon.casino.actions import Action
-from pontoon.casino.round import CasinoRound
 from pontoon.rules.load import resolve_rules
-from pontoon.shoe import Shoe
 
 from .enumerate_engine import distinct_orders, shoe_values
-from .test_distribution_splits import CASES, Play, engine_distribution
+from .test_distribution_splits import CASES, Play, engine_distribution, played
 from .test_enumeration import FLAT
 
 
@@ -135,25 +131,7 @@ def _engine_wagered(rules: Any, cards: list[str], basic: bool) -> Fraction:
     pl = Play(rules, shoe_values(cards), basic)
     tot, n = Fraction(0), 0
     for order in distinct_orders(cards):
-        rnd = CasinoRound(rules, Shoe.stacked_from(order, pack=rules.pack, synthetic=True))
-        rnd.place_bet(1, "p", "main", 10)
-        rnd.close_bets()
-        while not rnd.is_over():
-            h = rnd.current_hand()
-            assert h is not None
-            up = card_index(rnd.dealer_cards[0])
-            split_of = card_index(h.cards[0]) if h.from_split else None
-            counts = [0] * 10
-            for c in h.cards:
-                counts[card_index(c)] += 1
-            if h.awaiting_rescue:
-                yes = pl.rescue(counts, card_index(h.cards[-1]), up, split_of)
-                rnd.act(Action("rescue" if yes else "stand", 1))
-                continue
-            legal = {a.verb for a in rnd.legal_actions() if a.box == 1}
-            code = pl.decide(tuple(counts), up, split_of, "split" in legal)
-            verb = {"P": "split", "R": "surrender", "D": "double", "S": "stand"}.get(code, "hit")
-            rnd.act(Action(verb if verb in legal else "hit", 1))
+        rnd = played(rules, order, pl)
         tot += sum((2 if h.doubled else 1) for b in rnd.boxes.values() for h in b.hands)
         n += 1
     return tot / n

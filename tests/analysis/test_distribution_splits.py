@@ -86,7 +86,8 @@ class Play:
         return bool(self._out(up, split_of).rfl[s, last] == 1)
 
 
-def play(rules: CasinoRules, order: list[str], pl: Play) -> Fraction:
+def played(rules: CasinoRules, order: list[str], pl: Play) -> CasinoRound:
+    """The round engine's round on the stacked shoe ``order``, one wager of 10 played as ``pl`` plays."""
     rnd = CasinoRound(rules, Shoe.stacked_from(order, pack=rules.pack, synthetic=True))
     rnd.place_bet(1, "p", "main", 10)
     rnd.close_bets()
@@ -106,6 +107,11 @@ def play(rules: CasinoRules, order: list[str], pl: Play) -> Fraction:
         code = pl.decide(tuple(counts), up, split_of, "split" in legal)
         verb = {"P": "split", "R": "surrender", "D": "double", "S": "stand"}.get(code, "hit")
         rnd.act(Action(verb if verb in legal else "hit", 1))
+    return rnd
+
+
+def play(rules: CasinoRules, order: list[str], pl: Play) -> Fraction:
+    rnd = played(rules, order, pl)
     res = rnd.result()
     assert res.status == "settled", f"round void ({res.void_reason}) for shoe {' '.join(order)}"
     return Fraction(res.net["p"]["total"]) / 10
