@@ -6,6 +6,7 @@ timers and grace periods of every table after it."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from decimal import Decimal
 
@@ -85,10 +86,11 @@ def test_the_tick_lets_the_event_loop_run_between_slices_of_tables(monkeypatch) 
 
 
 def test_a_bot_waiting_for_the_analysis_slot_does_not_hold_back_the_tick(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A table's bot decision waits for the analysis slot (``Server.hint_slot``), which a long hint may
-    hold for many seconds (a British split hint: 10-20 s). The tick starts the bots as a task of their
-    own and sees to the other tables' timers now; before, it awaited them, and every table's timers
-    waited for that hint. One bot task per table at a time; its decision is played once it comes."""
+    """A table's bot decision waits for a thread of the bots' lane (``Server.workers.bots``), which other
+    tables' long decisions may hold for seconds (a ``best`` banker with 6 or 7 players). The tick starts
+    the bots as a task of their own and sees to the other tables' timers now; before, it awaited them,
+    and every table's timers waited too. One bot task per table at a time; its decision is played once
+    it comes."""
 
     async def scenario() -> None:
         store = MemoryPersistence()
@@ -115,12 +117,21 @@ def test_a_bot_waiting_for_the_analysis_slot_does_not_hold_back_the_tick(monkeyp
             other.connected(name)
         other.handle("bob", Envelope.model_validate({"msg": {"type": "bet", "amount": "10"}}).msg)
         other.deadline = time.monotonic() - 1  # the betting timer has run out
-        async with srv.hint_slot:  # a long hint holds the analysis slot
+        lane = srv.workers.bots
+        release = threading.Event()
+        holds = [  # other tables' long decisions hold every thread of the bots' lane
+            asyncio.ensure_future(lane.run(release.wait, 30, key=f"other-{i}")) for i in range(lane.workers)
+        ]
+        try:
+            await asyncio.sleep(0.05)
             await asyncio.wait_for(srv.tick(), timeout=5)
             assert other.table.round is not None  # betting closed on time, the bot still waiting
             await asyncio.wait_for(srv.tick(), timeout=5)
             await asyncio.sleep(0.05)
-            assert jobs == ["robo"] and played == []  # one task for the table, waiting for the slot
+            assert jobs == ["robo"] and played == []  # one task for the table, waiting for a thread
+        finally:
+            release.set()
+        await asyncio.gather(*holds)
         for _ in range(100):  # the slot let go: the decision is taken and played
             if played:
                 break

@@ -29,7 +29,7 @@ from starlette.types import Message
 
 from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
-from pontoon.web import frames, replies
+from pontoon.web import frames, hint_asks, replies
 from pontoon.web.auth import Auth, backend_for, socket_identity
 from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.lobby import Lobby
@@ -48,6 +48,7 @@ from pontoon.web.routes import store as store_routes
 from pontoon.web.routes import tables as table_routes
 from pontoon.web.tokens import Signer, TokenError
 from pontoon.web.transport import BodyLimit, SiteGuard, install_log_filter, tune_gc
+from pontoon.web.workers import Busy, Workers
 
 log = logging.getLogger("pontoon.web")
 STATIC = Path(__file__).parent / "static"
@@ -69,6 +70,7 @@ class Conn:
     kind: str | None = None  # the view kind and change number of the last state frame it was sent
     seq: int = -1
     resynced: int = -1  # the table's change number when it was last answered a ``resync``
+    hint: asyncio.Task[None] | None = None  # its hint being worked out (web/hint_asks.py)
 
     def push(self, text: str) -> None:
         try:
@@ -94,7 +96,12 @@ class Server:
         self.conns: dict[str, set[Conn]] = {}
         self.joins = RateLimiter(settings.join_burst, settings.join_rate)
         self.actions = RateLimiter(settings.action_burst, settings.action_rate)
-        self.hint_slot = asyncio.Semaphore(1)
+        self.workers = Workers(  # the analysis: bots, hints, custom tables' edges, each its own lane
+            bot_workers=settings.bot_workers,
+            hint_workers=settings.hint_workers,
+            hint_queue=settings.hint_queue,
+            edge_queue=settings.edge_queue,
+        )
         self.bot_runs: dict[str, asyncio.Task[None]] = {}  # a table's bots deciding (``start_bots``)
         self.chats = RateLimiter(settings.chat_burst, settings.chat_rate)  # chat lines per person
         self.auth = Auth(settings.security, backend_for(store), self.lobby, self.signer)  # web/auth.py
@@ -169,12 +176,13 @@ class Server:
         if job is None:
             return
         name, decide = job
-        async with self.hint_slot:
-            try:
-                action = await asyncio.to_thread(decide)
-            except Exception:  # an analyser failure: the bot plays the documented default instead
-                log.exception("table %s: bot %s's decision", host.id, name)
-                action = None
+        try:  # on the bots' own lane (web/workers.py): a long hint never holds a bot back
+            action = await self.workers.bots.run(decide, key=host.id)
+        except Busy:  # (one decision per table at a time: this table's next tick tries again)
+            return
+        except Exception:  # an analyser failure: the bot plays the documented default instead
+            log.exception("table %s: bot %s's decision", host.id, name)
+            action = None
         async with self.lock(host.id):
             if host.version == version and not host.closed:
                 try:
@@ -297,6 +305,7 @@ def create_app(
         beat_task.cancel()
         for run in list(srv.bot_runs.values()):
             run.cancel()
+        srv.workers.shutdown()
 
     app = FastAPI(
         title="pontoon table server",
@@ -410,6 +419,8 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
             log.exception("table %s: connection of %s", tid, name)
     finally:
         sender.cancel()
+        if conn.hint is not None:  # (its thread runs on, holding its place in the hints' lane)
+            conn.hint.cancel()
         if sid is not None:  # (watched only under its session: web/auth.py)
             srv.auth.forget(websocket, sid)
         srv.conns.get(tid, set()).discard(conn)
@@ -484,8 +495,8 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
     if msg.type == "chat":
         _chat(srv, host, conn, msg.text)
         return
-    if msg.type == "hints":
-        await _hints(srv, host, conn)
+    if msg.type == "hints":  # a task of its own: this connection's moves go on meanwhile
+        hint_asks.ask(srv, host, conn)
         return
     t0 = time.monotonic()
     async with srv.lock(host.id):
@@ -530,33 +541,3 @@ def _chat(srv: Server, host: HostedTable, conn: Conn, text: str) -> None:
     for c in list(srv.conns.get(host.id, ())):
         if c.name is not None and c.name in host.members:
             c.push(out)
-
-
-async def _hints(srv: Server, host: HostedTable, conn: Conn) -> None:
-    """The analyser's exact expectation of each legal verb for the hand to act (casino; British: issue 27)."""
-    if host.game not in ("casino", "british"):
-        _error(conn, "hints: the exact-EV hints are for the casino and British games")
-        return
-    async with srv.lock(host.id):
-        try:
-            inputs = host.hint_inputs(conn.name or "")  # type: ignore[attr-defined]
-        except PontoonError as err:
-            _error(conn, str(err))
-            return
-        version = host.version
-    from pontoon.analysis.hints import action_values
-
-    async with srv.hint_slot:
-        try:
-            if host.game == "british":
-                from pontoon.analysis.british.hints import british_hint
-
-                hint = await asyncio.wait_for(asyncio.to_thread(british_hint, **inputs), timeout=120)
-                values = hint["values"]
-            else:
-                values = await asyncio.wait_for(asyncio.to_thread(action_values, **inputs), timeout=120)
-        except (PontoonError, TimeoutError) as err:
-            _error(conn, f"hints unavailable: {err or 'the analyser took too long'}")
-            return
-    clean = {k: (None if v != v else round(v, 6)) for k, v in values.items()}
-    conn.push(json.dumps({"type": "hints", "version": version, "values": clean}))

@@ -84,6 +84,12 @@ class Settings:
     tables_per_account: int = 3  # open tables created with one account's token
     seats_per_account: int = 6  # tables one account sits at
     seats_per_address: int = 24  # seats taken from one address
+    # the analysis off the event loop, a lane for each kind (web/workers.py): bots' decisions, hints
+    # (one per table at a time, at most hint_queue waiting, then "busy"), custom tables' exact edges
+    bot_workers: int = 2
+    hint_workers: int = 1
+    hint_queue: int = 8
+    edge_queue: int = 4
 
 
 @dataclass

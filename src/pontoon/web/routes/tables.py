@@ -8,7 +8,6 @@ per-account limits; joining checks the minimum buy-in and the seat limits (web/l
 
 from __future__ import annotations
 
-import asyncio
 import time
 from decimal import Decimal
 from typing import Annotated, Any
@@ -24,6 +23,7 @@ from pontoon.web.hosting import HostForbidden
 from pontoon.web.marks import differs, exact_edge
 from pontoon.web.models import JoinIn, JoinOut, LeaveIn, MessageIn, TableIn
 from pontoon.web.replies import client_address, err, limited, missing
+from pontoon.web.workers import Busy
 
 router = APIRouter()
 TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
@@ -56,9 +56,11 @@ async def create_table(request: Request, body: TableIn) -> Any:
     srv.lobby.limits.check_table(srv.lobby.tables, address, account)  # before any analysis is run
     rules = srv.lobby.table_rules(body)
     edge = None
-    if differs(rules):  # the analyser's exact edge: seconds the first time, then cached; off the loop
-        async with srv.hint_slot:
-            edge = await asyncio.to_thread(exact_edge, rules)
+    if differs(rules):  # the analyser's exact edge: seconds the first time, then cached; off the loop,
+        try:  # on its own lane (web/workers.py): never behind a hint or a bot; a bounded line, else 429
+            edge = await srv.workers.edges.run(exact_edge, rules)
+        except Busy as busy:
+            return err(429, str(busy))
     host = srv.lobby.create_table(body, rules, edge, address, account)
     return host.row()
 

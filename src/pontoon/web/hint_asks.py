@@ -1,0 +1,66 @@
+"""A seat's ``{"type": "hints"}``: the analyser's exact expectation of each legal verb for the hand to
+act (casino; British: issue 27), worked out on the hints' lane (web/workers.py) by a task of its own.
+
+The connection's messages go on meanwhile: a British split hint takes 10-20 s, and awaited in the
+connection's loop it held back that person's own moves (a stand sent after it waited for the hint). One
+hint per connection at a time, one per table in the lane, a bounded line: past them the answer is an
+error frame "hints busy: ..." at once, never an unbounded wait. A connection that closes cancels its
+wait (the thread runs on and keeps its place in the lane till it ends: the bounds count real work)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from pontoon.errors import PontoonError
+from pontoon.web.workers import Busy
+
+HINT_S = 120.0  # a hint not worked out in this long is answered "unavailable" (its thread runs on)
+
+
+def _error(conn: Any, message: str) -> None:
+    conn.push(json.dumps({"type": "error", "error": message[:500]}))
+
+
+def ask(srv: Any, host: Any, conn: Any) -> None:
+    """Answer at once what is refused; else start the hint's task (``conn.hint``)."""
+    if host.game not in ("casino", "british"):
+        _error(conn, "hints: the exact-EV hints are for the casino and British games")
+        return
+    if conn.hint is not None and not conn.hint.done():
+        _error(conn, "hints busy: your last hint is still being worked out; it is answered when done")
+        return
+    why = srv.workers.hints.busy(host.id)
+    if why is not None:
+        _error(conn, f"hints busy: {why}")
+        return
+    conn.hint = asyncio.get_running_loop().create_task(_hint(srv, host, conn))
+
+
+async def _hint(srv: Any, host: Any, conn: Any) -> None:
+    async with srv.lock(host.id):
+        try:
+            inputs = host.hint_inputs(conn.name or "")
+        except PontoonError as err:
+            _error(conn, str(err))
+            return
+        version = host.version
+    from pontoon.analysis.hints import action_values
+
+    try:  # the hints' own lane: one per table at a time, a bounded line, else "busy"
+        if host.game == "british":
+            from pontoon.analysis.british.hints import british_hint
+
+            hint = await srv.workers.hints.run(lambda: british_hint(**inputs), key=host.id, timeout=HINT_S)
+            values = hint["values"]
+        else:
+            values = await srv.workers.hints.run(lambda: action_values(**inputs), key=host.id, timeout=HINT_S)
+    except Busy as err:
+        _error(conn, f"hints busy: {err}")
+        return
+    except (PontoonError, TimeoutError) as err:
+        _error(conn, f"hints unavailable: {err or 'the analyser took too long'}")
+        return
+    clean = {k: (None if v != v else round(v, 6)) for k, v in values.items()}
+    conn.push(json.dumps({"type": "hints", "version": version, "values": clean}))
