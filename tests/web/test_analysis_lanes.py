@@ -69,19 +69,38 @@ def _within(pred: Callable[[], bool], timeout: float) -> bool:
     return pred()
 
 
-def test_a_long_hint_holds_back_neither_a_custom_table_nor_another_tables_bot(
+def _long_hint_at(live: LiveServer, entered: threading.Event) -> Client:
+    """ann's hint, asked at her decision and held (being worked out) till the test lets it go."""
+    _, ann = _at_a_decision(live, "ann", 3)
+    ann.send({"type": "hints"})
+    assert entered.wait(30)
+    return ann
+
+
+def test_a_long_hint_does_not_hold_back_a_custom_tables_creation(
     live: LiveServer, long_hint: tuple[threading.Event, threading.Event]
 ) -> None:
     entered, release = long_hint
-    _, ann = _at_a_decision(live, "ann", 3)
-    ann.send({"type": "hints"})
-    assert entered.wait(30)  # ann's hint is being worked out, and will be till released
+    ann = _long_hint_at(live, entered)
     # a custom table (its exact edge: the analyser, about 1 s with numba's cache) is made meanwhile
     r = live.http.post("/api/tables", json={"rules_toml": 'preset = "mbs"\ntable_max = 500\n'}, timeout=100)
     assert r.status_code == 201, r.text
     assert r.json()["marks"]["custom"]["house_edge"] is not None
-    # another table's bot acts meanwhile: bob at box 2, the bot at box 1 (it acts first)
-    bob = live.account("bob")
+    assert not release.is_set()
+    release.set()
+    got = _answer(ann, 120)  # ann's hint, answered once worked out
+    assert got["type"] == "hints" and got["values"], got
+
+
+def test_a_long_hint_does_not_hold_back_another_tables_bot(
+    make_live: Callable[..., LiveServer], long_hint: tuple[threading.Event, threading.Event]
+) -> None:
+    live = make_live(
+        dataclasses.replace(FAST, turn_timeout_s=600.0)
+    )  # the bot's move is his, not the timer's
+    entered, release = long_hint
+    ann = _long_hint_at(live, entered)
+    bob = live.account("bob")  # bob at box 2, a bot at box 1 (it acts first)
     tid = live.table(preset="mbs", seed=11)
     b = live.ws(tid, live.join(tid, bob, box=2, buy_in="500"))
     add = live.http.post(
@@ -95,7 +114,7 @@ def test_a_long_hint_holds_back_neither_a_custom_table_nor_another_tables_bot(
         if st["phase"] == "betting" and not st["bets"].get("bob"):
             b.send({"type": "bet", "amount": "10"})
         elif st["phase"] == "play" and st["to_act"] == bot:
-            b.until(lambda m: m.get("type") == "state" and m["to_act"] != bot, timeout=60)
+            b.until(lambda m: m.get("type") == "state" and m["to_act"] != bot, timeout=45)
             acted = True  # the bot's decision, taken while ann's hint still runs
             break
         elif st["phase"] == "play" and st["to_act"] == "bob":
@@ -103,7 +122,7 @@ def test_a_long_hint_holds_back_neither_a_custom_table_nor_another_tables_bot(
         b.until(lambda m: m.get("type") == "state")
     assert acted and not release.is_set()
     release.set()
-    got = _answer(ann, 120)  # ann's hint, answered once worked out
+    got = _answer(ann, 120)
     assert got["type"] == "hints" and got["values"], got
 
 
