@@ -54,6 +54,7 @@ log = logging.getLogger("pontoon.web")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024
 TICK_SLICE_S = 0.002  # CPU seconds the timer tick holds the event loop before it lets the messages in
+CLOSE_WAIT_S = 5.0  # a socket closed after its last frames: closed anyway after this long
 SLOW_S = 2.0  # a table message answered later than this is logged (its waits named)
 TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
 
@@ -62,7 +63,7 @@ TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a tabl
 class Conn:
     name: str | None
     ws: WebSocket
-    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
+    queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
     dropped: int = 0
     overflow: bool = False
     history_mark: int = -1  # the host's history_mark when this connection was last sent the history
@@ -70,6 +71,7 @@ class Conn:
     kind: str | None = None  # the view kind and change number of the last state frame it was sent
     seq: int = -1
     resynced: int = -1  # the table's change number when it was last answered a ``resync``
+    closing: tuple[int, str] | None = None  # closed by the sender once the frames before are sent
     hint: asyncio.Task[None] | None = None  # its hint being worked out (web/hint_asks.py)
 
     def push(self, text: str) -> None:
@@ -80,9 +82,24 @@ class Conn:
                 self.overflow = True
                 asyncio.get_running_loop().create_task(self._close())
 
-    async def _close(self) -> None:
+    async def _close(self, code: int = 1008, reason: str = "too many unread messages") -> None:
         with contextlib.suppress(Exception):
-            await self.ws.close(code=1008, reason="too many unread messages")
+            await self.ws.close(code=code, reason=reason[:120])
+
+    def close_after(self, code: int, reason: str) -> None:
+        """Close once every frame queued so far is sent (the sender closes at this mark): closed at
+        once, the close overtook the last frames (a removed person's notice was never seen). A client
+        that does not read is closed at once (a full queue) or after ``CLOSE_WAIT_S``."""
+        if self.closing is not None:
+            return
+        self.closing = (code, reason[:120])
+        loop = asyncio.get_running_loop()
+        try:
+            self.queue.put_nowait(None)
+        except asyncio.QueueFull:
+            loop.create_task(self._close(code, reason))
+            return
+        loop.call_later(CLOSE_WAIT_S, lambda: loop.create_task(self._close(code, reason)))
 
 
 class Server:
@@ -156,9 +173,8 @@ class Server:
             self.lobby.store.table_closed(host.id)
             self.locks.pop(host.id, None)
             gone = list(self.conns.pop(host.id, ()))
-        for c in gone:
-            with contextlib.suppress(Exception):
-                await c.ws.close(code=4410, reason=reason[:120])
+        for c in gone:  # each after the frames queued for it
+            c.close_after(4410, reason)
 
     async def bots(self, host: HostedTable) -> None:
         """The bots of a table: a casino bot's wager at once; a bot's decision off the event loop from
@@ -437,6 +453,10 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
 async def _sender(conn: Conn) -> None:
     while True:
         text = await conn.queue.get()
+        if text is None:  # ``close_after``: every frame before it sent, now the close
+            code, reason = conn.closing or (1000, "")
+            await conn.ws.close(code=code, reason=reason)
+            return
         await conn.ws.send_text(text)
 
 

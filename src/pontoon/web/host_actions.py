@@ -163,6 +163,7 @@ def kick(host: HostedTable, who: str, name: str, reason: str) -> dict[str, Any]:
         raise HostError(f"kick: {name!r} is not at this table")
     why = reason.strip() or "no reason given"
     host.removed[name] = why
+    host.notices[name] = f"the host removed you: {why}"  # on his last frame, before his socket closes
     got = host.leave(name)  # type: ignore[attr-defined]  # mid-round: played by the defaults, then paid
     host.bump()
     return {"done": "removed", "removed": name, "reason": why, "returned": None if got is None else fmt(got)}

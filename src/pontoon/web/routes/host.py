@@ -5,7 +5,6 @@ closing the table. Others are answered 403 with one line (a lone person may add 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
@@ -37,8 +36,8 @@ async def host_action(request: Request, tid: TableId, body: host_actions.HostIn)
             srv.broadcast(host)
     if out.get("closed"):
         await srv.close_table(host, f"the host ({me.name}) closed this table")
-    if out.get("removed"):
+    if out.get("removed"):  # his last frame (the state with the host's notice) first, then the close
+        host.notices.pop(out["removed"], None)  # (the notice of a person with no connection: dropped)
         for c in [c for c in srv.conns.get(tid, ()) if c.name == out["removed"]]:
-            with contextlib.suppress(Exception):
-                await c.ws.close(code=4403, reason=f"the host removed you: {out['reason']}"[:120])
+            c.close_after(4403, f"the host removed you: {out['reason']}")
     return out

@@ -64,7 +64,7 @@ export function connect() {
         asked = true; return;
       }
       asked = false; held = st;  // (app.js counts S.state.timer_s down: the deltas' base stays as sent)
-      S.state = Object.assign({}, st); if (m.notice) notice(m.notice); render(S.state); afterState(S.state); }
+      S.state = Object.assign({}, st); if (m.notice) notice(m.notice); render(S.state); afterState(S.state, m.notice); }
     else if (m.type === "error") notice(m.error);
     else if (m.type === "hints") { S.hints = m; renderHints(); }
     else if (m.type === "chat") chatLine(m);
@@ -86,15 +86,17 @@ export function connect() {
   ws.onopen = () => { notice(""); S.lostAt = null; S.retries = 0; };
 }
 
-// what a state means for this person beyond the felt: approval answered, a seat given up
-function afterState(st) {
+// what a state means for this person beyond the felt: approval answered, a seat given up (the notice
+// of his last frame says why: "the host removed you: ...", sent before the socket's close)
+function afterState(st, note) {
   const member = st.members.some((m) => m.name === S.name);
   if (S.waiting && member) { S.waiting = false; notice("the host let you sit down"); reconnect(); return; }
   if (S.waiting && !st.requests.includes(S.name)) { S.waiting = false; notice("the host declined your request for a seat"); }
   if (st.you) S.wasSeated = true;
   else if (S.wasSeated && !member) {
     S.wasSeated = false;
-    endTable("you are no longer at this table (away past the grace period, or removed)");
+    const removed = note && note.startsWith("the host removed you") ? note : null;
+    endTable(removed || "you are no longer at this table (away past the grace period, or removed)");
   }
 }
 
