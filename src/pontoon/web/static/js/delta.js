@@ -31,3 +31,25 @@ export function stateOf(m, held) {
   const st = applyDelta(m.ops, held);
   return st === held ? Object.assign({}, held, { seq: m.seq }) : Object.assign(st, { seq: m.seq });
 }
+
+// One socket's frames in order (js/table.js ``connect``): the state each frame brings, or null where it
+// brings none (a gap, or a delta that does not fit the state held: both ask for the full state). The
+// full state is asked for once at a gap, and again every ``everyMs`` while none has come (a resync
+// that got no answer left the page showing a stale table for good: every later delta was dropped and
+// never asked again). ``ask()`` sends the resync; it returns false once the socket is gone (no more asks).
+export const RESYNC_MS = 2000;
+export function follower(ask, everyMs = RESYNC_MS) {
+  let held = null, gap = false, timer = null;
+  const again = () => { timer = null; if (gap && ask() !== false) timer = setTimeout(again, everyMs); };
+  return (m) => {
+    let st = null;
+    try { st = stateOf(m, held); } catch (e) { st = null; }  // (a delta path that does not fit: a gap)
+    if (st === null) {
+      if (!gap) { gap = true; if (ask() !== false) timer = setTimeout(again, everyMs); }
+      return null;
+    }
+    gap = false; if (timer !== null) { clearTimeout(timer); timer = null; }
+    held = st;
+    return st;
+  };
+}

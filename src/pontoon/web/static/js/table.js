@@ -4,7 +4,7 @@ import { renderHistory } from "./history.js";
 import { join, refreshAccount, refreshTables, signedIn } from "./lobby.js";
 import { memberTools, renderHost } from "./host.js";
 import { chatLine, renderChat } from "./chat.js";
-import { stateOf } from "./delta.js";
+import { follower } from "./delta.js";
 
 // ---------------------------------------------------------------- the table
 export function enterTable(tid) {  // the socket is a seat when the session's account sits here, else a spectator
@@ -54,18 +54,26 @@ export function connect() {
   // the cookie says who; deltas: after the first full state only what changed (web/frames.py)
   const ws = new WebSocket(`${proto}://${location.host}/ws/tables/${S.tableId}?deltas=1`);
   S.ws = ws;
-  let held = null, asked = false;  // the state this connection brought: its deltas apply to it
+  const outbox = [];  // what was sent while this socket was still connecting: sent once it is open
+  ws.outbox = outbox;
+  // the state this connection brought (its deltas apply to it); at a gap the full state is asked for,
+  // again every 2 s till it comes, and the deltas till then are dropped (js/delta.js ``follower``)
+  const follow = follower(() => {
+    if (S.ws !== ws || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(JSON.stringify({ type: "resync" }));
+    return true;
+  });
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
     if (m.type === "state" || m.type === "delta") {
-      const st = stateOf(m, held);
-      if (st === null) {  // a gap: the full state is asked for once, the deltas till it comes are dropped
-        if (!asked) ws.send(JSON.stringify({ type: "resync" }));
-        asked = true; return;
-      }
-      asked = false; held = st;  // (app.js counts S.state.timer_s down: the deltas' base stays as sent)
+      const st = follow(m);
+      if (st === null) return;
+      // (app.js counts S.state.timer_s down on this copy: the deltas' base stays as sent)
       S.state = Object.assign({}, st); if (m.notice) notice(m.notice); render(S.state); afterState(S.state, m.notice); }
-    else if (m.type === "error") notice(m.error);
+    else if (m.type === "error") {
+      notice(m.error);
+      if (/^hints /.test(m.error)) { $("#hint-values").textContent = ""; S.hintsAsked = -1; }  // asked again at the next state
+    }
     else if (m.type === "hints") { S.hints = m; renderHints(); }
     else if (m.type === "chat") chatLine(m);
   };
@@ -78,12 +86,16 @@ export function connect() {
       endTable(`the connection was lost for more than ${grace} s (the grace period): your seat was given up`);
       return;
     }
+    const unsent = ws.outbox.splice(0).length;  // (this socket never opened: what was kept is not sent)
     S.retries += 1;
     const wait = Math.min(8000, 500 * 2 ** Math.min(S.retries, 4));
-    notice(`connection lost: trying again in ${Math.round(wait / 1000)} s`);
+    notice(`connection lost: trying again in ${Math.round(wait / 1000)} s` + (unsent ? " (your last click was not sent)" : ""));
     setTimeout(() => { if (S.ws === ws && !S.leaving) connect(); }, wait);
   };
-  ws.onopen = () => { notice(""); S.lostAt = null; S.retries = 0; };
+  ws.onopen = () => {
+    notice(""); S.lostAt = null; S.retries = 0;
+    for (const text of outbox.splice(0)) ws.send(text);  // in the order clicked, after the connect
+  };
 }
 
 // what a state means for this person beyond the felt: approval answered, a seat given up (the notice
@@ -100,9 +112,20 @@ function afterState(st, note) {
   }
 }
 
+// A message to the table. Sent at once on an open socket; while the socket is still connecting (the
+// page's first connect, a reconnect) it is kept and sent once the socket opens, in order (at most
+// OUTBOX_MAX): it was dropped with a "not connected yet" notice that the socket's opening erased at
+// once, so a bet or a move clicked then was lost without a word.
+const OUTBOX_MAX = 8;
 export function send(obj) {
-  if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify(obj));
-  else notice("not connected yet");
+  const ws = S.ws;
+  if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(obj)); return; }
+  if (ws && ws.readyState === WebSocket.CONNECTING && ws.outbox.length < OUTBOX_MAX) {
+    ws.outbox.push(JSON.stringify(obj));
+    notice("connecting: sent once the connection is open");
+    return;
+  }
+  notice("not connected: this was not sent; try again once connected");
 }
 
 $("#leave").addEventListener("click", async () => {
