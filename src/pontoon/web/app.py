@@ -373,10 +373,17 @@ def create_app(
     return app
 
 
+def _step(x: Any) -> str:
+    """A step of a validation error's location as said: a hostile key (a line break, a control
+    character, a thousand characters) quoted and cut, so that the error stays one short line."""
+    s = str(x)
+    return s if s.isprintable() and len(s) <= 40 else repr(s[:40])
+
+
 def _one_error(errors: Any) -> str:
     try:
         e = errors[0]
-        where = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body", "msg"))
+        where = ".".join(_step(x) for x in e.get("loc", ()) if x not in ("body", "msg"))
         return f"{where or 'message'}: {e.get('msg', 'invalid')}"[:300]
     except (IndexError, KeyError, TypeError, AttributeError):
         return "the request is not valid"
@@ -473,7 +480,7 @@ def _owed_resync(host: HostedTable, conn: Conn, text: str) -> bool:
 
 
 def _error(conn: Conn, message: str) -> None:
-    conn.push(json.dumps({"type": "error", "error": message[:500]}))
+    conn.push(json.dumps({"type": "error", "error": replies.one_line(message[:500])}))
 
 
 async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw: Message) -> None:

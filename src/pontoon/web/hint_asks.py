@@ -14,13 +14,14 @@ import json
 from typing import Any
 
 from pontoon.errors import PontoonError
+from pontoon.web.replies import one_line
 from pontoon.web.workers import Busy
 
 HINT_S = 120.0  # a hint not worked out in this long is answered "unavailable" (its thread runs on)
 
 
 def _error(conn: Any, message: str) -> None:
-    conn.push(json.dumps({"type": "error", "error": message[:500]}))
+    conn.push(json.dumps({"type": "error", "error": one_line(message[:500])}))
 
 
 def ask(srv: Any, host: Any, conn: Any) -> None:

@@ -9,8 +9,13 @@ from fastapi import Request, WebSocket
 from fastapi.responses import JSONResponse
 
 
+def one_line(msg: str) -> str:
+    """``msg`` on one line: a hostile name or key may hold a line break (``\n``, ``\u2028``, ...)."""
+    return " ".join(msg.splitlines()) if len(msg.splitlines()) > 1 else msg
+
+
 def err(status: int, msg: str) -> JSONResponse:
-    return JSONResponse({"detail": msg}, status_code=status)
+    return JSONResponse({"detail": one_line(msg)}, status_code=status)
 
 
 def client_address(request: Request | WebSocket) -> str:
