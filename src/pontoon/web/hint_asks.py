@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 from pontoon.errors import PontoonError
 from pontoon.web.replies import one_line
 from pontoon.web.workers import Busy
 
+log = logging.getLogger("pontoon.web")
 HINT_S = 120.0  # a hint not worked out in this long is answered "unavailable" (its thread runs on)
 
 
@@ -36,7 +38,15 @@ def ask(srv: Any, host: Any, conn: Any) -> None:
     if why is not None:
         _error(conn, f"hints busy: {why}")
         return
-    conn.hint = asyncio.get_running_loop().create_task(_hint(srv, host, conn))
+    conn.hint = asyncio.get_running_loop().create_task(_answer(srv, host, conn))
+
+
+async def _answer(srv: Any, host: Any, conn: Any) -> None:
+    try:
+        await _hint(srv, host, conn)
+    except Exception:  # a bug in one hint must not go unsaid (nor unlogged: this task is not awaited)
+        log.exception("table %s: %s's hint", host.id, conn.name)
+        _error(conn, "hints unavailable: the analyser failed on this hand")
 
 
 async def _hint(srv: Any, host: Any, conn: Any) -> None:
