@@ -53,8 +53,8 @@ async def _hint(srv: Any, host: Any, conn: Any) -> None:
     async with srv.lock(host.id):
         try:
             inputs = host.hint_inputs(conn.name or "")
-        except PontoonError as err:
-            _error(conn, str(err))
+        except PontoonError as err:  # (every answer to a hint starts "hints": the page's one hint at a time)
+            _error(conn, str(err) if str(err).startswith("hints") else f"hints: {err}")
             return
         version = host.version
     from pontoon.analysis.hints import action_values

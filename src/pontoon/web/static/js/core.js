@@ -5,7 +5,7 @@ export const S = {
   name: null, guest: false,
   // an invite link (/t/{id}) opens its table; else the table this tab watched
   tableId: (location.pathname.match(/^\/t\/([0-9a-f]{8})$/) || [])[1] || sessionStorage.getItem("table_id"),
-  ws: null, state: null, boxSel: {}, hints: null, hintsAsked: -1, leaving: false, lobbyTimer: null,
+  ws: null, state: null, boxSel: {}, hints: null, hintsAsked: -1, hintPending: 0, leaving: false, lobbyTimer: null,
   waiting: false, wasSeated: false, lostAt: null, retries: 0,
   muted: new Set(JSON.parse(localStorage.getItem("muted") || "[]")),  // chat: people this browser mutes
 };

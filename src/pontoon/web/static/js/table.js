@@ -53,7 +53,7 @@ export function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
   // the cookie says who; deltas: after the first full state only what changed (web/frames.py)
   const ws = new WebSocket(`${proto}://${location.host}/ws/tables/${S.tableId}?deltas=1`);
-  S.ws = ws;
+  S.ws = ws; S.hintPending = 0;  // (a hint asked on a socket gone is never answered)
   const outbox = [];  // what was sent while this socket was still connecting: sent once it is open
   ws.outbox = outbox;
   // the state this connection brought (its deltas apply to it); at a gap the full state is asked for,
@@ -72,9 +72,12 @@ export function connect() {
       S.state = Object.assign({}, st); if (m.notice) notice(m.notice); render(S.state); afterState(S.state, m.notice); }
     else if (m.type === "error") {
       notice(m.error);
-      if (/^hints /.test(m.error)) { $("#hint-values").textContent = ""; S.hintsAsked = -1; }  // asked again at the next state
+      if (/^hints\b/.test(m.error)) { S.hintPending = 0; $("#hint-values").textContent = ""; }  // (asked at the next change)
     }
-    else if (m.type === "hints") { S.hints = m; renderHints(); }
+    else if (m.type === "hints") {  // the answer to the one hint asked at a time; asked again if the table moved
+      S.hintPending = 0; S.hints = m; renderHints();
+      if (S.state) maybeAskHints(S.state);
+    }
     else if (m.type === "chat") chatLine(m);
   };
   ws.onclose = (ev) => {
@@ -414,7 +417,10 @@ export function renderShoe(st) {
 export function maybeAskHints(st) {
   if (!$("#hints").checked || !st.hints_available) { $("#hint-values").textContent = ""; return; }
   if (st.phase === "play" && st.to_act === st.you && S.hintsAsked !== st.version) {
-    S.hintsAsked = st.version;
+    // one hint asked at a time (the server answers a second "busy"): asked again when it comes, or once
+    // its answer is overdue (the server answers every hint within 120 s; a message may be rate-limited)
+    if (S.hintPending && Date.now() - S.hintPending < 125_000) return;
+    S.hintsAsked = st.version; S.hintPending = Date.now();
     $("#hint-values").textContent = "hints: working…";
     send({ type: "hints" });
   } else if (st.to_act !== st.you) {
