@@ -79,6 +79,15 @@ def _text(msg: Any) -> str:
 
 raw_texts = st.sampled_from(
     ['{"type": "bet", "amount": NaN}', '{"type": "kitty", "amount": 1e999}', '{"type": "act", "action": []}']
+    + [
+        '{"msg": {"action": "settings", "turn_timeout_s": NaN}}',
+        '{"msg": {"action": "settings", "result_pause_s": -Infinity}}',
+    ]
+    + [
+        '{"buy_in": "10", "box": 1e999}',
+        '{"name": "x", "password": NaN}',
+        '{"message": {"type": "bet", "amount": 1e999}}',
+    ]
     + ['{"type": "bet", "amount": "10", "amount": 1}', '{"type"', "[" * 200 + "]" * 200, '"act"', "1e999"]
 )
 
