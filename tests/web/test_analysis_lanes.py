@@ -9,6 +9,7 @@ tested; the figures it then answers are the analyser's real ones)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 import time
@@ -161,3 +162,29 @@ def test_one_hint_per_table_at_a_time_and_a_bounded_line_answered_busy(
     assert _within(lambda: lanes.admitted == 0 and not lanes.keys, 10)  # every place given back
     cy.send({"type": "hints"})  # the line free again: cy's hint is worked out
     assert _answer(cy, 120)["type"] == "hints"
+
+
+def test_a_hint_that_times_out_keeps_its_place_till_its_thread_ends() -> None:
+    """A call that gives up waiting (``timeout``) is answered at once, but its thread runs on: it holds
+    its place in the lane till it ends, so the lane never runs more threads than it has (before, the
+    slot was let go at the timeout while the analyser went on, and every timed-out hint added a thread)."""
+    from pontoon.web.workers import Busy, Lane
+
+    async def scenario() -> None:
+        lane = Lane("hints", 1, 0, per_key=1)
+        release = threading.Event()
+        with pytest.raises(TimeoutError):
+            await lane.run(release.wait, 30, key="t1", timeout=0.1)
+        assert lane.admitted == 1 and lane.keys == {"t1": 1}  # its thread still runs
+        with pytest.raises(Busy, match=r"the analyser is busy \(1 requests running or waiting, at most 1\)"):
+            await lane.run(lambda: 1, key="t2")
+        release.set()
+        for _ in range(100):
+            if not lane.admitted:
+                break
+            await asyncio.sleep(0.02)
+        assert lane.admitted == 0 and not lane.keys
+        assert await lane.run(lambda: 7, key="t2") == 7
+        lane.shutdown()
+
+    asyncio.run(scenario())
