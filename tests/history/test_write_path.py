@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from pontoon.history import Store, open_store
 from pontoon.history.audit import audit
-from pontoon.history.chain import canon, event_body, event_text
+from pontoon.history.chain import account_key, canon, event_body, event_text
 from pontoon.history.store import Batch, Row
 from tests.history.pg import create_db, module_cluster
 
@@ -180,3 +180,42 @@ def test_known_events_keep_their_hashes_postgres(pg: str) -> None:
 @pytest.mark.postgres
 def test_a_stale_remembered_head_is_read_again_postgres(pg: str) -> None:
     check_two_writers(create_db(pg, "t_stale"))
+
+
+def test_the_writer_checks_no_foreign_keys_and_gives_its_connection_back_checking(db_url: str) -> None:
+    """SQLite: the group writer's own connection runs without foreign-key checks (its statements find
+    every linked row by key; the audit checks the links), and the pool gets it back with them on."""
+    s = open_store(db_url)
+    try:
+        check_known(s)  # written by the group writer: every link right, the audit clean
+        conn = s.writer_connection()
+        raw: Any = conn.connection.driver_connection
+        assert raw.execute("PRAGMA foreign_keys").fetchone()[0] == 0
+        s.release_writer(conn)
+        assert raw.execute("PRAGMA foreign_keys").fetchone()[0] == 1  # back in the pool: checks on
+        with s.engine.begin() as c:  # any pool connection refuses a dangling link
+            with pytest.raises(Exception, match="FOREIGN KEY"):
+                c.exec_driver_sql(
+                    "INSERT INTO events (table_id, round_id, round_no, seq, kind, payload, created, prev_hash, "
+                    "hash) VALUES (999, NULL, 0, 0, 'x', '{}', '', '', '')"
+                )
+    finally:
+        s.close()
+
+
+_ACCOUNT = st.dictionaries(
+    st.sampled_from(["player", "system", "cashier", "x"]),
+    st.one_of(st.text(max_size=8), st.integers(), st.booleans(), st.none()),
+    min_size=1,
+    max_size=2,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(accounts=st.lists(_ACCOUNT, min_size=1, max_size=6))
+def test_an_accounts_key_is_its_canonical_json_every_time(accounts: list[dict[str, Any]]) -> None:
+    """``account_key`` (one-field accounts encoded once, then remembered) is ``canon`` of the account,
+    the first time and every later time, whatever the field's value (``True`` and ``1`` apart)."""
+    for _ in range(2):
+        for a in accounts:
+            assert account_key(a) == canon(a)

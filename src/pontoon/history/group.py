@@ -59,6 +59,8 @@ class Store(Protocol):
 
     def writer_connection(self) -> Connection: ...
 
+    def release_writer(self, conn: Connection) -> None: ...
+
 
 class StaleHead(HistoryError):
     """A table's chain head is not the one the writer remembered (another process wrote it): the
@@ -456,10 +458,7 @@ class GroupCommitter:
     def _close_conn(self) -> None:
         conn, self.conn = self.conn, None
         if conn is not None:
-            try:
-                conn.close()
-            except Exception:  # noqa: BLE001 (a broken connection: the pool discards it)
-                conn.invalidate()
+            self.store.release_writer(conn)
 
     def _done(self, item: Queued, *, head: str = "", error: BaseException | None = None) -> None:
         fut = item[2]

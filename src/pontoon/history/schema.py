@@ -10,7 +10,9 @@
 - ``events``: every event, ``round_no`` 0 for the table's own events, UNIQUE(table, round_no, seq),
   ``hash`` = sha256(prev_hash + canonical JSON of the event and its transfers);
   (PostgreSQL: revision 0008 drops the foreign keys of ``events`` and ``ledger`` declared below, for the
-  write path's speed; the audit checks every link they covered: ``audit._check_links``);
+  write path's speed; the audit checks every link they covered: ``audit._check_links``; on SQLite the
+  group commit's writer connection runs with ``foreign_keys=OFF`` for the same reason: ``Store.
+  writer_connection``);
 - ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
   (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
 - ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;

@@ -48,7 +48,7 @@ class SealKey:
         return hmac.new(self.key, b"pontoon history key id", hashlib.sha256).hexdigest()[:16]
 
     def seal(self, table_id: int, head: str) -> str:
-        return hmac.new(self.key, f"pontoon-seal:1:{table_id}:{head}".encode(), hashlib.sha256).hexdigest()
+        return hmac.digest(self.key, f"pontoon-seal:1:{table_id}:{head}".encode(), "sha256").hex()
 
     def verifies(self, table_id: int, head: str, seal: str) -> bool:
         return hmac.compare_digest(self.seal(table_id, head), str(seal))
