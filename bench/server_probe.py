@@ -33,7 +33,8 @@ STALL = 0.05
 
 class Probe:
     def __init__(self) -> None:
-        self.gcs: list[tuple[float, int, float, float]] = []  # (at, generation, ms, CPU ms); at: time.time()
+        # (at, generation, ms, CPU ms, objects collected); at: time.time()
+        self.gcs: list[tuple[float, int, float, float, int]] = []
         self.lag: list[tuple[float, float]] = []  # (at, ms late)
         self.handle: list[tuple[float, float]] = []  # (at, ms) per message
         self.send: list[tuple[float, float]] = []  # (at, ms from queued to sent)
@@ -45,17 +46,34 @@ class Probe:
         self.collected = 0
         self.beat = time.perf_counter()
         self._gc_t0 = self._gc_c0 = 0.0
+        # PROBE_GC_CENSUS=1: the types of the objects each collection scans (every collection of
+        # generation 1 and 2, every tenth of generation 0; the census is taken before the timing starts)
+        self.census_on = os.environ.get("PROBE_GC_CENSUS") == "1"
+        self.census: list[tuple[float, int, int, dict[str, int]]] = []  # (at, generation, scanned, top types)
+        self._gc_n = 0
         self.t0 = time.perf_counter()
         self.main = threading.get_ident()
 
     def _gc(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
+            gen = info["generation"]
+            self._gc_n += 1
+            if self.census_on and (gen > 0 or self._gc_n % 10 == 0):
+                seen: Counter[str] = Counter()
+                n = 0
+                for g in range(gen + 1):
+                    objs = gc.get_objects(generation=g)
+                    n += len(objs)
+                    seen.update(type(o).__qualname__ for o in objs)
+                    del objs
+                self.census.append((time.time(), gen, n, dict(seen.most_common(25))))
             self._gc_t0, self._gc_c0 = time.perf_counter(), time.thread_time()
         else:
             now = time.perf_counter()
             cpu = (time.thread_time() - self._gc_c0) * 1000
-            self.gcs.append((time.time(), info["generation"], (now - self._gc_t0) * 1000, cpu))
-            self.collected += info["collected"]
+            gen, got = info["generation"], info["collected"]
+            self.gcs.append((time.time(), gen, (now - self._gc_t0) * 1000, cpu, got))
+            self.collected += got
 
     def install(self) -> None:
         self.objects0 = len(gc.get_objects())
@@ -162,6 +180,7 @@ class Probe:
                     "objects": [self.objects0, n, gc.get_freeze_count()],
                     "full_ms": full,
                     "collected": self.collected,
+                    "census": self.census,
                 },
                 f,
             )
@@ -201,12 +220,26 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
         )
     gcs = cut(pr["gcs"])
     for gen in (0, 1, 2):
-        g = sorted(ms for _, x, ms, _ in gcs if x == gen)
-        c = sorted(cpu for _, x, _, cpu in gcs if x == gen)
+        g = sorted(r[2] for r in gcs if r[1] == gen)
+        c = sorted(r[3] for r in gcs if r[1] == gen)
         if g:
             print(
                 f"  GC generation {gen}: {len(g)} collections, {sum(g):.0f} ms in all (CPU {sum(c):.0f}), "
                 f"p99 {_q(g, 0.99):.1f} max {g[-1]:.1f} ms (CPU p99 {_q(c, 0.99):.1f} max {c[-1]:.1f})"
+            )
+        k = [r[4] for r in gcs if r[1] == gen and len(r) > 4]
+        if g and k:
+            print(f"    objects freed per collection: mean {sum(k) / len(k):,.0f}, max {max(k):,}")
+    for gen in (0, 1, 2):  # PROBE_GC_CENSUS=1: what the collections scanned, by type
+        cs = [c for c in cut(pr.get("census", [])) if c[1] == gen]
+        if cs:
+            tot: Counter[str] = Counter()
+            for c in cs:
+                tot.update(c[3])
+            top = ", ".join(f"{t} {n / len(cs):,.0f}" for t, n in tot.most_common(12))
+            print(
+                f"  census, generation {gen} ({len(cs)} collections): scanned mean "
+                f"{sum(c[2] for c in cs) / len(cs):,.0f} objects; by type, mean: {top}"
             )
     o0, o1, frozen = pr.get("objects", [0, 0, 0])
     print(

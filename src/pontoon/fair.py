@@ -224,6 +224,9 @@ class FairShuffler:
         # taken at a round's start holds every seed a crash-replay of that round can need (a British
         # reshuffle at the round's end commits to the seed after the next one)
         self._after_seed = self._draw_seed(2)
+        # the next shoe's order, shuffled ahead (``prepare``, e.g. in a worker thread) with what it was
+        # shuffled from: used by ``new_shoe`` only if the seed, client seed, nonce, pack and decks agree
+        self._ready: tuple[tuple[str, str, int, str, int], list[Card]] | None = None
 
     def _draw_seed(self, nonce: int) -> str:
         return (
@@ -249,6 +252,24 @@ class FairShuffler:
         """True while a shoe is in use (committed, not yet revealed)."""
         return self._live is not None
 
+    def prepare(self, pack: str, decks: int) -> None:
+        """Shuffle the next shoe now, ahead of ``new_shoe`` (the server does it in a worker thread when
+        a table is made and after each new shoe, so that no table's first deal shuffles on the event
+        loop). It changes nothing a player can see or check: the order is the one ``new_shoe`` would
+        compute from the same committed seed, client seed and nonce (a client seed changed meanwhile
+        makes ``new_shoe`` shuffle afresh), and it stays as secret as the seed it comes from."""
+        key = (self._next_seed, self._client_seed, self.nonce + 1, pack, decks)
+        ready = self._ready
+        if ready is not None and ready[0] == key:
+            return
+        self._ready = (key, shuffled_shoe(pack, decks, *key[:3]))
+
+    @property
+    def prepared(self) -> int | None:
+        """The nonce of the shoe shuffled ahead by ``prepare`` (None: none; it may be stale)."""
+        ready = self._ready
+        return None if ready is None else ready[0][2]
+
     def new_shoe(self, pack: str, decks: int) -> tuple[list[Card], dict[str, Any]]:
         """Shuffle a new shoe: its cards top first, and the commitment to log before any card is dealt."""
         if self._live is not None:
@@ -257,7 +278,11 @@ class FairShuffler:
             )
         self.nonce += 1
         seed = self._next_seed
-        cards = shuffled_shoe(pack, decks, seed, self._client_seed, self.nonce)
+        ready, self._ready = self._ready, None
+        if ready is not None and ready[0] == (seed, self._client_seed, self.nonce, pack, decks):
+            cards = ready[1]  # (prepare: the same order, shuffled ahead)
+        else:
+            cards = shuffled_shoe(pack, decks, seed, self._client_seed, self.nonce)
         self._server_seed = seed
         self._next_seed = self._after_seed
         self._after_seed = self._draw_seed(self.nonce + 2)

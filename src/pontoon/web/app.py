@@ -47,7 +47,7 @@ from pontoon.web.routes import sessions as session_routes
 from pontoon.web.routes import store as store_routes
 from pontoon.web.routes import tables as table_routes
 from pontoon.web.tokens import Signer, TokenError
-from pontoon.web.transport import BodyLimit, SiteGuard, install_log_filter, tune_gc
+from pontoon.web.transport import BodyLimit, SiteGuard, gc_pacer, install_log_filter, tune_gc
 from pontoon.web.workers import Busy, Workers
 
 log = logging.getLogger("pontoon.web")
@@ -291,6 +291,9 @@ def create_app(
                     await srv.tick()
                 except Exception:  # a bug must not stop every table's timer
                     log.exception("timer tick")
+                pacer = gc_pacer()
+                if pacer is not None and pacer.due():  # a tuned server: the whole heap, every 10 minutes
+                    pacer.sweep()
 
         async def heartbeat() -> None:  # several processes: renew our leases, take over expired ones
             beat = getattr(store, "heartbeat", None)

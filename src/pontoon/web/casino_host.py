@@ -12,6 +12,7 @@ drawn by the House to 12 or more, then stood (004 5.3).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from decimal import Decimal
@@ -64,8 +65,27 @@ class CasinoHost(HostedTable):
         for ev in table.log.events:  # an adopted table: its shoe's commitment and reveals so far
             self.fair_event(ev)
         self.table.subscribe(self.watch)
+        self.prepare_shoe()
         self.bets: dict[str, dict[str, Decimal]] = {}
         self._limits: dict[str, Any] | None = None  # the state's "limits" (the rules': made once)
+
+    def fair_event(self, ev: Any) -> None:
+        super().fair_event(ev)
+        if ev.kind == "new_shoe":
+            self.prepare_shoe()  # the shoe after this one, in a worker thread while this one is dealt
+
+    def prepare_shoe(self) -> None:
+        """The next fair shoe shuffled ahead in a worker thread (``FairShuffler.prepare``), so that a
+        table's first deal (a thousand tables made together: a thousand shuffles) and each new shoe
+        do not shuffle on the event loop; nothing without a running loop (a table made outside one)."""
+        fair = getattr(self.table, "fair", None)
+        if fair is None or not hasattr(fair, "prepare"):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        loop.run_in_executor(None, fair.prepare, self.rules.pack, self.rules.decks)
 
     # ------------------------------------------------------------------ seats
     def seated_at(self, box: int) -> Member | None:

@@ -40,10 +40,16 @@ class TablePersistence(Protocol):
     ) -> None: ...
 
 
-class MemoryPersistence:
-    """Everything in memory; the last ``keep`` records of each table."""
+MEMORY_KEEP = 200  # records (and member changes) the memory store keeps per table: about 12 rounds
 
-    def __init__(self, keep: int = 2000) -> None:
+
+class MemoryPersistence:
+    """Everything in memory; the last ``keep`` records of each table (a tail for tests and a look at a
+    running dev server: nothing reads them back; the durable store is the history). ``keep`` was 2,000,
+    which at 1,000 busy tables let the server's memory grow by about 4 MB every 5 s for ten minutes
+    (docs/scale.md, "Human-paced"); 200 lets it level off within a minute."""
+
+    def __init__(self, keep: int = MEMORY_KEEP) -> None:
         self.accounts: dict[str, Decimal] = {}
         self.tables: dict[str, dict[str, Any]] = {}
         self.members: dict[str, deque[tuple[str, dict[str, Any]]]] = {}

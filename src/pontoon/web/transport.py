@@ -15,16 +15,19 @@
 - ``RedactTokens``: a logging filter on uvicorn's access and error loggers that writes any
   ``token=``-like query value as ``[redacted]``.
 - ``uvicorn_options(settings)``: the keyword arguments ``pontoon serve`` (and the tests) give uvicorn.
-- ``tune_gc()``: the collector of a server process, tuned at start-up (``Settings.tune_gc``).
+- ``tune_gc()``: the collector of a server process, tuned at start-up (``Settings.tune_gc``): thresholds,
+  survivors frozen, a sweep of the whole heap every ``SWEEP_S`` (``GcPacer``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import ipaddress
 import logging
 import re
+import time
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -303,35 +306,103 @@ def uvicorn_options(settings: Any) -> dict[str, Any]:
     }
 
 
-GC_THRESHOLDS = (10_000, 10, 10)
+GC_THRESHOLDS = (2_500, 10, 10)  # (the middle and full thresholds unused: every survivor is frozen)
+SWEEP_S = 600.0  # seconds between two sweeps of the whole heap (``GcPacer.sweep``)
 
 
-def tune_gc() -> tuple[int, int, int]:
-    """The cyclic garbage collector of a server process, tuned once it has started (docs/scale-log.md,
-    "The tail"): what exists then (the modules, the app, the tables restored: about 100,000 objects) is
-    collected once and frozen (``gc.freeze``: never scanned again), and a young collection waits for
-    10,000 new objects instead of 700. With CPython's defaults a server with 1,000 busy tables spent
+class GcPacer:
+    """What the collector of a tuned server does besides its thresholds (docs/scale.md, "The collector").
+
+    What survives a collection is frozen at once (``gc.freeze`` in the collector's own "stop" callback),
+    so that every collection scans only what was made since the last one: the tables' views, the
+    records, the connections' state live for seconds to hours, and with CPython's generations each of
+    them was scanned again by every middle and full collection until it died (at 1,000 busy tables the
+    young and middle collections scanned 40,000 to 170,000 such objects, 20 to 160 ms each, and found
+    almost no garbage: what the server drops, reference counting frees, frozen or not). What a frozen
+    object's reference cycle leaves behind is reclaimed by the ``sweep`` (everything unfrozen, one full
+    collection, frozen again), which the server's timer runs every ``sweep_s`` seconds: one pause of a
+    whole-heap collection every ten minutes, where CPython's own full collections came every minute or
+    two, and memory stays bounded by what one ``sweep_s`` of play leaves in cycles."""
+
+    def __init__(self, sweep_s: float = SWEEP_S) -> None:
+        self.sweep_s = sweep_s
+        self.last_sweep = time.monotonic()
+        self.sweeps = 0
+
+    def on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "stop":
+            gc.freeze()  # (survived this collection: not scanned again until the sweep)
+
+    def due(self, now: float | None = None) -> bool:
+        return (time.monotonic() if now is None else now) - self.last_sweep >= self.sweep_s
+
+    def sweep(self) -> int:
+        """Unfreeze everything, collect it all (the cycles left since the last sweep), freeze what is
+        left; the objects freed."""
+        gc.unfreeze()
+        got = gc.collect()  # (its "stop" callback freezes what survived)
+        gc.freeze()
+        self.last_sweep = time.monotonic()
+        self.sweeps += 1
+        return got
+
+
+_pacer: GcPacer | None = None
+
+
+def gc_pacer() -> GcPacer | None:
+    """The process's pacer once ``tune_gc`` has run (None before, and after ``untune_gc``)."""
+    return _pacer
+
+
+def tune_gc(sweep_s: float = SWEEP_S) -> tuple[int, int, int]:
+    """The cyclic garbage collector of a server process, tuned once it has started (docs/scale.md, "The
+    collector"; docs/scale-log.md, "The tail"): what exists then (the modules, the app, the tables
+    restored: about 100,000 objects) is collected once and frozen (``gc.freeze``: never scanned again),
+    a young collection waits for 2,500 new objects instead of 700, and from then on what survives a
+    collection is frozen too and the whole heap is swept every ``sweep_s`` seconds (``GcPacer``), so
+    that every collection is a young one. With CPython's defaults a server with 1,000 busy tables spent
     about a quarter of its CPU in the collector, and a full collection of its heap held the event loop
-    for 300 ms and more (every action waiting then); tuned, the collector's CPU fell by about 60% and its
-    longest pause by half (bench/bench_human.py prints both). The previous thresholds are returned.
-    Objects frozen here that later die in a reference cycle are not reclaimed: that is the start-up's,
-    once, not the play's."""
+    for 300 ms and more (every action waiting then); with 10,000 and no freezing of survivors its
+    young collections scanned some 40,000 objects (30 ms of CPU each) and its middle ones 170,000 (up
+    to 160 ms). The previous thresholds are returned; idempotent (one pacer per process)."""
+    global _pacer
     old = gc.get_threshold()
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    if _pacer is None:
+        _pacer = GcPacer(sweep_s)
+        gc.callbacks.append(_pacer.on_gc)
+    else:
+        _pacer.sweep_s = sweep_s
     return old
+
+
+def untune_gc(threshold: tuple[int, int, int] = (700, 10, 10)) -> None:
+    """Undo ``tune_gc`` (tests, embedders): the pacer's callback removed, everything unfrozen."""
+    global _pacer
+    if _pacer is not None:
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(_pacer.on_gc)
+        _pacer = None
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
 
 
 __all__ = [
     "CSP",
     "GC_THRESHOLDS",
+    "SWEEP_S",
     "BodyLimit",
+    "GcPacer",
     "RedactTokens",
     "SiteGuard",
+    "gc_pacer",
     "guarded",
     "host_name",
     "install_log_filter",
     "tune_gc",
+    "untune_gc",
     "uvicorn_options",
 ]
