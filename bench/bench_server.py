@@ -90,6 +90,10 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
         import pontoon.web.transport as tr
 
         tr.GC_THRESHOLDS = tuple(int(x) for x in os.environ["BENCH_GC_THRESHOLDS"].split(","))  # type: ignore[assignment]
+    if os.environ.get("BENCH_GC_SWEEP_S"):  # (the tuned collector's sweep of the whole heap sooner)
+        import pontoon.web.transport as tr
+
+        tr.SWEEP_S = float(os.environ["BENCH_GC_SWEEP_S"])  # type: ignore[misc]
     app = create_app(s, persistence)
     opts = dict(uvicorn_options(s), host="127.0.0.1", port=port, log_level="warning")
     if os.environ.get("BENCH_WS"):  # (bench_server.py --ws: another WebSocket implementation of uvicorn's)

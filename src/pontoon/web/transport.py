@@ -355,7 +355,7 @@ def gc_pacer() -> GcPacer | None:
     return _pacer
 
 
-def tune_gc(sweep_s: float = SWEEP_S) -> tuple[int, int, int]:
+def tune_gc(sweep_s: float | None = None) -> tuple[int, int, int]:
     """The cyclic garbage collector of a server process, tuned once it has started (docs/scale.md, "The
     collector"; docs/scale-log.md, "The tail"): what exists then (the modules, the app, the tables
     restored: about 100,000 objects) is collected once and frozen (``gc.freeze``: never scanned again),
@@ -367,6 +367,7 @@ def tune_gc(sweep_s: float = SWEEP_S) -> tuple[int, int, int]:
     young collections scanned some 40,000 objects (30 ms of CPU each) and its middle ones 170,000 (up
     to 160 ms). The previous thresholds are returned; idempotent (one pacer per process)."""
     global _pacer
+    sweep_s = SWEEP_S if sweep_s is None else sweep_s
     old = gc.get_threshold()
     gc.collect()
     gc.freeze()
