@@ -37,6 +37,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 
 import httpx
@@ -175,13 +176,19 @@ async def setup(bases: list[str], tables: int, at_once: int = 32) -> list[str]:
     commit, and one at a time the set-up of 1,000 tables took minutes); each person's WebSocket URL and
     seat token, in table order."""
     urls: list[str] = [""] * (2 * tables)
-    https = [httpx.AsyncClient(base_url=b, timeout=120) for b in bases]
+    # no cookie jar: every call names its account (a session cookie kept by a shared client would make
+    # the next tables in its name, over the 3 open tables an account may make)
+    jar = lambda: CookieJar(DefaultCookiePolicy(allowed_domains=[]))  # noqa: E731
+    https = [httpx.AsyncClient(base_url=b, timeout=120, cookies=jar()) for b in bases]
     gate = asyncio.Semaphore(at_once)
 
     async def one(t: int) -> None:
         base, http = bases[t % len(bases)], https[t % len(bases)]
         async with gate:
-            tid = (await http.post("/api/tables", json={"preset": "mbs", "seed": t})).json()["id"]
+            made = await http.post("/api/tables", json={"preset": "mbs", "seed": t})
+            if made.status_code != 201:
+                raise RuntimeError(f"making table {t}: {made.status_code} {made.text[:200]}")
+            tid = made.json()["id"]
             for p in range(2):
                 tok = (await http.post("/api/accounts", json={"name": f"h{t}p{p}"})).json()["token"]
                 r = await http.post(
