@@ -1,6 +1,6 @@
 """The memory store (no history store configured: tests, a dev server) keeps a bounded tail of each
 table's records, ``MEMORY_KEEP`` (200: about twelve rounds of two people), where it kept 2,000 and a
-thousand busy tables grew the server's memory for ten minutes (docs/scale.md, "Human-paced"). Through a
+thousand busy tables grew the server's memory for ten minutes (docs/scale.md, "Measured (human-paced)"). Through a
 real server: a table that has played past the bound holds exactly the newest ``MEMORY_KEEP`` records,
 in order, the play's last event last."""
 

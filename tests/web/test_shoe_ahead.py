@@ -1,6 +1,6 @@
 """The next fair shoe is shuffled ahead, in a worker thread (``FairShuffler.prepare``; the server's
 casino tables call it when a table is made and after each new shoe), so that a thousand tables made
-together do not shuffle on the event loop at their first deals (docs/scale.md, "Human-paced"). The shoe
+together do not shuffle on the event loop at their first deals (docs/scale.md, "Measured (human-paced)"). The shoe
 dealt is the one the committed seed, the client seed and the nonce give: the commitment, the reveal and
 the verification are those of a shoe shuffled at the deal; a client seed changed after the shoe was
 prepared is the one used; the server's tables are not seeded (ruling 36: secret seeds)."""

@@ -311,7 +311,7 @@ SWEEP_S = 600.0  # seconds between two sweeps of the whole heap (``GcPacer.sweep
 
 
 class GcPacer:
-    """What the collector of a tuned server does besides its thresholds (docs/scale.md, "The collector").
+    """What the collector of a tuned server does besides its thresholds (docs/scale.md, "Measured (human-paced)").
 
     What survives a collection is frozen at once (``gc.freeze`` in the collector's own "stop" callback),
     so that every collection scans only what was made since the last one: the tables' views, the
@@ -356,8 +356,8 @@ def gc_pacer() -> GcPacer | None:
 
 
 def tune_gc(sweep_s: float | None = None) -> tuple[int, int, int]:
-    """The cyclic garbage collector of a server process, tuned once it has started (docs/scale.md, "The
-    collector"; docs/scale-log.md, "The tail"): what exists then (the modules, the app, the tables
+    """The cyclic garbage collector of a server process, tuned once it has started (docs/scale.md,
+    "Measured (human-paced)"; docs/scale-log.md, "The tail"): what exists then (the modules, the app, the tables
     restored: about 100,000 objects) is collected once and frozen (``gc.freeze``: never scanned again),
     a young collection waits for 2,500 new objects instead of 700, and from then on what survives a
     collection is frozen too and the whole heap is swept every ``sweep_s`` seconds (``GcPacer``), so
