@@ -108,7 +108,7 @@ events = Table(
     Column("hash", String(64), nullable=False),
     UniqueConstraint("table_id", "round_no", "seq", name="uq_event"),
 )
-Index("ix_events_round", events.c.round_id)
+# revision 0009 drops its index by ``round_id`` (no read finds an event by its round row)
 
 ledger = Table(
     "ledger",
