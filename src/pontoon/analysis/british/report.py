@@ -399,6 +399,12 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
             echo(
                 f"  exploitability with splits, the player splitting those pairs {rp['exploitability_with_splits']:.6f}"
             )
+            fv = rp["full_view"]
+            echo(
+                f"  the banker's full view facing a split against his summary play: gains {fv['gain']:.6f} per "
+                f"round against the player's best split; lowers the never-split profile's exploitability by at "
+                f"most {fv['bound']:.6f}"
+            )
     notes = report["model"]
     echo(f"model: splits {notes['splits']}; buys on the grid {notes['buy_grid']} x the initial stake")
     echo(f"  not modelled: {notes['not_modelled']}")
