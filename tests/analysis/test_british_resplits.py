@@ -1,7 +1,9 @@
 """Issue 27: resplits (003 Split: "If either of the new cards dealt is equal to the first two you may choose to
-split again, creating three or even (theoretically) four separate hands") are not in the analysis; the report
-says how often the player's best response with splits would be offered one (split_banker.resplit_chances). The
-chance is checked against the engine's pack card by card, and the engine offers the resplit exactly there."""
+split again, creating three or even (theoretically) four separate hands"). The report says how often the
+player's best response with splits would be offered one (split_banker.resplit_chances), checked against the
+engine's pack card by card, and the engine offers the resplit exactly there; split_resplit values resplits
+exactly (each hand settled when it ends), checked against the passes and against settling every hand at the
+end."""
 
 from __future__ import annotations
 
