@@ -182,6 +182,11 @@ def test_split_reading_profile_in_process() -> None:
         < 1e-15
     )
     assert rp["pairs"] and all(d["guaranteed"] <= d["split_value"] + 1e-12 for d in rp["pairs"].values())
+    # the full view (split_reading.full_view_gap): his gain against the player's best split, and the bound
+    fv = rp["full_view"]
+    splits = [d for d in rp["pairs"].values() if d["split_by_best_response"]]
+    assert abs(fv["gain"] - sum(d["chance"] * (d["split_value"] - d["guaranteed"]) for d in splits)) < 1e-15
+    assert 0.0 <= fv["bound"] <= fv["gain"] + 1e-15
     # the profile takes the best set of pairs to split, the empty set (never splitting) among them
     assert rp["exploitability_with_splits"] <= dev["with_split_banker"]["exploitability_with_splits"] + 1e-12
     if not any(d["split_in_profile"] for d in rp["pairs"].values()):

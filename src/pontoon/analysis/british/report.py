@@ -269,9 +269,13 @@ def analyze_british(
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
             "not_modelled": "splits: a second split (003 allows up to four hands) is not offered to the player's "
-            "best response (with splits it is a lower bound): the exploitability with splits is exact for the game "
-            "without resplits, and no bound on a resplit's gain is given (split_deviation.resplits: how often one "
-            "would be offered)"
+            "best response here (with splits it is a lower bound): the exploitability with splits is exact for the "
+            "game without resplits, and no bound on a resplit's gain is given on a full pack "
+            "(split_deviation.resplits: how often one would be offered; split_resplit.py values resplits exactly, "
+            "each hand settled when it ends, on reduced packs only); the banker facing a split reads a summary "
+            "(his own cards, each split hand's bust or number of cards): --split-reading measures what reading "
+            "everything would gain (reading_profile.full_view: its gain against the player's best split, and the "
+            "most it could lower the exploitability)"
             + ("; a second burn (one burn a round: a lower bound)" if rules.burn != "none" else ""),
             "player_states": len(g.nodes),
             "banker_observations": len(g.obs),
@@ -398,6 +402,12 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
             )
             echo(
                 f"  exploitability with splits, the player splitting those pairs {rp['exploitability_with_splits']:.6f}"
+            )
+            fv = rp["full_view"]
+            echo(
+                f"  the banker's full view facing a split against his summary play: gains {fv['gain']:.6f} per "
+                f"round against the player's best split; lowers the never-split profile's exploitability by at "
+                f"most {fv['bound']:.6f}"
             )
     notes = report["model"]
     echo(f"model: splits {notes['splits']}; buys on the grid {notes['buy_grid']} x the initial stake")

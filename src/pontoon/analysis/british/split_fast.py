@@ -362,8 +362,9 @@ def _k_pass2(  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _k_pass1(cnt, end, forced, kid, order, start, counts, total, x, res, out, dec):  # type: ignore[no-untyped-def]
-    """``out[c1]``: the split's value given the first hand's second card, over the second hand's second card."""
+def _k_pass1(cnt, end, forced, kid, order, start, counts, total, x, res, out, dec, ra):  # type: ignore[no-untyped-def]
+    """``out[c1]``: the split's value given the first hand's second card, over the second hand's second card;
+    ``ra[c2]``: the value of splitting the first hand x-x again at its start (``split_resplit``; -inf: not)."""
     nn, nc = cnt.shape[0], counts.shape[0]
     v = np.zeros(nn)
     for c2 in range(nc):
@@ -410,7 +411,10 @@ def _k_pass1(cnt, end, forced, kid, order, start, counts, total, x, res, out, de
             k2 = counts[c2] - 2 * (c2 == x) - (c2 == c1)
             if k1 <= 0 or k2 <= 0:
                 continue
-            out[c1] += k1 / (total - 2) * k2 / (total - 3) * v[s]
+            val = v[s]
+            if c1 == x and ra[c2] > val:
+                val = ra[c2]  # 003 Split: "split again"
+            out[c1] += k1 / (total - 2) * k2 / (total - 3) * val
 
 
 def _csr(kid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -490,10 +494,18 @@ class SplitModel:
             self._banker = (cls, mul, size, np.array([banker_outcome(h) for h in hands], np.int64))
         return self._banker
 
-    def run(self, x: int, be: BankerEnds | list[BankerEnds] | np.ndarray, nphi: int = 1) -> SplitRun:
+    def run(
+        self,
+        x: int,
+        be: BankerEnds | list[BankerEnds] | np.ndarray,
+        nphi: int = 1,
+        resplit: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> SplitRun:
         """The player's best split of x-x against ``be``: one banker play reading his own cards, or (a list of
         ``nphi`` squared, or their end shares [class, banker hand], ``class_ends``) one per class of what he
-        sees of the two ended hands (``end_feature``)."""
+        sees of the two ended hands (``end_feature``). ``resplit``: (``ra``, ``rb``) of
+        ``split_resplit.resplit_values``, each hand x-x split again at its start where that is worth more
+        (the decisions ``dec1``, ``dec2`` are then those of the hands played)."""
         hg, csr, pidx, rcs = self.graph(x)
         counts, total, binom = self.counts, self.total, self.binom
         phi = end_feature(hg, nphi)
@@ -533,9 +545,13 @@ class SplitModel:
             hg.e_mset, hg.e_stake, hg.e_fixed, hg.e_total, counts, total, pidx, pb, pn, pp,
             self.payoffs(np.arange(23)), float(self.rules.banker_pontoon_collects), res, dec2, phi, nphi,
         )  # fmt: skip
+        ra = np.full(NCLASS, -np.inf)
+        if resplit is not None:
+            ra = resplit[0]
+            res[:, x] = np.maximum(res[:, x], resplit[1])  # 003 Split: "split again" (the second hand)
         per = np.zeros(NCLASS)
         dec1 = np.zeros((NCLASS, len(hg.cnt)), np.int8)
-        _k_pass1(hg.cnt, hg.end, hg.forced, hg.kid, hg.order, hg.start, counts, total, x, res, per, dec1)
+        _k_pass1(hg.cnt, hg.end, hg.forced, hg.kid, hg.order, hg.start, counts, total, x, res, per, dec1, ra)
         return SplitRun(x, res, dec1, dec2, per, float(per.sum()))
 
 

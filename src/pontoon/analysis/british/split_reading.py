@@ -354,9 +354,19 @@ def reading_profile(
         twist = twists.get(x, simple_play(g))
         run = model.run(x, class_ends(g, twist), 1 if twist.ndim == 1 else int(round(np.sqrt(len(twist)))))
         read = reading_response(g, model, run)
-        pairs[name] = {"split_value": run.value, "guaranteed": read.value, "split_in_profile": False}
         n, p = roots[(x, x)]
-        found[name] = (n, p * same_rank_share(g.rules, x), read.value)
+        chance = p * same_rank_share(g.rules, x)
+        against = pair["split_banker"]["upper"] if "split_banker" in pair else pair["split"]
+        pairs[name] = {
+            "split_value": run.value,
+            "guaranteed": read.value,
+            "split_in_profile": False,
+            "chance": chance,
+            # the full view's gain over the banker's play facing the split, against the player's best split
+            "full_view_gain": run.value - read.value,
+            "split_by_best_response": bool(against > pair["no_split"]),
+        }
+        found[name] = (n, chance, read.value)
     best: tuple[float, tuple[str, ...]] | None = None
     names = sorted(found)
     for mask in range(1 << len(names)):  # every set of the pairs split in the profile (a few pairs)
@@ -372,6 +382,7 @@ def reading_profile(
     pbr = dev["with_split_banker"]["player_best_response_with_splits"]
     return {
         "pairs": pairs,
+        "full_view": full_view_gap(pairs, dev),
         "banker_best_response": bbr,
         "banker_best_response_without_splits": banker_br,
         "player_best_response_with_splits": pbr,
@@ -416,3 +427,25 @@ def observation_values(
             z[k] = min(S[k], t)
     m = np.where(M > 0, M, np.nan)
     return S / m, tw / m, M
+
+
+def full_view_gap(pairs: dict[str, Any], dev: dict[str, Any]) -> dict[str, float]:
+    """What the banker's summary facing a split (his own cards and each split hand's bust or number of cards,
+    ``split_fast.end_feature``) loses against reading everything he sees (ruling 35), per round:
+
+    * ``gain``: his exact best response reading everything (``reading_response``), over his play of the summary,
+      against the player's best split against that play, summed over the pairs the player's best response splits
+      (each weighted by its chance per round);
+    * ``bound``: the most any banker facing a split, whatever he reads, can lower the player's best response with
+      splits (so the exploitability of the profile that never splits) below its value against the summary play:
+      per pair split, ``chance * (split_value - max(no_split, guaranteed))``. Exact as a bound: against any banker
+      the player's best split is worth at least what his present best split guarantees (``guaranteed``, the
+      reading best response's value), and he keeps the pair unsplit where that is better."""
+    gain = bound = 0.0
+    for name, d in pairs.items():
+        if not d["split_by_best_response"]:
+            continue
+        keep = dev["pairs"][name]["no_split"]
+        gain += d["chance"] * d["full_view_gain"]
+        bound += d["chance"] * (d["split_value"] - max(keep, d["guaranteed"]))
+    return {"gain": gain, "bound": bound}
