@@ -53,10 +53,15 @@ class Out:
 
     def log(self, msg: str) -> None:
         line = f"[{time.strftime('%H:%M:%S')}] {msg}"
-        with self.lock:
+        # a worker stopped while holding the lock never releases it: the parent then writes without it
+        got = self.lock.acquire(timeout=5)
+        try:
             print(line, flush=True)
             with open(os.path.join(self.folder, "nbr-log.txt"), "a", encoding="utf-8") as fh:
                 fh.write(line + "\n")
+        finally:
+            if got:
+                self.lock.release()
 
     def deal(self, rec: dict[str, Any]) -> None:
         with self.lock, open(os.path.join(self.folder, "nbr-deals.jsonl"), "a", encoding="utf-8") as fh:

@@ -61,6 +61,9 @@ def test_batch_records_round_trip_and_a_cut_tail_is_dropped() -> None:
     assert [h["first"] for h, _ in got] == [0, 2]
     assert np.abs(got[1][1] - 2 * z).max() < 1e-6  # float32
     assert len(list(read_batches(data[:-5]))) == 1  # a run stopped mid-write
+    one = len(data) - len(data[data.rindex(b"NBRZ1") :])  # the first record's length
+    # the first record cut short, the second after it: the second is still read
+    assert [h["first"] for h, _ in read_batches(data[: one - 10] + data[one:])] == [2]
     with pytest.raises(ValueError, match="not a batch record"):
         list(read_batches(b"garbage" + data))
 

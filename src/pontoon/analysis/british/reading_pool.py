@@ -121,22 +121,31 @@ def write_batch(fh: Any, header: dict[str, Any], zsum: np.ndarray) -> None:
 
 
 def read_batches(data: bytes) -> Iterator[tuple[dict[str, Any], np.ndarray]]:
-    """The batch records of a z file's bytes; a record cut short at the end (a run stopped mid-write) is
-    dropped; anything else that is not a record raises ``ValueError``."""
+    """The batch records of a z file's bytes. A record cut short at the end (a run stopped mid-write) is
+    dropped, and so is one that does not decompress (reading resumes at the next ``MAGIC``); a file that does
+    not start with a record raises ``ValueError``."""
+    if data and not data.startswith(MAGIC):
+        raise ValueError(f"not a batch record at byte 0: expected {MAGIC!r}")
     at = 0
     while at < len(data):
-        if data[at : at + len(MAGIC)] != MAGIC:
-            raise ValueError(f"not a batch record at byte {at}: expected {MAGIC!r}")
         head = at + len(MAGIC)
-        if head + 8 > len(data):
+        if data[at:head] != MAGIC or head + 8 > len(data):
             return
         (size,) = struct.unpack("<Q", data[head : head + 8])
-        if head + 8 + size > len(data):
-            return
-        raw = zlib.decompress(data[head + 8 : head + 8 + size])
+        end = head + 8 + size
+        try:
+            raw = zlib.decompress(data[head + 8 : end]) if end <= len(data) else None
+        except zlib.error:
+            raw = None
+        if raw is None:
+            nxt = data.find(MAGIC, at + 1)
+            if nxt < 0:
+                return
+            at = nxt
+            continue
         line, _, arr = raw.partition(b"\n")
         yield json.loads(line), np.frombuffer(arr, "<f4").astype(np.float64)
-        at = head + 8 + size
+        at = end
 
 
 def cell_key(players: int, packs: int) -> str:
