@@ -101,7 +101,7 @@ def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
 
 
 def test_gathered_runs_equal_the_loop_on_every_pair_of_a_reduced_pack(cache) -> None:  # type: ignore[no-untyped-def]
-    sol = S.solved(BRITISH.with_(pack_ranks="A29T", pack_suits=4))
+    sol = S.solved(BRITISH.with_(pack_ranks="A5T", pack_suits=4))
     g = sol.game
     model = SplitModel(sol.rules, g)
     pairs = 0
@@ -113,7 +113,7 @@ def test_gathered_runs_equal_the_loop_on_every_pair_of_a_reduced_pack(cache) -> 
         assert len(got.obs) > 0
         _same(got, reference_gather(model, run))
         pairs += 1
-    assert pairs == 4
+    assert pairs == 3
 
 
 def test_first_split_hint_figures_unchanged_on_the_full_pack() -> None:
@@ -125,12 +125,12 @@ def test_first_split_hint_figures_unchanged_on_the_full_pack() -> None:
     ref = reference_gather(model, model.run(8, class_ends(g, sb.split_play(sol, 8)), sb.SPLIT_CLASSES))
     _same(gd, ref)
     checked = 0
-    for o in range(0, len(gd.obs), max(1, len(gd.obs) // 25)):
+    for o in range(0, len(gd.obs), max(1, len(gd.obs) // 8)):
         stay, twist, mass = observation_values(g, model, ref, o)
-        for hand, k in list(g.banker_index.items())[::7]:
+        for hand, k in list(g.banker_index.items())[::15]:
             if mass[k] > 0:
                 got = sb.split_banker_values(sol, 8, gd.obs[o], hand)
                 want = [-float(stay[k]), -float(twist[k])]  # NaN: no twist there (both)
                 assert np.array_equal([got["stick"], got["twist"]], want, equal_nan=True)
                 checked += 1
-    assert checked > 20
+    assert checked >= 8
