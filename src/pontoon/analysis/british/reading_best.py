@@ -107,9 +107,11 @@ def deal_values(
     n0: np.ndarray,
     budget: int | None = None,
     rng: np.random.Generator | None = None,
+    plans: Any = None,
 ) -> np.ndarray:
     """``z_D``: per terminal, the unbiased estimate of its value from the deal ``rest`` (``_rest``'s: the
-    banker's first two cards, the other live hands as he sees them, the cards shown, their cards)."""
+    banker's first two cards, the other live hands as he sees them, the cards shown, their cards).
+    ``plans``: the deal's ``reading_last.planner`` where the caller has one (the same decisions)."""
     g = rd.sol.game
     f, live, shown, used = rest
     n = n0 - used
@@ -134,7 +136,8 @@ def deal_values(
     costly = [o for o in tm.by_obs if mine(o) in rd.support] if rd.observed(others) else []
     for o in set(tm.by_obs) - set(costly):
         add(o, frozenset(), 1.0)  # what the solved player never shows: the banker stays
-    plans = planner(rd, others, len(costly) if budget is None else min(budget, len(costly)))
+    if plans is None:
+        plans = planner(rd, others, len(costly) if budget is None else min(budget, len(costly)))
     if budget is None or len(costly) <= budget:
         for o in costly:
             add(o, plans.plan(mine(o)), 1.0)

@@ -42,7 +42,7 @@ from numba import types
 from numba.typed import Dict
 
 from pontoon.analysis.british.game import Hand, counts_of
-from pontoon.analysis.british.reading import Obs, Reader, Seen, _known
+from pontoon.analysis.british.reading import OUTCOMES, Obs, Reader, Seen, _known
 from pontoon.analysis.british.reading_fast import _njit, banker_nodes, twists_better
 
 _MARG = types.Tuple((types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]))
@@ -56,13 +56,34 @@ SHIFT = 5  # bits per class in a sum's key: a count below 32 (his cards and the 
 
 @_njit
 def _k_plans(
-    pd, gw, ga, m, u, hd, hw, hpay, outcome, can, extra, n_extra, kid, blind_flag, memo, marg, stay, twist
+    pd,
+    gw,
+    ga,
+    m,
+    u,
+    hd,
+    hw,
+    hpay,
+    outcome,
+    can,
+    extra,
+    n_extra,
+    kid,
+    blind_flag,
+    keys,
+    fval,
+    aval,
+    count,
+    marg,
+    stay,
+    twist,
 ):  # type: ignore[no-untyped-def]
     """The banker's stay and twist values at every hand from his first two (NaN: not reached / no twist)
     for the deviator's observation with face-up counts ``u`` and support ``hd`` (weights ``hw``, payments
     ``hpay``), from the other hands' programme (counts ``pd``, weight and payments times ``m^(p)``: ``gw``,
-    ``ga``) and the pack ``m`` less what he sees of them; ``memo`` keeps ``F`` (outcome slot 0) and ``A_o``
-    (slot o + 1) per ``K`` across calls, ``marg`` the programme summed by its counts on each set of classes
+    ``ga``) and the pack ``m`` less what he sees of them; ``keys`` (an open-addressing table: -1 empty)
+    keeps a slot per ``K`` across calls, with ``F`` in ``fval[slot]`` and ``A_o`` in ``aval[slot, o]`` (NaN:
+    not yet summed; ``count``: slots used; the caller keeps the table at most half full after the call), ``marg`` the programme summed by its counts on each set of classes
     (``_marginal``). Returns the
     banker's mass at his first two cards (0: no deal gives what he sees), his value there playing best and
     the blind banker's (twisting at ``blind_flag``), as ``reading_fast._k_tree``."""
@@ -92,35 +113,42 @@ def _k_plans(
     mass = np.zeros(nh)
     sums = np.zeros(nh)
     kk = np.empty(ncls, np.int64)
+    # a sum's key is linear in the counts: the deviator's part per support, the banker's draws per hand
+    bkey = np.zeros(nsup, np.int64)
+    bsize = np.zeros(nsup, np.int64)
+    for j in range(nsup):
+        for c in range(ncls):
+            bkey[j] = (bkey[j] << SHIFT) | (u[c] + hd[j, c])
+            bsize[j] += u[c] + hd[j, c]
     for i in range(nh):
         o = outcome[i]
         ne = n_extra[i]
+        ekey = 0
+        for t in range(ne):
+            ekey += 1 << (SHIFT * (ncls - 1 - extra[i, t]))
         ms = 0.0
         ss = 0.0
         for j in range(nsup):
-            size = 0
-            key = 0
-            for c in range(ncls):
-                kk[c] = u[c] + hd[j, c]
-            for t in range(ne):
-                kk[extra[i, t]] += 1
-            for c in range(ncls):
-                size += kk[c]
-                key = (key << SHIFT) | kk[c]
-            fk = key * 32
-            ak = key * 32 + 1 + o
-            if fk in memo and ak in memo:
-                fv = memo[fk]
-                av = memo[ak]
-            else:
+            key = bkey[j] + ekey
+            slot = _find(keys, key)
+            if keys[slot] != key or np.isnan(aval[slot, o]):
+                for c in range(ncls):
+                    kk[c] = u[c] + hd[j, c]
+                for t in range(ne):
+                    kk[extra[i, t]] += 1
                 mask = 0
                 for c in range(ncls):
                     if kk[c] > 0:
                         mask |= 1 << c
                 md, mg, mb = _marginal(marg, mask, pd, gw, ga, m)
-                fv, av = _sum(md, mg, mb, o, kk, mm[size + sp], ncls, m)
-                memo[fk] = fv
-                memo[ak] = av
+                fv, av = _sum(md, mg, mb, o, kk, mm[bsize[j] + ne + sp], ncls, m)
+                if keys[slot] != key:
+                    keys[slot] = key
+                    count[0] += 1
+                    fval[slot] = fv
+                aval[slot, o] = av
+            fv = fval[slot]
+            av = aval[slot, o]
             ms += hw[j] * fv
             ss += hw[j] * (av + hpay[j, o] * fv)
         mass[i] = ms * scale
@@ -175,40 +203,117 @@ def _k_plans(
 
 
 @_njit
+def _find(keys, key):  # type: ignore[no-untyped-def]
+    """The slot of ``key`` in the open-addressing table ``keys`` (size a power of two, -1 empty), or the
+    empty slot where it goes (linear probing from a multiplicative hash)."""
+    capm = keys.shape[0] - 1
+    h = ((key * -7046029254386353131) >> 17) & capm
+    while keys[h] != -1 and keys[h] != key:
+        h = (h + 1) & capm
+    return h
+
+
+@_njit
+def _regrow(keys, fval, aval, nkeys, nfval, naval):  # type: ignore[no-untyped-def]
+    """The table's slots moved into the larger arrays ``nkeys`` (all -1), ``nfval``, ``naval`` (all NaN)."""
+    for s in range(keys.shape[0]):
+        if keys[s] != -1:
+            t = _find(nkeys, keys[s])
+            nkeys[t] = keys[s]
+            nfval[t] = fval[s]
+            naval[t] = aval[s]
+
+
+@_njit
 def _marginal(marg, mask, pd, gw, ga, m):  # type: ignore[no-untyped-def]
     """The programme's states summed by their counts on the classes in ``mask`` (the others zero): counts,
-    weights, payments; built once per deal and set of classes (``marg``: the mask's, kept)."""
+    weights, payments; built once per deal and set of classes (``marg``: the mask's, kept). Each table is
+    summed from the one of the mask with one more class (the lowest the programme has that the mask lacks,
+    itself kept), down from the programme's own states: a mask costs its parent's rows, not every state."""
     if mask in marg:
         got = marg[mask]
         return got[0], got[1], got[2]
     ncls = pd.shape[1]
     ns = pd.shape[0]
-    index = Dict.empty(key_type=types.int64, value_type=types.int64)
+    full = 0  # the classes the programme's states hold
+    for p in range(ns):
+        for c in range(ncls):
+            if pd[p, c] > 0:
+                full |= 1 << c
+    eff = mask & full  # a class no state holds sums to itself
+    chain = np.empty(ncls + 1, np.int64)  # the masks to build, the mask's own first
+    nchain = 0
+    cur = eff
+    while cur != full and cur not in marg:
+        chain[nchain] = cur
+        nchain += 1
+        low = full & ~cur
+        cur |= low & -low
+    if cur in marg:
+        got = marg[cur]
+        sd, sw, sa = got[0], got[1], got[2]
+    else:
+        sd, sw, sa = pd, gw, ga
+        marg[cur] = (pd, gw, ga)
+    for k in range(nchain - 1, -1, -1):
+        sd, sw, sa = _collapse(chain[k], sd, sw, sa, m)
+        marg[chain[k]] = (sd, sw, sa)
+    if mask != eff:
+        marg[mask] = (sd, sw, sa)
+    return sd, sw, sa
+
+
+DENSE = 1 << 20  # index the sums by a dense array of codes up to this size (else a hash table)
+
+
+@_njit
+def _collapse(mask, sd, sw, sa, m):  # type: ignore[no-untyped-def]
+    """States ``sd`` (weights ``sw``, payments ``sa``) summed by their counts on the classes in ``mask``."""
+    ncls = sd.shape[1]
+    ns = sd.shape[0]
+    size = 1
+    for c in range(ncls):
+        if mask & (1 << c):
+            size *= m[c] + 1
+            if size > DENSE:
+                break
     slot = np.empty(ns, np.int64)
     cnt = 0
-    for p in range(ns):
-        code = 0
-        for c in range(ncls):
-            if mask & (1 << c):
-                code = code * (m[c] + 1) + pd[p, c]  # below 33^11 < 2^63
-        if code in index:
-            slot[p] = index[code]
-        else:
-            index[code] = cnt
-            slot[p] = cnt
-            cnt += 1
+    if size <= DENSE:
+        dense = np.full(size, -1, np.int64)
+        for p in range(ns):
+            code = 0
+            for c in range(ncls):
+                if mask & (1 << c):
+                    code = code * (m[c] + 1) + sd[p, c]
+            if dense[code] < 0:
+                dense[code] = cnt
+                cnt += 1
+            slot[p] = dense[code]
+    else:
+        index = Dict.empty(key_type=types.int64, value_type=types.int64)
+        for p in range(ns):
+            code = 0
+            for c in range(ncls):
+                if mask & (1 << c):
+                    code = code * (m[c] + 1) + sd[p, c]  # below 33^11 < 2^63
+            if code in index:
+                slot[p] = index[code]
+            else:
+                index[code] = cnt
+                slot[p] = cnt
+                cnt += 1
     md = np.zeros((cnt, ncls), np.int64)
     mg = np.zeros(cnt)
-    mb = np.zeros((cnt, ga.shape[1]))
+    mb = np.zeros((cnt, sa.shape[1]))
     for p in range(ns):
         q = slot[p]
         for c in range(ncls):
             if mask & (1 << c):
-                md[q, c] = pd[p, c]
-        mg[q] += gw[p]
-        for o in range(ga.shape[1]):
-            mb[q, o] += ga[p, o]
-    marg[mask] = (md, mg, mb)
+                md[q, c] = sd[p, c]
+        mg[q] += sw[p]
+        for o in range(sa.shape[1]):
+            mb[q, o] += sa[p, o]
     return md, mg, mb
 
 
@@ -282,7 +387,10 @@ class LastPlanner:
             )
             if not len(self.gw):
                 self.ok = False
-        self.memo = Dict.empty(key_type=types.int64, value_type=types.float64)
+        self.keys = np.full(1 << 12, -1, np.int64)  # the sums F and A_o by K (``_k_plans``)
+        self.fval = np.empty(1 << 12)
+        self.aval = np.full((1 << 12, OUTCOMES), np.nan)
+        self.count = np.zeros(1, np.int64)
         self.marg = Dict.empty(key_type=types.int64, value_type=_MARG)
         self.nodes = banker_nodes(self.first)
 
@@ -299,6 +407,12 @@ class LastPlanner:
         _, _, (outcome, can, extra, n_extra, kid, _, _, _) = self.nodes
         stay = np.empty(len(outcome))
         twist = np.empty(len(outcome))
+        need = 2 * (int(self.count[0]) + len(outcome) * len(h.w))  # a new slot per hand and support at most
+        if need > len(self.keys):
+            cap = 1 << (need - 1).bit_length()
+            keys, fval, aval = np.full(cap, -1, np.int64), np.empty(cap), np.full((cap, OUTCOMES), np.nan)
+            _regrow(self.keys, self.fval, self.aval, keys, fval, aval)
+            self.keys, self.fval, self.aval = keys, fval, aval
         mass, value, blind = _k_plans(
             self.pd,
             self.gw,
@@ -314,7 +428,10 @@ class LastPlanner:
             n_extra,
             kid,
             self.rd.blind_flags(self.first),
-            self.memo,
+            self.keys,
+            self.fval,
+            self.aval,
+            self.count,
             self.marg,
             stay,
             twist,

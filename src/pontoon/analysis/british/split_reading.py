@@ -24,6 +24,7 @@ reduced pack (``tests/analysis/test_british_split_reading.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -55,8 +56,8 @@ class Gathered:
     a: np.ndarray
     f: np.ndarray
 
-    @property
-    def index(self) -> dict[tuple[Obs, Obs], int]:
+    @cached_property
+    def index(self) -> dict[tuple[Obs, Obs], int]:  # built once (each hint looks one observation up)
         return {o: i for i, o in enumerate(self.obs)}
 
 
@@ -112,7 +113,10 @@ def _hand_runs(
 
 
 def gather(model: SplitModel, run: SplitRun) -> Gathered:
-    """The runs of both hands of ``run``'s split play, gathered (``Gathered``)."""
+    """The runs of both hands of ``run``'s split play, gathered (``Gathered``). Per pair of first cards, the
+    second hand's runs after each first-hand run are taken as arrays, and every pair of runs is listed in the
+    order of a loop over them; observations and groups are numbered by first appearance in that order and
+    the sums taken with ``np.add.at`` in that order (the same floats as adding pair by pair)."""
     x = run.x
     hg = model.graph(x)[0]
     counts, total = model.counts, model.total
@@ -120,27 +124,29 @@ def gather(model: SplitModel, run: SplitRun) -> Gathered:
         [[_u(t, o, float(model.rules.five_card_trick_pays)) for o in range(23)] for t in range(23)]
     )
     acts = [[a for a in range(3) if (hg.kid[j, a] >= 0).any()] for j in range(len(hg.cnt))]
-    second: dict[tuple[int, int], list[tuple[Obs, int, float]]] = {}
-    obs_id: dict[tuple[Obs, Obs], int] = {}
-    groups: dict[tuple[int, tuple[int, ...]], int] = {}
-    rows_w: list[float] = []
-    rows_a: list[np.ndarray] = []
-    rows_f: list[float] = []
+    ucode = hg.mcnt @ (np.int64(1) << (5 * np.arange(NCLASS, dtype=np.int64)))  # a class count below 32
+    end_pay = np.array(
+        [float(hg.e_stake[e]) * pay[t] if t >= 0 else np.zeros(23) for e, t in enumerate(hg.e_total)]
+    )
+    end_pay = end_pay.reshape(len(hg.e_total), 23)
+    fixed = hg.e_fixed.astype(float)
+    seen_ids: tuple[dict[Obs, int], dict[Obs, int]] = ({}, {})
+    seen_of: tuple[list[Obs], list[Obs]] = ([], [])
+    second: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    parts: list[tuple[np.ndarray, ...]] = []  # per first-hand run: the pairs' seen ids, ends and chances
     eye = np.eye(NCLASS, dtype=np.int64)
     for c2 in range(NCLASS):
-        s2 = int(hg.start[c2])
-        if s2 < 0:
+        if int(hg.start[c2]) < 0:
             continue
         for c1 in range(NCLASS):
-            s1 = int(hg.start[c1])
             k1 = int(counts[c1]) - 2 * (c1 == x)
             k2 = int(counts[c2]) - 2 * (c2 == x) - (c2 == c1)
-            if s1 < 0 or k1 <= 0 or k2 <= 0:
+            if int(hg.start[c1]) < 0 or k1 <= 0 or k2 <= 0:
                 continue
             p12 = k1 / (total - 2) * k2 / (total - 3)
-            other1 = eye[x] + eye[c2]
-            for seen1, e1, p1 in _hand_runs(model, x, c1, other1, lambda j, c2=c2: int(run.dec1[c2, j])):
-                m1 = int(hg.e_mset[e1])
+            for seen1, e1, p1 in _hand_runs(
+                model, x, c1, eye[x] + eye[c2], lambda j, c2=c2: int(run.dec1[c2, j])
+            ):
                 key = (e1, c2)
                 if key not in second:
 
@@ -148,36 +154,77 @@ def gather(model: SplitModel, run: SplitRun) -> Gathered:
                         d = int(run.dec2[e1, j])
                         return -1 if d < 0 else acts[j][d]
 
-                    second[key] = _hand_runs(model, x, c2, hg.mcnt[m1], choose2)
-                st1, t1, f1 = float(hg.e_stake[e1]), int(hg.e_total[e1]), float(hg.e_fixed[e1])
-                pay1 = st1 * pay[t1] if t1 >= 0 else np.zeros(23)
-                for seen2, e2, p2 in second[key]:
-                    w = p12 * p1 * p2
-                    m2 = int(hg.e_mset[e2])
-                    u = tuple(int(v) for v in hg.mcnt[m1] + hg.mcnt[m2])
-                    o = obs_id.setdefault((seen1, seen2), len(obs_id))
-                    gi = groups.setdefault((o, u), len(rows_w))
-                    if gi == len(rows_w):
-                        rows_w.append(0.0)
-                        rows_a.append(np.zeros(23))
-                        rows_f.append(0.0)
-                    t2 = int(hg.e_total[e2])
-                    rows_w[gi] += w
-                    rows_a[gi] += w * (pay1 + (float(hg.e_stake[e2]) * pay[t2] if t2 >= 0 else 0.0))
-                    rows_f[gi] += w * (f1 + float(hg.e_fixed[e2]))
-    keys = list(groups)
-    order = sorted(range(len(keys)), key=lambda i: keys[i][0])
-    obs = [None] * len(obs_id)
-    for k, i in obs_id.items():
-        obs[i] = k  # type: ignore[call-overload]
-    return Gathered(
-        obs,  # type: ignore[arg-type]
-        np.array([keys[i][0] for i in order], np.int64),
-        np.array([keys[i][1] for i in order], np.int64).reshape(len(order), NCLASS),
-        np.array([rows_w[i] for i in order]),
-        np.array([rows_a[i] for i in order]).reshape(len(order), 23),
-        np.array([rows_f[i] for i in order]),
-    )
+                    runs = _hand_runs(model, x, c2, hg.mcnt[int(hg.e_mset[e1])], choose2)
+                    ids = np.array([_seen_id(seen_ids[1], seen_of[1], r[0]) for r in runs], np.int64)
+                    second[key] = (
+                        ids,
+                        np.array([r[1] for r in runs], np.int64),
+                        np.array([r[2] for r in runs]),
+                    )
+                ids, e2, p2 = second[key]
+                s1 = _seen_id(seen_ids[0], seen_of[0], seen1)
+                parts.append(
+                    (
+                        np.full(len(ids), s1, np.int64),
+                        ids,
+                        np.full(len(ids), e1, np.int64),
+                        e2,
+                        (p12 * p1) * p2,
+                    )
+                )
+    if not parts:
+        return Gathered(
+            [],
+            np.zeros(0, np.int64),
+            np.zeros((0, NCLASS), np.int64),
+            np.zeros(0),
+            np.zeros((0, 23)),
+            np.zeros(0),
+        )
+    # the pairs, in the loop's order: seen ids (q), ends (r), chances (w)
+    q1, q2, r1, r2 = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    w = np.concatenate([p[4] for p in parts])
+    o = _first_seen(q1 * (len(seen_of[1]) + 1) + q2)
+    obs = [(seen_of[0][i], seen_of[1][j]) for i, j in _firsts(q1, q2, o)]
+    u = ucode[hg.e_mset[r1]] + ucode[hg.e_mset[r2]]
+    uid = _first_seen(u)  # a few thousand sets of the player's cards: o * their number fits in 63 bits
+    gid = _first_seen(o * (int(uid.max()) + 1) + uid)
+    n = int(gid.max()) + 1
+    W, A, F = np.zeros(n), np.zeros((n, 23)), np.zeros(n)
+    np.add.at(W, gid, w)
+    for lo in range(0, len(w), 1 << 16):  # the payments in slices (23 per pair)
+        sl = slice(lo, lo + (1 << 16))
+        np.add.at(A, gid[sl], w[sl, None] * (end_pay[r1[sl]] + end_pay[r2[sl]]))
+    np.add.at(F, gid, w * (fixed[r1] + fixed[r2]))
+    first = np.full(n, len(w), np.int64)
+    np.minimum.at(first, gid, np.arange(len(w)))
+    g_obs, g_u = o[first], u[first]
+    order = np.argsort(g_obs, kind="stable")
+    uvec = (g_u[order][:, None] >> (5 * np.arange(NCLASS, dtype=np.int64))) & 31
+    return Gathered(obs, g_obs[order], uvec.reshape(n, NCLASS), W[order], A[order].reshape(n, 23), F[order])
+
+
+def _first_seen(code: np.ndarray) -> np.ndarray:
+    """Per element of ``code``, its value's number in the order of first appearance (0, 1, ...)."""
+    uniq, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    rank = np.empty(len(uniq), np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))
+    return rank[inv.reshape(-1)]
+
+
+def _firsts(s1: np.ndarray, s2: np.ndarray, o: np.ndarray) -> list[tuple[int, int]]:
+    """Per number of ``o`` (0, 1, ...), the ``(s1, s2)`` of its first element."""
+    first = np.full(int(o.max()) + 1, len(o), np.int64)
+    np.minimum.at(first, o, np.arange(len(o)))
+    return list(zip(s1[first].tolist(), s2[first].tolist(), strict=True))
+
+
+def _seen_id(ids: dict[Obs, int], of: list[Obs], seen: Obs) -> int:
+    got = ids.get(seen)
+    if got is None:
+        got = ids[seen] = len(of)
+        of.append(seen)
+    return got
 
 
 @_jit

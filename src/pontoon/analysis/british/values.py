@@ -301,12 +301,13 @@ def describe(g: Game) -> dict[str, Any]:
 
 
 def _jit(fn: Any) -> Any:
-    """numba's JIT where it loads (the kernels are plain loops; without numba they run as Python)."""
+    """numba's JIT where it loads, with its on-disk cache (the kernels are plain loops; without numba they run
+    as Python): a fresh process loads them instead of compiling (the first split hint: seconds of compiling)."""
     try:
         from numba import njit
     except ImportError:  # pragma: no cover - numba is a dependency
         return fn
-    return njit(cache=False, nogil=True)(fn)
+    return njit(cache=True, nogil=True)(fn)
 
 
 @_jit

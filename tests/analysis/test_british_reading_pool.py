@@ -1,0 +1,122 @@
+"""Issue 27 item 3: deals of the players' best response to the reading banker drawn by independent runs and
+pooled (analysis/british/reading_pool.py, bench/device_nbr.py), on a reduced pack where the exact figures
+are known (reading_response.exact_response, itself equal to every deal through the engine)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from pontoon.analysis.british import strategy as S
+from pontoon.analysis.british.reading import Reader
+from pontoon.analysis.british.reading_best import sampled_values
+from pontoon.analysis.british.reading_pool import (
+    deal_record,
+    load_runs,
+    pool_cell,
+    read_batches,
+    summary,
+    table,
+    write_batch,
+)
+from pontoon.analysis.british.reading_response import exact_response
+from pontoon.analysis.british.reading_response_sample import deviation, sample_response
+from pontoon.analysis.british.values import player_flow
+from pontoon.rules.british import BRITISH
+
+RULES = BRITISH.with_(pack_ranks="5T", pack_suits=4, packs=2)  # 16 cards: the best response gains 15 points
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
+    S._MEMO.clear()
+    yield
+    S._MEMO.clear()
+
+
+def test_deal_records_are_the_sampled_deals(cache) -> None:  # type: ignore[no-untyped-def]
+    """A deal's ``z_D`` is ``reading_best.sampled_values``'s for the same seed and number, and the mean of its
+    scalars is ``sample_response``'s (every programme) to 1e-12: the same deals, the same estimators."""
+    t = table(RULES, 2)
+    recs, zs = zip(*(deal_record(t, 7, j) for j in range(30)), strict=True)
+    for z, z_ref in zip(zs, sampled_values(RULES, 2, 30, 7), strict=True):
+        assert np.abs(z - z_ref).max() < 1e-12
+    ref = sample_response(RULES, 2, 30, 7, budget=None)
+    assert abs(np.mean([r["reading_gain"] for r in recs]) - ref["reading_gain"]) < 1e-12
+    for name in ("heads_up", "blind"):
+        assert abs(np.mean([r[name] for r in recs]) - ref["deviations"][name]["gain"]) < 1e-12
+
+
+def test_batch_records_round_trip_and_a_cut_tail_is_dropped() -> None:
+    fh = io.BytesIO()
+    z = np.linspace(-2.0, 3.0, 7)
+    write_batch(fh, {"cell": "3x1", "seed": 5, "first": 0, "deals": 2}, z)
+    write_batch(fh, {"cell": "3x1", "seed": 5, "first": 2, "deals": 1}, 2 * z)
+    data = fh.getvalue()
+    got = list(read_batches(data))
+    assert [h["first"] for h, _ in got] == [0, 2]
+    assert np.abs(got[1][1] - 2 * z).max() < 1e-6  # float32
+    assert len(list(read_batches(data[:-5]))) == 1  # a run stopped mid-write
+    one = len(data) - len(data[data.rindex(b"NBRZ1") :])  # the first record's length
+    # the first record cut short, the second after it: the second is still read
+    assert [h["first"] for h, _ in read_batches(data[: one - 10] + data[one:])] == [2]
+    with pytest.raises(ValueError, match="not a batch record"):
+        list(read_batches(b"garbage" + data))
+
+
+def _run(t, folder, seed: int, deals: int, per_batch: int, name: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """A run's two files as ``bench/device_nbr.py`` writes them (deals of ``seed``, z in batches)."""
+    jl, zb = folder / f"{name}.jsonl", folder / f"{name}.bin"
+    with open(jl, "w", encoding="utf-8") as fj, open(zb, "wb") as fz:
+        for first in range(0, deals, per_batch):
+            acc = None
+            for j in range(first, min(deals, first + per_batch)):
+                rec, z = deal_record(t, seed, j)
+                fj.write(json.dumps({"cell": "2x2", **rec}) + "\n")
+                acc = z if acc is None else acc + z
+            header = {
+                "cell": "2x2",
+                "seed": seed,
+                "first": first,
+                "deals": min(deals, first + per_batch) - first,
+            }
+            write_batch(fz, header, acc)
+    return [str(jl), str(zb)]
+
+
+def test_pooled_runs_bracket_the_exact_best_response(cache, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Two runs (other seeds), one file given twice: each deal counted once; the pooled fixed deviations'
+    gains within 4 standard errors of their exact gains; the in-sample gain at least every fixed
+    deviation's on the same deals; the cross-fitted lower figures within 4 standard errors below the exact
+    best response's gain."""
+    t = table(RULES, 2)
+    files = _run(t, tmp_path, 11, 90, 3, "a") + _run(t, tmp_path, 12, 90, 2, "b")
+    records, batches = load_runs(files + files[:2])
+    assert len(records["2x2"]) == 180 and sum(h["deals"] for h, _ in batches["2x2"]) == 180
+    cell = pool_cell(t, records["2x2"], batches["2x2"])
+    sol, g = t.sol, t.sol.game
+    ex = exact_response(Reader(sol), 2)
+    y0 = player_flow(g, sol.sigma)
+    for name in ("heads_up", "blind"):
+        d = cell["deviations"][name]
+        exact = float((player_flow(g, deviation(sol, name)) - y0) @ ex["terminal_values"])
+        assert d["gain_se"] > 0 and abs(d["gain"] - exact) < 4 * d["gain_se"], (name, d, exact)
+        assert cell["in_sample_gain"] >= d["gain"] - 1e-12
+    best = ex["best"] - ex["solved"]
+    assert best > 0.1
+    assert set(cell["cross_fitted"]) == {"fitted", "fitted_5", "fitted_15"}
+    for d in cell["cross_fitted"].values():
+        assert d["gain_se"] > 0 and d["gain"] < best + 4 * d["gain_se"]
+    s = summary(cell)
+    assert s["lower"] <= s["upper"] and s["edge_at_least"] <= s["edge_at_most"]
+
+
+def test_run_files_of_another_kind_are_refused(tmp_path) -> None:
+    p = tmp_path / "x.txt"
+    p.write_text("{}")
+    with pytest.raises(ValueError, match=r"\.jsonl \(deals\) or \.bin"):
+        load_runs([str(p)])
