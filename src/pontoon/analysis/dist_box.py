@@ -33,6 +33,9 @@ from pontoon.analysis.dist_tables import LINES
 NCLS = 8  # 0..4 = 17..21, 5 = Pontoon, 6 = bust, 7 = FED: the Pontoon class once some hand is alive
 ALIVE = 7
 _dealer_rows: Any = None  # dealer.dealer_batch_table's Python source compiled into the kernel (_compiled)
+FIRST_ROWS = 1024  # room for a level's rows at first (grown by half where full)
+MEM_LIMIT = 2**62  # bytes one split's levels may hold (precompute_splits --jobs); past it, None
+on_level: Any = None  # bench's hook, after each level: (rows in, rows out, lattice points, ways)
 
 
 def _level(
@@ -67,6 +70,8 @@ def _level(
     pay_prob: np.ndarray,
     lines21: np.ndarray,
     work_limit: int,
+    row_limit: int,
+    first_rows: int,
     acc: np.ndarray,
     acc_lw: np.ndarray,
     dbase: np.ndarray,
@@ -79,7 +84,8 @@ def _level(
 ) -> tuple[Any, ...]:
     """One hand played from every box state of ``in_*`` (rows with hands still to play): the next
     level's rows (keys, measures, lines, wager, mass, lattice ranges), their number and the ways a
-    hand ended (-1 past ``work_limit``). ``flags``: p21wins, rescue, ace_one, one_wager;
+    hand ended (-1 past ``work_limit``, or past ``row_limit`` rows: memory). ``flags``: p21wins,
+    rescue, ace_one, one_wager;
     ``ints``: lattice points of one unit, of the doubled hand's Pontoon loss, the doubled-21 line.
 
     The ends after which no hand is left to play are not kept as rows: each is weighed at once by the
@@ -93,7 +99,9 @@ def _level(
     L = in_poly.shape[2]
     NL = in_lines.shape[1]
     S = counts.shape[0]
-    cap = max(1024, 4 * n_in)
+    # the next level's rows start few and grow by half where full (_grow): a level whose hands all
+    # end there (the last) makes none, where room for 4 rows an input row used to be zeroed up front
+    cap = first_rows
     o_keys = np.empty(cap, dtype=np.int64)
     o_poly = np.zeros((cap, NCLS, L))
     o_lines = np.zeros((cap, NL))
@@ -417,7 +425,7 @@ def _level(
                         _book(o_lines, o_wager, o_mass, d, in_lines, in_wager, in_mass, s, q, stake)
                         if line >= 0:
                             o_lines[d, line] += q * in_mass[s]
-                if work > work_limit:
+                if work > work_limit or n_out > row_limit:
                     return o_keys, o_poly, o_lines, o_wager, o_mass, o_lo, o_hi, n_out, -1, f_keys, n_fin
             if not resplit:
                 break
@@ -674,7 +682,7 @@ def _grow(
     """Room for row ``n_out`` (its slot claimed in the table): arrays doubled where full."""
     cap = o_keys.shape[0]
     if n_out >= cap:
-        cap2 = 2 * cap
+        cap2 = cap + cap // 2 + 1  # by half: the old and new arrays side by side, 2.5 times the rows
         k2 = np.empty(cap2, dtype=np.int64)
         k2[:n_out] = o_keys[:n_out]
         p2 = np.zeros((cap2, o_poly.shape[1], o_poly.shape[2]))
@@ -940,6 +948,8 @@ def run(sx: Any, work: int) -> tuple[np.ndarray, float, float, np.ndarray, float
         tb["lines21"],
     )
     played = 0
+    # rows a level may make within MEM_LIMIT: its input rows and its output grown by half (2.5 times)
+    row_limit = int(MEM_LIMIT // (3.5 * (8 * (NCLS * length + nl + 4) + 64)))
     acc = np.zeros(length)
     acc_lw = np.zeros(nl + 1)
     # the dealer: the shoe less the up card, that up card's dealer hands (dealer_rows' table)
@@ -957,6 +967,8 @@ def run(sx: Any, work: int) -> tuple[np.ndarray, float, float, np.ndarray, float
             hi,
             *args,
             work - played,
+            row_limit,
+            FIRST_ROWS,
             acc,
             acc_lw,
             *dealer_args,
@@ -965,5 +977,7 @@ def run(sx: Any, work: int) -> tuple[np.ndarray, float, float, np.ndarray, float
             return None
         played += int(out[8])
         n = int(out[7])
+        if on_level is not None:
+            on_level(len(keys), n, length, played)
         keys, poly, lines, wager, mass, lo, hi = (np.ascontiguousarray(a[:n]) for a in out[:7])
     return acc, v0, step, acc_lw[:nl], float(acc_lw[nl]), played
