@@ -108,11 +108,43 @@ def test_shipped_split_equals_a_fresh_computation() -> None:
     assert fresh.wager == pytest.approx(stored.wager, abs=1e-15)
 
 
+SHIPPED = sorted(f.stem.removeprefix("splits-") for f in dist_store.DATA.glob("splits-*.json"))
+
+
+def test_every_shipped_cell_sums_to_one_and_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each shipped file is a preset's (named in ``about``), each cell's measure sums to 1 within
+    1e-12, and each cell's key is one the preset's distributions (chart and optimal play) take here
+    (but split Aces taking one card, exact without the store): nothing shipped is keyed by inputs
+    that no longer occur."""
+    taken: set[str] = set()
+    real = dist_store.lookup
+
+    def seen(key: str) -> Any:
+        got = real(key)
+        if got is not None:
+            taken.add(key)
+        return got
+
+    for preset in SHIPPED:
+        doc = json.loads((dist_store.DATA / f"splits-{preset}.json").read_text())
+        assert doc["about"]["preset"] == preset
+        for cell in doc["cells"].values():
+            assert sum(q for _k, q in cell["probs"]) == pytest.approx(1.0, abs=1e-12), cell["label"]
+        taken.clear()
+        monkeypatch.setattr(dist_store, "lookup", seen)
+        round_distributions(resolve_rules(preset), (True, False))
+        monkeypatch.setattr(dist_store, "lookup", real)
+        # split Aces taking one card are worked out at once (dist_exact), never looked up
+        dead = [c["label"] for k, c in doc["cells"].items() if k not in taken]
+        assert all(label.endswith("A-A") for label in dead), dead
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
 @pytest.mark.parametrize("basic", [True, False], ids=["basic", "optimal"])
-def test_federal_with_shipped_splits(basic: bool) -> None:
-    """federal's shipped splits: the distribution still sums to 1 and its mean is the house edge to
+def test_presets_with_shipped_splits(preset: str, basic: bool) -> None:
+    """A preset's shipped splits: the distribution still sums to 1 and its mean is the house edge to
     1e-12, the shipped splits are counted as exact, and ``method`` names them."""
-    d = round_distribution(resolve_rules("federal"), basic)
+    d = round_distribution(resolve_rules(preset), basic)
     assert d["total_probability"] == pytest.approx(1.0, abs=1e-12)
     assert d["mean"] == pytest.approx(-d["house_edge"], abs=1e-12)
     assert d["stored_split_probability"] > 0.0
@@ -121,7 +153,7 @@ def test_federal_with_shipped_splits(basic: bool) -> None:
     assert "exact, precomputed" in line
     for label in d["stored_cells"]:
         assert label in line
-    plain = round_distribution(resolve_rules("federal"), basic, stored=False)
+    plain = round_distribution(resolve_rules(preset), basic, stored=False)
     assert plain["stored_split_probability"] == 0.0 and "precomputed" not in approximation(plain)
 
 
