@@ -134,21 +134,36 @@ def _warm() -> None:
 
 
 def pool_main(
-    presets: list[str], jobs: int, budget_s: float, mem_gb: float, out: Path, which: list[str]
+    presets: list[str],
+    jobs: int,
+    budget_s: float,
+    mem_gb: float,
+    out: Path,
+    which: list[str],
+    only: list[str] | None = None,
 ) -> None:
+    """``only``: the splits to work out, "preset:up:pair" (value indices), in that order (a second
+    run of what a first left), else every split of ``presets``, cheap pairs first."""
     deadline = T0 + budget_s - 15.0  # room to terminate the pool and write the files
     out.mkdir(parents=True, exist_ok=True)
     strategies = tuple(s == "basic" for s in which)
     _warm()
     tasks: list[tuple[str, int, int, float]] = []
-    for preset in presets:
-        cells = _cells(preset, strategies)
-        _log(f"{preset}: {len(cells)} splits to work out")
-        tasks += cells
-    rank = {p: i for i, p in enumerate(presets)}
-    # cheap pairs (6-6 .. 9-9: hands that stop soon) of every preset first, then the small pairs;
-    # within each, the presets in order, the likeliest rounds first
-    tasks.sort(key=lambda t: (t[2] < 5, rank[t[0]], -t[3], -t[2]))
+    if only:
+        for item in only:
+            preset, up, pair = item.split(":")
+            tasks.append((preset, int(up), int(pair), 0.0))
+        presets = list(dict.fromkeys(t[0] for t in tasks))
+        _log(f"{len(tasks)} splits to work out, in the order given")
+    else:
+        for preset in presets:
+            cells = _cells(preset, strategies)
+            _log(f"{preset}: {len(cells)} splits to work out")
+            tasks += cells
+        rank = {p: i for i, p in enumerate(presets)}
+        # cheap pairs (6-6 .. 9-9: hands that stop soon) of every preset first, then the small
+        # pairs; within each, the presets in order, the likeliest rounds first
+        tasks.sort(key=lambda t: (t[2] < 5, rank[t[0]], -t[3], -t[2]))
     docs = {
         p: {"about": {"preset": p, "made_by": "bench/precompute_splits.py --jobs"}, "cells": {}}
         for p in presets

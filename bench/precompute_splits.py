@@ -71,13 +71,14 @@ def main() -> None:
     ap.add_argument("--budget-s", type=float, default=480.0, help="pool mode: wall seconds in all")
     ap.add_argument("--mem-gb", type=float, default=8.0, help="pool mode: memory of all the jobs")
     ap.add_argument("--out-dir")
+    ap.add_argument("--cells", nargs="*", help='pool mode: only these splits, "preset:up:pair", in order')
     a = ap.parse_args()
     if a.jobs:
         if not a.out_dir:
             ap.error("--jobs needs --out-dir")
         from device_pool import pool_main  # bench/device_pool.py
 
-        pool_main(a.preset, a.jobs, a.budget_s, a.mem_gb, Path(a.out_dir), a.strategies)
+        pool_main(a.preset, a.jobs, a.budget_s, a.mem_gb, Path(a.out_dir), a.strategies, a.cells)
         return
     if len(a.preset) != 1 or not a.out:
         ap.error("one preset and --out (or --jobs and --out-dir)")
