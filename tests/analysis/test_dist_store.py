@@ -73,18 +73,24 @@ def test_stored_splits_equal_the_engine(store_dir: Path, case: str, basic: bool)
     assert round_distribution(other, basic, shoe=shoe, work=0)["stored_split_probability"] == 0.0
 
 
-def _shipped_cheapest() -> tuple[str, dict[str, Any]]:
+def _shipped_cheapest(copied: bool = False) -> tuple[str, dict[str, Any]]:
     cells = dist_store.shipped()
     assert cells, "no split shipped in analysis/data"
     ok = {k: c for k, c in cells.items() if c["work"] > 1000}  # compiled ones (not split Aces)
+    if copied:
+        ok = {k: c for k, c in ok.items() if "copied_from" in c}
+        assert ok, "no split copied across a family (bench/merge_splits.py --family)"
     key = min(ok, key=lambda k: ok[k]["work"])
     return key, ok[key]
 
 
-def test_shipped_split_equals_a_fresh_computation() -> None:
+@pytest.mark.parametrize("copied", [False, True], ids=["cheapest", "cheapest-copied"])
+def test_shipped_split_equals_a_fresh_computation(copied: bool) -> None:
     """The smallest shipped compiled split (a few seconds) worked out again by ``dist_box`` has the
-    shipped measure, pay lines and amount wagered."""
-    key, cell = _shipped_cheapest()
+    shipped measure, pay lines and amount wagered; so has the smallest split copied from another
+    preset of the same main wager (``merge_splits --family``: rws-pandemonium's 6-6 against a 6
+    from rws-plus's or mbs's, worked out under rws-pandemonium's own rules here)."""
+    key, cell = _shipped_cheapest(copied)
     preset, rest = cell["label"].split(" ", 1)
     names = "A23456789T"
     up, p = names.index(rest[0]), names.index(rest.split(", ")[1][0])
