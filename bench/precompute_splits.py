@@ -8,6 +8,13 @@ are read first). ``--ups`` orders the up cards (value indices 0 Ace .. 9 ten-val
 
     nice -n 10 python bench/precompute_splits.py federal --ups 5 4 3 2 1 6 7 8 9 0 \\
         --out src/pontoon/analysis/data/splits-federal.json
+
+``--jobs N --budget-s S --out-dir DIR`` (``bench/device_splits.sh``): the presets' splits (every
+chart split and every optimal split that differs from the chart's) over N processes, one split
+(up card, pair: the chart's, then optimal play's where it differs) a process, the cheaper pairs
+(6-6 .. 9-9) first, then by the chance of the round; ``DIR/splits-<preset>.json`` rewritten as
+each ends, the pool stopped at S seconds; ``--mem-gb`` parts the memory among the jobs (a split
+that would hold more is given up, ``dist_box.MEM_LIMIT``).
 """
 
 from __future__ import annotations
@@ -55,14 +62,29 @@ class _Saver(dict):  # type: ignore[type-arg]
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("preset")
+    ap.add_argument("preset", nargs="+")
     ap.add_argument("--strategies", nargs="*", choices=["basic", "optimal"], default=["basic", "optimal"])
     ap.add_argument("--ups", nargs="*", type=int, default=list(range(10)))
     ap.add_argument("--pairs", nargs="*", type=int, default=list(range(10)))
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--jobs", type=int, default=0, help="processes (pool mode, with --out-dir)")
+    ap.add_argument("--budget-s", type=float, default=480.0, help="pool mode: wall seconds in all")
+    ap.add_argument("--mem-gb", type=float, default=8.0, help="pool mode: memory of all the jobs")
+    ap.add_argument("--out-dir")
+    ap.add_argument("--cells", nargs="*", help='pool mode: only these splits, "preset:up:pair", in order')
     a = ap.parse_args()
-    rules = resolve_rules(a.preset)
-    saver = _Saver(Path(a.out), {"preset": a.preset, "made_by": "bench/precompute_splits.py"})
+    if a.jobs:
+        if not a.out_dir:
+            ap.error("--jobs needs --out-dir")
+        from device_pool import pool_main  # bench/device_pool.py
+
+        pool_main(a.preset, a.jobs, a.budget_s, a.mem_gb, Path(a.out_dir), a.strategies, a.cells)
+        return
+    if len(a.preset) != 1 or not a.out:
+        ap.error("one preset and --out (or --jobs and --out-dir)")
+    preset = a.preset[0]
+    rules = resolve_rules(preset)
+    saver = _Saver(Path(a.out), {"preset": preset, "made_by": "bench/precompute_splits.py"})
     real = D.split_exact
     state = {"up": -1}
 
@@ -70,7 +92,7 @@ def main() -> None:
         solver, p = args[2], args[4]
         if solver.up != state["up"] or p not in a.pairs:
             return None  # approximated, as the report's default
-        saver.label = f"{a.preset} {NAMES[solver.up]} up, {NAMES[p]}-{NAMES[p]}"
+        saver.label = f"{preset} {NAMES[solver.up]} up, {NAMES[p]}-{NAMES[p]}"
         return real(*args, **kw)
 
     D.split_exact = pick  # type: ignore[assignment]

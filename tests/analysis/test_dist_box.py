@@ -80,3 +80,28 @@ def test_six_deck_split_equals_the_python_recursion_not_the_approximation() -> N
     assert mean == pytest.approx(sum(v * q for v, q in approx.items()), abs=1e-12)  # both the exact value
     gap = max(abs(approx.get(v, 0.0) - q) for v, q in fast.items())
     assert gap > 1e-6  # what the compiled path replaced: the hands independent given the dealer
+
+
+def test_rows_grown_from_one_give_the_same_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A level's rows start with room for one and grow by half where full (memory: no room zeroed
+    up front for rows never made): the same measure, to the last bit, as with room for 1,024."""
+    from pontoon.analysis import dist_box
+
+    sets = {"max_split_hands": 2}
+    roomy = _split_of("mbs", sets, 8, 8, "compiled")
+    monkeypatch.setattr(dist_box, "FIRST_ROWS", 1)
+    grown = _split_of("mbs", sets, 8, 8, "compiled")
+    assert grown == roomy
+
+
+def test_a_split_past_its_memory_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MEM_LIMIT`` (a job's share in bench/precompute_splits --jobs): a split whose levels would
+    hold more rows is given up (None) and the round keeps the approximation."""
+    from pontoon.analysis import dist_box
+
+    sets = {"max_split_hands": 2}
+    exact = _split_of("mbs", sets, 8, 8, "compiled")
+    monkeypatch.setattr(dist_box, "MEM_LIMIT", 200_000)  # a few rows: the split makes hundreds
+    given_up = _split_of("mbs", sets, 8, 8, "compiled")
+    assert given_up == _split_of("mbs", sets, 8, 8, "approx")
+    assert given_up != exact

@@ -73,18 +73,24 @@ def test_stored_splits_equal_the_engine(store_dir: Path, case: str, basic: bool)
     assert round_distribution(other, basic, shoe=shoe, work=0)["stored_split_probability"] == 0.0
 
 
-def _shipped_cheapest() -> tuple[str, dict[str, Any]]:
+def _shipped_cheapest(copied: bool = False) -> tuple[str, dict[str, Any]]:
     cells = dist_store.shipped()
     assert cells, "no split shipped in analysis/data"
     ok = {k: c for k, c in cells.items() if c["work"] > 1000}  # compiled ones (not split Aces)
+    if copied:
+        ok = {k: c for k, c in ok.items() if "copied_from" in c}
+        assert ok, "no split copied across a family (bench/merge_splits.py --family)"
     key = min(ok, key=lambda k: ok[k]["work"])
     return key, ok[key]
 
 
-def test_shipped_split_equals_a_fresh_computation() -> None:
+@pytest.mark.parametrize("copied", [False, True], ids=["cheapest", "cheapest-copied"])
+def test_shipped_split_equals_a_fresh_computation(copied: bool) -> None:
     """The smallest shipped compiled split (a few seconds) worked out again by ``dist_box`` has the
-    shipped measure, pay lines and amount wagered."""
-    key, cell = _shipped_cheapest()
+    shipped measure, pay lines and amount wagered; so has the smallest split copied from another
+    preset of the same main wager (``merge_splits --family``: rws-pandemonium's 6-6 against a 6
+    from rws-plus's or mbs's, worked out under rws-pandemonium's own rules here)."""
+    key, cell = _shipped_cheapest(copied)
     preset, rest = cell["label"].split(" ", 1)
     names = "A23456789T"
     up, p = names.index(rest[0]), names.index(rest.split(", ")[1][0])
@@ -108,11 +114,48 @@ def test_shipped_split_equals_a_fresh_computation() -> None:
     assert fresh.wager == pytest.approx(stored.wager, abs=1e-15)
 
 
+SHIPPED = sorted(f.stem.removeprefix("splits-") for f in dist_store.DATA.glob("splits-*.json"))
+
+
+def test_every_shipped_cell_sums_to_one_and_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each shipped file is a preset's (named in ``about``), each cell's measure sums to 1 within
+    1e-12 (less the dealer's natural where a peeking dealer shows an Ace or a ten), and each cell's key is one the preset's distributions (chart and optimal play) take here
+    (but split Aces taking one card, exact without the store): nothing shipped is keyed by inputs
+    that no longer occur."""
+    taken: set[str] = set()
+    real = dist_store.lookup
+
+    def seen(key: str) -> Any:
+        got = real(key)
+        if got is not None:
+            taken.add(key)
+        return got
+
+    for preset in SHIPPED:
+        doc = json.loads((dist_store.DATA / f"splits-{preset}.json").read_text())
+        assert doc["about"]["preset"] == preset
+        peek = resolve_rules(preset).dealer_peeks
+        for cell in doc["cells"].values():
+            tot = sum(q for _k, q in cell["probs"])
+            if peek and cell["label"].split(" ")[1] in ("A", "T"):
+                assert 0.5 < tot < 1.0, cell["label"]  # the dealer's natural is counted apart
+            else:
+                assert tot == pytest.approx(1.0, abs=1e-12), cell["label"]
+        taken.clear()
+        monkeypatch.setattr(dist_store, "lookup", seen)
+        round_distributions(resolve_rules(preset), (True, False))
+        monkeypatch.setattr(dist_store, "lookup", real)
+        # split Aces taking one card are worked out at once (dist_exact), never looked up
+        dead = [c["label"] for k, c in doc["cells"].items() if k not in taken]
+        assert all(label.endswith("A-A") for label in dead), dead
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
 @pytest.mark.parametrize("basic", [True, False], ids=["basic", "optimal"])
-def test_federal_with_shipped_splits(basic: bool) -> None:
-    """federal's shipped splits: the distribution still sums to 1 and its mean is the house edge to
+def test_presets_with_shipped_splits(preset: str, basic: bool) -> None:
+    """A preset's shipped splits: the distribution still sums to 1 and its mean is the house edge to
     1e-12, the shipped splits are counted as exact, and ``method`` names them."""
-    d = round_distribution(resolve_rules("federal"), basic)
+    d = round_distribution(resolve_rules(preset), basic)
     assert d["total_probability"] == pytest.approx(1.0, abs=1e-12)
     assert d["mean"] == pytest.approx(-d["house_edge"], abs=1e-12)
     assert d["stored_split_probability"] > 0.0
@@ -121,7 +164,7 @@ def test_federal_with_shipped_splits(basic: bool) -> None:
     assert "exact, precomputed" in line
     for label in d["stored_cells"]:
         assert label in line
-    plain = round_distribution(resolve_rules("federal"), basic, stored=False)
+    plain = round_distribution(resolve_rules(preset), basic, stored=False)
     assert plain["stored_split_probability"] == 0.0 and "precomputed" not in approximation(plain)
 
 
