@@ -82,6 +82,24 @@ def click(page: Any, selector: str) -> None:
         return
 
 
+def fill_amount(page: Any, text: str) -> None:
+    """Type the amount; if the box stays hidden, fail naming what the page shows (a CI run once found
+    the bet button read while the amount box was not visible: which view was up is the clue)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.fill("#amount", text, timeout=15_000)
+    except PlaywrightTimeout:
+        shown = page.evaluate(
+            """() => ({path: location.pathname, table: !document.querySelector('#table').hidden,
+                lobby: !document.querySelector('#lobby').hidden,
+                end: document.querySelector('#end-panel').hidden ? null : document.querySelector('#end-reason').textContent,
+                label: !document.querySelector('#amount-label').hidden,
+                notice: (document.querySelector('#notice') || {}).textContent || null})"""
+        )
+        raise AssertionError(f"the amount box stayed hidden with a bet button on the page: {shown}") from None
+
+
 def step(page: Any, state: dict[str, Any], british: bool) -> bool:
     """One action through the page's buttons and keys; False when this page has nothing to do."""
     mine = (
@@ -108,7 +126,7 @@ def step(page: Any, state: dict[str, Any], british: bool) -> bool:
                 return True
     else:
         if "bet" in verbs:
-            page.fill("#amount", "10")
+            fill_amount(page, "10")
             page.click('#actions button[data-verb="bet"][data-kind="main"]')
             state["hit"] = False
             return True
