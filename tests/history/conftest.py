@@ -62,3 +62,22 @@ def dump(store: Store, table_id: int = 1) -> dict[str, object]:
         "rounds": rounds,
         "shoes": shoes,
     }
+
+
+def alembic(url: str, verb: str, target: str) -> None:
+    """Run one Alembic command (``upgrade``/``downgrade`` to ``target``) on the history at ``url``, as
+    the migration tests take a store back to an old revision and up again."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    import pontoon.history
+
+    here = Path(pontoon.history.__file__).resolve().parent
+    cfg = Config(str(here / "alembic.ini"))
+    cfg.set_main_option("script_location", str(here / "migrations"))
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        getattr(command, verb)(cfg, target)
+    engine.dispose()

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, event, inspect
 
-import pontoon.history
 from pontoon.history import open_store, recover
 from pontoon.history.accounts import balances_on
 from pontoon.history.audit import audit, list_rounds, replay_round, round_detail
@@ -24,26 +23,13 @@ from pontoon.history.engines import SCHEMA_HEAD
 from pontoon.history.export import session_export
 from pontoon.history.hold import recorded_hold
 from pontoon.web.store_reads import rounds_of
+from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
 from tests.history.driver import new_table, play
 from tests.history.pg import cluster, create_db, pg_bin
 
 TABLES = (("mbs", 3), ("british", 4))
 HISTORY = ("tables", "heads", "shoes", "rounds", "events", "ledger", "accounts")
-
-
-def _alembic(url: str, verb: str, target: str) -> None:
-    from alembic import command
-    from alembic.config import Config
-
-    here = Path(pontoon.history.__file__).resolve().parent
-    cfg = Config(str(here / "alembic.ini"))
-    cfg.set_main_option("script_location", str(here / "migrations"))
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        getattr(command, verb)(cfg, target)
-    engine.dispose()
 
 
 def _indexes(url: str) -> dict[str, set[str]]:

@@ -16,29 +16,15 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, inspect
 
-import pontoon.history
 from pontoon.history import open_store, recover
 from pontoon.history.audit import audit
 from pontoon.history.engines import SCHEMA_HEAD, HistoryError
+from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
 from tests.history.driver import new_table, play
 from tests.history.pg import cluster, create_db, pg_bin
 
 SEEDS = (3, 4)
-
-
-def _alembic(url: str, verb: str, target: str) -> None:
-    from alembic import command
-    from alembic.config import Config
-
-    here = Path(pontoon.history.__file__).resolve().parent
-    cfg = Config(str(here / "alembic.ini"))
-    cfg.set_main_option("script_location", str(here / "migrations"))
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        getattr(command, verb)(cfg, target)
-    engine.dispose()
 
 
 def _columns(url: str) -> dict[str, set[str]]:
