@@ -145,8 +145,9 @@ def worker(
                 counter.value += 1
             cell = cells[k % len(cells)]
             # batches: about 40 z vectors per cell a run (the files' cap), whatever the deals' pace
-            share = args.jobs * (deadline - now) / len(cells)
-            per_batch = max(1, round(share / (DEAL_S[cell[0]] * cell[1]) / 40))
+            # a cell listed k times in --cells gets k shares of the workers' time
+            share = args.jobs * (deadline - now) * cells.count(cell) / len(cells)
+            per_batch = args.per_batch or max(1, round(share / (DEAL_S[cell[0]] * cell[1]) / 40))
             seed = seed_of(args.seed_base, cell, k)
             t0 = time.time()
             n = run_unit(out, cell, seed, min(deadline, now + args.unit), deadline, per_batch)
@@ -211,6 +212,12 @@ def run(args: Any) -> None:
     lock = ctx.Lock()
     out = Out(args.out, lock)
     cells = [parse_cell(c) for c in args.cells.split(",")] if args.cells else CELLS
+    if args.per_batch < 0:
+        print(
+            f"error: --per-batch {args.per_batch}: accepted 0 (automatic) or a positive count",
+            file=sys.stderr,
+        )
+        sys.exit(2)
     smoke(out)
     out.log(
         f"start: {args.jobs} workers, {len(cells)} cells, {deadline - time.time():.0f} s left, seed base {args.seed_base}"
@@ -271,7 +278,12 @@ def main() -> None:
     r.add_argument("--budget", type=float, default=float(os.environ.get("BUDGET_S", "60")))
     r.add_argument("--out", default=os.environ.get("OUT", "nbr-out"))
     r.add_argument("--seed-base", type=int, default=3127)
-    r.add_argument("--cells", default="")
+    r.add_argument(
+        "--cells", default="", help="cells NxP, comma-separated; a cell listed k times gets k shares"
+    )
+    r.add_argument(
+        "--per-batch", type=int, default=0, help="deals per z batch (0: about 40 batches per cell)"
+    )
     r.add_argument("--unit", type=float, default=120.0, help="seconds per unit of work (a seed of its own)")
     r.add_argument("--margin", type=float, default=20.0, help="seconds kept at the end to stop and write")
     q = sub.add_parser("pool")
