@@ -157,6 +157,23 @@ class Workers:
         self.bots = Lane("bots", bot_workers, None, per_key=1)
         self.hints = Lane("hints", hint_workers, hint_queue, per_key=1)
         self.edges = Lane("custom tables", edge_workers, edge_queue)
+        self._loading: dict[Hashable, asyncio.Future[Any]] = {}
+
+    async def shared(self, lane: Lane, key: Hashable, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on ``lane``, one call per ``key`` at a time: a call made while one of the same
+        key runs waits for that one's result (a load kept in memory afterwards, e.g. the British bots'
+        shipped solution: many hosts asking at once read it once, on one of the lane's threads)."""
+        fut = self._loading.get(key)
+        if fut is None:
+            fut = asyncio.ensure_future(lane.run(fn, *args))
+            self._loading[key] = fut
+            fut.add_done_callback(lambda f: self._loaded(key, f))
+        return await asyncio.shield(fut)  # (a caller gone leaves the load to the others)
+
+    def _loaded(self, key: Hashable, fut: asyncio.Future[Any]) -> None:
+        self._loading.pop(key, None)
+        if not fut.cancelled():
+            fut.exception()  # (read: where every caller gave up waiting, nobody is warned of it)
 
     def describe(self) -> dict[str, dict[str, int | None]]:
         """Each lane's threads, its bound on waiting calls (None: bounded by its callers) and the calls
