@@ -383,7 +383,12 @@ export function amountFor(a) {
 
 export function doAction(a) {
   notice("");
-  if (a.verb === "bet") { const amt = amountFor(a); if (amt !== null) send({ type: "bet", kind: a.kind, amount: amt }); return; }
+  if (a.verb === "bet") {  // for the round shown open: refused (never placed on another) if it was dealt meanwhile
+    const amt = amountFor(a); if (amt === null) return;
+    const msg = { type: "bet", kind: a.kind, amount: amt };
+    if (S.state && Number.isInteger(S.state.round_no)) msg.round = S.state.round_no + 1;
+    send(msg); return;
+  }
   if (a.verb === "deal" || a.verb === "clear_bets") { send({ type: a.verb }); return; }
   if (a.verb === "kitty") { const amt = amountFor(a); if (amt !== null) send({ type: "kitty", amount: amt }); return; }
   if (a.verb === "top_up") { const amt = amountFor(a); if (amt !== null) send({ type: "top_up", amount: amt }); return; }
