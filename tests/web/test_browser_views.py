@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import LiveServer
+from tests.web.conftest import LiveServer, bearer
 from tests.web.test_browser import ARGS, CHROMIUM, open_person
 
 pytestmark = [
@@ -140,3 +140,25 @@ def test_moving_between_two_tables_shows_only_the_table_on_screen(browser: Any, 
     shown = ann.evaluate(OFFERED)
     assert shown["title"] == second_title and shown["buttons"] == [] and not shown["amount"], shown
     bob.close()
+
+
+def test_an_ended_table_shows_no_button_when_the_page_draws_it_again(browser: Any, live: LiveServer) -> None:
+    """The table's end (here the host closes it) clears its buttons for good: the page draws the felt
+    again when the account changes (a guest keeping his account), and drew the last state's buttons
+    back on the ended table then."""
+    bob = live.account("bob")
+    r = live.http.post("/api/tables", json={"preset": "mbs", "name": "closing"}, headers=bearer(bob))
+    assert r.status_code == 201, r.text
+    live.http.cookies.clear()
+    tid = r.json()["id"]
+    ann = open_person(browser, live, "ann")
+    sit_with_a_bet_button(ann, tid)
+    body = {"msg": {"action": "close"}}
+    assert live.http.post(f"/api/tables/{tid}/host", json=body, headers=bearer(bob)).status_code == 200
+    ann.wait_for_selector("#end-panel:not([hidden])")
+    assert ann.evaluate(OFFERED)["buttons"] == []
+    ann.fill("#claim-password", "a long password")  # the guest keeps the account: the page draws again
+    ann.click("#claim")
+    ann.wait_for_selector("#claim-form", state="hidden")
+    shown = ann.evaluate(OFFERED)
+    assert shown["buttons"] == [] and not shown["amount"], shown
