@@ -172,6 +172,17 @@ def serve_command(
     tables_per_account: int = typer.Option(3, "--tables-per-account", help="open tables made by one account"),
     seats_per_account: int = typer.Option(6, "--seats-per-account", help="tables one account sits at"),
     seats_per_address: int = typer.Option(24, "--seats-per-address", help="seats taken from one address"),
+    bot_workers: int = typer.Option(2, "--bot-workers", help="threads deciding bots' moves (1 to 256)"),
+    hint_workers: int = typer.Option(1, "--hint-workers", help="threads working out hints (1 to 256)"),
+    hint_queue: int = typer.Option(
+        8, "--hint-queue", help="hints waiting for a thread; past that one is answered busy (0 to 100000)"
+    ),
+    edge_workers: int = typer.Option(
+        1, "--edge-workers", help="threads working out custom tables' exact edges (1 to 64)"
+    ),
+    edge_queue: int = typer.Option(
+        4, "--edge-queue", help="custom tables waiting for their edge; past that 429 (0 to 10000)"
+    ),
 ) -> None:
     """Serve the tables and the web page (open http://HOST:PORT/ in a browser)."""
     if not 1 <= port <= 65535:
@@ -199,6 +210,15 @@ def serve_command(
     ):
         if not 1 <= n <= 100_000:
             raise ServeError(f"{flag} {n}: a whole number from 1 to 100000")
+    from pontoon.web.workers import check_lanes  # (LaneError: one line, exit 2)
+
+    check_lanes(
+        bot_workers=bot_workers,
+        hint_workers=hint_workers,
+        hint_queue=hint_queue,
+        edge_workers=edge_workers,
+        edge_queue=edge_queue,
+    )
     if lease_ttl and memory:
         raise ServeError("--lease-ttl needs the history store: leave --memory out")
     _check_advertise(advertise, lease_ttl)
@@ -241,6 +261,11 @@ def serve_command(
         seats_per_account=seats_per_account,
         seats_per_address=seats_per_address,
         ws_deflate=ws_deflate,
+        bot_workers=bot_workers,  # the analysis lanes (web/workers.py)
+        hint_workers=hint_workers,
+        hint_queue=hint_queue,
+        edge_workers=edge_workers,
+        edge_queue=edge_queue,
         tune_gc=True,  # this process is the server's: its collector tuned at start-up (web/transport.py)
     )
     if test_mode:

@@ -117,6 +117,7 @@ class Server:
             bot_workers=settings.bot_workers,
             hint_workers=settings.hint_workers,
             hint_queue=settings.hint_queue,
+            edge_workers=settings.edge_workers,
             edge_queue=settings.edge_queue,
         )
         self.bot_runs: dict[str, asyncio.Task[None]] = {}  # a table's bots deciding (``start_bots``)

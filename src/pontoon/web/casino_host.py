@@ -68,6 +68,7 @@ class CasinoHost(HostedTable):
         self.prepare_shoe()
         self.bets: dict[str, dict[str, Decimal]] = {}
         self._limits: dict[str, Any] | None = None  # the state's "limits" (the rules': made once)
+        self.closed_by = "its wagers were placed"  # how the betting of the last round dealt closed
 
     def fair_event(self, ev: Any) -> None:
         super().fair_event(ev)
@@ -169,13 +170,15 @@ class CasinoHost(HostedTable):
         m = self.member(name)
         kind = msg.type
         if kind == "bet":
-            self._bet(m, msg.kind, to_money(msg.amount, "wager"))
+            self._bet(m, msg.kind, to_money(msg.amount, "wager"), msg.round)
         elif kind == "clear_bets":
             self._clear(m)
         elif kind == "deal":
+            if self.table.in_round:
+                raise HostError(f"deal: round {self.next_round - 1} was dealt already ({self.closed_by})")
             if not self.bets.get(name, {}).get("main"):
                 raise HostError("deal: place a main wager first")
-            self._deal()
+            self._deal(f"{name} pressed Deal")
         elif kind == "act":
             if not self.table.in_round:
                 raise HostError("no round is in play: place a wager (bet) and deal")
@@ -189,10 +192,44 @@ class CasinoHost(HostedTable):
         self.bump()
         self._advance()
 
-    def _bet(self, m: Member, kind: str, amount: Decimal) -> None:
+    @property
+    def next_round(self) -> int:
+        """The number of the round the wagers are for: the next one dealt (the one in play + 1)."""
+        return self.table.rounds_played + (2 if self.table.in_round else 1)  # (rounds_played: finished)
+
+    def _late(self, kind: str, meant: int | None) -> None:
+        """A wager for a round other than the one open for betting (a client acting on a state the table
+        has left; under load, a bet sent as the betting timer dealt) is refused, never placed on another
+        round: after "No more bets" every wager is refused (000 5.3, 002 5.2, 004 5.8), and a wager is
+        placed only on the round its bettor saw open. ``meant``: the round the client named (the page
+        names the round it showed open); None: the round open when it comes (older clients)."""
+        rnd = self.next_round - 1 if self.table.in_round else None
+        if rnd is not None and meant in (None, rnd):
+            raise HostError(
+                f"{kind} wager not placed: round {rnd} was dealt before it came ({self.closed_by}; no more "
+                f"bets, 000 5.3, 002 5.2, 004 5.8); nothing was taken from your balance: bet again for "
+                f"round {rnd + 1} when round {rnd} is over"
+            )
+        if rnd is not None:
+            raise HostError(
+                f"{kind} wager not placed: round {meant} is not open for betting (round {rnd} is in play; "
+                f"bets for round {rnd + 1} open when it is over)"
+            )
+        if meant is not None and meant < self.next_round:
+            raise HostError(
+                f"{kind} wager not placed: round {meant} was dealt before it came (no more bets, 000 5.3, "
+                f"002 5.2, 004 5.8) and is over; betting is open for round {self.next_round}: bet again to "
+                "play it"
+            )
+        if meant is not None and meant > self.next_round:
+            raise HostError(
+                f"{kind} wager not placed: round {meant} is not open for betting; betting is open for round "
+                f"{self.next_round}"
+            )
+
+    def _bet(self, m: Member, kind: str, amount: Decimal, meant: int | None = None) -> None:
         r = self.rules
-        if self.table.in_round:
-            raise HostError("bets open when this round is over")
+        self._late(kind, meant)
         if m.pending:
             raise HostError("you sit down when this round ends")
         if kind == "main":
@@ -221,7 +258,7 @@ class CasinoHost(HostedTable):
             self.set_timer(self.settings.bet_timeout_s)
         present = [x for x in self.members.values() if not x.absent and not x.pending]
         if present and all("main" in self.bets.get(x.name, {}) for x in present):
-            self._deal()  # everyone present has a wager
+            self._deal("every person present had a main wager")
 
     def _clear(self, m: Member) -> None:
         if self.table.in_round:
@@ -234,7 +271,7 @@ class CasinoHost(HostedTable):
         if not self.bets:
             self.set_timer(None)
 
-    def _deal(self) -> None:
+    def _deal(self, closed_by: str = "its wagers were placed") -> None:
         """Open the round, place the wagers (seated bettors first, main before side) and deal.
 
         The wagers are first tried on a scratch round (no card is drawn before the deal), so that the
@@ -264,6 +301,7 @@ class CasinoHost(HostedTable):
             raise HostError(f"not dealt: {err}") from None
         self.bets.clear()
         self.note = None
+        self.closed_by = closed_by
         self.table.new_round()
         for name, box, kind, amount in placed:
             self.table.place_bet(box, name, kind, amount)
@@ -331,7 +369,7 @@ class CasinoHost(HostedTable):
         rnd = self.table.round
         if not self.table.in_round:
             try:
-                self._deal()  # betting time is over: deal the wagers placed
+                self._deal("the betting timer ran out")  # betting time is over: deal the wagers placed
             except HostError:
                 pass
         elif rnd is not None and not rnd.is_over():

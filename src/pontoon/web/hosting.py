@@ -86,9 +86,11 @@ class Settings:
     seats_per_address: int = 24  # seats taken from one address
     # the analysis off the event loop, a lane for each kind (web/workers.py): bots' decisions, hints
     # (one per table at a time, at most hint_queue waiting, then "busy"), custom tables' exact edges
+    # (``pontoon serve --bot-workers --hint-workers --hint-queue --edge-workers --edge-queue``)
     bot_workers: int = 2
     hint_workers: int = 1
     hint_queue: int = 8
+    edge_workers: int = 1
     edge_queue: int = 4
 
 

@@ -71,6 +71,9 @@ class BetMsg(Strict):
     type: Literal["bet"]
     kind: str = Field("main", max_length=16)
     amount: Money
+    # the round the wager is for (the page names the round it shows open for betting): refused, never
+    # placed on another round, when that round was dealt before the wager came (web/casino_host.py)
+    round: int | None = Field(None, ge=1, le=2**62)
 
 
 class SimpleMsg(Strict):

@@ -4,7 +4,6 @@ closing the table. Others are answered 403 with one line (a lone person may add 
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
@@ -28,8 +27,12 @@ async def host_action(request: Request, tid: TableId, body: host_actions.HostIn)
         return missing(srv, tid)
     me = require(request, srv.auth)
     level = getattr(body.msg, "level", "simple")
-    if level != "simple" and level in host.bot_levels():  # read the shipped solution off the event loop
-        await asyncio.to_thread(british_bots, host.rules, level)  # (a few seconds the first time, then kept)
+    if level != "simple" and level in host.bot_levels():
+        # the shipped solution read on the bots' lane (a few seconds the first time, then kept in memory),
+        # once for all the hosts asking meanwhile: on the loop's default threads (which the sockets'
+        # sign-in and the store's reads use) hosts asking at once each read it and held those threads
+        key = ("british bots", host.rules.model_dump_json(), level)
+        await srv.workers.shared(srv.workers.bots, key, british_bots, host.rules, level)
     async with srv.lock(tid):
         out = host_actions.do(srv, host, me.name, body.msg)
         if not out.get("closed"):

@@ -15,7 +15,8 @@ router = APIRouter(tags=["meta"])
 
 @router.get("/healthz")
 async def healthz(request: Request) -> dict[str, Any]:
-    return {"ok": True, "tables": len(request.app.state.server.lobby.tables)}
+    srv = request.app.state.server
+    return {"ok": True, "tables": len(srv.lobby.tables), "lanes": srv.workers.describe()}
 
 
 @router.get("/api/presets")

@@ -7,8 +7,30 @@ import { chatLine, renderChat } from "./chat.js";
 import { follower } from "./delta.js";
 
 // ---------------------------------------------------------------- the table
+// What the page offers belongs to the table on screen only. Leaving a table's view (to the lobby, to
+// another table's link, its end) closes its socket first (its frames drew the old table over the new
+// one: a move between two tables' links never closed it) and clears its buttons and the amount box
+// (they stayed in the page: hidden in the lobby, yet pressed by the keys on the next table, and shown
+// on the next table until its first state came; a click there went to the new table's socket).
+function closeSocket() {
+  const ws = S.ws;
+  S.ws = null;  // (its handlers check that they are still the page's socket: nothing more is drawn)
+  if (ws) { ws.outbox.splice(0); ws.close(); }  // (a click kept while it connected was for that table)
+}
+
+export function clearActions() {
+  const div = $("#actions");
+  div.replaceChildren();
+  delete div.dataset.sig;  // the next state draws its buttons afresh
+  $("#amount-label").hidden = true;
+  $("#keys-help").textContent = "";
+  $("#hint-values").textContent = "";
+}
+
 export function enterTable(tid) {  // the socket is a seat when the session's account sits here, else a spectator
+  closeSocket(); clearActions();
   S.tableId = tid; S.leaving = false; S.state = null; S.hints = null; S.wasSeated = false; S.lostAt = null;
+  S.hintsAsked = -1; S.retries = 0;  // (S.waiting: set by join just before, for this table)
   sessionStorage.setItem("table_id", tid);
   if (location.pathname !== `/t/${tid}`) history.pushState({ table: tid }, "", `/t/${tid}`);  // the invite link
   $("#lobby").hidden = true; $("#table").hidden = false; $("#end-panel").hidden = true;
@@ -21,8 +43,8 @@ export function enterTable(tid) {  // the socket is a seat when the session's ac
 
 export function backToLobby(push = true) {
   S.leaving = true; S.waiting = false;
-  if (S.ws) S.ws.close();
-  S.ws = null; S.tableId = null; S.state = null;
+  closeSocket(); clearActions();
+  S.tableId = null; S.state = null;
   sessionStorage.removeItem("table_id");
   if (push && location.pathname !== "/") history.pushState({}, "", "/");
   $("#table").hidden = true; $("#lobby").hidden = false; $("#end-panel").hidden = true;
@@ -33,18 +55,15 @@ export function backToLobby(push = true) {
 // reason stays on the page with a way back to the lobby (no reconnecting forever)
 export function endTable(reason) {
   S.leaving = true;
-  if (S.ws) S.ws.close();
-  S.ws = null;
+  closeSocket(); clearActions();  // (the felt stays as it was; nothing can be done on it any more)
   sessionStorage.removeItem("table_id");
   $("#end-reason").textContent = reason;
   $("#end-panel").hidden = false;
-  $("#actions").replaceChildren();
-  delete $("#actions").dataset.sig;  // the next table draws its buttons afresh
   notice(reason);
 }
 
 export function reconnect() {
-  if (S.ws) { const old = S.ws; S.ws = null; old.close(); }
+  closeSocket();
   S.leaving = false;
   connect();
 }
@@ -64,6 +83,7 @@ export function connect() {
     return true;
   });
   ws.onmessage = (ev) => {
+    if (S.ws !== ws) return;  // a socket the page has left (another table, the lobby, a reconnect)
     const m = JSON.parse(ev.data);
     if (m.type === "state" || m.type === "delta") {
       const st = follow(m);
@@ -147,7 +167,7 @@ $("#copy-link").addEventListener("click", async () => {
 });
 window.addEventListener("popstate", () => {  // back and forward between the lobby and a table's link
   const m = location.pathname.match(/^\/t\/([0-9a-f]{8})$/);
-  if (m) { if (m[1] !== S.tableId) enterTable(m[1]); } else if (S.tableId) backToLobby(false);
+  if (m) { if (m[1] !== S.tableId) { S.waiting = false; enterTable(m[1]); } } else if (S.tableId) backToLobby(false);
 });
 
 // a test table (a fixed seed: a predictable shuffle, ruling 36) and custom rules, said to everyone
@@ -314,6 +334,7 @@ export function actionLabel(a) {
 export function renderActions(st) {
   const div = $("#actions");
   $("#hints-toggle").hidden = !st.hints_available;
+  if (S.leaving || st.table !== S.tableId || $("#table").hidden) { clearActions(); return; }  // not this view's
   const listed = [];
   for (const a of st.legal) {  // the bank for sale: one button for any buyer and one per buyer (003 The New Deal)
     if (a.verb === "sell_bank") {
@@ -362,7 +383,12 @@ export function amountFor(a) {
 
 export function doAction(a) {
   notice("");
-  if (a.verb === "bet") { const amt = amountFor(a); if (amt !== null) send({ type: "bet", kind: a.kind, amount: amt }); return; }
+  if (a.verb === "bet") {  // for the round shown open: refused (never placed on another) if it was dealt meanwhile
+    const amt = amountFor(a); if (amt === null) return;
+    const msg = { type: "bet", kind: a.kind, amount: amt };
+    if (S.state && Number.isInteger(S.state.round_no)) msg.round = S.state.round_no + 1;
+    send(msg); return;
+  }
   if (a.verb === "deal" || a.verb === "clear_bets") { send({ type: a.verb }); return; }
   if (a.verb === "kitty") { const amt = amountFor(a); if (amt !== null) send({ type: "kitty", amount: amt }); return; }
   if (a.verb === "top_up") { const amt = amountFor(a); if (amt !== null) send({ type: "top_up", amount: amt }); return; }
