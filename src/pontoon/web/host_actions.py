@@ -109,15 +109,20 @@ def do(srv: Any, host: HostedTable, who: str, msg: Any) -> dict[str, Any]:
         raise HostError(
             f"level: {msg.level!r} is not offered at this table: accepted {', '.join(host.bot_levels())}"
         )
-    host.bot_level = msg.level
-    if msg.action == "fill_bots":
-        added: list[str] = []
-        while (box := free_place(host)) is not False and len(added) < MAX_BOTS:
-            added.append(add_bot(srv, host, box))
-        if not added:
-            raise HostError("fill_bots: no seat is free")
-        return {"done": "bots added", "bots": added}
-    return {"done": "bot added", "bots": [add_bot(srv, host, msg.box)]}
+    before, host.bot_level = host.bot_level, msg.level
+    added: list[str] = []
+    try:  # the level is kept with the bots added at it (their snapshot holds it: hosting.members_snapshot)
+        if msg.action == "fill_bots":
+            while (box := free_place(host)) is not False and len(added) < MAX_BOTS:
+                added.append(add_bot(srv, host, box))
+            if not added:
+                raise HostError("fill_bots: no seat is free")
+            return {"done": "bots added", "bots": added}
+        added.append(add_bot(srv, host, msg.box))
+        return {"done": "bot added", "bots": added}
+    finally:
+        if not added:  # nothing added: the table's bots play on at the level they had
+            host.bot_level = before
 
 
 def settings(host: HostedTable, msg: SettingsMsg) -> dict[str, Any]:

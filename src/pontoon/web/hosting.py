@@ -231,7 +231,9 @@ class HostedTable:
 
     # ------------------------------------------------------------------ the members' record (store, recovery)
     def members_snapshot(self) -> list[dict[str, Any]]:
-        """Who sits where with what buy-in: JSON-ready, enough to restore the table's people."""
+        """Who sits where with what buy-in: JSON-ready, enough to restore the table's people. A bot's
+        entry holds the level the table's bots play at (``bot_level``, chosen by the host when he adds
+        them): a restored table's bots play at it again (``restore_members``)."""
         return [
             {
                 "name": m.name,
@@ -243,6 +245,7 @@ class HostedTable:
                 "bot": m.bot,
                 "host": m.name == self.host_name,
             }
+            | ({"level": self.bot_level} if m.bot else {})
             for m in self.members.values()
         ]
 
@@ -267,6 +270,8 @@ class HostedTable:
             )
             if d.get("bot"):
                 self.members[d["name"]].gone_since = None
+                if d.get("level") in self.bot_levels():  # the level the host chose (members_snapshot)
+                    self.bot_level = str(d["level"])
             if d.get("host"):
                 self.host_name = d["name"]
         self.bump()
