@@ -452,6 +452,8 @@ class BritishHost(HostedTable):
         pay-back was not (a kill between the two transactions) is paid now, once: the pay-back is
         written with the snapshot that no longer holds him."""
         super().restore_members(snapshot, now)
+        if self.bot_level != "simple":  # the solution read while restoring (at startup), not on the loop
+            self.bots  # noqa: B018 - at a bot's first turn with players connected (a few seconds)
         g = self.game_obj
         if g is None or g.closed:
             return
