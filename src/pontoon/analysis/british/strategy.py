@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,17 +204,37 @@ def shipped_path(rules: BritishRules) -> Path | None:
 
 
 _MEMO: dict[tuple[str, bool], Solved] = {}
+_MEMO_LOCK = threading.Lock()  # guards _MEMO and _LOADING (held only to look up or store, never to load)
+_LOADING: dict[tuple[str, bool], threading.Lock] = {}  # one lock per key being loaded
 
 
 def solved(rules: BritishRules, *, log: Any = None, use_cache: bool = True) -> Solved:
     """The heads-up solution for ``rules``: shipped, cached, or solved now (and cached); kept in memory for
-    the last few rules asked for."""
+    the last few rules asked for. Loaded once however many threads ask for the same rules at once (the
+    others wait for it: a per-key lock); threads asking for other rules are not held."""
     key = (rules.model_dump_json(), use_cache)
-    if key not in _MEMO:
-        while len(_MEMO) >= 4:
-            _MEMO.pop(next(iter(_MEMO)))
-        _MEMO[key] = _solved_uncached(rules, use_cache, log)
-    return _MEMO[key]
+    with _MEMO_LOCK:
+        got = _MEMO.get(key)
+        if got is not None:
+            return got
+        loading = _LOADING.setdefault(key, threading.Lock())
+    with loading:
+        with _MEMO_LOCK:
+            got = _MEMO.get(key)  # loaded by the thread we waited for
+            if got is not None:
+                return got
+        out: Solved | None = None
+        try:
+            out = _solved_uncached(rules, use_cache, log)
+        finally:  # stored and the key's lock dropped at once: a later caller finds it (or loads after an error)
+            with _MEMO_LOCK:
+                if out is not None:
+                    while len(_MEMO) >= 4:
+                        _MEMO.pop(next(iter(_MEMO)))
+                    _MEMO[key] = out
+                if _LOADING.get(key) is loading:
+                    del _LOADING[key]
+        return out
 
 
 def _solved_uncached(rules: BritishRules, use_cache: bool, log: Any) -> Solved:
