@@ -421,7 +421,13 @@ def _replay_file(path: str, db: str | None) -> None:
     except ReplayMismatch as err:
         typer.echo(f"replay differs: {err}", err=True)
         raise typer.Exit(1) from None
+    left = rep.get("withheld", 0)
     typer.echo(
         f"{rep['rounds']} rounds replayed from {f.name}: {rep['events']} events and {rep['transfers']} "
         "ledger rows agree"
+        + (
+            f"; {left} rounds of a pack still in play left out (their cards withheld: ruling 35)"
+            if left
+            else ""
+        )
     )

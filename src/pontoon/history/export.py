@@ -231,19 +231,29 @@ def replay_export(doc: Any) -> dict[str, Any]:
 
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("tables"), list):
         raise ReplayMismatch(f"not a {FORMAT} export: an object with format {FORMAT!r} and a list of tables")
-    n_rounds = n_events = n_rows = 0
+    n_rounds = n_events = n_rows = n_withheld = 0
     for t in doc["tables"]:
         try:
             rules = rules_of(t)
             rounds = list(t["rounds"])
         except (HistoryError, KeyError, TypeError) as err:
             raise ReplayMismatch(f"a table of the export does not load: {err}") from None
-        if not t.get("replayable", True):
+        # the web's British rounds of the pack still in play leave out its cards (web/store_reads.session_of)
+        withheld = sum(1 for r in rounds if isinstance(r, dict) and r.get("withheld"))
+        n_withheld += withheld
+        if not t.get("replayable", True) and (not withheld or withheld == len(rounds)):
             raise ReplayMismatch(
                 f"table {t.get('id')}: this export leaves out the cards nobody was shown (ruling 35), so it "
-                "cannot be replayed; the operator's `pontoon history --table ID --export json` can"
+                + (
+                    "cannot be replayed until its pack is retired (export it again after a reshuffle or "
+                    "when the game closes)"
+                    if withheld
+                    else "cannot be replayed; the operator's `pontoon history --table ID --export json` can"
+                )
             )
         for r in rounds:
+            if isinstance(r, dict) and r.get("withheld"):
+                continue
             where = f"table {t.get('id')} round {r.get('round')}"
             try:
                 evs = [{k: e[k] for k in ("seq", "kind", "data", "clause")} for e in r["events"]]
@@ -271,4 +281,5 @@ def replay_export(doc: Any) -> dict[str, Any]:
             n_rounds += 1
             n_events += len(evs)
             n_rows += len(moved)
-    return {"rounds": n_rounds, "events": n_events, "transfers": n_rows}
+    out = {"rounds": n_rounds, "events": n_events, "transfers": n_rows}
+    return out | ({"withheld": n_withheld} if n_withheld else {})  # rounds left out (web: pack in play)

@@ -13,12 +13,52 @@ from fastapi.responses import JSONResponse
 from pontoon.errors import PontoonError
 from pontoon.history import HistoryError, Store, shoe_record
 from pontoon.history.audit import list_rounds, round_detail
+from pontoon.history.export import _redacted, session_export
 from pontoon.history.words import stored_round_words
 from pontoon.money import fmt
 
 
 def _err(status: int, msg: str) -> JSONResponse:
     return JSONResponse({"detail": msg}, status_code=status)
+
+
+def _dealt_from_retired(store: Store, table_id: int) -> set[int]:
+    """The table's round numbers dealt from a pack already retired: a fair pack whose server seed is
+    revealed (``shoe_retired``; its whole order is public then: ``GET /api/shoes/{sid}``). A round of the
+    pack still in play, or of a pack never committed to, is not among them."""
+    live: Any = None
+    retired: set[Any] = set()
+    shoe_of: dict[int, Any] = {}
+    for e in store.events_(table_id):
+        k, d, rno = e["kind"], e["data"], int(e["round_no"])
+        if rno == 0 and k == "new_shoe" and "commitment" in d:
+            live = d.get("shoe")
+        elif rno == 0 and k == "shoe_retired" and "server_seed" in d:
+            retired.add(d.get("shoe"))
+        elif rno > 0:
+            shoe_of.setdefault(rno, live)  # the pack in play when the round began
+    return {rno for rno, shoe in shoe_of.items() if shoe is not None and shoe in retired}
+
+
+def session_of(store: Store, table_ids: list[int]) -> dict[str, Any]:
+    """A web table's session export (docs/export.md): a casino table whole; a British table's rounds
+    whole (replayable) once their pack is retired, its seed revealed; a round of the pack still in play
+    leaves out its ``draw`` events and card fields (ruling 35: its hidden cards tell what is left in
+    the pack) and says ``withheld`` (``pontoon replay --export`` replays the others)."""
+    doc = session_export(store, table_ids)
+    for t in doc["tables"]:
+        if t["game"] != "british":
+            continue
+        whole = _dealt_from_retired(store, int(t["id"]))  # read after the export: packs only ever retire
+        withheld = False
+        for r in t["rounds"]:
+            if int(r["round"]) not in whole:
+                r["events"] = _redacted(r["events"])
+                r["withheld"] = True
+                withheld = True
+        t["between_rounds"] = _redacted(t["between_rounds"])
+        t["replayable"] = not withheld
+    return doc
 
 
 def rounds_of(store: Store, table_ids: list[int], last: int) -> list[dict[str, Any]]:

@@ -2,9 +2,11 @@
 result per person, leaves), its export as JSON (the finished rounds' events, replayable with
 ``pontoon replay --export FILE``) and as CSV (one row per wager).
 
-What a player may never learn stays out (ruling 35): a British round's pack order and every card field
-are left out of the web's export (``replayable: false``; the operator's ``pontoon history --export``
-holds them); a round still in play is never exported. Without a store (``--memory``): 404.
+What a player may never learn stays out (ruling 35): a British round dealt from the pack still in play
+leaves out the pack's order and every card field (``withheld``; the operator's ``pontoon history
+--export`` holds them); once its pack is retired (its seed revealed, its order public) the round is
+exported whole and replays like a casino round (``web/store_reads.session_of``). A round still in play
+is never exported. Without a store (``--memory``): 404.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from fastapi import APIRouter, Request
 from fastapi import Path as PathParam
 from fastapi.responses import Response
 
-from pontoon.history.export import session_export, session_ledger, wagers_csv
+from pontoon.history.export import session_ledger, wagers_csv
 from pontoon.money import dumps
 from pontoon.web.replies import err
+from pontoon.web.store_reads import session_of
 
 router = APIRouter()
 TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
@@ -31,7 +34,7 @@ async def _export(request: Request, tid: str) -> dict[str, Any] | Response:
     ids = await asyncio.to_thread(st.store_table_ids, tid)
     if not ids:
         return err(404, f"no table {tid} in the history store")
-    return await asyncio.to_thread(session_export, st.store, ids, redact=True)
+    return await asyncio.to_thread(session_of, st.store, ids)
 
 
 @router.get("/api/tables/{tid}/ledger", responses={404: {}})
