@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -135,9 +136,20 @@ def test_a_british_tables_web_export_replays(make_live: Any, tmp_path: Path, cap
     assert run(["replay", "--export", str(f)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{n} rounds replayed from web.json:") and "left out" not in out, out
-    # an altered card is caught (the replay deals the exported cards through the engine)
-    draw = next(e for r in t["rounds"] for e in r["events"] if e["kind"] == "draw")
-    draw["data"]["card"] = "AS" if draw["data"]["card"] != "AS" else "KS"
+    # each pack's record from the history API verifies (``pontoon verify``), and the export deals its cards
+    shoes = sorted({r["shoe"] for r in live.http.get(f"/api/tables/{tid}/rounds").json()})
+    draws = [e["data"]["card"] for r in t["rounds"] for e in r["events"] if e["kind"] == "draw"]
+    for sid in shoes:
+        rec = live.http.get(f"/api/shoes/{sid}").json()
+        assert rec["verified"]["ok"] is True, rec["verified"]
+        (tmp_path / f"shoe{sid}.json").write_text(json.dumps(rec["fair_record"]))
+        assert run(["verify", str(tmp_path / f"shoe{sid}.json")]) == 0
+        assert capsys.readouterr().out.rstrip().endswith("verified")
+        if sid == shoes[0]:
+            assert draws[: len(rec["dealt"])] == rec["dealt"]
+    # an altered payment is caught (the replay settles the exported cards through the engine)
+    ev = next(e for r in t["rounds"] for e in r["events"] if e["transfers"])
+    ev["transfers"][0]["amount"] = str(Decimal(ev["transfers"][0]["amount"]) + 1)
     f.write_text(json.dumps(doc))
     assert run(["replay", "--export", str(f)]) == 1
     assert "replay differs" in capsys.readouterr().err
