@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,3 +70,29 @@ def test_a_load_of_other_rules_is_not_held_by_it(monkeypatch: pytest.MonkeyPatch
         gate.set()
         assert slow.result(timeout=120).rules == BRITISH
     assert sorted(calls) == ["british", "shoot"]
+
+
+def test_the_shipped_files_are_never_read_half_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``shipped_path`` lists the shipped files on first use; a thread asking while another is listing them
+    must find the british preset's file, not a half-filled listing (the solved levels were then refused)."""
+    listing, listed = threading.Event(), threading.Event()
+    real = strategy.np.load
+
+    def load(path: Any, **kw: Any) -> Any:
+        if threading.current_thread().name == "lister" and Path(path).name == "british.npz":
+            listing.set()  # the lister has read the two-pack file; it waits before the one-pack file
+            assert listed.wait(60)
+        return real(path, **kw)
+
+    monkeypatch.setattr(strategy, "_SHIPPED", {})
+    monkeypatch.setattr(strategy.np, "load", load)
+    lister = threading.Thread(target=strategy.shipped_path, args=(BRITISH,), name="lister")
+    lister.start()
+    try:
+        assert listing.wait(60)
+        path = strategy.shipped_path(BRITISH)  # while the lister is half way
+    finally:
+        listed.set()
+        lister.join(60)
+    assert path is not None and path.name == "british.npz"
+    assert strategy.shipped_path(BRITISH) == path

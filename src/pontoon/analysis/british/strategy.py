@@ -195,11 +195,13 @@ _SHIPPED: dict[str, Path] = {}
 def shipped_path(rules: BritishRules) -> Path | None:
     """The shipped file whose model equals that of ``rules`` (by the fingerprint written in each file)."""
     if not _SHIPPED:
+        found: dict[str, Path] = {}
         for p in sorted(DATA.glob("*.npz")):
             if p.name.endswith("-split.npz"):
                 continue  # the banker's play facing a split (split_bots.py)
             with np.load(p, allow_pickle=False) as z:
-                _SHIPPED[str(z["fingerprint"])] = p
+                found[str(z["fingerprint"])] = p
+        _SHIPPED.update(found)  # all at once: another thread never reads it half filled
     return _SHIPPED.get(fingerprint(rules))
 
 
