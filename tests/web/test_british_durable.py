@@ -1,7 +1,8 @@
 """A British shared table on the history store (a real SQLite file, a real server on loopback):
 
 - restored by a new server on the same file, it plays as before: its bots at the level its host chose
-  (the level was not saved: a restored table's bots played ``simple`` whatever the host had asked for);
+  (the level was not saved: a restored table's bots played ``simple`` whatever the host had asked for),
+  with the host's other choices (seat approval, turn timer, result pause, pause, whom he removed);
 - its web export (``GET /api/tables/{id}/export.json``, what the page's Session panel links) replays with
   ``pontoon replay --export``: a round is exported whole once its pack is retired (its seed revealed,
   its order public, as ``GET /api/shoes/{id}`` shows it); a round of the pack still in play leaves out its
@@ -25,13 +26,19 @@ from tests.web.play import british_choice
 from tests.web.test_table_host import host_do, made_by, play_alone
 
 
-def test_a_restored_british_table_keeps_its_bots_level(make_live: Any, tmp_path: Path) -> None:
+def test_a_restored_british_table_keeps_its_bots_level_and_host_choices(
+    make_live: Any, tmp_path: Path
+) -> None:
     url = f"sqlite:///{tmp_path / 'h.sqlite'}"
     store_a = open_store(url)
     a = make_live(FAST, StorePersistence(store_a))
-    ann = a.account("ann")
+    ann, cy = a.account("ann"), a.account("cy")
     tid = made_by(a, ann, preset="british", seats=3, seed=7)
     seat = a.join(tid, ann, buy_in="300")
+    a.join(tid, cy, buy_in="300")
+    assert host_do(a, tid, ann, action="kick", name="cy", reason="rude").status_code == 200
+    r = host_do(a, tid, ann, action="settings", approval=True, turn_timeout_s=45, result_pause_s=1)
+    assert r.status_code == 200, r.text
     r = host_do(a, tid, ann, action="fill_bots", level="solved")
     assert r.status_code == 200 and len(r.json()["bots"]) == 2, r.text
     r = host_do(a, tid, ann, action="add_bot", level="house")  # refused (the seats are full) ...
@@ -39,6 +46,7 @@ def test_a_restored_british_table_keeps_its_bots_level(make_live: Any, tmp_path:
     assert a.srv.lobby.tables[tid].bot_level == "solved"  # ... so the bots' level is unchanged
     c = a.ws(tid, seat)
     c.wait_state(lambda s: s["phase"] != "waiting")
+    assert host_do(a, tid, ann, action="pause").status_code == 200
     c.close()
     a.stop()
     store_a.close()
@@ -48,8 +56,13 @@ def test_a_restored_british_table_keeps_its_bots_level(make_live: Any, tmp_path:
     assert host.bot_level == "solved"
     assert isinstance(host.bots, LevelBots) and host.bots.level == "solved"  # the policies the bots play
     assert sum(1 for m in host.members.values() if m.bot) == 2 and host.host_name == "ann"
+    # the host's choices: seat approval, the turn timer, the result pause, the pause, whom he removed
     c = b.ws(tid, seat)
-    c.wait_state(lambda s: s["you"] == "ann")
+    st = c.wait_state(lambda s: s["you"] == "ann")
+    assert (st["approval"], st["turn_timeout_s"], st["result_pause_s"], st["paused"]) == (True, 45, 1, True)
+    r = b.http.post(f"/api/tables/{tid}/join", json={"buy_in": "300"}, headers=bearer(cy))
+    assert r.status_code == 403 and "rude" in r.json()["detail"], r.text
+    assert host_do(b, tid, ann, action="resume").status_code == 200
     st = play_alone(b, c, 2, british=True)  # the restored bots play on
     assert len(st["history"]) >= 2
     c.close()

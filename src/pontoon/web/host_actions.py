@@ -93,13 +93,13 @@ def do(srv: Any, host: HostedTable, who: str, msg: Any) -> dict[str, Any]:
     The caller closes the sockets named in ``removed`` and ``closed``."""
     check_host(host, who, msg.action)
     if msg.action == "settings":
-        return settings(host, msg)
+        return kept(host, settings(host, msg))
     if msg.action in ("pause", "resume"):
-        return pause(host, msg.action == "pause")
+        return kept(host, pause(host, msg.action == "pause"))
     if msg.action == "close":
         return {"done": "closed", "closed": True}
     if msg.action == "kick":
-        return kick(host, who, msg.name, msg.reason)
+        return kept(host, kick(host, who, msg.name, msg.reason))
     if msg.action == "approve":
         return approve(srv, host, msg.name, msg.allow)
     if msg.action == "remove_bot":
@@ -123,6 +123,14 @@ def do(srv: Any, host: HostedTable, who: str, msg: Any) -> dict[str, Any]:
     finally:
         if not added:  # nothing added: the table's bots play on at the level they had
             host.bot_level = before
+
+
+def kept(host: HostedTable, out: dict[str, Any]) -> dict[str, Any]:
+    """The host's choices written with the people's snapshot (his entry holds them: ``host_choices``), so
+    that a table restored from the history store is run as he left it."""
+    if host.host_name is not None and host.host_name in host.members:
+        host.note_member(host.host_name, {"host_choices": True})
+    return out
 
 
 def settings(host: HostedTable, msg: SettingsMsg) -> dict[str, Any]:

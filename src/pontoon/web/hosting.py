@@ -26,7 +26,7 @@ import importlib
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -246,8 +246,37 @@ class HostedTable:
                 "host": m.name == self.host_name,
             }
             | ({"level": self.bot_level} if m.bot else {})
+            | ({"table": self.host_choices()} if m.name == self.host_name else {})
             for m in self.members.values()
         ]
+
+    def host_choices(self) -> dict[str, Any]:
+        """What the host chose for this table (docs/server.md "Hosts"), kept with his entry of the people's
+        snapshot so that a restored table is run as he left it (``restore_members``)."""
+        return {
+            "approval": self.approval,
+            "turn_timeout_s": self.settings.turn_timeout_s,
+            "result_pause_s": self.result_pause_s,
+            "paused": self.paused,
+            "removed": dict(self.removed),
+        }
+
+    def restore_choices(self, d: Any) -> None:
+        """``host_choices`` as written (a value of the wrong shape is left at the server's default)."""
+        if not isinstance(d, dict):
+            return
+        if isinstance(d.get("approval"), bool):
+            self.approval = d["approval"]
+        if isinstance(d.get("paused"), bool):
+            self.paused = d["paused"]
+        t, r = d.get("turn_timeout_s"), d.get("result_pause_s")
+        if isinstance(t, (int, float)) and 5 <= t <= 600:  # the host route's bounds (host_actions.py)
+            self.settings = replace(self.settings, turn_timeout_s=float(t))
+        if isinstance(r, (int, float)) and 0 <= r <= 30:
+            self.result_pause_s = float(r)
+        gone = d.get("removed")
+        if isinstance(gone, dict):
+            self.removed.update({str(k): str(v)[:200] for k, v in gone.items()})
 
     def note_member(self, name: str, change: dict[str, Any]) -> None:
         """Tell the store of a change of the people at the table, with the whole snapshot after it."""
@@ -274,6 +303,7 @@ class HostedTable:
                     self.bot_level = str(d["level"])
             if d.get("host"):
                 self.host_name = d["name"]
+                self.restore_choices(d.get("table"))
         self.bump()
 
     def resume(self) -> None:
