@@ -219,7 +219,8 @@ def test_resplits_equal_settling_every_hand_at_the_end() -> None:
     when it ends, split_resplit.OwnWorld, for three hands) equal the brute force that keeps every hand to the end
     and settles them together, to 1e-12; the banker facing two hands plays a play per class of what he sees of
     them (his best response per class to the player's best split against the simple banker), facing three the
-    house banker. The resplit is worth something here (+0.105 a stake over the split without it)."""
+    house banker; the resplits valued by the compiled world and by the Python OwnWorld alike. The resplit is worth
+    something here (+0.105 a stake over the split without it)."""
     import numpy as np
 
     from pontoon.analysis.british.split_banker import blind_response, class_ends, simple_play
@@ -234,7 +235,37 @@ def test_resplits_equal_settling_every_hand_at_the_end() -> None:
     first = model.run(x, class_ends(g, np.tile(simple_play(g), (K * K, 1))), K)
     per, _ = blind_response(g, model, first, K)
     house = house_play(g)
-    plain, withr = split_with_resplits(model, x, class_ends(g, per), K, house)
+    plain, withr = split_with_resplits(model, x, class_ends(g, per), K, house)  # compiled (FastWorld)
+    _, slow = split_with_resplits(model, x, class_ends(g, per), K, house, compiled=False)  # OwnWorld
     brute = _settle_all_at_the_end(rules, g, x, per, house, K)
-    assert abs(withr.value - brute) < 1e-12
+    assert abs(withr.value - brute) < 1e-12 and abs(slow.value - brute) < 1e-12
     assert withr.value > plain.value + 0.1
+
+
+def test_the_compiled_world_equals_ownworld() -> None:
+    """split_resplit_fast.FastWorld (numba, memoized on the cards out and the hands to play) gives the resplit
+    values ``ra`` (the first hand split again, per second card of the second hand) and ``rb`` (the second hand
+    split again, per end of the first) of the Python OwnWorld to 1e-12, against the house banker: a 16-card pack
+    with up to four hands (every pair but the ten-value one resplit) and the 18-card pack with three; and
+    where no card can be (-inf) alike. The values are not all alike (the test can fail on a wrong recursion)."""
+    import numpy as np
+
+    from pontoon.analysis.british.split_fast import SplitModel
+    from pontoon.analysis.british.split_resplit import OwnWorld, house_play, resplit_values
+    from pontoon.analysis.british.split_resplit_fast import FastWorld
+
+    for rules, pairs in (
+        (BRITISH.with_(pack_ranks="A29T", pack_suits=4, max_split_hands=4), (game.ACE, 1, 8, game.TEN)),
+        (RESPLIT_RULES, (game.ACE, 8)),
+    ):
+        g = game.build(rules)
+        model = SplitModel(rules, g)
+        house = house_play(g)
+        for x in pairs:
+            ra, rb = resplit_values(model, x, OwnWorld(model, x, house))
+            fa, fb = FastWorld(model, x, house).resplit_values()
+            for want, got in ((ra, fa), (rb, fb)):
+                ok = np.isfinite(want)
+                assert np.array_equal(ok, np.isfinite(got)) and ok.any()
+                assert np.abs(got[ok] - want[ok]).max() < 1e-12
+                assert np.ptp(want[ok]) > 0.01

@@ -217,14 +217,19 @@ def resplit_values(model: SplitModel, x: int, world: OwnWorld) -> tuple[np.ndarr
 
 
 def split_with_resplits(
-    model: SplitModel, x: int, be: Any, nphi: int, twist_three: np.ndarray
+    model: SplitModel, x: int, be: Any, nphi: int, twist_three: np.ndarray, compiled: bool = True
 ) -> tuple[SplitRun, SplitRun]:
     """The player's best split of x-x against the banker's play facing two hands ``be`` (as ``SplitModel.run``)
     and, facing three or four, ``twist_three`` (his own cards): the run without resplits and the run with them
-    (the same passes, a resplit taken at a hand's start where it is worth more)."""
+    (the same passes, a resplit taken at a hand's start where it is worth more); the resplits valued by the
+    compiled world (``split_resplit_fast.FastWorld``) or, ``compiled`` False, by ``OwnWorld``."""
     plain = model.run(x, be, nphi)
     if not can_resplit(model, x):
         return plain, plain
-    world = OwnWorld(model, x, twist_three)
-    ra, rb = resplit_values(model, x, world)
+    if compiled:
+        from pontoon.analysis.british.split_resplit_fast import FastWorld
+
+        ra, rb = FastWorld(model, x, twist_three).resplit_values()
+    else:
+        ra, rb = resplit_values(model, x, OwnWorld(model, x, twist_three))
     return plain, model.run(x, be, nphi, resplit=(ra, rb))
