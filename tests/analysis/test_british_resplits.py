@@ -269,3 +269,41 @@ def test_the_compiled_world_equals_ownworld() -> None:
                 assert np.array_equal(ok, np.isfinite(got)) and ok.any()
                 assert np.abs(got[ok] - want[ok]).max() < 1e-12
                 assert np.ptp(want[ok]) > 0.01
+
+
+def test_the_resplit_profile_adds_each_pairs_resplits() -> None:
+    """split_resplit.resplit_profile on the 18-card pack (three hands), the banker facing a split as
+    with_split_banker finds him against the house-banker best response: without resplits it gives
+    with_split_banker's player best response again (1e-12, another route), each pair's split with resplits is
+    split_with_resplits through the Python OwnWorld (1e-12) and never below the split without, and the best
+    response with resplits is the one without plus each pair's chance times its further gain over not
+    splitting."""
+    import numpy as np
+
+    from pontoon.analysis.british.split_banker import class_ends, simple_play, with_split_banker
+    from pontoon.analysis.british.split_fast import SPLIT_CLASSES as K
+    from pontoon.analysis.british.split_fast import SplitModel
+    from pontoon.analysis.british.split_resplit import house_play, resplit_profile, split_with_resplits
+
+    g = game.build(RESPLIT_RULES)
+    tb = V.tables(g)
+    twists: dict[int, np.ndarray] = {}
+    dev = with_split_banker(g, split_deviation(g, tb, V.house_banker(g)), rounds=4, twists=twists, nphi=K)
+    got = resplit_profile(g, dev, twists, banker_br=0.0)
+    want = dev["with_split_banker"]["player_best_response_with_splits"]
+    assert abs(got["player_best_response_without_resplits"] - want) < 1e-12
+    model = SplitModel(RESPLIT_RULES, g)
+    extra = 0.0
+    n = g.total_cards
+    for name, pair in got["pairs"].items():
+        x = game.NAMES.index(name[0])
+        play = twists.get(x, np.tile(simple_play(g), (K * K, 1)))
+        _, slow = split_with_resplits(model, x, class_ends(g, play), K, house_play(g), compiled=False)
+        assert abs(pair["split_with_resplits"] - slow.value) < 1e-12
+        assert pair["split_with_resplits"] >= pair["split"] - 1e-12
+        k = int(g.counts[x])
+        p = k / n * (k - 1) / (n - 1) * dev["pairs"][name].get("splittable_share", 1.0)
+        extra += p * (max(0.0, slow.value - pair["no_split"]) - max(0.0, pair["split"] - pair["no_split"]))
+    assert abs(got["player_best_response_with_resplits"] - want - extra) < 1e-12
+    assert got["exploitability_with_resplits"] == got["player_best_response_with_resplits"]
+    assert any(p["split_with_resplits"] > p["split"] + 0.01 for p in got["pairs"].values())

@@ -40,9 +40,7 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import (
-    ACE,
     NCLASS,
-    TEN,
     Game,
     banker_can_twist,
     best,
@@ -53,6 +51,7 @@ from pontoon.analysis.british.split_fast import (
     SplitRun,
     _k_banker_all,
     banker_ends,
+    can_resplit,
 )
 from pontoon.analysis.british.values import _u
 
@@ -62,13 +61,6 @@ HOUSE_STAYS_ON = 17  # report.HOUSE_STAYS_ON: the house banker, the bots' banker
 def house_play(g: Game) -> np.ndarray:
     """The house banker as a twist chance per banker hand: twists below 17 (his best total)."""
     return np.array([float(banker_can_twist(h) and best(h) < HOUSE_STAYS_ON) for h in g.banker])
-
-
-def can_resplit(model: SplitModel, x: int) -> bool:
-    """Whether a split hand of x-x may be split again here (003 Split; variation: only aces; classes below the
-    ten-value ones: module docstring)."""
-    r = model.rules
-    return r.max_split_hands >= 3 and x < TEN and (not r.split_only_aces or x == ACE)
 
 
 class OwnWorld:
@@ -233,3 +225,56 @@ def split_with_resplits(
     else:
         ra, rb = resplit_values(model, x, OwnWorld(model, x, twist_three))
     return plain, model.run(x, be, nphi, resplit=(ra, rb))
+
+
+def resplit_profile(
+    g: Game, dev: dict[str, Any], twists: dict[int, np.ndarray], banker_br: float
+) -> dict[str, Any]:
+    """The profile's exploitability with resplits (issue 27): the player's best response with splits and resplits
+    against the profile's banker facing a split (``twists[x]``, his play per class of what he sees of two hands,
+    ``with_split_banker``; the simple banker for the pairs absent) and facing three or four hands (the house
+    banker), each pair's split valued with resplits exactly (``split_with_resplits``, compiled); the banker's best
+    response unchanged (the profile never splits). Per pair: the split without and with resplits and the pair
+    unsplit; ``player_best_response_without_resplits`` is ``with_split_banker``'s figure again, by this route."""
+    import time
+
+    from pontoon.analysis.british.game import NAMES
+    from pontoon.analysis.british.split_banker import class_ends, simple_play
+    from pontoon.analysis.british.split_fast import SPLIT_CLASSES, splittable
+
+    t0 = time.perf_counter()
+    model = SplitModel(g.rules, g)
+    house = house_play(g)
+    plain_br = resplit_br = float(dev["without_splits"])
+    pairs: dict[str, dict[str, Any]] = {}
+    n = g.total_cards
+    for x in splittable(g.rules, model.counts):
+        name = NAMES[x] * 2
+        pair = dev["pairs"].get(name)
+        if pair is None:
+            continue
+        play = twists.get(x)
+        if play is None:  # the simple banker, whatever he sees of the split hands
+            play = np.tile(simple_play(g), (SPLIT_CLASSES * SPLIT_CLASSES, 1))
+        t = time.perf_counter()
+        plain, withr = split_with_resplits(model, x, class_ends(g, play), SPLIT_CLASSES, house)
+        k = int(g.counts[x])
+        p = (k / n) * ((k - 1) / (n - 1)) * pair.get("splittable_share", 1.0)  # 003: tens only of one rank
+        keep = float(pair["no_split"])
+        plain_br += p * max(0.0, plain.value - keep)
+        resplit_br += p * max(0.0, withr.value - keep)
+        pairs[name] = {
+            "no_split": keep,
+            "split": plain.value,
+            "split_with_resplits": withr.value,
+            "resplit_valued": can_resplit(model, x),
+            "seconds": time.perf_counter() - t,
+        }
+    return {
+        "player_best_response_without_resplits": plain_br,
+        "player_best_response_with_resplits": resplit_br,
+        "exploitability_with_resplits": resplit_br - banker_br,
+        "banker_facing_three_or_four": f"the house banker (twists below {HOUSE_STAYS_ON})",
+        "pairs": pairs,
+        "seconds": time.perf_counter() - t0,
+    }

@@ -249,8 +249,7 @@ class FastWorld:
         from numba import types
         from numba.typed import Dict
 
-        from pontoon.analysis.british.split_fast import banker_ends
-        from pontoon.analysis.british.split_resplit import can_resplit
+        from pontoon.analysis.british.split_fast import banker_ends, can_resplit
 
         g, r = model.g, model.rules
         hg, csr, _, _ = model.graph(x)
