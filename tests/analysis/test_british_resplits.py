@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from itertools import permutations
 
+import pytest
+
 from pontoon.analysis.british import game
 from pontoon.analysis.british import values as V
 from pontoon.analysis.british.split_banker import resplit_chances
@@ -306,4 +308,5 @@ def test_the_resplit_profile_adds_each_pairs_resplits() -> None:
         extra += p * (max(0.0, slow.value - pair["no_split"]) - max(0.0, pair["split"] - pair["no_split"]))
     assert abs(got["player_best_response_with_resplits"] - want - extra) < 1e-12
     assert got["exploitability_with_resplits"] == got["player_best_response_with_resplits"]
+    assert got["three_or_four_bound"] == pytest.approx(extra, abs=1e-12) and extra > 0.0
     assert any(p["split_with_resplits"] > p["split"] + 0.01 for p in got["pairs"].values())

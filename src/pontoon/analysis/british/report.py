@@ -414,7 +414,10 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
                     for k, d in ex["pairs"].items()
                 )
             )
-            echo(f"  exploitability with splits and resplits {ex['exploitability_with_resplits']:.6f}")
+            echo(
+                f"  exploitability with splits and resplits {ex['exploitability_with_resplits']:.6f} (another play "
+                f"of the banker facing three or four hands could lower it by at most {ex['three_or_four_bound']:.6f})"
+            )
         if "reading_profile" in dev:
             rp = dev["reading_profile"]
             echo("  the banker facing a split reading the split hands (split_reading.py): the split's value")

@@ -235,7 +235,9 @@ def resplit_profile(
     ``with_split_banker``; the simple banker for the pairs absent) and facing three or four hands (the house
     banker), each pair's split valued with resplits exactly (``split_with_resplits``, compiled); the banker's best
     response unchanged (the profile never splits). Per pair: the split without and with resplits and the pair
-    unsplit; ``player_best_response_without_resplits`` is ``with_split_banker``'s figure again, by this route."""
+    unsplit; ``player_best_response_without_resplits`` is ``with_split_banker``'s figure again, by this route;
+    ``three_or_four_bound`` the most that any other play of the banker facing three or four hands (his exact best
+    response included) could lower the exploitability with resplits: the resplits' whole gain."""
     import time
 
     from pontoon.analysis.british.game import NAMES
@@ -275,6 +277,9 @@ def resplit_profile(
         "player_best_response_with_resplits": resplit_br,
         "exploitability_with_resplits": resplit_br - banker_br,
         "banker_facing_three_or_four": f"the house banker (twists below {HOUSE_STAYS_ON})",
+        # no play of the banker facing three or four hands lowers the player's best response below the one without
+        # resplits (he may always decline them; without them that banker is never met): what it could gain at most
+        "three_or_four_bound": resplit_br - plain_br,
         "pairs": pairs,
         "seconds": time.perf_counter() - t0,
     }
