@@ -34,13 +34,18 @@ def _jit_rec(fn: Any) -> Any:
     return njit(nogil=True)(fn)
 
 
+MISSING = -1e300  # not in the memo (no value is that low)
 NDIST = 25  # per composition: the banker-settled value per stake of each total 0..22 (22: five cards), pn, pp
 TOTAL, P0, P1, X, MAXH, RSP = range(6)  # ``ints`` of the kernels' tuple (``_context``)
 
 
+CHUNK = 1 << 15  # rows of the banker summaries' store per chunk (``_dist``)
+
+
 @_jit
-def _dist(q, K, dmemo):  # type: ignore[no-untyped-def]
-    """The banker's outcome summary for the cards ``q`` out of the pack (``NDIST`` values; memoized by code)."""
+def _dist(q, K, dmemo, dstore):  # type: ignore[no-untyped-def]
+    """The banker's outcome summary for the cards ``q`` out of the pack (``NDIST`` values; memoized: ``dmemo`` maps
+    the composition's code to a row of ``dstore``, a list of ``CHUNK``-row arrays)."""
     counts, base, cls, mul, size, w, out, binom, pay, ints = (
         K[0],
         K[1],
@@ -56,14 +61,18 @@ def _dist(q, K, dmemo):  # type: ignore[no-untyped-def]
     code = 0
     for c in range(q.shape[0]):
         code += q[c] * base[c]
-    if code in dmemo:
-        return dmemo[code]
+    row = dmemo.get(code, -1)
+    if row >= 0:
+        return dstore[row // CHUNK][row % CHUNK]
+    row = len(dmemo)
+    if row // CHUNK == len(dstore):
+        dstore.append(np.zeros((CHUNK, NDIST)))
+    r = dstore[row // CHUNK][row % CHUNK]
     total, p0, p1 = ints[0], ints[1], ints[2]
     no = pay.shape[1]
     outp = np.zeros(no)
     qq = np.zeros(cls.shape[0])
     _k_banker(q, counts, total, cls, mul, size, w, out, binom, outp, qq)
-    r = np.zeros(NDIST)
     s = 0.0
     for o in range(no):
         s += outp[o]
@@ -76,7 +85,7 @@ def _dist(q, K, dmemo):  # type: ignore[no-untyped-def]
     left = total - q.sum()
     # 003: the banker's Pontoon, shown before the split, collects on the initial stake
     r[24] = (counts[p0] - q[p0]) * (counts[p1] - q[p1]) / binom[left, 2] if left >= 2 else 0.0
-    dmemo[code] = r
+    dmemo[code] = row
     return r
 
 
@@ -91,7 +100,7 @@ def _ended(d, e, ends):  # type: ignore[no-untyped-def]
 
 
 @_jit_rec
-def _rest(q, cs, nh, K, memo, dmemo):  # type: ignore[no-untyped-def]
+def _rest(q, cs, nh, K, memo, dmemo, dstore):  # type: ignore[no-untyped-def]
     """The best value of the hands (x, cs[0]), (x, cs[1]), ... still to play (their cards in ``q``, the cards out),
     the player holding ``nh`` hands; each hand settled when it ends (``OwnWorld.rest``)."""
     n = cs.shape[0]
@@ -109,8 +118,9 @@ def _rest(q, cs, nh, K, memo, dmemo):  # type: ignore[no-untyped-def]
     for i in range(n):
         key = key * 13 + cs[i] + 1
     key = key * 5 + n
-    if key in memo:
-        return memo[key]
+    got = memo.get(key, MISSING)
+    if got != MISSING:
+        return got
     c1 = cs[0]
     after = cs[1:].copy()
     b = q.copy()  # the cards out but the hand's own
@@ -134,9 +144,11 @@ def _rest(q, cs, nh, K, memo, dmemo):  # type: ignore[no-untyped-def]
         bestv = -1e300
         e = end[j]
         if e >= 0:
-            bestv = _ended(_dist(qj, K, dmemo), e, ends) + _rest(qj, after, nh, K, memo, dmemo)
+            bestv = _ended(_dist(qj, K, dmemo, dstore), e, ends) + _rest(
+                qj, after, nh, K, memo, dmemo, dstore
+            )
         if j == start and c1 == x and rsp != 0 and nh < maxh:  # 003 Split: "split again"
-            sv = _split_again(qj, after, nh, K, memo, dmemo)
+            sv = _split_again(qj, after, nh, K, memo, dmemo, dstore)
             if sv > bestv:
                 bestv = sv
         if not forced[j]:
@@ -157,7 +169,7 @@ def _rest(q, cs, nh, K, memo, dmemo):  # type: ignore[no-untyped-def]
 
 
 @_jit_rec
-def _split_again(q, after, nh, K, memo, dmemo):  # type: ignore[no-untyped-def]
+def _split_again(q, after, nh, K, memo, dmemo, dstore):  # type: ignore[no-untyped-def]
     """The hand x-x (in ``q``) split again, the hands ``after`` to follow: each new hand gets a card at once (003
     "The banker immediately deals another card face down to each of your hands"; ``OwnWorld.split_again``)."""
     counts, total = K[0], K[9][0]
@@ -178,14 +190,14 @@ def _split_again(q, after, nh, K, memo, dmemo):  # type: ignore[no-untyped-def]
                 continue
             q2[b] += 1
             hands[0], hands[1] = a, b
-            acc += ka / left * kb / (left - 1) * _rest(q2, hands, nh + 1, K, memo, dmemo)
+            acc += ka / left * kb / (left - 1) * _rest(q2, hands, nh + 1, K, memo, dmemo, dstore)
             q2[b] -= 1
         q2[a] -= 1
     return acc
 
 
 @_jit_rec
-def _k_resplits(K, collects, e_mset, mcnt, ra, rb, memo, dmemo):  # type: ignore[no-untyped-def]
+def _k_resplits(K, collects, e_mset, mcnt, ra, rb, memo, dmemo, dstore):  # type: ignore[no-untyped-def]
     """``ra[c2]``, ``rb[e]`` of ``split_resplit.resplit_values``, the banker's Pontoon included (left -inf where
     the cards cannot be)."""
     counts, x, ends = K[0], K[9][3], K[19]
@@ -200,7 +212,7 @@ def _k_resplits(K, collects, e_mset, mcnt, ra, rb, memo, dmemo):  # type: ignore
         if q[x] > counts[x] or q[c2] > counts[c2]:
             continue
         one[0] = c2
-        ra[c2] = -collects * _dist(q, K, dmemo)[24] + _split_again(q, one, 2, K, memo, dmemo)
+        ra[c2] = -collects * _dist(q, K, dmemo, dstore)[24] + _split_again(q, one, 2, K, memo, dmemo, dstore)
     for e in range(e_mset.shape[0]):
         good = True
         for c in range(nc):
@@ -209,8 +221,8 @@ def _k_resplits(K, collects, e_mset, mcnt, ra, rb, memo, dmemo):  # type: ignore
                 good = False
         if not good:
             continue
-        d = _dist(q, K, dmemo)
-        rb[e] = -collects * d[24] + _ended(d, e, ends) + _split_again(q, none, 2, K, memo, dmemo)
+        d = _dist(q, K, dmemo, dstore)
+        rb[e] = -collects * d[24] + _ended(d, e, ends) + _split_again(q, none, 2, K, memo, dmemo, dstore)
 
 
 def _reachable(hg: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -247,7 +259,7 @@ class FastWorld:
 
     def __init__(self, model: SplitModel, x: int, twist: np.ndarray) -> None:
         from numba import types
-        from numba.typed import Dict
+        from numba.typed import Dict, List
 
         from pontoon.analysis.british.split_fast import banker_ends, can_resplit
 
@@ -268,7 +280,8 @@ class FastWorld:
             hg.cnt, hg.end, hg.forced, *csr, r_off, r_nodes, np.ascontiguousarray(ends),
         )  # fmt: skip
         self.memo = Dict.empty(types.int64, types.float64)
-        self.dmemo = Dict.empty(types.int64, types.float64[:])
+        self.dmemo = Dict.empty(types.int64, types.int64)
+        self.dstore = List.empty_list(types.float64[:, ::1])
 
     def resplit_values(self) -> tuple[np.ndarray, np.ndarray]:
         """``split_resplit.resplit_values`` (``ra`` per second card of the second hand, ``rb`` per end of the first
@@ -276,5 +289,5 @@ class FastWorld:
         hg = self.hg
         ra = np.full(NCLASS, -np.inf)
         rb = np.full(len(hg.e_mset), -np.inf)
-        _k_resplits(self.K, self.collects, hg.e_mset, hg.mcnt, ra, rb, self.memo, self.dmemo)
+        _k_resplits(self.K, self.collects, hg.e_mset, hg.mcnt, ra, rb, self.memo, self.dmemo, self.dstore)
         return ra, rb
