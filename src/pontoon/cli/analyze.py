@@ -317,7 +317,8 @@ OPTIONS: tuple[Opt, ...] = (
         "flag",
         False,
         "British: also value the player's splits with resplits (003: up to four hands) exactly, for the "
-        "exploitability with resplits (compiled, but long on a full pack: docs/analysis.md 'Resplits')",
+        "exploitability with resplits (compiled, but hours of CPU and gigabytes of memory a pair on 52 or 104 cards: "
+        "docs/analysis.md 'Resplits')",
     ),
     Opt("extra", "", "arguments", None, hidden=True),
 )
