@@ -85,6 +85,8 @@ def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
         ["--stake-grid", "1,2,3,4,5,6,7"],
         ["--set", "pack_ranks=A5T", "--split-reading"],  # a full pack only
         ["--set", "max_split_hands=1", "--split-reading"],
+        ["--set", "pack_ranks=A5T", "--resplits"],  # a full pack only (a reduced one can run out)
+        ["--set", "max_split_hands=2", "--resplits"],  # no resplit to value
     ],
 )
 def test_bad_input_is_exit_2(args: list[str]) -> None:
@@ -191,3 +193,20 @@ def test_split_reading_profile_in_process() -> None:
     assert rp["exploitability_with_splits"] <= dev["with_split_banker"]["exploitability_with_splits"] + 1e-12
     if not any(d["split_in_profile"] for d in rp["pairs"].values()):
         assert abs(rp["banker_best_response"] - rep["solution"]["banker_best_response"]) < 1e-12
+
+
+def test_resplits_in_process() -> None:
+    """``resplits=True`` (``pontoon analyze --resplits``) puts each pair's split with resplits and the
+    exploitability with resplits under split_deviation.resplits.exact: without resplits the same best response
+    as with_split_banker's, with them never less, the exploitability the best response less the banker's (the
+    wiring, on a 12-card pack: the values themselves are checked in tests/analysis/test_british_resplits.py)."""
+    rep = analyze_british(SHOOT.with_(pack_ranks="A5T"), resplits=True)
+    dev = rep["split_deviation"]
+    ex = dev["resplits"]["exact"]
+    sb = dev["with_split_banker"]
+    assert abs(ex["player_best_response_without_resplits"] - sb["player_best_response_with_splits"]) < 1e-12
+    assert ex["player_best_response_with_resplits"] >= ex["player_best_response_without_resplits"] - 1e-12
+    br = rep["solution"]["banker_best_response"]
+    assert abs(ex["exploitability_with_resplits"] - (ex["player_best_response_with_resplits"] - br)) < 1e-15
+    assert set(ex["pairs"]) == set(dev["pairs"]) and ex["pairs"]["AA"]["resplit_valued"]
+    assert not ex["pairs"]["TT"]["resplit_valued"]  # ten-value pairs are never resplit here

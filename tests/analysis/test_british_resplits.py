@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from itertools import permutations
 
+import pytest
+
 from pontoon.analysis.british import game
 from pontoon.analysis.british import values as V
 from pontoon.analysis.british.split_banker import resplit_chances
@@ -219,7 +221,8 @@ def test_resplits_equal_settling_every_hand_at_the_end() -> None:
     when it ends, split_resplit.OwnWorld, for three hands) equal the brute force that keeps every hand to the end
     and settles them together, to 1e-12; the banker facing two hands plays a play per class of what he sees of
     them (his best response per class to the player's best split against the simple banker), facing three the
-    house banker. The resplit is worth something here (+0.105 a stake over the split without it)."""
+    house banker; the resplits valued by the compiled world and by the Python OwnWorld alike. The resplit is worth
+    something here (+0.105 a stake over the split without it)."""
     import numpy as np
 
     from pontoon.analysis.british.split_banker import blind_response, class_ends, simple_play
@@ -234,7 +237,76 @@ def test_resplits_equal_settling_every_hand_at_the_end() -> None:
     first = model.run(x, class_ends(g, np.tile(simple_play(g), (K * K, 1))), K)
     per, _ = blind_response(g, model, first, K)
     house = house_play(g)
-    plain, withr = split_with_resplits(model, x, class_ends(g, per), K, house)
+    plain, withr = split_with_resplits(model, x, class_ends(g, per), K, house)  # compiled (FastWorld)
+    _, slow = split_with_resplits(model, x, class_ends(g, per), K, house, compiled=False)  # OwnWorld
     brute = _settle_all_at_the_end(rules, g, x, per, house, K)
-    assert abs(withr.value - brute) < 1e-12
+    assert abs(withr.value - brute) < 1e-12 and abs(slow.value - brute) < 1e-12
     assert withr.value > plain.value + 0.1
+
+
+def test_the_compiled_world_equals_ownworld() -> None:
+    """split_resplit_fast.FastWorld (numba, memoized on the cards out and the hands to play) gives the resplit
+    values ``ra`` (the first hand split again, per second card of the second hand) and ``rb`` (the second hand
+    split again, per end of the first) of the Python OwnWorld to 1e-12, against the house banker: a 16-card pack
+    with up to four hands (every pair but the ten-value one resplit) and the 18-card pack with three; and
+    where no card can be (-inf) alike. The values are not all alike (the test can fail on a wrong recursion)."""
+    import numpy as np
+
+    from pontoon.analysis.british.split_fast import SplitModel
+    from pontoon.analysis.british.split_resplit import OwnWorld, house_play, resplit_values
+    from pontoon.analysis.british.split_resplit_fast import FastWorld
+
+    for rules, pairs in (
+        (BRITISH.with_(pack_ranks="A29T", pack_suits=4, max_split_hands=4), (game.ACE, 1, 8, game.TEN)),
+        (RESPLIT_RULES, (game.ACE, 8)),
+    ):
+        g = game.build(rules)
+        model = SplitModel(rules, g)
+        house = house_play(g)
+        for x in pairs:
+            ra, rb = resplit_values(model, x, OwnWorld(model, x, house))
+            fa, fb = FastWorld(model, x, house).resplit_values()
+            for want, got in ((ra, fa), (rb, fb)):
+                ok = np.isfinite(want)
+                assert np.array_equal(ok, np.isfinite(got)) and ok.any()
+                assert np.abs(got[ok] - want[ok]).max() < 1e-12
+                assert np.ptp(want[ok]) > 0.01
+
+
+def test_the_resplit_profile_adds_each_pairs_resplits() -> None:
+    """split_resplit.resplit_profile on the 18-card pack (three hands), the banker facing a split as
+    with_split_banker finds him against the house-banker best response: without resplits it gives
+    with_split_banker's player best response again (1e-12, another route), each pair's split with resplits is
+    split_with_resplits through the Python OwnWorld (1e-12) and never below the split without, and the best
+    response with resplits is the one without plus each pair's chance times its further gain over not
+    splitting."""
+    import numpy as np
+
+    from pontoon.analysis.british.split_banker import class_ends, simple_play, with_split_banker
+    from pontoon.analysis.british.split_fast import SPLIT_CLASSES as K
+    from pontoon.analysis.british.split_fast import SplitModel
+    from pontoon.analysis.british.split_resplit import house_play, resplit_profile, split_with_resplits
+
+    g = game.build(RESPLIT_RULES)
+    tb = V.tables(g)
+    twists: dict[int, np.ndarray] = {}
+    dev = with_split_banker(g, split_deviation(g, tb, V.house_banker(g)), rounds=4, twists=twists, nphi=K)
+    got = resplit_profile(g, dev, twists, banker_br=0.0)
+    want = dev["with_split_banker"]["player_best_response_with_splits"]
+    assert abs(got["player_best_response_without_resplits"] - want) < 1e-12
+    model = SplitModel(RESPLIT_RULES, g)
+    extra = 0.0
+    n = g.total_cards
+    for name, pair in got["pairs"].items():
+        x = game.NAMES.index(name[0])
+        play = twists.get(x, np.tile(simple_play(g), (K * K, 1)))
+        _, slow = split_with_resplits(model, x, class_ends(g, play), K, house_play(g), compiled=False)
+        assert abs(pair["split_with_resplits"] - slow.value) < 1e-12
+        assert pair["split_with_resplits"] >= pair["split"] - 1e-12
+        k = int(g.counts[x])
+        p = k / n * (k - 1) / (n - 1) * dev["pairs"][name].get("splittable_share", 1.0)
+        extra += p * (max(0.0, slow.value - pair["no_split"]) - max(0.0, pair["split"] - pair["no_split"]))
+    assert abs(got["player_best_response_with_resplits"] - want - extra) < 1e-12
+    assert got["exploitability_with_resplits"] == got["player_best_response_with_resplits"]
+    assert got["three_or_four_bound"] == pytest.approx(extra, abs=1e-12) and extra > 0.0
+    assert any(p["split_with_resplits"] > p["split"] + 0.01 for p in got["pairs"].values())

@@ -136,6 +136,7 @@ def _british(
     rounds: int = 0,
     stake_grid: tuple[Decimal, ...] | None = None,
     split_reading: bool = False,
+    resplits: bool = False,
 ) -> None:
     """``--rules british|shoot`` (or a British rules file): the solved heads-up game (issue 27)."""
     from pontoon.rules.british import BritishRules
@@ -148,15 +149,21 @@ def _british(
     from pontoon.money import dumps
 
     if rules.banker_may_double:
-        if split_reading:
-            raise PontoonError("with banker_may_double the British analysis has no splits: --split-reading")
+        if split_reading or resplits:
+            raise PontoonError(
+                "with banker_may_double the British analysis has no splits: --split-reading, --resplits"
+            )
         _british_double(rules, as_json, chart, players, stake_grid)
         return
     if split_reading and (rules.max_split_hands < 2 or rules.reduced_pack):
         raise PontoonError(
             "--split-reading needs splits (max_split_hands 2 or more) on a full pack (not pack_ranks/pack_suits)"
         )
-    report = analyze_british(rules, split_reading=split_reading)
+    if resplits and (rules.max_split_hands < 3 or rules.reduced_pack):
+        raise PontoonError(
+            "--resplits needs resplits (max_split_hands 3 or more) on a full pack (not pack_ranks/pack_suits)"
+        )
+    report = analyze_british(rules, split_reading=split_reading, resplits=resplits)
     if stake_grid is not None:
         from pontoon.analysis.british.stakes import print_stake_game, stake_game
 
@@ -304,6 +311,15 @@ OPTIONS: tuple[Opt, ...] = (
         "British: also the banker facing a split reading the split hands (his exact best response; about a "
         "minute per pair the player's best response splits)",
     ),
+    Opt(
+        "resplits",
+        "--resplits",
+        "flag",
+        False,
+        "British: also value the player's splits with resplits (003: up to four hands) exactly, for the "
+        "exploitability with resplits (compiled, but hours of CPU and gigabytes of memory a pair on 52 or 104 cards: "
+        "docs/analysis.md 'Resplits')",
+    ),
     Opt("extra", "", "arguments", None, hidden=True),
 )
 
@@ -321,6 +337,7 @@ def analyze_main(
     sample: str | None = None,
     stake_grid: str | None = None,
     split_reading: bool = False,
+    resplits: bool = False,
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
     from pontoon.analysis.report import analyze, to_json
@@ -345,12 +362,19 @@ def analyze_main(
         if sample is not None and players is None:
             raise PontoonError("--sample goes with --players N")
         _british(
-            r, as_json, chart, _players(players), _rounds(sample), _stake_grid(stake_grid, r), split_reading
+            r,
+            as_json,
+            chart,
+            _players(players),
+            _rounds(sample),
+            _stake_grid(stake_grid, r),
+            split_reading,
+            resplits,
         )
         return
-    if players is not None or sample is not None or stake_grid is not None or split_reading:
+    if players is not None or sample is not None or stake_grid is not None or split_reading or resplits:
         raise PontoonError(
-            "--players, --sample, --stake-grid and --split-reading apply to the British game "
+            "--players, --sample, --stake-grid, --split-reading and --resplits apply to the British game "
             "(--rules british|shoot)"
         )
     report = analyze(r, b, split_strategy=split)

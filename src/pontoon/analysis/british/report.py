@@ -237,7 +237,12 @@ def stake_signal(g: Game, tb: Tables, sol: Solution, ratio: float) -> dict[str, 
 
 
 def analyze_british(
-    rules: BritishRules, *, target: float = 1e-3, log: Any = None, split_reading: bool = False
+    rules: BritishRules,
+    *,
+    target: float = 1e-3,
+    log: Any = None,
+    split_reading: bool = False,
+    resplits: bool = False,
 ) -> dict[str, Any]:
     t0 = time.perf_counter()
     # splits (full packs): the split deviation left against the banker's own play facing a split is worth about
@@ -268,11 +273,13 @@ def analyze_british(
             "pontoon_grades": "exact at the player's Pontoon (rul 29)"
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
-            "not_modelled": "splits: a second split (003 allows up to four hands) is not offered to the player's "
-            "best response here (with splits it is a lower bound): the exploitability with splits is exact for the "
-            "game without resplits, and no bound on a resplit's gain is given on a full pack "
-            "(split_deviation.resplits: how often one would be offered; split_resplit.py values resplits exactly, "
-            "each hand settled when it ends, on reduced packs only); the banker facing a split reads a summary "
+            "not_modelled": "splits: a second split (003 allows up to four hands) is offered to the player's best "
+            "response only with --resplits (split_deviation.resplits.exact: each pair's split with resplits valued "
+            "exactly by split_resplit_fast, each hand settled when it ends, the banker facing three or four hands "
+            "the house banker; long on a full pack); without it the best response with splits is a lower bound, "
+            "the exploitability with splits exact for the game without resplits, and no bound on a resplit's gain "
+            "is given (split_deviation.resplits: how often one would be offered); ten-value pairs are never "
+            "resplit; the banker facing a split reads a summary "
             "(his own cards, each split hand's bust or number of cards): --split-reading measures what reading "
             "everything would gain (reading_profile.full_view: its gain against the player's best split, and the "
             "most it could lower the exploitability)"
@@ -316,7 +323,11 @@ def analyze_british(
         dev["exploitability_with_splits"] = dev["player_best_response_with_splits"] - sol.banker_br
         sb = dev["with_split_banker"]
         sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
-        dev["resplits"] = resplit_chances(g, dev)  # 003: up to four hands; not in the analysis
+        dev["resplits"] = resplit_chances(g, dev)  # 003: up to four hands
+        if resplits:  # split_resplit_fast.py: each pair's split with resplits, exactly (long on full packs)
+            from pontoon.analysis.british.split_resplit import resplit_profile
+
+            dev["resplits"]["exact"] = resplit_profile(g, dev, twists, sol.banker_br)
         if split_reading:  # split_reading.py: the banker facing a split reading the split hands
             from pontoon.analysis.british.split_reading import reading_profile
 
@@ -382,12 +393,31 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
             f"  exploitability with splits, the player never splitting and that banker facing a split {sb:.6f}"
         )
         rs = dev["resplits"]
-        echo(
-            f"  resplits (003: up to four hands) not analysed: offered on {rs['per_round']:.4%} of rounds of the "
-            "player's best response ("
+        offered = (
+            f"offered on {rs['per_round']:.4%} of rounds of the player's best response ("
             + ", ".join(f"{k} {v:.4%}" for k, v in rs["pairs"].items())
-            + "); gain not bounded"
+            + ")"
         )
+        if "exact" not in rs:
+            echo(f"  resplits (003: up to four hands) not analysed (--resplits): {offered}; gain not bounded")
+        else:
+            ex = rs["exact"]
+            echo(f"  resplits (003: up to four hands; --resplits, {ex['seconds']:.0f} s): {offered}")
+            echo(
+                "  the split without/with resplits against that banker (facing three or four hands the house "
+                "banker), the pair unsplit:"
+            )
+            echo(
+                "  "
+                + "  ".join(
+                    f"{k}:{d['split']:+.4f}/{d['split_with_resplits']:+.4f}/{d['no_split']:+.4f}"
+                    for k, d in ex["pairs"].items()
+                )
+            )
+            echo(
+                f"  exploitability with splits and resplits {ex['exploitability_with_resplits']:.6f} (another play "
+                f"of the banker facing three or four hands could lower it by at most {ex['three_or_four_bound']:.6f})"
+            )
         if "reading_profile" in dev:
             rp = dev["reading_profile"]
             echo("  the banker facing a split reading the split hands (split_reading.py): the split's value")

@@ -196,6 +196,14 @@ def splittable(rules: BritishRules, counts: np.ndarray) -> list[int]:
     return [c for c in classes if counts[c] >= 2]
 
 
+def can_resplit(model: SplitModel, x: int) -> bool:
+    """Whether a split hand of x-x may be split again here (003 Split: "If either of the new cards dealt is equal
+    to the first two you may choose to split again"; variation: only aces; below the ten-value classes, whose
+    resplit needs a rank the classes do not keep: ``split_resplit``)."""
+    r = model.rules
+    return r.max_split_hands >= 3 and x < TEN and (not r.split_only_aces or x == ACE)
+
+
 def same_rank_share(rules: BritishRules, x: int) -> float:
     """The chance that two cards of class ``x`` are of one rank (003 Split: "you cannot split two ten point
     cards unless they are actually equal - two queens can be split but a queen and a jack"): 1 below the

@@ -24,9 +24,10 @@ a martingale). Checked against settling all the hands at the end and against the
 The player's best split with resplits (``split_with_resplits``): the passes against the banker's play facing two
 hands, with a resplit of the first hand at its start (its second card of the pair's rank) and of the second
 hand at its start (its second card of the rank, the first hand ended as it did) each valued by ``OwnWorld``
-(three hands, a fourth where the rules allow), the player taking the better. Exact for the pack; the recursion
-is over every state in Python, so it is for reduced packs (tests): on a full pack three hands reach millions of
-(cards out, hands to play) states (docs/analysis.md "Resplits").
+(three hands, a fourth where the rules allow), the player taking the better. Exact for the pack; ``OwnWorld`` is the
+Python recursion over every state, ``split_resplit_fast.FastWorld`` the same compiled (the default; 13x to 23x
+faster): still hours a pair on a full pack, where three hands reach millions of (cards out, hands to play) states
+(docs/analysis.md "Resplits"); ``resplit_profile`` puts them in the report (``pontoon analyze --resplits``).
 
 Ten-value pairs are not resplit here (their resplit needs the rank of a ten-value card, which the classes do not
 keep); their split is not in the player's best response on 52 or 104 cards.
@@ -40,9 +41,7 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import (
-    ACE,
     NCLASS,
-    TEN,
     Game,
     banker_can_twist,
     best,
@@ -53,6 +52,7 @@ from pontoon.analysis.british.split_fast import (
     SplitRun,
     _k_banker_all,
     banker_ends,
+    can_resplit,
 )
 from pontoon.analysis.british.values import _u
 
@@ -62,13 +62,6 @@ HOUSE_STAYS_ON = 17  # report.HOUSE_STAYS_ON: the house banker, the bots' banker
 def house_play(g: Game) -> np.ndarray:
     """The house banker as a twist chance per banker hand: twists below 17 (his best total)."""
     return np.array([float(banker_can_twist(h) and best(h) < HOUSE_STAYS_ON) for h in g.banker])
-
-
-def can_resplit(model: SplitModel, x: int) -> bool:
-    """Whether a split hand of x-x may be split again here (003 Split; variation: only aces; classes below the
-    ten-value ones: module docstring)."""
-    r = model.rules
-    return r.max_split_hands >= 3 and x < TEN and (not r.split_only_aces or x == ACE)
 
 
 class OwnWorld:
@@ -217,14 +210,77 @@ def resplit_values(model: SplitModel, x: int, world: OwnWorld) -> tuple[np.ndarr
 
 
 def split_with_resplits(
-    model: SplitModel, x: int, be: Any, nphi: int, twist_three: np.ndarray
+    model: SplitModel, x: int, be: Any, nphi: int, twist_three: np.ndarray, compiled: bool = True
 ) -> tuple[SplitRun, SplitRun]:
     """The player's best split of x-x against the banker's play facing two hands ``be`` (as ``SplitModel.run``)
     and, facing three or four, ``twist_three`` (his own cards): the run without resplits and the run with them
-    (the same passes, a resplit taken at a hand's start where it is worth more)."""
+    (the same passes, a resplit taken at a hand's start where it is worth more); the resplits valued by the
+    compiled world (``split_resplit_fast.FastWorld``) or, ``compiled`` False, by ``OwnWorld``."""
     plain = model.run(x, be, nphi)
     if not can_resplit(model, x):
         return plain, plain
-    world = OwnWorld(model, x, twist_three)
-    ra, rb = resplit_values(model, x, world)
+    if compiled:
+        from pontoon.analysis.british.split_resplit_fast import FastWorld
+
+        ra, rb = FastWorld(model, x, twist_three).resplit_values()
+    else:
+        ra, rb = resplit_values(model, x, OwnWorld(model, x, twist_three))
     return plain, model.run(x, be, nphi, resplit=(ra, rb))
+
+
+def resplit_profile(
+    g: Game, dev: dict[str, Any], twists: dict[int, np.ndarray], banker_br: float
+) -> dict[str, Any]:
+    """The profile's exploitability with resplits (issue 27): the player's best response with splits and resplits
+    against the profile's banker facing a split (``twists[x]``, his play per class of what he sees of two hands,
+    ``with_split_banker``; the simple banker for the pairs absent) and facing three or four hands (the house
+    banker), each pair's split valued with resplits exactly (``split_with_resplits``, compiled); the banker's best
+    response unchanged (the profile never splits). Per pair: the split without and with resplits and the pair
+    unsplit; ``player_best_response_without_resplits`` is ``with_split_banker``'s figure again, by this route;
+    ``three_or_four_bound`` the most that any other play of the banker facing three or four hands (his exact best
+    response included) could lower the exploitability with resplits: the resplits' whole gain."""
+    import time
+
+    from pontoon.analysis.british.game import NAMES
+    from pontoon.analysis.british.split_banker import class_ends, simple_play
+    from pontoon.analysis.british.split_fast import SPLIT_CLASSES, splittable
+
+    t0 = time.perf_counter()
+    model = SplitModel(g.rules, g)
+    house = house_play(g)
+    plain_br = resplit_br = float(dev["without_splits"])
+    pairs: dict[str, dict[str, Any]] = {}
+    n = g.total_cards
+    for x in splittable(g.rules, model.counts):
+        name = NAMES[x] * 2
+        pair = dev["pairs"].get(name)
+        if pair is None:
+            continue
+        play = twists.get(x)
+        if play is None:  # the simple banker, whatever he sees of the split hands
+            play = np.tile(simple_play(g), (SPLIT_CLASSES * SPLIT_CLASSES, 1))
+        t = time.perf_counter()
+        plain, withr = split_with_resplits(model, x, class_ends(g, play), SPLIT_CLASSES, house)
+        k = int(g.counts[x])
+        p = (k / n) * ((k - 1) / (n - 1)) * pair.get("splittable_share", 1.0)  # 003: tens only of one rank
+        keep = float(pair["no_split"])
+        plain_br += p * max(0.0, plain.value - keep)
+        resplit_br += p * max(0.0, withr.value - keep)
+        pairs[name] = {
+            "no_split": keep,
+            "split": plain.value,
+            "split_with_resplits": withr.value,
+            "resplit_valued": can_resplit(model, x),
+            "seconds": time.perf_counter() - t,
+        }
+    return {
+        "player_best_response_without_resplits": plain_br,
+        "player_best_response_with_resplits": resplit_br,
+        "exploitability_with_resplits": resplit_br - banker_br,
+        "banker_facing_three_or_four": f"the house banker (twists below {HOUSE_STAYS_ON})",
+        # no play of the banker facing three or four hands lowers the player's best response below the one without
+        # resplits (he may always decline them; without them that banker is never met): what it could gain at most
+        "three_or_four_bound": resplit_br - plain_br,
+        "pairs": pairs,
+        "seconds": time.perf_counter() - t0,
+    }
