@@ -98,6 +98,19 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
     opts = dict(uvicorn_options(s), host="127.0.0.1", port=port, log_level="warning")
     if os.environ.get("BENCH_WS"):  # (bench_server.py --ws: another WebSocket implementation of uvicorn's)
         opts["ws"] = os.environ["BENCH_WS"]
+    if os.environ.get("BENCH_CPROFILE"):  # (a deterministic profile of the server process, to that file)
+        import cProfile
+        import signal
+
+        prof = cProfile.Profile(time.thread_time)  # (CPU time: a wait for a core is not counted)
+        signal.signal(signal.SIGTERM, lambda *_: None)  # (uvicorn raises it again once it has stopped)
+        prof.enable()
+        try:
+            uvicorn.run(app, **opts)
+        finally:
+            prof.disable()
+            prof.dump_stats(os.environ["BENCH_CPROFILE"])
+        return
     if not probe:
         uvicorn.run(app, **opts)
         return
@@ -244,7 +257,11 @@ async def run_load(
         lat: list[float] = []
         errors: list[str] = []
         cpu0 = sum(ps.cpu_times()[:2]) if ps is not None else 0.0
+        sys0 = ps.cpu_times()[1] if ps is not None else 0.0
         out0 = ps.io_counters().write_chars if ps is not None else 0
+        ccpu0 = (
+            time.process_time()
+        )  # the clients' own CPU (this process: they share the cores with the server)
         t0, epoch0 = time.perf_counter(), time.time()
         late: list[float] = []  # how late this process's own event loop wakes (the clients' side of a tail)
         players = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas) for u in urls))
@@ -255,13 +272,17 @@ async def run_load(
                 late.append(time.perf_counter() - at - 0.005)
         await players
         wall = time.perf_counter() - t0
+        ccpu = time.process_time() - ccpu0
         cpu = sum(ps.cpu_times()[:2]) - cpu0 if ps is not None else 0.0
+        kernel = ps.cpu_times()[1] - sys0 if ps is not None else 0.0
         out = ps.io_counters().write_chars - out0 if ps is not None else 0
     return {
         "wall": wall,
         "lat": lat,
         "errors": errors,
         "cpu": cpu,
+        "client_cpu": ccpu,
+        "kernel": kernel,
         "out": out,
         "play": (epoch0, time.time()),
         "late": sorted(late),
@@ -368,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'KB out/round':>12} {'RSS MB start':>12} {'RSS MB end':>10} "
+        f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'srv sys %':>9} {'cli CPU ms/round':>16} {'KB out/round':>12} {'RSS MB start':>12} {'RSS MB end':>10} "
         f"{'store':>6} {'vs memory':>9}"
     )
     mem_rps: dict[int, float] = {}
@@ -400,9 +421,32 @@ def main(argv: list[str] | None = None) -> int:
                     time.sleep(0.1)
             ps = psutil.Process(proc.pid)
             rss0 = ps.memory_info().rss / 2**20
+            spy = None
+            if os.environ.get(
+                "BENCH_PYSPY"
+            ):  # (a profile of the server: py-spy's raw stacks, set-up included)
+                out_txt = os.path.join(os.environ["BENCH_PYSPY"], f"spy-{tables}-{store}.txt")
+                spy = subprocess.Popen(
+                    [
+                        os.path.join(os.path.dirname(sys.executable), "py-spy"),
+                        "record",
+                        "--pid",
+                        str(proc.pid),
+                    ]
+                    + ["-r", "400", "-f", "raw", "-o", out_txt, "--nonblocking"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
             res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps))
+            if spy is not None:
+                import signal
+
+                spy.send_signal(signal.SIGINT)
+                spy.wait(30)
             rss1 = ps.memory_info().rss / 2**20
             cpu_ms = res["cpu"] * 1000 / (tables * a.rounds)
+            cli_ms = res["client_cpu"] * 1000 / (tables * a.rounds)
+            sys_pct = 100 * res["kernel"] / res["cpu"] if res["cpu"] else 0.0
             kb_out = res["out"] / 1024 / (tables * a.rounds)
         finally:
             proc.terminate()
@@ -426,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
         print(
             f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
-            f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "
+            f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.2f} {sys_pct:>9.0f} {cli_ms:>16.2f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "
             f"{store:>6} {vs:>9}",
             flush=True,
         )

@@ -92,6 +92,7 @@ class Change:
         self.views: dict[Kind, dict[str, Any]] = {}
         self.memo: dict[str, Any] = {}  # what every kind of this change sees alike, made once (state_for)
         self.texts: dict[tuple[Kind, str], str] = {}
+        self.compared: dict[tuple[Any, ...], list[Any]] = {}  # ``diff``'s memo: the kinds share most values
 
     def view(self, kind: Kind) -> dict[str, Any]:
         v = self.views.get(kind)
@@ -120,7 +121,7 @@ class Change:
                         "type": "delta",
                         "seq": self.seq,
                         "base": prev.seq,
-                        "ops": diff(prev.view, v),
+                        "ops": diff(prev.view, v, memo=self.compared),
                     }
                 )
             elif what == "full":
