@@ -42,6 +42,7 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
+import orjson
 import psutil
 from websockets.asyncio.client import connect
 
@@ -208,7 +209,7 @@ async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list
         sent_version = sent_round = -1
         frames = Frames()
         while True:
-            msg = json.loads(await ws.recv())
+            msg = orjson.loads(await ws.recv(decode=False))  # (the clients' CPU is the server's cores' too)
             if msg.get("type") == "error":
                 errors.append(msg["error"])
                 sent_at = None
@@ -232,7 +233,7 @@ async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list
                 out = choose(state)
             if out is not None:
                 sent_at, sent_version, sent_round = time.perf_counter(), state["version"], completed(state)
-                await ws.send(json.dumps(out))
+                await ws.send(orjson.dumps(out).decode())
 
 
 async def run_load(
@@ -437,7 +438,16 @@ def main(argv: list[str] | None = None) -> int:
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                 )
+            cprof = None
+            if os.environ.get("BENCH_CLIENT_CPROFILE"):  # (the clients' own profile, CPU time)
+                import cProfile
+
+                cprof = cProfile.Profile(time.thread_time)
+                cprof.enable()
             res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps))
+            if cprof is not None:
+                cprof.disable()
+                cprof.dump_stats(os.environ["BENCH_CLIENT_CPROFILE"])
             if spy is not None:
                 import signal
 
