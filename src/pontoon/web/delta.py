@@ -47,14 +47,10 @@ def diff(
     path: list[Any] | None = None,
     out: list[Op] | None = None,
     depth: int = DEPTH,
-    memo: dict[tuple[Any, ...], list[Op]] | None = None,
 ) -> list[Op]:
     """The operations that turn ``a`` into ``b`` (JSON values: dict, list, str, int, float, bool, None);
     an object or list ``depth`` levels down that changed is sent whole (the walk costs more than the
-    bytes it saves). ``memo``: the operations already found for a pair of containers (by identity and
-    path) in another diff of the same change: the view kinds of a change share most of their values
-    (web/frames.py), and so did those of the change before, so each pair is compared once per change.
-    The caller keeps every value alive while it uses the memo (ids are not reused meanwhile)."""
+    bytes it saves)."""
     p: list[Any] = [] if path is None else path
     ops: list[Op] = [] if out is None else out
     if a is b:
@@ -80,9 +76,6 @@ def diff(
                 continue
             tv = type(v)
             if tv is type(old):
-                if memo is not None and (tv is dict or tv is list):
-                    _pair(old, v, p, k, ops, depth, memo)
-                    continue
                 if old == v and (tv is str or tv is int or tv is bool or _exact(old, v)):
                     continue  # (inline: most keys are unchanged; ``_exact`` tells 1.0 from 1 inside)
                 if depth and (tv is dict or tv is list):
@@ -98,9 +91,6 @@ def diff(
                 continue
             tv = type(v)
             if tv is type(old):
-                if memo is not None and (tv is dict or tv is list):
-                    _pair(old, v, p, i, ops, depth, memo)
-                    continue
                 if old == v and (tv is str or tv is int or tv is bool or _exact(old, v)):
                     continue
                 if depth and (tv is dict or tv is list):
@@ -116,23 +106,6 @@ def diff(
         return ops
     ops.append([p, b])
     return ops
-
-
-def _pair(
-    old: Any, v: Any, p: list[Any], k: Any, ops: list[Op], depth: int, memo: dict[tuple[Any, ...], list[Op]]
-) -> None:
-    """``diff``'s step for two containers of one type at ``p + [k]``, through ``memo``."""
-    key = (id(old), id(v), k, *p)
-    got = memo.get(key)
-    if got is None:
-        got = []
-        if not (old == v and _exact(old, v)):
-            if depth:
-                diff(old, v, [*p, k], got, depth, memo)
-            else:
-                got.append([[*p, k], v])
-        memo[key] = got
-    ops.extend(got)
 
 
 def apply(ops: list[Op], value: Any) -> Any:

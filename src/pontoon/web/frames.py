@@ -92,7 +92,6 @@ class Change:
         self.views: dict[Kind, dict[str, Any]] = {}
         self.memo: dict[str, Any] = {}  # what every kind of this change sees alike, made once (state_for)
         self.texts: dict[tuple[Kind, str], str] = {}
-        self.compared: dict[tuple[Any, ...], list[Any]] = {}  # ``diff``'s memo: the kinds share most values
 
     def view(self, kind: Kind) -> dict[str, Any]:
         v = self.views.get(kind)
@@ -121,7 +120,7 @@ class Change:
                         "type": "delta",
                         "seq": self.seq,
                         "base": prev.seq,
-                        "ops": diff(prev.view, v, memo=self.compared),
+                        "ops": diff(prev.view, v),
                     }
                 )
             elif what == "full":
