@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import Any
 
@@ -48,6 +49,7 @@ from websockets.asyncio.client import connect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from raw_ws import connect_raw  # noqa: E402
 from server_probe import report_probe  # noqa: E402
 
 
@@ -200,44 +202,82 @@ def ws_url(url: str, deltas: bool) -> str:
     return url + "?deltas=1" if deltas else url
 
 
-async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list[str], deltas: bool) -> None:
-    """One player: acts only on a state that answers its previous message (never on a stale one)."""
+async def player(
+    url: str, rounds: int, bet: str, lat: list[float], errors: list[str], deltas: bool, client: str = "raw"
+) -> None:
+    """One player: acts only on a state that answers its previous message (never on a stale one).
+    ``client``: ``raw`` (bench/raw_ws.py, lean: the clients share the server's cores) or ``websockets``
+    (the library's client, as the benchmarks before this stop used)."""
     url, _, token = url.partition("#")  # the seat token goes in the Authorization header, never the URL
     auth = {"Authorization": f"Bearer {token}"}
+    if client == "raw":
+        raw = await connect_raw(ws_url(url, deltas), auth)
+        try:
+            await play(raw.recv, raw.send, rounds, bet, lat, errors)
+        finally:
+            raw.close()
+        return
     async with connect(ws_url(url, deltas), max_size=2**22, additional_headers=auth) as ws:
-        sent_at: float | None = None
-        sent_version = sent_round = -1
-        frames = Frames()
-        while True:
-            msg = orjson.loads(await ws.recv(decode=False))  # (the clients' CPU is the server's cores' too)
-            if msg.get("type") == "error":
-                errors.append(msg["error"])
-                sent_at = None
-                continue
-            got = frames.take(msg)
-            if got is None:
-                continue
-            state = got
-            if sent_at is not None:
-                betting = state["phase"] == "betting" and state["you"] not in state["bets"]
-                if state["version"] <= sent_version or betting and completed(state) == sent_round:
-                    continue  # not yet the answer to what this player sent
-                lat.append(time.perf_counter() - sent_at)
-                sent_at = None
-            if completed(state) >= rounds:
-                return
-            out: dict[str, Any] | None = None
-            if state["phase"] == "betting" and state["you"] not in state["bets"]:
-                out = {"type": "bet", "amount": bet}
-            else:
-                out = choose(state)
-            if out is not None:
-                sent_at, sent_version, sent_round = time.perf_counter(), state["version"], completed(state)
-                await ws.send(orjson.dumps(out).decode())
+
+        async def recv() -> bytes:
+            got = await ws.recv(decode=False)
+            assert isinstance(got, bytes)
+            return got
+
+        async def send(text: bytes) -> None:
+            await ws.send(text.decode())
+
+        await play(recv, send, rounds, bet, lat, errors)
+
+
+async def play(
+    recv: Callable[[], Awaitable[bytes]],
+    send: Callable[[bytes], Awaitable[None]],
+    rounds: int,
+    bet: str,
+    lat: list[float],
+    errors: list[str],
+) -> None:
+    sent_at: float | None = None
+    sent_version = sent_round = -1
+    frames = Frames()
+    while True:
+        msg = orjson.loads(await recv())  # (orjson, bytes: the clients' CPU is the server's cores' too)
+        if msg.get("type") == "error":
+            errors.append(msg["error"])
+            sent_at = None
+            continue
+        got = frames.take(msg)
+        if got is None:
+            continue
+        state = got
+        if sent_at is not None:
+            betting = state["phase"] == "betting" and state["you"] not in state["bets"]
+            if state["version"] <= sent_version or betting and completed(state) == sent_round:
+                continue  # not yet the answer to what this player sent
+            lat.append(time.perf_counter() - sent_at)
+            sent_at = None
+        if completed(state) >= rounds:
+            return
+        out: dict[str, Any] | None = None
+        if state["phase"] == "betting" and state["you"] not in state["bets"]:
+            out = {"type": "bet", "amount": bet}
+        else:
+            out = choose(state)
+        if out is not None:
+            sent_at, sent_version, sent_round = time.perf_counter(), state["version"], completed(state)
+            await send(orjson.dumps(out))
 
 
 async def run_load(
-    base: str, tables: int, players: int, rounds: int, preset: str, deltas: bool, ps: Any = None
+    base: str,
+    tables: int,
+    players: int,
+    rounds: int,
+    preset: str,
+    deltas: bool,
+    ps: Any = None,
+    client: str = "raw",
 ) -> dict[str, Any]:
     """The set-up (tables, accounts, joins: REST) and then the play; ``ps`` (the server's
     ``psutil.Process``): its CPU seconds and bytes written during the play only (the set-up's
@@ -265,7 +305,7 @@ async def run_load(
         )  # the clients' own CPU (this process: they share the cores with the server)
         t0, epoch0 = time.perf_counter(), time.time()
         late: list[float] = []  # how late this process's own event loop wakes (the clients' side of a tail)
-        players = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas) for u in urls))
+        players = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas, client) for u in urls))
         while not players.done():
             at = time.perf_counter()
             await asyncio.wait([players], timeout=0.005)
@@ -357,6 +397,13 @@ def main(argv: list[str] | None = None) -> int:
         "default: pontoon serve's)",
     )
     ap.add_argument(
+        "--client",
+        default="raw",
+        choices=("raw", "websockets"),
+        help="the simulated players' WebSocket client: raw (bench/raw_ws.py: lean, the clients share the "
+        "server's cores) or websockets (the library's, as the figures before 2026-11-27 21:00)",
+    )
+    ap.add_argument(
         "--probe",
         default="on",
         choices=("on", "off"),
@@ -386,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(x) for x in a.tables.split(",") if x]
     print(
         f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
-        f"frames {a.frames}, ws-deflate {a.ws_deflate}, {os.cpu_count()} CPUs"
+        f"frames {a.frames}, client {a.client}, ws-deflate {a.ws_deflate}, {os.cpu_count()} CPUs"
     )
     print(
         f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
@@ -444,7 +491,9 @@ def main(argv: list[str] | None = None) -> int:
 
                 cprof = cProfile.Profile(time.thread_time)
                 cprof.enable()
-            res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps))
+            res = asyncio.run(
+                run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps, a.client)
+            )
             if cprof is not None:
                 cprof.disable()
                 cprof.dump_stats(os.environ["BENCH_CLIENT_CPROFILE"])
