@@ -2,7 +2,7 @@
 
 ``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]
 [--store memory,sqlite,pg] [--frames deltas|full] [--ws-deflate off|on] [--probe on|off] [--src DIR]
-[--ws websockets-sansio|websockets|wsproto]``
+[--ws websockets-sansio|websockets|wsproto] [--client raw|websockets]``
 
 For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
 raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
@@ -21,7 +21,11 @@ Before each row, what the server measured itself (``--probe on``, bench/server_p
 time per message against the clients' end-to-end latency, the wait for the commit in it, how late its
 event loop woke, its garbage collections and what held the loop in its stalls. ``--src DIR`` runs the
 server from another source tree (an old commit's ``src`` from ``git archive``: old against new with the
-same bench); ``--ws NAME`` another of uvicorn's WebSocket implementations.
+same bench); ``--ws NAME`` another of uvicorn's WebSocket implementations. The players use a lean client
+(``--client raw``, bench/raw_ws.py: they share the cores with the server) or the ``websockets`` library's.
+Besides rounds/s and latency: the clients' CPU per round and the kernel's share of the server's CPU;
+``BENCH_CPROFILE=FILE`` (the server by CPU time), ``BENCH_PYSPY=DIR`` (py-spy's raw stacks of the server)
+and ``BENCH_CLIENT_CPROFILE=FILE`` write profiles.
 Not a timed test; numbers depend on the machine (2 shared cores here).
 """
 
