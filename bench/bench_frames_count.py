@@ -46,8 +46,8 @@ def play(rounds: int, spectators: int) -> int:
         def push(self, text: str) -> None:
             pass
 
-    host = CasinoHost(
-        "abcd0001", "t", find_rules("mbs"), 7, Settings(), MemoryPersistence(), lambda n, a: None
+    host = CasinoHost(  # (seeded: the same shoes, so the same rounds, in every tree)
+        "abcd0001", "t", find_rules("mbs"), 7, Settings(), MemoryPersistence(), lambda n, a: None, seeded=True
     )
     names = ["ann", "bob"]
     for i, n in enumerate(names):
