@@ -2,7 +2,7 @@
 
 ``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]
 [--store memory,sqlite,pg] [--frames deltas|full] [--ws-deflate off|on] [--probe on|off] [--src DIR]
-[--ws websockets-sansio|websockets|wsproto]``
+[--ws websockets-sansio|websockets|wsproto] [--client raw|websockets]``
 
 For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
 raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
@@ -21,7 +21,11 @@ Before each row, what the server measured itself (``--probe on``, bench/server_p
 time per message against the clients' end-to-end latency, the wait for the commit in it, how late its
 event loop woke, its garbage collections and what held the loop in its stalls. ``--src DIR`` runs the
 server from another source tree (an old commit's ``src`` from ``git archive``: old against new with the
-same bench); ``--ws NAME`` another of uvicorn's WebSocket implementations.
+same bench); ``--ws NAME`` another of uvicorn's WebSocket implementations. The players use a lean client
+(``--client raw``, bench/raw_ws.py: they share the cores with the server) or the ``websockets`` library's.
+Besides rounds/s and latency: the clients' CPU per round and the kernel's share of the server's CPU;
+``BENCH_CPROFILE=FILE`` (the server by CPU time), ``BENCH_PYSPY=DIR`` (py-spy's raw stacks of the server)
+and ``BENCH_CLIENT_CPROFILE=FILE`` write profiles.
 Not a timed test; numbers depend on the machine (2 shared cores here).
 """
 
@@ -38,15 +42,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import Any
 
 import httpx
+import orjson
 import psutil
 from websockets.asyncio.client import connect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from raw_ws import connect_raw  # noqa: E402
 from server_probe import report_probe  # noqa: E402
 
 
@@ -98,6 +105,19 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
     opts = dict(uvicorn_options(s), host="127.0.0.1", port=port, log_level="warning")
     if os.environ.get("BENCH_WS"):  # (bench_server.py --ws: another WebSocket implementation of uvicorn's)
         opts["ws"] = os.environ["BENCH_WS"]
+    if os.environ.get("BENCH_CPROFILE"):  # (a deterministic profile of the server process, to that file)
+        import cProfile
+        import signal
+
+        prof = cProfile.Profile(time.thread_time)  # (CPU time: a wait for a core is not counted)
+        signal.signal(signal.SIGTERM, lambda *_: None)  # (uvicorn raises it again once it has stopped)
+        prof.enable()
+        try:
+            uvicorn.run(app, **opts)
+        finally:
+            prof.disable()
+            prof.dump_stats(os.environ["BENCH_CPROFILE"])
+        return
     if not probe:
         uvicorn.run(app, **opts)
         return
@@ -186,44 +206,82 @@ def ws_url(url: str, deltas: bool) -> str:
     return url + "?deltas=1" if deltas else url
 
 
-async def player(url: str, rounds: int, bet: str, lat: list[float], errors: list[str], deltas: bool) -> None:
-    """One player: acts only on a state that answers its previous message (never on a stale one)."""
+async def player(
+    url: str, rounds: int, bet: str, lat: list[float], errors: list[str], deltas: bool, client: str = "raw"
+) -> None:
+    """One player: acts only on a state that answers its previous message (never on a stale one).
+    ``client``: ``raw`` (bench/raw_ws.py, lean: the clients share the server's cores) or ``websockets``
+    (the library's client, as the benchmarks before this stop used)."""
     url, _, token = url.partition("#")  # the seat token goes in the Authorization header, never the URL
     auth = {"Authorization": f"Bearer {token}"}
+    if client == "raw":
+        raw = await connect_raw(ws_url(url, deltas), auth)
+        try:
+            await play(raw.recv, raw.send, rounds, bet, lat, errors)
+        finally:
+            raw.close()
+        return
     async with connect(ws_url(url, deltas), max_size=2**22, additional_headers=auth) as ws:
-        sent_at: float | None = None
-        sent_version = sent_round = -1
-        frames = Frames()
-        while True:
-            msg = json.loads(await ws.recv())
-            if msg.get("type") == "error":
-                errors.append(msg["error"])
-                sent_at = None
-                continue
-            got = frames.take(msg)
-            if got is None:
-                continue
-            state = got
-            if sent_at is not None:
-                betting = state["phase"] == "betting" and state["you"] not in state["bets"]
-                if state["version"] <= sent_version or betting and completed(state) == sent_round:
-                    continue  # not yet the answer to what this player sent
-                lat.append(time.perf_counter() - sent_at)
-                sent_at = None
-            if completed(state) >= rounds:
-                return
-            out: dict[str, Any] | None = None
-            if state["phase"] == "betting" and state["you"] not in state["bets"]:
-                out = {"type": "bet", "amount": bet}
-            else:
-                out = choose(state)
-            if out is not None:
-                sent_at, sent_version, sent_round = time.perf_counter(), state["version"], completed(state)
-                await ws.send(json.dumps(out))
+
+        async def recv() -> bytes:
+            got = await ws.recv(decode=False)
+            assert isinstance(got, bytes)
+            return got
+
+        async def send(text: bytes) -> None:
+            await ws.send(text.decode())
+
+        await play(recv, send, rounds, bet, lat, errors)
+
+
+async def play(
+    recv: Callable[[], Awaitable[bytes]],
+    send: Callable[[bytes], Awaitable[None]],
+    rounds: int,
+    bet: str,
+    lat: list[float],
+    errors: list[str],
+) -> None:
+    sent_at: float | None = None
+    sent_version = sent_round = -1
+    frames = Frames()
+    while True:
+        msg = orjson.loads(await recv())  # (orjson, bytes: the clients' CPU is the server's cores' too)
+        if msg.get("type") == "error":
+            errors.append(msg["error"])
+            sent_at = None
+            continue
+        got = frames.take(msg)
+        if got is None:
+            continue
+        state = got
+        if sent_at is not None:
+            betting = state["phase"] == "betting" and state["you"] not in state["bets"]
+            if state["version"] <= sent_version or betting and completed(state) == sent_round:
+                continue  # not yet the answer to what this player sent
+            lat.append(time.perf_counter() - sent_at)
+            sent_at = None
+        if completed(state) >= rounds:
+            return
+        out: dict[str, Any] | None = None
+        if state["phase"] == "betting" and state["you"] not in state["bets"]:
+            out = {"type": "bet", "amount": bet}
+        else:
+            out = choose(state)
+        if out is not None:
+            sent_at, sent_version, sent_round = time.perf_counter(), state["version"], completed(state)
+            await send(orjson.dumps(out))
 
 
 async def run_load(
-    base: str, tables: int, players: int, rounds: int, preset: str, deltas: bool, ps: Any = None
+    base: str,
+    tables: int,
+    players: int,
+    rounds: int,
+    preset: str,
+    deltas: bool,
+    ps: Any = None,
+    client: str = "raw",
 ) -> dict[str, Any]:
     """The set-up (tables, accounts, joins: REST) and then the play; ``ps`` (the server's
     ``psutil.Process``): its CPU seconds and bytes written during the play only (the set-up's
@@ -244,10 +302,14 @@ async def run_load(
         lat: list[float] = []
         errors: list[str] = []
         cpu0 = sum(ps.cpu_times()[:2]) if ps is not None else 0.0
+        sys0 = ps.cpu_times()[1] if ps is not None else 0.0
         out0 = ps.io_counters().write_chars if ps is not None else 0
+        ccpu0 = (
+            time.process_time()
+        )  # the clients' own CPU (this process: they share the cores with the server)
         t0, epoch0 = time.perf_counter(), time.time()
         late: list[float] = []  # how late this process's own event loop wakes (the clients' side of a tail)
-        players = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas) for u in urls))
+        players = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas, client) for u in urls))
         while not players.done():
             at = time.perf_counter()
             await asyncio.wait([players], timeout=0.005)
@@ -255,13 +317,17 @@ async def run_load(
                 late.append(time.perf_counter() - at - 0.005)
         await players
         wall = time.perf_counter() - t0
+        ccpu = time.process_time() - ccpu0
         cpu = sum(ps.cpu_times()[:2]) - cpu0 if ps is not None else 0.0
+        kernel = ps.cpu_times()[1] - sys0 if ps is not None else 0.0
         out = ps.io_counters().write_chars - out0 if ps is not None else 0
     return {
         "wall": wall,
         "lat": lat,
         "errors": errors,
         "cpu": cpu,
+        "client_cpu": ccpu,
+        "kernel": kernel,
         "out": out,
         "play": (epoch0, time.time()),
         "late": sorted(late),
@@ -335,6 +401,13 @@ def main(argv: list[str] | None = None) -> int:
         "default: pontoon serve's)",
     )
     ap.add_argument(
+        "--client",
+        default="raw",
+        choices=("raw", "websockets"),
+        help="the simulated players' WebSocket client: raw (bench/raw_ws.py: lean, the clients share the "
+        "server's cores) or websockets (the library's, as the figures before 2026-11-27 21:00)",
+    )
+    ap.add_argument(
         "--probe",
         default="on",
         choices=("on", "off"),
@@ -364,11 +437,11 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(x) for x in a.tables.split(",") if x]
     print(
         f"bench_server: {a.players} players per table, {a.rounds} rounds per table, preset {a.preset}, "
-        f"frames {a.frames}, ws-deflate {a.ws_deflate}, {os.cpu_count()} CPUs"
+        f"frames {a.frames}, client {a.client}, ws-deflate {a.ws_deflate}, {os.cpu_count()} CPUs"
     )
     print(
         f"{'tables':>6} {'clients':>7} {'rounds/s':>9} {'direct/s':>9} {'ratio':>7} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'KB out/round':>12} {'RSS MB start':>12} {'RSS MB end':>10} "
+        f"{'actions':>7} {'errors':>6} {'srv CPU ms/round':>16} {'srv sys %':>9} {'cli CPU ms/round':>16} {'KB out/round':>12} {'RSS MB start':>12} {'RSS MB end':>10} "
         f"{'store':>6} {'vs memory':>9}"
     )
     mem_rps: dict[int, float] = {}
@@ -400,9 +473,43 @@ def main(argv: list[str] | None = None) -> int:
                     time.sleep(0.1)
             ps = psutil.Process(proc.pid)
             rss0 = ps.memory_info().rss / 2**20
-            res = asyncio.run(run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps))
+            spy = None
+            if os.environ.get(
+                "BENCH_PYSPY"
+            ):  # (a profile of the server: py-spy's raw stacks, set-up included)
+                out_txt = os.path.join(os.environ["BENCH_PYSPY"], f"spy-{tables}-{store}.txt")
+                spy = subprocess.Popen(
+                    [
+                        os.path.join(os.path.dirname(sys.executable), "py-spy"),
+                        "record",
+                        "--pid",
+                        str(proc.pid),
+                    ]
+                    + ["-r", "400", "-f", "raw", "-o", out_txt, "--nonblocking"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            cprof = None
+            if os.environ.get("BENCH_CLIENT_CPROFILE"):  # (the clients' own profile, CPU time)
+                import cProfile
+
+                cprof = cProfile.Profile(time.thread_time)
+                cprof.enable()
+            res = asyncio.run(
+                run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps, a.client)
+            )
+            if cprof is not None:
+                cprof.disable()
+                cprof.dump_stats(os.environ["BENCH_CLIENT_CPROFILE"])
+            if spy is not None:
+                import signal
+
+                spy.send_signal(signal.SIGINT)
+                spy.wait(30)
             rss1 = ps.memory_info().rss / 2**20
             cpu_ms = res["cpu"] * 1000 / (tables * a.rounds)
+            cli_ms = res["client_cpu"] * 1000 / (tables * a.rounds)
+            sys_pct = 100 * res["kernel"] / res["cpu"] if res["cpu"] else 0.0
             kb_out = res["out"] / 1024 / (tables * a.rounds)
         finally:
             proc.terminate()
@@ -426,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
         print(
             f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
-            f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.1f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "
+            f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.2f} {sys_pct:>9.0f} {cli_ms:>16.2f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "
             f"{store:>6} {vs:>9}",
             flush=True,
         )

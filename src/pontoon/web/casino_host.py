@@ -282,7 +282,7 @@ class CasinoHost(HostedTable):
         if self.paused:
             raise HostError("the host paused the table: the next round is dealt when the host resumes it")
         order = sorted(self.bets, key=lambda n: (self.members[n].role != "seated", self.members[n].box or 0))
-        scratch = CasinoRound(self.rules, self.table.shoe, rng=0)
+        scratch = CasinoRound(self.rules, self.table.shoe, jackpot=())  # (no card, no button: no generator)
         placed: list[tuple[str, int, str, Decimal]] = []
         for name in order:
             box = self.members[name].box or 0

@@ -3,6 +3,7 @@ a card face down in the view is left out, so no total ever tells a seat more tha
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pontoon.cards import Card
@@ -15,11 +16,16 @@ def dealer_total(view: dict[str, Any] | None) -> str | None:
     """The dealer's total of the cards face up in a view (a face-down card is left out: rul 35)."""
     if not view:
         return None
-    cards = [Card.parse(c) for c in view.get("dealer", ()) if c != HIDDEN]
+    return _dealer_total(tuple(view.get("dealer", ())))
+
+
+@functools.lru_cache(maxsize=4096)  # (every state frame of a casino table asks: a few hundred hands recur)
+def _dealer_total(codes: tuple[str, ...]) -> str | None:
+    cards = [Card.parse(c) for c in codes if c != HIDDEN]
     if not cards:
         return None
     total, soft = hand_total(cards)
-    return f"{'soft ' if soft else ''}{total}" + (" showing" if HIDDEN in view.get("dealer", ()) else "")
+    return f"{'soft ' if soft else ''}{total}" + (" showing" if HIDDEN in codes else "")
 
 
 def with_totals(view: dict[str, Any]) -> dict[str, Any]:

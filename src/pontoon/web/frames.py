@@ -52,8 +52,27 @@ class TableFrames:
     seq: int = 0
     last: dict[Kind, Sent] = field(default_factory=dict)
     # each kind's history as built at a history_mark: the same list while no round is booked (built
-    # once per booked round, and the deltas pass it by at once: ``diff`` skips what ``is`` the same)
-    history: dict[Kind, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
+    # once per booked round, and the deltas pass it by at once: ``diff`` skips what ``is`` the same),
+    # and the host's entries it was built from (an entry still there keeps its shown form: ``shown``)
+    history: dict[Kind, tuple[int, list[dict[str, Any]], list[dict[str, Any]]]] = field(default_factory=dict)
+
+
+def shown(
+    host: HostedTable, kind: Kind, before: tuple[int, list[dict[str, Any]], list[dict[str, Any]]] | None
+) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
+    """A kind's history at the host's ``history_mark``: each entry as ``history_for`` shows it to the
+    kind; an entry that was in the kind's last history (the same object: the host keeps its last
+    rounds in order and never changes one) keeps the form made then, so a booked round makes one entry
+    per kind where it made them all (``history_rounds`` of them, a British one its steps replayed)."""
+    made: dict[int, tuple[dict[str, Any], dict[str, Any]]] = (
+        {} if before is None else {id(e): (e, x) for e, x in zip(before[2], before[1], strict=True)}
+    )
+    entries = list(host.history)
+    out = []
+    for e in entries:
+        got = made.get(id(e))  # (the old entries are held in ``before``: no id is reused meanwhile)
+        out.append(got[1] if got is not None and got[0] is e else host.history_for(e, kind))
+    return host.history_mark, out, entries
 
 
 def frames_of(host: HostedTable) -> TableFrames:
@@ -102,10 +121,7 @@ class Change:
             v["timer_s"] = self.timer
             h = self.tf.history.get(kind)
             if h is None or h[0] != host.history_mark:
-                h = self.tf.history[kind] = (
-                    host.history_mark,
-                    [host.history_for(e, kind) for e in host.history],
-                )
+                h = self.tf.history[kind] = shown(host, kind, h)
             v["history"] = h[1]
             self.views[kind] = v
         return v
@@ -207,4 +223,4 @@ def welcome(host: HostedTable, conn: Any, conns: list[Any]) -> None:
     ch.keep(only=True)
 
 
-__all__ = ["Change", "Sent", "TableFrames", "broadcast", "dumps", "frames_of", "kind_of", "welcome"]
+__all__ = ["Change", "Sent", "TableFrames", "broadcast", "dumps", "frames_of", "kind_of", "shown", "welcome"]
