@@ -32,6 +32,7 @@ A booked round stays on the felt (``phase: "result"``) for the table's result pa
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from decimal import Decimal
@@ -74,14 +75,17 @@ class BritishHost(HostedTable):
         *,
         seeded: bool = False,
         game: BritishGame | None = None,
+        games: int = 0,
     ) -> None:
-        """``game``: adopt a game rebuilt by the history store's recovery (then ``restore_members``)."""
+        """``game``: adopt a game rebuilt by the history store's recovery (then ``restore_members``);
+        ``games``: the games the table has played (the store's count, ``game`` included), so that a
+        restored table numbers its next game on and never deals an earlier game's test-mode pack again."""
         super().__init__(table_id, title, rules, settings, store, pay_out)
         self.rules: BritishRules = rules
         self.seed = seed
         self.seats = seats
         self.seeded = seeded
-        self.games = 0
+        self.games = games
         self.game_obj: BritishGame | None = game
         self.paid: dict[str, Decimal] = {}  # what each leaver was paid back (the REST leave answers it)
         self.offer: dict[str, Any] | None = (
@@ -91,7 +95,7 @@ class BritishHost(HostedTable):
         self.top_up_by = ""
         self.last_round: BritishRound | None = None  # the last booked round: on the felt between rounds
         if game is not None:
-            self.games = 1
+            self.games = max(games, 1)
             for ev in game.log.events:  # an adopted game: its pack's commitment and reveals so far
                 self.fair_event(ev)
             game.subscribe(self.watch)
@@ -124,8 +128,10 @@ class BritishHost(HostedTable):
         extra: dict[str, Any] = {} if fair is None else {"fair": fair}
         for m in self.members.values():
             m.pending = False
-        # 003: the first banker is drawn at random
-        g = BritishGame(self.rules, list(self.members), rng=self.seed + self.games, **extra)
+        # 003: the first banker is drawn at random: a test table's draw follows from its seed and the
+        # game's number; a shared table's from a fresh secret seed (never an earlier game's draw again)
+        draw = self.seed + self.games if self.seeded else secrets.randbits(62)
+        g = BritishGame(self.rules, list(self.members), rng=draw, **extra)
         self.store.attach(self.id, g, self.title)  # recorded from its first event (history store)
         g.subscribe(self.watch)
         self.game_obj = g

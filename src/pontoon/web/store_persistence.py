@@ -35,6 +35,7 @@ from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable
 from pontoon.web.marks import spec_marks
+from pontoon.web.store_reads import games_by_web_id
 from pontoon.web.wakeups import Wakeups
 
 log = logging.getLogger("pontoon.web")
@@ -282,6 +283,8 @@ class StorePersistence:
             except PontoonError as err:  # one table that does not recover must not stop the others
                 log.error("table %s (store table %s) not recovered: %s", t, t, err)
         done = []
+        british = any(r["spec"].get("game") == "british" for r in rows)
+        played = games_by_web_id(self.store, LABEL) if british else {}  # its games so far: numbered on
         for row in rows:
             wid, spec = str(row["web_id"]), row["spec"]
             rules = rules_of({"id": wid, "game": spec["game"], "rules": spec["rules"]})
@@ -300,6 +303,7 @@ class StorePersistence:
                     lobby.credit,
                     seeded=bool(spec.get("seeded")),
                     game=None if rec is None else rec.table,  # type: ignore[arg-type]
+                    games=played.get(wid, 0),
                 )
             else:
                 if rec is None:

@@ -6,12 +6,15 @@ and every ``card``/``cards`` field is removed), as in the WebSocket's history.""
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 from fastapi.responses import JSONResponse
+from sqlalchemy import select
 
 from pontoon.errors import PontoonError
 from pontoon.history import HistoryError, Store, shoe_record
+from pontoon.history import schema as hs
 from pontoon.history.audit import list_rounds, round_detail
 from pontoon.history.export import _redacted, session_export
 from pontoon.history.words import stored_round_words
@@ -20,6 +23,22 @@ from pontoon.money import fmt
 
 def _err(status: int, msg: str) -> JSONResponse:
     return JSONResponse({"detail": msg}, status_code=status)
+
+
+def games_by_web_id(store: Store, label: str) -> dict[str, int]:
+    """How many store tables each web table was recorded as (a British table: one per game, the one
+    in play included), in one read: a restored British table goes on numbering its games from there."""
+    out: dict[str, int] = {}
+    q = select(hs.tables.c.meta).where(hs.tables.c.label == label)
+    with store.reader.connect() as conn:
+        for (text,) in conn.execute(q):
+            try:
+                wid = json.loads(text).get("web_id")
+            except (ValueError, AttributeError):  # a row not written by the server: not a web game
+                continue
+            if isinstance(wid, str):
+                out[wid] = out.get(wid, 0) + 1
+    return out
 
 
 def _dealt_from_retired(store: Store, table_id: int) -> set[int]:
