@@ -295,7 +295,7 @@ def run_paced(store: Store, seconds: float, tables: int) -> tuple[int, float, fl
     note = (
         f"{items / max(1, groups):.1f} calls/commit; commit wait ms p50 {q(waits, 0.5):.1f} p99 "
         f"{q(waits, 0.99):.1f} max {q(waits, 1):.1f}; loop late p99 {q(lag, 0.99):.1f} ms; young GCs "
-        f"{len(gcs)} CPU p99 {q(gcs, 0.99):.1f} ms; writer {writer_s / max(1, events) * 1e6:.1f} us/event"
+        f"{len(gcs)} CPU p99 {q(gcs, 0.99):.1f} ms, {1000 * sum(gcs):.0f} ms in all; writer {writer_s / max(1, events) * 1e6:.1f} us/event"
     )
     return events, dt, dc, note
 
