@@ -25,6 +25,8 @@ A caller that shows an event waits for its future first, so an event is shown on
 If the shared transaction fails (a lease lost by one table: its fence), each item is retried alone, so
 one table's refusal is that table's only. A table whose write failed is refused from then on (its
 chain must not skip the lost events) until a recorder is attached to it again (``forgive``).
+While it commits, the writer runs with a short switch interval (``COMMIT_SWITCH_S``): the driver
+releases the GIL for every statement, and the writer takes it back from a busy event loop sooner.
 """
 
 from __future__ import annotations
