@@ -97,8 +97,10 @@ def _young_in_settle(db_url: str, tuned: bool) -> tuple[int, int]:
                 await sp.settle("w1")  # at once: no second collection
                 return first, len(young)
 
+            gc.disable()  # no collection started by the count meanwhile (``gc.collect`` still runs)
             return asyncio.run(run())
         finally:
+            gc.enable()
             gc.callbacks.remove(count)
             if tuned:
                 untune_gc()
