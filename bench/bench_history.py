@@ -21,6 +21,10 @@ Two drivers play the group-commit tables (``--driver``, ``threads`` by default, 
 ``--profile``: the loop driver's loop thread CPU split into the table calls (the engine, the
 recorder's rows, the hand-off ``submit``) and the awaiting of the commits (``time.thread_time``).
 ``--switch-interval S``: ``sys.setswitchinterval(S)`` for the whole run (Python's default: 0.005).
+``--driver paced`` (``--seconds S --every S --burn-us N``): the loop driver at a human pace: each table's
+next call ``--every`` s after its last commit, ``--burn-us`` of loop CPU per call (the server's frames),
+for ``--seconds``: the commit's wait p50/p99, the loop's lateness and the young collections
+(``run_paced``), without the web server's sockets (``bench_human.py`` has them).
 Beside them ``synchronous=OFF`` and no recording at all (the engine alone), in the same run. The store's
 figure is events per second of wall time with every event durable before its table goes on; beside
 it the process's CPU per event (user + system, ``os.times``: every thread of this process, not a
@@ -208,16 +212,122 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
     return events, dt, dc, f"{items / max(1, groups):.1f} calls/commit; {split}"
 
 
+def run_paced(store: Store, seconds: float, tables: int) -> tuple[int, float, float, str]:
+    """``run_loop`` at a human pace (``--driver paced``): each table takes its next call ``--every`` s
+    after its last one was committed (the first at a random offset), and each committed call costs the
+    loop ``--burn-us`` us of CPU (the server's frames for it), for ``seconds``. The note: the commit's
+    wait (``settle``) p50/p99/max, how late the loop woke (a 5 ms ticker) p99, and the young
+    collections (with ``pontoon serve``'s collector tuning, ``tune_gc``): their count and p99 CPU."""
+    import gc
+    import random
+
+    from pontoon.casino.table import CasinoTable
+    from pontoon.rules import resolve_rules
+    from pontoon.web.store_persistence import StorePersistence
+    from pontoon.web.transport import tune_gc, untune_gc
+
+    every, burn = float(_opt("--every", "1.0")), float(_opt("--burn-us", "0")) / 1e6
+    sp = StorePersistence(store)
+    made: list[tuple[str, CasinoTable]] = []
+    for seed in range(1, tables + 1):
+        t = CasinoTable(resolve_rules("mbs"), rng=seed)
+        wid = f"bench-{seed}"
+        sp.attach(wid, t, wid)
+        t.join("ann", 10**6)
+        t.join("bob", 10**6)
+        made.append((wid, t))
+    sp.group.drain()
+    g0 = (sp.group.groups, sp.group.items)
+    waits: list[float] = []
+    lag: list[float] = []
+    gcs: list[float] = []
+    gc_at = [0.0]
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if info["generation"] == 0:
+            if phase == "start":
+                gc_at[0] = time.thread_time()
+            else:
+                gcs.append(time.thread_time() - gc_at[0])
+
+    async def one(seed: int, wid: str, t: CasinoTable, until: float) -> None:
+        rng = random.Random(seed)
+        await asyncio.sleep(rng.uniform(0, every))
+        while time.perf_counter() < until:
+            for _ in casino_calls(t, seed):
+                w = time.perf_counter()
+                await sp.settle(wid)  # durable before anything of it is shown or played on
+                waits.append(time.perf_counter() - w)
+                end = time.perf_counter() + burn
+                while time.perf_counter() < end:  # the frames of the call (the server's CPU for it)
+                    pass
+                await asyncio.sleep(every)
+                if time.perf_counter() >= until:
+                    break
+
+    async def ticker(until: float) -> None:
+        while time.perf_counter() < until:
+            at = time.perf_counter()
+            await asyncio.sleep(0.005)
+            lag.append(time.perf_counter() - at - 0.005)
+
+    async def every_table() -> None:
+        until = time.perf_counter() + seconds
+        await asyncio.gather(ticker(until), *(one(i + 1, wid, t, until) for i, (wid, t) in enumerate(made)))
+
+    writer = sp.group.thread.native_id
+    tune_gc()
+    gc.callbacks.append(on_gc)
+    e0 = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values())
+    c0, t0, w0 = cpu(), time.perf_counter(), thread_cpu(writer)
+    try:
+        asyncio.run(every_table())
+    finally:
+        gc.callbacks.remove(on_gc)
+        untune_gc()
+    dt, dc = time.perf_counter() - t0, cpu() - c0
+    writer_s = thread_cpu(writer) - w0
+    groups, items = sp.group.groups - g0[0], sp.group.items - g0[1]
+    events = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values()) - e0
+    for wid, _t in made:
+        sp.detach(wid)
+    q = lambda xs, f: sorted(xs)[min(len(xs) - 1, int(f * len(xs)))] * 1000 if xs else float("nan")  # noqa: E731
+    note = (
+        f"{items / max(1, groups):.1f} calls/commit; commit wait ms p50 {q(waits, 0.5):.1f} p99 "
+        f"{q(waits, 0.99):.1f} max {q(waits, 1):.1f}; loop late p99 {q(lag, 0.99):.1f} ms; young GCs "
+        f"{len(gcs)} CPU p99 {q(gcs, 0.99):.1f} ms, {1000 * sum(gcs):.0f} ms in all; writer {writer_s / max(1, events) * 1e6:.1f} us/event"
+    )
+    return events, dt, dc, note
+
+
+def _opt(name: str, default: str) -> str:
+    """The value after ``name`` on the command line (``default`` when absent)."""
+    for i, a in enumerate(sys.argv[:-1]):
+        if a == name:
+            return sys.argv[i + 1]
+    return default
+
+
 def main() -> None:
     if "-h" in sys.argv or "--help" in sys.argv:
         print(__doc__)
         return
-    known = ("--tables", "--driver", "--switch-interval", "--profile", "--no-pg")
+    known = (
+        "--tables",
+        "--driver",
+        "--switch-interval",
+        "--profile",
+        "--no-pg",
+        "--every",
+        "--burn-us",
+        "--seconds",
+    )
     unknown = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
     if unknown:
         print(f"error: {unknown[0]}: the options are {', '.join(known)} (and ROUNDS first)", file=sys.stderr)
         sys.exit(2)
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    valued = {"--tables", "--driver", "--switch-interval", "--every", "--burn-us", "--seconds"}
+    args = [a for i, a in enumerate(sys.argv[1:]) if not a.startswith("--") and sys.argv[i] not in valued]
     rounds = int(args[0]) if args else 200
     counts = [1, 100]
     drivers = ["threads"]
@@ -228,10 +338,11 @@ def main() -> None:
             drivers = [x for x in sys.argv[i + 1].split(",") if x]
         if a == "--switch-interval" and i + 1 < len(sys.argv):
             sys.setswitchinterval(float(sys.argv[i + 1]))
-    bad = [x for x in drivers if x not in ("threads", "loop")]
+    bad = [x for x in drivers if x not in ("threads", "loop", "paced")]
     if bad:
         print(
-            f"error: --driver {','.join(bad)}: the drivers are threads and loop (by commas)", file=sys.stderr
+            f"error: --driver {','.join(bad)}: the drivers are threads, loop and paced (by commas)",
+            file=sys.stderr,
         )
         sys.exit(2)
     rows = []
@@ -248,7 +359,10 @@ def main() -> None:
                 if grouped:
                     s.start_group()
                 per = max(1, rounds // tables) if tables > 1 else rounds
-                e, d, c, note = (run_loop if driver == "loop" else run)(s, per, tables)
+                if driver == "paced":
+                    e, d, c, note = run_paced(s, float(_opt("--seconds", "20")), tables)
+                else:
+                    e, d, c, note = (run_loop if driver == "loop" else run)(s, per, tables)
                 how = f"group commit, {driver}" if grouped else "each call its own transaction"
                 rows.append(
                     (
@@ -265,7 +379,8 @@ def main() -> None:
         measure(lambda n: f"sqlite:///{d}/bench-{n}.sqlite", "SQLite")
         counts_full = counts
         counts = counts[:1]
-        measure(lambda n: f"sqlite:///{d}/bench-{n}.sqlite", "SQLite", "OFF")
+        if drivers != ["paced"]:  # (the paced driver measures a commit's wait: with fsync only)
+            measure(lambda n: f"sqlite:///{d}/bench-{n}.sqlite", "SQLite", "OFF")
         counts = counts_full
     if "--no-pg" not in sys.argv:
         from tests.history.pg import cluster, create_db, pg_bin

@@ -66,3 +66,25 @@ def test_the_loop_driver_plays_and_records_what_the_threads_do(
     from pontoon.history.group import GroupCommitter
 
     assert GroupCommitter.enqueue.__name__ == "enqueue"  # the timed methods were put back
+
+
+def test_the_paced_driver_plays_at_its_pace_and_audits_clean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--driver paced``: every table's calls spaced ``--every`` s apart for ``--seconds``; the
+    records it made audit clean and its note has the commit's wait and the young collections."""
+    bench = _bench()
+    monkeypatch.setattr(sys, "argv", ["bench_history.py", "--every", "0.05", "--burn-us", "100"])
+    url = f"sqlite:///{tmp_path / 'paced'}.sqlite"
+    s = open_store(url, synchronous="FULL")
+    s.start_group()
+    events, seconds, _cpu, note = bench.run_paced(s, 1.0, 3)
+    s.close()
+    # a call at most every 0.05 s a table, after its commit: at most 3 x 20 calls (a call is 1-3 events)
+    assert 3 * 5 <= events <= 3 * 21 * 3 and seconds >= 1.0
+    assert "commit wait ms p50 " in note and "young GCs " in note and "loop late p99 " in note
+    s = open_store(url)
+    try:
+        audit(s)
+    finally:
+        s.close()

@@ -25,10 +25,13 @@ A caller that shows an event waits for its future first, so an event is shown on
 If the shared transaction fails (a lease lost by one table: its fence), each item is retried alone, so
 one table's refusal is that table's only. A table whose write failed is refused from then on (its
 chain must not skip the lost events) until a recorder is attached to it again (``forgive``).
+While it commits, the writer runs with a short switch interval (``COMMIT_SWITCH_S``): the driver
+releases the GIL for every statement, and the writer takes it back from a busy event loop sooner.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections import deque
@@ -308,11 +311,46 @@ def _future(done: Done) -> Future[str]:
     return done
 
 
+# The interpreter's switch interval while the writer commits (``GroupCommitter.switch_s``): the driver
+# releases the GIL for each statement it steps (about 20 a commit: BEGIN, the multi-row statements,
+# COMMIT and its fsync) and the writer must take it back each time; a thread waiting for the GIL asks
+# its holder to let go only after the interval (Python's 5 ms), so while the event loop is busy (the
+# human-paced server) a commit waited up to 5 ms after each statement: 20 x 5 ms in the commit's wait.
+# With 0.5 ms it waits at most that; outside its commits the interval is Python's again (the loop is
+# not made to switch while the writer has nothing to do). docs/scale.md, "The commit's wait".
+COMMIT_SWITCH_S = 0.0005
+_switch = threading.Lock()
+_switching = [0, 0.0]  # writers inside a commit now, the interval to put back when the last is out
+
+
+def _lower_switch(to: float) -> None:
+    with _switch:
+        if _switching[0] == 0:
+            _switching[1] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switching[1], to))
+        _switching[0] += 1
+
+
+def _restore_switch() -> None:
+    with _switch:
+        _switching[0] -= 1
+        if _switching[0] == 0:
+            sys.setswitchinterval(_switching[1])
+
+
 class GroupCommitter:
     """The writer thread of a ``Store`` (see the module's text)."""
 
-    def __init__(self, store: Store, *, window_s: float = 0.0, max_items: int = 2000) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        window_s: float = 0.0,
+        max_items: int = 2000,
+        switch_s: float | None = COMMIT_SWITCH_S,
+    ) -> None:
         self.store = store
+        self.switch_s = switch_s  # the switch interval during a commit (None: left alone)
         self.window_s = window_s
         self.max_items = max_items
         self.queue: deque[Queued] = deque()
@@ -433,7 +471,7 @@ class GroupCommitter:
                     self._close_conn()
             if self.conn is None:
                 self.conn = self.store.writer_connection()
-            heads = self.store.write_group([(t, b) for t, b, _ in live], self.conn)
+            heads = self._write([(t, b) for t, b, _ in live])
         except BaseException as err:  # noqa: BLE001 (every error goes to the callers)
             self._close_conn()  # rolled back; a broken connection is not reused
             if len(live) == 1:
@@ -455,6 +493,18 @@ class GroupCommitter:
         for (_t, _b, fut), head in zip(live, heads, strict=True):
             fut.set_result(head)
 
+    def _write(self, items: list[Item]) -> list[str]:
+        """``Store.write_group`` of ``items`` on the writer's connection, the switch interval at
+        ``switch_s`` meanwhile (``COMMIT_SWITCH_S``) and put back after."""
+        assert self.conn is not None
+        if self.switch_s is None:
+            return self.store.write_group(items, self.conn)
+        _lower_switch(self.switch_s)  # (several writers in one process: the first in lowers it)
+        try:
+            return self.store.write_group(items, self.conn)
+        finally:
+            _restore_switch()
+
     def _close_conn(self) -> None:
         conn, self.conn = self.conn, None
         if conn is not None:
@@ -471,4 +521,4 @@ class GroupCommitter:
             fut.set_result(head)
 
 
-__all__ = ["GroupCommitter", "Shared", "Waiter", "transaction", "write_items"]
+__all__ = ["COMMIT_SWITCH_S", "GroupCommitter", "Shared", "Waiter", "transaction", "write_items"]

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from decimal import Decimal
@@ -36,10 +37,19 @@ from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable
 from pontoon.web.marks import spec_marks
 from pontoon.web.store_reads import games_by_web_id
+from pontoon.web.transport import gc_pacer
 from pontoon.web.wakeups import Wakeups
 
 log = logging.getLogger("pontoon.web")
 LABEL = "web"
+# A young collection at least this often while the server's collector is tuned (``settle``): with
+# ``GcPacer`` every survivor of a collection is frozen, and each frozen object that dies later lowers
+# CPython's count of new objects, which starts a young collection at 2,500; a store's tables keep
+# their records and coroutines alive across each commit's wait, so at 1,000 tables the deaths held
+# the count down while the young generation grew to 30,000 objects (20 ms a collection, the loop
+# held meanwhile). Every 50 ms it holds what 50 ms of play left (2 ms); each object is still
+# scanned once (docs/scale.md, "The store's young collections").
+YOUNG_S = 0.05
 
 
 class StorePersistence:
@@ -52,6 +62,7 @@ class StorePersistence:
         self.leases = leases  # several processes on one database: a table is served by its lease's owner
         self.group = store.group or store.start_group()  # group commit (history/group.py)
         self.wakeups = Wakeups()
+        self.young_at = time.monotonic()  # the last young collection started by ``settle``
         if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
             self.web.fence = leases.fence
             store.fences_many.append(self._fence)
@@ -70,6 +81,10 @@ class StorePersistence:
         rec = self.recorders.get(table_id)
         if rec is None:
             return
+        now = time.monotonic()
+        if now - self.young_at >= YOUNG_S and gc_pacer() is not None:
+            self.young_at = now
+            gc.collect(0)  # (while this table's commit is under way: see ``YOUNG_S``)
         fut = self.group.pending(rec.table_id)
         if fut is not None:
             await self.wakeups.wait(fut)  # woken with the other callers of its commit (web/wakeups.py)
