@@ -18,6 +18,31 @@ from pontoon.web.app import create_app
 from pontoon.web.hosting import Settings
 from pontoon.web.transport import uvicorn_options
 
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Debian's chromium through Playwright, one per test (the browser tests' only copy)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
 FAST = Settings(
     turn_timeout_s=30.0,
     bet_timeout_s=30.0,

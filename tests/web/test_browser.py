@@ -14,19 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import LiveServer
+from tests.web.conftest import CHROMIUM, LiveServer
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
@@ -37,17 +26,6 @@ pytestmark = [
         reason="Debian's chromium is not installed (make sysdeps, or apt-get install chromium)",
     ),
 ]
-
-
-@pytest.fixture
-def browser() -> Any:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def open_person(browser: Any, live: LiveServer, name: str) -> Any:

@@ -13,24 +13,13 @@ import pytest
 
 from pontoon.web.auth import COOKIE
 from tests.web.conftest import LiveServer
-from tests.web.test_browser import ARGS, CHROMIUM
+from tests.web.test_browser import CHROMIUM
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
 ]
 PW = "a long enough password"
-
-
-@pytest.fixture
-def browser() -> Any:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def _device(browser: Any, live: LiveServer, seen: dict[str, list[str]]) -> Any:

@@ -5,14 +5,13 @@ server's deltas; then each page, reloaded (a fresh connection: a full state), sh
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.web.conftest import LiveServer
-from tests.web.test_browser import ARGS, CHROMIUM, _casino_table, play
+from tests.web.test_browser import CHROMIUM, _casino_table, play
 
 pytestmark = [
     pytest.mark.browser,
@@ -21,17 +20,6 @@ pytestmark = [
     ),
 ]
 SHOWN = ("#table-title", "#felt", "#members", "#shoe-info", "#history")
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def _count_frames(page: Any) -> dict[str, int]:

@@ -14,7 +14,7 @@ from pontoon.history import open_store
 from pontoon.web.store_persistence import StorePersistence
 from tests.web.conftest import FAST, LiveServer
 from tests.web.play import casino_choice
-from tests.web.test_browser import CHROMIUM, browser, shot  # noqa: F401  (the fixture)
+from tests.web.test_browser import CHROMIUM, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -22,7 +22,7 @@ pytestmark = [
 ]
 
 
-def _watch(browser: Any, live: LiveServer, tid: str) -> Any:  # noqa: F811
+def _watch(browser: Any, live: LiveServer, tid: str) -> Any:
     page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
     page.set_default_timeout(15_000)
     page.goto(live.url + "/")
@@ -39,7 +39,7 @@ def _rounds(page: Any) -> list[str]:
 
 
 def test_last_rounds_from_the_store_survive_reload_and_restart(
-    browser: Any,  # noqa: F811
+    browser: Any,
     make_live: Any,
     tmp_path: Path,
 ) -> None:

@@ -20,7 +20,7 @@ from pontoon.history import open_store
 from pontoon.history.export import replay_export
 from pontoon.web.store_persistence import StorePersistence
 from tests.web.conftest import FAST, LiveServer
-from tests.web.test_browser import CHROMIUM, browser, play, shot  # noqa: F401  (the fixture)
+from tests.web.test_browser import CHROMIUM, play, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -39,7 +39,7 @@ def store_live(make_live: Any, tmp_path: Path) -> LiveServer:
     return make_live(FAST, StorePersistence(open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")))  # type: ignore[no-any-return]
 
 
-def person(browser: Any, live: LiveServer, name: str, viewport: dict[str, int], **ctx: Any) -> Any:  # noqa: F811
+def person(browser: Any, live: LiveServer, name: str, viewport: dict[str, int], **ctx: Any) -> Any:
     phone = viewport["width"] < 600
     context = browser.new_context(
         viewport=viewport, is_mobile=phone, has_touch=phone, bypass_csp=True, **ctx
@@ -159,7 +159,7 @@ def bet_until_a_decision(page: Any, tries: int = 8) -> None:
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE, NARROW], ids=["desktop", "phone", "360"])
-def test_layout_touch_targets_and_axe(browser: Any, store_live: LiveServer, viewport: dict[str, int]) -> None:  # noqa: F811
+def test_layout_touch_targets_and_axe(browser: Any, store_live: LiveServer, viewport: dict[str, int]) -> None:
     page = person(browser, store_live, "ann", viewport)
     no_overflow(page)
     sit(page)
@@ -178,7 +178,7 @@ def test_layout_touch_targets_and_axe(browser: Any, store_live: LiveServer, view
     shot(page, f"table-{name}.png")
 
 
-def test_words_ledger_export_motion_and_sound(browser: Any, store_live: LiveServer) -> None:  # noqa: F811
+def test_words_ledger_export_motion_and_sound(browser: Any, store_live: LiveServer) -> None:
     page = person(browser, store_live, "ann", DESKTOP)
     tid = sit(page)
     assert page.get_attribute("body", "data-sound") == "off"  # sounds are off by default
@@ -233,7 +233,7 @@ def probe(page: Any) -> str:
     )
 
 
-def test_british_table_on_a_phone(browser: Any, store_live: LiveServer) -> None:  # noqa: F811
+def test_british_table_on_a_phone(browser: Any, store_live: LiveServer) -> None:
     """A British table with a seat taken (waiting for the second person): the same checks at 360 px."""
     page = person(browser, store_live, "ann", NARROW)
     page.select_option("#preset", "british")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import pytest
 
 from pontoon.web import app as app_mod
 from tests.web.conftest import LiveServer
-from tests.web.test_browser import ARGS, CHROMIUM, open_person
+from tests.web.test_browser import CHROMIUM, open_person
 
 pytestmark = [
     pytest.mark.browser,
@@ -29,17 +28,6 @@ pytestmark = [
 ]
 STAND = '#actions button[data-verb="stand"]'
 BET = '#actions button[data-verb="bet"][data-kind="main"]'
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def test_a_bet_clicked_while_the_socket_reconnects_is_sent_once_it_opens(

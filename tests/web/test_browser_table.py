@@ -6,14 +6,13 @@ that keeps the focus while it refreshes (issue 26 items 1, 2, 4, 6's chat)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.web.conftest import LiveServer
-from tests.web.test_browser import ARGS, CHROMIUM, open_person, play, rounds_on_page
+from tests.web.test_browser import CHROMIUM, open_person, play, rounds_on_page
 
 pytestmark = [
     pytest.mark.browser,
@@ -21,17 +20,6 @@ pytestmark = [
         not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (make sysdeps)"
     ),
 ]
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def new_page(b: Any, url: str) -> Any:

@@ -10,14 +10,13 @@ socket: its frames went on drawing the first table (title, felt and buttons) ove
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.web.conftest import LiveServer, bearer
-from tests.web.test_browser import ARGS, CHROMIUM, open_person
+from tests.web.test_browser import CHROMIUM, open_person
 
 pytestmark = [
     pytest.mark.browser,
@@ -25,17 +24,6 @@ pytestmark = [
         not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (make sysdeps)"
     ),
 ]
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 # what the page offers: every button in #actions (shown or not) and whether the amount box shows

@@ -1,14 +1,14 @@
 """Group commit: the writes of every table that arrive within a short window, in ONE transaction.
 
-``write_items(store, conn, items, cached)`` writes the batches of several tables with one statement
-per kind of row on SQLite (the rows as one JSON array) and multi-row statements on PostgreSQL
-(``batchsql.py``: the events of all of them, their ledger rows, the upsert of the running account
-balances, the round ends, the chain heads), sent by the driver with no id read beforehand: on
-PostgreSQL one pipeline (one round trip) per transaction whatever the number of tables. Each table's
-events keep their order and their hash chain (``prev_hash``: the head the writer remembers, or reads
-for a table it has not written yet; the head update moves it only from that head, so a head moved by
-another writer fails the transaction with ``StaleHead`` and ``Store.write_group`` writes it again from
-the stored heads), and each table's head is sealed (``seal.py``) as before.
+``write_items(store, conn, items, cached)`` writes the batches of several tables with multi-row
+statements per kind of row, on SQLite and on PostgreSQL alike (``batchsql.py``: the events of all of
+them, their ledger rows, the upsert of the running account balances, the round ends, the chain heads),
+sent by the driver with no id read beforehand: on PostgreSQL one pipeline (one round trip) per
+transaction whatever the number of tables. Each table's events keep their order and their hash chain
+(``prev_hash``: the head the writer remembers, or reads for a table it has not written yet; the head
+update moves it only from that head, so a head moved by another writer fails the transaction with
+``StaleHead`` and ``Store.write_group`` writes it again from the stored heads), and each table's head is
+sealed (``seal.py``) as before.
 
 ``GroupCommitter`` is a writer thread: ``submit(table_id, batches)`` queues one table call's batches and
 returns a ``Future`` that completes once they are COMMITTED (durable: ``synchronous=FULL`` on SQLite,
