@@ -147,18 +147,13 @@ def run(store: Store, rounds: int, tables: int) -> tuple[int, float, float, str]
     return events, dt, dc, note
 
 
-def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float, str]:
-    """``run`` with the server's driver: the ``tables`` tables on one asyncio loop, recorded by
-    ``StorePersistence`` (group commit, ``Recorder(defer=True)``), each awaiting its commit
-    (``settle``) after every table call before its next one."""
+def _attach_tables(sp: Any, tables: int) -> list[tuple[str, Any]]:
+    """``tables`` mbs tables (ann and bob seated) attached to the store's ``StorePersistence``, their
+    set-up written (the loop and paced drivers' common start)."""
     from pontoon.casino.table import CasinoTable
     from pontoon.rules import resolve_rules
-    from pontoon.web.store_persistence import StorePersistence
 
-    parts = {"call": 0.0, "recorder": 0.0, "submit": 0.0}
-    restore = _timed(parts) if PROFILE else None  # before the recorders subscribe their method
-    sp = StorePersistence(store)
-    made: list[tuple[str, CasinoTable]] = []
+    made: list[tuple[str, Any]] = []
     for seed in range(1, tables + 1):
         t = CasinoTable(resolve_rules("mbs"), rng=seed)
         wid = f"bench-{seed}"
@@ -167,6 +162,20 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
         t.join("bob", 10**6)
         made.append((wid, t))
     sp.group.drain()
+    return made
+
+
+def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float, str]:
+    """``run`` with the server's driver: the ``tables`` tables on one asyncio loop, recorded by
+    ``StorePersistence`` (group commit, ``Recorder(defer=True)``), each awaiting its commit
+    (``settle``) after every table call before its next one."""
+    from pontoon.casino.table import CasinoTable
+    from pontoon.web.store_persistence import StorePersistence
+
+    parts = {"call": 0.0, "recorder": 0.0, "submit": 0.0}
+    restore = _timed(parts) if PROFILE else None  # before the recorders subscribe their method
+    sp = StorePersistence(store)
+    made = _attach_tables(sp, tables)
     g0 = (sp.group.groups, sp.group.items)
     parts.update(call=0.0, recorder=0.0, submit=0.0)
 
@@ -222,21 +231,12 @@ def run_paced(store: Store, seconds: float, tables: int) -> tuple[int, float, fl
     import random
 
     from pontoon.casino.table import CasinoTable
-    from pontoon.rules import resolve_rules
     from pontoon.web.store_persistence import StorePersistence
     from pontoon.web.transport import tune_gc, untune_gc
 
     every, burn = float(_opt("--every", "1.0")), float(_opt("--burn-us", "0")) / 1e6
     sp = StorePersistence(store)
-    made: list[tuple[str, CasinoTable]] = []
-    for seed in range(1, tables + 1):
-        t = CasinoTable(resolve_rules("mbs"), rng=seed)
-        wid = f"bench-{seed}"
-        sp.attach(wid, t, wid)
-        t.join("ann", 10**6)
-        t.join("bob", 10**6)
-        made.append((wid, t))
-    sp.group.drain()
+    made = _attach_tables(sp, tables)
     g0 = (sp.group.groups, sp.group.items)
     waits: list[float] = []
     lag: list[float] = []
