@@ -199,14 +199,18 @@ def _keys(obj: Any) -> set[str]:
 
 def _check_store_reads(live: LiveServer, tid: str, british: bool) -> None:
     """The store's REST reads anyone may make: an open round is refused (409); a finished British
-    round never names a card (no ``card`` field, no ``draw`` event)."""
+    round of the pack still in play never names a card (no ``card`` field, no ``draw`` event): it is
+    withheld until its pack is retired (its seed revealed, its order public)."""
     rows = live.http.get(f"/api/tables/{tid}/rounds").json()
     assert rows
     for row in rows:
         r = live.http.get(f"/api/rounds/{row['id']}")
         assert r.status_code in (200, 409), r.text
-        if r.status_code == 200 and british:
+        if r.status_code == 200 and british and r.json().get("withheld"):
             assert "card" not in _keys(r.json()) and '"draw"' not in r.text
+        elif r.status_code == 200 and british:  # whole: its pack is retired, its seed revealed
+            shoe = live.http.get(f"/api/shoes/{r.json()['shoe']}")
+            assert shoe.status_code == 200 and shoe.json()["verified"]["ok"] is True, shoe.text
 
 
 def _run(live: LiveServer, preset: str, n: int, data: st.DataObject, rounds: int, steps: int) -> None:

@@ -1,7 +1,9 @@
 """The REST endpoints' reads of the history store: a table's rounds, a round's every step, a retired
 shoe's full record with its check. Only finished rounds and retired shoes: nothing here ever names a
-card still to come. British rounds: a hidden card is never named (the ``draw`` events are left out
-and every ``card``/``cards`` field is removed), as in the WebSocket's history."""
+card still to come. A British round of the pack still in play never names a card (ruling 35: the
+``draw`` events are left out and every card field is removed, as in the WebSocket's history; it says
+``withheld``); once its pack is retired (its seed revealed, its whole order public) it is given whole, as
+a casino round (every card face up at its end, rul 4) always is."""
 
 from __future__ import annotations
 
@@ -101,12 +103,12 @@ def round_of(store: Store, rid: int) -> Any:
         d["words"] = stored_round_words(store, rid)["words"]
     except PontoonError:
         d["words"] = []
-    if d["preset"] in ("british", "shoot") or any(e["kind"] == "draw" for e in d["events"]):
-        d["events"] = [
-            dict(e, data={k: v for k, v in e["data"].items() if k not in ("card", "cards")})
-            for e in d["events"]
-            if e["kind"] != "draw"
-        ]
+    british = d["preset"] in ("british", "shoot") or any(e["kind"] == "draw" for e in d["events"])
+    # a casino round ends with every card face up (rul 4): shown whole; a British round once its pack
+    # is retired (its seed revealed, its order public: /api/shoes, the session export), else withheld
+    if british and int(d["round"]) not in _dealt_from_retired(store, int(d["table"])):
+        d["events"] = _redacted(d["events"])
+        d["withheld"] = True
     return d
 
 
