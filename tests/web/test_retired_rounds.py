@@ -55,7 +55,9 @@ def test_a_british_round_is_given_whole_once_its_pack_is_retired(make_live: Any,
         assert not d.get("withheld") and any(e["kind"] == "draw" for e in d["events"]), d
         keep = ("seq", "kind", "data", "clause", "transfers")
         assert [{k: e[k] for k in keep} for e in d["events"]] == exported[row["id"]]  # as the export gives it
-        by_shoe.setdefault(int(d["shoe"]), []).extend(e["data"]["card"] for e in d["events"] if e["kind"] == "draw")
+        by_shoe.setdefault(int(d["shoe"]), []).extend(
+            e["data"]["card"] for e in d["events"] if e["kind"] == "draw"
+        )
     assert set(held) <= set(exported)
     for sid, draws in by_shoe.items():  # the round's cards are the retired pack's, in its committed order
         rec = live.http.get(f"/api/shoes/{sid}").json()

@@ -390,9 +390,15 @@ def replay_command(
             raise typer.Exit(1) from None
     finally:
         store.close()
+    n = rep.get("cards_checked")
     typer.echo(
         f"round {rid} replayed: {rep['events']} events, {rep['transfers']} ledger rows and {rep['views']} views "
-        f"agree ({rep['status']})"
+        f"agree ({rep['status']}); "
+        + (
+            "its shoe is not a provably fair one: its cards are not checked against a commitment"
+            if n is None
+            else f"the {n} cards dealt from its shoe are its committed order (checked against its commitment)"
+        )
     )
 
 
@@ -401,6 +407,7 @@ def _replay_file(path: str, db: str | None) -> None:
     from pathlib import Path
 
     from pontoon.history.export import replay_export
+    from pontoon.history.verify_export import check_export, summary
     from pontoon.replay import ReplayMismatch
 
     if db is not None:
@@ -418,6 +425,7 @@ def _replay_file(path: str, db: str | None) -> None:
         raise PontoonError(f"--export {path[:120]!r}: not JSON ({str(err)[:80]})") from None
     try:
         rep = replay_export(doc)
+        cards = check_export(doc)  # the cards themselves against each retired shoe's commitment
     except ReplayMismatch as err:
         typer.echo(f"replay differs: {err}", err=True)
         raise typer.Exit(1) from None
@@ -431,3 +439,4 @@ def _replay_file(path: str, db: str | None) -> None:
             else ""
         )
     )
+    typer.echo(f"cards: {summary(cards)}")

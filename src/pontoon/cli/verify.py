@@ -6,10 +6,17 @@ it checked and ``verified`` (exit 0); a mismatch is one line naming the first di
 malformed record is one ``error:`` line (exit 2). A bare number is a stored shoe's id in the history
 store (``--db URL``; ``lookup_stored_shoe``): its record is built from the stored events
 (``pontoon.history.shoe_record``); a shoe still in use, an unknown id or a bad URL is one line, exit 2.
+
+RECORD may also be a session export (``pontoon history --export json``, the web's ``export.json``: what
+``pontoon replay --export`` reads), told apart by its ``format``: every retired shoe of it is checked
+(``pontoon.history.verify_export``), its commitment against its revealed seed and the cards of its rounds
+against its committed order; the rounds the web withheld (their pack still in play) are reported as
+withheld. A card or seed that differs is ``mismatch: table T round R: ...`` (exit 1).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +25,12 @@ import typer
 
 from pontoon.cli.dbopts import check_db
 from pontoon.fair import MAX_RECORD_BYTES, FairRecordError, load_record_text, verify_record
+
+SESSION = "pontoon-session"  # a session export's format (history/export.py)
+
+
+def is_session_export(doc: object) -> bool:
+    return isinstance(doc, dict) and doc.get("format") == SESSION
 
 
 def lookup_stored_shoe(shoe: int, db: str | None = None) -> dict[str, Any]:
@@ -55,23 +68,47 @@ def lookup_stored_shoe(shoe: int, db: str | None = None) -> dict[str, Any]:
     return dict(record)
 
 
+MAX_EXPORT_BYTES = 256 * 1024 * 1024  # as ``pontoon replay --export``
+
+
+def _load(raw: bytes) -> object:
+    """A record (small: ``load_record_text``'s bounds and messages) or a session export (up to 256 MiB)."""
+    if len(raw) <= MAX_RECORD_BYTES:
+        return load_record_text(raw)
+    if len(raw) > MAX_EXPORT_BYTES:
+        raise FairRecordError(f"the file is over {MAX_EXPORT_BYTES} bytes: export fewer rounds")
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise FairRecordError(
+            f"over {MAX_RECORD_BYTES} bytes and not JSON ({type(err).__name__}): a record is a small JSON "
+            "object, a session export JSON"
+        ) from None
+    if not is_session_export(doc):
+        raise FairRecordError(
+            f"the record is over {MAX_RECORD_BYTES} bytes: a record is a small JSON object (a larger file "
+            f"can only be a session export, format {SESSION})"
+        )
+    return doc
+
+
 def _read_target(target: str, db: str | None = None) -> object:
     if target == "-":
         if sys.stdin is None:  # started with standard input closed (``0<&-``)
             raise FairRecordError("standard input is closed: give the record on it, or a record file")
         try:
-            raw = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+            raw = sys.stdin.buffer.read(MAX_EXPORT_BYTES + 1)
         except OSError as err:
             raise FairRecordError(f"cannot read standard input: {err.strerror or err}") from None
-        return load_record_text(raw)
+        return _load(raw)
     path = Path(target)
     if path.is_file():
         try:
             with path.open("rb") as fh:
-                raw = fh.read(MAX_RECORD_BYTES + 1)
+                raw = fh.read(MAX_EXPORT_BYTES + 1)
         except OSError as err:
             raise FairRecordError(f"cannot read {target!r}: {err.strerror or err}") from None
-        return load_record_text(raw)
+        return _load(raw)
     if target.isascii() and target.isdigit() and len(target) <= 18:
         return lookup_stored_shoe(int(target), db)
     raise FairRecordError(
@@ -91,11 +128,47 @@ def verify_command(
         help="history database URL for a stored shoe (default: $PONTOON_DB or the user data directory)",
     ),
 ) -> None:
-    """Check a revealed shoe: the commitment, the order from the seeds, and the cards dealt."""
-    result = verify_record(_read_target(record, db))
+    """Check a revealed shoe (the commitment, the order from the seeds, the cards dealt), or every
+    retired shoe of a session export and its rounds' cards."""
+    data = _read_target(record, db)
+    if is_session_export(data):
+        _verify_export(data, record)
+        return
+    result = verify_record(data)
     if not result.ok:
         typer.echo(f"mismatch: {result.difference}")
         raise typer.Exit(1)
     for line in result.checked:
         typer.echo(f"checked: {line}")
     typer.echo("verified")
+
+
+def _verify_export(doc: object, name: str) -> None:
+    from pontoon.history.verify_export import check_export, summary
+    from pontoon.replay import ReplayMismatch
+
+    try:
+        chk = check_export(doc)
+    except ReplayMismatch as err:
+        typer.echo(f"mismatch: {err}")
+        raise typer.Exit(1) from None
+    if not chk.verified:
+        raise FairRecordError(
+            f"{Path(name).name[:80]}: {summary(chk)}; nothing to verify (export it again once a shoe is "
+            "retired: after a reshuffle, or when the table closes)"
+        )
+    typer.echo(
+        f"session export {Path(name).name[:80]}: {chk.rounds} rounds"
+        + (f" and {len(chk.withheld)} withheld" if chk.withheld else "")
+    )
+    for p in chk.packs:
+        typer.echo(f"checked: {p.describe()}")
+    by_table: dict[object, list[int]] = {}
+    for t, r in chk.withheld:
+        by_table.setdefault(t, []).append(r)
+    for t, rounds in by_table.items():
+        typer.echo(
+            f"withheld: table {t} rounds {', '.join(map(str, rounds))} (their pack still in play: ruling 35; "
+            "export again once it is retired)"
+        )
+    typer.echo(f"verified: {summary(chk)}")
