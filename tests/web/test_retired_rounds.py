@@ -7,6 +7,7 @@ round's cards always, even of a retired pack."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,11 @@ def _names_a_card(detail: dict[str, Any]) -> bool:
     return any(e["kind"] == "draw" or CARD_FIELDS & set(e["data"]) for e in detail["events"])
 
 
-def test_a_british_round_is_given_whole_once_its_pack_is_retired(make_live: Any, tmp_path: Path) -> None:
+def test_a_british_round_is_given_whole_once_its_pack_is_retired(
+    make_live: Any, tmp_path: Path, capsys: Any
+) -> None:
+    from pontoon.cli.app import run
+
     live = make_live(FAST, StorePersistence(open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")))
     ann = live.account("ann")
     tid = made_by(live, ann, preset="british", seats=3)  # a shared table: secret fair packs
@@ -42,6 +47,13 @@ def test_a_british_round_is_given_whole_once_its_pack_is_retired(make_live: Any,
     for rid, withheld in held.items():  # as the export: in play, withheld; of a retired pack, whole
         d = live.http.get(f"/api/rounds/{rid}").json()
         assert bool(d.get("withheld")) is withheld and _names_a_card(d) is not withheld, d
+    # ``pontoon verify`` reads the web's export: the retired packs checked, the withheld rounds said
+    f = tmp_path / "mid.json"
+    f.write_text(json.dumps(mid))
+    some = any(not w for w in held.values())
+    assert run(["verify", str(f)]) == (0 if some else 2)
+    said = capsys.readouterr()
+    assert ("withheld: table " in said.out) if some else ("nothing to verify" in said.err), said
     # the host closes the table: the last pack's seed is revealed; every round is given whole
     assert host_do(live, tid, ann, action="close").status_code == 200
     c.close()
@@ -59,6 +71,12 @@ def test_a_british_round_is_given_whole_once_its_pack_is_retired(make_live: Any,
             e["data"]["card"] for e in d["events"] if e["kind"] == "draw"
         )
     assert set(held) <= set(exported)
+    f.write_text(json.dumps(doc))
+    assert run(["verify", str(f)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    n = len(exported)
+    assert "withheld" not in out[0] and f" of {n} rounds are their shoes' committed cards" in out[-1], out
+    assert all(x.endswith(": verified") for x in out if x.startswith("checked: ")), out  # every pack retired
     for sid, draws in by_shoe.items():  # the round's cards are the retired pack's, in its committed order
         rec = live.http.get(f"/api/shoes/{sid}").json()
         assert rec["verified"]["ok"] is True, rec["verified"]
