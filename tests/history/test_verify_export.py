@@ -29,7 +29,7 @@ SUITS = "SHDC"
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """Table 1: casino (mbs), fair short shoes, 14 rounds (two shoes retired, the third in play).
     Table 2: British, fair packs, closed after 10 rounds (every pack retired). Table 3: British, fair
-    packs, 8 rounds and still open (its last pack in play)."""
+    packs, 8 rounds and still open (its last pack in play). Table 4: casino, shoes not fair, 12 rounds."""
     url = f"sqlite:///{tmp_path_factory.mktemp('verify') / 'h.sqlite'}"
     s = open_store(url)
     t, rec = new_table(s, "mbs", 3, fair=True, short_shoe=True)
@@ -41,7 +41,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     t, rec = new_table(s, "british", 6, fair=True)
     play(t, 6, 8)
     rec.close()
+    t, rec = new_table(s, "mbs", 5, short_shoe=True)  # table 4: shoes without the fair shuffle
+    play(t, 5, 12)
+    finish(t, rec)
     docs = {
+        "plain": session_export(s, [4]),
         "casino": session_export(s, [1]),
         "british": session_export(s, [2]),
         "web_open": session_of(s, [3]),  # the web's export: the pack in play's rounds withheld
@@ -193,3 +197,19 @@ def test_bad_files_are_one_line_and_exit_2(played: dict[str, Any], tmp_path: Pat
         assert len(lines) == 1 and lines[0].startswith("error: ") and said.out == "", (name, said)
     assert run(["verify", str(_write(tmp_path, "none.json", played["web_open"] | {"tables": []}))]) == 2
     assert "nothing to verify" in capsys.readouterr().err
+
+
+def test_shoes_without_a_commitment_or_reveal(played: dict[str, Any], tmp_path: Path, capsys: Any) -> None:
+    """A table without the fair shuffle has nothing to verify (exit 2) and replays, saying its cards are
+    not checked; a fair shoe followed by the next without its seed revealed is not a server's export."""
+    f = _write(tmp_path, "plain.json", played["plain"])
+    assert run(["verify", str(f)]) == 2
+    assert "not shuffled with the provably fair shuffle" in capsys.readouterr().err
+    assert run(["replay", "--export", str(f)]) == 0
+    assert "cards: its shoes were not shuffled with the provably fair shuffle" in capsys.readouterr().out
+    doc = json.loads(json.dumps(played["casino"]))
+    t = doc["tables"][0]
+    t["between_rounds"] = [e for e in t["between_rounds"] if e["kind"] != "shoe_retired"]
+    assert run(["verify", str(_write(tmp_path, "gone.json", doc))]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"mismatch: table {t['id']}: shoe 1 is followed by shoe 2 without its seed"), out

@@ -153,9 +153,14 @@ def _verify_export(doc: object, name: str) -> None:
         typer.echo(f"mismatch: {err}")
         raise typer.Exit(1) from None
     if not chk.verified:
+        later = any(p.state == "in play" for p in chk.packs)
         raise FairRecordError(
-            f"{Path(name).name[:80]}: {summary(chk)}; nothing to verify (export it again once a shoe is "
-            "retired: after a reshuffle, or when the table closes)"
+            f"{Path(name).name[:80]}: {summary(chk)}; nothing to verify"
+            + (
+                " (export it again once a shoe is retired: after a reshuffle, or when the table closes)"
+                if later
+                else ""
+            )
         )
     typer.echo(
         f"session export {Path(name).name[:80]}: {chk.rounds} rounds"

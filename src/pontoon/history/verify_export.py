@@ -193,6 +193,11 @@ def _packs(where: str, tid: Any, t: dict[str, Any]) -> list[_Pack]:
     packs: list[_Pack] = []
     for _seq, kind, d in _events(where, 0, between):
         if kind == "new_shoe":
+            if packs and packs[-1].record is not None and packs[-1].seed is None:  # a fair shoe always
+                raise ReplayMismatch(  # reveals its seed before the next (casino/table.py, british/table.py)
+                    f"{where}: shoe {packs[-1].check.shoe} is followed by shoe {d.get('shoe')} without its "
+                    "seed revealed (a fair shoe's seed is revealed before the next is shuffled)"
+                )
             packs.append(_Pack(tid, d, d.get("scheme") == SCHEME and "commitment" in d))
         elif kind == "shoe_retired" and packs and "server_seed" in d:
             p = packs[-1]
@@ -231,6 +236,8 @@ def _check_table(t: dict[str, Any], ti: int, out: ExportCheck) -> None:
             whole.append(rno)
         for seq, kind, d in events:
             if kind == "round_start" and "shoe" in d and "dealt" in d and not held:
+                while k + 1 < len(packs) and packs[k].size is None and packs[k].check.shoe != d["shoe"]:
+                    k += 1  # a shoe without a commitment is replaced without a reveal: the round names its shoe
                 at = (packs[k].check.shoe, packs[k].n) if k < len(packs) else (None, 0)
                 if at != (d["shoe"], d["dealt"]):
                     raise ReplayMismatch(
@@ -277,8 +284,10 @@ def check_export(doc: object) -> ExportCheck:
 
 def summary(chk: ExportCheck) -> str:
     """One line: how many rounds' cards are their shoes' committed cards."""
-    if not chk.verified:
+    if not chk.verified and any(p.state == "in play" for p in chk.packs):
         return "no shoe of this export is retired with its seed revealed: its cards are not checked yet"
+    if not chk.verified:
+        return "its shoes were not shuffled with the provably fair shuffle (no commitment): its cards cannot be checked"
     return (
         f"the cards of {chk.checked} of {chk.rounds} rounds are their shoes' committed cards "
         f"({chk.verified} shoes verified against their revealed seeds)"
