@@ -128,7 +128,7 @@ def do(srv: Any, host: HostedTable, who: str, msg: Any) -> dict[str, Any]:
 def kept(host: HostedTable, out: dict[str, Any]) -> dict[str, Any]:
     """The host's choices written with the people's snapshot (his entry holds them: ``host_choices``), so
     that a table restored from the history store is run as he left it."""
-    if host.host_name is not None and host.host_name in host.members:
+    if host.host_name is not None:  # seated or not (a host not seated has an entry of his own)
         host.note_member(host.host_name, {"host_choices": True})
     return out
 

@@ -233,8 +233,15 @@ class HostedTable:
     def members_snapshot(self) -> list[dict[str, Any]]:
         """Who sits where with what buy-in: JSON-ready, enough to restore the table's people. A bot's
         entry holds the level the table's bots play at (``bot_level``, chosen by the host when he adds
-        them): a restored table's bots play at it again (``restore_members``)."""
-        return [
+        them): a restored table's bots play at it again (``restore_members``). A host who is not seated
+        has an entry too (``host_only``: no seat, no buy-in) holding his choices, so that a restored
+        table is still his and run as he left it."""
+        away = self.host_name is not None and self.host_name not in self.members
+        only = [
+            {"name": self.host_name, "role": "host", "box": None, "buy_in": "0", "pending": False}
+            | {"leaving": False, "bot": False, "host": True, "host_only": True, "table": self.host_choices()}
+        ]
+        return (only if away else []) + [
             {
                 "name": m.name,
                 "role": m.role,
@@ -286,6 +293,10 @@ class HostedTable:
         """After a restart: the people as the snapshot says, none connected yet (the grace period runs)."""
         t = time.monotonic() if now is None else now
         for d in snapshot:
+            if d.get("host_only"):  # the host, not seated: his table and his choices (members_snapshot)
+                self.host_name = str(d["name"])
+                self.restore_choices(d.get("table"))
+                continue
             self.members[d["name"]] = Member(
                 d["name"],
                 d["role"],

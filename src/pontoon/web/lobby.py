@@ -185,6 +185,8 @@ class Lobby:
                 "seeded": spec.seed is not None,
             },
         )
+        if account is not None:  # the host, not seated yet: his entry in the people's record (a restart
+            host.note_member(account, {"host": True})  # keeps the table his: members_snapshot)
         return host
 
     def adopt(self, host: HostedTable) -> None:

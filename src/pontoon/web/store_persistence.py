@@ -138,7 +138,9 @@ class StorePersistence:
                     "lease_live": lease is not None and float(lease["expires"]) > now,
                     "marks": marks,
                     "members": [
-                        {"name": m["name"], "role": m["role"], "box": m.get("box")} for m in r["members"]
+                        {"name": m["name"], "role": m["role"], "box": m.get("box")}
+                        for m in r["members"]
+                        if not m.get("host_only")  # a host not seated: no member
                     ],
                 }
             )
@@ -343,9 +345,9 @@ class StorePersistence:
                 # this snapshot (``WebRecords.balances`` subtracts it)
                 held = set(table.seats())
                 members = [
-                    dict(m, pending=m["name"] not in held)
+                    m if m.get("host_only") else dict(m, pending=m["name"] not in held)
                     for m in members
-                    if m["name"] in held or m.get("pending")
+                    if m["name"] in held or m.get("pending") or m.get("host_only")  # host_only: not seated
                 ]
                 if members != row["members"]:  # the snapshot corrected (the balances read its holds)
                     self.web.members_changed(wid, members)
