@@ -120,7 +120,7 @@ def verify_command(
     record: str = typer.Argument(
         ...,
         metavar="RECORD",
-        help="a JSON record file, - for standard input, or a stored shoe id (pontoon history shows them)",
+        help="a JSON record file or session export, - for standard input, or a stored shoe id (pontoon history shows them)",
     ),
     db: str = typer.Option(
         None,

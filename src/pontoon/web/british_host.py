@@ -41,12 +41,11 @@ from typing import Any
 from pontoon.british.round import BritishRound
 from pontoon.british.table import BritishGame
 from pontoon.errors import PontoonError
-from pontoon.history.words import round_words
 from pontoon.money import fmt, to_money
-from pontoon.protocol import SPECTATOR, Action
+from pontoon.protocol import Action
 from pontoon.rules.british import BritishRules
+from pontoon.web import british_host_views
 from pontoon.web.bots import british_bots, british_decision, levels_for
-from pontoon.web.felt import with_totals
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
 from pontoon.web.models import action_json
 from pontoon.web.persistence import TablePersistence
@@ -500,125 +499,24 @@ class BritishHost(HostedTable):
         else:
             self._advance()
 
-    # ------------------------------------------------------------------ views
+    # ------------------------------------------------------------------ views (web/british_host_views.py)
     def legal_for(self, name: str | None) -> list[dict[str, Any]]:
-        g = self.game_obj
-        if g is None or name not in self.members or self.members[name].absent:
-            return []
-        out = self._bank_verbs(name, g)
-        if g.round is None:
-            if g.needs_kitty and name == g.banker:
-                high = min(self.rules.kitty_max, self.balance(name))
-                out.insert(0, {"verb": "kitty", "low": fmt(self.rules.kitty_min), "high": fmt(high)})
-            return out
-        return [a.to_json() for a in g.round.legal_actions(name)] + out
-
-    def _bank_verbs(self, name: str, g: BritishGame) -> list[dict[str, Any]]:
-        """The between-round verbs (done at the next point between rounds): sell or buy the bank, top up."""
-        m = self.members[name]
-        if m.pending or m.leaving or name not in g.seats:
-            return []
-        out: list[dict[str, Any]] = []
-        if name == g.banker:
-            buyers = [s for s in g.seats if s != name and not self.members[s].leaving]
-            if buyers:
-                out.append(
-                    {
-                        "verb": "sell_bank",
-                        "low": "0",
-                        "high": fmt(max(self.balance(b) for b in buyers)),
-                        "buyers": buyers,
-                    }
-                )
-            if self.rules.shoot and g.kitty > 0 and self.balance(name) - self.top_up > 0:
-                out.append({"verb": "top_up", "low": "0.01", "high": fmt(self.balance(name) - self.top_up)})
-        else:
-            o = self.offer
-            if (
-                o is not None
-                and o["banker"] == g.banker
-                and not o.get("accepted")
-                and o["buyer"] in (None, name)
-                and self.balance(name) >= o["price"]
-            ):
-                out.append({"verb": "buy_bank", "price": fmt(o["price"])})
-        return out
+        return british_host_views.legal_for(self, name)
 
     def state_for(
         self, name: str | None, history: bool = True, memo: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        out = self.base_state(name, history, memo)
-        g = self.game_obj
-        me = name if name in self.members else None
-        rnd = None if g is None else g.round
-        out["phase"] = "waiting" if g is None else ("kitty" if rnd is None else "play")
-        shown = rnd if rnd is not None else (self.last_round if g is not None else None)
-        if rnd is None and shown is not None and not (g is not None and g.needs_kitty):
-            out["phase"] = "result"  # the last round's results on the felt until the next deal
-        out["round"] = None if shown is None else with_totals(shown.view(me if me is not None else SPECTATOR))
-        out["round_no"] = 0 if g is None else g.rounds_played + (1 if rnd is not None else 0)
-        out["legal"] = self.legal_for(name)
-        out["to_act"] = (
-            None
-            if g is None
-            else (rnd.to_act() if rnd is not None else (g.banker if g.needs_kitty else None))
-        )
-        out["members"] = [dict(m.public(), balance=fmt(self.balance(m.name))) for m in self.members.values()]
-        out["seats"] = self.seats
-        out["banker"] = None if g is None else g.banker
-        out["kitty"] = fmt(g.kitty) if g is not None and self.rules.shoot else None
-        o = self.offer
-        out["bank_offer"] = (
-            None
-            if o is None or g is None or o["banker"] != g.banker
-            else {
-                "banker": o["banker"],
-                "buyer": o["buyer"],
-                "price": fmt(o["price"]),
-                "accepted": o.get("accepted"),
-            }
-        )
-        out["top_up"] = fmt(self.top_up) if self.top_up > 0 else None
-        out["limits"] = {"stake_min": fmt(self.rules.stake_min), "stake_max": fmt(self.rules.stake_max)}
-        out["hints_available"] = True  # issue 27: analysis/british/hints.py, from the seat's view only
-        return out
+        return british_host_views.state_for(self, name, history, memo)
 
     def hint_inputs(self, name: str) -> dict[str, Any]:
-        """What ``british_hint`` needs for ``name`` to act: its own view, the public view, the public stakes
-        (rul 35: nothing another seat holds face down)."""
-        g = self.game_obj
-        rnd = None if g is None else g.round
-        if rnd is None or rnd.is_over() or rnd.to_act() != name:
-            raise HostError("hints: it is not your turn to act")
-        from pontoon.analysis.british.bots import initial_stakes
-
-        return {
-            "rules": rnd.rules,
-            "seat": name,
-            "view": rnd.view(name),
-            "public": rnd.view(SPECTATOR),
-            "initials": initial_stakes(rnd),
-        }
+        """What ``british_hint`` needs for ``name`` to act (rul 35: nothing another seat holds face down)."""
+        return british_host_views.hint_inputs(self, name)
 
     def history_for(self, entry: dict[str, Any], name: str | None) -> dict[str, Any]:
-        out = {k: v for k, v in entry.items() if not k.startswith("_")}
-        out["steps"] = british_steps(entry["_round"], name if name in self.members else None)
-        return out
+        return british_host_views.history_for(self, entry, name)
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "game": self.game,
-            "preset": self.rules.preset,
-            "name": self.rules.name or self.rules.preset,
-            "members": [m.public() for m in self.members.values()],
-            "seats": self.seats,
-            "rounds": 0 if self.game_obj is None else self.game_obj.rounds_played,
-            "stake_min": fmt(self.rules.stake_min),
-            "stake_max": fmt(self.rules.stake_max),
-            "started": self.game_obj is not None,
-        }
+        return british_host_views.summary(self)
 
     def close_all(self) -> None:
         for m in self.members.values():
@@ -641,9 +539,3 @@ def default_action(rnd: BritishRound, seat: str) -> Action:
             return Action(verb)
     a = next(iter(legal.values()))
     return Action(a.verb, amount=a.low)
-
-
-def british_steps(rnd: BritishRound, seat: str | None) -> list[str]:
-    """The round's steps in words as ``seat`` may see them (history/words.py): a bought card only to
-    its holder, unless its hand was exposed; the banker's hand once turned up."""
-    return round_words(rnd.events(), rnd.view(seat if seat is not None else SPECTATOR), game="british")
