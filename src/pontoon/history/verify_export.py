@@ -288,7 +288,10 @@ def summary(chk: ExportCheck) -> str:
         return "no shoe of this export is retired with its seed revealed: its cards are not checked yet"
     if not chk.verified:
         return "its shoes were not shuffled with the provably fair shuffle (no commitment): its cards cannot be checked"
+    shoes = (
+        "1 shoe verified against its" if chk.verified == 1 else f"{chk.verified} shoes verified against their"
+    )
     return (
         f"the cards of {chk.checked} of {chk.rounds} rounds are their shoes' committed cards "
-        f"({chk.verified} shoes verified against their revealed seeds)"
+        f"({shoes} revealed seed{'s' if chk.verified > 1 else ''})"
     )
