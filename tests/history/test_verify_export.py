@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pontoon.cli.app import run
 from pontoon.history import open_store
@@ -213,3 +215,50 @@ def test_shoes_without_a_commitment_or_reveal(played: dict[str, Any], tmp_path: 
     assert run(["verify", str(_write(tmp_path, "gone.json", doc))]) == 1
     out = capsys.readouterr().out
     assert out.startswith(f"mismatch: table {t['id']}: shoe 1 is followed by shoe 2 without its seed"), out
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _paths(doc: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield at
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _paths(v, (*at, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _paths(v, (*at, i))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_hostile_export_is_one_line_and_never_a_traceback(
+    played: dict[str, Any], tmp_path: Path, capsys: Any, data: st.DataObject
+) -> None:
+    """Any value anywhere in an export (a card, a seed, a seq, a table, a round): exit 0, 1 (``mismatch:``,
+    one line) or 2 (``error:``, one line), never an internal error."""
+    doc = json.loads(json.dumps(played[data.draw(st.sampled_from(["casino", "british", "web_open"]))]))
+    paths = [p for p in _paths(doc) if p]
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(paths))
+        parent = doc
+        for k in path[:-1]:
+            parent = parent[k] if isinstance(parent, (dict, list)) else None
+            if parent is None:
+                break
+        if isinstance(parent, (dict, list)):
+            try:
+                parent[path[-1]] = data.draw(JSON)
+            except (IndexError, KeyError, TypeError):
+                pass
+    rc = run(["verify", str(_write(tmp_path, "x.json", doc))])
+    said = capsys.readouterr()
+    assert rc in (0, 1, 2) and "internal error" not in said.err, said
+    if rc == 1:
+        assert said.out.startswith("mismatch: ") and said.out.count("\n") == 1 and said.err == "", said
+    if rc == 2:
+        assert said.err.startswith("error: ") and said.err.count("\n") == 1, said

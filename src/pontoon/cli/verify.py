@@ -150,7 +150,7 @@ def _verify_export(doc: object, name: str) -> None:
     try:
         chk = check_export(doc)
     except ReplayMismatch as err:
-        typer.echo(f"mismatch: {err}")
+        typer.echo(f"mismatch: {' '.join(str(err).split())}")  # one line, whatever the file held
         raise typer.Exit(1) from None
     if not chk.verified:
         later = any(p.state == "in play" for p in chk.packs)

@@ -79,6 +79,12 @@ class ExportCheck:
         return sum(1 for p in self.packs if p.state == "verified")
 
 
+def _name(x: object) -> object:
+    """A table, shoe or count as the file gives it, for a message: an integer as is, else its short repr
+    (one line, whatever the file holds)."""
+    return x if isinstance(x, int) and not isinstance(x, bool) else repr(x)[:40]
+
+
 def _span(rounds: list[int]) -> str:
     if not rounds:
         return "no rounds"
@@ -126,7 +132,7 @@ class _Pack:
     (its ``shoe_retired`` event's ``dealt``), None while it is in play."""
 
     def __init__(self, table: Any, data: dict[str, Any], fair: bool) -> None:
-        self.check = PackCheck(table, data.get("shoe"), "in play" if fair else "not fair")
+        self.check = PackCheck(table, _name(data.get("shoe")), "in play" if fair else "not fair")
         self.record: dict[str, Any] | None = None
         self.cards = 1 << 30  # a British pack's cards: later draws are used cards back at the bottom (003)
         self.seed: object = None
@@ -195,7 +201,7 @@ def _packs(where: str, tid: Any, t: dict[str, Any]) -> list[_Pack]:
         if kind == "new_shoe":
             if packs and packs[-1].record is not None and packs[-1].seed is None:  # a fair shoe always
                 raise ReplayMismatch(  # reveals its seed before the next (casino/table.py, british/table.py)
-                    f"{where}: shoe {packs[-1].check.shoe} is followed by shoe {d.get('shoe')} without its "
+                    f"{where}: shoe {packs[-1].check.shoe} is followed by shoe {_name(d.get('shoe'))} without its "
                     "seed revealed (a fair shoe's seed is revealed before the next is shuffled)"
                 )
             packs.append(_Pack(tid, d, d.get("scheme") == SCHEME and "commitment" in d))
@@ -215,7 +221,7 @@ def _check_table(t: dict[str, Any], ti: int, out: ExportCheck) -> None:
     """Each card of the table's rounds, in order, dealt from its shoe: a shoe deals the number of cards
     its retirement says, then the next shoe deals (a casino round also says its shoe and how many
     cards that shoe had dealt before it: checked)."""
-    tid = t.get("id", ti)
+    tid = _name(t.get("id", ti))
     where = f"table {tid}"
     packs = _packs(where, tid, t)
     k = 0
@@ -241,7 +247,7 @@ def _check_table(t: dict[str, Any], ti: int, out: ExportCheck) -> None:
                 at = (packs[k].check.shoe, packs[k].n) if k < len(packs) else (None, 0)
                 if at != (d["shoe"], d["dealt"]):
                     raise ReplayMismatch(
-                        f"{where} round {rno}: it starts at shoe {d['shoe']} after {d['dealt']} cards, the "
+                        f"{where} round {rno}: it starts at shoe {_name(d['shoe'])} after {_name(d['dealt'])} cards, the "
                         f"export's cards before it come to shoe {at[0]} after {at[1]}"
                     )
             if kind not in CARD_KINDS:
