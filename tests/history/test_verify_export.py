@@ -47,6 +47,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     play(t, 5, 12)
     finish(t, rec)
     docs = {
+        "url": url,
         "plain": session_export(s, [4]),
         "casino": session_export(s, [1]),
         "british": session_export(s, [2]),
@@ -262,3 +263,16 @@ def test_a_hostile_export_is_one_line_and_never_a_traceback(
         assert said.out.startswith("mismatch: ") and said.out.count("\n") == 1 and said.err == "", said
     if rc == 2:
         assert said.err.startswith("error: ") and said.err.count("\n") == 1, said
+
+
+def test_replay_of_a_stored_round_says_its_cards_were_checked(played: dict[str, Any], capsys: Any) -> None:
+    """``pontoon replay ROUND``: its shoe's cards against the commitment, said (a shoe without one, too)."""
+    assert run(["replay", "3", "--db", played["url"]]) == 0  # table 1's round 3: its shoe retired
+    out = capsys.readouterr().out.strip()
+    assert out.startswith("round 3 replayed: ") and out.endswith(
+        "the 53 cards dealt from its shoe are its committed order (checked against its commitment)"
+    ), out
+    plain = played["plain"]["tables"][0]["rounds"][0]["id"]
+    assert run(["replay", str(plain), "--db", played["url"]]) == 0
+    out = capsys.readouterr().out
+    assert "its shoe is not a provably fair one: its cards are not checked against a commitment" in out, out
