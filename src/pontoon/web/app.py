@@ -165,6 +165,9 @@ class Server:
         """Every connection its frame of the change: each view kind built and serialized once, a delta
         where the connection holds the kind's last view (web/frames.py)."""
         frames.broadcast(host, list(self.conns.get(host.id, ())))
+        pacer = gc_pacer()
+        if pacer is not None:  # a tuned server: a young collection every ``YOUNG_S`` (web/transport.py)
+            pacer.pace()
 
     async def close_table(self, host: HostedTable, reason: str) -> None:
         """Close a table: every member's money back to his account; its sockets closed with ``reason``."""
