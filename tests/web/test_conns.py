@@ -17,7 +17,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from pontoon.web.conns import Conn
+from pontoon.web.conns import AT_ONCE, Conn
 from tests.web.conftest import FAST, LiveServer, bearer
 
 
@@ -29,13 +29,9 @@ def live() -> Any:
 
 
 def _on_loop(live: LiveServer, fn: Callable[[], Any]) -> Any:
-    """``fn()`` run on the server's event loop; its result."""
+    """``fn()`` (a coroutine function) run on the server's event loop; its result."""
     loop = live.server.servers[0].get_loop()
-
-    async def run() -> Any:
-        return fn()
-
-    return asyncio.run_coroutine_threadsafe(run(), loop).result(10)
+    return asyncio.run_coroutine_threadsafe(fn(), loop).result(10)
 
 
 def _slow_reader(live: LiveServer, tid: str, token: str) -> Any:
@@ -66,12 +62,14 @@ def test_frames_arrive_in_order_through_a_paused_transport_then_the_close(live: 
     pad = "x" * 60_000
     n = 120
 
-    def push_all() -> tuple[int, int]:
+    async def push_all() -> tuple[int, int]:
         at_once = 0
         for i in range(n):
             before = conn.queue.qsize()
             conn.push(json.dumps({"type": "test", "i": i, "pad": pad}))
             at_once += conn.queue.qsize() == before
+            if i % 4 == 3:
+                await asyncio.sleep(0)  # the next turn of the loop (four frames a turn: within AT_ONCE)
         conn.close_after(4410, "the test's close")
         return at_once, conn.queue.qsize()
 
@@ -95,16 +93,46 @@ def test_after_a_pause_the_next_frame_is_written_at_once_again(live: LiveServer)
     conn = _conn_of(live, tid, "ann")
     pad = "y" * 60_000
 
-    def push(k: int) -> int:
+    async def push(k: int) -> int:
         for i in range(k):
             conn.push(json.dumps({"type": "test", "i": i, "pad": pad}))
+            await asyncio.sleep(0)
         return conn.queue.qsize()
+
+    async def state() -> tuple[bool, int]:
+        return conn.sending, conn.queue.qsize()
 
     assert _on_loop(live, lambda: push(60)) >= 2
     for i in range(60):
         assert json.loads(ws.recv(timeout=10))["i"] == i
     time.sleep(0.2)  # the sender has caught up
-    assert _on_loop(live, lambda: (conn.sending, conn.queue.qsize())) == (False, 0)
+    assert _on_loop(live, state) == (False, 0)
     assert _on_loop(live, lambda: push(1)) == 0  # nothing ahead of it: written at once
     assert json.loads(ws.recv(timeout=10))["i"] == 0
     ws.close()
+
+
+def test_past_at_once_frames_in_one_turn_queue_behind_and_keep_their_order(live: LiveServer) -> None:
+    tid = live.table(preset="mbs", seed=2)
+    ann = live.account("ann")
+    ws = live.ws(tid, live.join(tid, ann, box=1))
+    ws.until(lambda m: m.get("type") == "state")
+    time.sleep(0.2)
+    conn = _conn_of(live, tid, "ann")
+    n = AT_ONCE * 3
+
+    async def one_turn() -> int:
+        for i in range(n):  # (small frames: the transport never pauses)
+            conn.push(json.dumps({"type": "test", "i": i}))
+        return conn.queue.qsize()
+
+    assert _on_loop(live, one_turn) == n - AT_ONCE  # the first AT_ONCE at once, the rest to the sender
+    assert [ws.recv()["i"] for _ in range(n)] == list(range(n))
+
+    async def next_turn() -> int:
+        await asyncio.sleep(0.05)  # (the sender has sent them: a later turn, nothing ahead)
+        conn.push(json.dumps({"type": "test", "i": n}))
+        return conn.queue.qsize()
+
+    assert _on_loop(live, next_turn) == 0
+    assert ws.recv()["i"] == n
