@@ -38,14 +38,17 @@ def test_pace_collects_the_young_once_young_s_has_passed(gc_restored: None) -> N
 
     gc.callbacks.extend([pacer.on_gc, count])
     try:
-        t = time.monotonic()
-        assert not pacer.pace(t)  # one just made (the pacer's start)
+        t = pacer.young_at
+        assert not pacer.pace(t + YOUNG_S * 0.9)  # (times given: a loaded machine cannot make it flaky)
         assert pacer.pace(t + YOUNG_S) and len(young) == 1
-        assert not pacer.pace()  # its "stop" set the time of the last one: not again at once
+        assert pacer.young_at > t  # its "stop" set the time of the last one: not again before YOUNG_S
+        assert not pacer.pace(pacer.young_at + YOUNG_S * 0.9)
         time.sleep(YOUNG_S * 1.2)
         assert pacer.pace() and len(young) == 2
+        t = pacer.young_at
         gc.collect(0)  # a young collection started by anyone counts
-        assert not pacer.pace() and len(young) == 3 and pacer.paced == 2
+        assert pacer.young_at > t and len(young) == 3
+        assert not pacer.pace(pacer.young_at + YOUNG_S * 0.9) and pacer.paced == 2
     finally:
         gc.callbacks.remove(pacer.on_gc)
         gc.callbacks.remove(count)
