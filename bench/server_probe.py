@@ -17,6 +17,7 @@ Written as JSON to FILE when the server stops (SIGTERM).
 from __future__ import annotations
 
 import asyncio
+import collections
 import gc
 import json
 import os
@@ -92,28 +93,10 @@ class Probe:
                 probe.handle.append((time.time(), (now - t) * 1000))
 
         app_mod._one_message = timed  # type: ignore[assignment]
-        push = app_mod.Conn.push
-
-        def stamped(self: Any, text: str) -> None:
-            push(self, text)
-            q = getattr(self, "_stamps", None)
-            if q is None:
-                import collections
-
-                q = self._stamps = collections.deque()
-            q.append(time.perf_counter())
-
-        app_mod.Conn.push = stamped  # type: ignore[method-assign]
-
-        async def sender(conn: Any) -> None:
-            while True:
-                text = await conn.queue.get()
-                await conn.ws.send_text(text)
-                q = getattr(conn, "_stamps", None)
-                if q:
-                    probe.send.append((time.time(), (time.perf_counter() - q.popleft()) * 1000))
-
-        app_mod._sender = sender  # type: ignore[assignment]
+        if hasattr(app_mod, "_sender"):  # (an older tree: every frame through the sender task)
+            self._install_queued(app_mod)
+        else:
+            self._install_at_once()
         tick = app_mod.Server.tick
 
         async def timed_tick(self: Any) -> None:
@@ -134,6 +117,58 @@ class Probe:
 
         app_mod.Server.settled = timed_settled  # type: ignore[method-assign]
         threading.Thread(target=self._watch, daemon=True).start()
+
+    def _install_queued(self, app_mod: Any) -> None:
+        probe = self
+        push = app_mod.Conn.push
+
+        def stamped(self: Any, text: str) -> None:
+            push(self, text)
+            q = getattr(self, "_stamps", None)
+            if q is None:
+                q = self._stamps = collections.deque()
+            q.append(time.perf_counter())
+
+        app_mod.Conn.push = stamped  # type: ignore[method-assign]
+
+        async def sender(conn: Any) -> None:
+            while True:
+                text = await conn.queue.get()
+                await conn.ws.send_text(text)
+                q = getattr(conn, "_stamps", None)
+                if q:
+                    probe.send.append((time.time(), (time.perf_counter() - q.popleft()) * 1000))
+
+        app_mod._sender = sender  # type: ignore[assignment]
+
+    def _install_at_once(self) -> None:
+        """web/conns.py: a frame written at once (its time in ``push``) or queued for the sender task
+        (from its push to the end of the sender's send of it)."""
+        from pontoon.web import conns
+
+        probe = self
+        push, send_one = conns.Conn.push, conns.Conn.send_one
+
+        def stamped(self: Any, text: str) -> None:
+            t = time.perf_counter()
+            n = self.queue.qsize()
+            push(self, text)
+            if self.queue.qsize() > n:  # queued (or a send begun at once handed to the sender)
+                q = getattr(self, "_stamps", None)
+                if q is None:
+                    q = self._stamps = collections.deque()
+                q.append(t)
+            else:
+                probe.send.append((time.time(), (time.perf_counter() - t) * 1000))
+
+        async def sent(self: Any, item: Any) -> None:
+            await send_one(self, item)
+            q = getattr(self, "_stamps", None)
+            if q:
+                probe.send.append((time.time(), (time.perf_counter() - q.popleft()) * 1000))
+
+        conns.Conn.push = stamped  # type: ignore[method-assign]
+        conns.Conn.send_one = sent  # type: ignore[method-assign]
 
     def start_loop(self) -> None:
         async def lagger() -> None:

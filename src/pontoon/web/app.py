@@ -15,7 +15,6 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,6 +30,7 @@ from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
 from pontoon.web import frames, hint_asks, replies
 from pontoon.web.auth import Auth, backend_for, socket_identity
+from pontoon.web.conns import Conn, sender
 from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.lobby import Lobby
 from pontoon.web.models import CLIENT_MESSAGE
@@ -54,52 +54,8 @@ log = logging.getLogger("pontoon.web")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024
 TICK_SLICE_S = 0.002  # CPU seconds the timer tick holds the event loop before it lets the messages in
-CLOSE_WAIT_S = 5.0  # a socket closed after its last frames: closed anyway after this long
 SLOW_S = 2.0  # a table message answered later than this is logged (its waits named)
 TableId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{8}$", description="a table id from /api/tables")]
-
-
-@dataclass(eq=False)
-class Conn:
-    name: str | None
-    ws: WebSocket
-    queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
-    dropped: int = 0
-    overflow: bool = False
-    history_mark: int = -1  # the host's history_mark when this connection was last sent the history
-    deltas: bool = False  # asked for deltas (``?deltas=1``, the page): web/frames.py
-    kind: str | None = None  # the view kind and change number of the last state frame it was sent
-    seq: int = -1
-    resynced: int = -1  # the table's change number when it was last answered a ``resync``
-    closing: tuple[int, str] | None = None  # closed by the sender once the frames before are sent
-    hint: asyncio.Task[None] | None = None  # its hint being worked out (web/hint_asks.py)
-
-    def push(self, text: str) -> None:
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            if not self.overflow:  # a client that does not read: closed (bounded memory); it may reconnect
-                self.overflow = True
-                asyncio.get_running_loop().create_task(self._close())
-
-    async def _close(self, code: int = 1008, reason: str = "too many unread messages") -> None:
-        with contextlib.suppress(Exception):
-            await self.ws.close(code=code, reason=reason[:120])
-
-    def close_after(self, code: int, reason: str) -> None:
-        """Close once every frame queued so far is sent (the sender closes at this mark): closed at
-        once, the close overtook the last frames (a removed person's notice was never seen). A client
-        that does not read is closed at once (a full queue) or after ``CLOSE_WAIT_S``."""
-        if self.closing is not None:
-            return
-        self.closing = (code, reason[:120])
-        loop = asyncio.get_running_loop()
-        try:
-            self.queue.put_nowait(None)
-        except asyncio.QueueFull:
-            loop.create_task(self._close(code, reason))
-            return
-        loop.call_later(CLOSE_WAIT_S, lambda: loop.create_task(self._close(code, reason)))
 
 
 class Server:
@@ -165,6 +121,9 @@ class Server:
         """Every connection its frame of the change: each view kind built and serialized once, a delta
         where the connection holds the kind's last view (web/frames.py)."""
         frames.broadcast(host, list(self.conns.get(host.id, ())))
+        pacer = gc_pacer()
+        if pacer is not None:  # a tuned server: a young collection every ``YOUNG_S`` (web/transport.py)
+            pacer.pace()
 
     async def close_table(self, host: HostedTable, reason: str) -> None:
         """Close a table: every member's money back to his account; its sockets closed with ``reason``."""
@@ -433,10 +392,10 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
             srv.broadcast(host)
         else:  # a spectator or a second tab: only the joiner needs a frame (issue 28 item 8)
             frames.welcome(host, conn, list(srv.conns.get(tid, ())))
-    sender = asyncio.create_task(_sender(conn))
+    sender_task = asyncio.create_task(sender(conn))
     key = f"{tid}:{name}" if name else _client(websocket)
     try:
-        while not conn.overflow and not sender.done():
+        while not conn.overflow and not sender_task.done():
             msg = await websocket.receive()
             if msg["type"] == "websocket.disconnect":
                 break
@@ -445,7 +404,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
         if not isinstance(err, RuntimeError | ConnectionError):
             log.exception("table %s: connection of %s", tid, name)
     finally:
-        sender.cancel()
+        sender_task.cancel()
         if conn.hint is not None:  # (its thread runs on, holding its place in the hints' lane)
             conn.hint.cancel()
         if sid is not None:  # (watched only under its session: web/auth.py)
@@ -459,16 +418,6 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
         if conn.overflow:
             with contextlib.suppress(Exception):
                 await websocket.close(code=1008, reason="too many unread messages")
-
-
-async def _sender(conn: Conn) -> None:
-    while True:
-        text = await conn.queue.get()
-        if text is None:  # ``close_after``: every frame before it sent, now the close
-            code, reason = conn.closing or (1000, "")
-            await conn.ws.close(code=code, reason=reason)
-            return
-        await conn.ws.send_text(text)
 
 
 def _owed_resync(host: HostedTable, conn: Conn, text: str) -> bool:

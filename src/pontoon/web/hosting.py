@@ -172,6 +172,7 @@ class HostedTable:
         self.bot_level = "simple"  # British: web/bots.py LEVELS (the casino bots play the exact strategy)
         self.paused_left: float | None = None  # the turn timer's seconds left when the host paused
         self.frames: Any = None  # web/frames.py: the last view of each kind sent (the deltas' bases)
+        self._shown: dict[str, Any] = {}  # parts of the last state kept while unchanged (``_kept``)
 
     def watch(self, rec: TableRecord) -> None:
         """Every table event: to the store, and the fair shuffle's commitments and reveals for the page."""
@@ -427,18 +428,42 @@ class HostedTable:
             "timer_s": self.timer_s(),
             "turn_timeout_s": self.settings.turn_timeout_s,
             "history_mark": self.history_mark,
-            "fair": None if self.fair is None else dict(self.fair, revealed=list(self.revealed)[-3:]),
+            "fair": self._fair_shown(),
             "marks": self.marks,
             "host": self.host_name,
             "approval": self.approval,
-            "requests": sorted(self.requests),
+            "requests": self._kept("requests", sorted(self.requests)),
             "paused": self.paused,
             "result_pause_s": self.result_pause_s,
             "grace_s": self.settings.grace_s,
             "note": self.note,
             "history_store": hasattr(self.store, "store_table_ids"),  # else the page reads the socket's
-            "bot_levels": self.bot_levels(),
+            "bot_levels": self._kept("bot_levels", self.bot_levels()),
         }
+
+    def _kept(self, key: str, value: list[str]) -> list[str]:
+        """``value``, or the list shown under ``key`` at the last change when it is equal (a list of
+        texts: equal is the same JSON), so that the frames' ``diff`` passes it by at once (``is``)."""
+        last = self._shown.get(key)
+        if last is not None and last == value:
+            return last
+        self._shown[key] = value
+        return value
+
+    def _fair_shown(self) -> dict[str, Any] | None:
+        """The live shoe's commitment with the last three revealed seeds: the same object while
+        neither changed (``fair`` is replaced, never changed in place; ``revealed`` only appended to
+        or cleared), so that the frames' ``diff`` passes it by at once."""
+        if self.fair is None:
+            return None
+        last = tuple(self.revealed)[-3:]
+        got = self._shown.get("fair")
+        if got is not None and got[0] is self.fair and len(got[1]) == len(last):
+            if all(a is b for a, b in zip(got[1], last, strict=True)):
+                return got[2]  # type: ignore[no-any-return]
+        shown = dict(self.fair, revealed=list(last))
+        self._shown["fair"] = (self.fair, last, shown)
+        return shown
 
     def history_for(self, entry: dict[str, Any], name: str | None) -> dict[str, Any]:
         return {k: v for k, v in entry.items() if not k.startswith("_")}

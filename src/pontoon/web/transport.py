@@ -308,6 +308,12 @@ def uvicorn_options(settings: Any) -> dict[str, Any]:
 
 GC_THRESHOLDS = (2_500, 10, 10)  # (the middle and full thresholds unused: every survivor is frozen)
 SWEEP_S = 600.0  # seconds between two sweeps of the whole heap (``GcPacer.sweep``)
+# A young collection at least this often while the server plays (``GcPacer.pace``, after each change's
+# frames): with every survivor frozen, each frozen object that dies lowers CPython's count of new
+# objects, so the count alone let the young generation grow to 20,000-30,000 objects between two
+# collections (10-20 ms each, the loop held); every 50 ms a collection holds what 50 ms of play left
+# (1-3 ms), each object still scanned once (docs/scale.md; the store's ``settle`` paces its path alike).
+YOUNG_S = 0.05
 
 
 class GcPacer:
@@ -324,14 +330,28 @@ class GcPacer:
     whole-heap collection every ten minutes, where CPython's own full collections came every minute or
     two, and memory stays bounded by what one ``sweep_s`` of play leaves in cycles."""
 
-    def __init__(self, sweep_s: float = SWEEP_S) -> None:
+    def __init__(self, sweep_s: float = SWEEP_S, young_s: float = YOUNG_S) -> None:
         self.sweep_s = sweep_s
         self.last_sweep = time.monotonic()
         self.sweeps = 0
+        self.young_s = young_s
+        self.young_at = time.monotonic()  # the end of the last young collection (any: paced or counted)
+        self.paced = 0
 
     def on_gc(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "stop":
             gc.freeze()  # (survived this collection: not scanned again until the sweep)
+            if info["generation"] == 0:
+                self.young_at = time.monotonic()
+
+    def pace(self, now: float | None = None) -> bool:
+        """A young collection when none has run for ``young_s`` (the server calls it after each
+        change's frames are queued: see ``YOUNG_S``); True if it collected."""
+        if (time.monotonic() if now is None else now) - self.young_at < self.young_s:
+            return False
+        self.paced += 1
+        gc.collect(0)  # (its "stop" callback freezes what survived and sets ``young_at``)
+        return True
 
     def due(self, now: float | None = None) -> bool:
         return (time.monotonic() if now is None else now) - self.last_sweep >= self.sweep_s
@@ -395,6 +415,7 @@ __all__ = [
     "CSP",
     "GC_THRESHOLDS",
     "SWEEP_S",
+    "YOUNG_S",
     "BodyLimit",
     "GcPacer",
     "RedactTokens",
