@@ -118,11 +118,13 @@ def chunks(rows: Sequence[tuple[Any, ...]], pg: bool = False) -> list[tuple[int,
     """``rows`` cut into chunks of the fixed sizes (``_SIZES``; ``_PG_SIZES`` for PostgreSQL):
     (size, the chunk's parameters flattened)."""
     out = []
-    i = 0
+    i, n = 0, len(rows)
     for size in _PG_SIZES if pg else _SIZES:
-        while len(rows) - i >= size:
+        while n - i >= size:
             out.append((size, list(chain.from_iterable(rows[i : i + size]))))
             i += size
+        if i == n:  # (a small commit: done at its first size)
+            break
     return out
 
 
