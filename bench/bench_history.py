@@ -19,7 +19,9 @@ Two drivers play the group-commit tables (``--driver``, ``threads`` by default, 
   enqueue``), each table awaiting ``StorePersistence.settle`` (its commit) after
   every call before it takes its next action, as the server does before it shows anything.
 ``--profile``: the loop driver's loop thread CPU split into the table calls (the engine, the
-recorder's rows, the hand-off ``submit``) and the awaiting of the commits (``time.thread_time``).
+recorder's rows, the hand-off ``submit``) and the awaiting of the commits (``time.thread_time``); with
+the loop and paced drivers, the writer thread's CPU split into SQLite's statements, BEGIN/COMMIT (the
+GIL released while SQLite and the kernel work) and its Python (the GIL held): ``_writer_timed``.
 ``--switch-interval S``: ``sys.setswitchinterval(S)`` for the whole run (Python's default: 0.005).
 ``--driver paced`` (``--seconds S --every S --burn-us N``): the loop driver at a human pace: each table's
 next call ``--every`` s after its last commit, ``--burn-us`` of loop CPU per call (the server's frames),
@@ -83,6 +85,74 @@ def _timed(parts: dict[str, float]) -> Callable[[], None]:
         Recorder._on_call = on_call  # type: ignore[method-assign]
 
     return restore
+
+
+def _writer_timed(parts: dict[str, float]) -> Callable[[], None]:
+    """``--profile``: the group-commit writer's CPU (``time.thread_time``, in its thread) split into its
+    commits in all (``GroupCommitter._commit``), the statements (``batchsql.run``: the parameters bound
+    with the GIL held, SQLite stepping them without it) and BEGIN and COMMIT (``transaction``'s entry
+    and exit: SQLite and the kernel, the WAL's write and fsync, the GIL released); the rest of a commit
+    is Python with the GIL held (the rows, their JSON, the hash chain, the seals, the wake-ups).
+    Returns what puts the three back."""
+    import contextlib
+
+    import pontoon.history.store as store_mod
+    from pontoon.history import batchsql
+    from pontoon.history.group import GroupCommitter
+
+    commit, run, transaction = GroupCommitter._commit, batchsql.run, store_mod.transaction
+
+    def timed_commit(self: GroupCommitter, group: Any) -> None:
+        c = time.thread_time()
+        try:
+            commit(self, group)
+        finally:
+            parts["commit"] += time.thread_time() - c
+
+    def timed_run(*args: Any) -> int:
+        c = time.thread_time()
+        try:
+            return run(*args)
+        finally:
+            parts["statements"] += time.thread_time() - c
+
+    @contextlib.contextmanager
+    def timed_transaction(*args: Any) -> Any:
+        cm = transaction(*args)
+        c = time.thread_time()
+        conn = cm.__enter__()
+        parts["begin_commit"] += time.thread_time() - c
+        try:
+            yield conn
+        except BaseException:
+            if not cm.__exit__(*sys.exc_info()):
+                raise
+            return
+        c = time.thread_time()
+        cm.__exit__(None, None, None)
+        parts["begin_commit"] += time.thread_time() - c
+
+    GroupCommitter._commit = timed_commit  # type: ignore[method-assign]
+    batchsql.run = timed_run
+    store_mod.transaction = timed_transaction
+
+    def restore() -> None:
+        GroupCommitter._commit = commit  # type: ignore[method-assign]
+        batchsql.run = run
+        store_mod.transaction = transaction
+
+    return restore
+
+
+def _writer_split(parts: dict[str, float], events: int) -> str:
+    """The writer's split (``_writer_timed``) per event, as one line."""
+    us = {k: v / max(1, events) * 1e6 for k, v in parts.items()}
+    free = us["statements"] + us["begin_commit"]
+    return (
+        f"writer thread CPU per event: {us['commit']:.1f} us = SQLite's statements {us['statements']:.1f} "
+        f"(their parameters bound with the GIL held) + BEGIN/COMMIT {us['begin_commit']:.1f} (WAL write, "
+        f"fsync: no GIL) + Python {us['commit'] - free:.1f} (the GIL held: rows, JSON, hashes, seals, wake-ups)"
+    )
 
 
 def cpu() -> float:
@@ -174,10 +244,13 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
 
     parts = {"call": 0.0, "recorder": 0.0, "submit": 0.0}
     restore = _timed(parts) if PROFILE else None  # before the recorders subscribe their method
+    wparts = {"commit": 0.0, "statements": 0.0, "begin_commit": 0.0}
+    wrestore = _writer_timed(wparts) if PROFILE else None
     sp = StorePersistence(store)
     made = _attach_tables(sp, tables)
     g0 = (sp.group.groups, sp.group.items)
     parts.update(call=0.0, recorder=0.0, submit=0.0)
+    wparts.update(commit=0.0, statements=0.0, begin_commit=0.0)
 
     async def one(seed: int, wid: str, t: CasinoTable) -> None:
         while t.rounds_played < rounds:
@@ -218,6 +291,9 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
             f"{us['recorder'] - us['submit']:.1f}, submit {us['submit']:.1f}) + awaiting the commits "
             f"(settle, asyncio's wake-ups) {(loop_s / events * 1e6) - us['call']:.1f}"
         )
+    if wrestore is not None:
+        wrestore()
+        print(_writer_split(wparts, events))
     return events, dt, dc, f"{items / max(1, groups):.1f} calls/commit; {split}"
 
 
@@ -238,6 +314,8 @@ def run_paced(store: Store, seconds: float, tables: int) -> tuple[int, float, fl
     sp = StorePersistence(store)
     made = _attach_tables(sp, tables)
     g0 = (sp.group.groups, sp.group.items)
+    wparts = {"commit": 0.0, "statements": 0.0, "begin_commit": 0.0}
+    wrestore = _writer_timed(wparts) if PROFILE else None
     waits: list[float] = []
     lag: list[float] = []
     gcs: list[float] = []
@@ -291,6 +369,9 @@ def run_paced(store: Store, seconds: float, tables: int) -> tuple[int, float, fl
     events = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values()) - e0
     for wid, _t in made:
         sp.detach(wid)
+    if wrestore is not None:
+        wrestore()
+        print(_writer_split(wparts, events))
     q = lambda xs, f: sorted(xs)[min(len(xs) - 1, int(f * len(xs)))] * 1000 if xs else float("nan")  # noqa: E731
     note = (
         f"{items / max(1, groups):.1f} calls/commit; commit wait ms p50 {q(waits, 0.5):.1f} p99 "

@@ -87,7 +87,15 @@ _WIDE: dict[str, Callable[[tuple[Any, ...], str], tuple[Any, ...]]] = {
 
 
 ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
-_SIZES = (128, 32, 8, 2, 1)  # chunk sizes: few distinct statements, each prepared once and reused
+# chunk sizes: few distinct statements (8 kinds x 12 sizes: within sqlite3's cache of 128 prepared
+# statements a connection), each prepared once and reused; any count under 8 is ONE statement (a
+# commit of a call or two: the human-paced server's), any under 128 at most five. Each statement is a
+# release and retake of the GIL by the writer (``group.py``, ``COMMIT_SWITCH_S``)
+_SIZES = (128, 64, 32, 16, 8, 7, 6, 5, 4, 3, 2, 1)
+# PostgreSQL: the whole commit is one pipeline (one round trip) whatever its statements, and each size
+# is a statement prepared on the server, kept by psycopg up to ``prepared_max`` (100) a connection:
+# the few sizes of before (8 kinds x 5, and the heads' RETURNING form)
+_PG_SIZES = (128, 32, 8, 2, 1)
 _CACHE: dict[tuple[str, int, bool], str] = {}
 _RETURNING = " RETURNING heads.table_id"
 
@@ -106,14 +114,17 @@ def statement(name: str, n: int, pg: bool) -> str:
     return sql
 
 
-def chunks(rows: Sequence[tuple[Any, ...]]) -> list[tuple[int, list[Any]]]:
-    """``rows`` cut into chunks of the fixed sizes: (size, the chunk's parameters flattened)."""
+def chunks(rows: Sequence[tuple[Any, ...]], pg: bool = False) -> list[tuple[int, list[Any]]]:
+    """``rows`` cut into chunks of the fixed sizes (``_SIZES``; ``_PG_SIZES`` for PostgreSQL):
+    (size, the chunk's parameters flattened)."""
     out = []
-    i = 0
-    for size in _SIZES:
-        while len(rows) - i >= size:
+    i, n = 0, len(rows)
+    for size in _PG_SIZES if pg else _SIZES:
+        while n - i >= size:
             out.append((size, list(chain.from_iterable(rows[i : i + size]))))
             i += size
+        if i == n:  # (a small commit: done at its first size)
+            break
     return out
 
 
@@ -132,7 +143,7 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str)
                 wide = _WIDE.get(name)
                 if wide is not None:
                     rows = [wide(r, stamp) for r in rows]
-                for n, params in chunks(rows):
+                for n, params in chunks(rows, pg=True):
                     if name == "head":  # a pipeline sums no rowcount: the moved heads are returned
                         heads.append(RawCursor(raw))
                         heads[-1].execute(statement(name, n, pg) + _RETURNING, params, prepare=True)

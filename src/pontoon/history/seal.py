@@ -27,6 +27,7 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pontoon.errors import PontoonError
 
@@ -48,7 +49,27 @@ class SealKey:
         return hmac.new(self.key, b"pontoon history key id", hashlib.sha256).hexdigest()[:16]
 
     def seal(self, table_id: int, head: str) -> str:
-        return hmac.digest(self.key, f"pontoon-seal:1:{table_id}:{head}".encode(), "sha256").hex()
+        """HMAC-SHA256(key, "pontoon-seal:1:TABLE:HEAD") in hex, from the key's padded inner and outer
+        hashes made once (``_pads``: RFC 2104 itself, as ``hmac`` computes it): the group commit seals
+        every table of each transaction, and ``hmac.digest`` prepares the key for every call."""
+        inner, outer = self._pads()
+        h = inner.copy()
+        h.update(f"pontoon-seal:1:{table_id}:{head}".encode())
+        o = outer.copy()
+        o.update(h.digest())
+        return o.hexdigest()
+
+    def _pads(self) -> tuple[Any, Any]:
+        pads = self.__dict__.get("_padded")
+        if pads is None:
+            key = hashlib.sha256(self.key).digest() if len(self.key) > 64 else self.key
+            key = key.ljust(64, b"\0")  # sha256's block: 64 bytes
+            pads = (
+                hashlib.sha256(bytes(b ^ 0x36 for b in key)),
+                hashlib.sha256(bytes(b ^ 0x5C for b in key)),
+            )
+            object.__setattr__(self, "_padded", pads)  # (a frozen dataclass: made once, kept)
+        return pads
 
     def verifies(self, table_id: int, head: str, seal: str) -> bool:
         return hmac.compare_digest(self.seal(table_id, head), str(seal))
