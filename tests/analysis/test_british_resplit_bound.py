@@ -1,0 +1,71 @@
+"""Issue 27: the rigorous upper bound on what resplits (003 Split: "If either of the new cards dealt is equal to
+the first two you may choose to split again") add to the player's best split (split_resplit_bound.py), checked
+against the exact resplit values (split_resplit_fast.FastWorld, equal to the Python OwnWorld and to settling every
+hand at the end: test_british_resplits.py) on reduced packs: the bound is never below the exact value, offer by
+offer and for the whole split."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pontoon.analysis.british import game
+from pontoon.analysis.british.split_banker import class_ends, simple_play
+from pontoon.analysis.british.split_fast import SPLIT_CLASSES as K
+from pontoon.analysis.british.split_fast import SplitModel
+from pontoon.analysis.british.split_resplit import house_play, split_with_resplits
+from pontoon.analysis.british.split_resplit_bound import _robust, pair_bound, resplit_bounds
+from pontoon.analysis.british.split_resplit_fast import FastWorld
+from pontoon.rules.british import BRITISH
+
+PACKS = (
+    # 18 cards (A 9 T, three suits, two packs), three hands; 24 cards (A 2 9 T, three suits, two packs), four hands
+    (BRITISH.with_(pack_ranks="A9T", pack_suits=3, packs=2, max_split_hands=3), (game.ACE, 8)),
+    (BRITISH.with_(pack_ranks="A29T", pack_suits=3, packs=2, max_split_hands=4), (game.ACE, 1, 8)),
+)
+
+
+def test_the_optimistic_draw_is_the_best_pack_within_the_slack() -> None:
+    """T_J (``_robust``) equals the largest expectation over every way of taking at most J cards out, by brute
+    force over them, and is the plain expectation at J = 0."""
+    from itertools import product
+
+    rng = np.random.default_rng(27)
+    for _ in range(40):
+        m = rng.integers(0, 4, 5).astype(np.int64)
+        if m.sum() < 2:
+            continue
+        w = rng.normal(size=5)
+        for J in range(4):
+            want = -1e300
+            for r in product(*(range(int(k) + 1) for k in m)):
+                s = sum(r)
+                if s <= J and m.sum() - s > 0:
+                    want = max(want, float(((m - np.array(r)) * w).sum() / (m.sum() - s)))
+            assert abs(_robust(w, m, J) - want) < 1e-12
+        assert abs(_robust(w, m, 0) - float((m * w).sum() / m.sum())) < 1e-12
+
+
+def test_the_bound_is_never_below_the_exact_resplit() -> None:
+    """Every offer: ``ra_U >= ra`` (the first hand split again, per second card of the second hand) and ``rb_U >=
+    rb`` (the second hand, per end of the first), where the exact values are finite (and only there), on two
+    reduced packs that cannot run out, every resplittable pair; the whole split with resplits (the passes taking
+    the bound at each offer) at least the exact split with resplits, at least the split without them."""
+    taken = 0
+    for rules, pairs in PACKS:
+        g = game.build(rules)
+        model = SplitModel(rules, g)
+        house = house_play(g)
+        be = class_ends(g, np.tile(simple_play(g), (K * K, 1)))
+        for x in pairs:
+            ra, rb = FastWorld(model, x, house).resplit_values()
+            ua, ub = resplit_bounds(model, x)
+            for want, got in ((ra, ua), (rb, ub)):
+                ok = np.isfinite(want)
+                assert ok.any() and np.array_equal(ok, np.isfinite(got))
+                assert (got[ok] >= want[ok] - 1e-12).all()
+            plain, withr = split_with_resplits(model, x, be, K, house)
+            split, upper = pair_bound(model, x, be, K)
+            assert abs(split - plain.value) < 1e-12
+            assert upper >= withr.value - 1e-12 >= plain.value - 2e-12
+            taken += withr.value > plain.value + 1e-9
+    assert taken  # somewhere the exact resplit is worth taking (the check is not between equal values only)
