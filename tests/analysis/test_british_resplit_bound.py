@@ -69,3 +69,30 @@ def test_the_bound_is_never_below_the_exact_resplit() -> None:
             assert upper >= withr.value - 1e-12 >= plain.value - 2e-12
             taken += withr.value > plain.value + 1e-9
     assert taken  # somewhere the exact resplit is worth taking (the check is not between equal values only)
+
+
+def test_with_nothing_unseen_a_hands_bound_is_its_exact_value() -> None:
+    """J = 0 (no card out unseen): the optimistic draw is the plain expectation and each end is settled against
+    the banker's exact chances, so ``hand_tables`` gives each hand's exact value against the house banker (the
+    compiled world's value of that one hand, no resplit) to 1e-12; with cards unseen it is larger."""
+    from pontoon.analysis.british.split_resplit_bound import hand_tables
+    from pontoon.analysis.british.split_resplit_fast import _rest
+
+    rules, pairs = PACKS[1]
+    g = game.build(rules)
+    model = SplitModel(rules, g)
+    for x in pairs:
+        ex = (np.arange(game.NCLASS) == x).astype(np.int64)
+        V = hand_tables(g, model, x, model.counts - 3 * ex, 2)
+        w = FastWorld(model, x, house_play(g))
+        seen = 0
+        for c in range(game.NCLASS):
+            if V[0, c] < -1e299:
+                continue
+            q = (3 * ex + (np.arange(game.NCLASS) == c)).astype(np.int64)
+            hands = np.array([c], np.int64)
+            exact = _rest(q, hands, rules.max_split_hands, w.K, w.memo, w.dmemo, w.dstore)
+            assert abs(V[0, c] - exact) < 1e-12
+            assert V[2, c] > V[1, c] > exact
+            seen += 1
+        assert seen >= 3

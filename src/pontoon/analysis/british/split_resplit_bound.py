@@ -96,34 +96,26 @@ def _robust(w, m, J):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _k_hand(nodes, cnt, end, forced, a_start, k_start, k_cls, k_node, ends, base, x, J, su, pnu, pnl, v):  # type: ignore[no-untyped-def]
+def _k_hand(nodes, cnt, end, forced, a_start, k_start, k_cls, k_node, endv, base, x, J, v):  # type: ignore[no-untyped-def]
     """``V[J][c]`` over the nodes ``nodes`` of the hand x-c (children first, the start last): each draw by
-    ``T_J`` from ``base`` less the hand's own new cards, each end bounded by ``su``/``pnu``/``pnl`` at ``J`` plus
-    those cards."""
+    ``T_J`` from ``base`` less the hand's own new cards, each end worth at most ``endv[e]`` (``end_values``)."""
     nc = base.shape[0]
     m = np.zeros(nc, np.int64)
     w = np.zeros(nc)
     for i in range(nodes.shape[0]):
         j = nodes[i]
-        own = -1
         good = True
         for c in range(nc):
             m[c] = base[c] - cnt[j, c] + (c == x)
-            own += cnt[j, c]
             if m[c] < 0:
                 good = False
         if not good:
             v[j] = -1e300
             continue
-        jj = J + own
         bestv = -1e300
         e = end[j]
         if e >= 0:
-            fixed = ends[1, e]
-            bestv = fixed * (pnu[jj] if fixed > 0 else pnl[jj])
-            t = int(ends[2, e])
-            if t >= 0:
-                bestv += ends[0, e] * su[jj, t]
+            bestv = endv[e]
         if not forced[j]:
             for a in range(a_start[j], a_start[j + 1]):
                 for c in range(nc):
@@ -144,48 +136,62 @@ def _k_hand(nodes, cnt, end, forced, a_start, k_start, k_cls, k_node, ends, base
 
 
 @_jit
-def _k_banker(kids, term, base, hcnt, J, V):  # type: ignore[no-untyped-def]
-    """The banker's chain at slack ``J``: ``V[state, col]`` (states listed parents first), each draw by ``T_J`` from
-    ``base`` less his own cards, per column (a payoff per terminal state in ``term``; ``kids[state, c]`` -1 at an
-    end)."""
-    ns, nc, ncol = V.shape[0], base.shape[0], V.shape[1]
+def _k_end_values(kids, term, hcnt, base, own, tcol, jmax, out):  # type: ignore[no-untyped-def]
+    """Per multiset ``own`` of a hand's new cards and ``J`` 0..``jmax``: ``out[J, i]`` the optimistic value per stake
+    of the total ``tcol[i]`` (22: five cards; -1: none) against the banker, the largest and the smallest chance he
+    has no Pontoon: his chain (states parents first, ``kids[state, c]``, ``kids[state, 0] == -2`` at an end, its
+    payoffs in ``term``) with each card drawn by ``T_J`` from ``base`` less ``own`` and his own cards."""
+    ns, nc = kids.shape[0], base.shape[0]
     m = np.zeros(nc, np.int64)
     w = np.zeros(nc)
-    for s in range(ns - 1, -1, -1):
-        if kids[s, 0] < -1:  # an end
-            for col in range(ncol):
-                V[s, col] = term[s, col]
-            continue
-        good = True
-        for c in range(nc):
-            m[c] = base[c] - hcnt[s, c]
-            if m[c] < 0:
-                good = False
-        if not good:
-            for col in range(ncol):
-                V[s, col] = 0.0
-            continue
-        for col in range(ncol):
-            for c in range(nc):
-                w[c] = V[kids[s, c], col] if kids[s, c] >= 0 else 0.0
-            V[s, col] = _robust(w, m, J)
+    V = np.zeros((ns, 3))
+    cols = np.zeros(3, np.int64)
+    for i in range(own.shape[0]):
+        cols[0] = tcol[i] if tcol[i] >= 0 else 0
+        cols[1], cols[2] = 23, 24
+        for J in range(jmax + 1):
+            for s in range(ns - 1, -1, -1):
+                if kids[s, 0] == -2:  # an end
+                    for k in range(3):
+                        V[s, k] = term[s, cols[k]]
+                    continue
+                good = True
+                for c in range(nc):
+                    m[c] = base[c] - own[i, c] - hcnt[s, c]
+                    if m[c] < 0:
+                        good = False
+                if not good:
+                    for k in range(3):
+                        V[s, k] = 0.0
+                    continue
+                for k in range(3):
+                    for c in range(nc):
+                        w[c] = V[kids[s, c], k]
+                    V[s, k] = _robust(w, m, J)
+            out[J, i, 0] = V[0, 0]
+            out[J, i, 1] = V[0, 1]
+            out[J, i, 2] = -V[0, 2]
 
 
-def banker_tables(g: Game, model: SplitModel, base: np.ndarray, jmax: int) -> tuple[np.ndarray, ...]:
-    """``SU[J, t]``, ``PNU[J]``, ``PNL[J]`` for ``J`` 0..``jmax`` (module docstring): the house banker (twists below
-    17, his best total; ``split_resplit.house_play``) drawing each card by ``T_J`` from ``base`` less his cards."""
+def banker_chain(g: Game, model: SplitModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The house banker (twists below 17, his best total; ``split_resplit.house_play``) as a chain over his hands
+    from none (parents first): children per class (``-2`` in column 0 at an end), the payoff columns at an end
+    (per stuck total 0..22 of the player, per stake; 23: 1 unless his Pontoon; 24: its negative; a Pontoon of his
+    0 throughout: 003, it collects on the initial stake once, a term kept exact apart) and his cards' counts."""
     pay = model.payoffs(np.arange(23))  # [stuck total, banker outcome code]: per stake
-    p0, p1 = model.p0, model.p1
+    pont = tuple(sorted((model.p0, model.p1)))
+
+    def stays(h: tuple[int, ...]) -> bool:
+        return len(h) >= 2 and (h == pont or not (banker_can_twist(h) and best(h) < HOUSE_STAYS_ON))
+
     states: list[tuple[int, ...]] = [()]
     index: dict[tuple[int, ...], int] = {(): 0}
     k = 0
     while k < len(states):
         h = states[k]
         k += 1
-        if len(h) >= 2 and not (banker_can_twist(h) and best(h) < HOUSE_STAYS_ON):
+        if stays(h):
             continue
-        if len(h) == 2 and sorted(h) == sorted((p0, p1)):
-            continue  # 003: his Pontoon, shown at once
         for c in range(NCLASS):
             d = tuple(sorted((*h, c)))
             if d not in index:
@@ -198,42 +204,56 @@ def banker_tables(g: Game, model: SplitModel, base: np.ndarray, jmax: int) -> tu
     for s, h in enumerate(states):
         for c in h:
             hcnt[s, c] += 1
-        pont = len(h) == 2 and sorted(h) == sorted((p0, p1))
-        if pont or (len(h) >= 2 and not (banker_can_twist(h) and best(h) < HOUSE_STAYS_ON)):
-            kids[s, 0] = -2  # an end
-            if not pont:  # 003: a Pontoon of his collects on the initial stake once (kept exact apart)
+        if stays(h):
+            kids[s, 0] = -2
+            if h != pont:
                 term[s, :23] = pay[:, banker_outcome(h)]
                 term[s, 23], term[s, 24] = 1.0, -1.0
             continue
         for c in range(NCLASS):
             kids[s, c] = index[tuple(sorted((*h, c)))]
-    su = np.zeros((jmax + 1, 23))
-    pnu, pnl = np.zeros(jmax + 1), np.zeros(jmax + 1)
-    V = np.zeros((ns, 25))
-    for J in range(jmax + 1):
-        _k_banker(kids, term, base.astype(np.int64), hcnt, J, V)
-        su[J], pnu[J], pnl[J] = V[0, :23], V[0, 23], -V[0, 24]
-    return su, pnu, pnl
+    return kids, term, hcnt
 
 
-def hand_tables(
-    model: SplitModel, x: int, base: np.ndarray, jmax: int, su: Any, pnu: Any, pnl: Any
-) -> np.ndarray:
+def end_values(g: Game, model: SplitModel, x: int, base: np.ndarray, jmax: int) -> np.ndarray:
+    """``endv[J, e]``: the most an end ``e`` of a hand split from x-x can be worth against the house banker, its new
+    cards (all but the x) known and at most ``J`` other cards out unseen: ``stake * SU + fixed * (PNU or PNL)``
+    (module docstring), per ``J`` 0..``jmax``."""
+    hg = model.graph(x)[0]
+    kids, term, hcnt = banker_chain(g, model)
+    used = np.unique(hg.e_mset)
+    own = hg.mcnt[used].astype(np.int64) - (np.arange(NCLASS) == x).astype(np.int64)
+    tcol = np.full(len(used), -1, np.int64)
+    row = {int(m): i for i, m in enumerate(used)}
+    for e in range(len(hg.e_mset)):
+        if hg.e_total[e] >= 0:
+            tcol[row[int(hg.e_mset[e])]] = int(hg.e_total[e])
+    out = np.zeros((jmax + 1, len(used), 3))
+    _k_end_values(kids, term, hcnt, base.astype(np.int64), np.ascontiguousarray(own), tcol, jmax, out)
+    idx = np.array([row[int(m)] for m in hg.e_mset], np.int64)
+    su, pnu, pnl = out[:, idx, 0], out[:, idx, 1], out[:, idx, 2]
+    fixed = hg.e_fixed[None, :]
+    val = fixed * np.where(fixed > 0, pnu, pnl)
+    return np.where(hg.e_total[None, :] >= 0, val + hg.e_stake[None, :] * su, val)
+
+
+def hand_tables(g: Game, model: SplitModel, x: int, base: np.ndarray, jmax: int) -> np.ndarray:
     """``V[J, c]`` for ``J`` 0..``jmax`` (module docstring): the hand x-c played best, each draw by ``T_J`` from
-    ``base`` less its new cards, its end bounded by the banker's tables; -1e300 where it cannot start."""
+    ``base`` less its new cards, each end at most ``end_values``; -1e300 where it cannot start."""
     from pontoon.analysis.british.split_resplit_fast import _reachable
 
     hg, csr, _, _ = model.graph(x)
     r_off, r_nodes = _reachable(hg)
-    ends = np.ascontiguousarray(np.array([hg.e_stake, hg.e_fixed, hg.e_total.astype(np.float64)], np.float64))
+    endv = end_values(g, model, x, base, jmax)
     out = np.full((jmax + 1, NCLASS), -1e300)
     v = np.zeros(len(hg.cnt))
     b = base.astype(np.int64)
     for J in range(jmax + 1):
+        ej = np.ascontiguousarray(endv[J])
         for c in range(NCLASS):
             if r_off[c + 1] > r_off[c] and b[c] >= 1:
                 nodes = r_nodes[r_off[c] : r_off[c + 1]]
-                out[J, c] = _k_hand(nodes, hg.cnt, hg.end, hg.forced, *csr, ends, b, x, J, su, pnu, pnl, v)
+                out[J, c] = _k_hand(nodes, hg.cnt, hg.end, hg.forced, *csr, ej, b, x, J, v)
     return out
 
 
@@ -269,8 +289,7 @@ def resplit_bounds(model: SplitModel, x: int) -> tuple[np.ndarray, np.ndarray]:
     if base[x] < 0 or not offers(model, x):
         return ra, rb
     jh = 13 + FOURTH
-    su, pnu, pnl = banker_tables(g, model, base, jh + 5)
-    V = hand_tables(model, x, base, jh, su, pnu, pnl)
+    V = hand_tables(g, model, x, base, jh)
     H = V.copy()
     if four:  # a hand x-x split again (the fourth hand): T_J of the new hand, T_{J+1} of the next
         m = (base - ex).astype(np.int64)
@@ -323,14 +342,37 @@ def resplit_bounds(model: SplitModel, x: int) -> tuple[np.ndarray, np.ndarray]:
     return ra, rb
 
 
+def rank_shares(model: SplitModel, x: int) -> tuple[float, float]:
+    """The most that the chance of an offer can be given a second card of the class ``x`` (1 below the ten-value
+    classes): for a pair of one rank (003: "actually equal"), the first hand's second card of the rank given it is
+    of the class, and the second hand's given the first hand's second card of another rank (the larger)."""
+    if x < TEN:
+        return 1.0, 1.0
+    from pontoon.analysis.british.game import class_of
+
+    r = model.rules
+    per = [r.pack_suits * r.packs_for(2) for k in r.pack_ranks if class_of(k, r) == x]
+    rank, cls = max(per), int(model.counts[x])
+    return min(1.0, (rank - 2) / (cls - 2)), min(1.0, (rank - 2) / (cls - 3))
+
+
 def pair_bound(model: SplitModel, x: int, be: Any, nphi: int) -> tuple[float, float]:
     """The split of x-x without resplits and the bound on it with them (``SplitModel.run`` with ``ra_U``,
-    ``rb_U``), against the banker's play facing two hands ``be``."""
+    ``rb_U``), against the banker's play facing two hands ``be``. A ten-value pair: each offer taken with the
+    chance that the card is of the pair's rank (``rank_shares``; the first hand's offer by the passes' sum over
+    its second cards: only the starts x-x of the first hand read ``ra``, so the run with ``ra`` less the run
+    without is the sum of the chance times ``max(0, ra - playing on)`` over them)."""
     plain = model.run(x, be, nphi)
     if not offers(model, x):
         return plain.value, plain.value
     ra, rb = resplit_bounds(model, x)
-    return plain.value, model.run(x, be, nphi, resplit=(ra, rb)).value
+    first, second = rank_shares(model, x)
+    if first >= 1.0:
+        return plain.value, model.run(x, be, nphi, resplit=(ra, rb)).value
+    none = np.full(NCLASS, -np.inf)
+    without = model.run(x, be, nphi, resplit=(none, rb), second_share=second).value
+    withra = model.run(x, be, nphi, resplit=(ra, rb), second_share=second).value
+    return plain.value, without + first * (withra - without)
 
 
 def bound_profile(g: Game, dev: dict[str, Any], twists: dict[int, np.ndarray]) -> dict[str, Any]:
