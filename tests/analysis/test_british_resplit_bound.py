@@ -96,3 +96,41 @@ def test_with_nothing_unseen_a_hands_bound_is_its_exact_value() -> None:
             assert V[2, c] > V[1, c] > exact
             seen += 1
         assert seen >= 3
+
+
+def test_a_ten_value_pair_is_offered_with_the_chance_of_its_rank() -> None:
+    """``rank_shares`` for the ten-value class of a pack with tens and jacks (003: "you cannot split two ten point
+    cards unless they are actually equal"; a resplit likewise needs a card "equal to the first two"): over every
+    ordered deal of a pair of one rank and the split hands' second cards, the chance that the first hand's
+    second card is of the pair's rank given it is ten-valued, and for the second hand's the largest over the first
+    hand's card not of the rank (a ten of the other rank), counted card by card."""
+    from itertools import permutations
+
+    from pontoon.analysis.british.split_resplit_bound import rank_shares
+
+    rules = BRITISH.with_(pack_ranks="A5TJ", pack_suits=4)
+    model = SplitModel(rules, game.build(rules))
+    cards = [(r, s) for r in "A5TJ" for s in range(4)]
+    ten = {"T", "J"}
+    first = [0, 0]
+    second = {
+        True: [0, 0],
+        False: [0, 0],
+    }  # the first hand's second card ten-valued (of the other rank) or not
+    for p, q, c1, c2 in permutations(range(len(cards)), 4):
+        (rp, _), (rq, _), (r1, _), (r2, _) = cards[p], cards[q], cards[c1], cards[c2]
+        if rp != rq or rp not in ten:
+            continue
+        if r1 in ten:
+            first[0] += r1 == rp
+            first[1] += 1
+        if r2 in ten and r1 != rp:
+            second[r1 in ten][0] += r2 == rp
+            second[r1 in ten][1] += 1
+    got = rank_shares(model, game.TEN)
+    assert abs(got[0] - first[0] / first[1]) < 1e-12
+    shares = {k: a / b for k, (a, b) in second.items()}
+    assert (
+        abs(got[1] - shares[True]) < 1e-12 and got[1] > shares[False]
+    )  # the largest over the first hand's card
+    assert rank_shares(model, game.ACE) == (1.0, 1.0)
