@@ -87,6 +87,8 @@ def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
         ["--set", "max_split_hands=1", "--split-reading"],
         ["--set", "pack_ranks=A5T", "--resplits"],  # a full pack only (a reduced one can run out)
         ["--set", "max_split_hands=2", "--resplits"],  # no resplit to value
+        ["--set", "pack_ranks=A5T", "--resplits-exact"],  # implies --resplits
+        ["--set", "banker_may_double=true", "--resplits-exact"],  # no splits there
     ],
 )
 def test_bad_input_is_exit_2(args: list[str]) -> None:

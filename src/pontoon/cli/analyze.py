@@ -394,7 +394,7 @@ def analyze_main(
         or resplits_exact
     ):
         raise PontoonError(
-            "--players, --sample, --stake-grid, --split-reading and --resplits apply to the British game "
+            "--players, --sample, --stake-grid, --split-reading, --resplits and --resplits-exact apply to the British game "
             "(--rules british|shoot)"
         )
     report = analyze(r, b, split_strategy=split)
