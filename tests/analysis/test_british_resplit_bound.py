@@ -134,3 +134,39 @@ def test_a_ten_value_pair_is_offered_with_the_chance_of_its_rank() -> None:
         abs(got[1] - shares[True]) < 1e-12 and got[1] > shares[False]
     )  # the largest over the first hand's card
     assert rank_shares(model, game.ACE) == (1.0, 1.0)
+
+
+def test_sampled_offers_are_the_exact_resplit_values() -> None:
+    """split_resplit_sample: each sampled offer's value is the compiled world's ``ra[c2]`` or ``rb[e]`` (1e-12), the
+    second hand's gain is ``max(0, rb[e] - playing on)``, and the first hand's gain times its chance is what
+    offering only that resplit adds to the split (the passes), and those add up over the second hand's cards."""
+    from pontoon.analysis.british.split_resplit_sample import sample_offers
+
+    rules, pairs = PACKS[0]
+    g = game.build(rules)
+    model = SplitModel(rules, g)
+    house = house_play(g)
+    be = class_ends(g, np.tile(simple_play(g), (K * K, 1)))
+    x = pairs[0]
+    ra, rb = FastWorld(model, x, house).resplit_values()
+    plain = model.run(x, be, K)
+    got = sample_offers(model, x, be, K, house, np.random.default_rng(5), 6)
+    assert got["first"]["n"] == got["second"]["n"] == 3
+    for row in got["first"]["rows"]:
+        c2 = row["c2"]
+        assert abs(row["resplit"] - ra[c2]) < 1e-12 and row["gain"] >= 0.0
+    # the first hand's offers add up (only the starts x-x of the first hand read ra): the sum over c2 of what
+    # offering ra[c2] alone adds is what offering them all adds (pair_bound's ten-value weighting relies on it)
+    none_b = np.full(len(rb), -np.inf)
+    alone = 0.0
+    for c2 in np.flatnonzero(np.isfinite(ra)):
+        one = np.full(len(ra), -np.inf)
+        one[c2] = ra[c2]
+        alone += model.run(x, be, K, resplit=(one, none_b)).value - plain.value
+    every = model.run(x, be, K, resplit=(ra, none_b)).value - plain.value
+    assert abs(alone - every) < 1e-12 and every > 0.0
+    for row in got["second"]["rows"]:
+        e = row["end"]
+        assert abs(row["resplit"] - rb[e]) < 1e-12
+        assert abs(row["gain"] - max(0.0, rb[e] - plain.res[e, x])) < 1e-12
+    assert abs(got["pair_split"] - plain.value) < 1e-12
