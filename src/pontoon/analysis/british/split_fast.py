@@ -508,15 +508,12 @@ class SplitModel:
         be: BankerEnds | list[BankerEnds] | np.ndarray,
         nphi: int = 1,
         resplit: tuple[np.ndarray, np.ndarray] | None = None,
-        second_share: float = 1.0,
     ) -> SplitRun:
         """The player's best split of x-x against ``be``: one banker play reading his own cards, or (a list of
         ``nphi`` squared, or their end shares [class, banker hand], ``class_ends``) one per class of what he
         sees of the two ended hands (``end_feature``). ``resplit``: (``ra``, ``rb``) of
         ``split_resplit.resplit_values``, each hand x-x split again at its start where that is worth more
-        (the decisions ``dec1``, ``dec2`` are then those of the hands played). ``second_share``: the chance that
-        the second hand's resplit is offered where ``rb`` is given (below 1: a ten-value pair, offered on a second
-        card of the pair's rank only; ``split_resplit_bound``)."""
+        (the decisions ``dec1``, ``dec2`` are then those of the hands played)."""
         hg, csr, pidx, rcs = self.graph(x)
         counts, total, binom = self.counts, self.total, self.binom
         phi = end_feature(hg, nphi)
@@ -559,10 +556,7 @@ class SplitModel:
         ra = np.full(NCLASS, -np.inf)
         if resplit is not None:
             ra = resplit[0]
-            if second_share >= 1.0:
-                res[:, x] = np.maximum(res[:, x], resplit[1])  # 003 Split: "split again" (the second hand)
-            else:  # offered on a card of the pair's rank only (003: "equal to the first two")
-                res[:, x] += second_share * np.maximum(0.0, resplit[1] - res[:, x])
+            res[:, x] = np.maximum(res[:, x], resplit[1])  # 003 Split: "split again" (the second hand)
         per = np.zeros(NCLASS)
         dec1 = np.zeros((NCLASS, len(hg.cnt)), np.int8)
         _k_pass1(hg.cnt, hg.end, hg.forced, hg.kid, hg.order, hg.start, counts, total, x, res, per, dec1, ra)

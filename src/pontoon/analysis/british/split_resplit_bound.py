@@ -369,9 +369,13 @@ def pair_bound(model: SplitModel, x: int, be: Any, nphi: int) -> tuple[float, fl
     first, second = rank_shares(model, x)
     if first >= 1.0:
         return plain.value, model.run(x, be, nphi, resplit=(ra, rb)).value
+    # the second hand's offer with chance ``second``: the passes take max(playing on, rb2), and rb2 = on +
+    # second * (rb - on) gives on + second * max(0, rb - on) there (``plain.res``: playing on, no resplit read)
+    on = plain.res[:, x]
+    rb = np.where(np.isfinite(rb), on + second * (rb - on), rb)
     none = np.full(NCLASS, -np.inf)
-    without = model.run(x, be, nphi, resplit=(none, rb), second_share=second).value
-    withra = model.run(x, be, nphi, resplit=(ra, rb), second_share=second).value
+    without = model.run(x, be, nphi, resplit=(none, rb)).value
+    withra = model.run(x, be, nphi, resplit=(ra, rb)).value
     return plain.value, without + first * (withra - without)
 
 
