@@ -87,6 +87,8 @@ def test_player_chart_on_the_full_pack_reads_the_first_decision() -> None:
         ["--set", "max_split_hands=1", "--split-reading"],
         ["--set", "pack_ranks=A5T", "--resplits"],  # a full pack only (a reduced one can run out)
         ["--set", "max_split_hands=2", "--resplits"],  # no resplit to value
+        ["--set", "pack_ranks=A5T", "--resplits-exact"],  # implies --resplits
+        ["--set", "banker_may_double=true", "--resplits-exact"],  # no splits there
     ],
 )
 def test_bad_input_is_exit_2(args: list[str]) -> None:
@@ -109,7 +111,8 @@ def test_report_in_process_names_the_model() -> None:
     assert "number of cards" in sb["banker_reads"]  # the banker facing a split reads busts and card counts
     rs = dev["resplits"]  # resplits are not analysed: how often the best response would be offered one
     assert rs["pairs"] and 0 < rs["per_round"] == pytest.approx(sum(rs["pairs"].values()))
-    assert "no bound" in rep["model"]["not_modelled"]
+    assert "bound" not in rs and "exact" not in rs  # neither without --resplits
+    assert "--resplits bounds" in rep["model"]["not_modelled"]
 
 
 def test_stake_signal_pools_only_help_the_banker_at_equal_stakes() -> None:

@@ -137,6 +137,7 @@ def _british(
     stake_grid: tuple[Decimal, ...] | None = None,
     split_reading: bool = False,
     resplits: bool = False,
+    resplits_exact: bool = False,
 ) -> None:
     """``--rules british|shoot`` (or a British rules file): the solved heads-up game (issue 27)."""
     from pontoon.rules.british import BritishRules
@@ -148,6 +149,7 @@ def _british(
     from pontoon.analysis.british.report import analyze_british, print_british, save_british_chart
     from pontoon.money import dumps
 
+    resplits = resplits or resplits_exact
     if rules.banker_may_double:
         if split_reading or resplits:
             raise PontoonError(
@@ -163,7 +165,9 @@ def _british(
         raise PontoonError(
             "--resplits needs resplits (max_split_hands 3 or more) on a full pack (not pack_ranks/pack_suits)"
         )
-    report = analyze_british(rules, split_reading=split_reading, resplits=resplits)
+    report = analyze_british(
+        rules, split_reading=split_reading, resplits=resplits, resplits_exact=resplits_exact
+    )
     if stake_grid is not None:
         from pontoon.analysis.british.stakes import print_stake_game, stake_game
 
@@ -316,9 +320,16 @@ OPTIONS: tuple[Opt, ...] = (
         "--resplits",
         "flag",
         False,
-        "British: also value the player's splits with resplits (003: up to four hands) exactly, for the "
-        "exploitability with resplits (compiled, but hours of CPU and gigabytes of memory a pair on 52 or 104 cards: "
-        "docs/analysis.md 'Resplits')",
+        "British: also a rigorous upper bound on what resplits (003: up to four hands) add to the exploitability "
+        "(minutes; docs/analysis.md 'Resplits')",
+    ),
+    Opt(
+        "resplits_exact",
+        "--resplits-exact",
+        "flag",
+        False,
+        "British: with --resplits, also value the player's splits with resplits exactly (compiled, but hours of "
+        "CPU and gigabytes of memory a pair on 52 or 104 cards: docs/analysis.md 'Resplits')",
     ),
     Opt("extra", "", "arguments", None, hidden=True),
 )
@@ -338,6 +349,7 @@ def analyze_main(
     stake_grid: str | None = None,
     split_reading: bool = False,
     resplits: bool = False,
+    resplits_exact: bool = False,
 ) -> None:
     """Exact analysis of a table: house edge, optimal and basic strategy, side bets."""
     from pontoon.analysis.report import analyze, to_json
@@ -370,11 +382,19 @@ def analyze_main(
             _stake_grid(stake_grid, r),
             split_reading,
             resplits,
+            resplits_exact,
         )
         return
-    if players is not None or sample is not None or stake_grid is not None or split_reading or resplits:
+    if (
+        players is not None
+        or sample is not None
+        or stake_grid is not None
+        or split_reading
+        or resplits
+        or resplits_exact
+    ):
         raise PontoonError(
-            "--players, --sample, --stake-grid, --split-reading and --resplits apply to the British game "
+            "--players, --sample, --stake-grid, --split-reading, --resplits and --resplits-exact apply to the British game "
             "(--rules british|shoot)"
         )
     report = analyze(r, b, split_strategy=split)

@@ -243,6 +243,7 @@ def analyze_british(
     log: Any = None,
     split_reading: bool = False,
     resplits: bool = False,
+    resplits_exact: bool = False,
 ) -> dict[str, Any]:
     t0 = time.perf_counter()
     # splits (full packs): the split deviation left against the banker's own play facing a split is worth about
@@ -273,13 +274,13 @@ def analyze_british(
             "pontoon_grades": "exact at the player's Pontoon (rul 29)"
             if rules.natural_beats_plain or rules.ace_picture_beats_ace_ten
             else "none",
-            "not_modelled": "splits: a second split (003 allows up to four hands) is offered to the player's best "
-            "response only with --resplits (split_deviation.resplits.exact: each pair's split with resplits valued "
-            "exactly by split_resplit_fast, each hand settled when it ends, the banker facing three or four hands "
-            "the house banker; long on a full pack); without it the best response with splits is a lower bound, "
-            "the exploitability with splits exact for the game without resplits, and no bound on a resplit's gain "
-            "is given (split_deviation.resplits: how often one would be offered); ten-value pairs are never "
-            "resplit; the banker facing a split reads a summary "
+            "not_modelled": "splits: a second split (003 allows up to four hands) is not in the best response with "
+            "splits (a lower bound; the exploitability with splits exact for the game without resplits; "
+            "split_deviation.resplits: how often one would be offered); --resplits bounds what resplits add "
+            "(split_deviation.resplits.bound: split_resplit_bound, rigorous, minutes; the banker facing three or "
+            "four hands the house banker), --resplits-exact values them (split_deviation.resplits.exact: "
+            "split_resplit_fast, hours a pair on a full pack; ten-value pairs not resplit there); "
+            "the banker facing a split reads a summary "
             "(his own cards, each split hand's bust or number of cards): --split-reading measures what reading "
             "everything would gain (reading_profile.full_view: its gain against the player's best split, and the "
             "most it could lower the exploitability)"
@@ -324,8 +325,18 @@ def analyze_british(
         sb = dev["with_split_banker"]
         sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
         dev["resplits"] = resplit_chances(g, dev)  # 003: up to four hands
-        if resplits:  # split_resplit_fast.py: each pair's split with resplits, exactly (long on full packs)
-            from pontoon.analysis.british.split_resplit import resplit_profile
+        if resplits and not rules.reduced_pack:  # split_resplit_bound.py: a rigorous bound, minutes
+            from pontoon.analysis.british.split_resplit_bound import bound_profile
+
+            bound = bound_profile(g, dev, twists)
+            bound["exploitability_with_resplits_at_most"] = (
+                sb["exploitability_with_splits"] + bound["gain_bound"]
+            )
+            dev["resplits"]["bound"] = bound
+        if resplits and (
+            resplits_exact or rules.reduced_pack
+        ):  # split_resplit_fast.py: exactly (hours a pair
+            from pontoon.analysis.british.split_resplit import resplit_profile  # on a full pack)
 
             dev["resplits"]["exact"] = resplit_profile(g, dev, twists, sol.banker_br)
         if split_reading:  # split_reading.py: the banker facing a split reading the split hands
@@ -398,9 +409,31 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
             + ", ".join(f"{k} {v:.4%}" for k, v in rs["pairs"].items())
             + ")"
         )
-        if "exact" not in rs:
-            echo(f"  resplits (003: up to four hands) not analysed (--resplits): {offered}; gain not bounded")
-        else:
+        if "bound" in rs:
+            bd = rs["bound"]
+            echo(f"  resplits (003: up to four hands; --resplits, {bd['seconds']:.0f} s): {offered}")
+            echo(
+                "  a rigorous bound (split_resplit_bound.py: every unseen card drawn from the pack most favourable to"
+                " the player), per pair the split, its bound with resplits, the pair unsplit:"
+            )
+            echo(
+                "  "
+                + "  ".join(
+                    f"{k}:{d['split']:+.3f}/{d['split_with_resplits_bound']:+.3f}/{d['no_split']:+.3f}"
+                    for k, d in bd["pairs"].items()
+                )
+            )
+            echo(
+                f"  resplits add at most {bd['gain_bound']:.6f} to the player's best response (the banker's is "
+                f"unchanged): exploitability with splits and resplits at most "
+                f"{bd['exploitability_with_resplits_at_most']:.6f} (at least {sb:.6f}, without them)"
+            )
+        if "exact" not in rs and "bound" not in rs:
+            echo(
+                f"  resplits (003: up to four hands) not analysed: {offered}; --resplits bounds their gain "
+                "(minutes), --resplits-exact values them (hours a pair on 52 or 104 cards)"
+            )
+        elif "exact" in rs:
             ex = rs["exact"]
             echo(f"  resplits (003: up to four hands; --resplits, {ex['seconds']:.0f} s): {offered}")
             echo(

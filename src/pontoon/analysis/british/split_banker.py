@@ -353,9 +353,9 @@ def resplit_chances(g: Game, dev: dict[str, Any]) -> dict[str, Any]:
     """Where a resplit (003 Split: "If either of the new cards dealt is equal to the first two you may choose to
     split again") would be offered to the player's best response with splits (``with_split_banker``): per pair
     that it splits, the chance per round that a split hand's second card is of the pair's rank (either hand:
-    1 - P(neither), the pack less the pair), and their sum. Resplits are not in the full-pack analysis (valued
-    exactly on reduced packs only: ``split_resplit``): the chances say how much of the game they touch (their
-    gain is not bounded)."""
+    1 - P(neither), the pack less the pair), and their sum. Resplits are not in the default full-pack analysis
+    (bounded by ``split_resplit_bound``, valued exactly by ``split_resplit``, slow on a full pack): the chances say
+    how much of the game they touch."""
     from pontoon.analysis.british.game import NAMES
 
     n = g.total_cards

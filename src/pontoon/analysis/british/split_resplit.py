@@ -27,7 +27,8 @@ hand at its start (its second card of the rank, the first hand ended as it did) 
 (three hands, a fourth where the rules allow), the player taking the better. Exact for the pack; ``OwnWorld`` is the
 Python recursion over every state, ``split_resplit_fast.FastWorld`` the same compiled (the default; 13x to 23x
 faster): still hours a pair on a full pack, where three hands reach millions of (cards out, hands to play) states
-(docs/analysis.md "Resplits"); ``resplit_profile`` puts them in the report (``pontoon analyze --resplits``).
+(docs/analysis.md "Resplits"); ``resplit_profile`` puts them in the report (``pontoon analyze --resplits
+--resplits-exact``); ``split_resplit_bound`` bounds them rigorously in minutes (``--resplits``).
 
 Ten-value pairs are not resplit here (their resplit needs the rank of a ten-value card, which the classes do not
 keep); their split is not in the player's best response on 52 or 104 cards.
