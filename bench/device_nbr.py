@@ -2,6 +2,8 @@
 the pooling of such runs (issue 27 item 3; docs/analysis.md "Pooled runs"; ``reading_pool``).
 
     python bench/device_nbr.py run --jobs J --budget S --out DIR [--seed-base B] [--cells 3x1,5x2] [--unit U]
+    python bench/device_nbr.py control FILE... --out DIR [--cells 5x2,7x1]
+    python bench/device_nbr.py check --cells 7x1 [--deals D] [--seed S]
     python bench/device_nbr.py pool FILE... [--json OUT]
 
 ``run``: a tiny case first (one deal of two players, one pack and two: fails in seconds if anything is wrong,
@@ -14,8 +16,12 @@ cell, seed, number, the reading gain and the fixed deviations' gains), ``nbr-z-{
 (the deals' terminal values summed over batches, ``reading_pool.write_batch``; each file capped at 15 MiB)
 and ``nbr-log.txt`` (the progress lines): six files.
 
+``control``: the control variate (``reading_control``) of runs written without it, each deal replayed (no
+programme): ``nbr-control.jsonl`` and ``nbr-zc-*.bin`` in DIR (``run`` writes them with each deal now).
+``check``: the control's mean over fresh deals against its exact mean.
+
 ``pool``: every run's files together (deals counted once), per cell the figures of ``reading_pool.pool_cell``
-and ``summary``; prints a table and, with ``--json``, writes them.
+and ``summary``, with the control where the files have it; prints a table and, with ``--json``, writes them.
 """
 
 from __future__ import annotations
