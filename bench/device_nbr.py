@@ -74,12 +74,18 @@ class Out:
         with self.lock, open(os.path.join(self.folder, self.deals), "a", encoding="utf-8") as fh:
             fh.write(json.dumps(rec) + "\n")
 
-    def batch(self, cell: tuple[int, int], header: dict[str, Any], zsum: np.ndarray) -> bool:
+    def batch(
+        self, cell: tuple[int, int], header: dict[str, Any], zsum: np.ndarray, cap: int | None = CAP
+    ) -> bool:
+        """Appends a batch record to the cell's z file unless that file is past ``cap`` bytes (None: no cap;
+        ``control`` writes one file per cell, uncapped, ``nbr-zc-NxP.bin``)."""
         from pontoon.analysis.british.reading_pool import write_batch
 
-        path = os.path.join(self.folder, z_name(cell, bool(header.get("control"))))
+        control = bool(header.get("control"))
+        name = f"nbr-zc-{header['cell']}.bin" if control and cap is None else z_name(cell, control)
+        path = os.path.join(self.folder, name)
         with self.lock:
-            if os.path.exists(path) and os.path.getsize(path) > CAP - 200_000:
+            if cap is not None and os.path.exists(path) and os.path.getsize(path) > cap - 200_000:
                 return False
             with open(path, "ab") as fh:
                 write_batch(fh, header, zsum)
@@ -292,7 +298,7 @@ def control(args: Any) -> None:
                     out.deal({"cell": key, **rec})
                     todo.discard((rec["seed"], j))
                     done += 1
-            out.batch((cell[0], cell[1]), {**h, "control": True}, csum)
+            out.batch((cell[0], cell[1]), {**h, "control": True}, csum, cap=None)
         for seed, j in sorted(todo):
             rec, _ = control_record(t, seed, j)
             out.deal({"cell": key, **rec})
