@@ -2,6 +2,8 @@
 the pooling of such runs (issue 27 item 3; docs/analysis.md "Pooled runs"; ``reading_pool``).
 
     python bench/device_nbr.py run --jobs J --budget S --out DIR [--seed-base B] [--cells 3x1,5x2] [--unit U]
+    python bench/device_nbr.py control FILE... --out DIR [--cells 5x2,7x1]
+    python bench/device_nbr.py check --cells 7x1 [--deals D] [--seed S]
     python bench/device_nbr.py pool FILE... [--json OUT]
 
 ``run``: a tiny case first (one deal of two players, one pack and two: fails in seconds if anything is wrong,
@@ -14,8 +16,12 @@ cell, seed, number, the reading gain and the fixed deviations' gains), ``nbr-z-{
 (the deals' terminal values summed over batches, ``reading_pool.write_batch``; each file capped at 15 MiB)
 and ``nbr-log.txt`` (the progress lines): six files.
 
+``control``: the control variate (``reading_control``) of runs written without it, each deal replayed (no
+programme): ``nbr-control.jsonl`` and ``nbr-zc-*.bin`` in DIR (``run`` writes them with each deal now).
+``check``: the control's mean over fresh deals against its exact mean.
+
 ``pool``: every run's files together (deals counted once), per cell the figures of ``reading_pool.pool_cell``
-and ``summary``; prints a table and, with ``--json``, writes them.
+and ``summary``, with the control where the files have it; prints a table and, with ``--json``, writes them.
 """
 
 from __future__ import annotations
@@ -41,15 +47,16 @@ def seed_of(base: int, cell: tuple[int, int], k: int) -> int:
     )
 
 
-def z_name(cell: tuple[int, int]) -> str:
-    return f"nbr-z-{'3-4' if cell[0] <= 4 else '5-7'}-{cell[1]}pack.bin"
+def z_name(cell: tuple[int, int], control: bool = False) -> str:
+    """The z file of a cell (``nbr-zc-...``: the control's sums, ``reading_control``)."""
+    return f"nbr-z{'c' if control else ''}-{'3-4' if cell[0] <= 4 else '5-7'}-{cell[1]}pack.bin"
 
 
 class Out:
     """The run's files, appended under one lock (each record in one write)."""
 
-    def __init__(self, folder: str, lock: Any) -> None:
-        self.folder, self.lock = folder, lock
+    def __init__(self, folder: str, lock: Any, deals: str = "nbr-deals.jsonl") -> None:
+        self.folder, self.lock, self.deals = folder, lock, deals
 
     def log(self, msg: str) -> None:
         line = f"[{time.strftime('%H:%M:%S')}] {msg}"
@@ -64,15 +71,21 @@ class Out:
                 self.lock.release()
 
     def deal(self, rec: dict[str, Any]) -> None:
-        with self.lock, open(os.path.join(self.folder, "nbr-deals.jsonl"), "a", encoding="utf-8") as fh:
+        with self.lock, open(os.path.join(self.folder, self.deals), "a", encoding="utf-8") as fh:
             fh.write(json.dumps(rec) + "\n")
 
-    def batch(self, cell: tuple[int, int], header: dict[str, Any], zsum: np.ndarray) -> bool:
+    def batch(
+        self, cell: tuple[int, int], header: dict[str, Any], zsum: np.ndarray, cap: int | None = CAP
+    ) -> bool:
+        """Appends a batch record to the cell's z file unless that file is past ``cap`` bytes (None: no cap;
+        ``control`` writes one file per cell, uncapped, ``nbr-zc-NxP.bin``)."""
         from pontoon.analysis.british.reading_pool import write_batch
 
-        path = os.path.join(self.folder, z_name(cell))
+        control = bool(header.get("control"))
+        name = f"nbr-zc-{header['cell']}.bin" if control and cap is None else z_name(cell, control)
+        path = os.path.join(self.folder, name)
         with self.lock:
-            if os.path.exists(path) and os.path.getsize(path) > CAP - 200_000:
+            if cap is not None and os.path.exists(path) and os.path.getsize(path) > cap - 200_000:
                 return False
             with open(path, "ab") as fh:
                 write_batch(fh, header, zsum)
@@ -101,6 +114,7 @@ def run_unit(
     t = get_table(cell)
     key = cell_key(*cell)
     zsum = np.zeros(len(t.y0))
+    csum = np.zeros(len(t.y0))
     first, count, j, spent = 0, 0, 0, 0.0
     guess = DEAL_S[cell[0]] * cell[1]
     while time.time() < until:
@@ -108,27 +122,39 @@ def run_unit(
         if time.time() + 1.5 * pace > deadline:
             break
         t0 = time.time()
-        rec, z = deal_record(t, seed, j)
+        rec, z, c = deal_record(t, seed, j)
         dt = time.time() - t0
         spent += dt
         out.deal({"cell": key, **rec, "s": round(dt, 3)})
         zsum += z
+        csum += c
         count += 1
         j += 1
         if count >= per_batch:
-            _flush(out, cell, key, seed, first, count, zsum)
+            _flush(out, cell, key, seed, first, count, zsum, csum)
             first, count = j, 0
             zsum[:] = 0.0
+            csum[:] = 0.0
     if count:
-        _flush(out, cell, key, seed, first, count, zsum)
+        _flush(out, cell, key, seed, first, count, zsum, csum)
     return j
 
 
 def _flush(
-    out: Out, cell: tuple[int, int], key: str, seed: int, first: int, count: int, zsum: np.ndarray
+    out: Out,
+    cell: tuple[int, int],
+    key: str,
+    seed: int,
+    first: int,
+    count: int,
+    zsum: np.ndarray,
+    csum: np.ndarray,
 ) -> None:
-    if not out.batch(cell, {"cell": key, "seed": seed, "first": first, "deals": count}, zsum):
+    header = {"cell": key, "seed": seed, "first": first, "deals": count}
+    if not out.batch(cell, header, zsum):
         out.log(f"{key}: z file full, batch {seed}:{first} ({count} deals) kept as scalars only")
+    elif not out.batch(cell, header | {"control": True}, csum):
+        out.log(f"{key}: control file full, batch {seed}:{first} ({count} deals) without its control sums")
 
 
 def worker(
@@ -172,7 +198,7 @@ def smoke(out: Out) -> None:
         t0, c0 = time.time(), time.process_time()
         t = get_table(cell)
         t1 = time.time()
-        rec, z = deal_record(t, 1, 0)
+        rec, z, _ = deal_record(t, 1, 0)
         if not np.isfinite(z).all() or not all(np.isfinite(v) for v in rec.values()):
             raise SystemExit(f"error: smoke deal {cell} gave non-finite values")
         out.log(
@@ -239,30 +265,101 @@ def run(args: Any) -> None:
     out.log(f"done in {time.time() - start:.0f} s")
 
 
+def control(args: Any) -> None:
+    """Each deal of the runs' files replayed for its control (``reading_control.control_record``: no
+    programme, about a tenth of a second a deal): ``nbr-control.jsonl`` (a line per deal: its cell, seed,
+    number and control scalars) and ``nbr-zc-*.bin`` (the control's sums over each of the runs' batches)."""
+    from pontoon.analysis.british.reading_control import CTL, control_record
+    from pontoon.analysis.british.reading_pool import load_runs
+
+    try:
+        records, batches, controls = load_runs(args.files)
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    cells = [parse_cell(c) for c in args.cells.split(",")] if args.cells else None
+    os.makedirs(args.out, exist_ok=True)
+    out = Out(args.out, mp.get_context("fork").Lock(), "nbr-control.jsonl")
+    for key in sorted(records, key=lambda k: tuple(int(x) for x in k.split("x"))):
+        cell = tuple(int(x) for x in key.split("x"))
+        if cells is not None and cell not in cells:
+            continue
+        t, t0, done = get_table((cell[0], cell[1])), time.time(), 0
+        todo = {(int(r["seed"]), int(r["j"])) for r in records[key] if not any(k.endswith(CTL) for k in r)}
+        have = {(h["seed"], h["first"], h["deals"]) for h, _ in controls.get(key, [])}
+        for h, _ in sorted(batches.get(key, []), key=lambda b: (b[0]["seed"], b[0]["first"])):
+            if (h["seed"], h["first"], h["deals"]) in have:
+                continue
+            csum = np.zeros(len(t.y0))
+            for j in range(int(h["first"]), int(h["first"]) + int(h["deals"])):
+                rec, c = control_record(t, int(h["seed"]), j)
+                csum += c
+                if (rec["seed"], j) in todo:
+                    out.deal({"cell": key, **rec})
+                    todo.discard((rec["seed"], j))
+                    done += 1
+            out.batch((cell[0], cell[1]), {**h, "control": True}, csum, cap=None)
+        for seed, j in sorted(todo):
+            rec, _ = control_record(t, seed, j)
+            out.deal({"cell": key, **rec})
+            done += 1
+        out.log(f"control {key}: {done} deals, {len(batches.get(key, []))} batches, {time.time() - t0:.0f} s")
+
+
+def check(args: Any) -> None:
+    """The control's mean over fresh deals against its exact mean (``reading_control.check``), per cell."""
+    from pontoon.analysis.british.reading_control import check as check_cell
+
+    for text in args.cells.split(","):
+        cell = parse_cell(text)
+        t0 = time.time()
+        got = check_cell(get_table(cell), args.seed, args.deals)
+        print(f"{text}: {got['deals']} deals from seed {args.seed}, {time.time() - t0:.0f} s")
+        for name, v in got.items():
+            if name != "deals":
+                z = (v["mean"] - v["exact"]) / v["se"]
+                print(
+                    f"  {name}: mean {100 * v['mean']:+.3f}% +/- {100 * v['se']:.3f}%, "
+                    f"exact {100 * v['exact']:+.3f}% ({z:+.2f} standard errors)",
+                    flush=True,
+                )
+
+
+def _interval(s: dict[str, Any]) -> str:
+    pct = lambda x: f"{100 * x:+.3f}%"  # noqa: E731
+    return f"{pct(s['edge_at_least'])} to {pct(s['edge_at_most'])} (+/- {100 * s['edge_se']:.3f}%)"
+
+
 def pool(args: Any) -> None:
     from pontoon.analysis.british.reading_pool import load_runs, pool_cell, summary
 
     try:
-        records, batches = load_runs(args.files)
+        records, batches, controls = load_runs(args.files)
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     result = {}
     pct = lambda x: f"{100 * x:+.3f}%"  # noqa: E731
     print(
-        "| players | packs | deals (z) | edge vs solved | lower: gain (by) | upper: in-sample | banker's edge vs best response | resolved |"
+        "| players | packs | deals (z) | with the control (z) | edge vs solved | lower: gain (by) | upper: in-sample "
+        "| banker's edge vs best response | without the control | resolved |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for key in sorted(records, key=lambda k: tuple(int(x) for x in k.split("x"))):
         n, p = (int(x) for x in key.split("x"))
-        cell = pool_cell(get_table((n, p)), records[key], batches.get(key, []))
-        cell["summary"] = s = summary(cell)
+        cell = pool_cell(get_table((n, p)), records[key], batches.get(key, []), controls.get(key, []))
+        cell["summary"] = raw = summary(cell)
+        ctl = cell.get("controlled")
+        if ctl is not None:
+            ctl["summary"] = summary(ctl)
+        s, c = (raw, cell) if ctl is None else (ctl["summary"], ctl)
         result[key] = cell
+        with_ctl = "-" if ctl is None else f"{ctl['deals_with_control']} ({ctl['fit_deals_with_control']})"
         print(
-            f"| {n} | {p} | {cell['deals']} ({cell.get('fit_deals', 0)}) | {pct(cell['edge_vs_solved'])} +/- "
-            f"{100 * cell['edge_vs_solved_se']:.3f}% | {pct(s['lower'])} +/- {100 * s['lower_se']:.3f}% ({s['lower_by']}) "
-            f"| {pct(s['upper'])} | {pct(s['edge_at_least'])} to {pct(s['edge_at_most'])} (+/- {100 * s['edge_se']:.3f}%) "
-            f"| {'yes' if s['resolved'] else 'no'} |",
+            f"| {n} | {p} | {cell['deals']} ({cell.get('fit_deals', 0)}) | {with_ctl} "
+            f"| {pct(c['edge_vs_solved'])} +/- {100 * c['edge_vs_solved_se']:.3f}% "
+            f"| {pct(s['lower'])} +/- {100 * s['lower_se']:.3f}% ({s['lower_by']}) | {pct(s['upper'])} "
+            f"| {_interval(s)} | {'-' if ctl is None else _interval(raw)} | {'yes' if s['resolved'] else 'no'} |",
             flush=True,
         )
     if args.json:
@@ -289,12 +386,24 @@ def main() -> None:
     q = sub.add_parser("pool")
     q.add_argument("files", nargs="+")
     q.add_argument("--json", default=None)
+    c = sub.add_parser("control")
+    c.add_argument("files", nargs="+")
+    c.add_argument("--out", required=True, help="folder for nbr-control.jsonl and nbr-zc-*.bin")
+    c.add_argument("--cells", default="", help="cells NxP, comma-separated (default: every cell given)")
+    k = sub.add_parser("check")
+    k.add_argument("--cells", required=True, help="cells NxP, comma-separated")
+    k.add_argument("--deals", type=int, default=200)
+    k.add_argument("--seed", type=int, default=2027)
     a = ap.parse_args()
     if a.cmd == "run":
         if a.jobs < 1 or a.budget < 30:
             print("error: --jobs at least 1 and --budget at least 30 seconds", file=sys.stderr)
             sys.exit(2)
         run(a)
+    elif a.cmd == "control":
+        control(a)
+    elif a.cmd == "check":
+        check(a)
     else:
         pool(a)
 

@@ -20,6 +20,11 @@ folds by a hash of their seed and first deal, the best response fitted on each f
 the deals, so of a lower bound on the best response's gain, with its standard error over batches (a batch's
 deals are independent of the other batches', so batches are the sampling units). ``fitted_5`` and
 ``fitted_15`` (``reading_best.thresholded``) are cross-fitted the same way.
+
+With the control (``reading_control``: the same deal valued against the blind banker, ``c_D``, whose mean
+``mu`` is exact), every figure is also computed from ``z_D - c_D + mu`` (``controlled``): unbiased for the
+same figures, nothing fitted, with the same standard-error formulas over the same units and several times
+smaller standard errors.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import hashlib
 import json
 import struct
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,12 +41,12 @@ import numpy as np
 
 from pontoon.analysis.british.reading import Seen, blind_response, seen_from_view
 from pontoon.analysis.british.reading_best import THRESHOLDS, Terms, deal_values, terms_of, thresholded
+from pontoon.analysis.british.reading_control import CTL, blind_values, control_mean, control_scalars, replay
 from pontoon.analysis.british.reading_last import planner
 from pontoon.analysis.british.reading_response import best_response
 from pontoon.analysis.british.reading_response_sample import (
     DEVIATIONS,
     _reading_gain,
-    _rest,
     deviation,
     sampling_table,
 )
@@ -69,6 +74,7 @@ class Table:
     y0: np.ndarray
     dev_flows: dict[str, np.ndarray] = field(default_factory=dict)
     blind_edge: float = 0.0
+    mu: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the control's exact mean (reading_control)
 
 
 def table(rules: Any, players: int) -> Table:
@@ -77,24 +83,19 @@ def table(rules: Any, players: int) -> Table:
     y0 = player_flow(g, sol.sigma)
     flows = {name: player_flow(g, deviation(sol, name)) for name in DEVIATIONS}
     _, blind = blind_response(sol)
-    return Table(rules, players, packs, sol, rd, bots, seats, n0, terms_of(g, sol.sigma), y0, flows, -blind)
+    tm = terms_of(g, sol.sigma)
+    return Table(
+        rules, players, packs, sol, rd, bots, seats, n0, tm, y0, flows, -blind, control_mean(sol, tm)
+    )
 
 
-def deal_record(t: Table, seed: int, j: int) -> tuple[dict[str, Any], np.ndarray]:
+def deal_record(t: Table, seed: int, j: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     """Deal ``j`` of ``seed`` (the pack from ``default_rng([seed, j, 0])``, the bots' stream ``[seed, j, 1]``:
-    as ``reading_best.sampled_values`` and ``sample_response``): its scalars and ``z_D`` (zeros where the
-    banker has a Pontoon)."""
+    as ``reading_best.sampled_values`` and ``sample_response``): its scalars (the control's among them,
+    ``reading_control``), ``z_D`` and the control ``c_D`` (zeros where the banker has a Pontoon)."""
     from pontoon.analysis.british.bots import initial_stakes
-    from pontoon.british.pack import BritishPack, one_pack
-    from pontoon.british.round import BritishRound
 
-    pack = BritishPack.shuffled(t.packs, np.random.default_rng([seed, j, 0]), one_pack(t.rules))
-    t.bots.rng = np.random.default_rng([seed, j, 1])
-    rnd = BritishRound(t.rules, t.seats, "bank", pack)
-    while not rnd.is_over() and rnd.phase != "banker":
-        seat, verb, amt = t.bots.decide(rnd)
-        rnd.act(seat, verb, amt)
-    rest = _rest(rnd)
+    rnd, rest = replay(t, seed, j)
     plans = (
         None if rest is None else planner(t.rd, Seen(rest[0], tuple(sorted(rest[1])), tuple(sorted(rest[2]))))
     )
@@ -107,10 +108,11 @@ def deal_record(t: Table, seed: int, j: int) -> tuple[dict[str, Any], np.ndarray
         z = np.zeros(len(t.y0))
     else:
         z = deal_values(t.rd, t.tm, rest, t.n0, None, plans=plans)
+    c = blind_values(t, rest)
     rec: dict[str, Any] = {"seed": seed, "j": j, "reading_gain": gain, "solved": float(t.y0 @ z)}
     for name, y in t.dev_flows.items():
         rec[name] = float((y - t.y0) @ z)
-    return rec, z
+    return rec | control_scalars(t, c), z, c
 
 
 def write_batch(fh: Any, header: dict[str, Any], zsum: np.ndarray) -> None:
@@ -172,23 +174,64 @@ def _mean_se(v: np.ndarray, n: np.ndarray | None = None) -> tuple[float, float]:
     return m, float(np.sqrt(k / (k - 1) * ((v - n * m) ** 2).sum()) / tot)
 
 
+Batch = tuple[dict[str, Any], np.ndarray]
+
+
 def pool_cell(
-    t: Table, records: list[dict[str, Any]], batches: list[tuple[dict[str, Any], np.ndarray]]
+    t: Table, records: list[dict[str, Any]], batches: list[Batch], controls: list[Batch] | None = None
 ) -> dict[str, Any]:
-    """One cell's pooled figures (per player and initial stake; a gain is the deviator's over the solution)."""
-    g = t.sol.game
-    out: dict[str, Any] = {"players": t.players, "packs": t.packs, "deals": len(records)}
+    """One cell's pooled figures (per player and initial stake; a gain is the deviator's over the solution).
+    With the control (``reading_control``: each deal's ``*_ctl`` scalars, ``controls`` the batches' sums of
+    ``c_D``), ``controlled`` holds the same figures from ``z_D - c_D + mu`` wherever a deal or batch has its
+    control (the plain value where it has none: each is unbiased for the same figure)."""
+    out = _figures(t, records, batches, lambda r, name: float(r[name]))
+    out = {"players": t.players, "packs": t.packs, "deals": len(records)} | out
+    by = {(int(h["seed"]), int(h["first"]), int(h["deals"])): c for h, c in controls or []}
+    have = sum(1 for r in records if all(f"{name}{CTL}" in r for name in DEVIATIONS))
+    if not have and not by:
+        return out
+    dmu = {name: float((y - t.y0) @ t.mu) for name, y in t.dev_flows.items()}
+
+    def controlled(r: dict[str, Any], name: str) -> float:
+        c = r.get(f"{name}{CTL}")
+        return float(r[name]) if c is None else float(r[name]) - float(c) + dmu[name]
+
+    tilde = []
+    for h, z in batches:
+        c = by.get((int(h["seed"]), int(h["first"]), int(h["deals"])))
+        tilde.append((h, z if c is None else z - c + float(h["deals"]) * t.mu))
+    got = _figures(t, records, tilde, controlled)
+    got["deals_with_control"] = have
+    got["fit_deals_with_control"] = int(sum(float(h["deals"]) for h, _ in batches if _key(h) in by))
+    out["controlled"] = got
+    return out
+
+
+def _key(h: dict[str, Any]) -> tuple[int, int, int]:
+    return (int(h["seed"]), int(h["first"]), int(h["deals"]))
+
+
+def _figures(
+    t: Table,
+    records: list[dict[str, Any]],
+    batches: list[Batch],
+    value: Callable[[dict[str, Any], str], float],
+) -> dict[str, Any]:
+    """``pool_cell``'s figures with each deal's deviation gains ``value(record, name)`` and the batches'
+    terminal values as given."""
+    out: dict[str, Any] = {}
     gains = np.array([r["reading_gain"] for r in records])
     rg, rse = _mean_se(gains)
     out["edge_vs_solved"], out["edge_vs_solved_se"] = t.blind_edge + rg, rse
     out["deviations"] = {}
     for name in DEVIATIONS:
-        d = np.array([r[name] for r in records])
+        d = np.array([value(r, name) for r in records])
         m, se = _mean_se(d)
         e, ese = _mean_se(gains - d)
         out["deviations"][name] = {"gain": m, "gain_se": se, "edge": t.blind_edge + e, "edge_se": ese}
     if not batches:
         return out
+    g = t.sol.game
     n = np.array([float(h["deals"]) for h, _ in batches])
     s = np.array([z for _, z in batches])
     out["fit_deals"] = int(n.sum())
@@ -271,11 +314,15 @@ def summary(cell: dict[str, Any]) -> dict[str, Any]:
 
 def load_runs(
     paths: Iterable[str],
-) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[tuple[dict[str, Any], np.ndarray]]]]:
-    """The deal records (``*.jsonl``) and batch records (``*.bin``) of several runs' files, by cell, each deal
-    once (keyed by seed and deal number: a file given twice counts once)."""
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[Batch]], dict[str, list[Batch]]]:
+    """The deal records (``*.jsonl``), batch records (``*.bin``) and control batch records (``*.bin``
+    whose headers say ``"control": true``, ``reading_control``) of several runs' files, by cell, each deal
+    once (keyed by seed and deal number: a file given twice counts once). A deal's lines from several files
+    merge (a run's scalars and, from ``device_nbr.py control``, its control's); a control line whose deal
+    is not given is dropped."""
     records: dict[str, dict[tuple[int, int], dict[str, Any]]] = {}
-    batches: dict[str, dict[tuple[int, int], tuple[dict[str, Any], np.ndarray]]] = {}
+    batches: dict[str, dict[tuple[int, int], Batch]] = {}
+    controls: dict[str, dict[tuple[int, int], Batch]] = {}
     for p in paths:
         if p.endswith(".jsonl"):
             with open(p, encoding="utf-8") as fh:
@@ -287,14 +334,18 @@ def load_runs(
                     except json.JSONDecodeError:
                         continue  # a line cut short at the end of a stopped run
                     if "cell" in r:
-                        records.setdefault(r["cell"], {})[(int(r["seed"]), int(r["j"]))] = r
+                        records.setdefault(r["cell"], {}).setdefault(
+                            (int(r["seed"]), int(r["j"])), {}
+                        ).update(r)
         elif p.endswith(".bin"):
             with open(p, "rb") as fb:
                 for h, z in read_batches(fb.read()):
-                    batches.setdefault(h["cell"], {})[(int(h["seed"]), int(h["first"]))] = (h, z)
+                    into = controls if h.get("control") else batches
+                    into.setdefault(h["cell"], {})[(int(h["seed"]), int(h["first"]))] = (h, z)
         else:
             raise ValueError(f"{p}: accepted run files end in .jsonl (deals) or .bin (batches)")
     return (
-        {k: list(v.values()) for k, v in records.items()},
+        {k: [r for r in v.values() if "reading_gain" in r] for k, v in records.items()},
         {k: list(v.values()) for k, v in batches.items()},
+        {k: list(v.values()) for k, v in controls.items()},
     )

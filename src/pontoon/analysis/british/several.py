@@ -193,6 +193,6 @@ def print_several(rep: dict[str, Any], echo: Any) -> None:
     echo(
         "  the players' best response to the banker reading every hand, fitted and bracketed (2 players: his edge "
         "+2.70% to +2.76% one pack, +1.65% to +1.97% two): python bench/british_best_response.py N PACKS FIT EVAL; "
-        "3 to 7 players from pooled runs (7 of the 10 cells within +/-0.2%): python bench/device_nbr.py run|pool "
-        "(docs/analysis.md 'Several players', 'Pooled runs')"
+        "3 to 7 players from pooled runs (all 10 cells within +/-0.2% with the blind banker's values as a control "
+        "variate): python bench/device_nbr.py run|control|pool (docs/analysis.md 'Several players', 'Pooled runs')"
     )
