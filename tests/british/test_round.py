@@ -285,9 +285,7 @@ def test_burn_not_soft_13() -> None:
 def test_wrong_seat_is_refused_naming_who_is_to_act() -> None:
     r = make("9S 8H 7C 9D KD 9C", players=("ann", "bob"))
     before = snapshot(r)
-    with pytest.raises(
-        IllegalAction, match="not bob's turn; ann is to act.*legal actions for ann: stake 1..100"
-    ):
+    with pytest.raises(IllegalAction, match="not bob's turn; ann is to act \\(stake\\)$"):
         r.stake("bob", 5)
     with pytest.raises(IllegalAction, match="not dan's turn"):
         r.twist("dan")

@@ -276,3 +276,32 @@ def test_replay_of_a_stored_round_says_its_cards_were_checked(played: dict[str, 
     assert run(["replay", str(plain), "--db", played["url"]]) == 0
     out = capsys.readouterr().out
     assert "its shoe is not a provably fair one: its cards are not checked against a commitment" in out, out
+
+
+def test_a_file_that_is_neither_names_both_accepted_forms(
+    played: dict[str, Any], tmp_path: Path, capsys: Any
+) -> None:
+    """A JSON list (an export wrapped in a list, an empty one), a string, a number, an object of another
+    format: exit 2, one line naming what the file holds and both forms verify reads. Before, such a file
+    was told only "a record is a JSON object with keys ...", never that a session export is read too."""
+    bad = {
+        "list": [played["casino"]],
+        "empty": [],
+        "text": json.dumps("pontoon-session"),  # (_write writes a str as it is)
+        "number": 7,
+        "other": {"format": "something-else", "tables": []},
+    }
+    holds = {
+        "list": "a JSON list",
+        "empty": "a JSON list",
+        "text": "a JSON string",
+        "number": "a JSON number",
+    }
+    for name, doc in bad.items():
+        assert run(["verify", str(_write(tmp_path, f"{name}.json", doc))]) == 2, name
+        said = capsys.readouterr()
+        lines = said.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and said.out == "", (name, said)
+        line = lines[0]
+        assert "session export" in line and "'pontoon-session'" in line and "shoe's record" in line, line
+        assert holds.get(name, "format 'something-else'") in line, line

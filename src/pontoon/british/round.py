@@ -383,8 +383,8 @@ class BritishRound:
         legal = self._listing(who)  # the verbs of a listing are distinct
         if seat != who:
             raise IllegalAction(
-                f"{seat} {verb}: not {seat}'s turn; {self._where()}; legal actions for {who}: {_names(legal)}"
-            )
+                f"{seat} {verb}: not {seat}'s turn; {self._where()}"
+            )  # never ``who``'s legal actions: they tell his face-down cards (a pair, a total; rul 35)
         la: Action | None = None
         for x in legal:
             if x.verb == verb:

@@ -24,7 +24,7 @@ from typing import Any
 import typer
 
 from pontoon.cli.dbopts import check_db
-from pontoon.fair import MAX_RECORD_BYTES, FairRecordError, load_record_text, verify_record
+from pontoon.fair import MAX_RECORD_BYTES, RECORD_KEYS, FairRecordError, load_record_text, verify_record
 
 SESSION = "pontoon-session"  # a session export's format (history/export.py)
 
@@ -116,6 +116,21 @@ def _read_target(target: str, db: str | None = None) -> object:
     )
 
 
+ACCEPTED = (
+    f"a retired shoe's record (a JSON object with keys {', '.join(RECORD_KEYS)}) or a session export "
+    "(a JSON object with format 'pontoon-session' and its tables: the table's export.json, "
+    "pontoon history --table ID --export json)"
+)
+
+
+def _kind(data: object) -> str:
+    """What the file holds, in a few words (never its contents at length)."""
+    if isinstance(data, dict):
+        return f"a JSON object with format {str(data.get('format'))[:40]!r}"
+    names = {list: "a JSON list", str: "a JSON string", bool: "a JSON true/false", type(None): "JSON null"}
+    return names.get(type(data), "a JSON number")
+
+
 def verify_command(
     record: str = typer.Argument(
         ...,
@@ -134,6 +149,8 @@ def verify_command(
     if is_session_export(data):
         _verify_export(data, record)
         return
+    if not isinstance(data, dict) or ("format" in data and "scheme" not in data):
+        raise FairRecordError(f"{_kind(data)} is neither of what verify reads: {ACCEPTED}")
     result = verify_record(data)
     if not result.ok:
         typer.echo(f"mismatch: {result.difference}")

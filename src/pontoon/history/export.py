@@ -57,11 +57,19 @@ def _events(store: Store, tid: int) -> dict[int, list[dict[str, Any]]]:
 
 
 def _redacted(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        dict(e, data={k: v for k, v in e["data"].items() if k not in ("card", "cards", "burned", "ace")})
-        for e in events
-        if e["kind"] != "draw"
-    ]
+    """A British round's events as anyone may read them while its pack is in play (ruling 35): no
+    ``draw``, no card field, no chain ``hash`` (sha256 over the whole body, the card included: trying the
+    52 cards finds it), and the banker's total only where his hand was turned up (british/view.py)."""
+    shown = any(e["kind"] in ("banker_turn", "banker_pontoon") for e in events)
+    out = []
+    for e in events:
+        if e["kind"] == "draw":
+            continue
+        data = {k: v for k, v in e["data"].items() if k not in ("card", "cards", "burned", "ace")}
+        if e["kind"] == "settled" and not shown and data.get("banker_outcome") not in (None, "", "pontoon"):
+            data["banker_outcome"] = ""  # every player bust: the banker's hand was never turned up
+        out.append({k: v for k, v in e.items() if k != "hash"} | {"data": data})
+    return out
 
 
 def session_export(store: Store, table_ids: list[int], *, redact: bool = False) -> dict[str, Any]:
