@@ -34,7 +34,7 @@ def test_a_bet_clicked_while_the_socket_reconnects_is_sent_once_it_opens(
     browser: Any, live: LiveServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loops: list[asyncio.AbstractEventLoop] = []
-    real_sender, real_identity = app_mod._sender, app_mod.socket_identity
+    real_sender, real_identity = app_mod.sender, app_mod.socket_identity
     hold, entered = threading.Event(), threading.Event()
 
     async def sender(conn: Any) -> None:  # (the server's event loop, to close a socket on it)
@@ -47,7 +47,7 @@ def test_a_bet_clicked_while_the_socket_reconnects_is_sent_once_it_opens(
             time.sleep(4)
         return real_identity(*args)
 
-    monkeypatch.setattr(app_mod, "_sender", sender)
+    monkeypatch.setattr(app_mod, "sender", sender)
     monkeypatch.setattr(app_mod, "socket_identity", identity)
     page = open_person(browser, live, "ann")
     page.select_option("#preset", "mbs")
