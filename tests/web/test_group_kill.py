@@ -76,7 +76,7 @@ def test_sigkill_inside_a_commit_shared_by_several_tables(tmp_path: Path) -> Non
             c.wait_state(lambda m: m["you"] is not None)
 
         def bet_and_play(c: Client) -> None:  # rounds until the server is gone
-            for _ in range(40):
+            for _ in range(120):
                 if a.p.poll() is not None:
                     return
                 try:
@@ -86,8 +86,9 @@ def test_sigkill_inside_a_commit_shared_by_several_tables(tmp_path: Path) -> Non
                     elif casino_choice(c.state) is None:
                         c.drain(0.05)
                     _play_until([c], lambda: a.p.poll() is not None or c.state["phase"] == "betting", 50)
-                except Exception:  # the server died under us
-                    return
+                except Exception:  # the server died under us, or (a loaded machine) an answer came late
+                    if a.p.poll() is not None:
+                        return
 
         threads = [threading.Thread(target=bet_and_play, args=(c,)) for c in cs]
         for t in threads:
