@@ -82,6 +82,8 @@ def test_a_tuned_server_freezes_its_start_and_still_reclaims_the_play_s_cycles(g
         _wait("the server's timer did not sweep", lambda: pacer.sweeps >= 1)
         assert gone() is None and gc.get_freeze_count() > 10_000  # frozen again after the sweep
         pacer.sweep_s = 3600.0
+        pacer.young_s = 3600.0  # the server's paced young collections (after the leaving frames) would race
+        # this thread: one run between the two lines below freezes the cycle while it is still referenced
         # a cycle made and dropped between two collections is reclaimed by the young collection itself
         young = _Cycle()
         gone = weakref.ref(young)
