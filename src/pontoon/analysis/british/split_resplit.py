@@ -36,8 +36,9 @@ keep); their split is not in the player's best response on 52 or 104 cards.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -229,6 +230,42 @@ def split_with_resplits(
     return plain, model.run(x, be, nphi, resplit=(ra, rb))
 
 
+class PairOffer(NamedTuple):
+    """A pair the profile's player may split (``pair_offers``): its rank ``x`` and name (``"88"``), the banker's
+    ends facing the split (``split_banker.class_ends`` of the profile's play), the chance per round of being dealt
+    it with the split offered, and its value unsplit."""
+
+    x: int
+    name: str
+    ends: Any
+    chance: float
+    keep: float
+
+
+def pair_offers(
+    g: Game, model: SplitModel, dev: dict[str, Any], twists: dict[int, np.ndarray]
+) -> Iterator[PairOffer]:
+    """The pairs of the profile's split deviation ``dev`` that the rules let split, each with the banker's ends under
+    his play facing the split (``twists[x]``, ``with_split_banker``; the simple banker for the pairs absent): the
+    loop that ``resplit_profile`` and ``split_resplit_bound.bound_profile`` share."""
+    from pontoon.analysis.british.game import NAMES
+    from pontoon.analysis.british.split_banker import class_ends, simple_play
+    from pontoon.analysis.british.split_fast import SPLIT_CLASSES, splittable
+
+    n = g.total_cards
+    for x in splittable(g.rules, model.counts):
+        name = NAMES[x] * 2
+        pair = dev["pairs"].get(name)
+        if pair is None:
+            continue
+        play = twists.get(x)
+        if play is None:  # the simple banker, whatever he sees of the split hands
+            play = np.tile(simple_play(g), (SPLIT_CLASSES * SPLIT_CLASSES, 1))
+        k = int(g.counts[x])
+        p = (k / n) * ((k - 1) / (n - 1)) * pair.get("splittable_share", 1.0)  # 003: tens only of one rank
+        yield PairOffer(x, name, class_ends(g, play), p, float(pair["no_split"]))
+
+
 def resplit_profile(
     g: Game, dev: dict[str, Any], twists: dict[int, np.ndarray], banker_br: float
 ) -> dict[str, Any]:
@@ -242,29 +279,16 @@ def resplit_profile(
     response included) could lower the exploitability with resplits: the resplits' whole gain."""
     import time
 
-    from pontoon.analysis.british.game import NAMES
-    from pontoon.analysis.british.split_banker import class_ends, simple_play
-    from pontoon.analysis.british.split_fast import SPLIT_CLASSES, splittable
+    from pontoon.analysis.british.split_fast import SPLIT_CLASSES
 
     t0 = time.perf_counter()
     model = SplitModel(g.rules, g)
     house = house_play(g)
     plain_br = resplit_br = float(dev["without_splits"])
     pairs: dict[str, dict[str, Any]] = {}
-    n = g.total_cards
-    for x in splittable(g.rules, model.counts):
-        name = NAMES[x] * 2
-        pair = dev["pairs"].get(name)
-        if pair is None:
-            continue
-        play = twists.get(x)
-        if play is None:  # the simple banker, whatever he sees of the split hands
-            play = np.tile(simple_play(g), (SPLIT_CLASSES * SPLIT_CLASSES, 1))
+    for x, name, ends, p, keep in pair_offers(g, model, dev, twists):
         t = time.perf_counter()
-        plain, withr = split_with_resplits(model, x, class_ends(g, play), SPLIT_CLASSES, house)
-        k = int(g.counts[x])
-        p = (k / n) * ((k - 1) / (n - 1)) * pair.get("splittable_share", 1.0)  # 003: tens only of one rank
-        keep = float(pair["no_split"])
+        plain, withr = split_with_resplits(model, x, ends, SPLIT_CLASSES, house)
         plain_br += p * max(0.0, plain.value - keep)
         resplit_br += p * max(0.0, withr.value - keep)
         pairs[name] = {

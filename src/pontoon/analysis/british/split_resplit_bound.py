@@ -385,27 +385,15 @@ def bound_profile(g: Game, dev: dict[str, Any], twists: dict[int, np.ndarray]) -
     round times ``max(0, bound - unsplit) - max(0, split - unsplit)`` (``split_resplit.resplit_profile``'s best
     response with resplits, with each exact value replaced by its bound): no play with resplits gains more against
     the profile's banker, and the banker's best response is unchanged (module docstring)."""
-    from pontoon.analysis.british.game import NAMES
-    from pontoon.analysis.british.split_banker import class_ends, simple_play
-    from pontoon.analysis.british.split_fast import SPLIT_CLASSES, splittable
+    from pontoon.analysis.british.split_fast import SPLIT_CLASSES
+    from pontoon.analysis.british.split_resplit import pair_offers
 
     t0 = time.perf_counter()
     model = SplitModel(g.rules, g)
-    n = g.total_cards
     pairs: dict[str, dict[str, Any]] = {}
     total = 0.0
-    for x in splittable(g.rules, model.counts):
-        name = NAMES[x] * 2
-        pair = dev["pairs"].get(name)
-        if pair is None:
-            continue
-        play = twists.get(x)
-        if play is None:  # the simple banker, whatever he sees of the split hands
-            play = np.tile(simple_play(g), (SPLIT_CLASSES * SPLIT_CLASSES, 1))
-        split, upper = pair_bound(model, x, class_ends(g, play), SPLIT_CLASSES)
-        k = int(g.counts[x])
-        p = (k / n) * ((k - 1) / (n - 1)) * pair.get("splittable_share", 1.0)
-        keep = float(pair["no_split"])
+    for x, name, ends, p, keep in pair_offers(g, model, dev, twists):
+        split, upper = pair_bound(model, x, ends, SPLIT_CLASSES)
         gain = p * (max(0.0, upper - keep) - max(0.0, split - keep))
         total += gain
         pairs[name] = {
