@@ -22,14 +22,6 @@ from pontoon.rules.british import BRITISH
 SMALL = BRITISH.with_(pack_ranks="A5T", pack_suits=4)
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
-    S._MEMO.clear()
-    yield
-    S._MEMO.clear()
-
-
 def test_heads_up_it_is_the_heads_up_best_response(cache) -> None:  # type: ignore[no-untyped-def]
     sol = S.solved(SMALL)
     g = sol.game

@@ -26,14 +26,6 @@ RULES = BRITISH.with_(
 )  # 16 cards: buys, busts, the best response gains
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
-    S._MEMO.clear()
-    yield
-    S._MEMO.clear()
-
-
 @pytest.mark.parametrize("budget", [None, 2])
 def test_sampled_terminal_values_are_unbiased(cache, budget) -> None:  # type: ignore[no-untyped-def]
     """Per deal, ``z_D`` valued with the exact best response's flow and a fixed deviation's, less the

@@ -14,7 +14,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from pontoon.analysis.british import strategy as S
 from pontoon.analysis.british.game import NCLASS, counts_of, multiset_p
 from pontoon.analysis.british.reading_control import blind_values, check, control_record
 from pontoon.analysis.british.reading_pool import deal_record, load_runs, pool_cell, summary, table
@@ -22,14 +21,6 @@ from pontoon.rules.british import BRITISH
 
 RULES = BRITISH.with_(pack_ranks="5T", pack_suits=4, packs=2)  # as test_british_reading_pool
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
-    S._MEMO.clear()
-    yield
-    S._MEMO.clear()
 
 
 def _heads_up_mean(t) -> np.ndarray:  # type: ignore[no-untyped-def]

@@ -19,14 +19,6 @@ from pontoon.rules.british import BRITISH
 REDUCED = BRITISH.with_(pack_ranks="5T", pack_suits=4, packs=2)  # as test_british_reading_best
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
-    S._MEMO.clear()
-    yield
-    S._MEMO.clear()
-
-
 def _check(rd: Reader, others: Seen, mine_all: list, rng: np.random.Generator, count: int) -> tuple[int, int]:
     """``LastPlanner``'s values against ``tree_last``'s for ``count`` observations: (checked, off)."""
     hands, _, _ = banker_nodes(others.first)

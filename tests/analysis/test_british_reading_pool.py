@@ -10,7 +10,6 @@ import json
 import numpy as np
 import pytest
 
-from pontoon.analysis.british import strategy as S
 from pontoon.analysis.british.reading import Reader
 from pontoon.analysis.british.reading_best import sampled_values
 from pontoon.analysis.british.reading_pool import (
@@ -28,14 +27,6 @@ from pontoon.analysis.british.values import player_flow
 from pontoon.rules.british import BRITISH
 
 RULES = BRITISH.with_(pack_ranks="5T", pack_suits=4, packs=2)  # 16 cards: the best response gains 15 points
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
-    S._MEMO.clear()
-    yield
-    S._MEMO.clear()
 
 
 def test_deal_records_are_the_sampled_deals(cache) -> None:  # type: ignore[no-untyped-def]

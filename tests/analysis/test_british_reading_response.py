@@ -29,14 +29,6 @@ from pontoon.analysis.british.values import banker_response, player_flow, player
 from pontoon.rules.british import BRITISH
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
-    S._MEMO.clear()
-    yield
-    S._MEMO.clear()
-
-
 def test_one_player_is_the_heads_up_best_response(cache) -> None:  # type: ignore[no-untyped-def]
     sol = S.solved(BRITISH.with_(pack_ranks="A5T", pack_suits=4))
     g, tb = sol.game, sol.tables

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -16,7 +17,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from pontoon.web.app import create_app
 from pontoon.web.hosting import Settings
-from pontoon.web.transport import uvicorn_options
+from pontoon.web.transport import untune_gc, uvicorn_options
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -41,6 +42,16 @@ def browser() -> Iterator[Any]:
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture
+def gc_restored() -> Iterator[None]:
+    """The collector's thresholds as they were before the test (the gc tests tune, untune and freeze it)."""
+    threshold = gc.get_threshold()
+    try:
+        yield
+    finally:
+        untune_gc(threshold)
 
 
 FAST = Settings(

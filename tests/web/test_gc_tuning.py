@@ -10,24 +10,12 @@ from __future__ import annotations
 import gc
 import time
 import weakref
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
-
-import pytest
 
 from pontoon.web.transport import GC_THRESHOLDS, gc_pacer, untune_gc
 from tests.web.conftest import FAST, LiveServer
 from tests.web.test_casino_ws import play_round
-
-
-@pytest.fixture
-def gc_restored() -> Iterator[None]:
-    threshold = gc.get_threshold()
-    try:
-        yield
-    finally:
-        untune_gc(threshold)
 
 
 class _Cycle:

@@ -37,19 +37,17 @@ from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable
 from pontoon.web.marks import spec_marks
 from pontoon.web.store_reads import games_by_web_id
-from pontoon.web.transport import gc_pacer
+from pontoon.web.transport import YOUNG_S, gc_pacer
 from pontoon.web.wakeups import Wakeups
 
 log = logging.getLogger("pontoon.web")
 LABEL = "web"
-# A young collection at least this often while the server's collector is tuned (``settle``): with
-# ``GcPacer`` every survivor of a collection is frozen, and each frozen object that dies later lowers
-# CPython's count of new objects, which starts a young collection at 2,500; a store's tables keep
-# their records and coroutines alive across each commit's wait, so at 1,000 tables the deaths held
-# the count down while the young generation grew to 30,000 objects (20 ms a collection, the loop
-# held meanwhile). Every 50 ms it holds what 50 ms of play left (2 ms); each object is still
-# scanned once (docs/scale.md, "The store's young collections").
-YOUNG_S = 0.05
+# ``settle`` starts a young collection at least every ``YOUNG_S`` (web/transport.py) while the server's collector is
+# tuned: with ``GcPacer`` every survivor of a collection is frozen, and each frozen object that dies later lowers
+# CPython's count of new objects, which starts a young collection at 2,500; a store's tables keep their records
+# and coroutines alive across each commit's wait, so at 1,000 tables the deaths held the count down while the
+# young generation grew to 30,000 objects (20 ms a collection, the loop held meanwhile). Every 50 ms it holds what
+# 50 ms of play left (2 ms); each object is still scanned once (docs/scale.md, "The store's young collections").
 
 
 class StorePersistence:
