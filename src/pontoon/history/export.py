@@ -2,7 +2,9 @@
 of an exported file (docs/export.md).
 
 - ``session_export(store, table_ids)``: every finished round's events with their ledger rows and the
-  stored result, and the table's rules: ``pontoon replay --export FILE`` re-runs every round through
+  stored result, and the table's rules; each event numbered within its round (``seq``) and within its
+  table (``table_seq``, ``number_events``: the order the table logged its events in, across rounds and
+  between them, for a reader to sort by): ``pontoon replay --export FILE`` re-runs every round through
   the engine and checks cards, money and result. ``redact=True`` (the web server) leaves out what a
   player may never learn of a British round (ruling 35): the pack's ``draw`` log and every card field,
   as the REST round detail does; such a file is marked ``replayable: false``.
@@ -25,9 +27,20 @@ from pontoon.history.store import HistoryError, Store, canon, money_rows
 from pontoon.replay import ReplayMismatch, replay
 
 FORMAT = "pontoon-session"
-VERSION = 1
+VERSION = 2  # 2: each event's ``table_seq`` (version 1 files, without it, are read as before)
 TABLE_KEYS = ("id", "game", "preset", "label", "created", "rules")
-CSV_COLUMNS = ("table", "round", "seq", "player", "box", "hand", "kind", "amount", "round_net_of_kind")
+CSV_COLUMNS = (
+    "table",
+    "round",
+    "seq",
+    "player",
+    "box",
+    "hand",
+    "kind",
+    "amount",
+    "round_net_of_kind",
+    "table_seq",
+)
 
 
 def _table_part(store: Store, tid: int) -> dict[str, Any]:
@@ -36,16 +49,19 @@ def _table_part(store: Store, tid: int) -> dict[str, Any]:
 
 
 def _events(store: Store, tid: int) -> dict[int, list[dict[str, Any]]]:
-    """The table's events by round number (0: between rounds), each with its ledger rows."""
+    """The table's events by round number (0: between rounds), each with its ledger rows and its place in
+    the table's log (``table_seq``: the store's order, its hash chain's; ``number_events`` makes it count
+    only what is exported)."""
     by_event: dict[int, list[dict[str, Any]]] = {}
     for r in store.ledger_(tid):
         by_event.setdefault(int(r["event_id"]), []).append(
             {k: r[k] for k in ("source", "dest", "amount", "kind", "player", "reason")}
         )
     out: dict[int, list[dict[str, Any]]] = {}
-    for e in store.events_(tid):
+    for i, e in enumerate(store.events_(tid), 1):
         out.setdefault(int(e["round_no"]), []).append(
             {
+                "table_seq": i,
                 "seq": e["seq"],
                 "kind": e["kind"],
                 "data": e["data"],
@@ -70,6 +86,18 @@ def _redacted(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             data["banker_outcome"] = ""  # every player bust: the banker's hand was never turned up
         out.append({k: v for k, v in e.items() if k != "hash"} | {"data": data})
     return out
+
+
+def number_events(part: dict[str, Any]) -> None:
+    """Number the exported events of a table ``part`` 1, 2, ... in the order the table logged them
+    (``table_seq``, kept in that order): the events between rounds and those of its rounds in one order
+    that a reader can sort by (``seq`` counts within a round only). Called once what is left out is left
+    out (a round in play, a redacted round's draws: ruling 35), so the numbers count only what is in the
+    file and say nothing of what is not."""
+    evs = [*part.get("between_rounds", []), *(e for r in part.get("rounds", []) for e in r.get("events", []))]
+    evs.sort(key=lambda e: e["table_seq"])
+    for i, e in enumerate(evs, 1):
+        e["table_seq"] = i
 
 
 def session_export(store: Store, table_ids: list[int], *, redact: bool = False) -> dict[str, Any]:
@@ -99,6 +127,7 @@ def session_export(store: Store, table_ids: list[int], *, redact: bool = False) 
             part["between_rounds"] = _redacted(between) if redact and british else between
             part["rounds"] = rounds
             part["replayable"] = not (redact and british)
+            number_events(part)
             tables.append(part)
     return {"format": FORMAT, "version": VERSION, "tables": tables}
 
@@ -175,6 +204,7 @@ def _wager_rows(t: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
             "table": t["id"],
             "round": r["round"],
             "seq": e["seq"],
+            "table_seq": e.get("table_seq", ""),  # (absent from a version 1 file)
             "box": d.get("box", ""),
             "hand": d.get("hand", ""),
         }

@@ -15,6 +15,10 @@ withheld. A withheld round whose pack is retired in the same file cannot come fr
 ever retire; the web's export reads the retired packs after the rounds), so it is a mismatch: its cards
 would be left out of the check.
 
+Each event of a version 2 file also has its place in its table's log (``table_seq``, history/export.py
+``number_events``); where a table's events have it, they are checked to tell the same order as the rounds
+and their ``seq`` (``_table_order``). A version 1 file has none and is read as before.
+
 A file not of this shape is an ``ExportShapeError`` (one line, exit 2 on the command line); a card or
 seed that differs from the commitment is a ``ReplayMismatch`` naming the table and round (exit 1).
 """
@@ -217,6 +221,42 @@ def _packs(where: str, tid: Any, t: dict[str, Any]) -> list[_Pack]:
     return packs
 
 
+def _table_order(where: str, t: dict[str, Any]) -> None:
+    """The table's ``table_seq`` where its events have one (a version 2 file): every event then has one, an
+    integer, none twice, and in its order the rounds come one after another, each round's events in their
+    ``seq`` order (the events between rounds may come anywhere). None: a version 1 file, nothing to check.
+    Called once the rounds' and events' shape is checked (``_rounds``, ``_packs``)."""
+    placed: list[tuple[object, int, int]] = []  # (table_seq, round (0: between rounds), seq)
+    parts = [(0, t.get("between_rounds", []))] + [(int(r["round"]), r.get("events")) for r in t["rounds"]]
+    for rno, events in parts:
+        placed += [(e.get("table_seq"), rno, int(e["seq"])) for e in events]
+    given = [p for p in placed if p[0] is not None]
+    if not given:
+        return
+    ranked: list[tuple[int, int, int]] = []
+    for ts, rno, seq in placed:
+        if isinstance(ts, bool) or not isinstance(ts, int):
+            what = "between rounds" if rno == 0 else f"round {rno}"
+            raise ExportShapeError(
+                f"{where} {what}: event #{seq} has no integer table_seq, where the table's other events have one"
+            )
+        ranked.append((ts, rno, seq))
+    if len({p[0] for p in ranked}) != len(ranked):
+        raise ExportShapeError(
+            f"{where}: two events have the same table_seq (each event's place in the table's log)"
+        )
+    last = (0, 0)
+    for ts, rno, seq in sorted(ranked):
+        if rno == 0:
+            continue
+        if (rno, seq) <= last:
+            raise ReplayMismatch(
+                f"{where} round {rno}: event #{seq} is logged (table_seq {ts}) after round {last[0]}'s event "
+                f"#{last[1]}: the table's order and the rounds' disagree"
+            )
+        last = (rno, seq)
+
+
 def _check_table(t: dict[str, Any], ti: int, out: ExportCheck) -> None:
     """Each card of the table's rounds, in order, dealt from its shoe: a shoe deals the number of cards
     its retirement says, then the next shoe deals (a casino round also says its shoe and how many
@@ -258,6 +298,7 @@ def _check_table(t: dict[str, Any], ti: int, out: ExportCheck) -> None:
                 k += 1
             if k >= len(packs) or not packs[k].deal(rno, d.get("card")):
                 unchecked.add(rno)
+    _table_order(where, t)
     for p in packs:
         if p.size is not None and p.n != p.size:
             raise ReplayMismatch(

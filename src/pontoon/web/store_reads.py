@@ -18,7 +18,7 @@ from pontoon.errors import PontoonError
 from pontoon.history import HistoryError, Store, shoe_record
 from pontoon.history import schema as hs
 from pontoon.history.audit import list_rounds, round_detail
-from pontoon.history.export import _redacted, session_export
+from pontoon.history.export import _redacted, number_events, session_export
 from pontoon.history.words import stored_round_words
 from pontoon.money import fmt
 
@@ -79,6 +79,7 @@ def session_of(store: Store, table_ids: list[int]) -> dict[str, Any]:
                 withheld = True
         t["between_rounds"] = _redacted(t["between_rounds"])
         t["replayable"] = not withheld
+        number_events(t)  # (again: the draws left out are not counted)
     return doc
 
 
