@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +27,27 @@ from tests.history.driver import new_table, play
 
 
 @pytest.fixture(scope="module")
-def store_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Table 1: casino (mbs), fair short shoes, 12 rounds (shoes retired and shuffled between rounds).
-    Table 2: British, fair packs, 8 rounds and still open (the web withholds its pack in play's rounds)."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('order') / 'h.sqlite'}"
-    s = open_store(url)
-    t, rec = new_table(s, "mbs", 3, fair=True, short_shoe=True)
-    play(t, 3, 12)
-    rec.close()
-    t, rec = new_table(s, "british", 6, fair=True)
-    play(t, 6, 8)
-    rec.close()
-    s.close()
-    yield url
+    Table 2: British, fair packs, 8 rounds and still open (the web withholds its pack in play's rounds).
+    Their exports (the operator's, and the web's of table 2) and each table's log as the store holds it."""
+    s = open_store(f"sqlite:///{tmp_path_factory.mktemp('order') / 'h.sqlite'}")
+    try:
+        for preset, seed, rounds in (("mbs", 3, 12), ("british", 6, 8)):
+            t, rec = new_table(s, preset, seed, fair=True, short_shoe=preset == "mbs")
+            play(t, seed, rounds)
+            rec.close()
+        return {
+            1: session_export(s, [1]),
+            2: session_export(s, [2]),
+            "web": session_of(s, [2]),
+            "logged": {
+                tid: [(int(e["round_no"]), int(e["seq"]), e["kind"]) for e in s.events_(tid)]
+                for tid in (1, 2)
+            },
+        }
+    finally:
+        s.close()
 
 
 def _all(part: dict[str, Any]) -> list[dict[str, Any]]:
@@ -57,20 +64,14 @@ def _write(tmp_path: Path, name: str, doc: Any) -> str:
 
 
 @pytest.mark.parametrize("tid", [1, 2])
-def test_table_seq_is_the_tables_log_order(store_url: str, tid: int) -> None:
-    s = open_store(store_url, readonly=True)
-    try:
-        part = session_export(s, [tid])["tables"][0]
-        logged = [
-            (int(e["round_no"]), int(e["seq"]), e["kind"])
-            for e in s.events_(tid)
-            if int(e["round_no"]) in {0} | {r["round"] for r in part["rounds"]}
-        ]
-    finally:
-        s.close()
+def test_table_seq_is_the_tables_log_order(played: dict[Any, Any], tid: int) -> None:
+    part = played[tid]["tables"][0]
+    exported = {0} | {r["round"] for r in part["rounds"]}  # (a round in play is not exported)
     evs = _all(part)
     assert [e["table_seq"] for e in evs] == list(range(1, len(evs) + 1))
-    assert [(e["round"], e["seq"], e["kind"]) for e in evs] == logged
+    assert [(e["round"], e["seq"], e["kind"]) for e in evs] == [
+        x for x in played["logged"][tid] if x[0] in exported
+    ]
     # the events between rounds stand among the rounds' (a shoe shuffled after round k comes after it)
     first_round = min(e["table_seq"] for e in evs if e["round"])
     assert any(e["table_seq"] > first_round for e in evs if e["round"] == 0)
@@ -80,13 +81,9 @@ def test_table_seq_is_the_tables_log_order(store_url: str, tid: int) -> None:
         assert rows and all(int(r["table_seq"]) == by_key[(int(r["round"]), int(r["seq"]))] for r in rows)
 
 
-def test_the_webs_redacted_export_numbers_only_what_it_holds(store_url: str) -> None:
-    s = open_store(store_url, readonly=True)
-    try:
-        whole = _all(session_export(s, [2])["tables"][0])
-        part = session_of(s, [2])["tables"][0]
-    finally:
-        s.close()
+def test_the_webs_redacted_export_numbers_only_what_it_holds(played: dict[Any, Any]) -> None:
+    whole = _all(played[2]["tables"][0])
+    part = played["web"]["tables"][0]
     assert any(r.get("withheld") for r in part["rounds"])  # (its draws left out)
     evs = _all(part)
     assert len(evs) < len(whole)
@@ -98,13 +95,9 @@ def test_the_webs_redacted_export_numbers_only_what_it_holds(store_url: str) -> 
 
 
 def test_version_1_and_2_files_read_alike(
-    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    played: dict[Any, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    s = open_store(store_url, readonly=True)
-    try:
-        new = session_export(s, [1])
-    finally:
-        s.close()
+    new = played[1]
     assert new["version"] == 2
     old = json.loads(json.dumps(new))
     old["version"] = 1
@@ -122,16 +115,10 @@ def test_version_1_and_2_files_read_alike(
 
 
 def test_a_table_seq_that_contradicts_the_rounds_is_caught(
-    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    played: dict[Any, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    s = open_store(store_url, readonly=True)
-    try:
-        good = session_export(s, [1])
-    finally:
-        s.close()
-
     def changed(fn: Any) -> dict[str, Any]:
-        d = json.loads(json.dumps(good))
+        d = json.loads(json.dumps(played[1]))
         fn(d["tables"][0])
         return d
 
