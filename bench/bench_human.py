@@ -6,8 +6,21 @@
 A fresh server process (the app of ``pontoon serve``, as ``bench_server.py`` starts it) hosts T casino
 tables of ``mbs`` with two WebSocket players each (all in this process's event loop). A player acts
 (bets the minimum, hits below 17, stands) only at its own pace: at most one message every ``--every``
-seconds (each player's first at a random offset), as a person would. Reported: the action latency (from
-sending to the state that answers it) at p50/p99/max, the actions and errors, the server process's CPU
+seconds (each player's first at a random offset), as a person would, and only on the state that answers
+his last message (``Person``): a wager names the round he saw open, as the page does.
+
+What the latency measures, so that it is the server's and not the clients': from the moment a message is
+written to its socket (not when the person's timer task got to run) to the moment the frame answering it
+came off the socket (``Stamped``: noted in the event loop's read callback, not when the person's task got
+to it behind the other people's frames). The answer is the first later frame that is not still open for
+betting without his wager (``_answers``), or the server's refusal: never the frame made by the other
+person's wager (taken as the answer, the person bet again once his pace allowed, and his second wager
+came after the deal his first had made: a refusal, "dealt before it came", and a latency that was not
+his). What the clients' own event loop adds is then only how late it woke to read the socket: printed
+beside (the loop's lateness), with a line when it is more than a quarter of the p99 (then spread the
+clients, ``--client-procs``). At the end a person waits up to 30 s for his last answer; one never
+answered is counted (``unanswered``), not dropped from the tail unseen.
+Reported: the action latency at p50/p99/max, the actions, refusals and unanswered, the server process's CPU
 (seconds over the run, per action: the clients' CPU is not in it), and the server's memory
 (RSS) sampled every few seconds (the curve), so that a leak shows as a rising line. ``--servers N``
 starts N server processes on the one store with table leases (as ``pontoon serve --lease-ttl``) and
@@ -26,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import multiprocessing
 import os
@@ -43,21 +57,52 @@ from typing import Any
 import httpx
 import orjson
 import psutil
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import DATA_OPCODES, Frame
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import ROOT, Frames, choose, free_port, ws_url  # noqa: E402
+from bench_server import ROOT, Frames, choose, completed, free_port, ws_url  # noqa: E402
 from server_probe import report_probe  # noqa: E402
 
 
+class Stamped(ClientConnection):
+    """A client connection that notes when each message came off its socket (``stamps``, in order): the
+    time its bytes were parsed, in the event loop's callback for them, not when the person's task got to
+    it (behind the other people's frames when the clients' loop is busy)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stamps: collections.deque[float] = collections.deque()
+
+    def process_event(self, event: Any) -> None:
+        super().process_event(event)
+        if isinstance(event, Frame) and event.opcode in DATA_OPCODES and event.fin:
+            self.stamps.append(time.perf_counter())
+
+
+def _answers(st: dict[str, Any], version: int, completed_then: int) -> bool:
+    """Whether ``st`` answers a message sent on the state of ``version`` (``completed_then`` rounds done):
+    a later state, and not one still open for betting without his wager in the same round (that frame is
+    the other person's wager: his own comes after it). As ``bench_server.play`` tells it."""
+    if st["version"] <= version:
+        return False
+    return not (st["phase"] == "betting" and st["you"] not in st["bets"] and completed(st) == completed_then)
+
+
 class Person:
-    """One person at a table: acts at most once every ``every`` s until ``until``, then waits (5 s at
-    most) for the answer to his last message and leaves; ``lat`` gets (sent at, latency) of every
-    answered message. Every frame is parsed and applied (deltas on the state held, their ``base``
-    checked: ``Frames``), as the page does; a person acts only on the state that answers his last
-    message. (Cheap on purpose: the frames are read by one ``async for`` and the person's next action
-    is a timer of the event loop, not a receive with a timeout: a task and a timer per frame.)"""
+    """One person at a table: acts at most once every ``every`` s until ``until``, then waits (``grace``
+    s at most) for the answer to his last message and leaves; ``lat`` gets (sent at, latency) of every
+    answered message, ``left`` the (sent at) of one he left without its answer. Every frame is parsed and
+    applied (deltas on the state held, their ``base`` checked: ``Frames``), as the page does.
+
+    He acts only on the state that answers his last message: the first later frame that is not one still
+    open for betting without his wager (``_answers``: that frame is the other person's wager; taken as
+    the answer, he bet again and his second wager came after the deal his first had made, a refusal and a
+    latency that was not his), or the refusal (then he acts again on the state held: frames and refusals come in the
+    server's order, so it is at least as new as the one refused). A wager names the round he saw open
+    (as the page does: ``BetMsg.round``). (Cheap on purpose: the frames are read by one ``async for``
+    and the person's next action is a timer of the event loop, not a receive with a timeout.)"""
 
     def __init__(
         self,
@@ -67,41 +112,50 @@ class Person:
         rng: random.Random,
         lat: list[tuple[float, float]],
         errors: list[str],
+        left: list[float],
+        grace: float = 30.0,
     ) -> None:
         self.ws, self.every, self.until, self.lat, self.errors = ws, every, until, lat, errors
+        self.left, self.grace = left, grace
         self.loop = asyncio.get_running_loop()
         self.next_at = time.perf_counter() + rng.uniform(0, every)
         self.sent_at: float | None = None
-        self.sent_version = -1
+        self.sent_version = self.sent_round = -1
         self.state: dict[str, Any] = {}
         self.frames = Frames()
         self.timer: asyncio.TimerHandle | None = None
         self.closing = False
         self._at(until, self.leave)  # (perf_counter and the loop's clock differ: ``_at`` converts)
-        self._at(until + 5, self.leave)
+        self._at(until + grace, self.leave)
 
     def _at(self, when: float, fn: Any) -> asyncio.TimerHandle:
         return self.loop.call_later(max(0.0, when - time.perf_counter()), fn)
 
     def leave(self) -> None:
         now = time.perf_counter()
-        if not self.closing and (self.sent_at is None or now >= self.until + 5):
+        if not self.closing and (self.sent_at is None or now >= self.until + self.grace):
             self.closing = True
+            if self.sent_at is not None:  # never answered: counted, not dropped
+                self.left.append(self.sent_at)
             self.loop.create_task(self.ws.close())
 
-    def take(self, raw: str | bytes) -> dict[str, Any] | None:
-        """A frame read: the state after it, and the latency of the answered message."""
+    def take(self, raw: str | bytes, at: float) -> dict[str, Any] | None:
+        """A frame read (come off the socket at ``at``): the state after it (None: not a state, or a
+        refusal), and the latency of the answered message."""
         msg = orjson.loads(raw)
         if msg.get("type") == "error":
             self.errors.append(msg["error"])
+            if self.sent_at is not None:
+                self.lat.append((self.sent_at, at - self.sent_at))  # (a refusal answers too)
             self.sent_at = None
+            self.wake()  # on the state held, at his pace
             return None
         got = self.frames.take(msg)
         if got is None:
             return None
         self.state = got
-        if self.sent_at is not None and got["version"] > self.sent_version:
-            self.lat.append((self.sent_at, time.perf_counter() - self.sent_at))
+        if self.sent_at is not None and _answers(got, self.sent_version, self.sent_round):
+            self.lat.append((self.sent_at, at - self.sent_at))
             self.sent_at = None
         return got
 
@@ -118,13 +172,13 @@ class Person:
             return None
         st = self.state
         out = (
-            {"type": "bet", "amount": "10"}
+            {"type": "bet", "amount": "10", "round": int(st["round_no"]) + 1}  # the round shown open
             if st["phase"] == "betting" and st["you"] not in st["bets"]
             else choose(st)
         )
         if out is None:
             return None
-        self.sent_at, self.sent_version = now, st["version"]
+        self.sent_at, self.sent_version, self.sent_round = now, st["version"], completed(st)
         self.next_at = now + self.every
         return orjson.dumps(out).decode()
 
@@ -135,14 +189,16 @@ class Person:
             self.loop.create_task(self._send(text))
 
     async def _send(self, text: str) -> None:
+        if self.sent_at is not None:  # the latency from the write, not from when the timer's task ran
+            self.sent_at = time.perf_counter()
         with contextlib.suppress(ConnectionClosed):  # (the server closed it: the run's end)
             await self.ws.send(text)
 
     async def run(self) -> None:
         try:
             async for raw in self.ws:
-                if self.take(raw) is not None and (text := self.due()) is not None:
-                    await self.ws.send(text)
+                if self.take(raw, self.ws.stamps.popleft()) is not None and (text := self.due()) is not None:
+                    await self._send(text)
         except ConnectionClosed:
             pass
         finally:
@@ -157,17 +213,24 @@ async def person(
     rng: random.Random,
     lat: list[tuple[float, float]],
     errors: list[str],
+    left: list[float],
     deltas: bool,
 ) -> None:
     url, _, token = url.partition("#")
     auth = {"Authorization": f"Bearer {token}"}
     try:
-        ws_cm = await connect(ws_url(url, deltas), max_size=2**22, additional_headers=auth, open_timeout=60)
+        ws_cm = await connect(
+            ws_url(url, deltas),
+            max_size=2**22,
+            additional_headers=auth,
+            open_timeout=60,
+            create_connection=Stamped,
+        )
     except (OSError, TimeoutError) as e:  # counted, not a crash: a person who could not sit down
         errors.append(f"connect: {type(e).__name__}: {e}")
         return
     async with ws_cm as ws:
-        await Person(ws, every, until, rng, lat, errors).run()
+        await Person(ws, every, until, rng, lat, errors, left).run()
 
 
 async def setup(bases: list[str], tables: int, at_once: int = 32) -> list[str]:
@@ -213,6 +276,7 @@ async def play(
     that is late adds its lateness to every latency it measures: the clients' own saturation)."""
     lat: list[tuple[float, float]] = []
     errors: list[str] = []
+    left: list[float] = []
     lag: list[float] = []
     cpu0 = time.process_time()
     t0 = time.perf_counter()
@@ -228,12 +292,14 @@ async def play(
     people = []
     for i, u in enumerate(urls):  # connect in a trickle, as people arrive
         people.append(
-            asyncio.create_task(person(u, every, until, random.Random(rng.random()), lat, errors, deltas))
+            asyncio.create_task(
+                person(u, every, until, random.Random(rng.random()), lat, errors, left, deltas)
+            )
         )
         if i % 20 == 19:  # about 200 arrivals a second in all: 2,000 people sit down in 10 s
             await asyncio.sleep(0.1 * procs)
     await asyncio.gather(*people, ticker())
-    return {"lat": lat, "errors": errors, "lag": lag, "cpu": time.process_time() - cpu0}
+    return {"lat": lat, "errors": errors, "left": left, "lag": lag, "cpu": time.process_time() - cpu0}
 
 
 def _worker(args: tuple[list[str], float, float, bool, int, int]) -> dict[str, Any]:
@@ -271,6 +337,7 @@ def load(
     return {
         "lat": [x for p in parts for x in p["lat"]],
         "errors": [x for p in parts for x in p["errors"]],
+        "unanswered": sum(1 for p in parts for at in p["left"] if at >= warm),
         "lag": [x for p in parts for x in p["lag"]],
         "client_cpu": sum(p["cpu"] for p in parts),
         "rss": rss,
@@ -390,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"actions {len(every_lat)} ({len(every_lat) / res['wall']:.0f}/s)  errors {len(res['errors'])}  "
+        f"unanswered {res['unanswered']}  "
         f"latency ms p50 {pct(0.5):.1f} p99 {pct(0.99):.1f} max {lat[-1] * 1000 if lat else float('nan'):.1f} "
         f"(the {len(lat)} sent once everyone sat, after {res['warm']:.0f} s; with the arrivals p99 {p99_all:.1f})"
     )
@@ -400,11 +468,16 @@ def main(argv: list[str] | None = None) -> int:
         f"CPU {res['client_cpu']:.1f} s, {1000 * res['client_cpu'] / max(1, len(every_lat)):.2f} ms per action, "
         f"their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms"
     )
+    if lag and lat and pl(0.99) > max(0.01, 0.25 * lat[min(len(lat) - 1, int(0.99 * len(lat)))]):
+        print(
+            "the clients' own loop was late by more than 10 ms and a quarter of the latency's p99: the tail is partly "
+            "theirs (spread them with --client-procs, or run fewer tables)"
+        )
     for pr in probes:
         report_probe(pr, res["play_from"] + res["warm"], res["play_to"])
     kinds: dict[str, int] = {}
-    for e in res["errors"]:  # e.g. a bet sent on a state the table had just left (a race any client has)
-        kinds[e[:70]] = kinds.get(e[:70], 0) + 1
+    for e in res["errors"]:  # e.g. a connection refused under load, a wager for a round dealt without it
+        kinds[e[:110]] = kinds.get(e[:110], 0) + 1
     for e, n in sorted(kinds.items(), key=lambda x: -x[1])[:3]:
         print(f"refused x{n}: {e}")
     return 0
