@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
 
 from pontoon.analysis.british import split_bots as sb
 from pontoon.analysis.british import strategy as S
@@ -90,14 +89,6 @@ def _same(a: Gathered, b: Gathered) -> None:
     assert a.obs == b.obs
     for f in ("g_obs", "g_u", "w", "a", "f"):
         assert np.array_equal(getattr(a, f), getattr(b, f)), f  # float for float
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("PONTOON_CACHE_DIR", str(tmp_path))
-    S._MEMO.clear()
-    yield
-    S._MEMO.clear()
 
 
 def test_gathered_runs_equal_the_loop_on_every_pair_of_a_reduced_pack(cache) -> None:  # type: ignore[no-untyped-def]
