@@ -24,6 +24,7 @@ server from another source tree (an old commit's ``src`` from ``git archive``: o
 same bench); ``--ws NAME`` another of uvicorn's WebSocket implementations. The players use a lean client
 (``--client raw``, bench/raw_ws.py: they share the cores with the server) or the ``websockets`` library's.
 Besides rounds/s and latency: the clients' CPU per round and the kernel's share of the server's CPU;
+``BENCH_STAGES=1`` (the server's CPU per action by stage, bench/server_stages.py),
 ``BENCH_CPROFILE=FILE`` (the server by CPU time), ``BENCH_PYSPY=DIR`` (py-spy's raw stacks of the server)
 and ``BENCH_CLIENT_CPROFILE=FILE`` write profiles.
 Not a timed test; numbers depend on the machine (2 shared cores here).
@@ -36,6 +37,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -102,12 +104,15 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
 
         tr.SWEEP_S = float(os.environ["BENCH_GC_SWEEP_S"])  # type: ignore[misc]
     app = create_app(s, persistence)
+    if os.environ.get("BENCH_STAGES_FILE"):  # (the server's CPU per action by stage: bench/server_stages.py)
+        from server_stages import install
+
+        install(os.environ["BENCH_STAGES_FILE"])
     opts = dict(uvicorn_options(s), host="127.0.0.1", port=port, log_level="warning")
     if os.environ.get("BENCH_WS"):  # (bench_server.py --ws: another WebSocket implementation of uvicorn's)
         opts["ws"] = os.environ["BENCH_WS"]
     if os.environ.get("BENCH_CPROFILE"):  # (a deterministic profile of the server process, to that file)
         import cProfile
-        import signal
 
         prof = cProfile.Profile(time.thread_time)  # (CPU time: a wait for a core is not counted)
         signal.signal(signal.SIGTERM, lambda *_: None)  # (uvicorn raises it again once it has stopped)
@@ -132,8 +137,6 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
     async def main() -> None:
         pr.start_loop()
         await server.serve()
-
-    import signal
 
     signal.signal(signal.SIGTERM, lambda *_: None)  # (uvicorn raises it again once it has stopped)
 
@@ -307,6 +310,9 @@ async def run_load(
         ccpu0 = (
             time.process_time()
         )  # the clients' own CPU (this process: they share the cores with the server)
+        marks = ps is not None and bool(os.environ.get("BENCH_STAGES"))
+        if marks:  # (the stages' counters at the play's start: bench/server_stages.py)
+            ps.send_signal(signal.SIGUSR1)
         t0, epoch0 = time.perf_counter(), time.time()
         late: list[float] = []  # how late this process's own event loop wakes (the clients' side of a tail)
         players = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas, client) for u in urls))
@@ -317,6 +323,9 @@ async def run_load(
                 late.append(time.perf_counter() - at - 0.005)
         await players
         wall = time.perf_counter() - t0
+        if marks:
+            ps.send_signal(signal.SIGUSR1)
+            await asyncio.sleep(0.2)  # (its handler runs on the server's next turn)
         ccpu = time.process_time() - ccpu0
         cpu = sum(ps.cpu_times()[:2]) - cpu0 if ps is not None else 0.0
         kernel = ps.cpu_times()[1] - sys0 if ps is not None else 0.0
@@ -457,11 +466,12 @@ def main(argv: list[str] | None = None) -> int:
         if store == "pg":
             db = create_db(pg_base, f"server{tables}")
         probe = os.path.join(tmp, f"probe-{tables}-{store}.json")
+        stages = os.path.join(tmp, f"stages-{tables}-{store}.json") if os.environ.get("BENCH_STAGES") else ""
         proc = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db]
             + ["--ws-deflate", a.ws_deflate]
             + (["--probe-file", probe] if a.probe == "on" else []),
-            env=env,
+            env=dict(env, BENCH_STAGES_FILE=stages),
         )
         try:
             base = f"http://127.0.0.1:{port}"
@@ -502,8 +512,6 @@ def main(argv: list[str] | None = None) -> int:
                 cprof.disable()
                 cprof.dump_stats(os.environ["BENCH_CLIENT_CPROFILE"])
             if spy is not None:
-                import signal
-
                 spy.send_signal(signal.SIGINT)
                 spy.wait(30)
             rss1 = ps.memory_info().rss / 2**20
@@ -531,6 +539,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"  clients' own event loop late ms p50 {1000 * late[len(late) // 2]:.1f} "
                     f"p99 {1000 * late[min(len(late) - 1, int(0.99 * len(late)))]:.1f}"
                 )
+        if stages and os.path.exists(stages):
+            from server_stages import report
+
+            report(stages, len(lat))
         print(
             f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
             f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.2f} {sys_pct:>9.0f} {cli_ms:>16.2f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "
