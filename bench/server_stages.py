@@ -100,16 +100,25 @@ def install(path: str) -> None:
     signal.signal(signal.SIGUSR1, mark)
 
 
-def report(path: str, actions: int) -> None:
-    """One line: each stage's CPU microseconds per action between the bench's two marks."""
-    with open(path) as f:
-        marks = json.load(f)
-    if len(marks) < 2:
-        print(f"  stages: {len(marks)} marks in {path}, two expected")
-        return
-    a, b = marks[0], marks[-1]
-    total = b["thread"] - a["thread"]
-    parts = {k: b[k]["s"] - a[k]["s"] for k in b if k != "thread"}
+def report(paths: list[str], actions: int) -> None:
+    """One line: each stage's CPU microseconds per action between the bench's two marks, summed over
+    the servers' files (``--servers``)."""
+    total = 0.0
+    parts: dict[str, float] = {}
+    for path in paths:
+        try:
+            with open(path) as f:
+                marks = json.load(f)
+        except OSError:
+            marks = []
+        if len(marks) < 2:
+            print(f"  stages: {len(marks)} marks in {path}, two expected")
+            return
+        a, b = marks[0], marks[-1]
+        total += b["thread"] - a["thread"]
+        for k in b:
+            if k != "thread":
+                parts[k] = parts.get(k, 0.0) + b[k]["s"] - a[k]["s"]
     parts["rest"] = total - sum(parts.values())
     us = {k: 1e6 * v / max(1, actions) for k, v in parts.items()}
     order = ["parse", "handle", "frames", "send", "pace", "rest"]
