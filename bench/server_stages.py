@@ -10,8 +10,11 @@ Wraps, in the server process, the stages of one action end to end and adds up th
 - ``send``: the WebSocket sends (``Conn._now`` at once, ``Conn.send_one`` by the sender task: starlette,
   uvicorn's protocol, the transport's write);
 - ``pace``: the paced young collections (``GcPacer.pace``);
-- ``rest``: everything else of the thread's CPU (uvicorn reading the socket and parsing the frames,
-  the ASGI chain's receive, the event loop, the timer tick, ``_one_message``'s own lines).
+- ``recv``: uvicorn's WebSocket protocol given the socket's bytes (``data_received``: the frames
+  parsed, unmasked and queued for the app; the read itself is the event loop's, in ``rest``);
+- ``rest``: everything else of the thread's CPU (the event loop: its ``epoll`` and reads, the tasks'
+  wake-ups, the ASGI chain's ``receive``, the sender tasks' queues, the timer tick, the young
+  collections the interpreter starts by itself, ``_one_message``'s own lines).
 
 Written as JSON to FILE at each SIGUSR1 (the bench sends one as its play starts and one as it ends):
 each stage's seconds and calls and the thread's CPU at each mark, so that the set-up is left out. Not a timed test.
@@ -69,6 +72,7 @@ def install(path: str) -> None:
 
     frames.broadcast = broadcast
     conns.Conn._now = timed("send", conns.Conn._now, nested=True)  # type: ignore[method-assign]
+    task_slot = acc.setdefault("send_task", [0.0, 0])  # (its calls only: the frames the sender tasks sent)
     real_one = conns.Conn.send_one
     sslot = acc["send"]
 
@@ -79,13 +83,20 @@ def install(path: str) -> None:
             waiting = coro.send(None)
         except StopIteration:
             sslot[0] += time.thread_time() - t0
-            sslot[1] += 1
+            task_slot[1] += 1
             return
         sslot[0] += time.thread_time() - t0
-        sslot[1] += 1
+        task_slot[1] += 1
         await conns._Rest(coro, waiting).finish()  # (a paused transport: the rest is not counted)
 
     conns.Conn.send_one = send_one  # type: ignore[method-assign]
+    try:  # uvicorn's WebSocket protocol (pontoon serve's ``ws``): the bytes read, parsed into frames
+        from uvicorn.protocols.websockets import websockets_sansio_impl as ws_impl
+
+        proto = ws_impl.WebSocketsSansIOProtocol
+        proto.data_received = timed("recv", proto.data_received)  # type: ignore[method-assign]
+    except ImportError:  # (another uvicorn: not split out, left in ``rest``)
+        pass
     pacer = transport.GcPacer
     pacer.pace = timed("pace", pacer.pace)  # type: ignore[method-assign]
     marks: list[dict[str, Any]] = []
@@ -105,6 +116,7 @@ def report(paths: list[str], actions: int) -> None:
     the servers' files (``--servers``)."""
     total = 0.0
     parts: dict[str, float] = {}
+    calls: dict[str, int] = {}
     for path in paths:
         try:
             with open(path) as f:
@@ -119,8 +131,12 @@ def report(paths: list[str], actions: int) -> None:
         for k in b:
             if k != "thread":
                 parts[k] = parts.get(k, 0.0) + b[k]["s"] - a[k]["s"]
+                calls[k] = calls.get(k, 0) + b[k]["calls"] - a[k]["calls"]
     parts["rest"] = total - sum(parts.values())
     us = {k: 1e6 * v / max(1, actions) for k, v in parts.items()}
-    order = ["parse", "handle", "frames", "send", "pace", "rest"]
+    order = ["recv", "parse", "handle", "frames", "send", "pace", "rest"]
     line = ", ".join(f"{k} {us.get(k, 0.0):.0f}" for k in order)
-    print(f"  server loop thread CPU us per action: {1e6 * total / max(1, actions):.0f} = {line}")
+    print(
+        f"  server loop thread CPU us per action: {1e6 * total / max(1, actions):.0f} = {line}; "
+        f"frames sent at once {calls.get('send', 0)}, by the sender tasks {calls.get('send_task', 0)}"
+    )
