@@ -160,7 +160,7 @@ def start_servers(
     with ``-1``, ``-2``... before ``.json``); ``stages``: the stem of each server's stages file."""
     lease = ["--lease-ttl", "30"] if n > 1 and db else []
     procs, bases = [], []
-    for i in range(n):
+    for i in range(n):  # one after the other: the first makes the store's schema, the next ones find it
         port = first_port if i == 0 else free_port()
         pr = probe if i == 0 or not probe else probe.replace(".json", f"-{i}.json")
         procs.append(
@@ -171,8 +171,8 @@ def start_servers(
                 env=dict(env, BENCH_STAGES_FILE=f"{stages}-{i}.json" if stages else ""),
             )
         )
-        bases.append(f"http://127.0.0.1:{port}")
-    for base in bases:
+        base = f"http://127.0.0.1:{port}"
+        bases.append(base)
         for _ in range(300):
             try:
                 if httpx.get(base + "/healthz", timeout=1).status_code == 200:
