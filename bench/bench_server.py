@@ -2,7 +2,7 @@
 
 ``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]
 [--store memory,sqlite,pg] [--frames deltas|full] [--ws-deflate off|on] [--probe on|off] [--src DIR]
-[--ws websockets-sansio|websockets|wsproto] [--client raw|websockets]``
+[--ws websockets-sansio|websockets|wsproto] [--client raw|websockets] [--servers N]``
 
 For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
 raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
@@ -24,8 +24,12 @@ server from another source tree (an old commit's ``src`` from ``git archive``: o
 same bench); ``--ws NAME`` another of uvicorn's WebSocket implementations. The players use a lean client
 (``--client raw``, bench/raw_ws.py: they share the cores with the server) or the ``websockets`` library's.
 Besides rounds/s and latency: the clients' CPU per round and the kernel's share of the server's CPU;
+``BENCH_STAGES=1`` (the server's CPU per action by stage, bench/server_stages.py),
 ``BENCH_CPROFILE=FILE`` (the server by CPU time), ``BENCH_PYSPY=DIR`` (py-spy's raw stacks of the server)
 and ``BENCH_CLIENT_CPROFILE=FILE`` write profiles.
+``--servers N``: the tables spread over N server processes (table ``t`` on server ``t mod N``, its
+players connected there: what a router hashing on the table id gives, without the router's own cost);
+the server columns are their sums, the probe is the first server's.
 Not a timed test; numbers depend on the machine (2 shared cores here).
 """
 
@@ -36,6 +40,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -102,12 +107,15 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
 
         tr.SWEEP_S = float(os.environ["BENCH_GC_SWEEP_S"])  # type: ignore[misc]
     app = create_app(s, persistence)
+    if os.environ.get("BENCH_STAGES_FILE"):  # (the server's CPU per action by stage: bench/server_stages.py)
+        from server_stages import install
+
+        install(os.environ["BENCH_STAGES_FILE"])
     opts = dict(uvicorn_options(s), host="127.0.0.1", port=port, log_level="warning")
     if os.environ.get("BENCH_WS"):  # (bench_server.py --ws: another WebSocket implementation of uvicorn's)
         opts["ws"] = os.environ["BENCH_WS"]
     if os.environ.get("BENCH_CPROFILE"):  # (a deterministic profile of the server process, to that file)
         import cProfile
-        import signal
 
         prof = cProfile.Profile(time.thread_time)  # (CPU time: a wait for a core is not counted)
         signal.signal(signal.SIGTERM, lambda *_: None)  # (uvicorn raises it again once it has stopped)
@@ -133,8 +141,6 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
         pr.start_loop()
         await server.serve()
 
-    import signal
-
     signal.signal(signal.SIGTERM, lambda *_: None)  # (uvicorn raises it again once it has stopped)
 
     from uvicorn._compat import asyncio_run
@@ -143,6 +149,37 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
         asyncio_run(main(), loop_factory=config.get_loop_factory())
     finally:
         pr.dump(probe)
+
+
+def start_servers(
+    n: int, db: str, deflate: str, probe: str, stages: str, env: dict[str, str], first_port: int
+) -> tuple[list[subprocess.Popen[bytes]], list[str]]:
+    """``n`` server processes (``--servers``), ready (``/healthz``): the first on ``first_port``; on one
+    store with table leases when there are several and a store (as ``pontoon serve --lease-ttl``), each
+    with its own tables with the memory store. ``probe``: the first server's probe file (the others'
+    with ``-1``, ``-2``... before ``.json``); ``stages``: the stem of each server's stages file."""
+    lease = ["--lease-ttl", "30"] if n > 1 and db else []
+    procs, bases = [], []
+    for i in range(n):  # one after the other: the first makes the store's schema, the next ones find it
+        port = first_port if i == 0 else free_port()
+        pr = probe if i == 0 or not probe else probe.replace(".json", f"-{i}.json")
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db, *lease]
+                + ["--ws-deflate", deflate]
+                + (["--probe-file", pr] if pr else []),
+                env=dict(env, BENCH_STAGES_FILE=f"{stages}-{i}.json" if stages else ""),
+            )
+        )
+        base = f"http://127.0.0.1:{port}"
+        bases.append(base)
+        for _ in range(300):
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+    return procs, bases
 
 
 def free_port() -> int:
@@ -274,21 +311,26 @@ async def play(
 
 
 async def run_load(
-    base: str,
+    bases: list[str],
     tables: int,
     players: int,
     rounds: int,
     preset: str,
     deltas: bool,
-    ps: Any = None,
+    ps: list[Any] | None = None,
     client: str = "raw",
 ) -> dict[str, Any]:
-    """The set-up (tables, accounts, joins: REST) and then the play; ``ps`` (the server's
-    ``psutil.Process``): its CPU seconds and bytes written during the play only (the set-up's
-    commits are not a round's cost: they were counted in before issue 25's CPU work)."""
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+    """The set-up (tables, accounts, joins: REST; table ``t`` made on, and so served by, server ``t mod
+    len(bases)``, where its players then connect: what a router that hashes on the table id does) and
+    then the play; ``ps`` (the servers' ``psutil.Process``): their CPU seconds and bytes written during
+    the play only, summed (the set-up's commits are not a round's cost: they were counted in before
+    issue 25's CPU work)."""
+    procs = ps or []
+    https = [httpx.AsyncClient(base_url=b, timeout=60) for b in bases]
+    try:
         urls = []
         for t in range(tables):
+            base, http = bases[t % len(bases)], https[t % len(bases)]
             tid = (await http.post("/api/tables", json={"preset": preset, "seed": t})).json()["id"]
             for p in range(players):
                 name = f"t{t}p{p}"
@@ -299,28 +341,37 @@ async def run_load(
                     headers={"Authorization": f"Bearer {tok}"},
                 )
                 urls.append(base.replace("http", "ws") + f"/ws/tables/{tid}#{r.json()['token']}")
-        lat: list[float] = []
-        errors: list[str] = []
-        cpu0 = sum(ps.cpu_times()[:2]) if ps is not None else 0.0
-        sys0 = ps.cpu_times()[1] if ps is not None else 0.0
-        out0 = ps.io_counters().write_chars if ps is not None else 0
-        ccpu0 = (
-            time.process_time()
-        )  # the clients' own CPU (this process: they share the cores with the server)
-        t0, epoch0 = time.perf_counter(), time.time()
-        late: list[float] = []  # how late this process's own event loop wakes (the clients' side of a tail)
-        players = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas, client) for u in urls))
-        while not players.done():
-            at = time.perf_counter()
-            await asyncio.wait([players], timeout=0.005)
-            if not players.done():
-                late.append(time.perf_counter() - at - 0.005)
-        await players
-        wall = time.perf_counter() - t0
-        ccpu = time.process_time() - ccpu0
-        cpu = sum(ps.cpu_times()[:2]) - cpu0 if ps is not None else 0.0
-        kernel = ps.cpu_times()[1] - sys0 if ps is not None else 0.0
-        out = ps.io_counters().write_chars - out0 if ps is not None else 0
+    finally:
+        for http in https:
+            await http.aclose()
+    lat: list[float] = []
+    errors: list[str] = []
+    cpu0 = sum(sum(x.cpu_times()[:2]) for x in procs)
+    sys0 = sum(x.cpu_times()[1] for x in procs)
+    out0 = sum(x.io_counters().write_chars for x in procs)
+    ccpu0 = time.process_time()  # the clients' own CPU (this process: they share the cores with the server)
+    marks = bool(procs) and bool(os.environ.get("BENCH_STAGES"))
+    if marks:  # (the stages' counters at the play's start: bench/server_stages.py)
+        for x in procs:
+            x.send_signal(signal.SIGUSR1)
+    t0, epoch0 = time.perf_counter(), time.time()
+    late: list[float] = []  # how late this process's own event loop wakes (the clients' side of a tail)
+    players_ = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas, client) for u in urls))
+    while not players_.done():
+        at = time.perf_counter()
+        await asyncio.wait([players_], timeout=0.005)
+        if not players_.done():
+            late.append(time.perf_counter() - at - 0.005)
+    await players_
+    wall = time.perf_counter() - t0
+    if marks:
+        for x in procs:
+            x.send_signal(signal.SIGUSR1)
+        await asyncio.sleep(0.2)  # (its handler runs on the server's next turn)
+    ccpu = time.process_time() - ccpu0
+    cpu = sum(sum(x.cpu_times()[:2]) for x in procs) - cpu0
+    kernel = sum(x.cpu_times()[1] for x in procs) - sys0
+    out = sum(x.io_counters().write_chars for x in procs) - out0
     return {
         "wall": wall,
         "lat": lat,
@@ -413,6 +464,13 @@ def main(argv: list[str] | None = None) -> int:
         choices=("on", "off"),
         help="time inside the server too (bench/server_probe.py): handling, the commit's wait, loop lateness, GC",
     )
+    ap.add_argument(
+        "--servers",
+        type=int,
+        default=1,
+        help="server processes (1 to 16): table t made on, and played on, server t mod N (what a router "
+        "hashing on the table id does); with a store, all on it with table leases, else each its own tables",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
     ap.add_argument("--lease-ttl", type=float, default=0.0, help=argparse.SUPPRESS)
@@ -421,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.serve is not None:
         serve(a.serve, a.db, a.ws_deflate == "on", a.lease_ttl, a.probe_file)
         return 0
+    if not 1 <= a.servers <= 16:
+        print(f"--servers {a.servers}: accepted are 1 to 16 processes", file=sys.stderr)
+        return 2
     stores = [x for x in a.store.split(",") if x]
     if any(x not in ("memory", "sqlite", "pg") for x in stores):
         print(f"--store {a.store}: accepted are memory, sqlite and pg", file=sys.stderr)
@@ -456,23 +517,15 @@ def main(argv: list[str] | None = None) -> int:
         db = f"sqlite:///{tmp}/h{tables}.sqlite" if store == "sqlite" else ""
         if store == "pg":
             db = create_db(pg_base, f"server{tables}")
-        probe = os.path.join(tmp, f"probe-{tables}-{store}.json")
-        proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db]
-            + ["--ws-deflate", a.ws_deflate]
-            + (["--probe-file", probe] if a.probe == "on" else []),
-            env=env,
+        n = max(1, a.servers)
+        probe = os.path.join(tmp, f"probe-{tables}-{store}.json")  # (the first server's; the others' -1, -2)
+        stages = os.path.join(tmp, f"stages-{tables}-{store}") if os.environ.get("BENCH_STAGES") else ""
+        procs, bases = start_servers(
+            n, db, a.ws_deflate, probe if a.probe == "on" else "", stages, env, first_port=port
         )
         try:
-            base = f"http://127.0.0.1:{port}"
-            for _ in range(300):
-                try:
-                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
-            ps = psutil.Process(proc.pid)
-            rss0 = ps.memory_info().rss / 2**20
+            ps = [psutil.Process(x.pid) for x in procs]
+            rss0 = sum(x.memory_info().rss for x in ps) / 2**20
             spy = None
             if os.environ.get(
                 "BENCH_PYSPY"
@@ -483,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
                         os.path.join(os.path.dirname(sys.executable), "py-spy"),
                         "record",
                         "--pid",
-                        str(proc.pid),
+                        str(procs[0].pid),
                     ]
                     + ["-r", "400", "-f", "raw", "-o", out_txt, "--nonblocking"],
                     stdout=subprocess.DEVNULL,
@@ -496,24 +549,24 @@ def main(argv: list[str] | None = None) -> int:
                 cprof = cProfile.Profile(time.thread_time)
                 cprof.enable()
             res = asyncio.run(
-                run_load(base, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps, a.client)
+                run_load(bases, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps, a.client)
             )
             if cprof is not None:
                 cprof.disable()
                 cprof.dump_stats(os.environ["BENCH_CLIENT_CPROFILE"])
             if spy is not None:
-                import signal
-
                 spy.send_signal(signal.SIGINT)
                 spy.wait(30)
-            rss1 = ps.memory_info().rss / 2**20
+            rss1 = sum(x.memory_info().rss for x in ps) / 2**20
             cpu_ms = res["cpu"] * 1000 / (tables * a.rounds)
             cli_ms = res["client_cpu"] * 1000 / (tables * a.rounds)
             sys_pct = 100 * res["kernel"] / res["cpu"] if res["cpu"] else 0.0
             kb_out = res["out"] / 1024 / (tables * a.rounds)
         finally:
-            proc.terminate()
-            proc.wait(10)
+            for x in procs:
+                x.terminate()
+            for x in procs:
+                x.wait(10)
         lat = sorted(res["lat"])
         p50 = statistics.median(lat) * 1000 if lat else float("nan")
         p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))] * 1000 if lat else float("nan")
@@ -531,6 +584,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"  clients' own event loop late ms p50 {1000 * late[len(late) // 2]:.1f} "
                     f"p99 {1000 * late[min(len(late) - 1, int(0.99 * len(late)))]:.1f}"
                 )
+        if stages:
+            from server_stages import report
+
+            report([f"{stages}-{i}.json" for i in range(n)], len(lat))
         print(
             f"{tables:>6} {tables * a.players:>7} {rps:>9.1f} {direct:>9.1f} {direct / rps:>6.1f}x {p50:>7.2f} "
             f"{p99:>7.2f} {len(lat):>7} {len(res['errors']):>6} {cpu_ms:>16.2f} {sys_pct:>9.0f} {cli_ms:>16.2f} {kb_out:>12.1f} {rss0:>12.1f} {rss1:>10.1f} "
