@@ -1,7 +1,7 @@
 """History write throughput: durable events per second, one table and many tables at once.
 
 Usage: ``python bench/bench_history.py [ROUNDS] [--tables 1,100] [--driver threads,loop]
-[--switch-interval S] [--profile] [--no-pg]``.
+[--switch-interval S] [--profile] [--no-pg] [--gc-default]``.
 
 Each table plays ROUNDS rounds of ``mbs`` with two players (the scripted, deterministic policy of
 tests/history/driver.py) and every table call waits for its events to be committed (``synchronous=
@@ -23,6 +23,10 @@ recorder's rows, the hand-off ``submit``) and the awaiting of the commits (``tim
 the loop and paced drivers, the writer thread's CPU split into SQLite's statements, BEGIN/COMMIT (the
 GIL released while SQLite and the kernel work) and its Python (the GIL held): ``_writer_timed``.
 ``--switch-interval S``: ``sys.setswitchinterval(S)`` for the whole run (Python's default: 0.005).
+The loop and paced drivers run with ``pontoon serve``'s collector tuning (``web/transport.py``
+``tune_gc``: what exists frozen, young collections at 2,500 new objects, survivors frozen), as the
+server they stand for does; ``--gc-default`` leaves CPython's collector as it starts (the loop driver's
+way before 2026-11-28: its middle and full collections scanned the whole heap, about 10 us an event).
 ``--driver paced`` (``--seconds S --every S --burn-us N``): the loop driver at a human pace: each table's
 next call ``--every`` s after its last commit, ``--burn-us`` of loop CPU per call (the server's frames),
 for ``--seconds``: the commit's wait p50/p99, the loop's lateness and the young collections
@@ -248,6 +252,11 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
     wrestore = _writer_timed(wparts) if PROFILE else None
     sp = StorePersistence(store)
     made = _attach_tables(sp, tables)
+    tuned = "--gc-default" not in sys.argv
+    if tuned:  # the server's collector (``pontoon serve``: ``tune_gc`` once it has started)
+        from pontoon.web.transport import tune_gc
+
+        tune_gc()
     g0 = (sp.group.groups, sp.group.items)
     parts.update(call=0.0, recorder=0.0, submit=0.0)
     wparts.update(commit=0.0, statements=0.0, begin_commit=0.0)
@@ -274,7 +283,13 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
 
     writer = sp.group.thread.native_id
     c0, t0, l0, w0 = cpu(), time.perf_counter(), time.thread_time(), thread_cpu(writer)
-    asyncio.run(every())
+    try:
+        asyncio.run(every())
+    finally:
+        if tuned:
+            from pontoon.web.transport import untune_gc
+
+            untune_gc()
     dt, dc = time.perf_counter() - t0, cpu() - c0
     loop_s, writer_s = time.thread_time() - l0, thread_cpu(writer) - w0
     groups, items = sp.group.groups - g0[0], sp.group.items - g0[1]
@@ -354,7 +369,8 @@ def run_paced(store: Store, seconds: float, tables: int) -> tuple[int, float, fl
         await asyncio.gather(ticker(until), *(one(i + 1, wid, t, until) for i, (wid, t) in enumerate(made)))
 
     writer = sp.group.thread.native_id
-    tune_gc()
+    if "--gc-default" not in sys.argv:
+        tune_gc()
     gc.callbacks.append(on_gc)
     e0 = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values())
     c0, t0, w0 = cpu(), time.perf_counter(), thread_cpu(writer)
@@ -402,6 +418,7 @@ def main() -> None:
         "--every",
         "--burn-us",
         "--seconds",
+        "--gc-default",
     )
     unknown = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
     if unknown:
