@@ -22,6 +22,7 @@ Two drivers play the group-commit tables (``--driver``, ``threads`` by default, 
 recorder's rows, the hand-off ``submit``) and the awaiting of the commits (``time.thread_time``); with
 the loop and paced drivers, the writer thread's CPU split into SQLite's statements, BEGIN/COMMIT (the
 GIL released while SQLite and the kernel work) and its Python (the GIL held): ``_writer_timed``.
+With ``--profile`` the loop driver also prints the collector's CPU per event by generation.
 ``--switch-interval S``: ``sys.setswitchinterval(S)`` for the whole run (Python's default: 0.005).
 The loop and paced drivers run with ``pontoon serve``'s collector tuning (``web/transport.py``
 ``tune_gc``: what exists frozen, young collections at 2,500 new objects, survivors frozen), as the
@@ -146,6 +147,30 @@ def _writer_timed(parts: dict[str, float]) -> Callable[[], None]:
         store_mod.transaction = transaction
 
     return restore
+
+
+GC_SPENT: dict[int, list[float]] = {}
+
+
+def _gc_timed() -> Callable[[], None]:
+    """``--profile``: each collection's thread CPU by generation (``gc.callbacks``) into ``GC_SPENT``
+    (generation -> [collections, seconds]); returns what removes the hook."""
+    import gc
+
+    GC_SPENT.clear()
+    GC_SPENT.update({0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]})
+    started = threading.local()
+
+    def hook(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started.at = time.thread_time()
+        elif hasattr(started, "at"):
+            got = GC_SPENT[info["generation"]]
+            got[0] += 1
+            got[1] += time.thread_time() - started.at
+
+    gc.callbacks.append(hook)
+    return lambda: gc.callbacks.remove(hook)
 
 
 def _writer_split(parts: dict[str, float], events: int) -> str:
@@ -282,10 +307,13 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
         await asyncio.gather(*(play(i + 1, wid, t) for i, (wid, t) in enumerate(made)))
 
     writer = sp.group.thread.native_id
+    collected = _gc_timed() if PROFILE else None
     c0, t0, l0, w0 = cpu(), time.perf_counter(), time.thread_time(), thread_cpu(writer)
     try:
         asyncio.run(every())
     finally:
+        if collected is not None:
+            collected()
         if tuned:
             from pontoon.web.transport import untune_gc
 
@@ -309,6 +337,13 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
     if wrestore is not None:
         wrestore()
         print(_writer_split(wparts, events))
+    if collected is not None:
+        gens = GC_SPENT
+        print(
+            "the collector's CPU per event (thread CPU, every thread): "
+            + ", ".join(f"gen{g} {n} collections {t / events * 1e6:.2f} us" for g, (n, t) in gens.items())
+            + ("" if tuned else " (--gc-default)")
+        )
     return events, dt, dc, f"{items / max(1, groups):.1f} calls/commit; {split}"
 
 
