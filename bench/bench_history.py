@@ -1,7 +1,7 @@
 """History write throughput: durable events per second, one table and many tables at once.
 
 Usage: ``python bench/bench_history.py [ROUNDS] [--tables 1,100] [--driver threads,loop]
-[--switch-interval S] [--profile] [--no-pg]``.
+[--switch-interval S] [--profile] [--no-pg] [--gc-default]``.
 
 Each table plays ROUNDS rounds of ``mbs`` with two players (the scripted, deterministic policy of
 tests/history/driver.py) and every table call waits for its events to be committed (``synchronous=
@@ -22,7 +22,12 @@ Two drivers play the group-commit tables (``--driver``, ``threads`` by default, 
 recorder's rows, the hand-off ``submit``) and the awaiting of the commits (``time.thread_time``); with
 the loop and paced drivers, the writer thread's CPU split into SQLite's statements, BEGIN/COMMIT (the
 GIL released while SQLite and the kernel work) and its Python (the GIL held): ``_writer_timed``.
+With ``--profile`` the loop driver also prints the collector's CPU per event by generation.
 ``--switch-interval S``: ``sys.setswitchinterval(S)`` for the whole run (Python's default: 0.005).
+The loop and paced drivers run with ``pontoon serve``'s collector tuning (``web/transport.py``
+``tune_gc``: what exists frozen, young collections at 2,500 new objects, survivors frozen), as the
+server they stand for does; ``--gc-default`` leaves CPython's collector as it starts (the loop driver's
+way before 2026-11-28: its middle and full collections scanned the whole heap, about 10 us an event).
 ``--driver paced`` (``--seconds S --every S --burn-us N``): the loop driver at a human pace: each table's
 next call ``--every`` s after its last commit, ``--burn-us`` of loop CPU per call (the server's frames),
 for ``--seconds``: the commit's wait p50/p99, the loop's lateness and the young collections
@@ -144,6 +149,30 @@ def _writer_timed(parts: dict[str, float]) -> Callable[[], None]:
     return restore
 
 
+GC_SPENT: dict[int, list[float]] = {}
+
+
+def _gc_timed() -> Callable[[], None]:
+    """``--profile``: each collection's thread CPU by generation (``gc.callbacks``) into ``GC_SPENT``
+    (generation -> [collections, seconds]); returns what removes the hook."""
+    import gc
+
+    GC_SPENT.clear()
+    GC_SPENT.update({0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]})
+    started = threading.local()
+
+    def hook(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started.at = time.thread_time()
+        elif hasattr(started, "at"):
+            got = GC_SPENT[info["generation"]]
+            got[0] += 1
+            got[1] += time.thread_time() - started.at
+
+    gc.callbacks.append(hook)
+    return lambda: gc.callbacks.remove(hook)
+
+
 def _writer_split(parts: dict[str, float], events: int) -> str:
     """The writer's split (``_writer_timed``) per event, as one line."""
     us = {k: v / max(1, events) * 1e6 for k, v in parts.items()}
@@ -248,6 +277,11 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
     wrestore = _writer_timed(wparts) if PROFILE else None
     sp = StorePersistence(store)
     made = _attach_tables(sp, tables)
+    tuned = "--gc-default" not in sys.argv
+    if tuned:  # the server's collector (``pontoon serve``: ``tune_gc`` once it has started)
+        from pontoon.web.transport import tune_gc
+
+        tune_gc()
     g0 = (sp.group.groups, sp.group.items)
     parts.update(call=0.0, recorder=0.0, submit=0.0)
     wparts.update(commit=0.0, statements=0.0, begin_commit=0.0)
@@ -273,8 +307,17 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
         await asyncio.gather(*(play(i + 1, wid, t) for i, (wid, t) in enumerate(made)))
 
     writer = sp.group.thread.native_id
+    collected = _gc_timed() if PROFILE else None
     c0, t0, l0, w0 = cpu(), time.perf_counter(), time.thread_time(), thread_cpu(writer)
-    asyncio.run(every())
+    try:
+        asyncio.run(every())
+    finally:
+        if collected is not None:
+            collected()
+        if tuned:
+            from pontoon.web.transport import untune_gc
+
+            untune_gc()
     dt, dc = time.perf_counter() - t0, cpu() - c0
     loop_s, writer_s = time.thread_time() - l0, thread_cpu(writer) - w0
     groups, items = sp.group.groups - g0[0], sp.group.items - g0[1]
@@ -294,6 +337,13 @@ def run_loop(store: Store, rounds: int, tables: int) -> tuple[int, float, float,
     if wrestore is not None:
         wrestore()
         print(_writer_split(wparts, events))
+    if collected is not None:
+        gens = GC_SPENT
+        print(
+            "the collector's CPU per event (thread CPU, every thread): "
+            + ", ".join(f"gen{g} {n} collections {t / events * 1e6:.2f} us" for g, (n, t) in gens.items())
+            + ("" if tuned else " (--gc-default)")
+        )
     return events, dt, dc, f"{items / max(1, groups):.1f} calls/commit; {split}"
 
 
@@ -354,7 +404,8 @@ def run_paced(store: Store, seconds: float, tables: int) -> tuple[int, float, fl
         await asyncio.gather(ticker(until), *(one(i + 1, wid, t, until) for i, (wid, t) in enumerate(made)))
 
     writer = sp.group.thread.native_id
-    tune_gc()
+    if "--gc-default" not in sys.argv:
+        tune_gc()
     gc.callbacks.append(on_gc)
     e0 = sum(len(store.events_(rec.table_id)) for rec in sp.recorders.values())
     c0, t0, w0 = cpu(), time.perf_counter(), thread_cpu(writer)
@@ -402,6 +453,7 @@ def main() -> None:
         "--every",
         "--burn-us",
         "--seconds",
+        "--gc-default",
     )
     unknown = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
     if unknown:

@@ -72,18 +72,19 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
 }
 # The rows as ``group.write_items`` makes them (``stamp``: the transaction's time, one parameter):
 #   shoe (table, number, cards, cut)            round (table, number, shoe)
-#   event (table, round, seq, kind, payload, clause, prev hash, hash)
-#   ledger (table, round, seq, idem, source, dest, amount, kind, player, reason)
+#   event (table, table, round, round, seq, kind, payload, clause, stamp, prev hash, hash): already
+#     ``_STATEMENTS``' row (one per event: made once, in that order)
+#   ledger (table, table, round, table, round, seq, idem, source, dest, amount, kind, player, reason):
+#     already ``_STATEMENTS``' row too (``LEDGER_IDEM``: where its idem is)
 #   balance (table, account, balance)           end (status, result, table, round)
 #   head (table, new head, seal, old head)      state (table, snapshot, round, seq, less)
-# ``_STATEMENTS``' rows (the multi-row form) from them:
+# ``_STATEMENTS``' rows (the multi-row form) from the others (a few a commit):
 _WIDE: dict[str, Callable[[tuple[Any, ...], str], tuple[Any, ...]]] = {
     "shoe": lambda r, st: (*r, st),
     "round": lambda r, st: (*r, st),
-    "event": lambda r, st: (r[0], r[0], r[1], r[1], r[2], r[3], r[4], r[5], st, r[6], r[7]),
-    "ledger": lambda r, st: (r[0], r[0], r[1], r[0], r[1], r[2], *r[3:]),
     "end": lambda r, st: (r[0], st, r[1], r[2], r[3]),
 }
+LEDGER_IDEM = 6
 
 
 ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
@@ -170,4 +171,4 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str)
     return moved
 
 
-__all__ = ["ORDER", "chunks", "run", "statement"]
+__all__ = ["LEDGER_IDEM", "ORDER", "chunks", "run", "statement"]

@@ -174,13 +174,17 @@ def write_items(
                 h = sha256(
                     (prev + event_text(rno, seq, kind, data, payload, clause, transfers)).encode()
                 ).hexdigest()
-                add_event((tid, rno, seq, kind, payload, clause, prev, h))
+                # (batchsql's wide row: the round found by its key inside the statement)
+                add_event((tid, tid, rno, rno, seq, kind, payload, clause, stamp, prev, h))
                 prev = h
                 for j, t in enumerate(transfers):
                     amount = Decimal(t["amount"])
                     src, dst = account_key(t["source"]), account_key(t["dest"])
                     ledger.append(
                         (
+                            tid,
+                            tid,
+                            rno,
                             tid,
                             rno,
                             seq,
@@ -221,7 +225,7 @@ def write_items(
         moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp)
     except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
         if "ledger" in str(err) and "idem" in str(err):
-            raise HistoryError(_twice(conn, err, [r[3] for r in ledger])) from None
+            raise HistoryError(_twice(conn, err, [r[batchsql.LEDGER_IDEM] for r in ledger])) from None
         raise
     if moved != len(tids):
         raise StaleHead("a table's chain head moved under this writer (another process wrote it)")

@@ -173,11 +173,11 @@ class Recorder:
     def _on_call(self, recs: list[TableRecord]) -> None:
         """The records of one table call: each made into its batch as ``_on`` does, and all of them
         committed in one transaction (before any record subscriber shows one: ``Publisher``)."""
-        self._collected = []
+        batches: list[Batch] = []  # (a call's records: usually one batch, ``_on``)
+        self._collected = batches
         try:
             for rec in recs:
                 self._on(rec)
-            batches = self._collected
         finally:
             self._collected = None
         if batches:
@@ -189,9 +189,10 @@ class Recorder:
 
     def _on(self, rec: TableRecord) -> None:
         row = _row(rec)
-        if rec.round_no == 0 and row.kind in DEFERRED and not self.expect:  # recovering: checked at once
+        rno, seq, kind = row.round_no, row.seq, row.kind
+        if rno == 0 and kind in DEFERRED and not self.expect:  # recovering: checked at once
             self.pending.append(row)  # written (or, recovering, checked) with the next record
-            if row.kind == "new_shoe" and isinstance(self.table, BritishGame):
+            if kind == "new_shoe" and isinstance(self.table, BritishGame):
                 # a fair British pack, just shuffled (nothing drawn yet): stored like a casino shoe
                 # (no cut card: cut = the pack's size) so that it has a shoe id for `pontoon verify`
                 cards = [str(c) for c in self.table.pack.cards()]
@@ -207,20 +208,34 @@ class Recorder:
                 self._check(r)
             self._pack = None  # committed with these rows
             return
-        batch = Batch(rows=rows, shoe=self._take_pack())
-        if row.kind == "round_start" and row.round_no > 0 and row.seq == 0:
-            batch.shoe = batch.shoe or self._shoe()
-            if isinstance(self.table, BritishGame) and self.table.fair is not None:
-                batch.round_shoe = self._shoe_no  # the fair pack this round is dealt from
-            batch.state = self.table.snapshot()
-            batch.state_at = len(batch.rows) - 1
+        shoe = self._take_pack()
+        state = None
+        if kind == "round_start" and rno > 0 and seq == 0:
+            shoe = shoe or self._shoe()
+            state = self.table.snapshot()
         rnd = self.table.round
-        if row.round_no > 0 and rnd is not None and row.seq == rnd.log.count - 1:
+        end = None
+        if rno > 0 and rnd is not None and seq == rnd.log.count - 1:
             done = round_result(self.table)
             if done is not None:
-                batch.round_end = (row.round_no, done[0], done[1])
-        if self._collected is not None:
-            self._collected.append(batch)
+                end = (rno, done[0], done[1])
+        got = self._collected
+        if got and shoe is None and state is None:
+            last = got[-1]
+            if last.state is None and last.round_end is None and last.round_shoe is None:
+                # the call's next event: in the same batch (one transaction either way; a batch's
+                # shoe is written before its rows, and only its own state and round end are tied
+                # to a row, so a batch with neither takes the rows that follow)
+                last.rows.extend(rows)
+                last.round_end = end
+                return
+        batch = Batch(rows=rows, shoe=shoe, state=state, round_end=end)
+        if state is not None:
+            if isinstance(self.table, BritishGame) and self.table.fair is not None:
+                batch.round_shoe = self._shoe_no  # the fair pack this round is dealt from
+            batch.state_at = len(rows) - 1
+        if got is not None:
+            got.append(batch)
         else:
             self.store.append(self.table_id, batch)
             self.written += len(batch.rows)
