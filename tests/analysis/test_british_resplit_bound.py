@@ -170,3 +170,45 @@ def test_sampled_offers_are_the_exact_resplit_values() -> None:
         assert abs(row["resplit"] - rb[e]) < 1e-12
         assert abs(row["gain"] - max(0.0, rb[e] - plain.res[e, x])) < 1e-12
     assert abs(got["pair_split"] - plain.value) < 1e-12
+
+
+def test_the_averaged_bound_is_below_the_optimistic_draw() -> None:
+    """``split_resplit_tight``: each hand's term the smaller of the two bounds, so ``ra_U`` and ``rb_U`` are never
+    above the ``T_J`` bound's (and, ``test_the_bound_is_never_below_the_exact_resplit``, never below the exact
+    values); with three hands (no fourth hand to fall back on the ``T_J`` terms) far below it at every offer."""
+    rules, pairs = PACKS[0]
+    g = game.build(rules)
+    model = SplitModel(rules, g)
+    for x in pairs:
+        oa, ob = resplit_bounds(model, x, tight=False)
+        ta, tb = resplit_bounds(model, x)
+        for old, new in ((oa, ta), (ob, tb)):
+            ok = np.isfinite(old)
+            assert np.array_equal(ok, np.isfinite(new))
+            assert (new[ok] <= old[ok]).all() and (new[ok] < old[ok] - 1.0).mean() > 0.9
+
+
+def test_a_hands_value_averaged_over_more_cards_seen_grows() -> None:
+    """``_w`` (``W(q, c, k)``): at ``k = 0`` the hand's exact value alone (``hand_tables`` at ``J = 0``), and
+    non-decreasing in ``k`` (the submartingale: a player can ignore a card he has seen), strictly somewhere, and at
+    most the ``T_J`` bound with ``J = k`` (which lets the ``k`` cards be the worst for the pack at every draw)."""
+    from pontoon.analysis.british.split_resplit_bound import hand_tables
+    from pontoon.analysis.british.split_resplit_tight import TightWorld
+
+    rules, pairs = PACKS[1]
+    g = game.build(rules)
+    model = SplitModel(rules, g)
+    grew = 0
+    for x in pairs:
+        ex = (np.arange(game.NCLASS) == x).astype(np.int64)
+        V = hand_tables(g, model, x, model.counts - 3 * ex, 3)
+        tw = TightWorld(FastWorld(model, x, house_play(g)))
+        for c in range(game.NCLASS):
+            if V[0, c] < -1e299:
+                continue
+            q = 3 * ex + (np.arange(game.NCLASS) == c)
+            w = [tw.w(q, c, k) for k in range(4)]
+            assert abs(w[0] - V[0, c]) < 1e-12
+            assert all(w[k + 1] >= w[k] - 1e-12 and w[k] <= V[k, c] + 1e-12 for k in range(3))
+            grew += w[3] > w[0] + 1e-9
+    assert grew

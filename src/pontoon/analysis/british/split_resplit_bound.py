@@ -272,9 +272,10 @@ def offers(model: SplitModel, x: int) -> bool:
     return can_resplit(model, x) or (x >= TEN and r.max_split_hands >= 3 and not r.split_only_aces)
 
 
-def resplit_bounds(model: SplitModel, x: int) -> tuple[np.ndarray, np.ndarray]:
+def resplit_bounds(model: SplitModel, x: int, tight: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``ra_U >= ra`` and ``rb_U >= rb`` (``split_resplit.resplit_values``, module docstring), -inf where the cards
-    cannot be; the banker facing three or four hands the house banker."""
+    cannot be; the banker facing three or four hands the house banker. ``tight``: each hand's term the smaller of
+    this bound and ``split_resplit_tight``'s (the cards before it averaged), so never above the ``T_J`` bound."""
     from pontoon.analysis.british.split_resplit import house_play
     from pontoon.analysis.british.split_resplit_fast import FastWorld, _dist, _ended
 
@@ -339,6 +340,10 @@ def resplit_bounds(model: SplitModel, x: int) -> tuple[np.ndarray, np.ndarray]:
         first = float(_ended(d, e, ends))
         h1 = int(hg.mcnt[hg.e_mset[e]].sum()) - 1  # the first hand's cards but its x
         rb[e] = -collects * float(d[24]) + first + new_hands(counts - q, h1 + 1)
+    if tight:
+        from pontoon.analysis.british.split_resplit_tight import tighten
+
+        return tighten(model, x, world, H, four, ra, rb)
     return ra, rb
 
 
@@ -356,27 +361,39 @@ def rank_shares(model: SplitModel, x: int) -> tuple[float, float]:
     return min(1.0, (rank - 2) / (cls - 2)), min(1.0, (rank - 2) / (cls - 3))
 
 
-def pair_bound(model: SplitModel, x: int, be: Any, nphi: int) -> tuple[float, float]:
+def pair_bound(
+    model: SplitModel, x: int, be: Any, nphi: int, keep: float | None = None
+) -> tuple[float, float]:
     """The split of x-x without resplits and the bound on it with them (``SplitModel.run`` with ``ra_U``,
     ``rb_U``), against the banker's play facing two hands ``be``. A ten-value pair: each offer taken with the
     chance that the card is of the pair's rank (``rank_shares``; the first hand's offer by the passes' sum over
     its second cards: only the starts x-x of the first hand read ``ra``, so the run with ``ra`` less the run
-    without is the sum of the chance times ``max(0, ra - playing on)`` over them)."""
+    without is the sum of the chance times ``max(0, ra - playing on)`` over them). The ``T_J`` bound first; the
+    tighter one (``split_resplit_tight``, minutes a pair on a full pack) unless ``keep`` (the pair unsplit) is
+    given and the ``T_J`` bound is already at most the larger of it and the split (no gain to bound)."""
     plain = model.run(x, be, nphi)
     if not offers(model, x):
         return plain.value, plain.value
-    ra, rb = resplit_bounds(model, x)
     first, second = rank_shares(model, x)
-    if first >= 1.0:
-        return plain.value, model.run(x, be, nphi, resplit=(ra, rb)).value
-    # the second hand's offer with chance ``second``: the passes take max(playing on, rb2), and rb2 = on +
-    # second * (rb - on) gives on + second * max(0, rb - on) there (``plain.res``: playing on, no resplit read)
-    on = plain.res[:, x]
-    rb = np.where(np.isfinite(rb), on + second * (rb - on), rb)
-    none = np.full(NCLASS, -np.inf)
-    without = model.run(x, be, nphi, resplit=(none, rb)).value
-    withra = model.run(x, be, nphi, resplit=(ra, rb)).value
-    return plain.value, without + first * (withra - without)
+
+    def value(ra: np.ndarray, rb: np.ndarray) -> float:
+        """The split with the offers valued ``ra``, ``rb`` (monotone in both: the passes take maxima and sum
+        with non-negative weights)."""
+        if first >= 1.0:
+            return model.run(x, be, nphi, resplit=(ra, rb)).value
+        # the second hand's offer with chance ``second``: the passes take max(playing on, rb2), and rb2 = on +
+        # second * (rb - on) gives on + second * max(0, rb - on) there (``plain.res``: playing on, no resplit read)
+        on = plain.res[:, x]
+        rb = np.where(np.isfinite(rb), on + second * (rb - on), rb)
+        none = np.full(NCLASS, -np.inf)
+        without = model.run(x, be, nphi, resplit=(none, rb)).value
+        withra = model.run(x, be, nphi, resplit=(ra, rb)).value
+        return without + first * (withra - without)
+
+    upper = value(*resplit_bounds(model, x, tight=False))
+    if keep is not None and upper <= max(keep, plain.value):
+        return plain.value, upper
+    return plain.value, min(upper, value(*resplit_bounds(model, x)))
 
 
 def bound_profile(g: Game, dev: dict[str, Any], twists: dict[int, np.ndarray]) -> dict[str, Any]:
@@ -393,7 +410,7 @@ def bound_profile(g: Game, dev: dict[str, Any], twists: dict[int, np.ndarray]) -
     pairs: dict[str, dict[str, Any]] = {}
     total = 0.0
     for x, name, ends, p, keep in pair_offers(g, model, dev, twists):
-        split, upper = pair_bound(model, x, ends, SPLIT_CLASSES)
+        split, upper = pair_bound(model, x, ends, SPLIT_CLASSES, keep)
         gain = p * (max(0.0, upper - keep) - max(0.0, split - keep))
         total += gain
         pairs[name] = {

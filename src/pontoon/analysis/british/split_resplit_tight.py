@@ -1,0 +1,159 @@
+"""A tighter rigorous bound on what resplits add (issue 27; 003 Split: "If either of the new cards dealt is equal to
+the first two you may choose to split again"): each hand's value with the cards before it **averaged**, not
+chosen anew at every draw (``split_resplit_bound``'s ``T_J``).
+
+**The argument** (docs/analysis.md "Resplits", "A tighter bound"). Within a split, against the house banker, the
+value from an offer on is the banker's Pontoon term plus the sum over hands of each hand's value settled when it
+ends (``split_resplit``: a martingale). Let ``V0(q, c)`` be the exact best value of the one hand x-c, the cards
+``q`` out (its own among them), played alone (no resplit) and settled when it ends: the compiled world's
+``_rest`` with no hand after it (``split_resplit_fast``; equal to ``hand_tables`` at ``J = 0``). Two facts:
+
+* *A hand is worth at most V0 of the pack at its start.* Whatever the player did before, at the start of a hand
+  he knows the cards out ``q``; his play of this hand (whatever it aims at for the later hands) is one play of it
+  alone, so its expected settled value given ``q`` is at most ``V0(q, c)``.
+* *V0 is a submartingale in cards seen.* Let ``Y_j = V0(q + first j cards of the rest of the pack, c)``: by
+  exchangeability a player who ignores the ``j+1``-th card draws his and the banker's cards from a pack with the
+  same law as one who had not seen it, so ``E[Y_{j+1} | first j] >= Y_j``. The cards the earlier hands draw
+  before this one starts are the first ``tau`` cards of the rest of the pack, ``tau`` a stopping time (each hand
+  decides to draw on what it has seen) at most ``k`` (three draws a hand), so by optional stopping ``E[Y_tau] <=
+  E[Y_k] = W(q, c, k)``: the hand's ``V0`` averaged over ``k`` cards drawn at random (``_w``).
+
+So, the new second cards ``a``, ``b`` drawn exactly: ``ra[c2] <= -collects * pp + sum_{a,b} P(a, b) (V0(q, a) +
+W(q, b, 3) + W(q, c2, 6))`` with ``q`` the pair, the hand split again, ``c2``, ``a`` and ``b`` out (the first new
+hand starts with nothing unseen, the second after the first's draws, the old second hand after both), and
+``rb[e] <= -collects * pp + first + sum_{a,b} P(a, b) (V0(q, a) + W(q, b, 3))``. Where a fourth hand can be made
+(a hand x-x while four hands are allowed, or a hand after one that could have been split again) the term is
+``split_resplit_bound``'s (its ``H[J][c]``, valid there); and each term is the smaller of the two bounds (both
+bound that hand's value), so the result is never above the ``T_J`` bound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pontoon.analysis.british.game import NCLASS
+from pontoon.analysis.british.split_resplit_fast import _jit_rec, _rest
+
+KSTRIDE = 16  # ``_w``'s memo key: (composition code, class, k)
+
+
+@_jit_rec
+def _w(q, c, k, K, wmemo, memo, dmemo, dstore):  # type: ignore[no-untyped-def]
+    """``W(q, c, k)``: ``V0`` of the hand x-c (its cards in ``q``, the cards out) averaged over ``k`` more cards
+    drawn at random from the pack (``V0`` = ``_rest`` of that hand alone, the player holding the most hands, so
+    no resplit); memoized in ``wmemo``. ``q`` is restored on return."""
+    counts, base, ints = K[0], K[1], K[9]
+    if k == 0:
+        one = np.full(1, c, np.int64)
+        return _rest(q, one, ints[4], K, memo, dmemo, dstore)
+    nc = counts.shape[0]
+    code = 0
+    for d in range(nc):
+        code += q[d] * base[d]
+    key = (code * nc + c) * KSTRIDE + k
+    got = wmemo.get(key, 1e301)
+    if got < 1e300:
+        return got
+    left = ints[0] - q.sum()
+    acc = 0.0
+    for d in range(nc):
+        ld = counts[d] - q[d]
+        if ld > 0:
+            q[d] += 1
+            acc += ld / left * _w(q, c, k - 1, K, wmemo, memo, dmemo, dstore)
+            q[d] -= 1
+    wmemo[key] = acc
+    return acc
+
+
+class TightWorld:
+    """The memo of ``V0`` and ``W`` for one pair x-x (``split_resplit_fast.FastWorld``'s, against the house
+    banker); ``w(q, c, k)``."""
+
+    def __init__(self, world: Any) -> None:
+        from numba import types
+        from numba.typed import Dict
+
+        self.world = world
+        self.wmemo = Dict.empty(types.int64, types.float64)
+
+    def w(self, q: np.ndarray, c: int, k: int) -> float:
+        fw = self.world
+        return float(_w(q.astype(np.int64), c, k, fw.K, self.wmemo, fw.memo, fw.dmemo, fw.dstore))
+
+
+def tight_terms(tw: TightWorld, x: int, q0: np.ndarray, four: bool, old: Any, j1: int, third: int) -> float:
+    """``sum_{a,b} P(a, b)`` of the new hands' bounds (and, ``third`` >= 0, the hand x-``third`` after them) from
+    the cards out ``q0``: each term the smaller of ``V0``/``W`` (module docstring) and ``old(J, c)``, the ``T_J``
+    bound with the same count of unseen cards as ``split_resplit_bound.resplit_bounds`` (``j1`` for the first new
+    hand); a term that a fourth hand can reach (a hand x-x, or one after a hand x-x, four hands allowed) is
+    ``old``'s alone."""
+    counts = tw.world.K[0]
+    left = int(counts.sum() - q0.sum())
+    acc = 0.0
+    q = q0.astype(np.int64).copy()
+    for a in range(NCLASS):
+        ka = counts[a] - q[a]
+        if ka <= 0:
+            continue
+        q[a] += 1
+        for b in range(NCLASS):
+            kb = counts[b] - q[b]
+            if kb <= 0:
+                continue
+            q[b] += 1
+            p = ka / left * kb / (left - 1)
+            extra_b = 5 if four and a == x else 0
+            extra_c = 5 if four and x in (a, b) else 0
+            t1 = old(j1, a)
+            if not (four and a == x):
+                t1 = min(t1, tw.w(q, a, 0))
+            t2 = old(j1 + 3 + extra_b, b)
+            if not (four and x in (a, b)):
+                t2 = min(t2, tw.w(q, b, 3))
+            t3 = 0.0
+            if third >= 0:
+                t3 = old(8 + extra_c, third)
+                if not (four and x in (a, b, third)):
+                    t3 = min(t3, tw.w(q, third, 6))
+            acc += p * (t1 + t2 + t3)
+            q[b] -= 1
+        q[a] -= 1
+    return acc
+
+
+def tighten(
+    model: Any, x: int, world: Any, H: np.ndarray, four: bool, ra: np.ndarray, rb: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``split_resplit_bound.resplit_bounds``'s ``ra_U``, ``rb_U`` (from its tables ``H[J, c]`` and the compiled
+    world ``world`` against the house banker) with each hand's term the smaller of the two bounds (module
+    docstring): the first hand's offer per ``c2`` and the second hand's per end ``e`` of the first."""
+    from pontoon.analysis.british.split_resplit_fast import _dist, _ended
+
+    hg = model.graph(x)[0]
+    ex = (np.arange(NCLASS) == x).astype(np.int64)
+    collects = float(model.rules.banker_pontoon_collects)
+    tw = TightWorld(world)
+
+    def old(j: int, c: int) -> float:
+        return float(H[j, c])
+
+    ra_t = ra.copy()
+    for c2 in np.flatnonzero(np.isfinite(ra)):
+        q0 = 3 * ex + (np.arange(NCLASS) == c2)
+        d = _dist(q0.astype(np.int64), world.K, world.dmemo, world.dstore)
+        ra_t[c2] = -collects * float(d[24]) + tight_terms(tw, x, q0, four, old, 2, int(c2))
+    rb_t = rb.copy()
+    ends = world.K[19]
+    news: dict[int, float] = {}  # per multiset of the first hand's cards: the new hands' terms
+    for e in np.flatnonzero(np.isfinite(rb)):
+        ms = int(hg.e_mset[e])
+        q = (hg.mcnt[ms] + 2 * ex).astype(np.int64)
+        if ms not in news:
+            h1 = int(hg.mcnt[ms].sum()) - 1
+            news[ms] = tight_terms(tw, x, q, four, old, h1 + 1, -1)
+        d = _dist(q, world.K, world.dmemo, world.dstore)
+        rb_t[e] = -collects * float(d[24]) + float(_ended(d, e, ends)) + news[ms]
+    return np.minimum(ra, ra_t), np.minimum(rb, rb_t)
