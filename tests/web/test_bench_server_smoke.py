@@ -60,7 +60,8 @@ def test_bench_human_runs() -> None:
     assert stats[0] == "actions" and int(stats[1]) > 0 and stats[4] == "0", lines  # actions, errors 0
     assert lines[2].startswith("RSS MB over time:")
     assert lines[3].startswith("server CPU") and "clients (2 process(es))" in lines[3], lines
-    assert lines[4].startswith("server side: handling ms p50"), lines  # bench/server_probe.py
+    # bench/server_probe.py (after the line on the clients' own lateness where there is one)
+    assert any(x.startswith("server side: handling ms p50") for x in lines[4:6]), lines
     assert any(x.strip().startswith("of it waiting for the commit") for x in lines), lines  # SQLite
 
 

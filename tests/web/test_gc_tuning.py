@@ -72,11 +72,17 @@ def test_a_tuned_server_freezes_its_start_and_still_reclaims_the_play_s_cycles(g
         pacer.sweep_s = 3600.0
         pacer.young_s = 3600.0  # the server's paced young collections (after the leaving frames) would race
         # this thread: one run between the two lines below freezes the cycle while it is still referenced
-        # a cycle made and dropped between two collections is reclaimed by the young collection itself
-        young = _Cycle()
-        gone = weakref.ref(young)
-        del young
-        gc.collect(0)
+        # a cycle made and dropped between two collections is reclaimed by the young collection itself (the
+        # automatic collections held off meanwhile: one the server's thread triggers by allocating, between the
+        # first two lines below, would freeze the cycle while it is still referenced)
+        gc.disable()
+        try:
+            young = _Cycle()
+            gone = weakref.ref(young)
+            del young
+            gc.collect(0)
+        finally:
+            gc.enable()
         assert gone() is None
     finally:
         live.stop()
