@@ -50,6 +50,8 @@ from pontoon.analysis.british.split_resplit_fast import _jit_rec, _rest
 KSTRIDE = 16  # ``_w``'s memo key: (composition code, class or NSPLIT, k)
 NSPLIT = NCLASS  # ``_w``'s class for ``G``, the hand x-x that may be split again
 DEEP = 11  # the most cards a term is averaged over (``G``'s five below it counted); deeper: the ``T_J`` term
+# ``tighten``'s depths in turn: the terms no fourth hand reaches (and ``G`` at once), then all
+STAGES = (6, DEEP)
 
 
 @_jit_rec
@@ -169,17 +171,32 @@ def tighten(
     four: bool,
     ra: np.ndarray,
     rb: np.ndarray,
-    deep: int = DEEP,
+    enough: Any = None,
+    deeps: tuple[int, ...] = STAGES,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``split_resplit_bound.resplit_bounds``'s ``ra_U``, ``rb_U`` (from its tables ``H[J, c]`` and the compiled
     world ``world`` against the house banker) with each hand's term the smaller of the two bounds (module
-    docstring): the first hand's offer per ``c2`` and the second hand's per end ``e`` of the first."""
+    docstring): the first hand's offer per ``c2`` and the second hand's per end ``e`` of the first. The depths
+    ``deeps`` in turn (one memo), each bound below the one before, until ``enough(ra_U, rb_U)`` (if given) holds."""
+    tw = TightWorld(world)
+    got = ra, rb
+    for deep in deeps if four else deeps[-1:]:
+        got = _tighten(model, x, tw, H, four, ra, rb, deep)
+        if enough is not None and enough(*got):
+            break
+    return got
+
+
+def _tighten(
+    model: Any, x: int, tw: TightWorld, H: np.ndarray, four: bool, ra: np.ndarray, rb: np.ndarray, deep: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``tighten`` at one depth ``deep`` (``tight_terms``)."""
     from pontoon.analysis.british.split_resplit_fast import _dist, _ended
 
+    world = tw.world
     hg = model.graph(x)[0]
     ex = (np.arange(NCLASS) == x).astype(np.int64)
     collects = float(model.rules.banker_pontoon_collects)
-    tw = TightWorld(world)
 
     def old(j: int, c: int) -> float:
         return float(H[j, c])
