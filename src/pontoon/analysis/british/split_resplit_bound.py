@@ -272,10 +272,13 @@ def offers(model: SplitModel, x: int) -> bool:
     return can_resplit(model, x) or (x >= TEN and r.max_split_hands >= 3 and not r.split_only_aces)
 
 
-def resplit_bounds(model: SplitModel, x: int, tight: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def resplit_bounds(
+    model: SplitModel, x: int, tight: bool = True, enough: Any = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``ra_U >= ra`` and ``rb_U >= rb`` (``split_resplit.resplit_values``, module docstring), -inf where the cards
     cannot be; the banker facing three or four hands the house banker. ``tight``: each hand's term the smaller of
-    this bound and ``split_resplit_tight``'s (the cards before it averaged), so never above the ``T_J`` bound."""
+    this bound and ``split_resplit_tight``'s (the cards before it averaged), so never above the ``T_J`` bound; its
+    deeper averaging only until ``enough(ra_U, rb_U)`` (``split_resplit_tight.tighten``) if given."""
     from pontoon.analysis.british.split_resplit import house_play
     from pontoon.analysis.british.split_resplit_fast import FastWorld, _dist, _ended
 
@@ -343,7 +346,7 @@ def resplit_bounds(model: SplitModel, x: int, tight: bool = True) -> tuple[np.nd
     if tight:
         from pontoon.analysis.british.split_resplit_tight import tighten
 
-        return tighten(model, x, world, H, four, ra, rb)
+        return tighten(model, x, world, H, four, ra, rb, enough)
     return ra, rb
 
 
@@ -391,9 +394,16 @@ def pair_bound(
         return without + first * (withra - without)
 
     upper = value(*resplit_bounds(model, x, tight=False))
-    if keep is not None and upper <= max(keep, plain.value):
+    if keep is None:
+        return plain.value, min(upper, value(*resplit_bounds(model, x)))
+    if upper <= max(keep, plain.value):
         return plain.value, upper
-    return plain.value, min(upper, value(*resplit_bounds(model, x)))
+
+    def enough(ra: np.ndarray, rb: np.ndarray) -> bool:
+        """No gain left to bound (the deeper averaging of the fourth-hand terms skipped then)."""
+        return value(ra, rb) <= max(keep, plain.value)
+
+    return plain.value, min(upper, value(*resplit_bounds(model, x, enough=enough)))
 
 
 def bound_profile(g: Game, dev: dict[str, Any], twists: dict[int, np.ndarray]) -> dict[str, Any]:
