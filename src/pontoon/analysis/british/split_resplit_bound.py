@@ -273,12 +273,13 @@ def offers(model: SplitModel, x: int) -> bool:
 
 
 def resplit_bounds(
-    model: SplitModel, x: int, tight: bool = True, enough: Any = None
+    model: SplitModel, x: int, tight: bool = True, enough: Any = None, deeps: tuple[int, ...] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``ra_U >= ra`` and ``rb_U >= rb`` (``split_resplit.resplit_values``, module docstring), -inf where the cards
     cannot be; the banker facing three or four hands the house banker. ``tight``: each hand's term the smaller of
     this bound and ``split_resplit_tight``'s (the cards before it averaged), so never above the ``T_J`` bound; its
-    deeper averaging only until ``enough(ra_U, rb_U)`` (``split_resplit_tight.tighten``) if given."""
+    deeper averaging only until ``enough(ra_U, rb_U)`` (``split_resplit_tight.tighten``) if given, over the
+    depths ``deeps`` (default ``split_resplit_tight.STAGES``; ``DEEP_STAGES`` goes on to eleven cards)."""
     from pontoon.analysis.british.split_resplit import house_play
     from pontoon.analysis.british.split_resplit_fast import FastWorld, _dist, _ended
 
@@ -346,7 +347,7 @@ def resplit_bounds(
     if tight:
         from pontoon.analysis.british.split_resplit_tight import tighten
 
-        return tighten(model, x, world, H, four, ra, rb, enough)
+        return tighten(model, x, world, H, four, ra, rb, enough, *(() if deeps is None else (deeps,)))
     return ra, rb
 
 

@@ -50,8 +50,11 @@ from pontoon.analysis.british.split_resplit_fast import _jit_rec, _rest
 KSTRIDE = 16  # ``_w``'s memo key: (composition code, class or NSPLIT, k)
 NSPLIT = NCLASS  # ``_w``'s class for ``G``, the hand x-x that may be split again
 DEEP = 11  # the most cards a term is averaged over (``G``'s five below it counted); deeper: the ``T_J`` term
-# ``tighten``'s depths in turn: the terms no fourth hand reaches (and ``G`` at once), then all
-STAGES = (6, DEEP)
+# ``tighten``'s depths in turn: the terms no fourth hand reaches (and ``G`` at once), then all. The default
+# (``pontoon analyze --resplits``) stops at six cards, minutes a pair; ``DEEP_STAGES`` goes on to eleven, whose
+# cost on a full pack is not yet measured (more than 45 minutes of CPU on two packs: docs/analysis.md)
+STAGES = (6,)
+DEEP_STAGES = (6, DEEP)
 
 
 @_jit_rec
