@@ -55,10 +55,10 @@ import numpy as np
 
 from pontoon.analysis.british.game import NCLASS, TEN, Game, banker_can_twist, banker_outcome, best
 from pontoon.analysis.british.split_fast import SplitModel
+from pontoon.analysis.british.split_resplit_tight import FOURTH
 from pontoon.analysis.british.values import _jit
 
 HOUSE_STAYS_ON = 17  # split_resplit.HOUSE_STAYS_ON: the house banker facing three or four hands
-FOURTH = 5  # cards a fourth hand can add unseen: its second card, the other hand's new one, three draws
 MAXJ = 40
 
 

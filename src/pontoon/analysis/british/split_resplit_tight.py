@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 
 from pontoon.analysis.british.game import NCLASS
-from pontoon.analysis.british.split_resplit_bound import FOURTH
 from pontoon.analysis.british.split_resplit_fast import _jit_rec, _rest
 
+FOURTH = 5  # cards a fourth hand can add unseen: its second card, the other hand's new one, three draws
 KSTRIDE = 16  # ``_w``'s memo key: (composition code, class or NSPLIT, k)
 NSPLIT = NCLASS  # ``_w``'s class for ``G``, the hand x-x that may be split again
 DEEP = 11  # the most cards a term is averaged over (``G``'s five below it counted); deeper: the ``T_J`` term
