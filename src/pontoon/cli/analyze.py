@@ -321,7 +321,7 @@ OPTIONS: tuple[Opt, ...] = (
         "flag",
         False,
         "British: also a rigorous upper bound on what resplits (003: up to four hands) add to the exploitability "
-        "(about 15-25 minutes of CPU on a full pack; docs/analysis.md 'Resplits')",
+        "(tens of minutes of CPU on a full pack; docs/analysis.md 'Resplits')",
     ),
     Opt(
         "resplits_exact",

@@ -277,7 +277,7 @@ def analyze_british(
             "not_modelled": "splits: a second split (003 allows up to four hands) is not in the best response with "
             "splits (a lower bound; the exploitability with splits exact for the game without resplits; "
             "split_deviation.resplits: how often one would be offered); --resplits bounds what resplits add "
-            "(split_deviation.resplits.bound: split_resplit_bound and split_resplit_tight, rigorous, 15-25 minutes of CPU; the banker facing three or "
+            "(split_deviation.resplits.bound: split_resplit_bound and split_resplit_tight, rigorous, tens of minutes of CPU; the banker facing three or "
             "four hands the house banker), --resplits-exact values them (split_deviation.resplits.exact: "
             "split_resplit_fast, hours a pair on a full pack; ten-value pairs not resplit there); "
             "the banker facing a split reads a summary "
@@ -325,7 +325,7 @@ def analyze_british(
         sb = dev["with_split_banker"]
         sb["exploitability_with_splits"] = sb["player_best_response_with_splits"] - sol.banker_br
         dev["resplits"] = resplit_chances(g, dev)  # 003: up to four hands
-        if resplits and not rules.reduced_pack:  # split_resplit_tight.py: 15-25 min CPU
+        if resplits and not rules.reduced_pack:  # split_resplit_tight.py: tens of minutes of CPU
             from pontoon.analysis.british.split_resplit_bound import bound_profile
 
             bound = bound_profile(g, dev, twists)
@@ -431,7 +431,7 @@ def print_british(report: dict[str, Any], echo: Any) -> None:
         if "exact" not in rs and "bound" not in rs:
             echo(
                 f"  resplits (003: up to four hands) not analysed: {offered}; --resplits bounds their gain "
-                "(15-25 minutes of CPU), --resplits-exact values them (hours a pair on 52 or 104 cards)"
+                "(tens of minutes of CPU), --resplits-exact values them (hours a pair on 52 or 104 cards)"
             )
         elif "exact" in rs:
             ex = rs["exact"]
