@@ -62,7 +62,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import DATA_OPCODES, Frame
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import ROOT, Frames, choose, completed, free_port, ws_url  # noqa: E402
+from bench_server import ROOT, Frames, choose, completed, free_port, wait_healthy, ws_url  # noqa: E402
 from server_probe import report_probe  # noqa: E402
 
 
@@ -414,12 +414,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             bases.append(f"http://127.0.0.1:{port}")
         for base in bases:
-            for _ in range(300):
-                try:
-                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
+            wait_healthy(base)
         res = load(
             bases,
             a.tables,

@@ -173,13 +173,18 @@ def start_servers(
         )
         base = f"http://127.0.0.1:{port}"
         bases.append(base)
-        for _ in range(300):
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        wait_healthy(base)
     return procs, bases
+
+
+def wait_healthy(base: str) -> None:
+    """Wait up to about 30 s for a started server at ``base`` to answer ``/healthz``."""
+    for _ in range(300):
+        try:
+            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
 
 
 def free_port() -> int:
