@@ -9,6 +9,12 @@ sender task, which sends them in order. Either way the frames go out in the orde
 and a close asked by ``close_after`` goes out after every frame pushed before it. Written at once, a
 frame no longer waits for its sender task's turn of the event loop (at a thousand tables, 40 to 300 ms
 under load: docs/scale.md), and the queue's and the task's wake-up are spared on each frame.
+
+Either way a frame is written as its ready-made bytes straight to uvicorn's transport where that is
+what the ASGI send would write (``wire_of``: uvicorn's websockets-sansio protocol, no per-message
+compression; ``Conn._direct``: the connection open and its transport not paused), without starlette's,
+uvicorn's and the websockets library's layers for each frame, the bytes made once for the connections
+sent the same text (``frame_of``); else, and for every close, by the ASGI send as before.
 """
 
 from __future__ import annotations
@@ -21,6 +27,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.websockets import WebSocket
+
+try:  # (the state of uvicorn's websockets-sansio connection: ``Conn._direct`` writes only while open)
+    from websockets.protocol import State
+
+    _OPEN: Any = State.OPEN
+except ImportError:  # pragma: no cover (no websockets library: every frame by the ASGI send)
+    _OPEN = object()
 
 CLOSE_WAIT_S = 5.0  # a socket closed after its last frames: closed anyway after this long
 QUEUE = 256  # frames a connection may have waiting; then it is closed (a client that does not read)
@@ -38,6 +51,48 @@ class _Turn(threading.local):
 
 
 _turn = _Turn()
+
+
+def wire_of(ws: Any) -> Any:
+    """uvicorn's WebSocket protocol under ``ws`` where a state frame may be written to its transport
+    as ready-made bytes (``Conn._direct``), else None: its ASGI ``send`` as the outermost middleware
+    saw it (``scope["pontoon.send"]``, web/transport.py ``SiteGuard``) is a method of uvicorn's
+    websockets-sansio protocol, and no extension was agreed (per-message deflate compresses each
+    connection's frames on its own)."""
+    scope = getattr(ws, "scope", None)
+    send = scope.get("pontoon.send") if isinstance(scope, dict) else None
+    proto = getattr(send, "__self__", None)
+    if proto is None or type(proto).__name__ != "WebSocketsSansIOProtocol":
+        return None
+    conn = getattr(proto, "conn", None)
+    if conn is None or getattr(conn, "extensions", True) or not hasattr(conn, "state"):
+        return None
+    if not all(hasattr(proto, a) for a in ("transport", "writable", "close_sent", "disconnected")):
+        return None
+    return proto
+
+
+_last: list[Any] = [None, b""]  # the last text made into a frame and its bytes (one text, many connections)
+
+
+def frame_of(text: str) -> bytes:
+    """A server's unmasked, unfragmented WebSocket text frame of ``text`` (RFC 6455 5.2): the bytes
+    uvicorn's protocol would write for ``send_text(text)`` with no extension; made once for the
+    connections that are sent the same text one after the other (a view kind's)."""
+    last = _last
+    if last[0] is text:
+        return last[1]  # type: ignore[no-any-return]
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        head = bytes((0x81, n))
+    elif n < 65536:
+        head = b"\x81\x7e" + n.to_bytes(2, "big")
+    else:
+        head = b"\x81\x7f" + n.to_bytes(8, "big")
+    out = head + data
+    last[0], last[1] = text, out
+    return out
 
 
 def _reset() -> None:
@@ -105,6 +160,28 @@ class Conn:
     closing: tuple[int, str] | None = None  # closed by the sender once the frames before are sent
     hint: asyncio.Task[None] | None = None  # its hint being worked out (web/hint_asks.py)
     sending: bool = False  # the sender task is in a send: a new frame queues behind it
+    wire: Any = None  # uvicorn's protocol, to write frames to directly (``wire_of``; None: by the ASGI send)
+
+    def __post_init__(self) -> None:
+        if self.wire is None:
+            self.wire = wire_of(self.ws)
+
+    def _direct(self, text: str) -> bool:
+        """``text``'s frame written to the transport at once, where the connection is open and its
+        transport takes more (else False: the ASGI send does it, waiting or failing as before). What
+        starlette's, uvicorn's and the websockets library's ``send_text`` would write, without their
+        layers for every frame; the order of the frames is kept (the transport's writes are in order)."""
+        p = self.wire
+        if (
+            p is None
+            or p.close_sent
+            or p.disconnected
+            or not p.writable.is_set()
+            or p.conn.state is not _OPEN
+        ):
+            return False
+        p.transport.write(frame_of(text))
+        return True
 
     def push(self, text: str) -> None:
         """Send ``text`` after every frame pushed before it: at once when nothing is ahead of it."""
@@ -119,6 +196,8 @@ class Conn:
                 asyncio.get_running_loop().create_task(self._close())
 
     def _now(self, text: str) -> None:
+        if self._direct(text):
+            return
         coro = self.ws.send_text(text)
         try:
             waiting = coro.send(None)  # (the ASGI send runs to its end unless the transport pauses it)
@@ -132,7 +211,8 @@ class Conn:
     async def send_one(self, item: Any) -> None:
         """The sender task's send of one queued item (a frame's text, or a send begun at once)."""
         if type(item) is str:
-            await self.ws.send_text(item)
+            if not self._direct(item):
+                await self.ws.send_text(item)
         elif type(item) is _Rest:
             await item.finish()
         else:

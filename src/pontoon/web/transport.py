@@ -131,6 +131,7 @@ class SiteGuard:
                 await _with_headers(JSONResponse({"detail": msg}, status_code=status), scope, receive, send)
             return
         if scope["type"] == "websocket":
+            scope["pontoon.send"] = send  # the server's own send (web/conns.py ``wire_of``)
             await self.app(scope, receive, send)
             return
         await _with_headers(self.app, scope, receive, send)
