@@ -72,16 +72,18 @@ def wire_of(ws: Any) -> Any:
     return proto
 
 
-_last: list[Any] = [None, b""]  # the last text made into a frame and its bytes (one text, many connections)
+# the last text made into a frame and its bytes, as ONE tuple swapped whole (one text, many connections; a
+# thread with its own loop, as tests run servers, never reads one text with another's bytes)
+_last: list[tuple[Any, bytes]] = [(None, b"")]
 
 
 def frame_of(text: str) -> bytes:
     """A server's unmasked, unfragmented WebSocket text frame of ``text`` (RFC 6455 5.2): the bytes
     uvicorn's protocol would write for ``send_text(text)`` with no extension; made once for the
     connections that are sent the same text one after the other (a view kind's)."""
-    last = _last
+    last = _last[0]
     if last[0] is text:
-        return last[1]  # type: ignore[no-any-return]
+        return last[1]
     data = text.encode()
     n = len(data)
     if n < 126:
@@ -91,7 +93,7 @@ def frame_of(text: str) -> bytes:
     else:
         head = b"\x81\x7f" + n.to_bytes(8, "big")
     out = head + data
-    last[0], last[1] = text, out
+    _last[0] = (text, out)
     return out
 
 
