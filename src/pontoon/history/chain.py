@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -30,29 +31,69 @@ _ORJSON_OPTS = (
     | orjson.OPT_PASSTHROUGH_DATETIME
 )
 _dumps, _loads = orjson.dumps, orjson.loads
+_sha256 = hashlib.sha256
 
 
 def _encode(obj: Any) -> str:
     try:
         out = _dumps(obj, option=_ORJSON_OPTS)
     except TypeError:  # (orjson.JSONEncodeError) not orjson's to write: json writes it or raises
+        return _by_parts(obj) if type(obj) is dict else _json_encode(obj)
+    # the checks on the text, not on the bytes: ``b"e-" in out`` first tries the needle as an int
+    # (``bytes.__contains__`` takes one) and makes and clears a TypeError each time, about 1,800
+    # instructions, five times an event; ``str`` has no such step, and an ASCII needle is in the
+    # UTF-8 bytes exactly where it is in their text
+    text = out.decode()
+    if "e-" in text or "0.0000" in text:  # maybe a small float: json writes it otherwise
         return _json_encode(obj)
-    if b"e-" in out or b"0.0000" in out:  # maybe a small float: json writes it otherwise
+    if "null" in text and _loads(out) != obj:  # a NaN or an infinity read back as None (or a tuple)
         return _json_encode(obj)
-    if b"null" in out and _loads(out) != obj:  # a NaN or an infinity read back as None (or a tuple)
-        return _json_encode(obj)
-    return out.decode()
+    return text
 
 
-def canon(obj: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces; amounts are already exact decimal text."""
-    return _encode(obj)
+def _by_parts(obj: dict[Any, Any]) -> str:
+    """A dict that orjson refused as a whole (a table's snapshot: its generator's 128-bit state),
+    written value by value: each value by ``_encode`` (orjson where it can, ``json`` for the value it
+    refused), joined as ``json`` joins them (keys sorted, ``{"k":v,...}``). The same text as
+    ``json`` writes for the whole, and only one level down: a value refused again goes to ``json``
+    whole (which writes it, or raises as before: a cycle, a key that is not text). A key that is
+    not exactly ``str`` (``json`` turns some into text, and sorting mixed keys raises): ``json``
+    writes the whole dict."""
+    for k in obj:
+        if type(k) is not str:
+            return _json_encode(obj)
+    return "{" + ",".join([f"{_encode(k)}:{_value(obj[k])}" for k in sorted(obj)]) + "}"
+
+
+def _value(obj: Any) -> str:
+    """``_encode`` of a value of a dict written by parts (``_by_parts``): not split again."""
+    try:
+        out = _dumps(obj, option=_ORJSON_OPTS)
+    except TypeError:
+        return _json_encode(obj)
+    text = out.decode()
+    if "e-" in text or "0.0000" in text or ("null" in text and _loads(out) != obj):
+        return _json_encode(obj)
+    return text
+
+
+# Canonical JSON: sorted keys, no spaces; amounts are already exact decimal text. (``_encode`` itself:
+# no call of its own around it, twice an event in the group commit.)
+canon = _encode
 
 
 def account_key(acct: Any) -> str:
-    """The accounts table's key for an account as ``Transfer.to_json`` writes it. An account of one
-    text field (``{"player": name}``, ``{"system": "house"}``: every account the engine writes) is
-    encoded once (``_KEYS``): the group commit asks for two keys per ledger row."""
+    """The accounts table's key for an account as ``Transfer.to_json`` writes it. A player's account
+    (a text: ``"ann"``) and an account of one text field (``{"player": name}``, ``{"system":
+    "house"}``): every account the engine writes) is encoded once (``_KEYS``): the group commit asks
+    for two keys per ledger row."""
+    if type(acct) is str:
+        out = _KEYS.get(acct)
+        if out is None:
+            out = canon(acct)
+            if len(_KEYS) < 65536:
+                _KEYS[acct] = out
+        return out
     if type(acct) is dict and len(acct) == 1:
         ((field, value),) = acct.items()
         if type(field) is str and type(value) is str:
@@ -65,7 +106,8 @@ def account_key(acct: Any) -> str:
     return canon(acct)
 
 
-_KEYS: dict[tuple[str, str], str] = {}  # the keys of the one-field accounts seen (bounded)
+# the keys of the accounts seen (bounded): a text account by itself, a one-field one by (field, value)
+_KEYS: dict[str | tuple[str, str], str] = {}
 
 
 def now() -> str:
@@ -89,14 +131,46 @@ def event_text(
     row): the same text, built without encoding the data twice (the body's keys in sorted order)."""
     if type(round_no) is not int or type(seq) is not int:  # a bool or an int subclass: the plain way
         return canon(event_body(round_no, seq, kind, data, clause, transfers))
+    return _event_text("", round_no, seq, kind, payload, clause, transfers)
+
+
+def event_hash(
+    prev: str,
+    round_no: int,
+    seq: int,
+    kind: str,
+    data: dict[str, Any],
+    payload: str,
+    clause: str,
+    transfers: Sequence[dict[str, Any]],
+) -> str:
+    """``chain_text_hash(prev, event_text(...))``: the event's link in its table's chain, the text
+    made once with the previous hash in front (the group commit's writer: one call an event)."""
+    if type(round_no) is not int or type(seq) is not int:
+        return chain_text_hash(prev, canon(event_body(round_no, seq, kind, data, clause, transfers)))
+    return _sha256(_event_text(prev, round_no, seq, kind, payload, clause, transfers).encode()).hexdigest()
+
+
+def _event_text(
+    prev: str,
+    round_no: int,
+    seq: int,
+    kind: str,
+    payload: str,
+    clause: str,
+    transfers: Sequence[dict[str, Any]],
+) -> str:
     c, k = _TEXTS.get(clause), _TEXTS.get(kind)
     if c is None:
         c = _text(clause)
     if k is None:
         k = _text(kind)
+    if transfers:
+        t = _encode(transfers if type(transfers) is list else list(transfers))
+    else:
+        t = "[]"
     return (
-        f'{{"clause":{c},"data":{payload},"kind":{k},"round":{round_no},'
-        f'"seq":{seq},"transfers":{_encode(list(transfers)) if transfers else "[]"}}}'
+        f'{prev}{{"clause":{c},"data":{payload},"kind":{k},"round":{round_no},"seq":{seq},"transfers":{t}}}'
     )
 
 
@@ -108,6 +182,25 @@ def _text(s: str) -> str:
     if type(s) is str and len(_TEXTS) < 4096:
         _TEXTS[s] = out
     return out
+
+
+def amount_of(text: Any) -> tuple[Decimal, str]:
+    """A ledger row's amount as ``Decimal`` and as the text stored (``str`` of it): the amounts a
+    table books are few (the group commit asks twice per ledger row), so a text amount's pair is
+    made once (``_AMOUNTS``, bounded)."""
+    if type(text) is not str:
+        amount = Decimal(text)
+        return amount, str(amount)
+    got = _AMOUNTS.get(text)
+    if got is None:
+        amount = Decimal(text)
+        got = (amount, str(amount))
+        if len(_AMOUNTS) < 4096:
+            _AMOUNTS[text] = got
+    return got
+
+
+_AMOUNTS: dict[str, tuple[Decimal, str]] = {}
 
 
 def chain_text_hash(prev: str, text: str) -> str:

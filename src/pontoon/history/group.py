@@ -39,13 +39,12 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from decimal import Decimal
-from hashlib import sha256
 from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine
 
 from pontoon.history import batchsql
-from pontoon.history.chain import account_key, canon, event_text, now
+from pontoon.history.chain import account_key, amount_of, canon, event_hash, now
 from pontoon.history.engines import HistoryError
 
 Batch = Any  # ``store.Batch`` (store.py imports this module)
@@ -136,7 +135,7 @@ def write_items(
     Returns each item's new chain head and the tables' new heads and balances (for the caller's cache
     once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored.
     Each event's data is written to JSON once: that text is its row's payload and, inside the event's
-    canonical text (``event_text``), what its hash is taken of."""
+    canonical text (``event_hash``), what its hash is taken of."""
     tids = list(dict.fromkeys(t for t, _ in items))
     missing = [t for t in tids if t not in cached]
     read = load_heads(conn, missing) if missing else {}
@@ -171,14 +170,12 @@ def write_items(
                 if kind == "round_start" and rno > 0 and seq == 0:
                     new_rounds.append((tid, rno, data.get("shoe", b.round_shoe)))
                 payload = canon(data)
-                h = sha256(
-                    (prev + event_text(rno, seq, kind, data, payload, clause, transfers)).encode()
-                ).hexdigest()
+                h = event_hash(prev, rno, seq, kind, data, payload, clause, transfers)
                 # (batchsql's wide row: the round found by its key inside the statement)
                 add_event((tid, tid, rno, rno, seq, kind, payload, clause, stamp, prev, h))
                 prev = h
                 for j, t in enumerate(transfers):
-                    amount = Decimal(t["amount"])
+                    amount, amount_text = amount_of(t["amount"])
                     src, dst = account_key(t["source"]), account_key(t["dest"])
                     ledger.append(
                         (
@@ -191,7 +188,7 @@ def write_items(
                             f"{tid}:{rno}:{seq}:{j}",
                             src,
                             dst,
-                            str(amount),
+                            amount_text,
                             t["kind"],
                             t["player"],
                             t["reason"],

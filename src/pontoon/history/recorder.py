@@ -185,7 +185,8 @@ class Recorder:
                 self.store.enqueue(self.table_id, batches)  # the caller waits for ``pending``
             else:
                 self.store.append_many(self.table_id, batches)  # committed before the call returns
-            self.written += sum(len(b.rows) for b in batches)
+            for b in batches:  # (usually one: no generator made for it)
+                self.written += len(b.rows)
 
     def _on(self, rec: TableRecord) -> None:
         row = _row(rec)
@@ -208,7 +209,7 @@ class Recorder:
                 self._check(r)
             self._pack = None  # committed with these rows
             return
-        shoe = self._take_pack()
+        shoe = self._take_pack() if self._pack is not None else None
         state = None
         if kind == "round_start" and rno > 0 and seq == 0:
             shoe = shoe or self._shoe()

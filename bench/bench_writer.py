@@ -1,0 +1,185 @@
+"""The group commit's writer alone: its CPU per event replaying recorded commits, on one thread.
+
+Usage: ``python bench/bench_writer.py [--tables 100] [--rounds 20] [--reps 7] [--save DIR | --load DIR]``.
+
+``bench_history.py``'s figures swing with the load of a shared machine (the loop thread and the writer
+thread share the cores with everything else). This one measures the writer's part only, steadily:
+1. it records the loop driver's commits (``bench_history.run_loop``: ``--tables`` mbs tables, two
+   players each, ``--rounds`` rounds each, every call awaiting its commit) on a ``synchronous=OFF``
+   store: each ``Store.write_group``'s items as they were written, and a copy of the database once the
+   tables were set up;
+2. it replays those commits ``--reps`` times, each on a fresh copy of that database
+   (``synchronous=OFF``: no fsync, so the figure is CPU), through ``Store.write_group`` on the writer's
+   own connection, the collector off, timing the thread's CPU (``time.thread_time``): the write_group
+   CPU per event (the rows, canonical text, hashes, seals and the statements in SQLite);
+3. it replays them once more with the statements' parameters made but not run (``batchsql.run``
+   replaced): ``write_items``' Python alone;
+4. it prints a digest of every row the replay wrote (events, ledger, balances, heads and seals,
+   rounds, snapshots, shoes; not the ``created`` stamps), and of the recording's own database, so
+   that the replay is seen to write what the run wrote and two trees' writers the same bytes.
+``--save DIR`` keeps the recording (``commits.pkl``, ``base.sqlite``) and ``--load DIR`` replays a kept
+one: record once, then replay the same commits with each tree's copy of this script (it imports the
+``src`` beside it), one after the other. The seal key: ``PONTOON_HISTORY_KEY_FILE`` (the same key for
+both, or the seals differ).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import pickle
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "bench")]
+
+from pontoon.history import batchsql, open_store  # noqa: E402
+from pontoon.history.store import Store  # noqa: E402
+
+_DIGEST = [
+    "SELECT id, table_id, round_id, round_no, seq, kind, payload, clause, prev_hash, hash FROM events ORDER BY id",
+    "SELECT id, table_id, round_id, event_id, idem, source, dest, amount, kind, player, reason FROM ledger "
+    "ORDER BY id",
+    "SELECT table_id, account, balance FROM accounts ORDER BY table_id, account",
+    "SELECT table_id, last_hash, seal FROM heads ORDER BY table_id",
+    "SELECT id, table_id, number, shoe, status, result FROM rounds ORDER BY id",
+    "SELECT id, state, state_event FROM tables ORDER BY id",
+    "SELECT table_id, number, cards, cut FROM shoes ORDER BY table_id, number",
+]
+
+
+def record(out: Path, tables: int, rounds: int) -> None:
+    """The loop driver's commits after the tables' set-up (pickled as written) and the set-up's database."""
+    import bench_history as bh
+
+    got: list[bytes] = []
+    on = [False]
+    write_group = Store.write_group
+
+    def recorded(self: Store, items: Any, conn: Any = None) -> list[str]:
+        if on[0]:
+            got.append(pickle.dumps(list(items)))
+        return write_group(self, items, conn)
+
+    attach = bh._attach_tables
+    path = out / "recording.sqlite"
+
+    def attached(sp: Any, n: int) -> Any:
+        made = attach(sp, n)
+        src, dst = sqlite3.connect(path), sqlite3.connect(out / "base.sqlite")
+        src.backup(dst)
+        dst.close()
+        src.close()
+        on[0] = True
+        return made
+
+    Store.write_group = recorded  # type: ignore[method-assign]
+    bh._attach_tables = attached
+    try:
+        s = open_store(f"sqlite:///{path}", synchronous="OFF")
+        s.start_group()
+        bh.run_loop(s, rounds, tables)
+        s.close()
+    finally:
+        Store.write_group = write_group  # type: ignore[method-assign]
+        bh._attach_tables = attach
+    (out / "commits.pkl").write_bytes(pickle.dumps(got))
+
+
+def digest_of(path: str | Path) -> str:
+    """The digest of every row the writer writes (``_DIGEST``: not the ``created`` stamps)."""
+    h = hashlib.sha256()
+    db = sqlite3.connect(path)
+    for q in _DIGEST:
+        for row in db.execute(q):
+            h.update(repr(row).encode())
+    db.close()
+    return h.hexdigest()[:16]
+
+
+def replay(rec: Path, commits: list[Any], digest: bool) -> tuple[float, str]:
+    """One replay on a fresh copy of the set-up: write_group's thread CPU (s) and the rows' digest."""
+    with tempfile.TemporaryDirectory() as d:
+        shutil.copy(rec / "base.sqlite", f"{d}/x.sqlite")
+        s = open_store(f"sqlite:///{d}/x.sqlite", synchronous="OFF")
+        conn = s.writer_connection()
+        gc.collect()
+        gc.disable()
+        c = time.thread_time()
+        for items in commits:
+            s.write_group(items, conn)
+        spent = time.thread_time() - c
+        gc.enable()
+        s.release_writer(conn)
+        s.close()
+        return spent, digest_of(f"{d}/x.sqlite") if digest else ""
+
+
+def python_only(rec: Path, commits: list[Any]) -> float:
+    """``write_items`` with its statements' parameters made but not run: its Python's thread CPU (s)."""
+    run = batchsql.run
+
+    def made(_raw: Any, _pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str) -> int:
+        for name, rows in steps.items():
+            wide = batchsql._WIDE.get(name)
+            batchsql.chunks([wide(r, stamp) for r in rows] if wide is not None else rows)
+        return len(steps["head"])
+
+    batchsql.run = made
+    try:
+        return replay(rec, commits, digest=False)[0]
+    finally:
+        batchsql.run = run
+
+
+def _opt(name: str, default: str) -> str:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else default
+
+
+def main() -> None:
+    if "-h" in sys.argv or "--help" in sys.argv:
+        print(__doc__)
+        return
+    known = {"--tables", "--rounds", "--reps", "--save", "--load"}
+    bad = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
+    if bad:
+        print(f"error: {bad[0]}: the options are {', '.join(sorted(known))}", file=sys.stderr)
+        sys.exit(2)
+    tables, rounds, reps = int(_opt("--tables", "100")), int(_opt("--rounds", "20")), int(_opt("--reps", "7"))
+    with tempfile.TemporaryDirectory() as tmp:
+        rec = Path(_opt("--load", "") or _opt("--save", "") or tmp)
+        recorded = ""
+        if "--load" not in sys.argv:
+            rec.mkdir(parents=True, exist_ok=True)
+            record(rec, tables, rounds)
+            recorded = f" (the recording's own: {digest_of(rec / 'recording.sqlite')})"
+        commits = [pickle.loads(b) for b in pickle.loads((rec / "commits.pkl").read_bytes())]
+        events = sum(len(b.rows) for items in commits for _t, batches in items for b in batches)
+        calls = sum(len(items) for items in commits)
+        spent, digest = [], ""
+        for i in range(reps):
+            s, d = replay(rec, commits, digest=i == 0)
+            spent.append(s / events * 1e6)
+            digest = digest or d
+        py = sorted(python_only(rec, commits) / events * 1e6 for _ in range(max(1, reps // 2)))
+    us = sorted(spent)
+    print(
+        f"{len(commits)} commits, {calls} table calls, {events} events replayed; rows' digest {digest}{recorded}"
+    )
+    print(
+        f"write_group thread CPU per event: median {statistics.median(us):.2f} us "
+        f"({' '.join(f'{x:.2f}' for x in us)}); write_items' Python alone median {statistics.median(py):.2f} us"
+    )
+    print(f"({os.path.dirname(batchsql.__file__)})")
+
+
+if __name__ == "__main__":
+    main()
