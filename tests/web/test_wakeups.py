@@ -85,3 +85,41 @@ def test_a_cancelled_waiter_leaves_the_writers_future_alone() -> None:
         return cancelled, fut.result()
 
     assert asyncio.run(main()) == (False, "head")
+
+
+def test_the_loop_ticks_while_a_commit_is_awaited_and_stops_after() -> None:
+    """``POLL_S``: one timer per loop while any wait is pending (many waits: still one), none after the
+    last wait (an idle server does not tick): the loop wakes about every ``poll_s`` meanwhile."""
+
+    async def main() -> tuple[int, int, bool, bool]:
+        loop = asyncio.get_running_loop()
+        w = Wakeups()
+        w.poll_s = 0.001
+        futs: list[Future[str]] = [Future() for _ in range(20)]
+        tasks = [asyncio.ensure_future(w.wait(f)) for f in futs]
+        await asyncio.sleep(0)
+        one_timer = len(w.timers) == 1 and w.waiting[loop] == 20
+        writer = threading.Timer(0.05, lambda: [f.set_result("") for f in futs])  # a 50 ms commit
+        writer.start()
+        await asyncio.wait_for(asyncio.gather(*tasks), 5)
+        writer.join()
+        during = w.ticks
+        await asyncio.sleep(0.03)  # no wait pending: the timer has stopped
+        return during, w.ticks, one_timer, loop in w.timers
+
+    during, after, one_timer, still = asyncio.run(main())
+    assert one_timer
+    assert 10 <= during <= 60  # about one a millisecond for 50 ms (not one per waiter: 20 x 50)
+    assert after <= during + 1 and not still
+
+
+def test_no_ticks_when_keeping_awake_is_off() -> None:
+    async def main() -> int:
+        w = Wakeups()
+        w.poll_s = None
+        fut: Future[str] = Future()
+        threading.Timer(0.02, lambda: fut.set_result("")).start()
+        await asyncio.wait_for(w.wait(fut), 5)
+        return w.ticks
+
+    assert asyncio.run(main()) == 0
