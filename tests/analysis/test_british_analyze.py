@@ -213,3 +213,18 @@ def test_resplits_in_process() -> None:
     assert abs(ex["exploitability_with_resplits"] - (ex["player_best_response_with_resplits"] - br)) < 1e-15
     assert set(ex["pairs"]) == set(dev["pairs"]) and ex["pairs"]["AA"]["resplit_valued"]
     assert not ex["pairs"]["TT"]["resplit_valued"]  # ten-value pairs are never resplit here
+
+
+def test_the_resplit_bound_asks_a_tighter_solve() -> None:
+    """With ``--resplits`` on a full pack (the rigorous bound, split_resplit_bound.py) the game without splits is
+    solved to a tenth of the target (its exploitability is most of the exploitability with splits, to which the
+    bound on what resplits add is summed: docs/analysis.md "Resplits"); without, to half of it (splits) or the
+    target itself (no splits, reduced packs: the bound is not computed there)."""
+    from pontoon.analysis.british.report import solve_target
+
+    assert solve_target(BRITISH, 1e-3, True) == pytest.approx(1e-4)
+    assert solve_target(BRITISH.with_(packs=2), 1e-3, True) == pytest.approx(1e-4)
+    assert solve_target(BRITISH, 1e-3, False) == pytest.approx(5e-4)
+    assert solve_target(BRITISH.with_(max_split_hands=2), 1e-3, True) == pytest.approx(5e-4)  # no resplit
+    assert solve_target(BRITISH.with_(max_split_hands=1), 1e-3, False) == pytest.approx(1e-3)
+    assert solve_target(SHOOT.with_(pack_ranks="A5T"), 1e-3, True) == pytest.approx(1e-3)

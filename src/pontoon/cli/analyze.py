@@ -320,8 +320,9 @@ OPTIONS: tuple[Opt, ...] = (
         "--resplits",
         "flag",
         False,
-        "British: also a rigorous upper bound on what resplits (003: up to four hands) add to the exploitability "
-        "(tens of minutes of CPU on a full pack; docs/analysis.md 'Resplits')",
+        "British: also a rigorous upper bound on what resplits (003: up to four hands) add to the exploitability, "
+        "the game without splits solved to a tenth of the target for it (tens of minutes of CPU on a full pack; "
+        "docs/analysis.md 'Resplits')",
     ),
     Opt(
         "resplits_exact",
