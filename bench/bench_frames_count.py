@@ -1,10 +1,11 @@
 """The server's work per round in one process, counted in machine instructions (callgrind), not timed:
 a count that the load of other jobs does not move, for old-against-new comparisons on a shared machine.
 
-``python bench/bench_frames_count.py [--rounds 60] [--spectators 1] [--src DIR ...]``
+``python bench/bench_frames_count.py [--rounds 60] [--spectators 1] [--deltas 1|2] [--src DIR ...]``
 
 For each source tree (``--src``, repeatable; default this checkout's ``src``): a casino table (``mbs``,
-seed 7) with two seats and S spectators, all asking for deltas, plays R rounds in one process, with no
+seed 7) with two seats and S spectators, all asking for deltas (``--deltas 2``: split, as the page
+asks since 2026-11-28; a tree without them sends its deltas), plays R rounds in one process, with no
 sockets and no event loop: every message handled (``CasinoHost.handle``: the engine's step, the
 records) and its change's frames made for every connection (``frames.broadcast``: the views, the
 deltas, the texts). Run under ``valgrind --tool=callgrind`` twice, with R rounds and with none, and
@@ -25,7 +26,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def play(rounds: int, spectators: int) -> int:
+def play(rounds: int, spectators: int, deltas: int = 1) -> int:
     """The rounds (the part that is counted); the number of changes."""
     from decimal import Decimal
 
@@ -41,7 +42,7 @@ def play(rounds: int, spectators: int) -> int:
 
     class Conn:
         def __init__(self, name: str | None) -> None:
-            self.name, self.deltas, self.kind, self.seq, self.history_mark = name, True, None, -1, -1
+            self.name, self.deltas, self.kind, self.seq, self.history_mark = name, deltas, None, -1, -1
 
         def push(self, text: str) -> None:
             pass
@@ -75,11 +76,12 @@ def play(rounds: int, spectators: int) -> int:
     return changes
 
 
-def count(src: str, rounds: int, spectators: int) -> int:
+def count(src: str, rounds: int, spectators: int, deltas: int = 1) -> int:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(src), PYTHONHASHSEED="0")
     out = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
-        + [os.path.abspath(__file__), "--play", str(rounds), "--spectators", str(spectators)],
+        + [os.path.abspath(__file__), "--play", str(rounds), "--spectators", str(spectators)]
+        + ["--deltas", str(deltas)],
         env=env,
         capture_output=True,
         text=True,
@@ -96,18 +98,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--spectators", type=int, default=1)
     ap.add_argument("--src", action="append", default=[], help="a source tree (repeatable)")
+    ap.add_argument("--deltas", type=int, default=1, choices=(1, 2), help="1: deltas, 2: split deltas")
     ap.add_argument("--play", type=int, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.play is not None:
-        play(a.play, a.spectators)
+        play(a.play, a.spectators, a.deltas)
         return 0
     if shutil.which("valgrind") is None:
         print("error: valgrind is needed (apt-get install valgrind)", file=sys.stderr)
         return 2
     srcs = a.src or [os.path.join(ROOT, "src")]
-    print(f"bench_frames_count: mbs, 2 seats, {a.spectators} spectators, {a.rounds} rounds, callgrind")
+    print(
+        f"bench_frames_count: mbs, 2 seats, {a.spectators} spectators, deltas {a.deltas}, {a.rounds} rounds"
+    )
     for src in srcs:
-        full, none = count(src, a.rounds, a.spectators), count(src, 0, a.spectators)
+        full, none = count(src, a.rounds, a.spectators, a.deltas), count(src, 0, a.spectators, a.deltas)
         print(f"{src}: {(full - none) / a.rounds / 1e6:.2f} M instructions a round", flush=True)
     return 0
 

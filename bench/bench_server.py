@@ -1,13 +1,15 @@
 """Load benchmark of the table server: simulated WebSocket players on loopback.
 
 ``python bench/bench_server.py [--tables 1,10,100] [--rounds 10] [--players 2] [--preset mbs]
-[--store memory,sqlite,pg] [--frames deltas|full] [--ws-deflate off|on] [--probe on|off] [--src DIR]
+[--store memory,sqlite,pg] [--frames split|deltas|full] [--ws-deflate off|on] [--probe on|off] [--src DIR]
 [--ws websockets-sansio|websockets|wsproto] [--client raw|websockets] [--servers N]``
 
 For each table count T: a fresh server process (uvicorn, the app of ``pontoon serve``, rate limits
 raised for the load) hosts T casino tables with P players each (N = T x P WebSocket clients, all in
 this process's event loop); every player bets the minimum, hits below 17 and stands, for M rounds.
-The players ask for deltas as the page does (``?deltas=1``, docs/server.md) unless ``--frames full``.
+The players ask for split deltas as the page does (``?deltas=2``: the public part once per change, each
+seat's own part apart, docs/server.md), or ``--frames deltas`` (``?deltas=1``: each view kind's delta,
+what a tree before split deltas sends) or ``full``.
 Reported: rounds per second (all tables together), the action latency (from sending a bet or an
 action to the first state that answers it) at p50 and p99, the server process's CPU time per round
 (measured over the play, the set-up's REST calls left out),
@@ -218,38 +220,48 @@ def completed(state: dict[str, Any]) -> int:
 
 
 class Frames:
-    """A client's state from the server's frames: full states, or (``?deltas=1``, as the page asks)
-    deltas applied to the state held (web/frames.py)."""
+    """A client's state from the server's frames: full states, or (``?deltas=1``) deltas applied to the
+    state held, or (``?deltas=2``, as the page asks) the public part's deltas applied to the public state
+    held and the own part's to the own part held, the state being the public one with the own part's
+    operations applied (web/frames.py)."""
 
     def __init__(self) -> None:
         self.state: dict[str, Any] = {}
+        self.pub: dict[str, Any] = {}
+        self.own: list[Any] = []
 
     def take(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         """The state after ``msg`` (None: not a state frame)."""
+        from pontoon.web.delta import apply
+
         kind = msg.get("type")
         if kind == "state":
             if "history" not in msg:  # a client without deltas: sent only when it changes
                 msg["history"] = self.state.get("history", [])
-            self.state = msg
+            self.own = msg.pop("own", [])
+            self.pub = msg
         elif kind == "delta":
-            from pontoon.web.delta import apply
-
-            if msg["base"] != self.state.get("seq"):
-                raise RuntimeError(
-                    f"a delta based on {msg['base']}, the state held is {self.state.get('seq')}"
-                )
-            self.state = dict(apply(msg["ops"], self.state), seq=msg["seq"])
+            if msg["base"] != self.pub.get("seq"):
+                raise RuntimeError(f"a delta based on {msg['base']}, the state held is {self.pub.get('seq')}")
+            self.pub = dict(apply(msg["ops"], self.pub), seq=msg["seq"])
+            if "own" in msg:
+                self.own = apply(msg["own"], self.own)
         else:
             return None
+        self.state = apply(self.own, self.pub) if self.own else self.pub
         return self.state
 
 
-def ws_url(url: str, deltas: bool) -> str:
-    return url + "?deltas=1" if deltas else url
+FRAMES = {"full": 0, "deltas": 1, "split": 2}  # ``--frames``: what ``?deltas=`` the players ask for
+
+
+def ws_url(url: str, deltas: int) -> str:
+    """``deltas``: 0 (or False) full states, 1 (or True) deltas, 2 split deltas."""
+    return f"{url}?deltas={int(deltas)}" if deltas else url
 
 
 async def player(
-    url: str, rounds: int, bet: str, lat: list[float], errors: list[str], deltas: bool, client: str = "raw"
+    url: str, rounds: int, bet: str, lat: list[float], errors: list[str], deltas: int, client: str = "raw"
 ) -> None:
     """One player: acts only on a state that answers its previous message (never on a stale one).
     ``client``: ``raw`` (bench/raw_ws.py, lean: the clients share the server's cores) or ``websockets``
@@ -321,7 +333,7 @@ async def run_load(
     players: int,
     rounds: int,
     preset: str,
-    deltas: bool,
+    deltas: int,
     ps: list[Any] | None = None,
     client: str = "raw",
 ) -> dict[str, Any]:
@@ -435,9 +447,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--frames",
-        default="deltas",
-        choices=("deltas", "full"),
-        help="what the clients ask for: deltas after the first full state (as the page), or full states",
+        default="split",
+        choices=("split", "deltas", "full"),
+        help="what the clients ask for after the first full state: split deltas (as the page), deltas "
+        "(a tree before split deltas), or full states",
     )
     ap.add_argument(
         "--ws-deflate",
@@ -554,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
                 cprof = cProfile.Profile(time.thread_time)
                 cprof.enable()
             res = asyncio.run(
-                run_load(bases, tables, a.players, a.rounds, a.preset, a.frames == "deltas", ps, a.client)
+                run_load(bases, tables, a.players, a.rounds, a.preset, FRAMES[a.frames], ps, a.client)
             )
             if cprof is not None:
                 cprof.disable()

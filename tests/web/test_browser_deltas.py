@@ -1,6 +1,7 @@
 """The page on deltas (docs/server.md "State frames and deltas") in a real browser (Debian's chromium
 through Playwright): two people play casino rounds while their pages and a spectator's apply the
-server's deltas; then each page, reloaded (a fresh connection: a full state), shows the same table."""
+server's split deltas (``?deltas=2``: the public part, and a seat's own part apart); then each page,
+reloaded (a fresh connection: a full state), shows the same table."""
 
 from __future__ import annotations
 
@@ -27,9 +28,14 @@ def _count_frames(page: Any) -> dict[str, int]:
     seen: dict[str, int] = {}
 
     def on_socket(ws: Any) -> None:
+        seen["split"] = seen.get("split", 0) + ws.url.endswith("?deltas=2")
+
         def got(payload: Any) -> None:
-            kind = json.loads(payload).get("type", "?") if isinstance(payload, str) else "binary"
+            msg = json.loads(payload) if isinstance(payload, str) else {"type": "binary"}
+            kind = msg.get("type", "?")
             seen[kind] = seen.get(kind, 0) + 1
+            if "own" in msg:  # a seat's own part (its legal actions, its seat): on its page only
+                seen["own"] = seen.get("own", 0) + 1
 
         ws.on("framereceived", got)
 
@@ -62,4 +68,5 @@ def test_the_page_after_deltas_shows_what_a_fresh_full_state_shows(browser: Any,
         p.wait_for_function("document.querySelectorAll('#history details.round').length >= 2")
         p.wait_for_timeout(300)
         assert _shown(p) == before
-    assert all(f.get("delta", 0) >= 5 and f.get("state", 0) >= 1 for f in frames), frames
+    assert all(f.get("delta", 0) >= 5 and f.get("state", 0) >= 1 and f["split"] >= 1 for f in frames), frames
+    assert frames[0].get("own", 0) >= 3 and frames[1].get("own", 0) >= 3 and "own" not in frames[2], frames

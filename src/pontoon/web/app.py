@@ -30,7 +30,7 @@ from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
 from pontoon.web import frames, hint_asks, replies
 from pontoon.web.auth import Auth, backend_for, socket_identity
-from pontoon.web.conns import Conn, sender
+from pontoon.web.conns import Conn, deltas_asked, sender
 from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.lobby import Lobby
 from pontoon.web.models import CLIENT_MESSAGE
@@ -379,7 +379,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
     await websocket.accept()
     if sid is not None:
         srv.auth.watch(sid, websocket)  # closed when that session logs out
-    conn = Conn(name, websocket, deltas=websocket.query_params.get("deltas") == "1")
+    conn = Conn(name, websocket, deltas=deltas_asked(websocket.query_params.get("deltas")))
     srv.conns.setdefault(tid, set()).add(conn)
     async with srv.lock(tid):
         before = host.version

@@ -453,6 +453,27 @@ class CasinoHost(HostedTable):
         out["hints_available"] = True
         return out
 
+    def own_ops(self, name: str, memo: dict[str, Any]) -> list[list[Any]]:
+        """What turns the public state (``state_for(None)``, of the same ``memo``) into member ``name``'s
+        (web/frames.py ``Change.own``), made as ``state_for`` makes them: its ``you``, its seat and legal
+        actions in the round, its ``legal``; from its own view alone (ruling 35)."""
+        m, rnd = self.members[name], self.table.round
+        shared = memo.get("casino")
+        if shared is None:
+            shared = memo["casino"] = self._shared_state()
+        ops: list[list[Any]] = [[["you"], name]]
+        la: list[dict[str, Any]] = []
+        if shared["round"] is not None and not m.pending:
+            la = [a.to_json() for a in rnd.legal_actions(name)] if rnd is not None else []
+            ops += [
+                [["round", "seat"], name],
+                [["round", "spectator"], False],
+                [["round", "legal_actions"], la],
+            ]
+        in_round = self.table.in_round and rnd is not None
+        ops.append([["legal"], ([] if m.absent or m.pending else la) if in_round else self.legal_for(name)])
+        return ops
+
     def _shared_state(self) -> dict[str, Any]:
         """The parts of a state every view kind sees alike (nothing hidden: the public round view)."""
         rnd = self.table.round

@@ -97,6 +97,11 @@ def frame_of(text: str) -> bytes:
     return out
 
 
+def deltas_asked(query: str | None) -> int:
+    """A table socket's ``?deltas=`` as ``Conn.deltas``: 1 or 2 as asked, anything else 0 (full states)."""
+    return 2 if query == "2" else 1 if query == "1" else 0
+
+
 def _reset() -> None:
     _turn.n = 0
 
@@ -155,7 +160,9 @@ class Conn:
     dropped: int = 0
     overflow: bool = False
     history_mark: int = -1  # the host's history_mark when this connection was last sent the history
-    deltas: bool = False  # asked for deltas (``?deltas=1``, the page): web/frames.py
+    # what it asked for (web/frames.py): 0 full states, 1 deltas (``?deltas=1``), 2 split deltas (the
+    # public part and its own apart: ``?deltas=2``, the page); ``deltas_asked``
+    deltas: int = 0
     kind: str | None = None  # the view kind and change number of the last state frame it was sent
     seq: int = -1
     resynced: int = -1  # the table's change number when it was last answered a ``resync``
@@ -253,4 +260,4 @@ async def sender(conn: Conn) -> None:
         conn.sending = False
 
 
-__all__ = ["CLOSE_WAIT_S", "QUEUE", "Conn", "sender"]
+__all__ = ["CLOSE_WAIT_S", "QUEUE", "Conn", "deltas_asked", "sender"]

@@ -10,6 +10,12 @@ serializes it once, and sends the same text to every connection of that kind:
 - a connection that asked for deltas (``/ws/tables/{id}?deltas=1``, the page) and holds the kind's
   previous view gets ``{"type": "delta", "seq": n, "base": m, "ops": [...]}`` (web/delta.py), else the
   full state with ``"seq": n``; on a gap it sends ``{"type": "resync"}`` and gets the full state;
+- a connection that asked for split deltas (``?deltas=2``, the page) gets the public view (kind
+  ``None``'s, the same for every seat and spectator) and its own part apart: the public delta is made
+  and serialized once per change for the whole table, and a seat's own part (``own``: the operations
+  that turn the public view into its kind's view, e.g. its ``you``, ``legal`` and its seat's
+  ``round.legal_actions``) is sent only as what changed in it (``Split``; the text shared by every
+  connection whose own part did not change). A full state on connecting and on ``resync``;
 - any other connection gets the full state each time (no ``seq``), its ``history`` only when a round was
   booked since it was last sent (``history_mark``), as before.
 
@@ -27,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pontoon.web.delta import diff
+from pontoon.web.delta import Op, diff
 
 if TYPE_CHECKING:
     from pontoon.web.hosting import HostedTable
@@ -45,12 +51,37 @@ class Sent:
 
 
 @dataclass
+class Split:
+    """The last split frame a kind was sent (``?deltas=2``): its change number, the public view it held
+    (kind ``None``'s: the same object for every kind sent at that change) and its own part."""
+
+    seq: int
+    pub: dict[str, Any]
+    own: list[str]  # its own part's operations, each as its JSON text
+
+
+def own_delta(old: list[str], new: list[str]) -> str | None:
+    """What changed in a kind's own part (each operation as its text), as delta operations on that list
+    (an operation replaced or added whole, the list cut where it got shorter); None: nothing changed.
+    Compared as texts: exact (``1`` is not ``1.0``), one ``dumps`` per operation, no walk."""
+    if old == new:
+        return None
+    n = min(len(old), len(new))
+    ops = [f"[[{i}],{new[i]}]" for i in range(n) if old[i] != new[i]]
+    if len(old) > n:
+        ops.append(f"[[{n}]]")
+    ops += [f"[[{i}],{new[i]}]" for i in range(n, len(new))]
+    return "[" + ",".join(ops) + "]"
+
+
+@dataclass
 class TableFrames:
     """What a table has sent: the change counter and the last view of each kind (bounded by the
     kinds with a connection at the last change)."""
 
     seq: int = 0
     last: dict[Kind, Sent] = field(default_factory=dict)
+    split: dict[Kind, Split] = field(default_factory=dict)  # the same for split connections (``?deltas=2``)
     # each kind's history as built at a history_mark: the same list while no round is booked (built
     # once per booked round, and the deltas pass it by at once: ``diff`` skips what ``is`` the same),
     # and the host's entries it was built from (an entry still there keeps its shown form: ``shown``)
@@ -111,6 +142,8 @@ class Change:
         self.views: dict[Kind, dict[str, Any]] = {}
         self.memo: dict[str, Any] = {}  # what every kind of this change sees alike, made once (state_for)
         self.texts: dict[tuple[Kind, str], str] = {}
+        self.owns: dict[Kind, list[str]] = {}  # each split kind's own part (``own``), as texts
+        self.pub_deltas: dict[int, str] = {}  # the public delta's text from each base change number
 
     def view(self, kind: Kind) -> dict[str, Any]:
         v = self.views.get(kind)
@@ -148,6 +181,53 @@ class Change:
             self.texts[(kind, what)] = t
         return t
 
+    def own(self, kind: Kind) -> list[str]:
+        """``kind``'s own part: the operations that turn the public view (``view(None)``) into the
+        kind's view, from what the kind may see alone (ruling 35), each as its text: the host's
+        ``own_ops`` where it has one (made directly, the kind's view not built), else the two views
+        compared."""
+        o = self.owns.get(kind)
+        if o is None:
+            pub = self.view(None)
+            if kind is None:
+                o = []
+            else:
+                made = getattr(self.host, "own_ops", None)
+                ops: list[Op] = made(kind, self.memo) if made is not None else diff(pub, self.view(kind))
+                o = [dumps(op) for op in ops]
+            self.owns[kind] = o
+        return o
+
+    def split_text(self, kind: Kind, prev: Split | None) -> str:
+        """A split connection's frame (``?deltas=2``): the public delta from ``prev``'s change (made
+        once per change and base, the same text for every kind whose own part did not change) with
+        what changed in the kind's own part; the full state (public view, ``own``) without ``prev``."""
+        what = "split" if prev is not None else "split-full"
+        t = self.texts.get((kind, what))
+        if t is not None:
+            return t
+        own = self.own(kind)
+        if prev is None:
+            t = self.text(None, "full")
+            if own:
+                t = t[:-1] + ',"own":[' + ",".join(own) + "]}"
+        else:
+            t = self.pub_deltas.get(prev.seq)
+            if t is None:  # (the kinds sent at one change hold the same public view: one diff)
+                t = self.pub_deltas[prev.seq] = dumps(
+                    {
+                        "type": "delta",
+                        "seq": self.seq,
+                        "base": prev.seq,
+                        "ops": diff(prev.pub, self.view(None)),
+                    }
+                )
+            changed = own_delta(prev.own, own)
+            if changed is not None:
+                t = t[:-1] + ',"own":' + changed + "}"
+        self.texts[(kind, what)] = t
+        return t
+
     def send(self, conns: list[Any]) -> None:
         host, members, last, seq, mark = (
             self.host,
@@ -156,23 +236,29 @@ class Change:
             self.seq,
             self.host.history_mark,
         )
-        notices = host.notices
+        notices, split = host.notices, self.tf.split
         notes = {c.name: notices.pop(c.name) for c in conns if c.name in notices} if notices else {}
         texts = self.texts
         for c in conns:
             name = c.name
             kind = name if name is not None and name in members else None
-            if c.deltas:
-                prev = last.get(kind)
-                what = "delta" if prev is not None and c.seq == prev.seq and c.kind == kind else "full"
+            if c.deltas == 2:
+                sp = split.get(kind)
+                text = self.split_text(
+                    kind, sp if sp is not None and c.seq == sp.seq and c.kind == kind else None
+                )
                 c.kind, c.seq = kind, seq
             else:
-                what = "plain" if c.history_mark != mark else "bare"
-                c.history_mark = mark
-                prev = None
-            text = texts.get((kind, what))
-            if text is None:
-                text = self.text(kind, what, prev)
+                if c.deltas:
+                    prev = last.get(kind)
+                    what = "delta" if prev is not None and c.seq == prev.seq and c.kind == kind else "full"
+                    c.kind, c.seq = kind, seq
+                else:
+                    what = "plain" if c.history_mark != mark else "bare"
+                    c.history_mark = mark
+                    prev = None
+                got = texts.get((kind, what))
+                text = got if got is not None else self.text(kind, what, prev)
             note = notes.get(name) if notes else None
             c.push(text if note is None else _with(text, {"notice": note}))
 
@@ -180,10 +266,14 @@ class Change:
         """Record this change's views as each kind's last; ``only``: the other kinds' stay (a change
         sent to one kind's connections), else they are dropped (no connection of theirs is left)."""
         new = {k: Sent(self.seq, v, self.texts.get((k, "full"))) for k, v in self.views.items()}
+        pub = self.views.get(None)
+        splits = {} if pub is None else {k: Split(self.seq, pub, o) for k, o in self.owns.items()}
         if only:
             self.tf.last.update(new)
+            self.tf.split.update(splits)
         else:
             self.tf.last = new
+            self.tf.split = splits
             for k in [k for k in self.tf.history if k not in new]:
                 del self.tf.history[k]
 
@@ -204,6 +294,16 @@ def welcome(host: HostedTable, conn: Any, conns: list[Any]) -> None:
     tf = frames_of(host)
     prev = tf.last.get(kind)
     note = host.notices.pop(conn.name, None) if conn.name is not None else None
+    sp = tf.split.get(kind) if conn.deltas == 2 else None
+    if sp is not None and sp.pub.get("version") == host.version:  # the public view and own part held
+        text = dumps(sp.pub | {"seq": sp.seq, "timer_s": host.timer_s()})
+        if sp.own:
+            text = text[:-1] + ',"own":[' + ",".join(sp.own) + "]}"
+        conn.kind, conn.seq, conn.history_mark = kind, sp.seq, host.history_mark
+        conn.push(_with(text, {"notice": note}) if note else text)
+        return
+    if conn.deltas == 2:
+        prev = None  # (no split frame of this kind yet: built now, below)
     if prev is not None and prev.view.get("version") == host.version:
         timer = host.timer_s()
         seq = {"seq": prev.seq} if conn.deltas else {}
@@ -223,4 +323,16 @@ def welcome(host: HostedTable, conn: Any, conns: list[Any]) -> None:
     ch.keep(only=True)
 
 
-__all__ = ["Change", "Sent", "TableFrames", "broadcast", "dumps", "frames_of", "kind_of", "shown", "welcome"]
+__all__ = [
+    "Change",
+    "Sent",
+    "Split",
+    "TableFrames",
+    "broadcast",
+    "dumps",
+    "frames_of",
+    "kind_of",
+    "own_delta",
+    "shown",
+    "welcome",
+]

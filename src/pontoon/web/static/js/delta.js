@@ -32,7 +32,28 @@ export function stateOf(m, held) {
   return st === held ? Object.assign({}, held, { seq: m.seq }) : Object.assign(st, { seq: m.seq });
 }
 
-// One socket's frames in order (js/table.js ``connect``): the state each frame brings, or null where it
+// Split frames (``?deltas=2``, web/frames.py): the public state (the same for every seat and spectator)
+// and this socket's own part apart: ``own`` is a list of operations that turn the public state into this
+// seat's (its ``you``, its ``legal``, its seat's legal actions, its own hidden cards); a full state
+// brings it whole, a delta what changed in it (operations on that list; none: unchanged). The held
+// value is { pub, own, state }: the state drawn is the public one with the own operations applied.
+// A frame without ``own`` (a spectator's, or ``?deltas=1``'s) leaves the public state as the state.
+export function splitOf(m, held) {
+  let pub, own;
+  if (m.type === "state") {
+    pub = Object.assign({}, m); delete pub.notice; delete pub.own;
+    own = m.own || [];
+  } else {
+    if (!held || held.pub.seq !== m.base) return null;
+    pub = stateOf(m, held.pub);
+    own = m.own ? applyDelta(m.own, held.own) : held.own;
+  }
+  const state = own.length ? applyDelta(own, pub) : Object.assign({}, pub);
+  return { pub, own, state };
+}
+
+// One socket's frames in order (js/table.js ``connect``; split frames or plain deltas alike: ``splitOf``):
+// the state each frame brings, or null where it
 // brings none (a gap, or a delta that does not fit the state held: both ask for the full state). The
 // full state is asked for once at a gap, and again every ``everyMs`` while none has come (a resync
 // that got no answer left the page showing a stale table for good: every later delta was dropped and
@@ -42,14 +63,14 @@ export function follower(ask, everyMs = RESYNC_MS) {
   let held = null, gap = false, timer = null;
   const again = () => { timer = null; if (gap && ask() !== false) timer = setTimeout(again, everyMs); };
   return (m) => {
-    let st = null;
-    try { st = stateOf(m, held); } catch (e) { st = null; }  // (a delta path that does not fit: a gap)
-    if (st === null) {
+    let got = null;
+    try { got = splitOf(m, held); } catch (e) { got = null; }  // (a delta path that does not fit: a gap)
+    if (got === null) {
       if (!gap) { gap = true; if (ask() !== false) timer = setTimeout(again, everyMs); }
       return null;
     }
     gap = false; if (timer !== null) { clearTimeout(timer); timer = null; }
-    held = st;
-    return st;
+    held = got;
+    return got.state;
   };
 }

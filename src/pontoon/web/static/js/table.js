@@ -70,8 +70,9 @@ export function reconnect() {
 
 export function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  // the cookie says who; deltas: after the first full state only what changed (web/frames.py)
-  const ws = new WebSocket(`${proto}://${location.host}/ws/tables/${S.tableId}?deltas=1`);
+  // the cookie says who; split deltas: after the first full state only what changed, the public part and
+  // this seat's own part apart (web/frames.py, js/delta.js ``splitOf``)
+  const ws = new WebSocket(`${proto}://${location.host}/ws/tables/${S.tableId}?deltas=2`);
   S.ws = ws; S.hintPending = 0;  // (a hint asked on a socket gone is never answered)
   const outbox = [];  // what was sent while this socket was still connecting: sent once it is open
   ws.outbox = outbox;
