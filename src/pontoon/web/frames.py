@@ -57,15 +57,16 @@ class Split:
 
     seq: int
     pub: dict[str, Any]
-    own: list[str]  # its own part's operations, each as its JSON text
+    own: list[Op]  # its own part's operations
+    own_text: (
+        str  # and their JSON text (compared whole first: most changes leave a kind's own part as it was)
+    )
 
 
-def own_delta(old: list[str], new: list[str]) -> str | None:
+def own_delta(old: list[str], new: list[str]) -> str:
     """What changed in a kind's own part (each operation as its text), as delta operations on that list
-    (an operation replaced or added whole, the list cut where it got shorter); None: nothing changed.
-    Compared as texts: exact (``1`` is not ``1.0``), one ``dumps`` per operation, no walk."""
-    if old == new:
-        return None
+    (an operation replaced or added whole, the list cut where it got shorter; ``[]``: nothing).
+    Compared as texts: exact (``1`` is not ``1.0``), no walk."""
     n = min(len(old), len(new))
     ops = [f"[[{i}],{new[i]}]" for i in range(n) if old[i] != new[i]]
     if len(old) > n:
@@ -142,7 +143,7 @@ class Change:
         self.views: dict[Kind, dict[str, Any]] = {}
         self.memo: dict[str, Any] = {}  # what every kind of this change sees alike, made once (state_for)
         self.texts: dict[tuple[Kind, str], str] = {}
-        self.owns: dict[Kind, list[str]] = {}  # each split kind's own part (``own``), as texts
+        self.owns: dict[Kind, tuple[list[Op], str]] = {}  # each split kind's own part (``own``), its text
         self.pub_deltas: dict[int, str] = {}  # the public delta's text from each base change number
 
     def view(self, kind: Kind) -> dict[str, Any]:
@@ -181,20 +182,19 @@ class Change:
             self.texts[(kind, what)] = t
         return t
 
-    def own(self, kind: Kind) -> list[str]:
-        """``kind``'s own part: the operations that turn the public view (``view(None)``) into the
-        kind's view, from what the kind may see alone (ruling 35), each as its text: the host's
-        ``own_ops`` where it has one (made directly, the kind's view not built), else the two views
-        compared."""
+    def own(self, kind: Kind) -> tuple[list[Op], str]:
+        """``kind``'s own part and its text: the operations that turn the public view (``view(None)``)
+        into the kind's view, from what the kind may see alone (ruling 35): the host's ``own_ops``
+        where it has one (made directly, the kind's view not built), else the two views compared."""
         o = self.owns.get(kind)
         if o is None:
             pub = self.view(None)
             if kind is None:
-                o = []
+                o = ([], "[]")
             else:
                 made = getattr(self.host, "own_ops", None)
                 ops: list[Op] = made(kind, self.memo) if made is not None else diff(pub, self.view(kind))
-                o = [dumps(op) for op in ops]
+                o = (ops, dumps(ops))
             self.owns[kind] = o
         return o
 
@@ -206,11 +206,11 @@ class Change:
         t = self.texts.get((kind, what))
         if t is not None:
             return t
-        own = self.own(kind)
+        own, own_text = self.own(kind)
         if prev is None:
             t = self.text(None, "full")
             if own:
-                t = t[:-1] + ',"own":[' + ",".join(own) + "]}"
+                t = t[:-1] + ',"own":' + own_text + "}"
         else:
             t = self.pub_deltas.get(prev.seq)
             if t is None:  # (the kinds sent at one change hold the same public view: one diff)
@@ -222,8 +222,8 @@ class Change:
                         "ops": diff(prev.pub, self.view(None)),
                     }
                 )
-            changed = own_delta(prev.own, own)
-            if changed is not None:
+            if own_text != prev.own_text:
+                changed = own_delta([dumps(o) for o in prev.own], [dumps(o) for o in own])
                 t = t[:-1] + ',"own":' + changed + "}"
         self.texts[(kind, what)] = t
         return t
@@ -267,7 +267,7 @@ class Change:
         sent to one kind's connections), else they are dropped (no connection of theirs is left)."""
         new = {k: Sent(self.seq, v, self.texts.get((k, "full"))) for k, v in self.views.items()}
         pub = self.views.get(None)
-        splits = {} if pub is None else {k: Split(self.seq, pub, o) for k, o in self.owns.items()}
+        splits = {} if pub is None else {k: Split(self.seq, pub, o, t) for k, (o, t) in self.owns.items()}
         if only:
             self.tf.last.update(new)
             self.tf.split.update(splits)
@@ -298,7 +298,7 @@ def welcome(host: HostedTable, conn: Any, conns: list[Any]) -> None:
     if sp is not None and sp.pub.get("version") == host.version:  # the public view and own part held
         text = dumps(sp.pub | {"seq": sp.seq, "timer_s": host.timer_s()})
         if sp.own:
-            text = text[:-1] + ',"own":[' + ",".join(sp.own) + "]}"
+            text = text[:-1] + ',"own":' + sp.own_text + "}"
         conn.kind, conn.seq, conn.history_mark = kind, sp.seq, host.history_mark
         conn.push(_with(text, {"notice": note}) if note else text)
         return
