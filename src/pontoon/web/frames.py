@@ -63,6 +63,9 @@ class Split:
     )
 
 
+OWN_WHOLE = 1024  # a kind's own part that changed is sent whole up to this many characters of text
+
+
 def own_delta(old: list[str], new: list[str]) -> str:
     """What changed in a kind's own part (each operation as its text), as delta operations on that list
     (an operation replaced or added whole, the list cut where it got shorter; ``[]``: nothing).
@@ -222,8 +225,14 @@ class Change:
                         "ops": diff(prev.pub, self.view(None)),
                     }
                 )
-            if own_text != prev.own_text:
-                changed = own_delta([dumps(o) for o in prev.own], [dumps(o) for o in own])
+            if (
+                own_text != prev.own_text
+            ):  # a short one whole (no more texts made), a long one as what changed
+                changed = (
+                    f"[[[],{own_text}]]"
+                    if len(own_text) <= OWN_WHOLE
+                    else own_delta([dumps(o) for o in prev.own], [dumps(o) for o in own])
+                )
                 t = t[:-1] + ',"own":' + changed + "}"
         self.texts[(kind, what)] = t
         return t
