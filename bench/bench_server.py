@@ -248,8 +248,31 @@ class Frames:
                 self.own = apply(msg["own"], self.own)
         else:
             return None
-        self.state = apply(self.own, self.pub) if self.own else self.pub
+        self.state = join(self.pub, self.own) if self.own else self.pub
         return self.state
+
+
+def join(pub: dict[str, Any], own: list[Any]) -> dict[str, Any]:
+    """``apply(own, pub)`` (web/delta.py) for what a casino seat's own part holds, set operations one or
+    two keys deep, without ``apply``'s general walk (the clients share the server's cores); any other
+    operation by ``apply``."""
+    from pontoon.web.delta import apply
+
+    st = dict(pub)
+    for op in own:
+        path = op[0]
+        if len(op) != 2 or not 0 < len(path) < 3:
+            return apply(own, pub)  # type: ignore[no-any-return]
+        if len(path) == 1:
+            st[path[0]] = op[1]
+            continue
+        sub = st.get(path[0])
+        if type(sub) is not dict:
+            return apply(own, pub)  # type: ignore[no-any-return]
+        if sub is pub[path[0]]:
+            sub = st[path[0]] = dict(sub)
+        sub[path[1]] = op[1]
+    return st
 
 
 FRAMES = {"full": 0, "deltas": 1, "split": 2}  # ``--frames``: what ``?deltas=`` the players ask for
