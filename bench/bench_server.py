@@ -244,8 +244,9 @@ class Frames:
             if msg["base"] != self.pub.get("seq"):
                 raise RuntimeError(f"a delta based on {msg['base']}, the state held is {self.pub.get('seq')}")
             self.pub = dict(apply(msg["ops"], self.pub), seq=msg["seq"])
-            if "own" in msg:
-                self.own = apply(msg["own"], self.own)
+            got = msg.get("own")
+            if got is not None:  # (the whole own part, as a short one comes: no walk)
+                self.own = got[0][1] if len(got) == 1 and got[0][0] == [] else apply(got, self.own)
         else:
             return None
         self.state = join(self.pub, self.own) if self.own else self.pub
