@@ -1,5 +1,5 @@
-"""A connection's frames (web/conns.py): written at once when nothing is ahead of them, else queued for
-the connection's sender task, and in either case received in the order they were pushed, the close that
+"""A connection's frames (web/conns.py): written at once when nothing is ahead of them (past ``AT_ONCE``
+in a turn, at the next turn), else queued for the connection's sender task, and in either case received in the order they were pushed, the close that
 ``close_after`` asks for after the last of them. Through a real uvicorn server on loopback, with a client
 that stops reading (its socket's receive buffer small, its library's queue of one message), so that the
 server's transport pauses and a send begun at once has to be finished by the sender task."""
@@ -112,7 +112,7 @@ def test_after_a_pause_the_next_frame_is_written_at_once_again(live: LiveServer)
     ws.close()
 
 
-def test_past_at_once_frames_in_one_turn_queue_behind_and_keep_their_order(live: LiveServer) -> None:
+def test_past_at_once_frames_in_one_turn_go_at_the_next_and_keep_their_order(live: LiveServer) -> None:
     tid = live.table(preset="mbs", seed=2)
     ann = live.account("ann")
     ws = live.ws(tid, live.join(tid, ann, box=1))
@@ -121,12 +121,13 @@ def test_past_at_once_frames_in_one_turn_queue_behind_and_keep_their_order(live:
     conn = _conn_of(live, tid, "ann")
     n = AT_ONCE * 3
 
-    async def one_turn() -> int:
+    async def one_turn() -> tuple[int, int]:
         for i in range(n):  # (small frames: the transport never pauses)
             conn.push(json.dumps({"type": "test", "i": i}))
-        return conn.queue.qsize()
+        return len(conn.late), conn.queue.qsize()
 
-    assert _on_loop(live, one_turn) == n - AT_ONCE  # the first AT_ONCE at once, the rest to the sender
+    # the first AT_ONCE at once, the rest at the next turn (``_flush``), none through the sender's queue
+    assert _on_loop(live, one_turn) == (n - AT_ONCE, 0)
     assert [ws.recv()["i"] for _ in range(n)] == list(range(n))
 
     async def next_turn() -> int:
@@ -136,3 +137,30 @@ def test_past_at_once_frames_in_one_turn_queue_behind_and_keep_their_order(live:
 
     assert _on_loop(live, next_turn) == 0
     assert ws.recv()["i"] == n
+
+
+def test_a_close_asked_in_the_turn_of_late_frames_comes_after_them(live: LiveServer) -> None:
+    """Frames pushed past ``AT_ONCE`` and a ``close_after`` in the same turn: the frames waiting for the
+    next turn are queued ahead of the close, so every one arrives, in order, and then the close."""
+    tid = live.table(preset="mbs", seed=2)
+    ws = live.ws(tid, live.join(tid, live.account("ann"), box=1))
+    ws.until(lambda m: m.get("type") == "state")
+    time.sleep(0.2)
+    conn = _conn_of(live, tid, "ann")
+    n = AT_ONCE * 2
+
+    async def one_turn() -> int:
+        for i in range(n):
+            conn.push(json.dumps({"type": "test", "i": i}))
+        late = len(conn.late)
+        conn.close_after(4410, "the test's close")
+        conn.push(json.dumps({"type": "test", "i": n}))  # (after the close was asked: queued behind it)
+        return late
+
+    assert _on_loop(live, one_turn) == n - AT_ONCE
+    got = []
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            got.append(json.loads(ws.conn.recv(timeout=10))["i"])
+    assert got == list(range(n))
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4410

@@ -4,8 +4,10 @@ A frame is written at once when nothing is ahead of it (the connection's queue e
 not in a send) and fewer than ``AT_ONCE`` frames were written at once in this turn of the event loop:
 the socket's ``send_text`` is run right there, and it ends there unless the transport's
 buffer is full (the client does not read fast enough), in which case the rest of that send is handed to
-the sender task and the frames after it queue behind it. Otherwise a frame waits in the queue for the
-sender task, which sends them in order. Either way the frames go out in the order they were pushed,
+the sender task and the frames after it queue behind it. Past ``AT_ONCE`` frames in a turn, a frame
+is written at the next turn by one callback for all of them (``_flush``: as its sender task would
+write it then, without the queue's put, the task's wake-up and the get for each frame). Behind a send
+that had to wait, a frame waits in the queue for the sender task, which sends them in order. Either way the frames go out in the order they were pushed,
 and a close asked by ``close_after`` goes out after every frame pushed before it. Written at once, a
 frame no longer waits for its sender task's turn of the event loop (at a thousand tables, 40 to 300 ms
 under load: docs/scale.md), and the queue's and the task's wake-up are spared on each frame.
@@ -48,6 +50,7 @@ AT_ONCE = 16
 class _Turn(threading.local):
     n = 0  # frames written at once in this turn of this thread's event loop
     loop: asyncio.AbstractEventLoop | None = None
+    late: list[Conn] | None = None  # the connections with frames for the next turn's ``_flush``
 
 
 _turn = _Turn()
@@ -104,6 +107,20 @@ def deltas_asked(query: str | None) -> int:
 
 def _reset() -> None:
     _turn.n = 0
+
+
+def _flush() -> None:
+    """The frames pushed past ``AT_ONCE`` in the last turn, each connection's in order: written now
+    where nothing is ahead of them (as the sender task would have written them in this turn, without
+    its queue's put, its wake-up and its get for each frame), else queued behind what is."""
+    conns, _turn.late = _turn.late or [], None
+    for c in conns:
+        texts, c.late = c.late, []
+        for text in texts:
+            if not c.sending and c.closing is None and c.queue.empty():
+                c._now(text)
+            else:
+                c._queue(text)
 
 
 def _at_once() -> bool:
@@ -169,6 +186,7 @@ class Conn:
     closing: tuple[int, str] | None = None  # closed by the sender once the frames before are sent
     hint: asyncio.Task[None] | None = None  # its hint being worked out (web/hint_asks.py)
     sending: bool = False  # the sender task is in a send: a new frame queues behind it
+    late: list[str] = field(default_factory=list)  # pushed past ``AT_ONCE`` in this turn: ``_flush``
     wire: Any = None  # uvicorn's protocol, to write frames to directly (``wire_of``; None: by the ASGI send)
 
     def __post_init__(self) -> None:
@@ -193,10 +211,26 @@ class Conn:
         return True
 
     def push(self, text: str) -> None:
-        """Send ``text`` after every frame pushed before it: at once when nothing is ahead of it."""
-        if not self.sending and self.closing is None and self.queue.empty() and _at_once():
-            self._now(text)
+        """Send ``text`` after every frame pushed before it: at once when nothing is ahead of it, or at
+        the next turn of the loop (``_flush``) past ``AT_ONCE`` frames in this one."""
+        if self.late:
+            self.late.append(text)
             return
+        if not self.sending and self.closing is None and self.queue.empty():
+            if _at_once():
+                self._now(text)
+                return
+            self.late.append(text)
+            t = _turn
+            if t.late is None:
+                t.late = []
+                asyncio.get_running_loop().call_soon(_flush)
+            t.late.append(self)
+            return
+        self._queue(text)
+
+    def _queue(self, text: str) -> None:
+        """``text`` for the sender task, behind what it holds (a client that does not read: closed)."""
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
@@ -237,6 +271,9 @@ class Conn:
         that does not read is closed at once (a full queue) or after ``CLOSE_WAIT_S``."""
         if self.closing is not None:
             return
+        late, self.late = self.late, []
+        for text in late:  # (pushed before the close: queued ahead of it)
+            self._queue(text)
         self.closing = (code, reason[:120])
         loop = asyncio.get_running_loop()
         try:
