@@ -59,11 +59,27 @@ class Split:
     pub: dict[str, Any]
     own: list[Op]  # its own part's operations
     own_text: (
-        str  # and their JSON text (compared whole first: most changes leave a kind's own part as it was)
+        str  # and their JSON text (compared whole first: many changes leave a kind's own part as it was)
     )
+    parts: list[str] | None = None  # each operation's text, where made (``Change.own``'s compared views)
 
 
 OWN_WHOLE = 1024  # a kind's own part that changed is sent whole up to this many characters of text
+
+
+def _parts(ops: list[Op], prev: Split | None) -> list[str]:
+    """Each operation's text, the kind's last one's kept where the operation sets the very same value
+    at the same path (a value of a view is never changed once built: the same object, the same text)."""
+    old, texts = (prev.own, prev.parts) if prev is not None and prev.parts is not None else ([], [])
+    out = []
+    for i, op in enumerate(ops):
+        if i < len(old):
+            o = old[i]
+            if len(o) == len(op) and (len(op) == 1 or o[1] is op[1]) and o[0] == op[0]:
+                out.append(texts[i])
+                continue
+        out.append(dumps(op))
+    return out
 
 
 def own_delta(old: list[str], new: list[str]) -> str:
@@ -146,7 +162,8 @@ class Change:
         self.views: dict[Kind, dict[str, Any]] = {}
         self.memo: dict[str, Any] = {}  # what every kind of this change sees alike, made once (state_for)
         self.texts: dict[tuple[Kind, str], str] = {}
-        self.owns: dict[Kind, tuple[list[Op], str]] = {}  # each split kind's own part (``own``), its text
+        # each split kind's own part (``own``), its text and, where made so, each operation's text
+        self.owns: dict[Kind, tuple[list[Op], str, list[str] | None]] = {}
         self.pub_deltas: dict[int, str] = {}  # the public delta's text from each base change number
 
     def view(self, kind: Kind) -> dict[str, Any]:
@@ -185,19 +202,24 @@ class Change:
             self.texts[(kind, what)] = t
         return t
 
-    def own(self, kind: Kind) -> tuple[list[Op], str]:
+    def own(self, kind: Kind) -> tuple[list[Op], str, list[str] | None]:
         """``kind``'s own part and its text: the operations that turn the public view (``view(None)``)
         into the kind's view, from what the kind may see alone (ruling 35): the host's ``own_ops``
-        where it has one (made directly, the kind's view not built), else the two views compared."""
+        where it has one (made directly, the kind's view not built: a short list, one text), else the
+        two views compared, each operation's text kept (``_parts``: a British seat's history steps)."""
         o = self.owns.get(kind)
         if o is None:
             pub = self.view(None)
+            made = getattr(self.host, "own_ops", None)
             if kind is None:
-                o = ([], "[]")
+                o = ([], "[]", None)
+            elif made is not None:
+                ops: list[Op] = made(kind, self.memo)
+                o = (ops, dumps(ops), None)
             else:
-                made = getattr(self.host, "own_ops", None)
-                ops: list[Op] = made(kind, self.memo) if made is not None else diff(pub, self.view(kind))
-                o = (ops, dumps(ops))
+                ops = diff(pub, self.view(kind))
+                parts = _parts(ops, self.tf.split.get(kind))
+                o = (ops, "[" + ",".join(parts) + "]", parts)
             self.owns[kind] = o
         return o
 
@@ -209,7 +231,7 @@ class Change:
         t = self.texts.get((kind, what))
         if t is not None:
             return t
-        own, own_text = self.own(kind)
+        own, own_text, parts = self.own(kind)
         if prev is None:
             t = self.text(None, "full")
             if own:
@@ -228,11 +250,11 @@ class Change:
             if (
                 own_text != prev.own_text
             ):  # a short one whole (no more texts made), a long one as what changed
-                changed = (
-                    f"[[[],{own_text}]]"
-                    if len(own_text) <= OWN_WHOLE
-                    else own_delta([dumps(o) for o in prev.own], [dumps(o) for o in own])
-                )
+                if len(own_text) <= OWN_WHOLE:
+                    changed = f"[[[],{own_text}]]"
+                else:
+                    old = prev.parts if prev.parts is not None else [dumps(o) for o in prev.own]
+                    changed = own_delta(old, parts if parts is not None else [dumps(o) for o in own])
                 t = t[:-1] + ',"own":' + changed + "}"
         self.texts[(kind, what)] = t
         return t
@@ -276,7 +298,9 @@ class Change:
         sent to one kind's connections), else they are dropped (no connection of theirs is left)."""
         new = {k: Sent(self.seq, v, self.texts.get((k, "full"))) for k, v in self.views.items()}
         pub = self.views.get(None)
-        splits = {} if pub is None else {k: Split(self.seq, pub, o, t) for k, (o, t) in self.owns.items()}
+        splits = (
+            {} if pub is None else {k: Split(self.seq, pub, o, t, p) for k, (o, t, p) in self.owns.items()}
+        )
         if only:
             self.tf.last.update(new)
             self.tf.split.update(splits)
