@@ -14,7 +14,9 @@
   group commit's writer connection runs with ``foreign_keys=OFF`` for the same reason: ``Store.
   writer_connection``);
 - ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
-  (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
+  (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE in its table (revision
+  0010: ``uq_ledger_idem`` (table_id, idem), also the index of a table's ledger), the cashier rows
+  (deposits, withdrawals) indexed by player (``ix_ledger_cashier``, a partial index);
 - ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;
 - ``pontoon_meta`` (revision 0005): key/value rows; ``application`` = ``pontoon-history`` marks the
   database as ours, ``seal_key`` names the key that seals the chains (``heads.seal``: ``seal.py``);
@@ -38,6 +40,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 metadata = MetaData()
@@ -117,16 +120,28 @@ ledger = Table(
     Column("table_id", Integer, ForeignKey("tables.id"), nullable=False),
     Column("round_id", Integer, ForeignKey("rounds.id"), nullable=True),
     Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
-    Column("idem", String(128), nullable=False, unique=True),
+    Column("idem", String(128), nullable=False),
     Column("source", Text, nullable=False),
     Column("dest", Text, nullable=False),
     Column("amount", Text, nullable=False),
     Column("kind", String(32), nullable=False),
     Column("player", Text, nullable=False),
     Column("reason", Text, nullable=False),
+    # revision 0010: the idem unique within its table (an idem names its table: ``table:round:seq:n``),
+    # which is also the index of a table's ledger (``ix_ledger_table`` until then)
+    UniqueConstraint("table_id", "idem", name="uq_ledger_idem"),
 )
-Index("ix_ledger_table", ledger.c.table_id)
-Index("ix_ledger_player", ledger.c.player, ledger.c.kind)  # revision 0007: an account's cashier rows
+# revision 0010: an account's cashier rows (``accounts.balances_on``), the only rows indexed by player
+# (revision 0007's ``ix_ledger_player`` held every row); the reads name these kinds literally
+CASHIER_KINDS = ("deposit", "withdrawal")
+CASHIER_WHERE = "kind IN ('deposit', 'withdrawal')"
+Index(
+    "ix_ledger_cashier",
+    ledger.c.player,
+    ledger.c.kind,
+    sqlite_where=text(CASHIER_WHERE),
+    postgresql_where=text(CASHIER_WHERE),
+)
 
 accounts = Table(
     "accounts",
