@@ -1,10 +1,12 @@
-"""Revision 0010: the ledger's idem unique in its table (``uq_ledger_idem``, also a table's ledger index)
-and only the cashier rows indexed by player (``ix_ledger_cashier``): fewer pages written per event.
+"""Revision 0010: the ledger's idem unique per event (``uq_ledger_idem`` (event_id, idem): a commit
+appends to it; a table's ledger is read through its events) and only the cashier rows indexed by player
+(``ix_ledger_cashier``): fewer pages written per event.
 
 A store written at revision 0009 is upgraded by the next writer: every row stays with its id, the audit
 verifies the chains and seals, the tables recover and play on, and a ledger row is still booked once.
-The reads of a table's ledger and of an account's cashier rows are planned on the new indexes (no scan
-of the ledger), and a round's rows (stakes, payouts) are not in the cashier index.
+The reads of a table's ledger (and of one round's) and of an account's cashier rows are planned on the
+new indexes (no scan of the ledger, on a store of 2 tables and of 12), and a round's rows (stakes,
+payouts) are not in the cashier index. A row that belongs to no event of its table is named by the audit.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
     s = open_store(url)  # the next writer upgrades it
     assert s.revision == SCHEMA_HEAD == "0010"
     names, uniques = _ledger_keys(url)
-    assert names == {"ix_ledger_cashier"} and uniques == [("table_id", "idem")]
+    assert names == {"ix_ledger_cashier"} and uniques == [("event_id", "idem")]  # uq_ledger_idem
     assert _counts(url) == counts and counts["ledger"] > 20
     assert _ids(url) == ids  # every ledger row kept with its id
     assert [dump(s, i) for i in (1, 2)] == before
@@ -124,10 +126,13 @@ def test_a_revision_0009_postgresql_store_is_upgraded_keeps_its_rows_and_verifie
         s.close()
 
 
-def test_the_reads_use_the_new_indexes_and_a_round_is_not_in_the_cashier_index(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tables", [2, 12])
+def test_the_reads_use_the_new_indexes_and_a_round_is_not_in_the_cashier_index(
+    tmp_path: Path, tables: int
+) -> None:
     path = tmp_path / "plan.sqlite"
     url = f"sqlite:///{path}"
-    many = tuple(("mbs" if i % 2 else "british", i) for i in range(1, 13))
+    many = tuple(("mbs" if i % 2 else "british", i) for i in range(1, tables + 1))
     _played(url, many, 3)
     with closing(sqlite3.connect(path)) as c:
         c.execute("ANALYZE")  # the planner's statistics of a store with rows: as a grown store has them
@@ -154,10 +159,13 @@ def test_the_reads_use_the_new_indexes_and_a_round_is_not_in_the_cashier_index(t
         )
         in_index = indexed.fetchone()[0]
         rows = c.execute("SELECT count(*) FROM ledger").fetchone()[0]
-    by_table = [st for st in plans if "WHERE ledger.table_id" in st]
+    by_table = [st for st in plans if "FROM ledger INDEXED BY uq_ledger_idem WHERE event_id IN" in st]
     assert len(by_table) >= 2  # a table's ledger, a round's
-    for st in by_table:  # found by the table's key of uq_ledger_idem (revision 0010), never a scan
-        assert any("INDEX sqlite_autoindex_ledger_1 (table_id=?" in step for step in plans[st]), plans[st]
+    for st in by_table:  # through the table's events, then uq_ledger_idem by event (revision 0010)
+        steps = " | ".join(plans[st])
+        assert "SEARCH ledger USING INDEX uq_ledger_idem (event_id=?)" in steps, steps
+        assert "SEARCH events USING COVERING INDEX sqlite_autoindex_events_1 (table_id=?" in steps, steps
+    assert not [st for st in plans if "WHERE ledger.table_id" in st]  # (no read by the ledger's table alone)
     by_name = [st for st in plans if "ledger.player = ?" in st]
     assert by_name and all(any("ix_ledger_cashier (player=?" in x for x in plans[st]) for st in by_name)
     assert 0 < cashier == in_index < rows  # the cashier rows alone are in the player index
