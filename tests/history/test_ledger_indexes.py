@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 
 from pontoon.history import open_store, recover, schema
 from pontoon.history.audit import audit
-from pontoon.history.engines import SCHEMA_HEAD
+from pontoon.history.engines import SCHEMA_HEAD, HistoryError
 from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
 from tests.history.driver import new_table, play
@@ -169,3 +169,25 @@ def test_the_reads_use_the_new_indexes_and_a_round_is_not_in_the_cashier_index(
     by_name = [st for st in plans if "ledger.player = ?" in st]
     assert by_name and all(any("ix_ledger_cashier (player=?" in x for x in plans[st]) for st in by_name)
     assert 0 < cashier == in_index < rows  # the cashier rows alone are in the player index
+
+
+@pytest.mark.parametrize("moved_to", ["another table's event", "no event"])
+def test_a_ledger_row_of_no_event_of_its_table_is_in_no_ledger_and_named_by_the_audit(
+    tmp_path: Path, moved_to: str
+) -> None:
+    path = tmp_path / "stray.sqlite"
+    url = f"sqlite:///{path}"
+    _played(url, TABLES, 2)
+    with closing(sqlite3.connect(path)) as c:  # a hand edit (foreign keys are off for a plain connection)
+        lid = c.execute("SELECT id FROM ledger WHERE table_id = 1 ORDER BY id DESC LIMIT 1").fetchone()[0]
+        other = c.execute("SELECT max(id) FROM events WHERE table_id = 2").fetchone()[0]
+        c.execute(
+            "UPDATE ledger SET event_id = ? WHERE id = ?", (other if moved_to != "no event" else 10**6, lid)
+        )
+        c.commit()
+    s = open_store(url, readonly=True)
+    assert lid not in {r["id"] for t in (1, 2) for r in s.ledger_(t)}
+    assert [r["id"] for r in s.ledger_strays()] == [lid]
+    with pytest.raises(HistoryError, match=f"table 1: ledger row {lid} .*belongs to no event of the table"):
+        audit(s)
+    s.close()
