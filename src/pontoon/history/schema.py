@@ -15,8 +15,8 @@
   writer_connection``);
 - ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
   (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE per event (revision
-  0010: ``uq_ledger_idem`` (event_id, idem), also the index of a table's ledger through its events), the cashier rows
-  (deposits, withdrawals) indexed by player (``ix_ledger_cashier``, a partial index);
+  0010: ``uq_ledger_idem`` (event_id, idem), also the index of a table's ledger through its events),
+  the cashier rows (deposits, withdrawals) indexed by player (``ix_ledger_cashier``, a partial index);
 - ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;
 - ``pontoon_meta`` (revision 0005): key/value rows; ``application`` = ``pontoon-history`` marks the
   database as ours, ``seal_key`` names the key that seals the chains (``heads.seal``: ``seal.py``);
