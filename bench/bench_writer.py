@@ -1,6 +1,7 @@
 """The group commit's writer alone: its CPU per event replaying recorded commits, on one thread.
 
-Usage: ``python bench/bench_writer.py [--tables 100] [--rounds 20] [--reps 7] [--save DIR | --load DIR]``.
+Usage: ``python bench/bench_writer.py [--tables 100] [--rounds 20] [--reps 7] [--save DIR | --load DIR]
+[--frames]``.
 
 ``bench_history.py``'s figures swing with the load of a shared machine (the loop thread and the writer
 thread share the cores with everything else). This one measures the writer's part only, steadily:
@@ -17,6 +18,11 @@ thread share the cores with everything else). This one measures the writer's par
 4. it prints a digest of every row the replay wrote (events, ledger, balances, heads and seals,
    rounds, snapshots, shoes; not the ``created`` stamps), and of the recording's own database, so
    that the replay is seen to write what the run wrote and two trees' writers the same bytes.
+5. with ``--frames``: it replays them once more with the WAL never checkpointed (``wal_autocheckpoint=0``)
+   and reads the WAL's frame headers: the frames (pages of ``page_size`` bytes) written per event and per
+   commit, and which b-tree each frame's page belongs to (``dbstat``): what a commit dirties (a table-keyed
+   index: a leaf per table in the commit), load-independent. (The replay's store is opened by this tree's
+   ``open_store``: a recording of an older revision is migrated first, so each tree writes its own schema.)
 ``--save DIR`` keeps the recording (``commits.pkl``, ``base.sqlite``) and ``--load DIR`` replays a kept
 one: record once, then replay the same commits with each tree's copy of this script (it imports the
 ``src`` beside it), one after the other. The seal key: ``PONTOON_HISTORY_KEY_FILE`` (the same key for
@@ -32,9 +38,11 @@ import pickle
 import shutil
 import sqlite3
 import statistics
+import struct
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +131,28 @@ def replay(rec: Path, commits: list[Any], digest: bool) -> tuple[float, str]:
         return spent, digest_of(f"{d}/x.sqlite") if digest else ""
 
 
+def frames(rec: Path, commits: list[Any]) -> tuple[int, int, Counter[str]]:
+    """``--frames``: one replay with the WAL never checkpointed; (frames, page size, frames by b-tree)."""
+    with tempfile.TemporaryDirectory() as d:
+        shutil.copy(rec / "base.sqlite", f"{d}/x.sqlite")
+        s = open_store(f"sqlite:///{d}/x.sqlite", synchronous="OFF")  # (migrated to this tree's head)
+        conn = s.writer_connection()
+        raw = conn.connection.driver_connection
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
+        raw.execute("PRAGMA wal_autocheckpoint=0")  # type: ignore[union-attr]
+        for items in commits:
+            s.write_group(items, conn)
+        wal = Path(f"{d}/x.sqlite-wal").read_bytes()
+        size = struct.unpack(">I", wal[8:12])[0]  # the WAL header's page size; each frame: 24 + size bytes
+        pages = [struct.unpack(">I", wal[i : i + 4])[0] for i in range(32, len(wal) - size, 24 + size)]
+        db = sqlite3.connect(f"{d}/x.sqlite")
+        names = {int(p): str(n) for n, p in db.execute("SELECT name, pageno FROM dbstat")}
+        db.close()
+        s.release_writer(conn)
+        s.close()
+    return len(pages), size, Counter(names.get(p, "?") for p in pages)
+
+
 def python_only(rec: Path, commits: list[Any]) -> float:
     """``write_items`` with its statements' parameters made but not run: its Python's thread CPU (s)."""
     run = batchsql.run
@@ -148,7 +178,7 @@ def main() -> None:
     if "-h" in sys.argv or "--help" in sys.argv:
         print(__doc__)
         return
-    known = {"--tables", "--rounds", "--reps", "--save", "--load"}
+    known = {"--tables", "--rounds", "--reps", "--save", "--load", "--frames"}
     bad = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
     if bad:
         print(f"error: {bad[0]}: the options are {', '.join(sorted(known))}", file=sys.stderr)
@@ -170,6 +200,7 @@ def main() -> None:
             spent.append(s / events * 1e6)
             digest = digest or d
         py = sorted(python_only(rec, commits) / events * 1e6 for _ in range(max(1, reps // 2)))
+        wal = frames(rec, commits) if "--frames" in sys.argv else None
     us = sorted(spent)
     print(
         f"{len(commits)} commits, {calls} table calls, {events} events replayed; rows' digest {digest}{recorded}"
@@ -178,6 +209,13 @@ def main() -> None:
         f"write_group thread CPU per event: median {statistics.median(us):.2f} us "
         f"({' '.join(f'{x:.2f}' for x in us)}); write_items' Python alone median {statistics.median(py):.2f} us"
     )
+    if wal is not None:
+        n, size, by = wal
+        print(
+            f"WAL frames written (never checkpointed): {n / events:.3f} an event, {n / len(commits):.1f} a commit, "
+            f"{n * (size + 24) / events:.0f} bytes an event ({size}-byte pages); a commit's frames by b-tree: "
+            + ", ".join(f"{k} {v / len(commits):.1f}" for k, v in by.most_common())
+        )
     print(f"({os.path.dirname(batchsql.__file__)})")
 
 

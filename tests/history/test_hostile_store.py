@@ -230,7 +230,7 @@ def test_a_store_of_an_earlier_pontoon_still_opens_and_is_sealed_by_the_next_wri
         c.execute("DROP TABLE pontoon_meta")
         c.execute("DROP TABLE web_sessions")  # revision 0006's (web logins), after 0005
         c.execute("DROP TABLE web_logins")
-        c.execute("DROP INDEX ix_ledger_player")  # revision 0007's
+        c.execute("DROP INDEX ix_ledger_cashier")  # revision 0010's (0007's ix_ledger_player before it)
         c.execute("CREATE INDEX ix_events_round ON events (round_id)")  # dropped by revision 0009
         c.execute("UPDATE alembic_version SET version_num='0004'")
         c.execute("PRAGMA application_id=0")

@@ -247,8 +247,11 @@ def test_a_hostile_export_is_one_line_and_never_a_traceback(
     for _ in range(data.draw(st.integers(1, 3))):
         path = data.draw(st.sampled_from(paths))
         parent = doc
-        for k in path[:-1]:
-            parent = parent[k] if isinstance(parent, (dict, list)) else None
+        for k in path[:-1]:  # (an earlier draw may have replaced a step of the path: then no parent)
+            try:
+                parent = parent[k] if isinstance(parent, (dict, list)) else None
+            except (IndexError, KeyError, TypeError):
+                parent = None
             if parent is None:
                 break
         if isinstance(parent, (dict, list)):

@@ -41,11 +41,13 @@ from sqlalchemy import (
     Table,
     Text,
     insert,
+    literal_column,
     select,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 
+from pontoon.history.schema import CASHIER_KINDS
 from pontoon.history.store import CASHIER, HistoryError, Store, account_key, canon, now
 from pontoon.money import fmt
 
@@ -128,7 +130,9 @@ def balances_on(conn: Connection, name: str | None = None) -> dict[str, Decimal]
         .join(tables_ref, tables_ref.c.id == ledger_ref.c.table_id)
         .where(
             tables_ref.c.label == "web",
-            ledger_ref.c.kind.in_(("deposit", "withdrawal")),
+            # the kinds as literals: the condition of ``ix_ledger_cashier`` (revision 0010), which the
+            # planners prove from literals only (not from a bound parameter of a prepared statement)
+            ledger_ref.c.kind.in_([literal_column(f"'{k}'") for k in CASHIER_KINDS]),
             (ledger_ref.c.source == CASHIER_KEY) | (ledger_ref.c.dest == CASHIER_KEY),
         )
     )

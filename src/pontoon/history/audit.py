@@ -359,6 +359,11 @@ def _check_links(
 
 def _audit(store: Store) -> dict[str, Any]:
     checked = {"tables": 0, "events": 0, "ledger_rows": 0, "accounts": 0, "sealed": 0}
+    for r in store.ledger_strays()[:1]:  # a table's ledger is its rows of its events (``Store.ledger_``)
+        raise HistoryError(
+            f"table {r['table_id']}: ledger row {r['id']} ({str(r['idem'])[:40]}) belongs to no event of the "
+            f"table (event {r['event_id']}): the hash chain does not cover it"
+        )
     for t in store.tables_():
         tid = int(t["id"])
         checked["tables"] += 1

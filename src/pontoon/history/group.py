@@ -238,7 +238,7 @@ def _twice(conn: Connection, err: BaseException, idems: list[str]) -> str:
             return f"ledger row {i} is already written: a transfer is booked once"
         seen.add(i)
     detail = str(getattr(getattr(err, "diag", None), "message_detail", "") or "")
-    found = next((i for i in idems if f"({i})" in detail), None)
+    found = next((i for i in idems if f", {i})" in detail), None)  # "Key (event_id, idem)=(9, 7:1:4:0)"
     if found is None and conn.dialect.name == "sqlite" and idems:
         cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         marks = ", ".join("?" * len(idems))

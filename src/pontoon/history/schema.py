@@ -14,7 +14,9 @@
   group commit's writer connection runs with ``foreign_keys=OFF`` for the same reason: ``Store.
   writer_connection``);
 - ``ledger``: every transfer as exact decimal text, accounts as ``Transfer.to_json`` writes them
-  (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE;
+  (a system account is ``{"system": "house"}``, never a name), ``idem`` UNIQUE per event (revision
+  0010: ``uq_ledger_idem`` (event_id, idem), also the index of a table's ledger through its events),
+  the cashier rows (deposits, withdrawals) indexed by player (``ix_ledger_cashier``, a partial index);
 - ``accounts``: each table's balances (exact decimal text), updated in the event's transaction;
 - ``pontoon_meta`` (revision 0005): key/value rows; ``application`` = ``pontoon-history`` marks the
   database as ours, ``seal_key`` names the key that seals the chains (``heads.seal``: ``seal.py``);
@@ -38,6 +40,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 metadata = MetaData()
@@ -117,7 +120,7 @@ ledger = Table(
     Column("table_id", Integer, ForeignKey("tables.id"), nullable=False),
     Column("round_id", Integer, ForeignKey("rounds.id"), nullable=True),
     Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
-    Column("idem", String(128), nullable=False, unique=True),
+    Column("idem", String(128), nullable=False),
     Column("source", Text, nullable=False),
     Column("dest", Text, nullable=False),
     Column("amount", Text, nullable=False),
@@ -125,8 +128,39 @@ ledger = Table(
     Column("player", Text, nullable=False),
     Column("reason", Text, nullable=False),
 )
-Index("ix_ledger_table", ledger.c.table_id)
-Index("ix_ledger_player", ledger.c.player, ledger.c.kind)  # revision 0007: an account's cashier rows
+# revision 0010: the idem unique per event (an idem names its event: ``table:round:seq:n``, and the
+# writer finds the row's event by that table, round and seq), which is also the index of a table's ledger
+# through its events (``Store.ledger_``; ``ix_ledger_table`` until then): new rows name the newest
+# events, so a commit appends to this index instead of writing a leaf of it per table
+Index("uq_ledger_idem", ledger.c.event_id, ledger.c.idem, unique=True)
+# revision 0010: an account's cashier rows (``accounts.balances_on``), the only rows indexed by player
+# (revision 0007's ``ix_ledger_player`` held every row); the reads name these kinds literally
+CASHIER_KINDS = ("deposit", "withdrawal")
+CASHIER_WHERE = "kind IN ('deposit', 'withdrawal')"
+Index(
+    "ix_ledger_cashier",
+    ledger.c.player,
+    ledger.c.kind,
+    sqlite_where=text(CASHIER_WHERE),
+    postgresql_where=text(CASHIER_WHERE),
+)
+
+# revision 0010: a table's ledger (``Store.ledger_``): its rows of its own events, by ``uq_ledger_idem``
+# (``{hint}``: SQLite's INDEXED BY, so that no statistics of a store of few tables make it scan); the
+# rows in no table's ledger (``Store.ledger_strays``: the audit names them)
+TABLE_LEDGER = (
+    "SELECT * FROM ledger{hint} WHERE event_id IN (SELECT id FROM events WHERE table_id = :t{events}) "
+    "AND table_id = :t{rows}"
+)
+OF_ROUND = {
+    "events": " AND round_no = (SELECT number FROM rounds WHERE id = :r)",
+    "rows": " AND round_id = :r",
+}
+ANY_ROUND = {"events": "", "rows": ""}
+LEDGER_STRAYS = (
+    "SELECT l.id, l.table_id, l.event_id, l.idem FROM ledger l LEFT JOIN events e ON e.id = l.event_id "
+    "WHERE e.id IS NULL OR e.table_id <> l.table_id ORDER BY l.id"
+)
 
 accounts = Table(
     "accounts",

@@ -482,13 +482,23 @@ class Store:
         return rows
 
     def ledger_(self, table_id: int | None = None, *, round_id: int | None = None) -> list[dict[str, Any]]:
-        q = select(s.ledger).order_by(s.ledger.c.id)
-        if table_id is not None:
-            q = q.where(s.ledger.c.table_id == table_id)
-        if round_id is not None:
-            q = q.where(s.ledger.c.round_id == round_id)
+        """The ledger rows (of ``table_id``, of its round row ``round_id``) in id order. A table's rows
+        are found through its events (revision 0010: the ledger's only key is by event, ``uq_ledger_idem``
+        (event_id, idem), so that a commit appends to it): its rows whose event is one of its own; a row
+        that is not (a stray: ``ledger_strays``, which the audit refuses) is in no table's ledger."""
+        q: Any = select(s.ledger).order_by(s.ledger.c.id)
+        if table_id is not None and self.revision >= "0010":  # (sorted below: no ORDER BY to scan for)
+            hint = " INDEXED BY uq_ledger_idem" if self.engine.dialect.name == "sqlite" else ""
+            rnd = s.OF_ROUND if round_id is not None else s.ANY_ROUND
+            q = text(s.TABLE_LEDGER.format(hint=hint, **rnd))
+            q = q.bindparams(t=table_id, **({"r": round_id} if round_id is not None else {}))
+        else:  # (a store of an older revision, read as it is: by ``ix_ledger_table``)
+            q = q.where(s.ledger.c.table_id == table_id) if table_id is not None else q
+            q = q.where(s.ledger.c.round_id == round_id) if round_id is not None else q
         with self._read() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
+        if table_id is not None:
+            rows.sort(key=lambda r: int(r["id"]))
         for r in rows:
             for k in ("source", "dest"):
                 r[k] = stored_json(r[k], f"the stored ledger row {r['id']}: {k}", (str, dict))
@@ -548,6 +558,12 @@ class Store:
             q = q.where(s.shoes.c.number == number)
         with self._read() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
+
+    def ledger_strays(self) -> list[dict[str, Any]]:
+        """The ledger rows in no table's ``ledger_`` (their event missing, or another table's): not
+        covered by their table's hash chain. One pass of the ledger."""
+        with self._read() as conn:
+            return [dict(r) for r in conn.execute(text(s.LEDGER_STRAYS)).mappings()]
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check`` on SQLite (``ok`` when sound); ``ok`` on PostgreSQL."""
