@@ -49,6 +49,10 @@ class Probe:
         # (at, ms: the wait, taken - called, the commit, after it, the wake-up's lateness, resumed - woken,
         # calls in that commit) of each wait of a table call for its commit (``StorePersistence.settle``)
         self.waits: list[tuple[float, ...]] = []
+        self.finishes: list[tuple[float, float]] = []  # (at, ms) the idle writer's end of a checkpoint
+        self.passes: list[
+            tuple[float, float, int, int]
+        ] = []  # (at, ms, WAL frames, copied) per checkpoint pass
         self.wakes: list[
             tuple[float, float]
         ] = []  # (at, ms) the writer's wake-up of the loop: how late it ran
@@ -133,7 +137,7 @@ class Probe:
         to the writer taking it (and whether the writer was idle then: a hand-off, else a wait behind
         the commit in flight), BEGIN, the writer's Python, ``batchsql.run``, COMMIT (its wall time and the
         writer thread's CPU in it: the rest is the fsync and the GIL taken back) and whether a WAL
-        checkpoint ran in it (the main database file's modification time moved), the futures completed;
+        checkpoint ran in it (the WAL left at 1,000 frames or more: SQLite's automatic checkpoint), the futures completed;
         and the event loop's lateness to run the wake-up the writer scheduled (``wakes``)."""
         from pontoon.history import batchsql, group
         from pontoon.history import store as store_mod
@@ -202,11 +206,14 @@ class Probe:
             finally:
                 st["run1"] = time.perf_counter()
 
-        def db_mtime(conn: Any) -> int:
+        def wal_frames(conn: Any) -> int:
+            """The WAL's length in frames (``mxFrame`` of the wal-index header in the -shm file: one
+            read): after a COMMIT, 1,000 or more means that COMMIT ran SQLite's automatic checkpoint."""
             path = conn.engine.url.database if conn is not None and conn.dialect.name == "sqlite" else None
             try:
-                return os.stat(path).st_mtime_ns if path else 0
-            except OSError:
+                with open(f"{path}-shm", "rb") as f:
+                    return int.from_bytes(f.read(20)[16:20], sys.byteorder)
+            except (OSError, TypeError):
                 return 0
 
         @contextlib.contextmanager
@@ -214,11 +221,10 @@ class Probe:
             with transaction(engine, held, fenced) as conn:
                 st["begun"] = time.perf_counter()
                 yield conn
-                m0 = db_mtime(held)
                 st["exit0"], c0 = time.perf_counter(), time.thread_time()
             st["committed"] = time.perf_counter()
             st["commit_cpu"] = time.thread_time() - c0
-            st["ckpt"] = db_mtime(held) != m0
+            st["ckpt"] = wal_frames(held) >= 1000  # (``wal_autocheckpoint``'s default)
 
         gc_cls._commit = timed_commit  # type: ignore[method-assign]
         batchsql.run = timed_run
@@ -256,6 +262,29 @@ class Probe:
             )
 
         StorePersistence.settle = timed_settle  # type: ignore[method-assign]
+        try:  # (history/checkpoints.py: an older tree has none)
+            from pontoon.history import checkpoints
+        except ImportError:
+            return
+        once = checkpoints.Checkpointer.run_once
+
+        def timed_once(self: Any) -> tuple[int, int, int]:
+            t = time.perf_counter()
+            got = once(self)
+            probe.passes.append((time.time(), (time.perf_counter() - t) * 1000, got[1], got[2]))
+            return got
+
+        checkpoints.Checkpointer.run_once = timed_once  # type: ignore[method-assign]
+        finish = checkpoints.Checkpointer.finish
+
+        def timed_finish(self: Any, conn: Any) -> None:
+            if not self.finish_wanted:
+                return
+            t = time.perf_counter()
+            finish(self, conn)
+            probe.finishes.append((time.time(), (time.perf_counter() - t) * 1000))
+
+        checkpoints.Checkpointer.finish = timed_finish  # type: ignore[method-assign]
 
         def timed_fired(self: Any, fut: Any) -> None:
             t = time.perf_counter()
@@ -376,6 +405,8 @@ class Probe:
                     "commits": self.commits,
                     "wakes": self.wakes,
                     "waits": self.waits,
+                    "passes": self.passes,
+                    "finishes": self.finishes,
                 },
                 f,
             )
@@ -486,6 +517,20 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
         )
     report_commits(cut(pr.get("commits", [])), sorted(ms for _, ms in cut(pr.get("wakes", []))))
     report_waits(cut(pr.get("waits", [])))
+    ps = cut(pr.get("passes", []))
+    if ps:
+        ms = sorted(r[1] for r in ps)
+        print(
+            f"  checkpointer (history/checkpoints.py): {len(ps)} passes, ms p50 {_q(ms, 0.5):.1f} p99 "
+            f"{_q(ms, 0.99):.1f} max {ms[-1]:.1f}; WAL frames at a pass max {max(r[2] for r in ps)}, "
+            f"frames copied {sum(max(0, r[3]) for r in ps)}"
+        )
+        fs = sorted(ms for _, ms in cut(pr.get("finishes", [])))
+        if fs:
+            print(
+                f"    the idle writer's ends of a checkpoint: {len(fs)}, ms p50 {_q(fs, 0.5):.1f} p99 "
+                f"{_q(fs, 0.99):.1f} max {fs[-1]:.1f}"
+            )
     ticks = sorted(ms for _, ms in cut(pr["ticks"]))
     if ticks:  # (wall time of a pass over the tables, the loop let go between slices of them)
         print(

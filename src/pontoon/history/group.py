@@ -25,6 +25,8 @@ A caller that shows an event waits for its future first, so an event is shown on
 If the shared transaction fails (a lease lost by one table: its fence), each item is retried alone, so
 one table's refusal is that table's only. A table whose write failed is refused from then on (its
 chain must not skip the lost events) until a recorder is attached to it again (``forgive``).
+``idle_hook`` (SQLite's checkpointer, ``checkpoints.py``) is run by the writer thread on its connection
+when nothing is queued, before it waits: the end of a WAL checkpoint with no commit beside it.
 While it commits, the writer runs with a short switch interval (``COMMIT_SWITCH_S``): the driver
 releases the GIL for every statement, and the writer takes it back from a busy event loop sooner.
 """
@@ -35,7 +37,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from decimal import Decimal
@@ -368,6 +370,10 @@ class GroupCommitter:
         self.conn: Connection | None = None  # the writer thread's connection, kept between commits
         self.idle_s = 1.0  # PostgreSQL: a connection idle this long is given back (pre-pinged anew)
         self.used = 0.0  # time.monotonic() of its last commit
+        # run by the writer thread on its connection when it has nothing queued, before it waits (SQLite:
+        # the end of a WAL checkpoint, ``checkpoints.py``); its errors are its own (caught, counted)
+        self.idle_hook: Callable[[Connection], None] | None = None
+        self.hook_errors = 0
         self.thread = threading.Thread(target=self._run, name="pontoon-group-commit", daemon=True)
         self.thread.start()
 
@@ -439,6 +445,12 @@ class GroupCommitter:
 
     def _run(self) -> None:
         while True:
+            hook = self.idle_hook
+            if hook is not None and not self.queue and self.conn is not None:
+                try:
+                    hook(self.conn)
+                except Exception:  # noqa: BLE001 (a hook's failure is not a write's)
+                    self.hook_errors += 1
             with self.cv:
                 while not self.queue and not self.closed:
                     self.idle = True
