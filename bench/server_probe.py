@@ -49,6 +49,7 @@ class Probe:
         # (at, ms: the wait, taken - called, the commit, after it, the wake-up's lateness, resumed - woken,
         # calls in that commit) of each wait of a table call for its commit (``StorePersistence.settle``)
         self.waits: list[tuple[float, ...]] = []
+        self.checkpointer: Any = None
         self.finishes: list[tuple[float, float]] = []  # (at, ms) the idle writer's end of a checkpoint
         self.passes: list[
             tuple[float, float, int, int]
@@ -269,6 +270,7 @@ class Probe:
         once = checkpoints.Checkpointer.run_once
 
         def timed_once(self: Any) -> tuple[int, int, int]:
+            probe.checkpointer = self
             t = time.perf_counter()
             got = once(self)
             probe.passes.append((time.time(), (time.perf_counter() - t) * 1000, got[1], got[2]))
@@ -407,6 +409,10 @@ class Probe:
                     "waits": self.waits,
                     "passes": self.passes,
                     "finishes": self.finishes,
+                    "checkpoint_cpu": [
+                        getattr(self.checkpointer, "cpu", 0.0),
+                        getattr(self.checkpointer, "finish_cpu", 0.0),
+                    ],
                 },
                 f,
             )
@@ -523,7 +529,8 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
         print(
             f"  checkpointer (history/checkpoints.py): {len(ps)} passes, ms p50 {_q(ms, 0.5):.1f} p99 "
             f"{_q(ms, 0.99):.1f} max {ms[-1]:.1f}; WAL frames at a pass max {max(r[2] for r in ps)}, "
-            f"frames copied {sum(max(0, r[3]) for r in ps)}"
+            f"frames copied {sum(max(0, r[3]) for r in ps)}; CPU s over the whole run: passes "
+            f"{pr.get('checkpoint_cpu', [0, 0])[0]:.2f}, the writer's ends {pr.get('checkpoint_cpu', [0, 0])[1]:.2f}"
         )
         fs = sorted(ms for _, ms in cut(pr.get("finishes", [])))
         if fs:
