@@ -130,6 +130,11 @@ class Probe:
 
         app_mod.Server.settled = timed_settled  # type: ignore[method-assign]
         self._install_commits()
+        if os.environ.get("PROBE_NO_CHECKPOINTER"):  # (the SQLite store without history/checkpoints.py)
+            from pontoon.history import checkpoints
+
+            for cp in list(checkpoints._RUNNING.values()):
+                cp.close()
         threading.Thread(target=self._watch, daemon=True).start()
 
     def _install_commits(self) -> None:
