@@ -13,9 +13,13 @@ reader still needs without taking the write lock and without waiting (the writer
 its frames come after the pass's, for the next one). The driver releases the GIL while SQLite works,
 so the server's threads run meanwhile. Frequent passes keep the WAL short, under the 1,000 pages of
 the writer's automatic checkpoint, which then seldom runs: it stays on, so the WAL is bounded whatever
-this thread does (stopped, or slower than the writes: the writer's own checkpoint takes over). Each pass
-copies all the frames committed before it; once a pass has left nothing behind, the next commit starts
-the WAL again from its beginning (SQLite's restart), so the file stays the size of a few passes.
+this thread does (stopped, or slower than the writes: the writer's own checkpoint takes over). A pass
+copies the frames committed before it began; the WAL starts again from its beginning (SQLite's restart)
+only when a commit begins with every frame copied, which a pass beside a busy writer seldom leaves. So
+once a pass finds the WAL at ``FINISH_AT`` frames or more, the writer thread, when nothing is queued
+(``GroupCommitter.idle_hook``: ``finish``), runs the same PASSIVE checkpoint on its own connection: no
+commit beside it, it copies what the passes left (the frames since the last one) and the writer's next
+commit restarts the WAL; the file stays under the 1,000 pages.
 
 One thread per store (``start_checkpointer``: a second call for the same store returns the first's).
 It ends once the store's group commit is closed (``Store.close``); while the writer commits nothing it
@@ -38,7 +42,6 @@ from pontoon.history.dbfile import parse_sqlite
 from pontoon.history.engines import BUSY_TIMEOUT_MS
 
 EVERY_S = 0.1  # a pass every 100 ms while there are commits: at 800 actions/s about 400 WAL frames each
-CATCH_UP = 4  # passes in a row at most, while each leaves frames committed during it
 FINISH_AT = 300  # WAL frames since its restart from which the idle writer ends the checkpoint
 IDLE_S = 0.25  # the look for commits while there were none (a store left open costs 4 wake-ups a second)
 
@@ -65,7 +68,6 @@ class Checkpointer:
         self.frames = 0
         self.log_max = 0
         self.log = self.done = 0  # the WAL's frames and those copied, at the last pass
-        self.behind = 0  # passes that left frames behind (committed during the pass)
         self.seen = -1  # the writer's commits counted at the last pass
         self.finish_wanted = False  # a pass found the WAL long: the writer ends the checkpoint when idle
         self.finishes = 0
@@ -89,7 +91,7 @@ class Checkpointer:
                 wait = self.every_s if n != self.seen else min(IDLE_S, wait * 2)
                 if n != self.seen:
                     self.seen = n
-                    self.catch_up()
+                    self.run_once()
         finally:
             self.conn.close()
 
@@ -106,17 +108,6 @@ class Checkpointer:
         raw.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         self.finishes += 1
         self.finish_cpu += time.thread_time() - c0
-
-    def catch_up(self) -> None:
-        """Passes until one leaves no frame behind (``CATCH_UP`` at most): a pass copies what was
-        committed before it began, and the writer commits meanwhile; the next pass copies only those
-        frames, a shorter one, so that soon one ends with the WAL copied whole and the next commit
-        restarts the WAL."""
-        for _ in range(CATCH_UP):
-            busy, log, done = self.run_once()
-            if busy or log < 0 or done >= log:
-                return
-            self.behind += 1
 
     def run_once(self) -> tuple[int, int, int]:
         """One PASSIVE checkpoint now: (busy, frames in the WAL, frames copied), as SQLite says."""
@@ -169,4 +160,4 @@ def wal_pages(path: str) -> int:
         return 0
 
 
-__all__ = ["CATCH_UP", "EVERY_S", "FINISH_AT", "IDLE_S", "Checkpointer", "start_checkpointer", "wal_pages"]
+__all__ = ["EVERY_S", "FINISH_AT", "IDLE_S", "Checkpointer", "start_checkpointer", "wal_pages"]
