@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import gc
 import json
 import os
@@ -44,6 +45,18 @@ class Probe:
         ] = []  # (at, ms) waiting for the table's commit (``Server.settled``)
         self.ticks: list[tuple[float, float]] = []  # (at, ms) per timer tick
         self.stalls: list[tuple[float, str]] = []
+        self.commits: list[tuple[Any, ...]] = []  # one per group commit (``_install_commits``)
+        # (at, ms: the wait, taken - called, the commit, after it, the wake-up's lateness, resumed - woken,
+        # calls in that commit) of each wait of a table call for its commit (``StorePersistence.settle``)
+        self.waits: list[tuple[float, ...]] = []
+        self.checkpointer: Any = None
+        self.finishes: list[tuple[float, float]] = []  # (at, ms) the idle writer's end of a checkpoint
+        self.passes: list[
+            tuple[float, float, int, int]
+        ] = []  # (at, ms, WAL frames, copied) per checkpoint pass
+        self.wakes: list[
+            tuple[float, float]
+        ] = []  # (at, ms) the writer's wake-up of the loop: how late it ran
         self.collected = 0
         self.beat = time.perf_counter()
         self._gc_t0 = self._gc_c0 = 0.0
@@ -116,7 +129,187 @@ class Probe:
                 probe.settle.append((time.time(), (time.perf_counter() - t) * 1000))
 
         app_mod.Server.settled = timed_settled  # type: ignore[method-assign]
+        self._install_commits()
+        if os.environ.get("PROBE_NO_CHECKPOINTER"):  # (the SQLite store without history/checkpoints.py)
+            from pontoon.history import checkpoints
+
+            for cp in list(checkpoints._RUNNING.values()):
+                cp.close()
         threading.Thread(target=self._watch, daemon=True).start()
+
+    def _install_commits(self) -> None:
+        """Every commit of the group-commit writer (history/group.py) time-stamped at its stages
+        (``commits``), ``time.perf_counter`` for both threads: the oldest call's wait from its queueing
+        to the writer taking it (and whether the writer was idle then: a hand-off, else a wait behind
+        the commit in flight), BEGIN, the writer's Python, ``batchsql.run``, COMMIT (its wall time and the
+        writer thread's CPU in it: the rest is the fsync and the GIL taken back) and whether a WAL
+        checkpoint ran in it (the WAL left at 1,000 frames or more: SQLite's automatic checkpoint), the futures completed;
+        and the event loop's lateness to run the wake-up the writer scheduled (``wakes``)."""
+        from pontoon.history import batchsql, group
+        from pontoon.history import store as store_mod
+        from pontoon.web import wakeups
+
+        probe = self
+        queued: collections.deque[tuple[float, bool]] = collections.deque()
+        st: dict[str, float] = {}
+        depth = [0]
+        gc_cls = group.GroupCommitter
+
+        def stamp(orig: Any) -> Any:
+            def queue(self: Any, *a: Any, **k: Any) -> Any:
+                queued.append((time.perf_counter(), bool(self.idle)))
+                return orig(self, *a, **k)
+
+            return queue
+
+        for name in ("enqueue", "submit", "write"):
+            setattr(gc_cls, name, stamp(getattr(gc_cls, name)))
+        commit, run, transaction = gc_cls._commit, batchsql.run, store_mod.transaction
+
+        def timed_commit(self: Any, grp: Any) -> None:
+            depth[0] += 1
+            top = depth[0] == 1
+            t0, c0 = time.perf_counter(), time.thread_time()
+            if top:
+                st.clear()
+            try:
+                commit(self, grp)
+            finally:
+                depth[0] -= 1
+            if not top:
+                return
+            t1 = time.perf_counter()
+            for item in grp:  # (the server's calls: ``StorePersistence.settle`` reads it)
+                fut = getattr(item[2], "future", item[2])
+                with contextlib.suppress(AttributeError):
+                    fut.probe_at = (t0, st.get("committed", t1), t1, len(grp))
+            got = [queued.popleft() for _ in range(min(len(grp), len(queued)))]
+            if not got or "committed" not in st:
+                return
+            ms = 1000.0
+            probe.commits.append(
+                (
+                    time.time(),
+                    len(grp),
+                    (t0 - got[0][0]) * ms,
+                    got[0][1],
+                    (st["begun"] - t0) * ms,
+                    (st["exit0"] - st["begun"] - (st["run1"] - st["run0"])) * ms,
+                    (st["run1"] - st["run0"]) * ms,
+                    (st["committed"] - st["exit0"]) * ms,
+                    st["commit_cpu"] * ms,
+                    st["ckpt"],
+                    (t1 - st["committed"]) * ms,
+                    (time.thread_time() - c0) * ms,
+                    (t1 - got[0][0]) * ms,
+                )
+            )
+
+        def timed_run(*a: Any) -> int:
+            st["run0"] = time.perf_counter()
+            try:
+                return run(*a)
+            finally:
+                st["run1"] = time.perf_counter()
+
+        def wal_frames(conn: Any) -> int:
+            """The WAL's length in frames (``mxFrame`` of the wal-index header in the -shm file: one
+            read): after a COMMIT, 1,000 or more means that COMMIT ran SQLite's automatic checkpoint."""
+            path = conn.engine.url.database if conn is not None and conn.dialect.name == "sqlite" else None
+            try:
+                with open(f"{path}-shm", "rb") as f:
+                    return int.from_bytes(f.read(20)[16:20], sys.byteorder)
+            except (OSError, TypeError):
+                return 0
+
+        @contextlib.contextmanager
+        def timed_transaction(engine: Any, held: Any, fenced: bool) -> Any:
+            with transaction(engine, held, fenced) as conn:
+                st["begun"] = time.perf_counter()
+                yield conn
+                st["exit0"], c0 = time.perf_counter(), time.thread_time()
+            st["committed"] = time.perf_counter()
+            st["commit_cpu"] = time.thread_time() - c0
+            st["ckpt"] = wal_frames(held) >= 1000  # (``wal_autocheckpoint``'s default)
+
+        gc_cls._commit = timed_commit  # type: ignore[method-assign]
+        batchsql.run = timed_run
+        store_mod.transaction = timed_transaction  # type: ignore[assignment]
+        fired, wake = wakeups.Wakeups._fired, wakeups.Wakeups._wake
+        at: dict[Any, float] = {}
+        woke = [0.0]  # when a ``_wake`` last ran
+        from pontoon.web.store_persistence import StorePersistence
+
+        settle = StorePersistence.settle
+
+        async def timed_settle(self: Any, table_id: str) -> None:
+            rec = self.recorders.get(table_id)
+            fut = None if rec is None else self.group.pending(rec.table_id)
+            t0 = time.perf_counter()
+            await settle(self, table_id)
+            t1 = time.perf_counter()
+            p = getattr(fut, "probe_at", None)
+            if p is None:
+                return
+            taken, committed, done, n = p
+            w = woke[0] if woke[0] >= done else t1
+            ms = 1000.0
+            probe.waits.append(
+                (
+                    time.time(),
+                    (t1 - t0) * ms,
+                    (taken - t0) * ms,
+                    (committed - taken) * ms,
+                    (done - committed) * ms,
+                    (w - done) * ms,
+                    (t1 - w) * ms,
+                    n,
+                )
+            )
+
+        StorePersistence.settle = timed_settle  # type: ignore[method-assign]
+        try:  # (history/checkpoints.py: an older tree has none)
+            from pontoon.history import checkpoints
+        except ImportError:
+            return
+        once = checkpoints.Checkpointer.run_once
+
+        def timed_once(self: Any) -> tuple[int, int, int]:
+            probe.checkpointer = self
+            t = time.perf_counter()
+            got = once(self)
+            probe.passes.append((time.time(), (time.perf_counter() - t) * 1000, got[1], got[2]))
+            return got
+
+        checkpoints.Checkpointer.run_once = timed_once  # type: ignore[method-assign]
+        finish = checkpoints.Checkpointer.finish
+
+        def timed_finish(self: Any, conn: Any) -> None:
+            if not self.finish_wanted:
+                return
+            t = time.perf_counter()
+            finish(self, conn)
+            probe.finishes.append((time.time(), (time.perf_counter() - t) * 1000))
+
+        checkpoints.Checkpointer.finish = timed_finish  # type: ignore[method-assign]
+
+        def timed_fired(self: Any, fut: Any) -> None:
+            t = time.perf_counter()
+            with self.lock:
+                loops = {lp for lp, _ in self.watching.get(fut, ()) if lp not in self.ready}
+            for lp in loops:
+                at.setdefault(lp, t)
+            fired(self, fut)
+
+        def timed_wake(self: Any, loop: Any) -> None:
+            woke[0] = time.perf_counter()
+            t = at.pop(loop, None)
+            if t is not None:
+                probe.wakes.append((time.time(), (time.perf_counter() - t) * 1000))
+            wake(self, loop)
+
+        wakeups.Wakeups._fired = timed_fired  # type: ignore[method-assign]
+        wakeups.Wakeups._wake = timed_wake  # type: ignore[method-assign]
 
     def _install_queued(self, app_mod: Any) -> None:
         probe = self
@@ -216,6 +409,15 @@ class Probe:
                     "full_ms": full,
                     "collected": self.collected,
                     "census": self.census,
+                    "commits": self.commits,
+                    "wakes": self.wakes,
+                    "waits": self.waits,
+                    "passes": self.passes,
+                    "finishes": self.finishes,
+                    "checkpoint_cpu": [
+                        getattr(self.checkpointer, "cpu", 0.0),
+                        getattr(self.checkpointer, "finish_cpu", 0.0),
+                    ],
                 },
                 f,
             )
@@ -223,6 +425,82 @@ class Probe:
 
 def _q(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+COMMIT_COLS = ("queued", "begin", "python", "statements", "commit", "commit CPU", "after", "total")
+_COL_AT = {
+    "queued": 2,
+    "begin": 4,
+    "python": 5,
+    "statements": 6,
+    "commit": 7,
+    "commit CPU": 8,
+    "after": 10,
+    "total": 12,
+}
+
+
+def report_commits(rows: list[Any], wakes: list[float]) -> None:
+    """The group commits' stages (``Probe._install_commits``): p50/p99/max of each, the checkpoints, and
+    what the slowest 1% of the commits (by ``total``: the oldest call queued -> its commit done) spent."""
+    if not rows:
+        return
+    items = sorted(r[1] for r in rows)
+    ck = [r for r in rows if r[9]]
+    print(
+        f"  group commits: {len(rows)}, calls each p50 {_q(items, 0.5)} p99 {_q(items, 0.99)} max {items[-1]}; "
+        f"WAL checkpoints in COMMIT: {len(ck)}"
+        + (
+            f" (COMMIT ms p50 {_q(sorted(r[7] for r in ck), 0.5):.1f} max {max(r[7] for r in ck):.1f})"
+            if ck
+            else ""
+        )
+    )
+    cells = []
+    for k in COMMIT_COLS:
+        v = sorted(r[_COL_AT[k]] for r in rows)
+        cells.append(f"{k} {_q(v, 0.5):.2f}/{_q(v, 0.99):.2f}/{v[-1]:.1f}")
+    print("  commit stages ms p50/p99/max: " + "; ".join(cells))
+    for idle in (True, False):
+        v = sorted(r[2] for r in rows if r[3] == idle)
+        if v:
+            print(
+                f"    queued while the writer was {'idle (a hand-off)' if idle else 'busy (behind a commit)'}: "
+                f"{len(v)} commits, ms p50 {_q(v, 0.5):.2f} p99 {_q(v, 0.99):.2f} max {v[-1]:.1f}"
+            )
+    if wakes:
+        print(
+            f"    the loop's wake-up after a commit, late ms p50 {_q(wakes, 0.5):.2f} p99 {_q(wakes, 0.99):.2f} max {wakes[-1]:.1f}"
+        )
+    top = sorted(rows, key=lambda r: r[12])[-max(1, len(rows) // 100) :]
+    means = "; ".join(f"{k} {sum(r[_COL_AT[k]] for r in top) / len(top):.2f}" for k in COMMIT_COLS)
+    print(
+        f"    the slowest 1% ({len(top)} commits, total >= {top[0][12]:.1f} ms), means ms: {means}; "
+        f"with a checkpoint {sum(1 for r in top if r[9])}, calls mean {sum(r[1] for r in top) / len(top):.0f}"
+    )
+
+
+WAIT_COLS = ("wait", "to taken", "commit", "after", "wake late", "resumed")
+
+
+def report_waits(rows: list[Any]) -> None:
+    """Each table call's wait for its commit (``StorePersistence.settle``), split: the call queued ->
+    the writer took it (negative: taken before the wait began), the commit, its futures, the loop's
+    lateness to run the wake-up, and the wake-up -> this coroutine running (behind the other callbacks
+    queued, the other callers of that commit among them); for all waits and the slowest 1%."""
+    if not rows:
+        return
+    cells = []
+    for i, k in enumerate(WAIT_COLS, 1):
+        v = sorted(r[i] for r in rows)
+        cells.append(f"{k} {_q(v, 0.5):.2f}/{_q(v, 0.99):.2f}")
+    print(f"  each call's commit wait ({len(rows)}), ms p50/p99: " + "; ".join(cells))
+    top = sorted(rows, key=lambda r: r[1])[-max(1, len(rows) // 100) :]
+    means = "; ".join(f"{k} {sum(r[i] for r in top) / len(top):.2f}" for i, k in enumerate(WAIT_COLS, 1))
+    print(
+        f"    the slowest 1% ({len(top)}, wait >= {top[0][1]:.1f} ms), means ms: {means}; "
+        f"calls in their commit mean {sum(r[7] for r in top) / len(top):.0f}"
+    )
 
 
 def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("inf")) -> None:
@@ -248,6 +526,23 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
             f"  of it waiting for the commit (Server.settled) ms p50 {_q(st, 0.5):.1f} p99 {_q(st, 0.99):.1f} "
             f"max {st[-1]:.1f}, {sum(st):.0f} ms in all ({len(st)} waits)"
         )
+    report_commits(cut(pr.get("commits", [])), sorted(ms for _, ms in cut(pr.get("wakes", []))))
+    report_waits(cut(pr.get("waits", [])))
+    ps = cut(pr.get("passes", []))
+    if ps:
+        ms = sorted(r[1] for r in ps)
+        print(
+            f"  checkpointer (history/checkpoints.py): {len(ps)} passes, ms p50 {_q(ms, 0.5):.1f} p99 "
+            f"{_q(ms, 0.99):.1f} max {ms[-1]:.1f}; WAL frames at a pass max {max(r[2] for r in ps)}, "
+            f"frames copied {sum(max(0, r[3]) for r in ps)}; CPU s over the whole run: passes "
+            f"{pr.get('checkpoint_cpu', [0, 0])[0]:.2f}, the writer's ends {pr.get('checkpoint_cpu', [0, 0])[1]:.2f}"
+        )
+        fs = sorted(ms for _, ms in cut(pr.get("finishes", [])))
+        if fs:
+            print(
+                f"    the idle writer's ends of a checkpoint: {len(fs)}, ms p50 {_q(fs, 0.5):.1f} p99 "
+                f"{_q(fs, 0.99):.1f} max {fs[-1]:.1f}"
+            )
     ticks = sorted(ms for _, ms in cut(pr["ticks"]))
     if ticks:  # (wall time of a pass over the tables, the loop let go between slices of them)
         print(

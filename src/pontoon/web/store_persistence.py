@@ -5,7 +5,8 @@
   store commits in groups (``history/group.py``): a table call's events are queued for the writer
   thread, which commits the events of every table of that moment in one transaction; the server waits
   for ``settle(table)`` (the table's write committed) before it shows anything of the table, so an
-  event is shown only once it is durable. The other writes (accounts, people, leases) are made
+  event is shown only once it is durable. On SQLite the WAL is checkpointed by a thread of its own
+  (``history/checkpoints.py``), not inside the writer's commits. The other writes (accounts, people, leases) are made
   synchronously after the queue is drained, so they never overtake the events they follow.
 - Accounts: ``pontoon.history.accounts`` (an account's balance is its opening plus its moves plus its
   casino cashier ledger rows, so it cannot drift from the ledger).
@@ -27,6 +28,7 @@ from pontoon.errors import PontoonError
 from pontoon.events import TableRecord
 from pontoon.history import HistoryError, Recorder, Store, recover_table
 from pontoon.history.accounts import WebRecords
+from pontoon.history.checkpoints import start_checkpointer
 from pontoon.history.leases import Leases
 from pontoon.history.recover import rules_of
 from pontoon.history.words import round_words
@@ -59,6 +61,7 @@ class StorePersistence:
         self.known: set[str] = set()
         self.leases = leases  # several processes on one database: a table is served by its lease's owner
         self.group = store.group or store.start_group()  # group commit (history/group.py)
+        self.checkpoints = start_checkpointer(store)  # SQLite: the WAL's checkpoints off the commit path
         self.wakeups = Wakeups()
         self.young_at = time.monotonic()  # the last young collection started by ``settle``
         if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
