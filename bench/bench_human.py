@@ -62,7 +62,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import DATA_OPCODES, Frame
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import ROOT, Frames, choose, completed, free_port, wait_healthy, ws_url  # noqa: E402
+from bench_server import FRAMES, ROOT, Frames, choose, completed, free_port, wait_healthy, ws_url  # noqa: E402
 from server_probe import report_probe  # noqa: E402
 
 
@@ -214,7 +214,7 @@ async def person(
     lat: list[tuple[float, float]],
     errors: list[str],
     left: list[float],
-    deltas: bool,
+    deltas: int,
 ) -> None:
     url, _, token = url.partition("#")
     auth = {"Authorization": f"Bearer {token}"}
@@ -270,7 +270,7 @@ async def setup(bases: list[str], tables: int, at_once: int = 32) -> list[str]:
 
 
 async def play(
-    urls: list[str], every: float, seconds: float, deltas: bool, seed: int, procs: int
+    urls: list[str], every: float, seconds: float, deltas: int, seed: int, procs: int
 ) -> dict[str, Any]:
     """The people of ``urls`` for ``seconds``; also how late this process's event loop wakes (a loop
     that is late adds its lateness to every latency it measures: the clients' own saturation)."""
@@ -307,7 +307,7 @@ def _worker(args: tuple[list[str], float, float, bool, int, int]) -> dict[str, A
 
 
 def load(
-    bases: list[str], tables: int, every: float, seconds: float, pids: list[int], deltas: bool, procs: int
+    bases: list[str], tables: int, every: float, seconds: float, pids: list[int], deltas: int, procs: int
 ) -> dict[str, Any]:
     urls = asyncio.run(setup(bases, tables))
     servers = [psutil.Process(pid) for pid in pids]
@@ -356,7 +356,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=float, default=2.0, help="seconds between one person's actions")
     ap.add_argument("--seconds", type=float, default=180.0)
     ap.add_argument("--store", default="sqlite", choices=("sqlite", "memory", "pg"))
-    ap.add_argument("--frames", default="deltas", choices=("deltas", "full"), help="as bench_server.py")
+    ap.add_argument(
+        "--frames",
+        default="split",
+        choices=tuple(FRAMES),
+        help="as bench_server.py (split: as the page asks)",
+    )
     ap.add_argument(
         "--client-procs",
         type=int,
@@ -421,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
             a.every,
             a.seconds,
             [p.pid for p in procs],
-            a.frames == "deltas",
+            FRAMES[a.frames],
             max(1, a.client_procs),
         )
     finally:
