@@ -9,9 +9,10 @@ tables' threads play; PostgreSQL executes each row's statement separately on the
 
 Ids are the columns' defaults; an event's round and a ledger row's event are found by their unique keys
 inside the statement, so a batch needs no id from the database before its statements: on PostgreSQL
-the whole batch goes in one pipeline (one round trip). The chain heads move only from the head the
-transaction chained from (``heads.last_hash = old``): the count of heads moved tells a stale head
-(``StaleHead`` in ``group.py``).
+the whole batch goes in one round trip: with its BEGIN and COMMIT as one text (the writer thread's own
+transaction: ``_run_text``), else as one pipeline of prepared statements. The chain heads move only
+from the head the transaction chained from (``heads.last_hash = old``): the count of heads moved tells
+a stale head (``StaleHead`` in ``group.py``; on PostgreSQL counted by the server, ``_PG_HEAD_CHECK``).
 """
 
 from __future__ import annotations
@@ -95,14 +96,23 @@ ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
 _SIZES = (128, 64, 32, 16, 8, 7, 6, 5, 4, 3, 2, 1)
 # PostgreSQL: the whole commit is one pipeline (one round trip) whatever its statements, and each size
 # is a statement prepared on the server, kept by psycopg up to ``prepared_max`` (100) a connection:
-# the few sizes of before (8 kinds x 5, and the heads' RETURNING form)
+# the few sizes of before (8 kinds x 5; the heads' in their check, ``_PG_HEAD_CHECK``)
 _PG_SIZES = (128, 32, 8, 2, 1)
 _CACHE: dict[tuple[str, int, bool], str] = {}
-_RETURNING = " RETURNING heads.table_id"
+# PostgreSQL: the heads' UPDATE checked by the server: a chunk of n heads must move n rows, else the
+# statement fails (a text that is no integer: SQLSTATE 22P02, naming STALE) and with it the transaction,
+# so that the COMMIT sent in the same pipeline is not run (``run``'s ``commit``): a stale head is found
+# with no round trip of its own. (The CASE is not constant: the planner cannot fold the failing cast.)
+STALE = "stale head"
+_PG_HEAD_CHECK = (
+    "WITH moved AS ({update} RETURNING 1) SELECT CAST(CASE WHEN count(*) = {n} THEN '1' "
+    f"ELSE '{STALE}' END AS integer) FROM moved"
+)
 
 
 def statement(name: str, n: int, pg: bool) -> str:
-    """The SQL of ``n`` rows of ``name`` (``$1`` marks for psycopg's ``RawCursor``, ``?`` for sqlite3)."""
+    """The SQL of ``n`` rows of ``name`` (``$1`` marks for psycopg's ``RawCursor``, ``?`` for sqlite3;
+    on PostgreSQL the heads' UPDATE inside the check of its count, ``_PG_HEAD_CHECK``)."""
     key = (name, n, pg)
     sql = _CACHE.get(key)
     if sql is None:
@@ -111,6 +121,8 @@ def statement(name: str, n: int, pg: bool) -> str:
         if pg:  # numbered parameters for psycopg's RawCursor (it parses no long query in Python)
             parts = sql.split("?")
             sql = "".join(f"{p}${i}" for i, p in enumerate(parts[:-1], 1)) + parts[-1]
+            if name == "head":
+                sql = _PG_HEAD_CHECK.format(update=sql, n=n)
         _CACHE[key] = sql
     return sql
 
@@ -129,32 +141,24 @@ def chunks(rows: Sequence[tuple[Any, ...]], pg: bool = False) -> list[tuple[int,
     return out
 
 
-def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str) -> int:
+def run(
+    raw: Any,
+    pg: bool,
+    steps: dict[str, list[tuple[Any, ...]]],
+    stamp: str,
+    commit: Callable[[], None] | None = None,
+) -> int:
     """Every statement of ``steps`` (name -> rows in the compact form above) on the driver connection
     ``raw`` in the open transaction, in ``ORDER``; ``stamp``: the rows' time. Returns how many chain
-    heads moved."""
-    moved = 0
+    heads moved (on PostgreSQL checked by the server: 0 when one did not move, the transaction failed).
+    ``commit`` (PostgreSQL, a transaction of the driver's own: ``group.transaction``): the COMMIT is
+    sent with the statements (one text, ``_run_text``; a pipeline where the server's strings are not
+    standard), ``commit()`` called just before; the whole transaction is then ONE round trip. The server
+    runs the COMMIT only if every statement succeeded (after a failure it skips the rest: the
+    transaction is left failed and rolled back); a failure is raised here as before."""
     if pg:
-        from psycopg import RawCursor
-
-        cur, heads = RawCursor(raw), []
-        with raw.pipeline():  # one round trip for every statement
-            for name in ORDER:
-                rows = steps.get(name, [])
-                wide = _WIDE.get(name)
-                if wide is not None:
-                    rows = [wide(r, stamp) for r in rows]
-                for n, params in chunks(rows, pg=True):
-                    if name == "head":  # a pipeline sums no rowcount: the moved heads are returned
-                        heads.append(RawCursor(raw))
-                        heads[-1].execute(statement(name, n, pg) + _RETURNING, params, prepare=True)
-                    else:  # prepared at once (psycopg waits for 5 uses: 5 plans of a 128-row statement)
-                        cur.execute(statement(name, n, pg), params, prepare=True)
-        for c in heads:
-            moved += len(c.fetchall())
-            c.close()
-        cur.close()
-        return moved
+        return _run_pg(raw, steps, stamp, commit)
+    moved = 0
     cur = raw.cursor()
     try:
         for name in ORDER:
@@ -171,4 +175,121 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str)
     return moved
 
 
-__all__ = ["LEDGER_IDEM", "ORDER", "chunks", "run", "statement"]
+def _run_pg(
+    raw: Any, steps: dict[str, list[tuple[Any, ...]]], stamp: str, commit: Callable[[], None] | None
+) -> int:
+    """``run`` on PostgreSQL: the statements with their COMMIT as one text when ``commit`` is given
+    (``_run_text``), else one pipeline of prepared statements (one round trip)."""
+    from psycopg.errors import InvalidTextRepresentation
+
+    try:
+        if commit is not None and raw.info.parameter_status("standard_conforming_strings") == "on":
+            return _run_text(raw, steps, stamp, commit)
+        return _run_pipeline(raw, steps, stamp, commit)
+    except InvalidTextRepresentation as err:
+        if STALE not in str(err):
+            raise
+        return 0  # a head had moved: the transaction failed (rolled back by the caller)
+
+
+def _run_pipeline(
+    raw: Any, steps: dict[str, list[tuple[Any, ...]]], stamp: str, commit: Callable[[], None] | None
+) -> int:
+    from psycopg import RawCursor
+
+    cur, moved = RawCursor(raw), 0
+    try:
+        with raw.pipeline():  # one round trip for every statement (and the COMMIT)
+            for name in ORDER:
+                rows = steps.get(name, [])
+                wide = _WIDE.get(name)
+                if wide is not None:
+                    rows = [wide(r, stamp) for r in rows]
+                for n, params in chunks(rows, pg=True):
+                    # prepared at once (psycopg waits for 5 uses: 5 plans of a 128-row statement)
+                    cur.execute(statement(name, n, True), params, prepare=True)
+                    if name == "head":  # checked by the server (``_PG_HEAD_CHECK``)
+                        moved += n
+            if commit is not None:
+                commit()
+                cur.execute("COMMIT")
+    finally:
+        cur.close()
+    return moved
+
+
+def _literal(v: Any) -> str:
+    """A value of the rows as an SQL literal (PostgreSQL with ``standard_conforming_strings``: a
+    backslash is an ordinary character, a quote is doubled)."""
+    if isinstance(v, str):
+        if "\x00" in v:  # (libpq's text ends at a NUL: refused, as psycopg refuses it in a parameter)
+            raise ValueError("PostgreSQL text fields cannot contain NUL (0x00) bytes")
+        return "'" + v.replace("'", "''") + "'"
+    if v is None:
+        return "NULL"
+    if type(v) is int:
+        return str(v)
+    raise TypeError(f"no SQL literal for {type(v).__name__}")
+
+
+def _run_text(
+    raw: Any, steps: dict[str, list[tuple[Any, ...]]], stamp: str, commit: Callable[[], None]
+) -> int:
+    """``run`` on PostgreSQL as ONE text (the simple query protocol): BEGIN (unless the transaction is
+    open: heads were read in it), one statement per kind of row with every row's values written as
+    literals, COMMIT. One round trip, and no per-statement work in psycopg (a pipeline of prepared
+    statements spent about 30 us of the writer's CPU on each statement). The server stops at a failed
+    statement: the transaction is left failed (no COMMIT run), rolled back here or by the caller."""
+    from psycopg import RawCursor
+    from psycopg.pq import TransactionStatus
+
+    idle = raw.pgconn.transaction_status == TransactionStatus.IDLE
+    parts = ["BEGIN"] if idle else []
+    moved = 0
+    for name in ORDER:
+        rows = steps.get(name)
+        if not rows:
+            continue
+        wide = _WIDE.get(name)
+        if wide is not None:
+            rows = [wide(r, stamp) for r in rows]
+        head, one, tail = _STATEMENTS[name]
+        marks = one.split("?")
+        last = marks.pop()
+        values = ", ".join(
+            "".join(chain.from_iterable(zip(marks, map(_literal, r), strict=True))) + last for r in rows
+        )
+        sql = head + values + tail
+        if name == "head":  # checked by the server (``_PG_HEAD_CHECK``)
+            sql = _PG_HEAD_CHECK.format(update=sql, n=len(rows))
+            moved += len(rows)
+        parts.append(sql)
+    commit()
+    parts.append("COMMIT")
+    cur = RawCursor(raw)
+    if idle:  # BEGIN is in the text: psycopg must not send its own (a round trip)
+        raw.autocommit = True
+    try:
+        cur.execute(";\n".join(parts))
+    finally:
+        cur.close()
+        if idle:
+            _end_autocommit(raw)
+    return moved
+
+
+def _end_autocommit(raw: Any) -> None:
+    """The writer's connection back to transactions after ``_run_text``: a failed transaction is rolled
+    back first (a broken connection is left to the caller, who discards it)."""
+    from psycopg.pq import TransactionStatus
+
+    try:
+        if raw.pgconn.transaction_status == TransactionStatus.INERROR:
+            raw.rollback()
+        if raw.pgconn.transaction_status == TransactionStatus.IDLE:
+            raw.autocommit = False
+    except Exception:  # noqa: BLE001, S110 (broken: the error that broke it is the one raised)
+        pass
+
+
+__all__ = ["LEDGER_IDEM", "ORDER", "STALE", "chunks", "run", "statement"]
