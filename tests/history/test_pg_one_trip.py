@@ -1,12 +1,13 @@
-"""PostgreSQL's group commit in ONE round trip (batchsql.py ``_run_text``): the writer thread's
-transaction goes to the server as one text, BEGIN, the statements with their values as literals, COMMIT.
+"""PostgreSQL's group commit in ONE round trip (batchsql.py ``_run_pg``): the writer thread's
+transaction, its statements and its COMMIT, goes to the server as one pipeline, synced once.
 
-- Values written as literals come back byte for byte (quotes, backslashes, ``$1``, ``?``, ``--``, SQL,
-  any unicode) and the chain verifies (audit): the literals are the same values the parameters were.
-- A failed statement fails the whole transaction: nothing of it is committed, the caller's write fails
-  with the driver's error, and the writer's connection goes on (back in transactions, not autocommit).
-- A head moved by another writer is still caught by the server inside the transaction (its COMMIT is
-  not run) and the write is made again on the real head (``StaleHead``, ``Store.write_group``).
+- Values come back byte for byte (quotes, backslashes, ``$1``, ``?``, ``%s``, ``--``, SQL, any unicode)
+  and the chain verifies (audit).
+- A failed statement fails the whole transaction: the COMMIT queued after it is not run, nothing of it
+  is committed, the caller's write fails with the driver's error, and the writer goes on.
+- A head moved by another writer is caught by the server inside the transaction (the heads' UPDATE
+  counted: its COMMIT is not run) and the write is made again on the real head (``StaleHead``,
+  ``Store.write_group``).
 """
 
 from __future__ import annotations

@@ -9,10 +9,9 @@ tables' threads play; PostgreSQL executes each row's statement separately on the
 
 Ids are the columns' defaults; an event's round and a ledger row's event are found by their unique keys
 inside the statement, so a batch needs no id from the database before its statements: on PostgreSQL
-the whole batch goes in one round trip: with its BEGIN and COMMIT as one text (the writer thread's own
-transaction: ``_run_text``), else as one pipeline of prepared statements. The chain heads move only
-from the head the transaction chained from (``heads.last_hash = old``): the count of heads moved tells
-a stale head (``StaleHead`` in ``group.py``; on PostgreSQL counted by the server, ``_PG_HEAD_CHECK``).
+the whole batch goes in one pipeline of prepared statements (one round trip), the COMMIT in it when the
+transaction is the writer thread's own. The chain heads move only from the head the transaction
+chained from (``heads.last_hash = old``): the count of heads moved tells a stale head (``StaleHead`` in ``group.py``; on PostgreSQL counted by the server, ``_PG_HEAD_CHECK``).
 """
 
 from __future__ import annotations
@@ -152,10 +151,10 @@ def run(
     ``raw`` in the open transaction, in ``ORDER``; ``stamp``: the rows' time. Returns how many chain
     heads moved (on PostgreSQL checked by the server: 0 when one did not move, the transaction failed).
     ``commit`` (PostgreSQL, a transaction of the driver's own: ``group.transaction``): the COMMIT is
-    sent with the statements (one text, ``_run_text``; a pipeline where the server's strings are not
-    standard), ``commit()`` called just before; the whole transaction is then ONE round trip. The server
-    runs the COMMIT only if every statement succeeded (after a failure it skips the rest: the
-    transaction is left failed and rolled back); a failure is raised here as before."""
+    sent in the statements' pipeline, ``commit()`` called just before it is queued; the whole
+    transaction is then ONE round trip. The server runs the COMMIT only if every statement succeeded
+    (after a failure it skips the rest of the pipeline: the transaction is left failed, rolled back by
+    the caller); a failure is raised here as before."""
     if pg:
         return _run_pg(raw, steps, stamp, commit)
     moved = 0
@@ -178,24 +177,12 @@ def run(
 def _run_pg(
     raw: Any, steps: dict[str, list[tuple[Any, ...]]], stamp: str, commit: Callable[[], None] | None
 ) -> int:
-    """``run`` on PostgreSQL: the statements with their COMMIT as one text when ``commit`` is given
-    (``_run_text``), else one pipeline of prepared statements (one round trip)."""
-    from psycopg.errors import InvalidTextRepresentation
-
-    try:
-        if commit is not None and raw.info.parameter_status("standard_conforming_strings") == "on":
-            return _run_text(raw, steps, stamp, commit)
-        return _run_pipeline(raw, steps, stamp, commit)
-    except InvalidTextRepresentation as err:
-        if STALE not in str(err):
-            raise
-        return 0  # a head had moved: the transaction failed (rolled back by the caller)
-
-
-def _run_pipeline(
-    raw: Any, steps: dict[str, list[tuple[Any, ...]]], stamp: str, commit: Callable[[], None] | None
-) -> int:
+    """``run`` on PostgreSQL: one pipeline of prepared statements, its COMMIT in it when ``commit`` is
+    given: one round trip. (The statements and COMMIT as one simple-query text with the values as
+    literals cost the writer less but the server more: every statement planned again, 2026-11-28:
+    docs/scale.md, "PostgreSQL's commit in one round trip".)"""
     from psycopg import RawCursor
+    from psycopg.errors import InvalidTextRepresentation
 
     cur, moved = RawCursor(raw), 0
     try:
@@ -210,86 +197,16 @@ def _run_pipeline(
                     cur.execute(statement(name, n, True), params, prepare=True)
                     if name == "head":  # checked by the server (``_PG_HEAD_CHECK``)
                         moved += n
-            if commit is not None:
+            if commit is not None:  # run by the server only if every statement before it succeeded
                 commit()
                 cur.execute("COMMIT")
+    except InvalidTextRepresentation as err:
+        if STALE not in str(err):
+            raise
+        return 0  # a head had moved: the transaction failed (rolled back by the caller)
     finally:
         cur.close()
     return moved
-
-
-def _literal(v: Any) -> str:
-    """A value of the rows as an SQL literal (PostgreSQL with ``standard_conforming_strings``: a
-    backslash is an ordinary character, a quote is doubled)."""
-    if isinstance(v, str):
-        if "\x00" in v:  # (libpq's text ends at a NUL: refused, as psycopg refuses it in a parameter)
-            raise ValueError("PostgreSQL text fields cannot contain NUL (0x00) bytes")
-        return "'" + v.replace("'", "''") + "'"
-    if v is None:
-        return "NULL"
-    if type(v) is int:
-        return str(v)
-    raise TypeError(f"no SQL literal for {type(v).__name__}")
-
-
-def _run_text(
-    raw: Any, steps: dict[str, list[tuple[Any, ...]]], stamp: str, commit: Callable[[], None]
-) -> int:
-    """``run`` on PostgreSQL as ONE text (the simple query protocol): BEGIN (unless the transaction is
-    open: heads were read in it), one statement per kind of row with every row's values written as
-    literals, COMMIT. One round trip, and no per-statement work in psycopg (a pipeline of prepared
-    statements spent about 30 us of the writer's CPU on each statement). The server stops at a failed
-    statement: the transaction is left failed (no COMMIT run), rolled back here or by the caller."""
-    from psycopg import RawCursor
-    from psycopg.pq import TransactionStatus
-
-    idle = raw.pgconn.transaction_status == TransactionStatus.IDLE
-    parts = ["BEGIN"] if idle else []
-    moved = 0
-    for name in ORDER:
-        rows = steps.get(name)
-        if not rows:
-            continue
-        wide = _WIDE.get(name)
-        if wide is not None:
-            rows = [wide(r, stamp) for r in rows]
-        head, one, tail = _STATEMENTS[name]
-        marks = one.split("?")
-        last = marks.pop()
-        values = ", ".join(
-            "".join(chain.from_iterable(zip(marks, map(_literal, r), strict=True))) + last for r in rows
-        )
-        sql = head + values + tail
-        if name == "head":  # checked by the server (``_PG_HEAD_CHECK``)
-            sql = _PG_HEAD_CHECK.format(update=sql, n=len(rows))
-            moved += len(rows)
-        parts.append(sql)
-    commit()
-    parts.append("COMMIT")
-    cur = RawCursor(raw)
-    if idle:  # BEGIN is in the text: psycopg must not send its own (a round trip)
-        raw.autocommit = True
-    try:
-        cur.execute(";\n".join(parts))
-    finally:
-        cur.close()
-        if idle:
-            _end_autocommit(raw)
-    return moved
-
-
-def _end_autocommit(raw: Any) -> None:
-    """The writer's connection back to transactions after ``_run_text``: a failed transaction is rolled
-    back first (a broken connection is left to the caller, who discards it)."""
-    from psycopg.pq import TransactionStatus
-
-    try:
-        if raw.pgconn.transaction_status == TransactionStatus.INERROR:
-            raw.rollback()
-        if raw.pgconn.transaction_status == TransactionStatus.IDLE:
-            raw.autocommit = False
-    except Exception:  # noqa: BLE001, S110 (broken: the error that broke it is the one raised)
-        pass
 
 
 __all__ = ["LEDGER_IDEM", "ORDER", "STALE", "chunks", "run", "statement"]
