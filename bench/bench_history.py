@@ -56,6 +56,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 from tests.history.driver import casino_calls, new_table, play  # noqa: E402
 
 from pontoon.history import open_store  # noqa: E402
+from pontoon.history.seal import SealKeyError, history_key  # noqa: E402
 from pontoon.history.store import Store  # noqa: E402
 
 PROFILE = "--profile" in sys.argv  # the loop driver's loop thread CPU split by part (``_timed``)
@@ -477,6 +478,11 @@ def main() -> None:
             f"error: --driver {','.join(bad)}: the drivers are threads, loop and paced (by commas)",
             file=sys.stderr,
         )
+        sys.exit(2)
+    try:  # the seal key before any run: a key file that cannot be read is one line, not a traceback
+        history_key(create=True)
+    except SealKeyError as err:
+        print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     rows = []
     ev, dt, dc = engine_only(rounds)

@@ -88,3 +88,27 @@ def test_the_paced_driver_plays_at_its_pace_and_audits_clean(
         audit(s)
     finally:
         s.close()
+
+
+def test_a_key_file_that_cannot_be_read_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    missing = tmp_path / "no-such-key"
+    env = {
+        **os.environ,
+        "PONTOON_HISTORY_KEY_FILE": str(missing),
+        "PYTHONPATH": str(BENCH.parents[1] / "src"),
+    }
+    got = subprocess.run(
+        [sys.executable, str(BENCH), "2", "--tables", "1", "--no-pg"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert got.returncode == 2
+    assert got.stdout == ""
+    assert got.stderr.splitlines() == [
+        f"error: cannot read the history key file {missing} (PONTOON_HISTORY_KEY_FILE): No such file or directory"
+    ]

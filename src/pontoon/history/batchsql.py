@@ -9,9 +9,9 @@ tables' threads play; PostgreSQL executes each row's statement separately on the
 
 Ids are the columns' defaults; an event's round and a ledger row's event are found by their unique keys
 inside the statement, so a batch needs no id from the database before its statements: on PostgreSQL
-the whole batch goes in one pipeline (one round trip). The chain heads move only from the head the
-transaction chained from (``heads.last_hash = old``): the count of heads moved tells a stale head
-(``StaleHead`` in ``group.py``).
+the whole batch goes in one pipeline of prepared statements (one round trip), the COMMIT in it when the
+transaction is the writer thread's own. The chain heads move only from the head the transaction
+chained from (``heads.last_hash = old``): the count of heads moved tells a stale head (``StaleHead`` in ``group.py``; on PostgreSQL counted by the server, ``_PG_HEAD_CHECK``).
 """
 
 from __future__ import annotations
@@ -95,14 +95,23 @@ ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
 _SIZES = (128, 64, 32, 16, 8, 7, 6, 5, 4, 3, 2, 1)
 # PostgreSQL: the whole commit is one pipeline (one round trip) whatever its statements, and each size
 # is a statement prepared on the server, kept by psycopg up to ``prepared_max`` (100) a connection:
-# the few sizes of before (8 kinds x 5, and the heads' RETURNING form)
+# the few sizes of before (8 kinds x 5; the heads' in their check, ``_PG_HEAD_CHECK``)
 _PG_SIZES = (128, 32, 8, 2, 1)
 _CACHE: dict[tuple[str, int, bool], str] = {}
-_RETURNING = " RETURNING heads.table_id"
+# PostgreSQL: the heads' UPDATE checked by the server: a chunk of n heads must move n rows, else the
+# statement fails (a text that is no integer: SQLSTATE 22P02, naming STALE) and with it the transaction,
+# so that the COMMIT sent in the same pipeline is not run (``run``'s ``commit``): a stale head is found
+# with no round trip of its own. (The CASE is not constant: the planner cannot fold the failing cast.)
+STALE = "stale head"
+_PG_HEAD_CHECK = (
+    "WITH moved AS ({update} RETURNING 1) SELECT CAST(CASE WHEN count(*) = {n} THEN '1' "
+    f"ELSE '{STALE}' END AS integer) FROM moved"
+)
 
 
 def statement(name: str, n: int, pg: bool) -> str:
-    """The SQL of ``n`` rows of ``name`` (``$1`` marks for psycopg's ``RawCursor``, ``?`` for sqlite3)."""
+    """The SQL of ``n`` rows of ``name`` (``$1`` marks for psycopg's ``RawCursor``, ``?`` for sqlite3;
+    on PostgreSQL the heads' UPDATE inside the check of its count, ``_PG_HEAD_CHECK``)."""
     key = (name, n, pg)
     sql = _CACHE.get(key)
     if sql is None:
@@ -111,6 +120,8 @@ def statement(name: str, n: int, pg: bool) -> str:
         if pg:  # numbered parameters for psycopg's RawCursor (it parses no long query in Python)
             parts = sql.split("?")
             sql = "".join(f"{p}${i}" for i, p in enumerate(parts[:-1], 1)) + parts[-1]
+            if name == "head":
+                sql = _PG_HEAD_CHECK.format(update=sql, n=n)
         _CACHE[key] = sql
     return sql
 
@@ -129,32 +140,24 @@ def chunks(rows: Sequence[tuple[Any, ...]], pg: bool = False) -> list[tuple[int,
     return out
 
 
-def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str) -> int:
+def run(
+    raw: Any,
+    pg: bool,
+    steps: dict[str, list[tuple[Any, ...]]],
+    stamp: str,
+    commit: Callable[[], None] | None = None,
+) -> int:
     """Every statement of ``steps`` (name -> rows in the compact form above) on the driver connection
     ``raw`` in the open transaction, in ``ORDER``; ``stamp``: the rows' time. Returns how many chain
-    heads moved."""
-    moved = 0
+    heads moved (on PostgreSQL checked by the server: 0 when one did not move, the transaction failed).
+    ``commit`` (PostgreSQL, a transaction of the driver's own: ``group.transaction``): the COMMIT is
+    sent in the statements' pipeline, ``commit()`` called just before it is queued; the whole
+    transaction is then ONE round trip. The server runs the COMMIT only if every statement succeeded
+    (after a failure it skips the rest of the pipeline: the transaction is left failed, rolled back by
+    the caller); a failure is raised here as before."""
     if pg:
-        from psycopg import RawCursor
-
-        cur, heads = RawCursor(raw), []
-        with raw.pipeline():  # one round trip for every statement
-            for name in ORDER:
-                rows = steps.get(name, [])
-                wide = _WIDE.get(name)
-                if wide is not None:
-                    rows = [wide(r, stamp) for r in rows]
-                for n, params in chunks(rows, pg=True):
-                    if name == "head":  # a pipeline sums no rowcount: the moved heads are returned
-                        heads.append(RawCursor(raw))
-                        heads[-1].execute(statement(name, n, pg) + _RETURNING, params, prepare=True)
-                    else:  # prepared at once (psycopg waits for 5 uses: 5 plans of a 128-row statement)
-                        cur.execute(statement(name, n, pg), params, prepare=True)
-        for c in heads:
-            moved += len(c.fetchall())
-            c.close()
-        cur.close()
-        return moved
+        return _run_pg(raw, steps, stamp, commit)
+    moved = 0
     cur = raw.cursor()
     try:
         for name in ORDER:
@@ -171,4 +174,39 @@ def run(raw: Any, pg: bool, steps: dict[str, list[tuple[Any, ...]]], stamp: str)
     return moved
 
 
-__all__ = ["LEDGER_IDEM", "ORDER", "chunks", "run", "statement"]
+def _run_pg(
+    raw: Any, steps: dict[str, list[tuple[Any, ...]]], stamp: str, commit: Callable[[], None] | None
+) -> int:
+    """``run`` on PostgreSQL: one pipeline of prepared statements, its COMMIT in it when ``commit`` is
+    given: one round trip. (The statements and COMMIT as one simple-query text with the values as
+    literals cost the writer less but the server more: every statement planned again, 2026-11-28:
+    docs/scale.md, "PostgreSQL's commit in one round trip".)"""
+    from psycopg import RawCursor
+    from psycopg.errors import InvalidTextRepresentation
+
+    cur, moved = RawCursor(raw), 0
+    try:
+        with raw.pipeline():  # one round trip for every statement (and the COMMIT)
+            for name in ORDER:
+                rows = steps.get(name, [])
+                wide = _WIDE.get(name)
+                if wide is not None:
+                    rows = [wide(r, stamp) for r in rows]
+                for n, params in chunks(rows, pg=True):
+                    # prepared at once (psycopg waits for 5 uses: 5 plans of a 128-row statement)
+                    cur.execute(statement(name, n, True), params, prepare=True)
+                    if name == "head":  # checked by the server (``_PG_HEAD_CHECK``)
+                        moved += n
+            if commit is not None:  # run by the server only if every statement before it succeeded
+                commit()
+                cur.execute("COMMIT")
+    except InvalidTextRepresentation as err:
+        if STALE not in str(err):
+            raise
+        return 0  # a head had moved: the transaction failed (rolled back by the caller)
+    finally:
+        cur.close()
+    return moved
+
+
+__all__ = ["LEDGER_IDEM", "ORDER", "STALE", "chunks", "run", "statement"]

@@ -3,8 +3,8 @@
 ``write_items(store, conn, items, cached)`` writes the batches of several tables with multi-row
 statements per kind of row, on SQLite and on PostgreSQL alike (``batchsql.py``: the events of all of
 them, their ledger rows, the upsert of the running account balances, the round ends, the chain heads),
-sent by the driver with no id read beforehand: on PostgreSQL one pipeline (one round trip) per
-transaction whatever the number of tables. Each table's events keep their order and their hash chain
+sent by the driver with no id read beforehand: on PostgreSQL the writer thread's transaction, its
+COMMIT included, is one round trip whatever the number of tables (``batchsql.run``). Each table's events keep their order and their hash chain
 (``prev_hash``: the head the writer remembers, or reads for a table it has not written yet; the head
 update moves it only from that head, so a head moved by another writer fails the transaction with
 ``StaleHead`` and ``Store.write_group`` writes it again from the stored heads), and each table's head is
@@ -97,7 +97,7 @@ def transaction(engine: Engine, held: Connection | None, fenced: bool) -> Iterat
         raise
     if sqlite:
         raw.execute("COMMIT")  # type: ignore[union-attr]
-    else:
+    else:  # (nothing sent when it was committed in the statements' pipeline: ``write_items``' commit)
         raw.commit()  # type: ignore[union-attr]
 
 
@@ -131,12 +131,18 @@ def _state_ref(b: Batch) -> tuple[int, int, int]:
 
 
 def write_items(
-    store: Store, conn: Connection, items: Sequence[Item], cached: Heads
+    store: Store,
+    conn: Connection,
+    items: Sequence[Item],
+    cached: Heads,
+    commit: Callable[[], None] | None = None,
 ) -> tuple[list[str], Heads]:
     """The statements of ``items`` (each: a table id and its batches, in order) on ``conn``, the caller's
     transaction. ``cached``: the heads and balances the writer remembers (those missing are read).
     Returns each item's new chain head and the tables' new heads and balances (for the caller's cache
     once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored.
+    ``commit`` (PostgreSQL, a transaction of the driver's own): the transaction is committed in the
+    statements' pipeline (one round trip, ``batchsql.run``), ``commit()`` called just before.
     Each event's data is written to JSON once: that text is its row's payload and, inside the event's
     canonical text (``event_hash``), what its hash is taken of."""
     tids = list(dict.fromkeys(t for t, _ in items))
@@ -222,7 +228,10 @@ def write_items(
     }
     raw = conn.connection.driver_connection
     try:
-        moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp)
+        if commit is None:
+            moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp)
+        else:
+            moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp, commit)
     except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
         if "ledger" in str(err) and "idem" in str(err):
             raise HistoryError(_twice(conn, err, [r[batchsql.LEDGER_IDEM] for r in ledger])) from None

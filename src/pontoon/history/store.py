@@ -21,6 +21,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -397,18 +398,24 @@ class Store:
         thread's own connection (else one from the pool)."""
         self._crash.count += len(items)
         tids = list(dict.fromkeys(t for t, _ in items))
+        fenced = bool(self.fences or self.fences_many)
+        # PostgreSQL, the writer thread's own transaction: its COMMIT goes in the statements' pipeline
+        # (one round trip; ``batchsql.run``), the crash point "inside" just before the COMMIT is queued
+        one_trip = conn is not None and not fenced and conn.dialect.name == "postgresql"
+        inside = partial(self._crash.check, "inside", len(tids), len(items))
         for attempt in (1, 2):
             with self._heads_lock:
                 cached = {t: self._heads[t] for t in tids if t in self._heads}
             try:
-                with transaction(self.engine, conn, bool(self.fences or self.fences_many)) as c:
+                with transaction(self.engine, conn, fenced) as c:
                     for tid in tids:
                         for fence in self.fences:
                             fence(c, tid)
                     for many in self.fences_many:
                         many(c, tids)
-                    heads, made = write_items(self, c, items, cached)
-                    self._crash.check("inside", len(tids), len(items))
+                    heads, made = write_items(self, c, items, cached, inside if one_trip else None)
+                    if not one_trip:
+                        inside()
             except StaleHead:
                 with self._heads_lock:
                     for t in tids:
