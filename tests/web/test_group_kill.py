@@ -7,6 +7,7 @@ committed events (none shown that was not committed), the rounds finish, and the
 from __future__ import annotations
 
 import signal
+import subprocess
 import threading
 import time
 from decimal import Decimal
@@ -21,6 +22,9 @@ from tests.web.play import casino_choice
 from tests.web.test_serve_kill import Proc, _continues, _money, _play_until, _port, _strip
 
 TABLES = 4
+SHARED = 3  # killed inside the first commit that writes the calls of this many tables
+STEP_S = 0.15  # a step's least length: each seat sends at most 1/STEP_S messages a second
+KILL_WITHIN_S = 60.0  # the shared commit is reached in the first steps; a bound, not a wait
 
 
 def _cards_shown(state: dict[str, Any]) -> list[str]:
@@ -60,10 +64,48 @@ def _burst(cs: list[Client]) -> None:
         t.join(90)
 
 
+def _move(c: Client) -> dict[str, Any] | None:
+    """The message ``c`` sends next: its bet in the betting, else its move where the turn is its own."""
+    st = c.state
+    if st["phase"] == "betting" and st["you"] not in st["bets"]:
+        return {"type": "bet", "amount": "10"}
+    pick = casino_choice(st)
+    return None if pick is None else {"type": "act", "action": pick}
+
+
+def _lockstep(proc: Proc, cs: list[Client], seconds: float) -> int:
+    """The clients play in steps until the server is gone (or ``seconds`` pass; returns the steps): in a
+    step every client with a message sends it before any answer is read, so the calls of several tables
+    reach the server together and share a commit. A step lasts at least ``STEP_S``: no client sends more
+    than the server's message rate (10 a second per seat, ``Settings.action_rate``), which drops the
+    messages past it (a client that ran into it would bet again and again and fall out of step)."""
+    end = time.monotonic() + seconds
+    steps = 0
+    while proc.p.poll() is None and time.monotonic() < end:
+        t0 = time.monotonic()
+        steps += 1
+        try:
+            sent = []
+            for c in cs:
+                msg = _move(c)
+                if msg is not None:
+                    c.send(msg)
+                    sent.append(c)
+            for c in sent:
+                c.until(lambda m: m.get("type") in ("state", "error"), timeout=10)
+            for c in cs:
+                c.drain(0.01)  # a later state of the same call (the dealer's turn, the result)
+        except Exception:  # the server died under us, or (a loaded machine) an answer came late
+            if proc.p.poll() is not None:
+                break
+        time.sleep(max(0.0, STEP_S - (time.monotonic() - t0)))
+    return steps
+
+
 def test_sigkill_inside_a_commit_shared_by_several_tables(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'h.sqlite'}"
     names = [f"p{i}" for i in range(TABLES)]
-    a = Proc(db, _port(), "shared:3")
+    a = Proc(db, _port(), f"shared:{SHARED}")
     try:
         toks = {n: _post(a, "/api/accounts", {"name": n})["token"] for n in names}
         tids, seat = {}, {}
@@ -75,27 +117,12 @@ def test_sigkill_inside_a_commit_shared_by_several_tables(tmp_path: Path) -> Non
         for c in cs:
             c.wait_state(lambda m: m["you"] is not None)
 
-        def bet_and_play(c: Client) -> None:  # rounds until the server is gone
-            for _ in range(120):
-                if a.p.poll() is not None:
-                    return
-                try:
-                    if c.state["phase"] == "betting" and c.state["you"] not in c.state["bets"]:
-                        c.send({"type": "bet", "amount": "10"})
-                        c.until(lambda m: m.get("type") in ("state", "error"), timeout=5)
-                    elif casino_choice(c.state) is None:
-                        c.drain(0.05)
-                    _play_until([c], lambda: a.p.poll() is not None or c.state["phase"] == "betting", 50)
-                except Exception:  # the server died under us, or (a loaded machine) an answer came late
-                    if a.p.poll() is not None:
-                        return
-
-        threads = [threading.Thread(target=bet_and_play, args=(c,)) for c in cs]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert a.p.wait(30) == -signal.SIGKILL  # it killed itself inside a shared commit
+        steps = _lockstep(a, cs, KILL_WITHIN_S)
+        try:
+            rc = a.p.wait(10)
+        except subprocess.TimeoutExpired:
+            rc = None
+        assert rc == -signal.SIGKILL, f"no commit shared by {SHARED} tables in {steps} steps of play"
         seen = {n: c.state for n, c in zip(names, cs, strict=True)}
         for c in cs:
             try:
