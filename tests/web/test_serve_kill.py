@@ -177,7 +177,8 @@ def test_sigkill_mid_round_and_restart(tmp_path: Path, crash_at: str | None, see
             c.wait_state(lambda m: m["phase"] == "play")
             c.drain(0.2)
         if crash_at is None:
-            _play_until(cs, lambda: False, 1)  # one action each where it is theirs, then the kill from outside
+            # one action each where it is theirs, then the kill from outside
+            _play_until(cs, lambda: False, 1)
             for c in cs:
                 c.drain(0.2)
             a.kill()
