@@ -1,4 +1,4 @@
-"""How the group commit shares the interpreter with the event loop (docs/scale.md, "The commit's wait").
+"""How the group commit shares the interpreter with the event loop (docs/scale-log.md, "The store's commit wait and young collections").
 
 - While the writer thread commits, the interpreter's switch interval is ``COMMIT_SWITCH_S`` (0.5 ms):
   the driver gives up the GIL for every statement it steps and the writer must take it back from a

@@ -180,7 +180,7 @@ def _run_pg(
     """``run`` on PostgreSQL: one pipeline of prepared statements, its COMMIT in it when ``commit`` is
     given: one round trip. (The statements and COMMIT as one simple-query text with the values as
     literals cost the writer less but the server more: every statement planned again, 2026-11-28:
-    docs/scale.md, "PostgreSQL's commit in one round trip".)"""
+    docs/scale-log.md, "PostgreSQL's commit in one round trip".)"""
     from psycopg import RawCursor
     from psycopg.errors import InvalidTextRepresentation
 

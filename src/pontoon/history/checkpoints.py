@@ -5,7 +5,7 @@ By default a SQLite connection checkpoints the WAL itself once a commit leaves i
 the database file and the file is fsynced. The group commit's writer (``group.py``) would hold every call
 of that commit, and every call queued behind it, for the checkpoint's writes and its fsync: measured at
 1,000 human-paced tables, 243 of 8,410 commits in 60 s carried one, their COMMIT 7.1 ms p50 and up to
-28 ms against 0.47 ms (docs/scale.md, "The SQLite commit's tail").
+28 ms against 0.47 ms (docs/scale-log.md, "The SQLite commit's tail").
 
 ``Checkpointer(store)`` runs ``PRAGMA wal_checkpoint(PASSIVE)`` on a connection of its own, in its own
 thread, every ``every_s`` while the writer has committed since its last pass: PASSIVE copies what no

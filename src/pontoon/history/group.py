@@ -330,7 +330,7 @@ def _future(done: Done) -> Future[str]:
 # its holder to let go only after the interval (Python's 5 ms), so while the event loop is busy (the
 # human-paced server) a commit waited up to 5 ms after each statement: 20 x 5 ms in the commit's wait.
 # With 0.5 ms it waits at most that; outside its commits the interval is Python's again (the loop is
-# not made to switch while the writer has nothing to do). docs/scale.md, "The commit's wait".
+# not made to switch while the writer has nothing to do). docs/scale-log.md, "The store's commit wait and young collections".
 COMMIT_SWITCH_S = 0.0005
 _switch = threading.Lock()
 _switching = [0, 0.0]  # writers inside a commit now, the interval to put back when the last is out

@@ -49,7 +49,7 @@ LABEL = "web"
 # CPython's count of new objects, which starts a young collection at 2,500; a store's tables keep their records
 # and coroutines alive across each commit's wait, so at 1,000 tables the deaths held the count down while the
 # young generation grew to 30,000 objects (20 ms a collection, the loop held meanwhile). Every 50 ms it holds what
-# 50 ms of play left (2 ms); each object is still scanned once (docs/scale.md, "The store's young collections").
+# 50 ms of play left (2 ms); each object is still scanned once (docs/scale-log.md, "The store's commit wait and young collections").
 
 
 class StorePersistence:

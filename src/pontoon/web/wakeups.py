@@ -19,7 +19,7 @@ The loop is also kept awake while it waits (``POLL_S``): on this project's virtu
 idles (the loop in ``epoll_wait``, the writer in its fsync) is woken by the disk's completion only at the
 host's next tick, about 4 ms later (an fsync measured 4.0 ms p50 with both vCPUs idle, 0.1 ms with one
 busy); a timer every millisecond while any of the loop's waits is pending cut one table's commit from
-3.4 ms to 1.0 ms p50 (bench/store_latency.py, docs/scale.md "One table's commit"). One timer per loop
+3.4 ms to 1.0 ms p50 (bench/store_latency.py, docs/scale-log.md "One table's commit"). One timer per loop
 whatever the number of waits; it stops with the last wait, so an idle server does not tick.
 """
 

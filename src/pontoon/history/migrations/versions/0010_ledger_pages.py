@@ -7,7 +7,7 @@ Revises: 0009
 Create Date: 2026-11-28
 
 A group commit of N tables dirtied a leaf page per table of every index whose key starts with the
-table: the WAL carried about 0.8 frames (4 KB) an event for ~0.4 KB of rows (docs/scale.md, "The
+table: the WAL carried about 0.8 frames (4 KB) an event for ~0.4 KB of rows (docs/scale-log.md, "The
 ledger's pages"). The ledger's three such indexes go:
 - ``UNIQUE (idem)`` and ``ix_ledger_table`` (table_id) become ``uq_ledger_idem``, a UNIQUE index on
   (event_id, idem). An idem is ``table:round:seq:n`` and the writer (``batchsql``: the only one of
