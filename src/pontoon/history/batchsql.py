@@ -9,8 +9,8 @@ tables' threads play; PostgreSQL executes each row's statement separately on the
 
 Ids are the columns' defaults; an event's round and a ledger row's event are found by their unique keys
 inside the statement, so a batch needs no id from the database before its statements: on PostgreSQL
-the whole batch goes in one pipeline of prepared statements (one round trip), the COMMIT in it when the
-transaction is the writer thread's own. The chain heads move only from the head the transaction
+the whole batch goes as one text of ``EXECUTE``s of statements prepared once per connection (one round
+trip, ``pgprep.py``), the COMMIT in it when the transaction is the writer thread's own. The chain heads move only from the head the transaction
 chained from (``heads.last_hash = old``): the count of heads moved tells a stale head (``StaleHead`` in ``group.py``; on PostgreSQL counted by the server, ``_PG_HEAD_CHECK``).
 """
 
@@ -93,9 +93,9 @@ ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
 # commit of a call or two: the human-paced server's), any under 128 at most five. Each statement is a
 # release and retake of the GIL by the writer (``group.py``, ``COMMIT_SWITCH_S``)
 _SIZES = (128, 64, 32, 16, 8, 7, 6, 5, 4, 3, 2, 1)
-# PostgreSQL: the whole commit is one pipeline (one round trip) whatever its statements, and each size
-# is a statement prepared on the server, kept by psycopg up to ``prepared_max`` (100) a connection:
-# the few sizes of before (8 kinds x 5; the heads' in their check, ``_PG_HEAD_CHECK``)
+# PostgreSQL: the whole commit is one text (one round trip) whatever its statements, and each size
+# is a statement prepared on the server once per connection (``pgprep.py``): a few sizes (8 kinds x 5;
+# the heads' in their check, ``_PG_HEAD_CHECK``)
 _PG_SIZES = (128, 32, 8, 2, 1)
 _CACHE: dict[tuple[str, int, bool], str] = {}
 # PostgreSQL: the heads' UPDATE checked by the server: a chunk of n heads must move n rows, else the
@@ -151,9 +151,9 @@ def run(
     ``raw`` in the open transaction, in ``ORDER``; ``stamp``: the rows' time. Returns how many chain
     heads moved (on PostgreSQL checked by the server: 0 when one did not move, the transaction failed).
     ``commit`` (PostgreSQL, a transaction of the driver's own: ``group.transaction``): the COMMIT is
-    sent in the statements' pipeline, ``commit()`` called just before it is queued; the whole
+    sent in the statements' text (``pgprep.run``), ``commit()`` called just before it is sent; the whole
     transaction is then ONE round trip. The server runs the COMMIT only if every statement succeeded
-    (after a failure it skips the rest of the pipeline: the transaction is left failed, rolled back by
+    (after a failure it skips the rest of the text: the transaction is left failed, rolled back by
     the caller); a failure is raised here as before."""
     if pg:
         return _run_pg(raw, steps, stamp, commit)
@@ -177,36 +177,14 @@ def run(
 def _run_pg(
     raw: Any, steps: dict[str, list[tuple[Any, ...]]], stamp: str, commit: Callable[[], None] | None
 ) -> int:
-    """``run`` on PostgreSQL: one pipeline of prepared statements, its COMMIT in it when ``commit`` is
-    given: one round trip. (The statements and COMMIT as one simple-query text with the values as
-    literals cost the writer less but the server more: every statement planned again, 2026-11-28:
-    docs/scale-log.md, "PostgreSQL's commit in one round trip".)"""
-    from psycopg import RawCursor
-    from psycopg.errors import InvalidTextRepresentation
+    """``run`` on PostgreSQL: one text of ``EXECUTE``s of statements prepared once per connection, its
+    COMMIT in it when ``commit`` is given: one round trip (``pgprep.py``). (psycopg's pipeline of
+    prepared statements cost the writer ~30 us of Python a statement; the statements as one text with
+    the values as literals cost the server a plan each time: docs/scale-log.md, "PostgreSQL's commit
+    in one round trip".)"""
+    from pontoon.history import pgprep
 
-    cur, moved = RawCursor(raw), 0
-    try:
-        with raw.pipeline():  # one round trip for every statement (and the COMMIT)
-            for name in ORDER:
-                rows = steps.get(name, [])
-                wide = _WIDE.get(name)
-                if wide is not None:
-                    rows = [wide(r, stamp) for r in rows]
-                for n, params in chunks(rows, pg=True):
-                    # prepared at once (psycopg waits for 5 uses: 5 plans of a 128-row statement)
-                    cur.execute(statement(name, n, True), params, prepare=True)
-                    if name == "head":  # checked by the server (``_PG_HEAD_CHECK``)
-                        moved += n
-            if commit is not None:  # run by the server only if every statement before it succeeded
-                commit()
-                cur.execute("COMMIT")
-    except InvalidTextRepresentation as err:
-        if STALE not in str(err):
-            raise
-        return 0  # a head had moved: the transaction failed (rolled back by the caller)
-    finally:
-        cur.close()
-    return moved
+    return pgprep.run(raw, steps, stamp, commit)
 
 
 __all__ = ["LEDGER_IDEM", "ORDER", "STALE", "chunks", "run", "statement"]

@@ -112,6 +112,7 @@ def make_engine(
                 pool_pre_ping=True,
                 execution_options={"postgresql_readonly": True} if readonly else {},
             )
+            event.listen(engine, "connect", _pg_connect)
         else:
             raise HistoryError(
                 f"database URL {url.split(':', 1)[0]!r}: accepted are sqlite:///PATH and postgresql://..."
@@ -123,6 +124,13 @@ def make_engine(
             f"database URL {url!r:.80} is not valid ({err}); give sqlite:///PATH or postgresql://..."
         ) from None
     return engine
+
+
+def _pg_connect(dbapi_conn: Any, _record: Any) -> None:
+    """psycopg prepares nothing of its own on our connections: at a rollback after it prepared some, it
+    deallocates every prepared statement of the session (``DEALLOCATE ALL``), the group commit's too,
+    which are prepared once per connection (``pgprep.py``)."""
+    dbapi_conn.prepare_threshold = None
 
 
 def _sqlite_reader_pragmas(dbapi_conn: Any) -> None:
