@@ -77,9 +77,37 @@ def test_a_literal_is_one_constant_read_back_byte_for_byte(lit_conn: Any, value:
     assert got == [(value, 1)]  # one constant, then the next column: nothing of it read as SQL
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.lists(st.one_of(st.none(), st.text(max_size=30).filter(lambda x: "\x00" not in x)), max_size=6),
+    ints=st.lists(st.one_of(st.none(), st.integers(-(2**31), 2**31 - 1)), max_size=6),
+)
+def test_arrays_are_read_back_element_for_element(
+    lit_conn: Any, texts: list[str | None], ints: list[int | None]
+) -> None:
+    """A column's array (``_texts``, ``_ints``): each element comes back as it was, NULL as NULL,
+    and the constant ends where it should (the next column is read as such)."""
+    got = lit_conn.execute(
+        f"SELECT {pgprep._texts(texts)}::text[], {pgprep._ints(ints)}::integer[], 1"
+    ).fetchall()
+    assert got == [(texts, ints, 1)]
+
+
+def test_array_elements_of_another_type_are_refused() -> None:
+    for bad in ("1", 1.5, b"x", Decimal(1)):
+        with pytest.raises(TypeError):
+            pgprep._ints([1, bad])
+    for bad_text in (1, b"x", 1.5):
+        with pytest.raises(TypeError):
+            pgprep._texts(["a", bad_text])
+
+
 def test_hostile_literals_and_integers(lit_conn: Any) -> None:
-    for value in ["'", "''", "\\", "\\'", "E'\\x27'", "$1", "$$", "$a$", "'; DROP TABLE x; --", "/*", "é😀"]:
+    hostile = ["'", "''", "\\", "\\'", "E'\\x27'", "$1", "$$", "$a$", "'; DROP TABLE x; --", "/*", "é😀"]
+    hostile += ['"', '\\"', "{", "}", ",", "NULL", "null", " a ", "", "\"}'); DROP TABLE x; --"]
+    for value in hostile:
         assert lit_conn.execute(f"SELECT {pgprep.literal(value)}::text, 1").fetchall() == [(value, 1)]
+    assert lit_conn.execute(f"SELECT {pgprep._texts(hostile)}::text[], 1").fetchall() == [(hostile, 1)]
     assert lit_conn.execute(f"SELECT {pgprep.literal(-(10**15))}::bigint").fetchone() == (-(10**15),)
     assert pgprep.literal(None) == "NULL"
     for bad in (True, 1.5, b"x", Decimal(1)):

@@ -129,8 +129,11 @@ def make_engine(
 def _pg_connect(dbapi_conn: Any, _record: Any) -> None:
     """psycopg prepares nothing of its own on our connections: at a rollback after it prepared some, it
     deallocates every prepared statement of the session (``DEALLOCATE ALL``), the group commit's too,
-    which are prepared once per connection (``pgprep.py``)."""
+    which are prepared once per connection (``pgprep.py``). Those are planned once (a generic plan):
+    their arrays' lengths would make the server plan them again at every commit (a custom plan for
+    each, its estimate lower than the generic plan's for a few rows)."""
     dbapi_conn.prepare_threshold = None
+    dbapi_conn.pgconn.exec_(b"SET plan_cache_mode = force_generic_plan")  # (outside a transaction: kept)
 
 
 def _sqlite_reader_pragmas(dbapi_conn: Any) -> None:

@@ -1,25 +1,34 @@
 """PostgreSQL's group commit as ONE simple-query text of ``EXECUTE``s of statements ``PREPARE``d once per
 connection (``batchsql.run`` on PostgreSQL).
 
-The group commit's statements (``batchsql.statement``: multi-row INSERTs and UPDATEs, the heads' UPDATE
-inside the server's count check ``_PG_HEAD_CHECK``) are prepared on the server once per connection
-(``PREPARE pontoon_<kind>_<rows>_<crc> (types) AS ...``: a name per text, so a changed statement, a new
-schema revision's, is a new name and prepared anew), and a commit is then ONE text sent with libpq's
-``PQexec`` (``pgconn.exec_``, no psycopg cursor): ``BEGIN; EXECUTE a(...); EXECUTE b(...); ...; COMMIT``.
-The server runs its statements in order and stops at the first failure, the rest of the text (its
-COMMIT) not run: the transaction is left failed and rolled back by the caller, as with the pipeline
-before. psycopg's pipeline cost the writer ~30 us of Python a statement (183-221 us a one-table commit
-of six statements); this text costs a few us a statement and keeps the server's prepared plans (the
-plain text of INSERTs with literals was re-planned every time: docs/scale-log.md, "PostgreSQL's commit
-in one round trip").
+One statement a kind of row (``_KINDS``: the shoes', rounds', events', ledger rows' INSERTs, the
+balances' upsert, the round ends' and chain heads' UPDATEs, the heads' inside the server's count of
+the heads moved, as ``batchsql._PG_HEAD_CHECK``), each taking ONE array a column (``unnest``): any
+number of rows in one statement, so eight statements in all, prepared on the server once per
+connection (``PREPARE pontoon_<kind>_<crc> (integer[], text[], ...) AS ...``: a name per text, so a
+changed statement, a new schema revision's, is a new name and prepared anew) and planned once
+(``plan_cache_mode = force_generic_plan``, ``engines._pg_connect``). A commit is then ONE text sent
+with libpq's ``PQexec`` (``pgconn.exec_``, no psycopg cursor): ``BEGIN; EXECUTE pontoon_event_..(
+'{..}', '{..}', ...); ...; COMMIT``. The server runs its statements in order and stops at the first
+failure, the rest of the text (its COMMIT) not run: the transaction is left failed and rolled back by
+the caller, as with the pipeline before. psycopg's pipeline cost the writer ~30 us of Python a
+statement (183-221 us a one-table commit of six statements); this text costs a few us a statement,
+and the server parses an array's elements with ``array_in`` (cheaper than as parameters of their own)
+with its plans prepared (the plain text of INSERTs with literals was planned every time:
+docs/scale-log.md, "PostgreSQL's commit in one round trip", and "PostgreSQL's commit as one text of
+prepared statements" for the measures).
 
-**Values.** Each value is an ``int`` (written in digits), ``None`` (``NULL``) or a ``str`` written as a
-string constant by the server's own rule for ``standard_conforming_strings = on`` (the only rule since
-PostgreSQL 9.1, checked on every commit from the value the server reports, and set when it is off):
-between single quotes, each single quote doubled, backslashes plain characters. Any other type is
-refused (``TypeError``), and a text holding NUL (which no PostgreSQL text may hold, and which libpq
-would take for the text's end) is refused with a ``HistoryError``. The prepared statement declares each
-parameter's type (``_TYPES``), so a constant is read as that type, never as SQL.
+**Values.** Each value is an ``int`` (written in digits), ``None`` (``NULL``) or a ``str``. A column's
+array (``_ints``, ``_texts``) is written by ``array_in``'s rule: an integer element in digits, a text
+element between double quotes with its backslashes and double quotes escaped by a backslash, NULL
+plain. The array, like the transaction's time (``literal``), is then a string constant by the
+server's own rule for ``standard_conforming_strings = on`` (the only rule since PostgreSQL 9.1,
+checked on every commit from the value the server reports, and set when it is off): between single
+quotes, each single quote doubled, backslashes plain characters. Any other type is refused
+(``TypeError``: ``int.__repr__`` and ``str.replace`` take nothing else), and a text holding NUL (which
+no PostgreSQL text may hold, and which libpq would take for the text's end) is refused with a
+``HistoryError``. The prepared statement declares each parameter's type, so a constant is read as that
+type's value, never as SQL.
 
 **Prepared once per connection.** The names prepared on a server session are remembered per psycopg
 connection (``_prepared``): a reconnect is a new connection (none prepared), and one given back to the
@@ -38,40 +47,97 @@ from __future__ import annotations
 
 import weakref
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pontoon.history import batchsql
 from pontoon.history.engines import HistoryError
 
-# one row's parameter types, by kind (``batchsql``'s wide rows: the round's and the event's keys inside)
-_INT, _TEXT = "integer", "text"
-_TYPES: dict[str, tuple[str, ...]] = {
-    "shoe": (_INT, _INT, _TEXT, _INT, _TEXT),
-    "round": (_INT, _INT, _INT, _TEXT),
-    "event": (_INT, _INT, _INT, _INT, _INT, _TEXT, _TEXT, _TEXT, _TEXT, _TEXT, _TEXT),
-    "ledger": (_INT, _INT, _INT, _INT, _INT, _INT, _TEXT, _TEXT, _TEXT, _TEXT, _TEXT, _TEXT, _TEXT),
-    "balance": (_INT, _TEXT, _TEXT),
-    "end": (_TEXT, _TEXT, _TEXT, _INT, _INT),
-    "head": (_INT, _TEXT, _TEXT, _TEXT),
-    "state": (_INT, _TEXT, _INT, _INT, _INT),
+# Each kind's statement takes one ARRAY a column (``unnest``: any number of rows, one statement a kind
+# whatever the commit's size) and the transaction's time as one value: (the columns' types, the
+# indexes of ``group.write_items``' row they come from, the SQL; ``$S``: the time's parameter).
+# Written as ``EXECUTE``'s constants, an array is parsed by the server's ``array_in`` (a few us an
+# element less than a parameter of its own: 2026-11-28, docs/scale-log.md, "Prepared once").
+_I, _T = "integer", "text"
+_ROUND_OF = "(SELECT id FROM rounds WHERE table_id = v.t AND number = v.r)"
+_KINDS: dict[str, tuple[tuple[str, ...], tuple[int, ...], str]] = {
+    "shoe": (
+        (_I, _I, _T, _I),
+        (0, 1, 2, 3),
+        "INSERT INTO shoes (table_id, number, cards, cut, created) SELECT v.t, v.n, v.c, v.u, $S "
+        "FROM unnest($1, $2, $3, $4) AS v(t, n, c, u)",
+    ),
+    "round": (
+        (_I, _I, _I),
+        (0, 1, 2),
+        "INSERT INTO rounds (table_id, number, shoe, status, started) SELECT v.t, v.n, v.s, 'open', $S "
+        "FROM unnest($1, $2, $3) AS v(t, n, s)",
+    ),
+    # (table, table, round, round, seq, kind, payload, clause, stamp, prev hash, hash)
+    "event": (
+        (_I, _I, _I, _T, _T, _T, _T, _T),
+        (0, 2, 4, 5, 6, 7, 9, 10),
+        "INSERT INTO events (table_id, round_id, round_no, seq, kind, payload, clause, created, prev_hash, "
+        f"hash) SELECT v.t, {_ROUND_OF}, v.r, v.s, v.k, v.p, v.c, $S, v.ph, v.h "
+        "FROM unnest($1, $2, $3, $4, $5, $6, $7, $8) AS v(t, r, s, k, p, c, ph, h)",
+    ),
+    # (table, table, round, table, round, seq, idem, source, dest, amount, kind, player, reason)
+    "ledger": (
+        (_I, _I, _I, _T, _T, _T, _T, _T, _T, _T),
+        (0, 2, 5, 6, 7, 8, 9, 10, 11, 12),
+        "INSERT INTO ledger (table_id, round_id, event_id, idem, source, dest, amount, kind, player, reason) "
+        f"SELECT v.t, {_ROUND_OF}, (SELECT id FROM events WHERE table_id = v.t AND round_no = v.r "
+        "AND seq = v.s), v.i, v.so, v.d, v.a, v.k, v.pl, v.re "
+        "FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS v(t, r, s, i, so, d, a, k, pl, re)",
+    ),
+    "balance": (
+        (_I, _T, _T),
+        (0, 1, 2),
+        "INSERT INTO accounts (table_id, account, balance) SELECT * FROM unnest($1, $2, $3) "
+        "ON CONFLICT (table_id, account) DO UPDATE SET balance = excluded.balance",
+    ),
+    # (status, result, table, round)
+    "end": (
+        (_T, _T, _I, _I),
+        (0, 1, 2, 3),
+        "UPDATE rounds SET status = v.st, ended = $S, result = v.re FROM unnest($1, $2, $3, $4) "
+        "AS v(st, re, t, r) WHERE rounds.table_id = v.t AND rounds.number = v.r",
+    ),
+    # (table, new head, seal, old head): counted by the server (``batchsql._PG_HEAD_CHECK``'s way)
+    "head": (
+        (_I, _T, _T, _T),
+        (0, 1, 2, 3),
+        "WITH moved AS (UPDATE heads SET last_hash = v.h, seal = v.s FROM unnest($1, $2, $3, $4) "
+        "AS v(t, h, s, o) WHERE heads.table_id = v.t AND heads.last_hash = v.o RETURNING 1) "
+        "SELECT CAST(CASE WHEN count(*) = cardinality($1) THEN '1' "
+        f"ELSE '{batchsql.STALE}' END AS integer) FROM moved",
+    ),
+    # (table, snapshot, its event's round, seq, less)
+    "state": (
+        (_I, _T, _I, _I, _I),
+        (0, 1, 2, 3, 4),
+        "UPDATE tables SET state = v.st, state_event = coalesce((SELECT e.id FROM events e "
+        "WHERE e.table_id = v.t AND e.round_no = v.r AND e.seq = v.s) - v.l, 0) "
+        "FROM unnest($1, $2, $3, $4, $5) AS v(t, st, r, s, l) WHERE tables.id = v.t",
+    ),
 }
-_NAMES: dict[tuple[str, int], tuple[str, str]] = {}  # (kind, rows) -> (name, its PREPARE)
+_NAMES: dict[str, tuple[str, str, bool]] = {}  # kind -> (name, its PREPARE, whether it takes the time)
 # psycopg connection -> the names prepared in its server session
 _prepared: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 _IDLE, _FATAL = 0, 7  # psycopg.pq.TransactionStatus.IDLE, ExecStatus.FATAL_ERROR
 _MISSING = "26000"  # invalid_sql_statement_name: no such prepared statement
 
 
-def prepared(kind: str, n: int) -> tuple[str, str]:
-    """The name of ``n`` rows of ``kind``'s statement and the ``PREPARE`` that makes it."""
-    key = (kind, n)
-    got = _NAMES.get(key)
+def prepared(kind: str) -> tuple[str, str, bool]:
+    """The name of ``kind``'s statement, the ``PREPARE`` that makes it, whether it takes the time."""
+    got = _NAMES.get(kind)
     if got is None:
-        sql = batchsql.statement(kind, n, True)
-        types = ", ".join(_TYPES[kind] * n)
-        name = f"pontoon_{kind}_{n}_{zlib.crc32((types + sql).encode()):08x}"
-        got = _NAMES[key] = (name, f"PREPARE {name} ({types}) AS {sql}")
+        types, _cols, sql = _KINDS[kind]
+        stamp = "$S" in sql
+        params = [f"{t}[]" for t in types] + (["text"] if stamp else [])
+        sql = sql.replace("$S", f"${len(types) + 1}")
+        name = f"pontoon_{kind}_{zlib.crc32((' '.join(params) + sql).encode()):08x}"
+        got = _NAMES[kind] = (name, f"PREPARE {name} ({', '.join(params)}) AS {sql}", stamp)
     return got
 
 
@@ -84,6 +150,22 @@ def literal(v: object) -> str:
     if v is None:
         return "NULL"
     raise TypeError(f"a {type(v).__name__} is not written into PostgreSQL's text (only int, str, None)")
+
+
+def _ints(col: Sequence[Any]) -> str:
+    """An ``integer[]`` constant: digits and NULLs (``int.__repr__`` refuses anything but an int)."""
+    return "'{" + ",".join(["NULL" if v is None else int.__repr__(v) for v in col]) + "}'"
+
+
+def _texts(col: Sequence[Any]) -> str:
+    """A ``text[]`` constant: each element between double quotes, its backslashes and double quotes
+    escaped by a backslash (``array_in``'s rule), NULLs plain; the whole a string constant
+    (``literal``'s rule). ``str.replace`` refuses anything but a str."""
+    els = [
+        "NULL" if v is None else '"' + str.replace(str.replace(v, "\\", "\\\\"), '"', '\\"') + '"'
+        for v in col
+    ]
+    return "'{" + str.replace(",".join(els), "'", "''") + "}'"
 
 
 def _conforming(pgconn: Any) -> None:
@@ -129,25 +211,25 @@ def _resync(raw: Any, names: set[str]) -> None:
 
 
 def text(steps: dict[str, list[tuple[Any, ...]]], stamp: str) -> tuple[list[tuple[str, str]], list[str], int]:
-    """The statements ``steps`` needs (name, PREPARE), the ``EXECUTE``s in ``batchsql.ORDER`` and
-    how many heads they move."""
+    """The statements ``steps`` needs (name, PREPARE), their ``EXECUTE``s in ``batchsql.ORDER`` (one
+    a kind of row, its columns as arrays) and how many heads they move."""
     want: list[tuple[str, str]] = []
     execs: list[str] = []
-    heads = 0
+    at = literal(stamp)
     for kind in batchsql.ORDER:
         rows = steps.get(kind)
         if not rows:
             continue
-        wide = batchsql._WIDE.get(kind)
-        if wide is not None:
-            rows = [wide(r, stamp) for r in rows]
-        for n, params in batchsql.chunks(rows, pg=True):
-            name, prep = prepared(kind, n)
-            want.append((name, prep))
-            execs.append(f"EXECUTE {name}({','.join(map(literal, params))})")
-            if kind == "head":
-                heads += n
-    return want, execs, heads
+        name, prep, timed = prepared(kind)
+        types, cols, _sql = _KINDS[kind]
+        args = [
+            (_ints if t == _I else _texts)([r[c] for r in rows]) for t, c in zip(types, cols, strict=True)
+        ]
+        if timed:
+            args.append(at)
+        want.append((name, prep))
+        execs.append(f"EXECUTE {name}({','.join(args)})")
+    return want, execs, len(steps.get("head", ()))
 
 
 def run(
