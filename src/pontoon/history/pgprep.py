@@ -1,12 +1,13 @@
 """PostgreSQL's group commit as ONE simple-query text of ``EXECUTE``s of statements ``PREPARE``d once per
 connection (``batchsql.run`` on PostgreSQL).
 
-One statement a kind of row (``_KINDS``: the shoes', rounds', events', ledger rows' INSERTs, the
-balances' upsert, the round ends' and chain heads' UPDATEs, the heads' inside the server's count of
-the heads moved, as ``batchsql._PG_HEAD_CHECK``), each taking ONE array a column (``unnest``): any
-number of rows in one statement, so eight statements in all, prepared on the server once per
-connection (``PREPARE pontoon_<kind>_<crc> (integer[], text[], ...) AS ...``: a name per text, so a
-changed statement, a new schema revision's, is a new name and prepared anew) and planned once
+One statement a kind of row (``batchsql._STATEMENTS``' own, ``_unnest_sql``: the shoes', rounds',
+events', ledger rows' INSERTs, the balances' upsert, the round ends' and chain heads' UPDATEs, the
+heads' inside the server's count of the heads moved, as ``batchsql._PG_HEAD_CHECK``), each taking ONE
+array a column (``unnest``): any number of rows in one statement, eight statements in all, prepared
+on the server once per connection (``PREPARE pontoon_<kind>_<crc> (integer[], text[], ...) AS ...``:
+a name per text, so a changed statement, a new schema revision's, is a new name and prepared anew)
+and planned once
 (``plan_cache_mode = force_generic_plan``, ``engines._pg_connect``). A commit is then ONE text sent
 with libpq's ``PQexec`` (``pgconn.exec_``, no psycopg cursor): ``BEGIN; EXECUTE pontoon_event_..(
 '{..}', '{..}', ...); ...; COMMIT``. The server runs its statements in order and stops at the first
@@ -53,91 +54,56 @@ from typing import Any
 from pontoon.history import batchsql
 from pontoon.history.engines import HistoryError
 
-# Each kind's statement takes one ARRAY a column (``unnest``: any number of rows, one statement a kind
-# whatever the commit's size) and the transaction's time as one value: (the columns' types, the
-# indexes of ``group.write_items``' row they come from, the SQL; ``$S``: the time's parameter).
+# Each kind's statement is ``batchsql._STATEMENTS``' own (one truth for both databases: a schema
+# revision that changes them changes these), its rows from ONE array a column (``unnest``): any number
+# of rows in one statement, one a kind whatever the commit's size. ``INSERT ... VALUES (row)`` becomes
+# ``INSERT ... SELECT row FROM unnest($1, ...) AS v(column1, ...)``, each ``?`` of the row the next
+# column, and ``UPDATE ... FROM (VALUES ...) AS v`` becomes ``UPDATE ... FROM unnest(...) AS v(...)``;
+# the heads' UPDATE inside the server's count of the heads moved (``batchsql._PG_HEAD_CHECK``'s way).
 # Written as ``EXECUTE``'s constants, an array is parsed by the server's ``array_in`` (a few us an
-# element less than a parameter of its own: 2026-11-28, docs/scale-log.md, "Prepared once").
-_I, _T = "integer", "text"
-_ROUND_OF = "(SELECT id FROM rounds WHERE table_id = v.t AND number = v.r)"
-_KINDS: dict[str, tuple[tuple[str, ...], tuple[int, ...], str]] = {
-    "shoe": (
-        (_I, _I, _T, _I),
-        (0, 1, 2, 3),
-        "INSERT INTO shoes (table_id, number, cards, cut, created) SELECT v.t, v.n, v.c, v.u, $S "
-        "FROM unnest($1, $2, $3, $4) AS v(t, n, c, u)",
-    ),
-    "round": (
-        (_I, _I, _I),
-        (0, 1, 2),
-        "INSERT INTO rounds (table_id, number, shoe, status, started) SELECT v.t, v.n, v.s, 'open', $S "
-        "FROM unnest($1, $2, $3) AS v(t, n, s)",
-    ),
-    # (table, table, round, round, seq, kind, payload, clause, stamp, prev hash, hash)
-    "event": (
-        (_I, _I, _I, _T, _T, _T, _T, _T),
-        (0, 2, 4, 5, 6, 7, 9, 10),
-        "INSERT INTO events (table_id, round_id, round_no, seq, kind, payload, clause, created, prev_hash, "
-        f"hash) SELECT v.t, {_ROUND_OF}, v.r, v.s, v.k, v.p, v.c, $S, v.ph, v.h "
-        "FROM unnest($1, $2, $3, $4, $5, $6, $7, $8) AS v(t, r, s, k, p, c, ph, h)",
-    ),
-    # (table, table, round, table, round, seq, idem, source, dest, amount, kind, player, reason)
-    "ledger": (
-        (_I, _I, _I, _T, _T, _T, _T, _T, _T, _T),
-        (0, 2, 5, 6, 7, 8, 9, 10, 11, 12),
-        "INSERT INTO ledger (table_id, round_id, event_id, idem, source, dest, amount, kind, player, reason) "
-        f"SELECT v.t, {_ROUND_OF}, (SELECT id FROM events WHERE table_id = v.t AND round_no = v.r "
-        "AND seq = v.s), v.i, v.so, v.d, v.a, v.k, v.pl, v.re "
-        "FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS v(t, r, s, i, so, d, a, k, pl, re)",
-    ),
-    "balance": (
-        (_I, _T, _T),
-        (0, 1, 2),
-        "INSERT INTO accounts (table_id, account, balance) SELECT * FROM unnest($1, $2, $3) "
-        "ON CONFLICT (table_id, account) DO UPDATE SET balance = excluded.balance",
-    ),
-    # (status, result, table, round)
-    "end": (
-        (_T, _T, _I, _I),
-        (0, 1, 2, 3),
-        "UPDATE rounds SET status = v.st, ended = $S, result = v.re FROM unnest($1, $2, $3, $4) "
-        "AS v(st, re, t, r) WHERE rounds.table_id = v.t AND rounds.number = v.r",
-    ),
-    # (table, new head, seal, old head): counted by the server (``batchsql._PG_HEAD_CHECK``'s way)
-    "head": (
-        (_I, _T, _T, _T),
-        (0, 1, 2, 3),
-        "WITH moved AS (UPDATE heads SET last_hash = v.h, seal = v.s FROM unnest($1, $2, $3, $4) "
-        "AS v(t, h, s, o) WHERE heads.table_id = v.t AND heads.last_hash = v.o RETURNING 1) "
-        "SELECT CAST(CASE WHEN count(*) = cardinality($1) THEN '1' "
-        f"ELSE '{batchsql.STALE}' END AS integer) FROM moved",
-    ),
-    # (table, snapshot, its event's round, seq, less)
-    "state": (
-        (_I, _T, _I, _I, _I),
-        (0, 1, 2, 3, 4),
-        "UPDATE tables SET state = v.st, state_event = coalesce((SELECT e.id FROM events e "
-        "WHERE e.table_id = v.t AND e.round_no = v.r AND e.seq = v.s) - v.l, 0) "
-        "FROM unnest($1, $2, $3, $4, $5) AS v(t, st, r, s, l) WHERE tables.id = v.t",
-    ),
-}
-_NAMES: dict[str, tuple[str, str, bool]] = {}  # kind -> (name, its PREPARE, whether it takes the time)
+# element less than a parameter of its own: 2026-11-28, docs/scale-log.md, "PostgreSQL's commit as
+# one text of prepared statements"). A column's type is its values' (``int``: ``integer[]``, ``str``:
+# ``text[]``; a column of NULLs only, a round's shoe, ``integer[]``).
+_INT, _TEXT = "integer[]", "text[]"
+
+
+def _unnest_sql(kind: str) -> str:
+    """``batchsql._STATEMENTS[kind]`` with its rows from arrays ``$1``... (one a ``?`` of a row)."""
+    head, one, tail = batchsql._STATEMENTS[kind]
+    k = one.count("?")
+    src = f"unnest({', '.join(f'${i}' for i in range(1, k + 1))}) AS v({', '.join(f'column{i}' for i in range(1, k + 1))})"
+    if head.endswith("VALUES ") and head.startswith("INSERT"):
+        parts = one.strip()[1:-1].split("?")  # (the row between its parentheses)
+        row = "".join(f"{p}v.column{i}" for i, p in enumerate(parts[:-1], 1)) + parts[-1]
+        sql = f"{head[: -len('VALUES ')]}SELECT {row} FROM {src}{tail}"
+    elif head.endswith("FROM (VALUES ") and tail.startswith(") AS v "):
+        sql = f"{head[: -len('(VALUES ')]}{src}{tail[len(') AS v') :]}"
+    else:
+        raise ValueError(f"batchsql's {kind} statement has no form that pgprep knows: {head!r}")
+    if kind == "head":
+        sql = (
+            f"WITH moved AS ({sql} RETURNING 1) SELECT CAST(CASE WHEN count(*) = cardinality($1) THEN '1' "
+            f"ELSE '{batchsql.STALE}' END AS integer) FROM moved"
+        )
+    return sql
+
+
+_NAMES: dict[tuple[str, tuple[str, ...]], tuple[str, str]] = {}  # (kind, types) -> (name, PREPARE)
 # psycopg connection -> the names prepared in its server session
 _prepared: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 _IDLE, _FATAL = 0, 7  # psycopg.pq.TransactionStatus.IDLE, ExecStatus.FATAL_ERROR
 _MISSING = "26000"  # invalid_sql_statement_name: no such prepared statement
 
 
-def prepared(kind: str) -> tuple[str, str, bool]:
-    """The name of ``kind``'s statement, the ``PREPARE`` that makes it, whether it takes the time."""
-    got = _NAMES.get(kind)
+def prepared(kind: str, types: tuple[str, ...]) -> tuple[str, str]:
+    """The name of ``kind``'s statement with columns of ``types`` and the ``PREPARE`` that makes it (a
+    name per text: a changed statement is another name, prepared anew)."""
+    key = (kind, types)
+    got = _NAMES.get(key)
     if got is None:
-        types, _cols, sql = _KINDS[kind]
-        stamp = "$S" in sql
-        params = [f"{t}[]" for t in types] + (["text"] if stamp else [])
-        sql = sql.replace("$S", f"${len(types) + 1}")
-        name = f"pontoon_{kind}_{zlib.crc32((' '.join(params) + sql).encode()):08x}"
-        got = _NAMES[kind] = (name, f"PREPARE {name} ({', '.join(params)}) AS {sql}", stamp)
+        sql = _unnest_sql(kind)
+        name = f"pontoon_{kind}_{zlib.crc32((' '.join(types) + sql).encode()):08x}"
+        got = _NAMES[key] = (name, f"PREPARE {name} ({', '.join(types)}) AS {sql}")
     return got
 
 
@@ -210,23 +176,30 @@ def _resync(raw: Any, names: set[str]) -> None:
         names.update(res.get_value(i, 0).decode() for i in range(res.ntuples))
 
 
+def _type(col: list[Any]) -> str:
+    """A column's array type: its first value's (a column of NULLs only: ``integer[]``)."""
+    for v in col:
+        if v is not None:
+            return _TEXT if isinstance(v, str) else _INT
+    return _INT
+
+
 def text(steps: dict[str, list[tuple[Any, ...]]], stamp: str) -> tuple[list[tuple[str, str]], list[str], int]:
     """The statements ``steps`` needs (name, PREPARE), their ``EXECUTE``s in ``batchsql.ORDER`` (one
     a kind of row, its columns as arrays) and how many heads they move."""
     want: list[tuple[str, str]] = []
     execs: list[str] = []
-    at = literal(stamp)
     for kind in batchsql.ORDER:
         rows = steps.get(kind)
         if not rows:
             continue
-        name, prep, timed = prepared(kind)
-        types, cols, _sql = _KINDS[kind]
-        args = [
-            (_ints if t == _I else _texts)([r[c] for r in rows]) for t, c in zip(types, cols, strict=True)
-        ]
-        if timed:
-            args.append(at)
+        wide = batchsql._WIDE.get(kind)
+        if wide is not None:
+            rows = [wide(r, stamp) for r in rows]
+        cols = [list(c) for c in zip(*rows, strict=True)]
+        types = tuple(_type(c) for c in cols)
+        name, prep = prepared(kind, types)
+        args = [(_texts if t == _TEXT else _ints)(c) for t, c in zip(types, cols, strict=True)]
         want.append((name, prep))
         execs.append(f"EXECUTE {name}({','.join(args)})")
     return want, execs, len(steps.get("head", ()))
