@@ -22,13 +22,9 @@ def test_chunks_keep_every_row_in_order(n: int) -> None:
     if n < 128:
         assert len(got) <= 5
     assert len(got) <= n // 128 + 5
-    pg = batchsql.chunks(rows, pg=True)  # PostgreSQL: its few sizes (prepared statements kept by psycopg)
-    assert [x for _size, params in pg for x in params] == flat
-    assert {size for size, _ in pg} <= set(batchsql._PG_SIZES)
 
 
 def test_statements_fit_sqlite3s_cache() -> None:
     """Each kind at each size is one prepared statement: all of them within sqlite3's default cache of
     128 statements a connection (else every commit would prepare some again)."""
     assert len(batchsql.ORDER) * len(batchsql._SIZES) <= 128
-    assert (len(batchsql.ORDER) + 1) * len(batchsql._PG_SIZES) <= 100  # psycopg's prepared_max

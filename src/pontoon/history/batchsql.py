@@ -10,8 +10,10 @@ tables' threads play; PostgreSQL executes each row's statement separately on the
 Ids are the columns' defaults; an event's round and a ledger row's event are found by their unique keys
 inside the statement, so a batch needs no id from the database before its statements: on PostgreSQL
 the whole batch goes as one text of ``EXECUTE``s of statements prepared once per connection (one round
-trip, ``pgprep.py``), the COMMIT in it when the transaction is the writer thread's own. The chain heads move only from the head the transaction
-chained from (``heads.last_hash = old``): the count of heads moved tells a stale head (``StaleHead`` in ``group.py``; on PostgreSQL counted by the server, ``_PG_HEAD_CHECK``).
+trip, ``pgprep.py``: one statement a kind, its rows from arrays), the COMMIT in it when the
+transaction is the writer thread's own. The chain heads move only from the head the transaction
+chained from (``heads.last_hash = old``): the count of heads moved tells a stale head (``StaleHead`` in
+``group.py``; on PostgreSQL counted by the server, ``STALE``).
 """
 
 from __future__ import annotations
@@ -93,45 +95,32 @@ ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
 # commit of a call or two: the human-paced server's), any under 128 at most five. Each statement is a
 # release and retake of the GIL by the writer (``group.py``, ``COMMIT_SWITCH_S``)
 _SIZES = (128, 64, 32, 16, 8, 7, 6, 5, 4, 3, 2, 1)
-# PostgreSQL: the whole commit is one text (one round trip) whatever its statements, and each size
-# is a statement prepared on the server once per connection (``pgprep.py``): a few sizes (8 kinds x 5;
-# the heads' in their check, ``_PG_HEAD_CHECK``)
-_PG_SIZES = (128, 32, 8, 2, 1)
-_CACHE: dict[tuple[str, int, bool], str] = {}
-# PostgreSQL: the heads' UPDATE checked by the server: a chunk of n heads must move n rows, else the
-# statement fails (a text that is no integer: SQLSTATE 22P02, naming STALE) and with it the transaction,
-# so that the COMMIT sent in the same pipeline is not run (``run``'s ``commit``): a stale head is found
-# with no round trip of its own. (The CASE is not constant: the planner cannot fold the failing cast.)
+_CACHE: dict[tuple[str, int], str] = {}
+# PostgreSQL: the heads' UPDATE is checked by the server (``pgprep._unnest_sql``): the n heads of a
+# commit must move n rows, else the statement fails (a text that is no integer: SQLSTATE 22P02, naming
+# STALE) and with it the transaction, so that the COMMIT sent in the same text is not run (``run``'s
+# ``commit``): a stale head is found with no round trip of its own. (The CASE is not constant: the
+# planner cannot fold the failing cast.)
 STALE = "stale head"
-_PG_HEAD_CHECK = (
-    "WITH moved AS ({update} RETURNING 1) SELECT CAST(CASE WHEN count(*) = {n} THEN '1' "
-    f"ELSE '{STALE}' END AS integer) FROM moved"
-)
 
 
-def statement(name: str, n: int, pg: bool) -> str:
-    """The SQL of ``n`` rows of ``name`` (``$1`` marks for psycopg's ``RawCursor``, ``?`` for sqlite3;
-    on PostgreSQL the heads' UPDATE inside the check of its count, ``_PG_HEAD_CHECK``)."""
-    key = (name, n, pg)
+def statement(name: str, n: int) -> str:
+    """The SQL of ``n`` rows of ``name`` (``?`` marks, sqlite3's; PostgreSQL's statements are made from
+    ``_STATEMENTS`` by ``pgprep.py``)."""
+    key = (name, n)
     sql = _CACHE.get(key)
     if sql is None:
         head, one, tail = _STATEMENTS[name]
-        sql = head + ", ".join([one] * n) + tail
-        if pg:  # numbered parameters for psycopg's RawCursor (it parses no long query in Python)
-            parts = sql.split("?")
-            sql = "".join(f"{p}${i}" for i, p in enumerate(parts[:-1], 1)) + parts[-1]
-            if name == "head":
-                sql = _PG_HEAD_CHECK.format(update=sql, n=n)
-        _CACHE[key] = sql
+        sql = _CACHE[key] = head + ", ".join([one] * n) + tail
     return sql
 
 
-def chunks(rows: Sequence[tuple[Any, ...]], pg: bool = False) -> list[tuple[int, list[Any]]]:
-    """``rows`` cut into chunks of the fixed sizes (``_SIZES``; ``_PG_SIZES`` for PostgreSQL):
-    (size, the chunk's parameters flattened)."""
+def chunks(rows: Sequence[tuple[Any, ...]]) -> list[tuple[int, list[Any]]]:
+    """``rows`` cut into chunks of the fixed sizes (``_SIZES``): (size, the chunk's parameters
+    flattened)."""
     out = []
     i, n = 0, len(rows)
-    for size in _PG_SIZES if pg else _SIZES:
+    for size in _SIZES:
         while n - i >= size:
             out.append((size, list(chain.from_iterable(rows[i : i + size]))))
             i += size
@@ -166,7 +155,7 @@ def run(
                 continue
             wide = _WIDE.get(name)
             for n, params in chunks([wide(r, stamp) for r in got] if wide is not None else got):
-                cur.execute(statement(name, n, False), params)
+                cur.execute(statement(name, n), params)
                 if name == "head":
                     moved += cur.rowcount
     finally:

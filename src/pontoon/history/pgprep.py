@@ -3,7 +3,7 @@ connection (``batchsql.run`` on PostgreSQL).
 
 One statement a kind of row (``batchsql._STATEMENTS``' own, ``_unnest_sql``: the shoes', rounds',
 events', ledger rows' INSERTs, the balances' upsert, the round ends' and chain heads' UPDATEs, the
-heads' inside the server's count of the heads moved, as ``batchsql._PG_HEAD_CHECK``), each taking ONE
+heads' inside the server's count of the heads moved, ``batchsql.STALE``), each taking ONE
 array a column (``unnest``): any number of rows in one statement, eight statements in all, prepared
 on the server once per connection (``PREPARE pontoon_<kind>_<crc> (integer[], text[], ...) AS ...``:
 a name per text, so a changed statement, a new schema revision's, is a new name and prepared anew)
@@ -59,7 +59,7 @@ from pontoon.history.engines import HistoryError
 # of rows in one statement, one a kind whatever the commit's size. ``INSERT ... VALUES (row)`` becomes
 # ``INSERT ... SELECT row FROM unnest($1, ...) AS v(column1, ...)``, each ``?`` of the row the next
 # column, and ``UPDATE ... FROM (VALUES ...) AS v`` becomes ``UPDATE ... FROM unnest(...) AS v(...)``;
-# the heads' UPDATE inside the server's count of the heads moved (``batchsql._PG_HEAD_CHECK``'s way).
+# the heads' UPDATE inside the server's count of the heads moved (``batchsql.STALE``).
 # Written as ``EXECUTE``'s constants, an array is parsed by the server's ``array_in`` (a few us an
 # element less than a parameter of its own: 2026-11-28, docs/scale-log.md, "PostgreSQL's commit as
 # one text of prepared statements"). A column's type is its values' (``int``: ``integer[]``, ``str``:
