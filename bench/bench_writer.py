@@ -120,19 +120,21 @@ def replay(
 ) -> tuple[float, str]:
     """One replay on a fresh copy of the set-up: write_group's thread CPU (s) and the rows' digest;
     ``tenths`` (``--tenths``): the thread CPU of each tenth of the commits appended to it (s)."""
-    marks = {len(commits) * k // 10 for k in range(1, 11)} if tenths is not None else set()
+    marks = Counter(len(commits) * k // 10 for k in range(1, 11)) if tenths is not None else Counter()
     with tempfile.TemporaryDirectory() as d:
         shutil.copy(rec / "base.sqlite", f"{d}/x.sqlite")
         s = open_store(f"sqlite:///{d}/x.sqlite", synchronous="OFF")
         conn = s.writer_connection()
         gc.collect()
         gc.disable()
+        if tenths is not None:  # (tenths of no commit)
+            tenths.extend([0.0] * marks.pop(0, 0))
         c = last = time.thread_time()
         for i, items in enumerate(commits, 1):
             s.write_group(items, conn)
-            if i in marks and tenths is not None:
+            if i in marks and tenths is not None:  # (fewer than ten commits: empty tenths read 0)
                 now = time.thread_time()
-                tenths.append(now - last)
+                tenths.extend([now - last] + [0.0] * (marks[i] - 1))
                 last = now
         spent = time.thread_time() - c
         gc.enable()
