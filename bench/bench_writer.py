@@ -1,7 +1,7 @@
 """The group commit's writer alone: its CPU per event replaying recorded commits, on one thread.
 
 Usage: ``python bench/bench_writer.py [--tables 100] [--rounds 20] [--reps 7] [--save DIR | --load DIR]
-[--frames]``.
+[--frames] [--tenths]``.
 
 ``bench_history.py``'s figures swing with the load of a shared machine (the loop thread and the writer
 thread share the cores with everything else). This one measures the writer's part only, steadily:
@@ -23,6 +23,8 @@ thread share the cores with everything else). This one measures the writer's par
    commit, and which b-tree each frame's page belongs to (``dbstat``): what a commit dirties (a table-keyed
    index: a leaf per table in the commit), load-independent. (The replay's store is opened by this tree's
    ``open_store``: a recording of an older revision is migrated first, so each tree writes its own schema.)
+6. with ``--tenths``: the first replay's write_group CPU per event in each tenth of the commits: whether
+   the writer's cost grows as the store does (a long recording: ``--rounds 100``).
 ``--save DIR`` keeps the recording (``commits.pkl``, ``base.sqlite``) and ``--load DIR`` replays a kept
 one: record once, then replay the same commits with each tree's copy of this script (it imports the
 ``src`` beside it), one after the other. The seal key: ``PONTOON_HISTORY_KEY_FILE`` (the same key for
@@ -113,17 +115,27 @@ def digest_of(path: str | Path) -> str:
     return h.hexdigest()[:16]
 
 
-def replay(rec: Path, commits: list[Any], digest: bool) -> tuple[float, str]:
-    """One replay on a fresh copy of the set-up: write_group's thread CPU (s) and the rows' digest."""
+def replay(
+    rec: Path, commits: list[Any], digest: bool, tenths: list[float] | None = None
+) -> tuple[float, str]:
+    """One replay on a fresh copy of the set-up: write_group's thread CPU (s) and the rows' digest;
+    ``tenths`` (``--tenths``): the thread CPU of each tenth of the commits appended to it (s)."""
+    marks = Counter(len(commits) * k // 10 for k in range(1, 11)) if tenths is not None else Counter()
     with tempfile.TemporaryDirectory() as d:
         shutil.copy(rec / "base.sqlite", f"{d}/x.sqlite")
         s = open_store(f"sqlite:///{d}/x.sqlite", synchronous="OFF")
         conn = s.writer_connection()
         gc.collect()
         gc.disable()
-        c = time.thread_time()
-        for items in commits:
+        if tenths is not None:  # (tenths of no commit)
+            tenths.extend([0.0] * marks.pop(0, 0))
+        c = last = time.thread_time()
+        for i, items in enumerate(commits, 1):
             s.write_group(items, conn)
+            if i in marks and tenths is not None:  # (fewer than ten commits: empty tenths read 0)
+                now = time.thread_time()
+                tenths.extend([now - last] + [0.0] * (marks[i] - 1))
+                last = now
         spent = time.thread_time() - c
         gc.enable()
         s.release_writer(conn)
@@ -178,7 +190,7 @@ def main() -> None:
     if "-h" in sys.argv or "--help" in sys.argv:
         print(__doc__)
         return
-    known = {"--tables", "--rounds", "--reps", "--save", "--load", "--frames"}
+    known = {"--tables", "--rounds", "--reps", "--save", "--load", "--frames", "--tenths"}
     bad = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
     if bad:
         print(f"error: {bad[0]}: the options are {', '.join(sorted(known))}", file=sys.stderr)
@@ -195,8 +207,9 @@ def main() -> None:
         events = sum(len(b.rows) for items in commits for _t, batches in items for b in batches)
         calls = sum(len(items) for items in commits)
         spent, digest = [], ""
+        tenths: list[float] | None = [] if "--tenths" in sys.argv else None
         for i in range(reps):
-            s, d = replay(rec, commits, digest=i == 0)
+            s, d = replay(rec, commits, digest=i == 0, tenths=tenths if i == 0 else None)
             spent.append(s / events * 1e6)
             digest = digest or d
         py = sorted(python_only(rec, commits) / events * 1e6 for _ in range(max(1, reps // 2)))
@@ -209,6 +222,16 @@ def main() -> None:
         f"write_group thread CPU per event: median {statistics.median(us):.2f} us "
         f"({' '.join(f'{x:.2f}' for x in us)}); write_items' Python alone median {statistics.median(py):.2f} us"
     )
+    if tenths is not None:  # (the first replay's; each tenth of the commits, its events)
+        bounds = [len(commits) * k // 10 for k in range(11)]
+        per = [
+            sum(len(b.rows) for items in commits[bounds[k] : bounds[k + 1]] for _t, bs in items for b in bs)
+            for k in range(10)
+        ]
+        print(
+            "write_group thread CPU per event by tenth of the replay (us): "
+            + " ".join(f"{t / max(n, 1) * 1e6:.1f}" for t, n in zip(tenths, per, strict=True))
+        )
     if wal is not None:
         n, size, by = wal
         print(

@@ -29,9 +29,11 @@ def test_the_replay_writes_what_the_run_wrote(tmp_path: Path) -> None:
     assert m is not None, out
     assert int(m.group(1)) > 3 * 3 * 5
     assert m.group(2) == m.group(3)
-    again = _run("--load", str(tmp_path / "rec"), "--frames")
+    again = _run("--load", str(tmp_path / "rec"), "--frames", "--tenths")
     assert f"rows' digest {m.group(2)}" in again
     assert re.search(r"write_group thread CPU per event: median \d+\.\d+ us", again)
+    t = re.search(r"write_group thread CPU per event by tenth of the replay \(us\): (.*)", again)
+    assert t is not None and len(t.group(1).split()) == 10, again  # (a tenth of no commit reads 0.0)
     # the WAL's frames, each mapped to its b-tree: the events' own pages among them, no unknown page
     f = re.search(r"WAL frames written \(never checkpointed\): (\d+\.\d+) an event.*by b-tree: (.*)", again)
     assert f is not None, again
@@ -42,5 +44,5 @@ def test_an_unknown_option_is_refused() -> None:
     done = subprocess.run([sys.executable, str(BENCH), "--bogus"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        "error: --bogus: the options are --frames, --load, --reps, --rounds, --save, --tables"
+        "error: --bogus: the options are --frames, --load, --reps, --rounds, --save, --tables, --tenths"
     )

@@ -182,8 +182,12 @@ def test_a_ledger_row_moved_to_another_tables_event_is_named_by_the_audit(tmp_pa
 def test_an_event_naming_another_round_row_is_caught_by_the_audit(tmp_path: Path) -> None:
     path = _two_tables(tmp_path)
     with closing(sqlite3.connect(path)) as c:  # the round row of table 2's round 1: it exists
-        eid = c.execute("SELECT id FROM events WHERE table_id=1 AND round_no=2 LIMIT 1").fetchone()[0]
         other = c.execute("SELECT id FROM rounds WHERE table_id=2 AND number=1").fetchone()[0]
+        eid = c.execute(  # (a seq that round has not: revision 0011's key (round_id, seq) refuses one it has)
+            "SELECT id FROM events WHERE table_id=1 AND round_no=2 AND seq NOT IN "
+            "(SELECT seq FROM events WHERE round_id=?) LIMIT 1",
+            (other,),
+        ).fetchone()[0]
         c.execute("UPDATE events SET round_id=? WHERE id=?", (other, eid))
         c.commit()
     r = open_store(f"sqlite:///{path}", readonly=True)

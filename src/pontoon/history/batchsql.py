@@ -23,7 +23,12 @@ from itertools import chain
 from typing import Any
 
 _ROUND = "(SELECT id FROM rounds WHERE table_id = ? AND number = ?)"
-_EVENT = "(SELECT id FROM events WHERE table_id = ? AND round_no = ? AND seq = ?)"
+# an event by its table, round number and seq (revision 0011's keys): a round's by its round row
+# (``uq_event_round``), else one of no round row, round 0 (``uq_event_table``); (table, round, seq) twice
+_EVENT = (
+    f"coalesce((SELECT id FROM events WHERE round_id = {_ROUND} AND seq = ?), "
+    "(SELECT id FROM events WHERE table_id = ? AND round_no = ? AND seq = ? AND round_id IS NULL))"
+)
 
 # name -> (head, one row's VALUES, tail)
 _STATEMENTS: dict[str, tuple[str, str, str]] = {
@@ -65,9 +70,11 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
     # (table id, snapshot, its event's round_no, seq, less): the snapshot's ``state_event`` is that
     # event's id less ``less`` (0 when there is no such event); once a round, in the ``tables`` row
     "state": (
-        "UPDATE tables SET state = v.column2, state_event = coalesce(("
-        "SELECT e.id FROM events e WHERE e.table_id = v.column1 AND e.round_no = v.column3 "
-        "AND e.seq = v.column4) - v.column5, 0) FROM (VALUES ",
+        "UPDATE tables SET state = v.column2, state_event = coalesce(coalesce(("
+        "SELECT e.id FROM events e WHERE e.round_id = (SELECT r.id FROM rounds r WHERE r.table_id = "
+        "v.column1 AND r.number = v.column3) AND e.seq = v.column4), (SELECT e.id FROM events e WHERE "
+        "e.table_id = v.column1 AND e.round_no = v.column3 AND e.seq = v.column4 AND e.round_id IS NULL)) "
+        "- v.column5, 0) FROM (VALUES ",
         "(?, ?, ?, ?, ?)",
         ") AS v WHERE tables.id = v.column1",
     ),
@@ -76,7 +83,8 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
 #   shoe (table, number, cards, cut)            round (table, number, shoe)
 #   event (table, table, round, round, seq, kind, payload, clause, stamp, prev hash, hash): already
 #     ``_STATEMENTS``' row (one per event: made once, in that order)
-#   ledger (table, table, round, table, round, seq, idem, source, dest, amount, kind, player, reason):
+#   ledger (table, table, round, table, round, seq, table, round, seq, idem, source, dest, amount, kind,
+#     player, reason):
 #     already ``_STATEMENTS``' row too (``LEDGER_IDEM``: where its idem is)
 #   balance (table, account, balance)           end (status, result, table, round)
 #   head (table, new head, seal, old head)      state (table, snapshot, round, seq, less)
@@ -86,7 +94,7 @@ _WIDE: dict[str, Callable[[tuple[Any, ...], str], tuple[Any, ...]]] = {
     "round": lambda r, st: (*r, st),
     "end": lambda r, st: (r[0], st, r[1], r[2], r[3]),
 }
-LEDGER_IDEM = 6
+LEDGER_IDEM = 9
 
 
 ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")

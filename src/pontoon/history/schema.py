@@ -7,8 +7,12 @@
   at every write: a small row of its own, so that a write does not rewrite the table's rules and snapshot;
 - ``shoes``: every shoe's full card order (private: never shown; recovery deals on from it);
 - ``rounds``: one row per round (table, number, status open/settled/void, times, result JSON);
-- ``events``: every event, ``round_no`` 0 for the table's own events, UNIQUE(table, round_no, seq),
-  ``hash`` = sha256(prev_hash + canonical JSON of the event and its transfers);
+- ``events``: every event, ``round_no`` 0 for the table's own events, (table, round_no, seq) unique:
+  revision 0011 keys a round's events by its round row, UNIQUE(round_id, seq) (``uq_event_round``: new
+  rounds have the newest ids, so a commit appends to it), and the events of no round row by
+  UNIQUE(table, round_no, seq) (``uq_event_table``, a partial index); until then UNIQUE(table, round_no,
+  seq) of every event (``uq_event``); ``hash`` = sha256(prev_hash + canonical JSON of the event and its
+  transfers);
   (PostgreSQL: revision 0008 drops the foreign keys of ``events`` and ``ledger`` declared below, for the
   write path's speed; the audit checks every link they covered: ``audit._check_links``; on SQLite the
   group commit's writer connection runs with ``foreign_keys=OFF`` for the same reason: ``Store.
@@ -109,9 +113,45 @@ events = Table(
     Column("created", String(32), nullable=False),
     Column("prev_hash", String(64), nullable=False),
     Column("hash", String(64), nullable=False),
-    UniqueConstraint("table_id", "round_no", "seq", name="uq_event"),
 )
-# revision 0009 drops its index by ``round_id`` (no read finds an event by its round row)
+# revision 0009 dropped its index by ``round_id``; revision 0011 keys the events by it: a round's events
+# by (round_id, seq), the round row being the one of the event's table and round number (the writer,
+# ``batchsql``, finds it by ``uq_round``), so (table, round_no, seq) stays unique; the rounds' ids grow
+# as they start, so a commit's new entries sit together at the index's right end (``uq_event`` (table_id,
+# round_no, seq) took a leaf per table a commit). The events of no round row (round 0: the table's own)
+# keep the table's key, a partial index written only between rounds. An event whose round row is missing
+# or another's (none written) is in no table's read; the audit names it (``EVENT_STRAYS``)
+NO_ROUND = "round_id IS NULL"
+Index("uq_event_round", events.c.round_id, events.c.seq, unique=True)
+Index(
+    "uq_event_table",
+    events.c.table_id,
+    events.c.round_no,
+    events.c.seq,
+    unique=True,
+    sqlite_where=text(NO_ROUND),
+    postgresql_where=text(NO_ROUND),
+)
+# revision 0011: a table's events (``Store.events_``), by its round rows (``uq_round``, then
+# ``uq_event_round``) and by ``uq_event_table``; ``{rounds}``: more conditions on the round rows,
+# ``{where}`` on the events of both parts; ``{by_round}``, ``{by_table}``: SQLite's INDEXED BY (so that
+# no statistics make it scan the events by id for ``id > :a``)
+TABLE_EVENTS = (
+    "SELECT * FROM events{by_round} WHERE round_id IN (SELECT id FROM rounds WHERE table_id = :t{rounds}) "
+    "AND table_id = :t{where} UNION ALL "
+    "SELECT * FROM events{by_table} WHERE table_id = :t AND round_id IS NULL{where} ORDER BY id"
+)
+# the ids of a table's events (no row read: ``uq_event_round`` and ``uq_event_table`` cover them)
+TABLE_EVENT_IDS = (
+    "SELECT e.id FROM rounds r JOIN events e ON e.round_id = r.id WHERE r.table_id = :t UNION ALL "
+    "SELECT id FROM events WHERE table_id = :t AND round_id IS NULL"
+)
+# the events in no table's read: their round row missing, another table's or another number's
+EVENT_STRAYS = (
+    "SELECT e.id, e.table_id, e.round_id, e.round_no, e.seq FROM events e LEFT JOIN rounds r "
+    "ON r.id = e.round_id WHERE e.round_id IS NOT NULL AND (r.id IS NULL OR r.table_id <> e.table_id "
+    "OR r.number <> e.round_no) ORDER BY e.id"
+)
 
 ledger = Table(
     "ledger",
@@ -147,16 +187,17 @@ Index(
 
 # revision 0010: a table's ledger (``Store.ledger_``): its rows of its own events, by ``uq_ledger_idem``
 # (``{hint}``: SQLite's INDEXED BY, so that no statistics of a store of few tables make it scan); the
-# rows in no table's ledger (``Store.ledger_strays``: the audit names them)
-TABLE_LEDGER = (
-    "SELECT * FROM ledger{hint} WHERE event_id IN (SELECT id FROM events WHERE table_id = :t{events}) "
-    "AND table_id = :t{rows}"
-)
-OF_ROUND = {
-    "events": " AND round_no = (SELECT number FROM rounds WHERE id = :r)",
+# rows in no table's ledger (``Store.ledger_strays``: the audit names them). ``{ids}``: the ids of the
+# table's events (of its round ``:r``), found by revision 0011's keys (``OF_ROUND``, ``ANY_ROUND``) or,
+# in a store of revision 0010, by ``uq_event`` (``OF_ROUND_0010``, ``ANY_ROUND_0010``)
+TABLE_LEDGER = "SELECT * FROM ledger{hint} WHERE event_id IN ({ids}) AND table_id = :t{rows}"
+OF_ROUND = {"ids": "SELECT id FROM events WHERE round_id = :r", "rows": " AND round_id = :r"}
+ANY_ROUND = {"ids": TABLE_EVENT_IDS, "rows": ""}
+OF_ROUND_0010 = {
+    "ids": "SELECT id FROM events WHERE table_id = :t AND round_no = (SELECT number FROM rounds WHERE id = :r)",
     "rows": " AND round_id = :r",
 }
-ANY_ROUND = {"events": "", "rows": ""}
+ANY_ROUND_0010 = {"ids": "SELECT id FROM events WHERE table_id = :t", "rows": ""}
 LEDGER_STRAYS = (
     "SELECT l.id, l.table_id, l.event_id, l.idem FROM ledger l LEFT JOIN events e ON e.id = l.event_id "
     "WHERE e.id IS NULL OR e.table_id <> l.table_id ORDER BY l.id"

@@ -49,6 +49,7 @@ from pontoon.history.engines import (
     stored_json,
 )
 from pontoon.history.group import GroupCommitter, Heads, StaleHead, transaction, write_items
+from pontoon.history.reads import events_query, ledger_query
 from pontoon.history.seal import SealKey, history_key
 
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
@@ -475,13 +476,13 @@ class Store:
     def events_(
         self, table_id: int, *, after_id: int = 0, round_no: int | None = None
     ) -> list[dict[str, Any]]:
-        q = (
-            select(s.events)
-            .where(s.events.c.table_id == table_id, s.events.c.id > after_id)
-            .order_by(s.events.c.id)
-        )
-        if round_no is not None:
-            q = q.where(s.events.c.round_no == round_no)
+        """The events of ``table_id`` (of its round ``round_no``; 0: between rounds) after the id
+        ``after_id``, in id order (the order they were written in). From revision 0011 on they are found
+        through the table's round rows and the events of no round row (``schema.TABLE_EVENTS``); an
+        event whose round row is another table's or another number's is in no table's read (the audit
+        names it: ``event_strays``)."""
+        sqlite = self.engine.dialect.name == "sqlite"
+        q = events_query(self.revision, sqlite, table_id, after_id, round_no)
         with self._read() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
         for r in rows:
@@ -493,15 +494,8 @@ class Store:
         are found through its events (revision 0010: the ledger's only key is by event, ``uq_ledger_idem``
         (event_id, idem), so that a commit appends to it): its rows whose event is one of its own; a row
         that is not (a stray: ``ledger_strays``, which the audit refuses) is in no table's ledger."""
-        q: Any = select(s.ledger).order_by(s.ledger.c.id)
-        if table_id is not None and self.revision >= "0010":  # (sorted below: no ORDER BY to scan for)
-            hint = " INDEXED BY uq_ledger_idem" if self.engine.dialect.name == "sqlite" else ""
-            rnd = s.OF_ROUND if round_id is not None else s.ANY_ROUND
-            q = text(s.TABLE_LEDGER.format(hint=hint, **rnd))
-            q = q.bindparams(t=table_id, **({"r": round_id} if round_id is not None else {}))
-        else:  # (a store of an older revision, read as it is: by ``ix_ledger_table``)
-            q = q.where(s.ledger.c.table_id == table_id) if table_id is not None else q
-            q = q.where(s.ledger.c.round_id == round_id) if round_id is not None else q
+        sqlite = self.engine.dialect.name == "sqlite"
+        q = ledger_query(self.revision, sqlite, table_id, round_id)
         with self._read() as conn:
             rows = [dict(r) for r in conn.execute(q).mappings()]
         if table_id is not None:
@@ -571,6 +565,14 @@ class Store:
         covered by their table's hash chain. One pass of the ledger."""
         with self._read() as conn:
             return [dict(r) for r in conn.execute(text(s.LEDGER_STRAYS)).mappings()]
+
+    def event_strays(self) -> list[dict[str, Any]]:
+        """The events in no table's ``events_`` (from revision 0011 on: their round row missing, another
+        table's or another round number's), so in no table's chain either. One pass of the events."""
+        if self.revision < "0011":
+            return []  # (read by ``uq_event``: every event is in its table's read)
+        with self._read() as conn:
+            return [dict(r) for r in conn.execute(text(s.EVENT_STRAYS)).mappings()]
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check`` on SQLite (``ok`` when sound); ``ok`` on PostgreSQL."""
