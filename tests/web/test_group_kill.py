@@ -1,4 +1,4 @@
-"""Group commit under SIGKILL: a real ``pontoon serve`` on a SQLite file, four tables played at once by
+"""Group commit under SIGKILL: a real ``pontoon serve`` on a SQLite file (``shared_kill``: any store), four tables played at once by
 four clients, killed (``PONTOON_CRASH_AT=shared:3``) inside the first transaction that writes the calls
 of three or more tables. Restarted on the same file, every client sees the state it last saw or its
 continuation (no event any client was shown is lost), every card shown before the kill is among the
@@ -103,7 +103,11 @@ def _lockstep(proc: Proc, cs: list[Client], seconds: float) -> int:
 
 
 def test_sigkill_inside_a_commit_shared_by_several_tables(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    shared_kill(f"sqlite:///{tmp_path / 'h.sqlite'}")
+
+
+def shared_kill(db: str) -> None:
+    """The test on the store at ``db`` (SQLite here; PostgreSQL: tests/history/test_pg_group_kill.py)."""
     names = [f"p{i}" for i in range(TABLES)]
     a = Proc(db, _port(), f"shared:{SHARED}")
     try:
