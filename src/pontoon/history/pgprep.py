@@ -40,8 +40,11 @@ its own, so the PostgreSQL engine turns psycopg's own preparing off (``engines.m
 ``prepare_threshold = None``). Should a statement still be missing (SQLSTATE 26000: a ``DISCARD ALL``
 by someone else), the names are read again from ``pg_prepared_statements`` and, in the writer's own
 transaction (``commit`` given: the text holds BEGIN and COMMIT), the transaction is rolled back and
-the text sent again once; in a transaction of SQLAlchemy's (the lease fences) the error is raised and
-the group commit writes each call alone again.
+the text sent again once; in a transaction of SQLAlchemy's (the lease fences, whose locks the rollback
+lets go) the error is raised: the group commit writes each call of a shared commit alone again (then
+prepared), and a commit of one call fails its table as any failed write does (refused until its
+records rebuild it: ``GroupCommitter.failed``). So a ``DISCARD ALL`` run on the store's connections by
+something else can cost a fenced table; nothing of pontoon runs one.
 """
 
 from __future__ import annotations
