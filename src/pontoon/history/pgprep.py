@@ -1,9 +1,9 @@
 """PostgreSQL's group commit as ONE simple-query text of ``EXECUTE``s of statements ``PREPARE``d once per
 connection (``batchsql.run`` on PostgreSQL).
 
-One statement a kind of row (``batchsql._STATEMENTS``' own, ``_unnest_sql``: the shoes', rounds',
+One statement a kind of row (``rowsql._STATEMENTS``' own, ``_unnest_sql``: the shoes', rounds',
 events', ledger rows' INSERTs, the balances' upsert, the round ends' and chain heads' UPDATEs, the
-heads' inside the server's count of the heads moved, ``batchsql.STALE``), each taking ONE
+heads' inside the server's count of the heads moved, ``rowsql.STALE``), each taking ONE
 array a column (``unnest``): any number of rows in one statement, eight statements in all, prepared
 on the server once per connection (``PREPARE pontoon_<kind>_<crc> (integer[], text[], ...) AS ...``:
 a name per text, so a changed statement, a new schema revision's, is a new name and prepared anew)
@@ -54,15 +54,15 @@ import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pontoon.history import batchsql
+from pontoon.history import rowsql
 from pontoon.history.engines import HistoryError
 
-# Each kind's statement is ``batchsql._STATEMENTS``' own (one truth for both databases: a schema
+# Each kind's statement is ``rowsql._STATEMENTS``' own (one truth for both databases: a schema
 # revision that changes them changes these), its rows from ONE array a column (``unnest``): any number
 # of rows in one statement, one a kind whatever the commit's size. ``INSERT ... VALUES (row)`` becomes
 # ``INSERT ... SELECT row FROM unnest($1, ...) AS v(column1, ...)``, each ``?`` of the row the next
 # column, and ``UPDATE ... FROM (VALUES ...) AS v`` becomes ``UPDATE ... FROM unnest(...) AS v(...)``;
-# the heads' UPDATE inside the server's count of the heads moved (``batchsql.STALE``).
+# the heads' UPDATE inside the server's count of the heads moved (``rowsql.STALE``).
 # Written as ``EXECUTE``'s constants, an array is parsed by the server's ``array_in`` (a few us an
 # element less than a parameter of its own: 2026-11-28, docs/scale-log.md, "PostgreSQL's commit as
 # one text of prepared statements"). A column's type is its values' (``int``: ``integer[]``, ``str``:
@@ -71,8 +71,8 @@ _INT, _TEXT = "integer[]", "text[]"
 
 
 def _unnest_sql(kind: str) -> str:
-    """``batchsql._STATEMENTS[kind]`` with its rows from arrays ``$1``... (one a ``?`` of a row)."""
-    head, one, tail = batchsql._STATEMENTS[kind]
+    """``rowsql._STATEMENTS[kind]`` with its rows from arrays ``$1``... (one a ``?`` of a row)."""
+    head, one, tail = rowsql._STATEMENTS[kind]
     k = one.count("?")
     src = f"unnest({', '.join(f'${i}' for i in range(1, k + 1))}) AS v({', '.join(f'column{i}' for i in range(1, k + 1))})"
     if head.endswith("VALUES ") and head.startswith("INSERT"):
@@ -86,7 +86,7 @@ def _unnest_sql(kind: str) -> str:
     if kind == "head":
         sql = (
             f"WITH moved AS ({sql} RETURNING 1) SELECT CAST(CASE WHEN count(*) = cardinality($1) THEN '1' "
-            f"ELSE '{batchsql.STALE}' END AS integer) FROM moved"
+            f"ELSE '{rowsql.STALE}' END AS integer) FROM moved"
         )
     return sql
 
@@ -188,15 +188,15 @@ def _type(col: list[Any]) -> str:
 
 
 def text(steps: dict[str, list[tuple[Any, ...]]], stamp: str) -> tuple[list[tuple[str, str]], list[str], int]:
-    """The statements ``steps`` needs (name, PREPARE), their ``EXECUTE``s in ``batchsql.ORDER`` (one
+    """The statements ``steps`` needs (name, PREPARE), their ``EXECUTE``s in ``rowsql.ORDER`` (one
     a kind of row, its columns as arrays) and how many heads they move."""
     want: list[tuple[str, str]] = []
     execs: list[str] = []
-    for kind in batchsql.ORDER:
+    for kind in rowsql.ORDER:
         rows = steps.get(kind)
         if not rows:
             continue
-        wide = batchsql._WIDE.get(kind)
+        wide = rowsql._WIDE.get(kind)
         if wide is not None:
             rows = [wide(r, stamp) for r in rows]
         cols = [list(c) for c in zip(*rows, strict=True)]
@@ -236,7 +236,7 @@ def run(
         if res.status != _FATAL:
             return heads
         state = res.error_field(0x43)  # PG_DIAG_SQLSTATE
-        if state == b"22P02" and batchsql.STALE.encode() in (res.error_field(0x4D) or b""):  # MESSAGE
+        if state == b"22P02" and rowsql.STALE.encode() in (res.error_field(0x4D) or b""):  # MESSAGE
             return 0  # a head had moved: the transaction failed (rolled back by the caller)
         if state != _MISSING.encode():
             raise _error(raw, res)

@@ -1,0 +1,96 @@
+"""The group commit's rows as SQL: each kind's multi-row statement (head, one row's values, tail), the
+rows' compact forms, the order of the kinds and the stale-head mark. The data both runners share:
+``batchsql.py`` (SQLite: the statements chunked) and ``pgprep.py`` (PostgreSQL: one prepared statement a
+kind, its rows from arrays). One truth for both databases: a schema revision changes it here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+_ROUND = "(SELECT id FROM rounds WHERE table_id = ? AND number = ?)"
+# an event by its table, round number and seq (revision 0011's keys): a round's by its round row
+# (``uq_event_round``), else one of no round row, round 0 (``uq_event_table``); (table, round, seq) twice
+_EVENT = (
+    f"coalesce((SELECT id FROM events WHERE round_id = {_ROUND} AND seq = ?), "
+    "(SELECT id FROM events WHERE table_id = ? AND round_no = ? AND seq = ? AND round_id IS NULL))"
+)
+
+# name -> (head, one row's VALUES, tail)
+_STATEMENTS: dict[str, tuple[str, str, str]] = {
+    "shoe": ("INSERT INTO shoes (table_id, number, cards, cut, created) VALUES ", "(?, ?, ?, ?, ?)", ""),
+    "round": (
+        "INSERT INTO rounds (table_id, number, shoe, status, started) VALUES ",
+        "(?, ?, ?, 'open', ?)",
+        "",
+    ),
+    "event": (
+        "INSERT INTO events (table_id, round_id, round_no, seq, kind, payload, clause, created, prev_hash, "
+        "hash) VALUES ",
+        f"(?, {_ROUND}, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "",
+    ),
+    "ledger": (
+        "INSERT INTO ledger (table_id, round_id, event_id, idem, source, dest, amount, kind, player, reason) "
+        "VALUES ",
+        f"(?, {_ROUND}, {_EVENT}, ?, ?, ?, ?, ?, ?, ?)",
+        "",
+    ),
+    "balance": (
+        "INSERT INTO accounts (table_id, account, balance) VALUES ",
+        "(?, ?, ?)",
+        " ON CONFLICT (table_id, account) DO UPDATE SET balance = excluded.balance",
+    ),
+    # (status, ended, result, table id, round number)
+    "end": (
+        "UPDATE rounds SET status = v.column1, ended = v.column2, result = v.column3 FROM (VALUES ",
+        "(?, ?, ?, ?, ?)",
+        ") AS v WHERE rounds.table_id = v.column4 AND rounds.number = v.column5",
+    ),
+    # (table id, new head, seal, old head): a head moves only from the head it was chained from
+    "head": (
+        "UPDATE heads SET last_hash = v.column2, seal = v.column3 FROM (VALUES ",
+        "(?, ?, ?, ?)",
+        ") AS v WHERE heads.table_id = v.column1 AND heads.last_hash = v.column4",
+    ),
+    # (table id, snapshot, its event's round_no, seq, less): the snapshot's ``state_event`` is that
+    # event's id less ``less`` (0 when there is no such event); once a round, in the ``tables`` row
+    "state": (
+        "UPDATE tables SET state = v.column2, state_event = coalesce(coalesce(("
+        "SELECT e.id FROM events e WHERE e.round_id = (SELECT r.id FROM rounds r WHERE r.table_id = "
+        "v.column1 AND r.number = v.column3) AND e.seq = v.column4), (SELECT e.id FROM events e WHERE "
+        "e.table_id = v.column1 AND e.round_no = v.column3 AND e.seq = v.column4 AND e.round_id IS NULL)) "
+        "- v.column5, 0) FROM (VALUES ",
+        "(?, ?, ?, ?, ?)",
+        ") AS v WHERE tables.id = v.column1",
+    ),
+}
+# The rows as ``group.write_items`` makes them (``stamp``: the transaction's time, one parameter):
+#   shoe (table, number, cards, cut)            round (table, number, shoe)
+#   event (table, table, round, round, seq, kind, payload, clause, stamp, prev hash, hash): already
+#     ``_STATEMENTS``' row (one per event: made once, in that order)
+#   ledger (table, table, round, table, round, seq, table, round, seq, idem, source, dest, amount, kind,
+#     player, reason):
+#     already ``_STATEMENTS``' row too (``LEDGER_IDEM``: where its idem is)
+#   balance (table, account, balance)           end (status, result, table, round)
+#   head (table, new head, seal, old head)      state (table, snapshot, round, seq, less)
+# ``_STATEMENTS``' rows (the multi-row form) from the others (a few a commit):
+_WIDE: dict[str, Callable[[tuple[Any, ...], str], tuple[Any, ...]]] = {
+    "shoe": lambda r, st: (*r, st),
+    "round": lambda r, st: (*r, st),
+    "end": lambda r, st: (r[0], st, r[1], r[2], r[3]),
+}
+LEDGER_IDEM = 9
+
+
+ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
+# PostgreSQL: the heads' UPDATE is checked by the server (``pgprep._unnest_sql``): the n heads of a
+# commit must move n rows, else the statement fails (a text that is no integer: SQLSTATE 22P02, naming
+# STALE) and with it the transaction, so that the COMMIT sent in the same text is not run (``run``'s
+# ``commit``): a stale head is found with no round trip of its own. (The CASE is not constant: the
+# planner cannot fold the failing cast.)
+STALE = "stale head"
+
+
+__all__ = ["LEDGER_IDEM", "ORDER", "STALE", "_STATEMENTS", "_WIDE"]
