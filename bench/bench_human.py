@@ -1,7 +1,8 @@
 """Human-paced load on one ``pontoon serve`` process: many tables, two people each acting every few seconds.
 
 ``python bench/bench_human.py [--tables 1000] [--every 2] [--seconds 180] [--store sqlite|memory|pg]
-[--client-procs N] [--servers N] [--probe on|off] [--src DIR]``
+[--client lean|websockets] [--client-loop uvloop|asyncio] [--client-procs N] [--servers N] [--probe on|off]
+[--src DIR]``
 
 A fresh server process (the app of ``pontoon serve``, as ``bench_server.py`` starts it) hosts T casino
 tables of ``mbs`` with two WebSocket players each (all in this process's event loop). A player acts
@@ -18,7 +19,12 @@ person's wager (taken as the answer, the person bet again once his pace allowed,
 came after the deal his first had made: a refusal, "dealt before it came", and a latency that was not
 his). What the clients' own event loop adds is then only how late it woke to read the socket: printed
 beside (the loop's lateness), with a line when it is more than a quarter of the p99 (then spread the
-clients, ``--client-procs``). At the end a person waits up to 30 s for his last answer; one never
+clients, ``--client-procs``). So the clients are cheap on purpose, their CPU being taken from the
+server's cores: by default (``--client lean``) each person is a ``RawWS`` protocol (bench/raw_ws.py)
+whose read callback hands every frame to the person at once (no task per person or message), the
+deltas are applied in place (``LeanFrames``) and the loop is uvloop's (``--client-loop``), about 0.34
+ms of client CPU an action at 1,000 tables against 0.53 with the ``websockets`` client on asyncio's loop
+(``--client websockets --client-loop asyncio``, the client before 2026-11-28 12:00). At the end a person waits up to 30 s for his last answer; one never
 answered is counted (``unanswered``), not dropped from the tail unseen.
 Reported: the action latency at p50/p99/max, the actions, refusals and unanswered, the server process's CPU
 (seconds over the run, per action: the clients' CPU is not in it), and the server's memory
@@ -62,7 +68,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import DATA_OPCODES, Frame
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import FRAMES, ROOT, Frames, choose, completed, free_port, wait_healthy, ws_url  # noqa: E402
+from bench_server import FRAMES, ROOT, Frames, choose, completed, free_port, join, wait_healthy, ws_url  # noqa: E402
+from raw_ws import Closed, RawWS, connect_raw  # noqa: E402
 from server_probe import report_probe  # noqa: E402
 
 
@@ -90,6 +97,46 @@ def _answers(st: dict[str, Any], version: int, completed_then: int) -> bool:
     return not (st["phase"] == "betting" and st["you"] not in st["bets"] and completed(st) == completed_then)
 
 
+class LeanFrames(Frames):
+    """``Frames`` (bench_server.py) with the public part's deltas applied in place (the page copies the
+    containers on each path, ``delta.js``, so that its old state stays whole: a person here keeps only the
+    newest state, and copying every path was the clients' largest cost, their CPU taken from the
+    server's 2 cores). The base of each delta is checked as before; the state is the same."""
+
+    def take(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        from pontoon.web.delta import apply  # (as bench_server.py: the clients' own tree)
+
+        if msg.get("type") != "delta":
+            return super().take(msg)
+        pub = self.pub
+        if msg["base"] != pub.get("seq"):
+            raise RuntimeError(f"a delta based on {msg['base']}, the state held is {pub.get('seq')}")
+        for op in msg["ops"]:
+            path = op[0]
+            if not path:  # (the whole value)
+                pub = op[1]
+                continue
+            node = pub
+            for step in path[:-1]:
+                node = node[step]
+            key = path[-1]
+            if len(op) == 1 and type(node) is list:
+                del node[key:]
+            elif len(op) == 1:
+                del node[key]
+            elif type(node) is list and key == len(node):
+                node.append(op[1])
+            else:
+                node[key] = op[1]
+        pub["seq"] = msg["seq"]
+        self.pub = pub
+        got = msg.get("own")
+        if got is not None:  # (the whole own part, as a short one comes: no walk)
+            self.own = got[0][1] if len(got) == 1 and got[0][0] == [] else apply(got, self.own)
+        self.state = join(pub, self.own) if self.own else pub
+        return self.state
+
+
 class Person:
     """One person at a table: acts at most once every ``every`` s until ``until``, then waits (``grace``
     s at most) for the answer to his last message and leaves; ``lat`` gets (sent at, latency) of every
@@ -101,12 +148,13 @@ class Person:
     the answer, he bet again and his second wager came after the deal his first had made, a refusal and a
     latency that was not his), or the refusal (then he acts again on the state held: frames and refusals come in the
     server's order, so it is at least as new as the one refused). A wager names the round he saw open
-    (as the page does: ``BetMsg.round``). (Cheap on purpose: the frames are read by one ``async for``
-    and the person's next action is a timer of the event loop, not a receive with a timeout.)"""
+    (as the page does: ``BetMsg.round``). (Cheap on purpose: ``on_frame`` is called for each frame read,
+    the person's next action is a timer of the event loop, and ``link`` writes his message: with the lean
+    client (``Lean``) all of it inside the loop's read callback, no task per person or per message.)"""
 
     def __init__(
         self,
-        ws: Any,
+        link: Any,
         every: float,
         until: float,
         rng: random.Random,
@@ -115,18 +163,20 @@ class Person:
         left: list[float],
         grace: float = 30.0,
     ) -> None:
-        self.ws, self.every, self.until, self.lat, self.errors = ws, every, until, lat, errors
+        self.link, self.every, self.until, self.lat, self.errors = link, every, until, lat, errors
         self.left, self.grace = left, grace
         self.loop = asyncio.get_running_loop()
         self.next_at = time.perf_counter() + rng.uniform(0, every)
         self.sent_at: float | None = None
         self.sent_version = self.sent_round = -1
         self.state: dict[str, Any] = {}
-        self.frames = Frames()
+        self.frames = LeanFrames()
         self.timer: asyncio.TimerHandle | None = None
         self.closing = False
-        self._at(until, self.leave)  # (perf_counter and the loop's clock differ: ``_at`` converts)
-        self._at(until + grace, self.leave)
+        self.ends = [
+            self._at(until, self.leave),
+            self._at(until + grace, self.leave),
+        ]  # (perf_counter and the loop's clock differ: ``_at`` converts)
 
     def _at(self, when: float, fn: Any) -> asyncio.TimerHandle:
         return self.loop.call_later(max(0.0, when - time.perf_counter()), fn)
@@ -137,7 +187,7 @@ class Person:
             self.closing = True
             if self.sent_at is not None:  # never answered: counted, not dropped
                 self.left.append(self.sent_at)
-            self.loop.create_task(self.ws.close())
+            self.link.close()
 
     def take(self, raw: str | bytes, at: float) -> dict[str, Any] | None:
         """A frame read (come off the socket at ``at``): the state after it (None: not a state, or a
@@ -186,24 +236,68 @@ class Person:
         self.timer = None
         text = self.due()
         if text is not None:
-            self.loop.create_task(self._send(text))
+            self.link.send(text, self)
 
-    async def _send(self, text: str) -> None:
-        if self.sent_at is not None:  # the latency from the write, not from when the timer's task ran
-            self.sent_at = time.perf_counter()
+    def on_frame(self, raw: str | bytes, at: float) -> None:
+        if self.take(raw, at) is not None and (text := self.due()) is not None:
+            self.link.send(text, self)
+
+    def done(self) -> None:
+        for h in (self.timer, *self.ends):
+            if h is not None:
+                h.cancel()
+
+
+class Lean(RawWS):
+    """The lean client (bench/raw_ws.py, ``--client lean``) for one person: every text frame of a read is
+    handed to ``person.on_frame`` with the time the read callback began (the bytes came off the socket),
+    inside that callback; his message is written at once (``send``: the time stamped just before the
+    write). ``ended`` completes when the connection is closed."""
+
+    person: Person | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def data_received(self, data: bytes) -> None:
+        at = time.perf_counter()
+        super().data_received(data)
+        frames, p = self.frames, self.person
+        while frames and p is not None:
+            p.on_frame(frames.popleft(), at)
+
+    def _fail(self, err: BaseException) -> None:
+        super()._fail(err)
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+    def send(self, text: str, person: Person) -> None:  # type: ignore[override]
+        if self.closed is not None:
+            return  # (the server closed it: the run's end)
+        person.sent_at = time.perf_counter()  # the latency from the write, not from when the timer ran
+        self._send(1, text.encode())
+
+
+class WsLink:
+    """The ``websockets`` library's client (``--client websockets``): the frames read by one ``async
+    for`` (``Stamped``: the time each came off the socket), each message written by a task."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.loop = asyncio.get_running_loop()
+
+    def send(self, text: str, person: Person) -> None:
+        self.loop.create_task(self._send(text, person))
+
+    async def _send(self, text: str, person: Person) -> None:
+        if person.sent_at is not None:  # the latency from the write, not from when the timer's task ran
+            person.sent_at = time.perf_counter()
         with contextlib.suppress(ConnectionClosed):  # (the server closed it: the run's end)
             await self.ws.send(text)
 
-    async def run(self) -> None:
-        try:
-            async for raw in self.ws:
-                if self.take(raw, self.ws.stamps.popleft()) is not None and (text := self.due()) is not None:
-                    await self._send(text)
-        except ConnectionClosed:
-            pass
-        finally:
-            if self.timer is not None:
-                self.timer.cancel()
+    def close(self) -> None:
+        self.loop.create_task(self.ws.close())
 
 
 async def person(
@@ -215,9 +309,24 @@ async def person(
     errors: list[str],
     left: list[float],
     deltas: int,
+    client: str = "lean",
 ) -> None:
     url, _, token = url.partition("#")
     auth = {"Authorization": f"Bearer {token}"}
+    if client == "lean":
+        try:
+            proto = await connect_raw(ws_url(url, deltas), auth, Lean)
+        except (OSError, TimeoutError, Closed) as e:  # counted, not a crash: a person who could not sit down
+            errors.append(f"connect: {type(e).__name__}: {e}")
+            return
+        p = proto.person = Person(proto, every, until, rng, lat, errors, left)
+        while proto.frames:  # (what came with the handshake's answer)
+            p.on_frame(proto.frames.popleft(), time.perf_counter())
+        try:
+            await proto.ended
+        finally:
+            p.done()
+        return
     try:
         ws_cm = await connect(
             ws_url(url, deltas),
@@ -230,7 +339,14 @@ async def person(
         errors.append(f"connect: {type(e).__name__}: {e}")
         return
     async with ws_cm as ws:
-        await Person(ws, every, until, rng, lat, errors, left).run()
+        p = Person(WsLink(ws), every, until, rng, lat, errors, left)
+        try:
+            async for raw in ws:
+                p.on_frame(raw, ws.stamps.popleft())
+        except ConnectionClosed:
+            pass
+        finally:
+            p.done()
 
 
 async def setup(bases: list[str], tables: int, at_once: int = 32) -> list[str]:
@@ -270,7 +386,7 @@ async def setup(bases: list[str], tables: int, at_once: int = 32) -> list[str]:
 
 
 async def play(
-    urls: list[str], every: float, seconds: float, deltas: int, seed: int, procs: int
+    urls: list[str], every: float, seconds: float, deltas: int, seed: int, procs: int, client: str = "lean"
 ) -> dict[str, Any]:
     """The people of ``urls`` for ``seconds``; also how late this process's event loop wakes (a loop
     that is late adds its lateness to every latency it measures: the clients' own saturation)."""
@@ -293,7 +409,7 @@ async def play(
     for i, u in enumerate(urls):  # connect in a trickle, as people arrive
         people.append(
             asyncio.create_task(
-                person(u, every, until, random.Random(rng.random()), lat, errors, left, deltas)
+                person(u, every, until, random.Random(rng.random()), lat, errors, left, deltas, client)
             )
         )
         if i % 20 == 19:  # about 200 arrivals a second in all: 2,000 people sit down in 10 s
@@ -302,12 +418,29 @@ async def play(
     return {"lat": lat, "errors": errors, "left": left, "lag": lag, "cpu": time.process_time() - cpu0}
 
 
-def _worker(args: tuple[list[str], float, float, bool, int, int]) -> dict[str, Any]:
-    return asyncio.run(play(*args))
+def _worker(args: tuple[list[str], float, float, int, int, int, str, str]) -> dict[str, Any]:
+    """One client process's people, on ``uvloop``'s event loop (``--client-loop``, as the server's:
+    uvicorn takes it when installed) or asyncio's own."""
+    *rest, loop = args
+    factory = None
+    if loop == "uvloop":
+        import uvloop
+
+        factory = uvloop.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(play(*rest))  # type: ignore[arg-type]
 
 
 def load(
-    bases: list[str], tables: int, every: float, seconds: float, pids: list[int], deltas: int, procs: int
+    bases: list[str],
+    tables: int,
+    every: float,
+    seconds: float,
+    pids: list[int],
+    deltas: int,
+    procs: int,
+    client: str = "lean",
+    loop: str = "uvloop",
 ) -> dict[str, Any]:
     urls = asyncio.run(setup(bases, tables))
     servers = [psutil.Process(pid) for pid in pids]
@@ -324,7 +457,7 @@ def load(
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    jobs = [(urls[i::procs], every, seconds, deltas, i + 1, procs) for i in range(procs)]
+    jobs = [(urls[i::procs], every, seconds, deltas, i + 1, procs, client, loop) for i in range(procs)]
     if procs == 1:
         parts = [_worker(jobs[0])]
     else:  # the clients in several processes: one event loop no longer carries them all
@@ -367,6 +500,19 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=1,
         help="processes the people are spread over (one Python event loop saturates near 1,000 people)",
+    )
+    ap.add_argument(
+        "--client",
+        default="lean",
+        choices=("lean", "websockets"),
+        help="the people's WebSocket client: lean (bench/raw_ws.py, each frame handled in the loop's read "
+        "callback: the clients share the server's cores) or the websockets library's",
+    )
+    ap.add_argument(
+        "--client-loop",
+        default="uvloop",
+        choices=("uvloop", "asyncio"),
+        help="the clients' event loop (uvloop: as the server's, cheaper per callback)",
     )
     ap.add_argument(
         "--servers",
@@ -428,6 +574,8 @@ def main(argv: list[str] | None = None) -> int:
             [p.pid for p in procs],
             FRAMES[a.frames],
             max(1, a.client_procs),
+            a.client,
+            a.client_loop,
         )
     finally:
         for p in procs:
@@ -465,7 +613,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"server CPU {res['cpu']:.1f} s in {res['wall']:.0f} s ({100 * res['cpu'] / res['wall']:.0f}% of a core), "
         f"{1000 * res['cpu'] / max(1, len(every_lat)):.2f} ms per action; clients ({a.client_procs} process(es)) "
-        f"CPU {res['client_cpu']:.1f} s, {1000 * res['client_cpu'] / max(1, len(every_lat)):.2f} ms per action, "
+        f"{a.client} on {a.client_loop}: CPU {res['client_cpu']:.1f} s, {1000 * res['client_cpu'] / max(1, len(every_lat)):.2f} ms per action, "
         f"their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms"
     )
     if lag and lat and pl(0.99) > max(0.01, 0.25 * lat[min(len(lat) - 1, int(0.99 * len(lat)))]):
