@@ -11,6 +11,11 @@
   the commit's wait alone (``Server.settled``: the group commit of a durable store), and the sending
   (a frame queued until its ``send_text`` returned).
 
+``PROBE_TRACEMALLOC=S`` (seconds): the server's allocations traced (``tracemalloc``, 6 frames deep; it
+slows the server: a run for the memory's growth only, not for its times): a snapshot every S seconds,
+and at the exit what grew most between the first snapshot taken after ``PROBE_TRACEMALLOC_FROM`` seconds
+(30 by default: the set-up and the first rounds past) and the last, by traceback (``growth``).
+
 Written as JSON to FILE when the server stops (SIGTERM).
 """
 
@@ -26,6 +31,7 @@ import sys
 import threading
 import time
 import traceback
+import tracemalloc
 from collections import Counter
 from typing import Any
 
@@ -136,6 +142,42 @@ class Probe:
             for cp in list(checkpoints._RUNNING.values()):
                 cp.close()
         threading.Thread(target=self._watch, daemon=True).start()
+        if os.environ.get("PROBE_TRACEMALLOC"):
+            tracemalloc.start(6)
+            threading.Thread(target=self._trace, daemon=True).start()
+
+    def _trace(self) -> None:
+        """(PROBE_TRACEMALLOC: the module's text.) The first snapshot after the warm-up and the latest,
+        with the traced memory and the RSS at each snapshot (``traced``)."""
+        every = float(os.environ["PROBE_TRACEMALLOC"])
+        warm = float(os.environ.get("PROBE_TRACEMALLOC_FROM", "30"))
+        self.traced: list[tuple[float, float, float]] = []  # (s since start, traced MB, RSS MB)
+        self.snaps: list[Any] = []
+        while True:
+            time.sleep(every)
+            snap = tracemalloc.take_snapshot()
+            at = time.perf_counter() - self.t0
+            with open("/proc/self/statm") as f:
+                rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+            self.traced.append((at, tracemalloc.get_traced_memory()[0] / 2**20, rss))
+            if at >= warm:
+                self.snaps = [self.snaps[0] if self.snaps else snap, snap]
+
+    def growth(self, top: int = 25) -> list[str]:
+        """What grew most between the first snapshot after the warm-up and the last (PROBE_TRACEMALLOC)."""
+        snaps = getattr(self, "snaps", [])
+        if len(snaps) < 2:
+            return []
+        stats = snaps[1].compare_to(snaps[0], "traceback")
+        out = []
+        for st in stats[:top]:
+            frames = " < ".join(
+                f"{fr.filename.rsplit('/', 2)[-1]}:{fr.lineno}" for fr in reversed(st.traceback)
+            )
+            out.append(
+                f"{st.size_diff / 2**20:+.2f} MB ({st.count_diff:+,} blocks, now {st.size / 2**20:.2f} MB): {frames}"
+            )
+        return out
 
     def _install_commits(self) -> None:
         """Every commit of the group-commit writer (history/group.py) time-stamped at its stages
@@ -414,6 +456,8 @@ class Probe:
                     "waits": self.waits,
                     "passes": self.passes,
                     "finishes": self.finishes,
+                    "growth": self.growth(),
+                    "traced": getattr(self, "traced", []),
                     "checkpoint_cpu": [
                         getattr(self.checkpointer, "cpu", 0.0),
                         getattr(self.checkpointer, "finish_cpu", 0.0),
@@ -576,6 +620,13 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
         f"  objects the GC tracks: {o0:,} at start, {o1:,} at the exit besides {frozen:,} frozen (a full "
         f"collection there, freeing the closed server's garbage too, took {pr.get('full_ms', float('nan')):.0f} ms)"
     )
+    if pr.get("traced"):  # PROBE_TRACEMALLOC
+        print(
+            "  traced MB / RSS MB at each snapshot: "
+            + "  ".join(f"{at:.0f}s {mb:.0f}/{rss:.0f}" for at, mb, rss in pr["traced"])
+        )
+        for line in pr.get("growth", []):
+            print("  grew " + line)
     big = sorted((ms for _, ms in cut(pr["lag"]) if ms > 50), reverse=True)[:8]
     if big:
         print("  longest loop stalls ms: " + ", ".join(f"{m:.0f}" for m in big))
