@@ -51,6 +51,7 @@ import multiprocessing
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -158,7 +159,7 @@ class Person:
         every: float,
         until: float,
         rng: random.Random,
-        lat: list[tuple[float, float]],
+        lat: list[tuple[float, float, str]],
         errors: list[str],
         left: list[float],
         grace: float = 30.0,
@@ -169,6 +170,7 @@ class Person:
         self.next_at = time.perf_counter() + rng.uniform(0, every)
         self.sent_at: float | None = None
         self.sent_version = self.sent_round = -1
+        self.sent_kind = ""
         self.state: dict[str, Any] = {}
         self.frames = LeanFrames()
         self.timer: asyncio.TimerHandle | None = None
@@ -196,7 +198,7 @@ class Person:
         if msg.get("type") == "error":
             self.errors.append(msg["error"])
             if self.sent_at is not None:
-                self.lat.append((self.sent_at, at - self.sent_at))  # (a refusal answers too)
+                self.lat.append((self.sent_at, at - self.sent_at, "refused"))  # (a refusal answers too)
             self.sent_at = None
             self.wake()  # on the state held, at his pace
             return None
@@ -205,7 +207,7 @@ class Person:
             return None
         self.state = got
         if self.sent_at is not None and _answers(got, self.sent_version, self.sent_round):
-            self.lat.append((self.sent_at, at - self.sent_at))
+            self.lat.append((self.sent_at, at - self.sent_at, self.sent_kind))
             self.sent_at = None
         return got
 
@@ -229,6 +231,7 @@ class Person:
         if out is None:
             return None
         self.sent_at, self.sent_version, self.sent_round = now, st["version"], completed(st)
+        self.sent_kind = out["action"]["verb"] if out["type"] == "act" else str(out["type"])
         self.next_at = now + self.every
         return orjson.dumps(out).decode()
 
@@ -305,7 +308,7 @@ async def person(
     every: float,
     until: float,
     rng: random.Random,
-    lat: list[tuple[float, float]],
+    lat: list[tuple[float, float, str]],
     errors: list[str],
     left: list[float],
     deltas: int,
@@ -390,10 +393,10 @@ async def play(
 ) -> dict[str, Any]:
     """The people of ``urls`` for ``seconds``; also how late this process's event loop wakes (a loop
     that is late adds its lateness to every latency it measures: the clients' own saturation)."""
-    lat: list[tuple[float, float]] = []
+    lat: list[tuple[float, float, str]] = []
     errors: list[str] = []
     left: list[float] = []
-    lag: list[float] = []
+    lag: list[tuple[float, float]] = []  # (perf_counter at, seconds late)
     cpu0 = time.process_time()
     t0 = time.perf_counter()
     until = t0 + seconds
@@ -402,7 +405,7 @@ async def play(
         while time.perf_counter() < until:
             at = time.perf_counter()
             await asyncio.sleep(0.05)
-            lag.append(time.perf_counter() - at - 0.05)
+            lag.append((at, time.perf_counter() - at - 0.05))
 
     rng = random.Random(seed)
     people = []
@@ -441,6 +444,7 @@ def load(
     procs: int,
     client: str = "lean",
     loop: str = "uvloop",
+    ab: float = 0.0,
 ) -> dict[str, Any]:
     urls = asyncio.run(setup(bases, tables))
     servers = [psutil.Process(pid) for pid in pids]
@@ -457,12 +461,40 @@ def load(
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
+    windows: list[tuple[float, float, str, float]] = []  # (perf_counter, time.time(), mode, server CPU s)
+
+    def toggle() -> None:  # --checkpointer-ab: the windows of AB_ORDER, each ``ab`` s, from ``warm`` on
+        on = True  # (the server starts with it)
+        for k, mode in enumerate(AB_ORDER):
+            at = warm + k * ab
+            if stop.wait(max(0.0, at - time.perf_counter())):
+                return
+            if (mode == "on") != on:
+                for p in servers:
+                    p.send_signal(signal.SIGUSR1)
+                on = mode == "on"
+            windows.append((at, epoch0 + (at - t0), mode, sum(sum(p.cpu_times()[:2]) for p in servers)))
+        stop.wait(max(0.0, warm + len(AB_ORDER) * ab - time.perf_counter()))
+        windows.append(
+            (
+                warm + len(AB_ORDER) * ab,
+                epoch0 + (warm - t0) + len(AB_ORDER) * ab,
+                "end",
+                sum(sum(p.cpu_times()[:2]) for p in servers),
+            )
+        )
+
+    toggler = threading.Thread(target=toggle, daemon=True)
+    if ab > 0:
+        toggler.start()
     jobs = [(urls[i::procs], every, seconds, deltas, i + 1, procs, client, loop) for i in range(procs)]
     if procs == 1:
         parts = [_worker(jobs[0])]
     else:  # the clients in several processes: one event loop no longer carries them all
         with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("fork")) as ex:
             parts = list(ex.map(_worker, jobs))
+    if ab > 0:
+        toggler.join()
     stop.set()
     sampler.join()
     rss.append((time.perf_counter() - t0, sum(p.memory_info().rss for p in servers) / 2**20))
@@ -479,8 +511,63 @@ def load(
         "warm": warm - t0,
         "play_from": epoch0,
         "play_to": epoch0 + seconds,
-        "steady": [x for at, x in (p for part in parts for p in part["lat"]) if at >= warm],
+        "steady": [x for at, x, _ in (p for part in parts for p in part["lat"]) if at >= warm],
+        "kinds": [(k, x) for at, x, k in (p for part in parts for p in part["lat"]) if at >= warm],
+        "windows": windows,
     }
+
+
+AB_ORDER = ("off", "on", "on", "off", "off", "on")  # --checkpointer-ab: three pairs, the order balanced
+
+
+def _pq(xs: list[float], q: float) -> float:
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def report_ab(res: dict[str, Any], probes: list[dict[str, Any]]) -> None:
+    """``--checkpointer-ab``: each window's figures (the checkpointer off or on in the server, SIGUSR1
+    from ``load``), then the windows of each mode pooled: the people's latency (the messages sent in
+    the window), the clients' loop lateness, the server's CPU an action, and from its probe the commit's
+    wait (``Server.settled``), the COMMITs that ran SQLite's own checkpoint and COMMIT's p99/max."""
+    wins = res["windows"]
+    pooled: dict[str, dict[str, list[float]]] = {}
+    print(
+        "checkpointer A/B windows (ms): mode, start s, actions, p50, p99, max, clients late p99, "
+        "server CPU ms/action, commit wait p99, COMMITs with a checkpoint, COMMIT p99/max, passes"
+    )
+    for (s0, e0, mode, c0), (s1, e1, _, c1) in zip(wins, wins[1:], strict=False):
+        lat = sorted(x for at, x, _ in res["lat"] if s0 <= at < s1)
+        lag = sorted(x for at, x in res["lag"] if s0 <= at < s1)
+
+        def cut(key: str, e0: float = e0, e1: float = e1) -> list[Any]:
+            return [r for pr in probes for r in pr.get(key, []) if e0 <= r[0] < e1]
+
+        wait = sorted(r[1] for r in cut("settle"))
+        commits = cut("commits")
+        cm = sorted(r[7] for r in commits)
+        ck = sum(1 for r in commits if r[9])
+        passes = len(cut("passes"))
+        cpu = 1000 * (c1 - c0) / max(1, len(lat))
+        pool = pooled.setdefault(mode, {"lat": [], "lag": [], "wait": [], "commit": [], "ck": [], "cpu": []})
+        pool["lat"] += lat
+        pool["lag"] += lag
+        pool["wait"] += wait
+        pool["commit"] += cm
+        pool["ck"].append(ck)
+        pool["cpu"].append(cpu)
+        print(
+            f"  {mode:>3} {s0 - wins[0][0]:5.0f} {len(lat):6} {1000 * _pq(lat, 0.5):7.1f} {1000 * _pq(lat, 0.99):7.1f} "
+            f"{1000 * lat[-1] if lat else float('nan'):7.1f} {1000 * _pq(lag, 0.99):7.1f} {cpu:5.2f} "
+            f"{_pq(wait, 0.99):7.1f} {ck:4} {_pq(cm, 0.99):6.1f}/{cm[-1] if cm else float('nan'):.1f} {passes}"
+        )
+    for mode, pool in sorted(pooled.items()):
+        lat, lag, wait, cm = (sorted(pool[k]) for k in ("lat", "lag", "wait", "commit"))
+        print(
+            f"  checkpointer {mode}, {len(pool['cpu'])} windows pooled: {len(lat)} actions, latency ms p50 "
+            f"{1000 * _pq(lat, 0.5):.1f} p99 {1000 * _pq(lat, 0.99):.1f}; clients late p99 {1000 * _pq(lag, 0.99):.1f}; "
+            f"server CPU ms/action {sum(pool['cpu']) / len(pool['cpu']):.2f}; commit wait p99 {_pq(wait, 0.99):.1f}; "
+            f"COMMITs with a checkpoint {sum(pool['ck'])}; COMMIT ms p99 {_pq(cm, 0.99):.1f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -515,6 +602,14 @@ def main(argv: list[str] | None = None) -> int:
         help="the clients' event loop (uvloop: as the server's, cheaper per callback)",
     )
     ap.add_argument(
+        "--checkpointer-ab",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="SQLite: the server's WAL checkpointer (history/checkpoints.py) off and on in windows of S s "
+        f"once everyone sat ({', '.join(AB_ORDER)}; --seconds raised to hold them), each window reported",
+    )
+    ap.add_argument(
         "--servers",
         type=int,
         default=1,
@@ -535,6 +630,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.servers > 1 and a.store == "memory":
         print("--servers: several processes need a store (sqlite or pg) to share", file=sys.stderr)
         return 2
+    if a.checkpointer_ab > 0:
+        if a.store != "sqlite" or a.probe != "on":
+            print("--checkpointer-ab: for --store sqlite with --probe on", file=sys.stderr)
+            return 2
+        a.seconds = max(a.seconds, 2 * a.tables / 200 + 3.0 + len(AB_ORDER) * a.checkpointer_ab)
+        os.environ["PROBE_CHECKPOINTER_AB"] = "1"
     env = dict(os.environ, PYTHONPATH=os.path.abspath(a.src) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     tmp = tempfile.mkdtemp(prefix="bench-human-")
     port = free_port()
@@ -576,6 +677,7 @@ def main(argv: list[str] | None = None) -> int:
             max(1, a.client_procs),
             a.client,
             a.client_loop,
+            a.checkpointer_ab,
         )
     finally:
         for p in procs:
@@ -590,13 +692,13 @@ def main(argv: list[str] | None = None) -> int:
         if cluster is not None:
             cluster.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
-    every_lat = sorted(x for _, x in res["lat"])
+    every_lat = sorted(x for _, x, _ in res["lat"])
     lat = sorted(res["steady"])
     pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
     p99_all = (
         every_lat[min(len(every_lat) - 1, int(0.99 * len(every_lat)))] * 1000 if every_lat else float("nan")
     )
-    lag = sorted(res["lag"])
+    lag = sorted(x for _, x in res["lag"])
     pl = lambda q: lag[min(len(lag) - 1, int(q * len(lag)))] if lag else float("nan")  # noqa: E731
     print(
         f"bench_human: {a.tables} tables x 2 people, one action per person every {a.every:g} s, "
@@ -621,8 +723,20 @@ def main(argv: list[str] | None = None) -> int:
             "the clients' own loop was late by more than 10 ms and a quarter of the latency's p99: the tail is partly "
             "theirs (spread them with --client-procs, or run fewer tables)"
         )
+    by: dict[str, list[float]] = {}
+    for k, x in res["kinds"]:
+        by.setdefault(k, []).append(x)
+    print(
+        "latency by message ms p50/p99 (count): "
+        + "; ".join(
+            f"{k} {1000 * v[len(v) // 2]:.1f}/{1000 * v[min(len(v) - 1, int(0.99 * len(v)))]:.1f} ({len(v)})"
+            for k, v in sorted((k, sorted(v)) for k, v in by.items())
+        )
+    )
     for pr in probes:
         report_probe(pr, res["play_from"] + res["warm"], res["play_to"])
+    if res["windows"]:
+        report_ab(res, probes)
     kinds: dict[str, int] = {}
     for e in res["errors"]:  # e.g. a connection refused under load, a wager for a round dealt without it
         kinds[e[:110]] = kinds.get(e[:110], 0) + 1

@@ -27,6 +27,7 @@ import contextlib
 import gc
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -64,6 +65,8 @@ class Probe:
             tuple[float, float]
         ] = []  # (at, ms) the writer's wake-up of the loop: how late it ran
         self.collected = 0
+        self.toggles: list[tuple[float, bool]] = []  # PROBE_CHECKPOINTER_AB: (at, the checkpointer on after)
+        self.ckpt_stores: list[Any] = []
         self.beat = time.perf_counter()
         self._gc_t0 = self._gc_c0 = 0.0
         # PROBE_GC_CENSUS=1: the types of the objects each collection scans (every collection of
@@ -141,6 +144,11 @@ class Probe:
 
             for cp in list(checkpoints._RUNNING.values()):
                 cp.close()
+        if os.environ.get("PROBE_CHECKPOINTER_AB"):  # (bench_human.py --checkpointer-ab: SIGUSR1 toggles it)
+            from pontoon.history import checkpoints
+
+            self.ckpt_stores = list(checkpoints._RUNNING.keys())
+            signal.signal(signal.SIGUSR1, lambda *_: threading.Thread(target=self._toggle).start())
         threading.Thread(target=self._watch, daemon=True).start()
         if os.environ.get("PROBE_TRACEMALLOC"):
             tracemalloc.start(6)
@@ -178,6 +186,20 @@ class Probe:
                 f"{st.size_diff / 2**20:+.2f} MB ({st.count_diff:+,} blocks, now {st.size / 2**20:.2f} MB): {frames}"
             )
         return out
+
+    def _toggle(self) -> None:
+        """(SIGUSR1, PROBE_CHECKPOINTER_AB.) The store's checkpointer (history/checkpoints.py) closed if it
+        runs, else started again; noted in ``toggles`` (time.time(), running after)."""
+        from pontoon.history import checkpoints
+
+        for store in self.ckpt_stores:
+            cp = checkpoints._RUNNING.get(store)
+            if cp is not None and cp.thread.is_alive() and not cp.stop.is_set():
+                cp.close()
+                self.toggles.append((time.time(), False))
+            else:
+                checkpoints.start_checkpointer(store)
+                self.toggles.append((time.time(), True))
 
     def _install_commits(self) -> None:
         """Every commit of the group-commit writer (history/group.py) time-stamped at its stages
@@ -457,6 +479,7 @@ class Probe:
                     "passes": self.passes,
                     "finishes": self.finishes,
                     "growth": self.growth(),
+                    "toggles": self.toggles,
                     "traced": getattr(self, "traced", []),
                     "checkpoint_cpu": [
                         getattr(self.checkpointer, "cpu", 0.0),
