@@ -691,6 +691,13 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if cluster is not None:
             cluster.__exit__(None, None, None)
+        if os.environ.get("BENCH_KEEP_PROBE"):  # (a directory: the server's probe files copied there)
+            for i in range(n):
+                f = os.path.join(tmp, f"probe{i}.json")
+                if os.path.exists(f):
+                    shutil.copy(
+                        f, os.path.join(os.environ["BENCH_KEEP_PROBE"], f"probe{i}-{int(time.time())}.json")
+                    )
         shutil.rmtree(tmp, ignore_errors=True)
     every_lat = sorted(x for _, x, _ in res["lat"])
     lat = sorted(res["steady"])

@@ -33,6 +33,7 @@ import threading
 import time
 import traceback
 import tracemalloc
+from array import array
 from collections import Counter
 from typing import Any
 
@@ -40,30 +41,50 @@ TICK = 0.005
 STALL = 0.05
 
 
+class Rows:
+    """The probe's rows of ``n`` numbers each, kept flat in an array of doubles: 8 bytes a number, where a
+    tuple of floats in a list took about 110 bytes a row of two. At 1,000 human-paced tables the rows
+    of a 6-minute run (every message's handling, commit wait and frames sent) took some 250 MB of the
+    server's RSS as tuples, and the RSS curve was mostly the probe's (docs/scale.md, 2026-11-28 11:00).
+    Read back as lists of floats (``tolist``: the JSON written at the exit, as before)."""
+
+    __slots__ = ("a", "n")
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.a = array("d")
+
+    def append(self, row: tuple[Any, ...]) -> None:
+        self.a.extend(row)  # (one C call: atomic under the GIL, the threads may append at once)
+
+    def __len__(self) -> int:
+        return len(self.a) // self.n
+
+    def tolist(self) -> list[list[float]]:
+        flat, n = self.a.tolist(), self.n
+        return [flat[i : i + n] for i in range(0, len(flat) - n + 1, n)]
+
+    def nbytes(self) -> int:
+        return self.a.buffer_info()[1] * self.a.itemsize
+
+
 class Probe:
     def __init__(self) -> None:
-        # (at, generation, ms, CPU ms, objects collected); at: time.time()
-        self.gcs: list[tuple[float, int, float, float, int]] = []
-        self.lag: list[tuple[float, float]] = []  # (at, ms late)
-        self.handle: list[tuple[float, float]] = []  # (at, ms) per message
-        self.send: list[tuple[float, float]] = []  # (at, ms from queued to sent)
-        self.settle: list[
-            tuple[float, float]
-        ] = []  # (at, ms) waiting for the table's commit (``Server.settled``)
-        self.ticks: list[tuple[float, float]] = []  # (at, ms) per timer tick
+        self.gcs = Rows(5)  # (at, generation, ms, CPU ms, objects collected); at: time.time()
+        self.lag = Rows(2)  # (at, ms late)
+        self.handle = Rows(2)  # (at, ms) per message
+        self.send = Rows(2)  # (at, ms from queued to sent)
+        self.settle = Rows(2)  # (at, ms) waiting for the table's commit (``Server.settled``)
+        self.ticks = Rows(2)  # (at, ms) per timer tick
         self.stalls: list[tuple[float, str]] = []
-        self.commits: list[tuple[Any, ...]] = []  # one per group commit (``_install_commits``)
+        self.commits = Rows(13)  # one per group commit (``_install_commits``)
         # (at, ms: the wait, taken - called, the commit, after it, the wake-up's lateness, resumed - woken,
         # calls in that commit) of each wait of a table call for its commit (``StorePersistence.settle``)
-        self.waits: list[tuple[float, ...]] = []
+        self.waits = Rows(8)
         self.checkpointer: Any = None
-        self.finishes: list[tuple[float, float]] = []  # (at, ms) the idle writer's end of a checkpoint
-        self.passes: list[
-            tuple[float, float, int, int]
-        ] = []  # (at, ms, WAL frames, copied) per checkpoint pass
-        self.wakes: list[
-            tuple[float, float]
-        ] = []  # (at, ms) the writer's wake-up of the loop: how late it ran
+        self.finishes = Rows(2)  # (at, ms) the idle writer's end of a checkpoint
+        self.passes = Rows(4)  # (at, ms, WAL frames, copied) per checkpoint pass
+        self.wakes = Rows(2)  # (at, ms) the writer's wake-up of the loop: how late it ran
         self.collected = 0
         self.toggles: list[tuple[float, bool]] = []  # PROBE_CHECKPOINTER_AB: (at, the checkpointer on after)
         self.ckpt_stores: list[Any] = []
@@ -461,25 +482,26 @@ class Probe:
         with open(path, "w") as f:
             json.dump(
                 {
-                    "gcs": self.gcs,
-                    "lag": self.lag,
-                    "handle": self.handle,
-                    "send": self.send,
-                    "settle": self.settle,
+                    "gcs": self.gcs.tolist(),
+                    "lag": self.lag.tolist(),
+                    "handle": self.handle.tolist(),
+                    "send": self.send.tolist(),
+                    "settle": self.settle.tolist(),
                     "cpu": time.process_time(),
-                    "ticks": self.ticks,
+                    "ticks": self.ticks.tolist(),
                     "stalls": self.stalls,
                     "objects": [self.objects0, n, gc.get_freeze_count()],
                     "full_ms": full,
                     "collected": self.collected,
                     "census": self.census,
-                    "commits": self.commits,
-                    "wakes": self.wakes,
-                    "waits": self.waits,
-                    "passes": self.passes,
-                    "finishes": self.finishes,
+                    "commits": self.commits.tolist(),
+                    "wakes": self.wakes.tolist(),
+                    "waits": self.waits.tolist(),
+                    "passes": self.passes.tolist(),
+                    "finishes": self.finishes.tolist(),
                     "growth": self.growth(),
                     "toggles": self.toggles,
+                    "rows_mb": sum(r.nbytes() for r in vars(self).values() if isinstance(r, Rows)) / 2**20,
                     "traced": getattr(self, "traced", []),
                     "checkpoint_cpu": [
                         getattr(self.checkpointer, "cpu", 0.0),
@@ -512,7 +534,7 @@ def report_commits(rows: list[Any], wakes: list[float]) -> None:
     what the slowest 1% of the commits (by ``total``: the oldest call queued -> its commit done) spent."""
     if not rows:
         return
-    items = sorted(r[1] for r in rows)
+    items = sorted(int(r[1]) for r in rows)
     ck = [r for r in rows if r[9]]
     print(
         f"  group commits: {len(rows)}, calls each p50 {_q(items, 0.5)} p99 {_q(items, 0.99)} max {items[-1]}; "
@@ -600,8 +622,8 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
         ms = sorted(r[1] for r in ps)
         print(
             f"  checkpointer (history/checkpoints.py): {len(ps)} passes, ms p50 {_q(ms, 0.5):.1f} p99 "
-            f"{_q(ms, 0.99):.1f} max {ms[-1]:.1f}; WAL frames at a pass max {max(r[2] for r in ps)}, "
-            f"frames copied {sum(max(0, r[3]) for r in ps)}; CPU s over the whole run: passes "
+            f"{_q(ms, 0.99):.1f} max {ms[-1]:.1f}; WAL frames at a pass max {int(max(r[2] for r in ps))}, "
+            f"frames copied {int(sum(max(0, r[3]) for r in ps))}; CPU s over the whole run: passes "
             f"{pr.get('checkpoint_cpu', [0, 0])[0]:.2f}, the writer's ends {pr.get('checkpoint_cpu', [0, 0])[1]:.2f}"
         )
         fs = sorted(ms for _, ms in cut(pr.get("finishes", [])))
@@ -626,7 +648,7 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
             )
         k = [r[4] for r in gcs if r[1] == gen and len(r) > 4]
         if g and k:
-            print(f"    objects freed per collection: mean {sum(k) / len(k):,.0f}, max {max(k):,}")
+            print(f"    objects freed per collection: mean {sum(k) / len(k):,.0f}, max {int(max(k)):,}")
     for gen in (0, 1, 2):  # PROBE_GC_CENSUS=1: what the collections scanned, by type
         cs = [c for c in cut(pr.get("census", [])) if c[1] == gen]
         if cs:
@@ -650,6 +672,8 @@ def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("i
         )
         for line in pr.get("growth", []):
             print("  grew " + line)
+    if "rows_mb" in pr:
+        print(f"  the probe's own rows at the exit: {pr['rows_mb']:.1f} MB (in the RSS above)")
     big = sorted((ms for _, ms in cut(pr["lag"]) if ms > 50), reverse=True)[:8]
     if big:
         print("  longest loop stalls ms: " + ", ".join(f"{m:.0f}" for m in big))
