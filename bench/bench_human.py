@@ -450,6 +450,7 @@ def load(
     servers = [psutil.Process(pid) for pid in pids]
     rss: list[tuple[float, float]] = []
     cpu0 = sum(sum(p.cpu_times()[:2]) for p in servers)
+    kern0 = _kernel(servers)
     t0 = time.perf_counter()
     epoch0 = time.time()
     warm = t0 + len(urls) / 200 + 2.0  # everyone has sat down (about 200 arrivals a second), and 2 s more
@@ -499,6 +500,7 @@ def load(
     sampler.join()
     rss.append((time.perf_counter() - t0, sum(p.memory_info().rss for p in servers) / 2**20))
     cpu = sum(sum(p.cpu_times()[:2]) for p in servers) - cpu0
+    kern = [b - a for a, b in zip(kern0, _kernel(servers), strict=True)]
     return {
         "lat": [x for p in parts for x in p["lat"]],
         "errors": [x for p in parts for x in p["errors"]],
@@ -514,7 +516,22 @@ def load(
         "steady": [x for at, x, _ in (p for part in parts for p in part["lat"]) if at >= warm],
         "kinds": [(k, x) for at, x, k in (p for part in parts for p in part["lat"]) if at >= warm],
         "windows": windows,
+        "kernel": kern,
     }
+
+
+def _kernel(servers: list[psutil.Process]) -> list[int]:
+    """The server processes' page faults (minor, major: /proc/PID/stat) and context switches (voluntary,
+    involuntary: preempted, waiting for a core), summed: a loop stall with little CPU in it is one of
+    these (a first touch of new memory on a virtual machine, the run queue)."""
+    out = [0, 0, 0, 0]
+    for p in servers:
+        with open(f"/proc/{p.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        sw = p.num_ctx_switches()
+        for i, v in enumerate((int(fields[7]), int(fields[9]), sw.voluntary, sw.involuntary)):
+            out[i] += v
+    return out
 
 
 AB_ORDER = ("off", "on", "on", "off", "off", "on")  # --checkpointer-ab: three pairs, the order balanced
@@ -723,7 +740,9 @@ def main(argv: list[str] | None = None) -> int:
         f"server CPU {res['cpu']:.1f} s in {res['wall']:.0f} s ({100 * res['cpu'] / res['wall']:.0f}% of a core), "
         f"{1000 * res['cpu'] / max(1, len(every_lat)):.2f} ms per action; clients ({a.client_procs} process(es)) "
         f"{a.client} on {a.client_loop}: CPU {res['client_cpu']:.1f} s, {1000 * res['client_cpu'] / max(1, len(every_lat)):.2f} ms per action, "
-        f"their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms"
+        f"their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms; the server's page "
+        f"faults minor {res['kernel'][0]:,} major {res['kernel'][1]:,}, context switches voluntary "
+        f"{res['kernel'][2]:,} involuntary {res['kernel'][3]:,}"
     )
     if lag and lat and pl(0.99) > max(0.01, 0.25 * lat[min(len(lat) - 1, int(0.99 * len(lat)))]):
         print(
