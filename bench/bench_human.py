@@ -22,10 +22,14 @@ beside (the loop's lateness), with a line when it is more than a quarter of the 
 clients, ``--client-procs``). So the clients are cheap on purpose, their CPU being taken from the
 server's cores: by default (``--client lean``) each person is a ``RawWS`` protocol (bench/raw_ws.py)
 whose read callback hands every frame to the person at once (no task per person or message), the
-deltas are applied in place (``LeanFrames``) and the loop is uvloop's (``--client-loop``), about 0.34
-ms of client CPU an action at 1,000 tables against 0.53 with the ``websockets`` client on asyncio's loop
-(``--client websockets --client-loop asyncio``, the client before 2026-11-28 12:00). At the end a person waits up to 30 s for his last answer; one never
-answered is counted (``unanswered``), not dropped from the tail unseen.
+deltas are applied in place (``LeanFrames``) and the loop is uvloop's (``--client-loop``): 0.28-0.30 ms
+of client CPU an action at 1,000 tables against 0.47 with the ``websockets`` client on asyncio's loop
+(``--client websockets --client-loop asyncio``, the client before 2026-11-28 12:00; docs/scale.md).
+The people are spread over two client processes by default (``--client-procs``). ``--checkpointer-ab
+S``: the SQLite server's WAL checkpointer off and on in windows of S s of one run
+(``AB_ORDER``), each window and each side reported (``report_ab``).
+At the end a person waits up to 30 s for his last answer; one never answered is counted
+(``unanswered``), not dropped from the tail unseen.
 Reported: the action latency at p50/p99/max, the actions, refusals and unanswered, the server process's CPU
 (seconds over the run, per action: the clients' CPU is not in it), and the server's memory
 (RSS) sampled every few seconds (the curve), so that a leak shows as a rising line. ``--servers N``
@@ -602,8 +606,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--client-procs",
         type=int,
-        default=1,
-        help="processes the people are spread over (one Python event loop saturates near 1,000 people)",
+        default=2,
+        help="processes the people are spread over (2: at 1,000 tables one client loop, even the lean one, "
+        "was late by 95-110 ms at p99, two by 10-25: docs/scale.md)",
     )
     ap.add_argument(
         "--client",
