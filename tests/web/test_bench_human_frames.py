@@ -1,4 +1,4 @@
-"""bench/bench_human.py's ``LeanFrames`` (deltas applied in place, the clients' CPU cut) gives the same state
+"""bench/human_clients.py's ``LeanFrames`` (deltas applied in place, the clients' CPU cut) gives the same state
 after every frame as bench_server.py's ``Frames`` (copies on each path, as the page): the benchmark's
 people act on the same states either way."""
 
@@ -15,8 +15,8 @@ from pontoon.web.delta import diff
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_human import LeanFrames  # noqa: E402
 from bench_server import Frames  # noqa: E402
+from human_clients import LeanFrames  # noqa: E402
 
 leaf = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3)
 value = st.recursive(
