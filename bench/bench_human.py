@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=2,
         help="processes the people are spread over (2: at 1,000 tables one client loop, even the lean one, "
-        "was late by 95-110 ms at p99, two by 10-25: docs/scale.md)",
+        "was late by 50-110 ms at p99, two by 7-37: docs/scale.md)",
     )
     ap.add_argument(
         "--client",
