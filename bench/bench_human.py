@@ -1,7 +1,8 @@
 """Human-paced load on one ``pontoon serve`` process: many tables, two people each acting every few seconds.
 
 ``python bench/bench_human.py [--tables 1000] [--every 2] [--seconds 180] [--store sqlite|memory|pg]
-[--client-procs N] [--servers N] [--probe on|off] [--src DIR]``
+[--client lean|websockets] [--client-loop uvloop|asyncio] [--client-procs N] [--servers N] [--probe on|off]
+[--src DIR]``
 
 A fresh server process (the app of ``pontoon serve``, as ``bench_server.py`` starts it) hosts T casino
 tables of ``mbs`` with two WebSocket players each (all in this process's event loop). A player acts
@@ -18,8 +19,17 @@ person's wager (taken as the answer, the person bet again once his pace allowed,
 came after the deal his first had made: a refusal, "dealt before it came", and a latency that was not
 his). What the clients' own event loop adds is then only how late it woke to read the socket: printed
 beside (the loop's lateness), with a line when it is more than a quarter of the p99 (then spread the
-clients, ``--client-procs``). At the end a person waits up to 30 s for his last answer; one never
-answered is counted (``unanswered``), not dropped from the tail unseen.
+clients, ``--client-procs``). So the clients are cheap on purpose, their CPU being taken from the
+server's cores: by default (``--client lean``) each person is a ``RawWS`` protocol (bench/raw_ws.py)
+whose read callback hands every frame to the person at once (no task per person or message), the
+deltas are applied in place (``LeanFrames``) and the loop is uvloop's (``--client-loop``): 0.28-0.30 ms
+of client CPU an action at 1,000 tables against 0.47 with the ``websockets`` client on asyncio's loop
+(``--client websockets --client-loop asyncio``, the client before 2026-11-28 12:00; docs/scale.md).
+The people are spread over two client processes by default (``--client-procs``). ``--checkpointer-ab
+S``: the SQLite server's WAL checkpointer off and on in windows of S s of one run
+(``AB_ORDER``), each window and each side reported (``report_ab``).
+At the end a person waits up to 30 s for his last answer; one never answered is counted
+(``unanswered``), not dropped from the tail unseen.
 Reported: the action latency at p50/p99/max, the actions, refusals and unanswered, the server process's CPU
 (seconds over the run, per action: the clients' CPU is not in it), and the server's memory
 (RSS) sampled every few seconds (the curve), so that a leak shows as a rising line. ``--servers N``
@@ -39,12 +49,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
-import contextlib
 import multiprocessing
 import os
-import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -57,180 +65,11 @@ from typing import Any
 import httpx
 import orjson
 import psutil
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
-from websockets.frames import DATA_OPCODES, Frame
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import FRAMES, ROOT, Frames, choose, completed, free_port, wait_healthy, ws_url  # noqa: E402
+from bench_server import FRAMES, ROOT, free_port, wait_healthy  # noqa: E402
+from human_clients import _worker  # noqa: E402
 from server_probe import report_probe  # noqa: E402
-
-
-class Stamped(ClientConnection):
-    """A client connection that notes when each message came off its socket (``stamps``, in order): the
-    time its bytes were parsed, in the event loop's callback for them, not when the person's task got to
-    it (behind the other people's frames when the clients' loop is busy)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.stamps: collections.deque[float] = collections.deque()
-
-    def process_event(self, event: Any) -> None:
-        super().process_event(event)
-        if isinstance(event, Frame) and event.opcode in DATA_OPCODES and event.fin:
-            self.stamps.append(time.perf_counter())
-
-
-def _answers(st: dict[str, Any], version: int, completed_then: int) -> bool:
-    """Whether ``st`` answers a message sent on the state of ``version`` (``completed_then`` rounds done):
-    a later state, and not one still open for betting without his wager in the same round (that frame is
-    the other person's wager: his own comes after it). As ``bench_server.play`` tells it."""
-    if st["version"] <= version:
-        return False
-    return not (st["phase"] == "betting" and st["you"] not in st["bets"] and completed(st) == completed_then)
-
-
-class Person:
-    """One person at a table: acts at most once every ``every`` s until ``until``, then waits (``grace``
-    s at most) for the answer to his last message and leaves; ``lat`` gets (sent at, latency) of every
-    answered message, ``left`` the (sent at) of one he left without its answer. Every frame is parsed and
-    applied (deltas on the state held, their ``base`` checked: ``Frames``), as the page does.
-
-    He acts only on the state that answers his last message: the first later frame that is not one still
-    open for betting without his wager (``_answers``: that frame is the other person's wager; taken as
-    the answer, he bet again and his second wager came after the deal his first had made, a refusal and a
-    latency that was not his), or the refusal (then he acts again on the state held: frames and refusals come in the
-    server's order, so it is at least as new as the one refused). A wager names the round he saw open
-    (as the page does: ``BetMsg.round``). (Cheap on purpose: the frames are read by one ``async for``
-    and the person's next action is a timer of the event loop, not a receive with a timeout.)"""
-
-    def __init__(
-        self,
-        ws: Any,
-        every: float,
-        until: float,
-        rng: random.Random,
-        lat: list[tuple[float, float]],
-        errors: list[str],
-        left: list[float],
-        grace: float = 30.0,
-    ) -> None:
-        self.ws, self.every, self.until, self.lat, self.errors = ws, every, until, lat, errors
-        self.left, self.grace = left, grace
-        self.loop = asyncio.get_running_loop()
-        self.next_at = time.perf_counter() + rng.uniform(0, every)
-        self.sent_at: float | None = None
-        self.sent_version = self.sent_round = -1
-        self.state: dict[str, Any] = {}
-        self.frames = Frames()
-        self.timer: asyncio.TimerHandle | None = None
-        self.closing = False
-        self._at(until, self.leave)  # (perf_counter and the loop's clock differ: ``_at`` converts)
-        self._at(until + grace, self.leave)
-
-    def _at(self, when: float, fn: Any) -> asyncio.TimerHandle:
-        return self.loop.call_later(max(0.0, when - time.perf_counter()), fn)
-
-    def leave(self) -> None:
-        now = time.perf_counter()
-        if not self.closing and (self.sent_at is None or now >= self.until + self.grace):
-            self.closing = True
-            if self.sent_at is not None:  # never answered: counted, not dropped
-                self.left.append(self.sent_at)
-            self.loop.create_task(self.ws.close())
-
-    def take(self, raw: str | bytes, at: float) -> dict[str, Any] | None:
-        """A frame read (come off the socket at ``at``): the state after it (None: not a state, or a
-        refusal), and the latency of the answered message."""
-        msg = orjson.loads(raw)
-        if msg.get("type") == "error":
-            self.errors.append(msg["error"])
-            if self.sent_at is not None:
-                self.lat.append((self.sent_at, at - self.sent_at))  # (a refusal answers too)
-            self.sent_at = None
-            self.wake()  # on the state held, at his pace
-            return None
-        got = self.frames.take(msg)
-        if got is None:
-            return None
-        self.state = got
-        if self.sent_at is not None and _answers(got, self.sent_version, self.sent_round):
-            self.lat.append((self.sent_at, at - self.sent_at))
-            self.sent_at = None
-        return got
-
-    def due(self) -> str | None:
-        """The message to send now (None: nothing, or not yet: the timer is set for it)."""
-        now = time.perf_counter()
-        if self.sent_at is not None or not self.state or now >= self.until:
-            if now >= self.until:
-                self.leave()
-            return None
-        if now < self.next_at:
-            if self.timer is None:
-                self.timer = self._at(self.next_at, self.wake)
-            return None
-        st = self.state
-        out = (
-            {"type": "bet", "amount": "10", "round": int(st["round_no"]) + 1}  # the round shown open
-            if st["phase"] == "betting" and st["you"] not in st["bets"]
-            else choose(st)
-        )
-        if out is None:
-            return None
-        self.sent_at, self.sent_version, self.sent_round = now, st["version"], completed(st)
-        self.next_at = now + self.every
-        return orjson.dumps(out).decode()
-
-    def wake(self) -> None:
-        self.timer = None
-        text = self.due()
-        if text is not None:
-            self.loop.create_task(self._send(text))
-
-    async def _send(self, text: str) -> None:
-        if self.sent_at is not None:  # the latency from the write, not from when the timer's task ran
-            self.sent_at = time.perf_counter()
-        with contextlib.suppress(ConnectionClosed):  # (the server closed it: the run's end)
-            await self.ws.send(text)
-
-    async def run(self) -> None:
-        try:
-            async for raw in self.ws:
-                if self.take(raw, self.ws.stamps.popleft()) is not None and (text := self.due()) is not None:
-                    await self._send(text)
-        except ConnectionClosed:
-            pass
-        finally:
-            if self.timer is not None:
-                self.timer.cancel()
-
-
-async def person(
-    url: str,
-    every: float,
-    until: float,
-    rng: random.Random,
-    lat: list[tuple[float, float]],
-    errors: list[str],
-    left: list[float],
-    deltas: int,
-) -> None:
-    url, _, token = url.partition("#")
-    auth = {"Authorization": f"Bearer {token}"}
-    try:
-        ws_cm = await connect(
-            ws_url(url, deltas),
-            max_size=2**22,
-            additional_headers=auth,
-            open_timeout=60,
-            create_connection=Stamped,
-        )
-    except (OSError, TimeoutError) as e:  # counted, not a crash: a person who could not sit down
-        errors.append(f"connect: {type(e).__name__}: {e}")
-        return
-    async with ws_cm as ws:
-        await Person(ws, every, until, rng, lat, errors, left).run()
 
 
 async def setup(bases: list[str], tables: int, at_once: int = 32) -> list[str]:
@@ -269,50 +108,23 @@ async def setup(bases: list[str], tables: int, at_once: int = 32) -> list[str]:
     return urls
 
 
-async def play(
-    urls: list[str], every: float, seconds: float, deltas: int, seed: int, procs: int
-) -> dict[str, Any]:
-    """The people of ``urls`` for ``seconds``; also how late this process's event loop wakes (a loop
-    that is late adds its lateness to every latency it measures: the clients' own saturation)."""
-    lat: list[tuple[float, float]] = []
-    errors: list[str] = []
-    left: list[float] = []
-    lag: list[float] = []
-    cpu0 = time.process_time()
-    t0 = time.perf_counter()
-    until = t0 + seconds
-
-    async def ticker() -> None:
-        while time.perf_counter() < until:
-            at = time.perf_counter()
-            await asyncio.sleep(0.05)
-            lag.append(time.perf_counter() - at - 0.05)
-
-    rng = random.Random(seed)
-    people = []
-    for i, u in enumerate(urls):  # connect in a trickle, as people arrive
-        people.append(
-            asyncio.create_task(
-                person(u, every, until, random.Random(rng.random()), lat, errors, left, deltas)
-            )
-        )
-        if i % 20 == 19:  # about 200 arrivals a second in all: 2,000 people sit down in 10 s
-            await asyncio.sleep(0.1 * procs)
-    await asyncio.gather(*people, ticker())
-    return {"lat": lat, "errors": errors, "left": left, "lag": lag, "cpu": time.process_time() - cpu0}
-
-
-def _worker(args: tuple[list[str], float, float, bool, int, int]) -> dict[str, Any]:
-    return asyncio.run(play(*args))
-
-
 def load(
-    bases: list[str], tables: int, every: float, seconds: float, pids: list[int], deltas: int, procs: int
+    bases: list[str],
+    tables: int,
+    every: float,
+    seconds: float,
+    pids: list[int],
+    deltas: int,
+    procs: int,
+    client: str = "lean",
+    loop: str = "uvloop",
+    ab: float = 0.0,
 ) -> dict[str, Any]:
     urls = asyncio.run(setup(bases, tables))
     servers = [psutil.Process(pid) for pid in pids]
     rss: list[tuple[float, float]] = []
     cpu0 = sum(sum(p.cpu_times()[:2]) for p in servers)
+    kern0 = _kernel(servers)
     t0 = time.perf_counter()
     epoch0 = time.time()
     warm = t0 + len(urls) / 200 + 2.0  # everyone has sat down (about 200 arrivals a second), and 2 s more
@@ -324,16 +136,45 @@ def load(
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    jobs = [(urls[i::procs], every, seconds, deltas, i + 1, procs) for i in range(procs)]
+    windows: list[tuple[float, float, str, float]] = []  # (perf_counter, time.time(), mode, server CPU s)
+
+    def toggle() -> None:  # --checkpointer-ab: the windows of AB_ORDER, each ``ab`` s, from ``warm`` on
+        on = True  # (the server starts with it)
+        for k, mode in enumerate(AB_ORDER):
+            at = warm + k * ab
+            if stop.wait(max(0.0, at - time.perf_counter())):
+                return
+            if (mode == "on") != on:
+                for p in servers:
+                    p.send_signal(signal.SIGUSR1)
+                on = mode == "on"
+            windows.append((at, epoch0 + (at - t0), mode, sum(sum(p.cpu_times()[:2]) for p in servers)))
+        stop.wait(max(0.0, warm + len(AB_ORDER) * ab - time.perf_counter()))
+        windows.append(
+            (
+                warm + len(AB_ORDER) * ab,
+                epoch0 + (warm - t0) + len(AB_ORDER) * ab,
+                "end",
+                sum(sum(p.cpu_times()[:2]) for p in servers),
+            )
+        )
+
+    toggler = threading.Thread(target=toggle, daemon=True)
+    if ab > 0:
+        toggler.start()
+    jobs = [(urls[i::procs], every, seconds, deltas, i + 1, procs, client, loop) for i in range(procs)]
     if procs == 1:
         parts = [_worker(jobs[0])]
     else:  # the clients in several processes: one event loop no longer carries them all
         with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("fork")) as ex:
             parts = list(ex.map(_worker, jobs))
+    if ab > 0:
+        toggler.join()
     stop.set()
     sampler.join()
     rss.append((time.perf_counter() - t0, sum(p.memory_info().rss for p in servers) / 2**20))
     cpu = sum(sum(p.cpu_times()[:2]) for p in servers) - cpu0
+    kern = [b - a for a, b in zip(kern0, _kernel(servers), strict=True)]
     return {
         "lat": [x for p in parts for x in p["lat"]],
         "errors": [x for p in parts for x in p["errors"]],
@@ -346,8 +187,78 @@ def load(
         "warm": warm - t0,
         "play_from": epoch0,
         "play_to": epoch0 + seconds,
-        "steady": [x for at, x in (p for part in parts for p in part["lat"]) if at >= warm],
+        "steady": [x for at, x, _ in (p for part in parts for p in part["lat"]) if at >= warm],
+        "kinds": [(k, x) for at, x, k in (p for part in parts for p in part["lat"]) if at >= warm],
+        "windows": windows,
+        "kernel": kern,
     }
+
+
+def _kernel(servers: list[psutil.Process]) -> list[int]:
+    """The server processes' page faults (minor, major: /proc/PID/stat) and context switches (voluntary,
+    involuntary: preempted, waiting for a core), summed: a loop stall with little CPU in it is one of
+    these (a first touch of new memory on a virtual machine, the run queue)."""
+    out = [0, 0, 0, 0]
+    for p in servers:
+        with open(f"/proc/{p.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        sw = p.num_ctx_switches()
+        for i, v in enumerate((int(fields[7]), int(fields[9]), sw.voluntary, sw.involuntary)):
+            out[i] += v
+    return out
+
+
+AB_ORDER = ("off", "on", "on", "off", "off", "on")  # --checkpointer-ab: three pairs, the order balanced
+
+
+def _pq(xs: list[float], q: float) -> float:
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def report_ab(res: dict[str, Any], probes: list[dict[str, Any]]) -> None:
+    """``--checkpointer-ab``: each window's figures (the checkpointer off or on in the server, SIGUSR1
+    from ``load``), then the windows of each mode pooled: the people's latency (the messages sent in
+    the window), the clients' loop lateness, the server's CPU an action, and from its probe the commit's
+    wait (``Server.settled``), the COMMITs that ran SQLite's own checkpoint and COMMIT's p99/max."""
+    wins = res["windows"]
+    pooled: dict[str, dict[str, list[float]]] = {}
+    print(
+        "checkpointer A/B windows (ms): mode, start s, actions, p50, p99, max, clients late p99, "
+        "server CPU ms/action, commit wait p99, COMMITs with a checkpoint, COMMIT p99/max, passes"
+    )
+    for (s0, e0, mode, c0), (s1, e1, _, c1) in zip(wins, wins[1:], strict=False):
+        lat = sorted(x for at, x, _ in res["lat"] if s0 <= at < s1)
+        lag = sorted(x for at, x in res["lag"] if s0 <= at < s1)
+
+        def cut(key: str, e0: float = e0, e1: float = e1) -> list[Any]:
+            return [r for pr in probes for r in pr.get(key, []) if e0 <= r[0] < e1]
+
+        wait = sorted(r[1] for r in cut("settle"))
+        commits = cut("commits")
+        cm = sorted(r[7] for r in commits)
+        ck = sum(1 for r in commits if r[9])
+        passes = len(cut("passes"))
+        cpu = 1000 * (c1 - c0) / max(1, len(lat))
+        pool = pooled.setdefault(mode, {"lat": [], "lag": [], "wait": [], "commit": [], "ck": [], "cpu": []})
+        pool["lat"] += lat
+        pool["lag"] += lag
+        pool["wait"] += wait
+        pool["commit"] += cm
+        pool["ck"].append(ck)
+        pool["cpu"].append(cpu)
+        print(
+            f"  {mode:>3} {s0 - wins[0][0]:5.0f} {len(lat):6} {1000 * _pq(lat, 0.5):7.1f} {1000 * _pq(lat, 0.99):7.1f} "
+            f"{1000 * lat[-1] if lat else float('nan'):7.1f} {1000 * _pq(lag, 0.99):7.1f} {cpu:5.2f} "
+            f"{_pq(wait, 0.99):7.1f} {ck:4} {_pq(cm, 0.99):6.1f}/{cm[-1] if cm else float('nan'):.1f} {passes}"
+        )
+    for mode, pool in sorted(pooled.items()):
+        lat, lag, wait, cm = (sorted(pool[k]) for k in ("lat", "lag", "wait", "commit"))
+        print(
+            f"  checkpointer {mode}, {len(pool['cpu'])} windows pooled: {len(lat)} actions, latency ms p50 "
+            f"{1000 * _pq(lat, 0.5):.1f} p99 {1000 * _pq(lat, 0.99):.1f}; clients late p99 {1000 * _pq(lag, 0.99):.1f}; "
+            f"server CPU ms/action {sum(pool['cpu']) / len(pool['cpu']):.2f}; commit wait p99 {_pq(wait, 0.99):.1f}; "
+            f"COMMITs with a checkpoint {sum(pool['ck'])}; COMMIT ms p99 {_pq(cm, 0.99):.1f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -365,8 +276,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--client-procs",
         type=int,
-        default=1,
-        help="processes the people are spread over (one Python event loop saturates near 1,000 people)",
+        default=2,
+        help="processes the people are spread over (2: at 1,000 tables one client loop, even the lean one, "
+        "was late by 50-110 ms at p99, two by 7-37: docs/scale.md)",
+    )
+    ap.add_argument(
+        "--client",
+        default="lean",
+        choices=("lean", "websockets"),
+        help="the people's WebSocket client: lean (bench/raw_ws.py, each frame handled in the loop's read "
+        "callback: the clients share the server's cores) or the websockets library's",
+    )
+    ap.add_argument(
+        "--client-loop",
+        default="uvloop",
+        choices=("uvloop", "asyncio"),
+        help="the clients' event loop (uvloop: as the server's, cheaper per callback)",
+    )
+    ap.add_argument(
+        "--checkpointer-ab",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="SQLite: the server's WAL checkpointer (history/checkpoints.py) off and on in windows of S s "
+        f"once everyone sat ({', '.join(AB_ORDER)}; --seconds raised to hold them), each window reported",
     )
     ap.add_argument(
         "--servers",
@@ -389,6 +322,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.servers > 1 and a.store == "memory":
         print("--servers: several processes need a store (sqlite or pg) to share", file=sys.stderr)
         return 2
+    if a.checkpointer_ab > 0:
+        if a.store != "sqlite" or a.probe != "on":
+            print("--checkpointer-ab: for --store sqlite with --probe on", file=sys.stderr)
+            return 2
+        a.seconds = max(a.seconds, 2 * a.tables / 200 + 3.0 + len(AB_ORDER) * a.checkpointer_ab)
+        os.environ["PROBE_CHECKPOINTER_AB"] = "1"
     env = dict(os.environ, PYTHONPATH=os.path.abspath(a.src) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     tmp = tempfile.mkdtemp(prefix="bench-human-")
     port = free_port()
@@ -428,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
             [p.pid for p in procs],
             FRAMES[a.frames],
             max(1, a.client_procs),
+            a.client,
+            a.client_loop,
+            a.checkpointer_ab,
         )
     finally:
         for p in procs:
@@ -441,14 +383,21 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if cluster is not None:
             cluster.__exit__(None, None, None)
+        if os.environ.get("BENCH_KEEP_PROBE"):  # (a directory: the server's probe files copied there)
+            for i in range(n):
+                f = os.path.join(tmp, f"probe{i}.json")
+                if os.path.exists(f):
+                    shutil.copy(
+                        f, os.path.join(os.environ["BENCH_KEEP_PROBE"], f"probe{i}-{int(time.time())}.json")
+                    )
         shutil.rmtree(tmp, ignore_errors=True)
-    every_lat = sorted(x for _, x in res["lat"])
+    every_lat = sorted(x for _, x, _ in res["lat"])
     lat = sorted(res["steady"])
     pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
     p99_all = (
         every_lat[min(len(every_lat) - 1, int(0.99 * len(every_lat)))] * 1000 if every_lat else float("nan")
     )
-    lag = sorted(res["lag"])
+    lag = sorted(x for _, x in res["lag"])
     pl = lambda q: lag[min(len(lag) - 1, int(q * len(lag)))] if lag else float("nan")  # noqa: E731
     print(
         f"bench_human: {a.tables} tables x 2 people, one action per person every {a.every:g} s, "
@@ -465,16 +414,30 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"server CPU {res['cpu']:.1f} s in {res['wall']:.0f} s ({100 * res['cpu'] / res['wall']:.0f}% of a core), "
         f"{1000 * res['cpu'] / max(1, len(every_lat)):.2f} ms per action; clients ({a.client_procs} process(es)) "
-        f"CPU {res['client_cpu']:.1f} s, {1000 * res['client_cpu'] / max(1, len(every_lat)):.2f} ms per action, "
-        f"their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms"
+        f"{a.client} on {a.client_loop}: CPU {res['client_cpu']:.1f} s, {1000 * res['client_cpu'] / max(1, len(every_lat)):.2f} ms per action, "
+        f"their event loop late by p50 {1000 * pl(0.5):.1f} ms p99 {1000 * pl(0.99):.1f} ms; the server's page "
+        f"faults minor {res['kernel'][0]:,} major {res['kernel'][1]:,}, context switches voluntary "
+        f"{res['kernel'][2]:,} involuntary {res['kernel'][3]:,}"
     )
     if lag and lat and pl(0.99) > max(0.01, 0.25 * lat[min(len(lat) - 1, int(0.99 * len(lat)))]):
         print(
             "the clients' own loop was late by more than 10 ms and a quarter of the latency's p99: the tail is partly "
             "theirs (spread them with --client-procs, or run fewer tables)"
         )
+    by: dict[str, list[float]] = {}
+    for k, x in res["kinds"]:
+        by.setdefault(k, []).append(x)
+    print(
+        "latency by message ms p50/p99 (count): "
+        + "; ".join(
+            f"{k} {1000 * v[len(v) // 2]:.1f}/{1000 * v[min(len(v) - 1, int(0.99 * len(v)))]:.1f} ({len(v)})"
+            for k, v in sorted((k, sorted(v)) for k, v in by.items())
+        )
+    )
     for pr in probes:
         report_probe(pr, res["play_from"] + res["warm"], res["play_to"])
+    if res["windows"]:
+        report_ab(res, probes)
     kinds: dict[str, int] = {}
     for e in res["errors"]:  # e.g. a connection refused under load, a wager for a round dealt without it
         kinds[e[:110]] = kinds.get(e[:110], 0) + 1

@@ -12,6 +12,7 @@ import asyncio
 import base64
 import os
 from collections import deque
+from typing import Any
 from urllib.parse import urlsplit
 
 
@@ -120,12 +121,12 @@ class RawWS(asyncio.Protocol):
                 self.tr.close()
 
 
-async def connect_raw(url: str, headers: dict[str, str]) -> RawWS:
-    """Open ``ws://host:port/path?query`` with these request headers; the protocol once the server
-    answered 101."""
+async def connect_raw(url: str, headers: dict[str, str], protocol: type[RawWS] = RawWS) -> Any:
+    """Open ``ws://host:port/path?query`` with these request headers; the protocol (a ``protocol``, a
+    subclass of ``RawWS``: bench_human.py's ``Lean``) once the server answered 101."""
     u = urlsplit(url)
     loop = asyncio.get_running_loop()
-    _, proto = await loop.create_connection(RawWS, u.hostname, u.port)
+    _, proto = await loop.create_connection(protocol, u.hostname, u.port)
     path = u.path + (f"?{u.query}" if u.query else "")
     lines = [
         f"GET {path} HTTP/1.1",

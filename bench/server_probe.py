@@ -11,6 +11,11 @@
   the commit's wait alone (``Server.settled``: the group commit of a durable store), and the sending
   (a frame queued until its ``send_text`` returned).
 
+``PROBE_TRACEMALLOC=S`` (seconds): the server's allocations traced (``tracemalloc``, 6 frames deep; it
+slows the server: a run for the memory's growth only, not for its times): a snapshot every S seconds,
+and at the exit what grew most between the first snapshot taken after ``PROBE_TRACEMALLOC_FROM`` seconds
+(30 by default: the set-up and the first rounds past) and the last, by traceback (``growth``).
+
 Written as JSON to FILE when the server stops (SIGTERM).
 """
 
@@ -22,10 +27,13 @@ import contextlib
 import gc
 import json
 import os
+import signal
 import sys
 import threading
 import time
 import traceback
+import tracemalloc
+from array import array
 from collections import Counter
 from typing import Any
 
@@ -33,31 +41,53 @@ TICK = 0.005
 STALL = 0.05
 
 
+class Rows:
+    """The probe's rows of ``n`` numbers each, kept flat in an array of doubles: 8 bytes a number, where a
+    tuple of floats in a list took about 110 bytes a row of two. At 1,000 human-paced tables the rows
+    of a 6-minute run (every message's handling, commit wait and frames sent) took some 250 MB of the
+    server's RSS as tuples, and the RSS curve was mostly the probe's (docs/scale.md, 2026-11-28 11:00).
+    Read back as lists of floats (``tolist``: the JSON written at the exit, as before)."""
+
+    __slots__ = ("a", "n")
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.a = array("d")
+
+    def append(self, row: tuple[Any, ...]) -> None:
+        self.a.extend(row)  # (one C call: atomic under the GIL, the threads may append at once)
+
+    def __len__(self) -> int:
+        return len(self.a) // self.n
+
+    def tolist(self) -> list[list[float]]:
+        flat, n = self.a.tolist(), self.n
+        return [flat[i : i + n] for i in range(0, len(flat) - n + 1, n)]
+
+    def nbytes(self) -> int:
+        return self.a.buffer_info()[1] * self.a.itemsize
+
+
 class Probe:
     def __init__(self) -> None:
-        # (at, generation, ms, CPU ms, objects collected); at: time.time()
-        self.gcs: list[tuple[float, int, float, float, int]] = []
-        self.lag: list[tuple[float, float]] = []  # (at, ms late)
-        self.handle: list[tuple[float, float]] = []  # (at, ms) per message
-        self.send: list[tuple[float, float]] = []  # (at, ms from queued to sent)
-        self.settle: list[
-            tuple[float, float]
-        ] = []  # (at, ms) waiting for the table's commit (``Server.settled``)
-        self.ticks: list[tuple[float, float]] = []  # (at, ms) per timer tick
+        self.gcs = Rows(5)  # (at, generation, ms, CPU ms, objects collected); at: time.time()
+        self.lag = Rows(2)  # (at, ms late)
+        self.handle = Rows(2)  # (at, ms) per message
+        self.send = Rows(2)  # (at, ms from queued to sent)
+        self.settle = Rows(2)  # (at, ms) waiting for the table's commit (``Server.settled``)
+        self.ticks = Rows(2)  # (at, ms) per timer tick
         self.stalls: list[tuple[float, str]] = []
-        self.commits: list[tuple[Any, ...]] = []  # one per group commit (``_install_commits``)
+        self.commits = Rows(13)  # one per group commit (``_install_commits``)
         # (at, ms: the wait, taken - called, the commit, after it, the wake-up's lateness, resumed - woken,
         # calls in that commit) of each wait of a table call for its commit (``StorePersistence.settle``)
-        self.waits: list[tuple[float, ...]] = []
+        self.waits = Rows(8)
         self.checkpointer: Any = None
-        self.finishes: list[tuple[float, float]] = []  # (at, ms) the idle writer's end of a checkpoint
-        self.passes: list[
-            tuple[float, float, int, int]
-        ] = []  # (at, ms, WAL frames, copied) per checkpoint pass
-        self.wakes: list[
-            tuple[float, float]
-        ] = []  # (at, ms) the writer's wake-up of the loop: how late it ran
+        self.finishes = Rows(2)  # (at, ms) the idle writer's end of a checkpoint
+        self.passes = Rows(4)  # (at, ms, WAL frames, copied) per checkpoint pass
+        self.wakes = Rows(2)  # (at, ms) the writer's wake-up of the loop: how late it ran
         self.collected = 0
+        self.toggles: list[tuple[float, bool]] = []  # PROBE_CHECKPOINTER_AB: (at, the checkpointer on after)
+        self.ckpt_stores: list[Any] = []
         self.beat = time.perf_counter()
         self._gc_t0 = self._gc_c0 = 0.0
         # PROBE_GC_CENSUS=1: the types of the objects each collection scans (every collection of
@@ -135,7 +165,62 @@ class Probe:
 
             for cp in list(checkpoints._RUNNING.values()):
                 cp.close()
+        if os.environ.get("PROBE_CHECKPOINTER_AB"):  # (bench_human.py --checkpointer-ab: SIGUSR1 toggles it)
+            from pontoon.history import checkpoints
+
+            self.ckpt_stores = list(checkpoints._RUNNING.keys())
+            signal.signal(signal.SIGUSR1, lambda *_: threading.Thread(target=self._toggle).start())
         threading.Thread(target=self._watch, daemon=True).start()
+        if os.environ.get("PROBE_TRACEMALLOC"):
+            tracemalloc.start(6)
+            threading.Thread(target=self._trace, daemon=True).start()
+
+    def _trace(self) -> None:
+        """(PROBE_TRACEMALLOC: the module's text.) The first snapshot after the warm-up and the latest,
+        with the traced memory and the RSS at each snapshot (``traced``)."""
+        every = float(os.environ["PROBE_TRACEMALLOC"])
+        warm = float(os.environ.get("PROBE_TRACEMALLOC_FROM", "30"))
+        self.traced: list[tuple[float, float, float]] = []  # (s since start, traced MB, RSS MB)
+        self.snaps: list[Any] = []
+        while True:
+            time.sleep(every)
+            snap = tracemalloc.take_snapshot()
+            at = time.perf_counter() - self.t0
+            with open("/proc/self/statm") as f:
+                rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+            self.traced.append((at, tracemalloc.get_traced_memory()[0] / 2**20, rss))
+            if at >= warm:
+                self.snaps = [self.snaps[0] if self.snaps else snap, snap]
+
+    def growth(self, top: int = 25) -> list[str]:
+        """What grew most between the first snapshot after the warm-up and the last (PROBE_TRACEMALLOC)."""
+        snaps = getattr(self, "snaps", [])
+        if len(snaps) < 2:
+            return []
+        stats = snaps[1].compare_to(snaps[0], "traceback")
+        out = []
+        for st in stats[:top]:
+            frames = " < ".join(
+                f"{fr.filename.rsplit('/', 2)[-1]}:{fr.lineno}" for fr in reversed(st.traceback)
+            )
+            out.append(
+                f"{st.size_diff / 2**20:+.2f} MB ({st.count_diff:+,} blocks, now {st.size / 2**20:.2f} MB): {frames}"
+            )
+        return out
+
+    def _toggle(self) -> None:
+        """(SIGUSR1, PROBE_CHECKPOINTER_AB.) The store's checkpointer (history/checkpoints.py) closed if it
+        runs, else started again; noted in ``toggles`` (time.time(), running after)."""
+        from pontoon.history import checkpoints
+
+        for store in self.ckpt_stores:
+            cp = checkpoints._RUNNING.get(store)
+            if cp is not None and cp.thread.is_alive() and not cp.stop.is_set():
+                cp.close()
+                self.toggles.append((time.time(), False))
+            else:
+                checkpoints.start_checkpointer(store)
+                self.toggles.append((time.time(), True))
 
     def _install_commits(self) -> None:
         """Every commit of the group-commit writer (history/group.py) time-stamped at its stages
@@ -397,23 +482,28 @@ class Probe:
         with open(path, "w") as f:
             json.dump(
                 {
-                    "gcs": self.gcs,
-                    "lag": self.lag,
-                    "handle": self.handle,
-                    "send": self.send,
-                    "settle": self.settle,
+                    "gcs": self.gcs.tolist(),
+                    "lag": self.lag.tolist(),
+                    "handle": self.handle.tolist(),
+                    "send": self.send.tolist(),
+                    "settle": self.settle.tolist(),
                     "cpu": time.process_time(),
-                    "ticks": self.ticks,
+                    "ticks": self.ticks.tolist(),
                     "stalls": self.stalls,
                     "objects": [self.objects0, n, gc.get_freeze_count()],
                     "full_ms": full,
                     "collected": self.collected,
                     "census": self.census,
-                    "commits": self.commits,
-                    "wakes": self.wakes,
-                    "waits": self.waits,
-                    "passes": self.passes,
-                    "finishes": self.finishes,
+                    "commits": self.commits.tolist(),
+                    "wakes": self.wakes.tolist(),
+                    "waits": self.waits.tolist(),
+                    "passes": self.passes.tolist(),
+                    "finishes": self.finishes.tolist(),
+                    "growth": self.growth(),
+                    "toggles": self.toggles,
+                    "rows_mb": sum(r.nbytes() for r in vars(self).values() if isinstance(r, Rows)) / 2**20,
+                    "traced": getattr(self, "traced", []),
+                    "stall_ms": STALL * 1000,
                     "checkpoint_cpu": [
                         getattr(self.checkpointer, "cpu", 0.0),
                         getattr(self.checkpointer, "finish_cpu", 0.0),
@@ -423,162 +513,16 @@ class Probe:
             )
 
 
-def _q(xs: list[float], q: float) -> float:
-    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+from probe_report import COMMIT_COLS, WAIT_COLS, report_commits, report_probe, report_waits  # noqa: E402
 
-
-COMMIT_COLS = ("queued", "begin", "python", "statements", "commit", "commit CPU", "after", "total")
-_COL_AT = {
-    "queued": 2,
-    "begin": 4,
-    "python": 5,
-    "statements": 6,
-    "commit": 7,
-    "commit CPU": 8,
-    "after": 10,
-    "total": 12,
-}
-
-
-def report_commits(rows: list[Any], wakes: list[float]) -> None:
-    """The group commits' stages (``Probe._install_commits``): p50/p99/max of each, the checkpoints, and
-    what the slowest 1% of the commits (by ``total``: the oldest call queued -> its commit done) spent."""
-    if not rows:
-        return
-    items = sorted(r[1] for r in rows)
-    ck = [r for r in rows if r[9]]
-    print(
-        f"  group commits: {len(rows)}, calls each p50 {_q(items, 0.5)} p99 {_q(items, 0.99)} max {items[-1]}; "
-        f"WAL checkpoints in COMMIT: {len(ck)}"
-        + (
-            f" (COMMIT ms p50 {_q(sorted(r[7] for r in ck), 0.5):.1f} max {max(r[7] for r in ck):.1f})"
-            if ck
-            else ""
-        )
-    )
-    cells = []
-    for k in COMMIT_COLS:
-        v = sorted(r[_COL_AT[k]] for r in rows)
-        cells.append(f"{k} {_q(v, 0.5):.2f}/{_q(v, 0.99):.2f}/{v[-1]:.1f}")
-    print("  commit stages ms p50/p99/max: " + "; ".join(cells))
-    for idle in (True, False):
-        v = sorted(r[2] for r in rows if r[3] == idle)
-        if v:
-            print(
-                f"    queued while the writer was {'idle (a hand-off)' if idle else 'busy (behind a commit)'}: "
-                f"{len(v)} commits, ms p50 {_q(v, 0.5):.2f} p99 {_q(v, 0.99):.2f} max {v[-1]:.1f}"
-            )
-    if wakes:
-        print(
-            f"    the loop's wake-up after a commit, late ms p50 {_q(wakes, 0.5):.2f} p99 {_q(wakes, 0.99):.2f} max {wakes[-1]:.1f}"
-        )
-    top = sorted(rows, key=lambda r: r[12])[-max(1, len(rows) // 100) :]
-    means = "; ".join(f"{k} {sum(r[_COL_AT[k]] for r in top) / len(top):.2f}" for k in COMMIT_COLS)
-    print(
-        f"    the slowest 1% ({len(top)} commits, total >= {top[0][12]:.1f} ms), means ms: {means}; "
-        f"with a checkpoint {sum(1 for r in top if r[9])}, calls mean {sum(r[1] for r in top) / len(top):.0f}"
-    )
-
-
-WAIT_COLS = ("wait", "to taken", "commit", "after", "wake late", "resumed")
-
-
-def report_waits(rows: list[Any]) -> None:
-    """Each table call's wait for its commit (``StorePersistence.settle``), split: the call queued ->
-    the writer took it (negative: taken before the wait began), the commit, its futures, the loop's
-    lateness to run the wake-up, and the wake-up -> this coroutine running (behind the other callbacks
-    queued, the other callers of that commit among them); for all waits and the slowest 1%."""
-    if not rows:
-        return
-    cells = []
-    for i, k in enumerate(WAIT_COLS, 1):
-        v = sorted(r[i] for r in rows)
-        cells.append(f"{k} {_q(v, 0.5):.2f}/{_q(v, 0.99):.2f}")
-    print(f"  each call's commit wait ({len(rows)}), ms p50/p99: " + "; ".join(cells))
-    top = sorted(rows, key=lambda r: r[1])[-max(1, len(rows) // 100) :]
-    means = "; ".join(f"{k} {sum(r[i] for r in top) / len(top):.2f}" for i, k in enumerate(WAIT_COLS, 1))
-    print(
-        f"    the slowest 1% ({len(top)}, wait >= {top[0][1]:.1f} ms), means ms: {means}; "
-        f"calls in their commit mean {sum(r[7] for r in top) / len(top):.0f}"
-    )
-
-
-def report_probe(pr: dict[str, Any], since: float = 0.0, until: float = float("inf")) -> None:
-    """What the server measured (bench/server_probe.py) between ``since`` and ``until`` (``time.time()``:
-    the play, not the set-up): its handling time per message beside the clients' end-to-end latency,
-    the commit's wait, how late its event loop woke, its collections, and what held the loop in the
-    stalls."""
-
-    def cut(rows: list[Any]) -> list[Any]:
-        return [r for r in rows if since <= r[0] <= until]
-
-    hd = sorted(ms for _, ms in cut(pr["handle"]))
-    sd = sorted(ms for _, ms in cut(pr["send"]))
-    lag = sorted(ms for _, ms in cut(pr["lag"]))
-    print(
-        f"server side: handling ms p50 {_q(hd, 0.5):.1f} p99 {_q(hd, 0.99):.1f} max {_q(hd, 1):.1f} "
-        f"({len(hd)} messages); queued to sent ms p50 {_q(sd, 0.5):.1f} p99 {_q(sd, 0.99):.1f}; "
-        f"event loop late ms p50 {_q(lag, 0.5):.1f} p99 {_q(lag, 0.99):.1f} max {_q(lag, 1):.1f}"
-    )
-    st = sorted(ms for _, ms in cut(pr.get("settle", [])))
-    if st and st[-1] > 0.05:
-        print(
-            f"  of it waiting for the commit (Server.settled) ms p50 {_q(st, 0.5):.1f} p99 {_q(st, 0.99):.1f} "
-            f"max {st[-1]:.1f}, {sum(st):.0f} ms in all ({len(st)} waits)"
-        )
-    report_commits(cut(pr.get("commits", [])), sorted(ms for _, ms in cut(pr.get("wakes", []))))
-    report_waits(cut(pr.get("waits", [])))
-    ps = cut(pr.get("passes", []))
-    if ps:
-        ms = sorted(r[1] for r in ps)
-        print(
-            f"  checkpointer (history/checkpoints.py): {len(ps)} passes, ms p50 {_q(ms, 0.5):.1f} p99 "
-            f"{_q(ms, 0.99):.1f} max {ms[-1]:.1f}; WAL frames at a pass max {max(r[2] for r in ps)}, "
-            f"frames copied {sum(max(0, r[3]) for r in ps)}; CPU s over the whole run: passes "
-            f"{pr.get('checkpoint_cpu', [0, 0])[0]:.2f}, the writer's ends {pr.get('checkpoint_cpu', [0, 0])[1]:.2f}"
-        )
-        fs = sorted(ms for _, ms in cut(pr.get("finishes", [])))
-        if fs:
-            print(
-                f"    the idle writer's ends of a checkpoint: {len(fs)}, ms p50 {_q(fs, 0.5):.1f} p99 "
-                f"{_q(fs, 0.99):.1f} max {fs[-1]:.1f}"
-            )
-    ticks = sorted(ms for _, ms in cut(pr["ticks"]))
-    if ticks:  # (wall time of a pass over the tables, the loop let go between slices of them)
-        print(
-            f"  timer tick pass ms p50 {_q(ticks, 0.5):.1f} p99 {_q(ticks, 0.99):.1f} max {_q(ticks, 1):.1f}"
-        )
-    gcs = cut(pr["gcs"])
-    for gen in (0, 1, 2):
-        g = sorted(r[2] for r in gcs if r[1] == gen)
-        c = sorted(r[3] for r in gcs if r[1] == gen)
-        if g:
-            print(
-                f"  GC generation {gen}: {len(g)} collections, {sum(g):.0f} ms in all (CPU {sum(c):.0f}), "
-                f"p99 {_q(g, 0.99):.1f} max {g[-1]:.1f} ms (CPU p99 {_q(c, 0.99):.1f} max {c[-1]:.1f})"
-            )
-        k = [r[4] for r in gcs if r[1] == gen and len(r) > 4]
-        if g and k:
-            print(f"    objects freed per collection: mean {sum(k) / len(k):,.0f}, max {max(k):,}")
-    for gen in (0, 1, 2):  # PROBE_GC_CENSUS=1: what the collections scanned, by type
-        cs = [c for c in cut(pr.get("census", [])) if c[1] == gen]
-        if cs:
-            tot: Counter[str] = Counter()
-            for c in cs:
-                tot.update(c[3])
-            top = ", ".join(f"{t} {n / len(cs):,.0f}" for t, n in tot.most_common(12))
-            print(
-                f"  census, generation {gen} ({len(cs)} collections): scanned mean "
-                f"{sum(c[2] for c in cs) / len(cs):,.0f} objects; by type, mean: {top}"
-            )
-    o0, o1, frozen = pr.get("objects", [0, 0, 0])
-    print(
-        f"  objects the GC tracks: {o0:,} at start, {o1:,} at the exit besides {frozen:,} frozen (a full "
-        f"collection there, freeing the closed server's garbage too, took {pr.get('full_ms', float('nan')):.0f} ms)"
-    )
-    big = sorted((ms for _, ms in cut(pr["lag"]) if ms > 50), reverse=True)[:8]
-    if big:
-        print("  longest loop stalls ms: " + ", ".join(f"{m:.0f}" for m in big))
-    where = Counter(k for _, k in cut(pr["stalls"]))
-    for k, n in where.most_common(5):
-        print(f"  loop held ({n} samples of 10 ms in stalls over {STALL * 1000:.0f} ms): {k}")
+__all__ = [
+    "COMMIT_COLS",
+    "STALL",
+    "TICK",
+    "WAIT_COLS",
+    "Probe",
+    "Rows",
+    "report_commits",
+    "report_probe",
+    "report_waits",
+]

@@ -60,8 +60,10 @@ def test_bench_human_runs() -> None:
     assert stats[0] == "actions" and int(stats[1]) > 0 and stats[4] == "0", lines  # actions, errors 0
     assert lines[2].startswith("RSS MB over time:")
     assert lines[3].startswith("server CPU") and "clients (2 process(es))" in lines[3], lines
-    # bench/server_probe.py (after the line on the clients' own lateness where there is one)
-    assert any(x.startswith("server side: handling ms p50") for x in lines[4:6]), lines
+    # the latency by message kind (after the line on the clients' own lateness where there is one)
+    assert any(x.startswith("latency by message ms p50/p99 (count): ") for x in lines[4:6]), lines
+    # bench/server_probe.py
+    assert any(x.startswith("server side: handling ms p50") for x in lines[5:7]), lines
     assert any(x.strip().startswith("of it waiting for the commit") for x in lines), lines  # SQLite
 
 
