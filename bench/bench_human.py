@@ -319,6 +319,19 @@ def main(argv: list[str] | None = None) -> int:
         help="the server's source tree (e.g. an old commit's, from git archive), for old-against-new runs",
     )
     a = ap.parse_args(argv)
+    for flag, value, least in (
+        ("--tables", a.tables, 1),
+        ("--client-procs", a.client_procs, 1),
+        ("--servers", a.servers, 1),
+        ("--checkpointer-ab", a.checkpointer_ab, 0),
+    ):
+        if value < least:
+            print(f"{flag}: {value} is below {least}; give {least} or more", file=sys.stderr)
+            return 2
+    for flag, value in (("--every", a.every), ("--seconds", a.seconds)):
+        if not value > 0 or value == float("inf"):
+            print(f"{flag}: {value} is not a number of seconds above 0", file=sys.stderr)
+            return 2
     if a.servers > 1 and a.store == "memory":
         print("--servers: several processes need a store (sqlite or pg) to share", file=sys.stderr)
         return 2

@@ -82,3 +82,28 @@ def test_bench_fanout_runs() -> None:
     row = out.stdout.strip().splitlines()[-1].split()
     assert row[0] == "2" and int(row[1]) > 5
     assert float(row[5]) < float(row[4])  # KB per change: the deltas send less than main's full states
+
+
+def test_bench_human_refuses_bad_counts() -> None:
+    """bench/bench_human.py: a count or a time out of range is one line and exit 2, before any server
+    starts."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
+    for args, flag in (
+        (["--client-procs", "0"], "--client-procs"),
+        (["--tables", "-1"], "--tables"),
+        (["--every", "nan"], "--every"),
+        (["--seconds", "0"], "--seconds"),
+        (["--checkpointer-ab", "-3"], "--checkpointer-ab"),
+    ):
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "bench_human.py"), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            check=False,
+        )
+        assert out.returncode == 2, (args, out.stdout[-500:], out.stderr[-500:])
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(flag + ":"), out.stderr
+        assert "Traceback" not in out.stderr and out.stdout == ""
