@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, event, inspect, text
+from sqlalchemy import create_engine, inspect, text
 
 from pontoon.history import open_store, recover
 from pontoon.history.audit import audit
@@ -27,7 +27,7 @@ from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
 from tests.history.driver import new_table, play
 from tests.history.pg import cluster, create_db, pg_bin
-from tests.history.test_events_round_index import _counts, _reads
+from tests.history.test_events_round_index import _counts, _statements_of_reads
 
 TABLES = (("mbs", 3), ("british", 4))
 COLUMNS = "id, table_id, round_id, round_no, seq, kind, payload, clause, created, prev_hash, hash"
@@ -155,18 +155,7 @@ def test_the_reads_of_events_use_the_new_keys(tmp_path: Path, tables: int) -> No
     path = tmp_path / "plan.sqlite"
     url = f"sqlite:///{path}"
     _played(url, tuple(("mbs" if i % 2 else "british", i) for i in range(1, tables + 1)), 3)
-    with closing(sqlite3.connect(path)) as c:
-        c.execute("ANALYZE")  # the planner's statistics of a store with rows: as a grown store has them
-        c.commit()
-    sent: list[tuple[str, Any]] = []
-    s = open_store(url, readonly=True)
-    for engine in {s.engine, s.reader}:
-        event.listen(
-            engine, "before_cursor_execute", lambda _c, _cur, st, p, _ctx, _many: sent.append((st, p))
-        )
-    _reads(s)
-    recover(s)
-    s.close()
+    sent = _statements_of_reads(path)
     # (the audit's one pass of the events for those of no table's read, ``EVENT_STRAYS``, is a scan)
     selects = {
         (st, tuple(p) if isinstance(p, list | tuple) else ())

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, event, insert, inspect, text
+from sqlalchemy import create_engine, insert, inspect, text
 from sqlalchemy.exc import IntegrityError
 
 from pontoon.history import open_store, recover, schema
@@ -27,7 +27,7 @@ from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
 from tests.history.driver import new_table, play
 from tests.history.pg import cluster, create_db, pg_bin
-from tests.history.test_events_round_index import _counts, _reads
+from tests.history.test_events_round_index import _counts, _statements_of_reads
 from tests.history.test_store import stored_row
 
 TABLES = (("mbs", 3), ("british", 4))
@@ -134,18 +134,7 @@ def test_the_reads_use_the_new_indexes_and_a_round_is_not_in_the_cashier_index(
     url = f"sqlite:///{path}"
     many = tuple(("mbs" if i % 2 else "british", i) for i in range(1, tables + 1))
     _played(url, many, 3)
-    with closing(sqlite3.connect(path)) as c:
-        c.execute("ANALYZE")  # the planner's statistics of a store with rows: as a grown store has them
-        c.commit()
-    sent: list[tuple[str, Any]] = []
-    s = open_store(url, readonly=True)
-    for engine in {s.engine, s.reader}:
-        event.listen(
-            engine, "before_cursor_execute", lambda _c, _cur, st, p, _ctx, _many: sent.append((st, p))
-        )
-    _reads(s)
-    recover(s)
-    s.close()
+    sent = _statements_of_reads(path)
     selects = {(st, tuple(p) if isinstance(p, list | tuple) else ()) for st, p in sent if "FROM ledger" in st}
     plans: dict[str, list[str]] = {}
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as c:
