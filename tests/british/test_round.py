@@ -10,6 +10,7 @@ import pytest
 from pontoon.british.pack import BritishPack
 from pontoon.british.round import BritishRound
 from pontoon.errors import BetError, IllegalAction, RulesError
+from pontoon.protocol import SPECTATOR
 from pontoon.rules.british import BRITISH, SHOOT, BritishRules
 from pontoon.rules.load import apply_overrides, find_rules
 
@@ -312,6 +313,24 @@ def test_declared_pontoon_shows_ace_only() -> None:
     r.stake("bob", 5)
     assert r.hands[0].status == "pontoon" and r.to_act() == "bob"
     assert r.view("bob")["hands"][0]["cards"] == ["AS", "??"]
+
+
+def test_an_undeclared_pontoon_beaten_at_the_deal_stays_hidden() -> None:
+    # 003 The Deal: "If the banker has a Pontoon this is immediately exposed" and collects; the
+    # players' hands are not exposed, so ann's Pontoon (never declared: the round ended before her turn)
+    # must not show in bob's view, nor in a spectator's (ruling 35): the same frame as a plain 19
+    pontoon = make("AS 9C AH KS 8C TD", players=("ann", "bob"))
+    plain = make("9S 9C AH KS 8C TD", players=("ann", "bob"))
+    for r in (pontoon, plain):
+        r.stake("ann", 5)
+        r.stake("bob", 5)
+        assert r.over and r.banker_outcome == "pontoon" and r.hands[0].status == "waiting"
+    assert pontoon.hands[0].outcome == "pontoon"  # the engine knows; the watchers may not
+    for seat in ("bob", SPECTATOR):
+        seen = pontoon.view(seat)["hands"][0]
+        assert seen["cards"] == ["??", "??"] and "outcome" not in seen and seen["result"] == "lose"
+        assert pontoon.view(seat) == plain.view(seat)
+    assert pontoon.view("ann")["hands"][0]["outcome"] == "pontoon"  # her own hand: she sees it
 
 
 def test_bought_card_face_down_twisted_face_up() -> None:

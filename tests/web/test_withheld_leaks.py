@@ -91,7 +91,7 @@ def test_a_withheld_round_tells_no_hidden_card(make_live: Any, tmp_path: Path) -
     assert host_do(live, tid, ann, action="fill_bots", level="simple").status_code == 200
     c.wait_state(lambda s: s["phase"] != "waiting")
     targets = unplayed = 0
-    for n in range(6, 40, 6):  # until both kinds of target came up in rounds still withheld
+    for n in range(6, 73, 6):  # until both kinds of target came up in rounds still withheld (rarely late)
         rows = _play(live, c, tid, n)
         details = [live.http.get(f"/api/rounds/{r['id']}").json() for r in rows]
         held = [d for d in details if d.get("withheld")]

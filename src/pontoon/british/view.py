@@ -29,6 +29,9 @@ def card_visible(rnd: BritishRound, seat: Actor, h: BritishHand, i: int) -> bool
     return h.owner == seat or h.up[i]
 
 
+_PUBLIC_STATUS = frozenset(("bust", "pontoon", "five"))
+
+
 def banker_visible(rnd: BritishRound, seat: Actor) -> bool:
     if seat == rnd.banker:
         return rnd.banker_looked or rnd.banker_up
@@ -55,7 +58,11 @@ def round_view(rnd: BritishRound, seat: Actor) -> dict[str, Any]:
             entry["shoot"] = fmt(h.shoot)
         if rnd.over:
             entry["result"] = h.result
-            if all_seen or h.outcome in ("bust", "pontoon", "five card trick"):
+            # ruling 35: a hidden hand's outcome is shown only where the rules made it public: a bust
+            # (003 Going bust: thrown in face up), a declared Pontoon (003 Declare a Pontoon), a Five
+            # Card Trick (003 Five Card Trick). An undeclared Pontoon that the banker's Pontoon beat at
+            # the deal (003 The Deal) is never exposed: its holder only pays.
+            if all_seen or h.status in _PUBLIC_STATUS:
                 entry["outcome"] = h.outcome
         hands.append(entry)
     seen = banker_visible(rnd, seat)
