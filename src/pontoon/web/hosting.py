@@ -476,13 +476,13 @@ class HostedTable:
         or cleared), so that the frames' ``diff`` passes it by at once."""
         if self.fair is None:
             return None
-        last = tuple(self.revealed)[-3:]
+        rev = self.revealed  # (an append makes a new newest entry, a clear a shorter deque: both seen here)
+        newest = rev[-1] if rev else None
         got = self._shown.get("fair")
-        if got is not None and got[0] is self.fair and len(got[1]) == len(last):
-            if all(a is b for a, b in zip(got[1], last, strict=True)):
-                return got[2]  # type: ignore[no-any-return]
-        shown = dict(self.fair, revealed=list(last))
-        self._shown["fair"] = (self.fair, last, shown)
+        if got is not None and got[0] is self.fair and got[1] == len(rev) and got[3] is newest:
+            return got[2]  # type: ignore[no-any-return]
+        shown = dict(self.fair, revealed=list(rev)[-3:])
+        self._shown["fair"] = (self.fair, len(rev), shown, newest)
         return shown
 
     def history_for(self, entry: dict[str, Any], name: str | None) -> dict[str, Any]:
