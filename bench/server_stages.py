@@ -3,7 +3,8 @@
 Wraps, in the server process, the stages of one action end to end and adds up the CPU time
 (``time.thread_time``: the event loop's thread, a wait for a core not counted) spent in each:
 
-- ``parse``: the message parsed and validated (``CLIENT_MESSAGE.validate_json``);
+- ``parse``: the message parsed and validated (``parse_client``: a text seen before is looked up;
+  a tree before it, ``CLIENT_MESSAGE.validate_json``);
 - ``handle``: the host's handling (the engine's step, the records: ``HostedTable.handle``);
 - ``frames``: the change's frames (each view kind's state, the delta, the text: ``frames.broadcast``),
   the sends at once inside it (``Conn._now``) taken out;
@@ -59,7 +60,10 @@ def install(path: str) -> None:
         def __init__(self, real: Any) -> None:
             self.validate_json = timed("parse", real.validate_json)
 
-    app.CLIENT_MESSAGE = Parser(app.CLIENT_MESSAGE)  # type: ignore[assignment]
+    if hasattr(app, "parse_client"):  # (each text parsed once: the memo's look-up and its misses)
+        app.parse_client = timed("parse", app.parse_client)
+    else:  # (a tree before it)
+        app.CLIENT_MESSAGE = Parser(app.CLIENT_MESSAGE)  # type: ignore[assignment]
     for cls in HostedTable.__subclasses__():
         if "handle" in cls.__dict__:
             cls.handle = timed("handle", cls.__dict__["handle"])  # type: ignore[method-assign]
