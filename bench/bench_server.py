@@ -108,6 +108,10 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
         import pontoon.web.transport as tr
 
         tr.SWEEP_S = float(os.environ["BENCH_GC_SWEEP_S"])  # type: ignore[misc]
+    if os.environ.get("BENCH_GC_YOUNG_S"):  # (the paced collections' interval: transport.YOUNG_S)
+        import pontoon.web.transport as tr
+
+        tr.YOUNG_S = float(os.environ["BENCH_GC_YOUNG_S"])  # type: ignore[misc]
     app = create_app(s, persistence)
     if os.environ.get("BENCH_STAGES_FILE"):  # (the server's CPU per action by stage: bench/server_stages.py)
         from server_stages import install

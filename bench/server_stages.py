@@ -3,7 +3,8 @@
 Wraps, in the server process, the stages of one action end to end and adds up the CPU time
 (``time.thread_time``: the event loop's thread, a wait for a core not counted) spent in each:
 
-- ``parse``: the message parsed and validated (``CLIENT_MESSAGE.validate_json``);
+- ``parse``: the message parsed and validated (``parse_client``: a text seen before is looked up;
+  a tree before it, ``CLIENT_MESSAGE.validate_json``);
 - ``handle``: the host's handling (the engine's step, the records: ``HostedTable.handle``);
 - ``frames``: the change's frames (each view kind's state, the delta, the text: ``frames.broadcast``),
   the sends at once inside it (``Conn._now``) taken out;
@@ -16,12 +17,16 @@ Wraps, in the server process, the stages of one action end to end and adds up th
   wake-ups, the ASGI chain's ``receive``, the sender tasks' queues, the timer tick, the young
   collections the interpreter starts by itself, ``_one_message``'s own lines).
 
+Told apart too, not a stage (it falls inside the others): every collection of the collector, paced or
+started by the interpreter (``gc.callbacks``, start to stop), its CPU per action and its count.
+
 Written as JSON to FILE at each SIGUSR1 (the bench sends one as its play starts and one as it ends):
 each stage's seconds and calls and the thread's CPU at each mark, so that the set-up is left out. Not a timed test.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
 import time
@@ -55,7 +60,10 @@ def install(path: str) -> None:
         def __init__(self, real: Any) -> None:
             self.validate_json = timed("parse", real.validate_json)
 
-    app.CLIENT_MESSAGE = Parser(app.CLIENT_MESSAGE)  # type: ignore[assignment]
+    if hasattr(app, "parse_client"):  # (each text parsed once: the memo's look-up and its misses)
+        app.parse_client = timed("parse", app.parse_client)
+    else:  # (a tree before it)
+        app.CLIENT_MESSAGE = Parser(app.CLIENT_MESSAGE)  # type: ignore[assignment]
     for cls in HostedTable.__subclasses__():
         if "handle" in cls.__dict__:
             cls.handle = timed("handle", cls.__dict__["handle"])  # type: ignore[method-assign]
@@ -99,10 +107,21 @@ def install(path: str) -> None:
         pass
     pacer = transport.GcPacer
     pacer.pace = timed("pace", pacer.pace)  # type: ignore[method-assign]
+    gc_slot = [0.0, 0, 0.0]  # every collection's CPU (paced or started by the interpreter), count, start
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            gc_slot[2] = time.thread_time()
+        elif phase == "stop":
+            gc_slot[0] += time.thread_time() - gc_slot[2]
+            gc_slot[1] += 1
+
+    gc.callbacks.insert(0, on_gc)
     marks: list[dict[str, Any]] = []
 
     def mark(*_: Any) -> None:  # SIGUSR1 from the bench: the play begins, then ends
         snap: dict[str, Any] = {k: {"s": v[0], "calls": v[1]} for k, v in acc.items()}
+        snap["gc"] = {"s": gc_slot[0], "calls": gc_slot[1]}
         snap["thread"] = time.thread_time()
         marks.append(snap)
         with open(path, "w") as f:  # (at each mark: uvicorn ends the process by SIGTERM, no atexit)
@@ -129,14 +148,17 @@ def report(paths: list[str], actions: int) -> None:
         a, b = marks[0], marks[-1]
         total += b["thread"] - a["thread"]
         for k in b:
-            if k != "thread":
+            if k != "thread":  # (``gc`` overlaps the stages: told apart, not summed)
                 parts[k] = parts.get(k, 0.0) + b[k]["s"] - a[k]["s"]
                 calls[k] = calls.get(k, 0) + b[k]["calls"] - a[k]["calls"]
+    gc_s = parts.pop("gc", 0.0)
     parts["rest"] = total - sum(parts.values())
     us = {k: 1e6 * v / max(1, actions) for k, v in parts.items()}
     order = ["recv", "parse", "handle", "frames", "send", "pace", "rest"]
     line = ", ".join(f"{k} {us.get(k, 0.0):.0f}" for k in order)
     print(
         f"  server loop thread CPU us per action: {1e6 * total / max(1, actions):.0f} = {line}; "
-        f"frames sent at once {calls.get('send', 0)}, by the sender tasks {calls.get('send_task', 0)}"
+        f"frames sent at once {calls.get('send', 0)}, by the sender tasks {calls.get('send_task', 0)}; "
+        f"of it every collection (paced or not, inside the stages) {1e6 * gc_s / max(1, actions):.0f} "
+        f"({calls.get('gc', 0)} collections)"
     )

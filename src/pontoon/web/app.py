@@ -33,7 +33,7 @@ from pontoon.web.auth import Auth, backend_for, socket_identity
 from pontoon.web.conns import Conn, deltas_asked, sender
 from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.lobby import Lobby
-from pontoon.web.models import CLIENT_MESSAGE
+from pontoon.web.models import parse_client
 from pontoon.web.persistence import MemoryPersistence, TablePersistence
 from pontoon.web.ratelimit import RateLimiter
 from pontoon.web.replies import client_address as _client
@@ -451,7 +451,7 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
         _error(conn, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
         return
     try:
-        msg = CLIENT_MESSAGE.validate_json(text)  # parsed and validated in one pass (web/models.py)
+        msg = parse_client(text)  # parsed and validated in one pass, each text once (web/models.py)
     except ValidationError as err:
         errors = err.errors()
         detail = "not JSON text" if errors and errors[0].get("type") == "json_invalid" else _one_error(errors)

@@ -68,6 +68,7 @@ class CasinoHost(HostedTable):
         self.prepare_shoe()
         self.bets: dict[str, dict[str, Decimal]] = {}
         self._limits: dict[str, Any] | None = None  # the state's "limits" (the rules': made once)
+        self._shoe_size = rules.decks * len(pack_cards(rules.pack))  # the state's "shoe" "size"
         self.closed_by = "its wagers were placed"  # how the betting of the last round dealt closed
 
     def fair_event(self, ev: Any) -> None:
@@ -474,6 +475,20 @@ class CasinoHost(HostedTable):
         ops.append([["legal"], ([] if m.absent or m.pending else la) if in_round else self.legal_for(name)])
         return ops
 
+    def _member_shown(self, m: Member) -> dict[str, Any]:
+        """A member's entry in the state: ``Member.public``'s keys, then his balance (one dict)."""
+        return {
+            "name": m.name,
+            "bot": m.bot,
+            "role": m.role,
+            "box": m.box,
+            "connected": m.connections > 0,
+            "absent": m.absent,
+            "leaving": m.leaving,
+            "pending": m.pending,
+            "balance": fmt(m.buy_in if m.pending else self.table.balance(m.name)),
+        }
+
     def _shared_state(self) -> dict[str, Any]:
         """The parts of a state every view kind sees alike (nothing hidden: the public round view)."""
         rnd = self.table.round
@@ -494,13 +509,13 @@ class CasinoHost(HostedTable):
             "round": spec,
             "round_no": self.table.rounds_played + (1 if in_round else 0),
             "to_act": None if not in_round or spec is None else spec["to_act"],
-            "members": [dict(m.public(), balance=fmt(self.balance(m.name))) for m in self.members.values()],
+            "members": self._kept_text("members", [self._member_shown(m) for m in self.members.values()]),
             "bets": {n: {k: fmt(v) for k, v in b.items()} for n, b in self.bets.items()},
             "limits": limits,
             "shoe": {  # the undealt cards (public: how deep the shoe is dealt); none yet before round 1
                 "number": used,
                 "cards_left": shoe.remaining if used else None,
-                "size": self.rules.decks * len(pack_cards(self.rules.pack)),
+                "size": self._shoe_size,
                 "needs_shuffle": bool(used) and shoe.needs_shuffle,
             },
             "dealer_total": dealer_total(spec),

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+import orjson
+
 from pontoon.errors import PontoonError
 from pontoon.events import Event, TableRecord
 from pontoon.money import fmt, to_money
@@ -125,6 +127,9 @@ class Member:
 PayOut = Callable[[str, Decimal], None]
 
 
+_FAIR_KINDS = frozenset(("new_shoe", "shoe_retired"))  # the events ``fair_data`` follows
+
+
 class HostedTable:
     game = ""
     leave_note = ""  # the REST leave's answer when a round in play holds the leaver (each game's clause)
@@ -177,11 +182,15 @@ class HostedTable:
     def watch(self, rec: TableRecord) -> None:
         """Every table event: to the store, and the fair shuffle's commitments and reveals for the page."""
         self.store.record(self.id, rec)
-        self.fair_event(rec.event)
+        ev = rec.event
+        if ev.kind in _FAIR_KINDS:  # (the rest of a round's events: no call)
+            self.fair_event(ev)
 
     def fair_event(self, ev: Event) -> None:
-        """Follow the fair shuffle's commitments and reveals (also replayed from an adopted table's log)."""
-        self.fair_data(ev.kind, dict(ev.data))
+        """Follow the fair shuffle's commitments and reveals (also replayed from an adopted table's log);
+        the data of the other kinds (every card, wager and hand of a round) is not copied."""
+        if ev.kind in _FAIR_KINDS:
+            self.fair_data(ev.kind, dict(ev.data))
 
     def fair_data(self, kind: str, data: dict[str, Any]) -> None:
         """``fair_event`` from an event's kind and data (the history store's committed table events)."""
@@ -450,19 +459,30 @@ class HostedTable:
         self._shown[key] = value
         return value
 
+    def _kept_text(self, key: str, value: Any) -> Any:
+        """``value``, or the one shown under ``key`` at the last change when their JSON texts are the
+        same (orjson's, as the frames are made of: exact, ``1`` is not ``1.0`` nor ``true``), so that the
+        frames' ``diff`` passes it by at once (``is``) instead of comparing it again as text."""
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+        last = self._shown.get(key)
+        if last is not None and last[1] == text:
+            return last[0]
+        self._shown[key] = (value, text)
+        return value
+
     def _fair_shown(self) -> dict[str, Any] | None:
         """The live shoe's commitment with the last three revealed seeds: the same object while
         neither changed (``fair`` is replaced, never changed in place; ``revealed`` only appended to
         or cleared), so that the frames' ``diff`` passes it by at once."""
         if self.fair is None:
             return None
-        last = tuple(self.revealed)[-3:]
+        rev = self.revealed  # (an append makes a new newest entry, a clear a shorter deque: both seen here)
+        newest = rev[-1] if rev else None
         got = self._shown.get("fair")
-        if got is not None and got[0] is self.fair and len(got[1]) == len(last):
-            if all(a is b for a, b in zip(got[1], last, strict=True)):
-                return got[2]  # type: ignore[no-any-return]
-        shown = dict(self.fair, revealed=list(last))
-        self._shown["fair"] = (self.fair, last, shown)
+        if got is not None and got[0] is self.fair and got[1] == len(rev) and got[3] is newest:
+            return got[2]  # type: ignore[no-any-return]
+        shown = dict(self.fair, revealed=list(rev)[-3:])
+        self._shown["fair"] = (self.fair, len(rev), shown, newest)
         return shown
 
     def history_for(self, entry: dict[str, Any], name: str | None) -> dict[str, Any]:

@@ -123,6 +123,26 @@ class Envelope(Strict):
 # A WebSocket message's text parsed and validated in one pass (pydantic's JSON parser: no ``json.loads``
 # and no ``Envelope`` around it; the same models, the same errors but for their ``msg`` location).
 CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMsg)
+PARSED_KEPT = 1024  # distinct message texts kept parsed (``parse_client``); then the memo starts again
+PARSED_LEN = 200  # only texts this short are kept (a move, a wager: 30 to 80 characters)
+_parsed: dict[str, Any] = {}
+
+
+def parse_client(text: str) -> Any:
+    """A WebSocket message's text parsed and validated (``CLIENT_MESSAGE``), each text once: the
+    messages are a few texts sent again and again (a hit, a stand on box 1, a wager of 10) and their
+    models are frozen, so the one validated object serves every copy of its text (pydantic's parse
+    was 7 to 10 us of a message in the server). A text that fails raises as before and is not kept;
+    a short one that passes is kept, at most ``PARSED_KEPT`` of them (bounded under a flood of texts).
+    The handlers never change a message (``action_json`` copies an action's lists)."""
+    msg = _parsed.get(text)
+    if msg is None:
+        msg = CLIENT_MESSAGE.validate_json(text)
+        if len(text) <= PARSED_LEN:
+            if len(_parsed) >= PARSED_KEPT:
+                _parsed.clear()
+            _parsed[text] = msg
+    return msg
 
 
 def action_json(a: ActionIn) -> dict[str, Any]:

@@ -331,11 +331,11 @@ class GcPacer:
     whole-heap collection every ten minutes, where CPython's own full collections came every minute or
     two, and memory stays bounded by what one ``sweep_s`` of play leaves in cycles."""
 
-    def __init__(self, sweep_s: float = SWEEP_S, young_s: float = YOUNG_S) -> None:
+    def __init__(self, sweep_s: float = SWEEP_S, young_s: float | None = None) -> None:
         self.sweep_s = sweep_s
         self.last_sweep = time.monotonic()
         self.sweeps = 0
-        self.young_s = young_s
+        self.young_s = YOUNG_S if young_s is None else young_s  # (read when made: a bench may set it)
         self.young_at = time.monotonic()  # the end of the last young collection (any: paced or counted)
         self.paced = 0
 

@@ -1,0 +1,61 @@
+"""A casino seat's own part (``CasinoHost.own_ops``) is kept between changes as its text only
+(web/frames.py ``Split.own`` is None there): the operations' lists die with their change instead of
+living on to every young collection. The frames stay exact: with every changed own part sent as what
+changed (``own_delta``, here forced by ``OWN_WHOLE = 0``, its old operations read back from the kept
+text), each split connection joins to the very state its kind's plain deltas give, and a late
+connection gets the held own part."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import orjson
+import pytest
+
+from pontoon.rules import find_rules
+from pontoon.web import frames
+from pontoon.web.casino_host import CasinoHost
+from pontoon.web.hosting import Settings
+from pontoon.web.models import Envelope
+from pontoon.web.persistence import MemoryPersistence
+from tests.web.play import casino_choice
+from tests.web.test_frames_split import Fake
+
+
+def test_own_parts_kept_as_text_and_their_deltas_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(frames, "OWN_WHOLE", 0)  # every changed own part as what changed in it
+    host = CasinoHost(
+        "abcd0006", "t", find_rules("mbs"), 9, Settings(), MemoryPersistence(), lambda n, a: None, seeded=True
+    )
+    names = ["ann", "bob"]
+    for i, n in enumerate(names):
+        host.join(n, i + 1, None, Decimal(1000))
+    conns = [Fake(n, d) for n in [*names, None] for d in (1, 2)]
+    frames.broadcast(host, conns)
+    bet = Envelope.model_validate({"msg": {"type": "bet", "amount": "10"}}).msg
+    partial = 0
+    while host.table.rounds_played < 10:
+        msgs = [(0, bet), (1, bet)] if not host.table.in_round else []
+        for i, n in enumerate(names if host.table.in_round else ()):
+            pick = casino_choice(host.state_for(n, False))
+            if pick is not None:
+                msgs = [(i, Envelope.model_validate({"msg": {"type": "act", "action": pick}}).msg)]
+                break
+        assert msgs, "no one can act"
+        for i, m in msgs:
+            host.handle(names[i], m)
+            frames.broadcast(host, conns)
+            for plain, split in zip(conns[::2], conns[1::2], strict=True):
+                assert orjson.dumps(split.state) == orjson.dumps(plain.state), split.name
+            for n in names:
+                sp = frames.frames_of(host).split[n]
+                assert sp.own is None and sp.own_text.startswith('[[["you"],')  # the text alone kept
+            own = orjson.loads(conns[1].texts[-1]).get("own")
+            held = len(conns[1].joined.own)
+            # only what changed: fewer operations than the own part holds (the old ones read right)
+            partial += own is not None and 0 < len(own) < held and own[0][0] != []
+    assert partial > 10
+    late = Fake("ann", 2)
+    frames.welcome(host, late, [*conns, late])
+    assert orjson.dumps(late.state) == orjson.dumps(conns[1].state)
+    assert "own" in orjson.loads(late.texts[-1])
