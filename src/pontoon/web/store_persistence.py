@@ -83,10 +83,8 @@ class StorePersistence:
         rec = self.recorders.get(table_id)
         if rec is None:
             return
-        pacer = gc_pacer()
-        if (
-            pacer is not None
-        ):  # a young collection if none ran for ``YOUNG_S`` (while this table's commit is under way)
+        pacer = gc_pacer()  # a young collection if none ran for ``YOUNG_S`` (this table's commit under way)
+        if pacer is not None:
             pacer.pace()
         fut = self.group.pending(rec.table_id)
         if fut is not None:
