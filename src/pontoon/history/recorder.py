@@ -39,12 +39,22 @@ class RecoveryMismatch(PontoonError):
     """Re-executing the committed events gave a different event: the message names the first one."""
 
 
+# the transfers of an event that moved no money: ONE list shared by those rows (never appended to:
+# ``_row`` makes a list of its own for the rows it books money on), not an empty list per event
+_NO_TRANSFERS: list[dict[str, Any]] = []
+
+
 def _row(rec: TableRecord) -> Row:
-    ev = rec.event
-    transfers = [t.to_json() for t in rec.transfers] if rec.transfers else []
-    if rec.round_no == 0 and rec.game == "casino" and ev.kind in ("join", "leave"):
-        who, amount = str(ev.data["player"]), str(ev.data["balance"])
-        if ev.kind == "join":
+    """The event's row. Its data is the event's own dict, not a copy: an ``Event`` is a frozen record
+    whose data nothing changes once it is logged (the writer thread reads it once, to write its JSON
+    and hash), and a copy per event cost the loop an allocation and the young collections an object
+    to scan while the commit is awaited."""
+    seq, kind, data, clause = rec.event  # (an Event is a tuple: its fields without a property call each)
+    moved = rec.transfers
+    if rec.round_no == 0 and (kind == "join" or kind == "leave") and rec.game == "casino":
+        transfers = [t.to_json() for t in moved]
+        who, amount = str(data["player"]), str(data["balance"])
+        if kind == "join":
             transfers.append(
                 {
                     "source": CASHIER,
@@ -66,8 +76,11 @@ def _row(rec: TableRecord) -> Row:
                     "reason": "stands up",
                 }
             )
-    seq, kind, data, clause = ev  # (an Event is a tuple: its fields without a property call each)
-    return Row(rec.round_no, seq, kind, dict(data), clause, transfers)
+    elif moved:
+        transfers = [t.to_json() for t in moved]
+    else:
+        transfers = _NO_TRANSFERS
+    return Row(rec.round_no, seq, kind, data, clause, transfers)
 
 
 def round_result(table: AnyTable) -> tuple[str, dict[str, Any]] | None:

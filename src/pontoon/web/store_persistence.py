@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
 from decimal import Decimal
@@ -44,12 +43,15 @@ from pontoon.web.wakeups import Wakeups
 
 log = logging.getLogger("pontoon.web")
 LABEL = "web"
-# ``settle`` starts a young collection at least every ``YOUNG_S`` (web/transport.py) while the server's collector is
+# ``settle`` starts a young collection when none has run for ``YOUNG_S`` (web/transport.py) while the server's collector is
 # tuned: with ``GcPacer`` every survivor of a collection is frozen, and each frozen object that dies later lowers
 # CPython's count of new objects, which starts a young collection at 2,500; a store's tables keep their records
 # and coroutines alive across each commit's wait, so at 1,000 tables the deaths held the count down while the
 # young generation grew to 30,000 objects (20 ms a collection, the loop held meanwhile). Every 50 ms it holds what
 # 50 ms of play left (2 ms); each object is still scanned once (docs/scale-log.md, "The store's commit wait and young collections").
+# It is the pacer's own clock (``GcPacer.pace``: the end of the last young collection, whoever started it: the
+# frames' ``pace``, the interpreter's count, this): a clock of settle's own collected again within 50 ms of
+# the others' collections, 88 of 146 young collections at 100 tables (docs/scale.md, "The store on the loop").
 
 
 class StorePersistence:
@@ -63,7 +65,6 @@ class StorePersistence:
         self.group = store.group or store.start_group()  # group commit (history/group.py)
         self.checkpoints = start_checkpointer(store)  # SQLite: the WAL's checkpoints off the commit path
         self.wakeups = Wakeups()
-        self.young_at = time.monotonic()  # the last young collection started by ``settle``
         if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
             self.web.fence = leases.fence
             store.fences_many.append(self._fence)
@@ -82,10 +83,9 @@ class StorePersistence:
         rec = self.recorders.get(table_id)
         if rec is None:
             return
-        now = time.monotonic()
-        if now - self.young_at >= YOUNG_S and gc_pacer() is not None:
-            self.young_at = now
-            gc.collect(0)  # (while this table's commit is under way: see ``YOUNG_S``)
+        pacer = gc_pacer()  # a young collection if none ran for ``YOUNG_S`` (this table's commit under way)
+        if pacer is not None:
+            pacer.pace()
         fut = self.group.pending(rec.table_id)
         if fut is not None:
             await self.wakeups.wait(fut)  # woken with the other callers of its commit (web/wakeups.py)
@@ -370,4 +370,4 @@ class StorePersistence:
         return done
 
 
-__all__ = ["StorePersistence"]
+__all__ = ["YOUNG_S", "StorePersistence"]  # (YOUNG_S: the pace of the young collections in ``settle``)

@@ -1,0 +1,159 @@
+"""What the history store adds to a bench_server server, stage by stage (CPU time of each thread).
+
+Loaded by Python at start-up (``sitecustomize``) when this folder is on ``PYTHONPATH``; active only in
+the server process of ``bench/bench_server.py`` (``--serve``) and only with ``STORE_STAGES=STEM`` set::
+
+    STORE_STAGES=/tmp/ss BENCH_STAGES=1 PYTHONPATH=bench/store_stages:src \\
+        python bench/bench_server.py --tables 100 --rounds 10 --store sqlite --probe off
+    python bench/store_stages/report.py /tmp/ss 5216        # the run's actions (its ``actions`` column)
+
+``BENCH_STAGES=1`` makes the bench mark the play's start and end (SIGUSR1, bench/server_stages.py); at
+each mark this writes ``STEM.PID.json``: the loop thread's CPU (``time.thread_time``) in
+
+- ``record``: the recorder's handling of a table call (``Recorder._on_call``: the rows, the round's
+  snapshot and result, the hand-off ``GroupCommitter.enqueue``, which is also given alone: ``enqueue``);
+- ``settle``: ``StorePersistence.settle``'s own lines, each resumption (the wait itself not counted),
+  with the young collections it starts (also given alone: ``gc_in_settle``);
+- ``wake``/``tick``: the writer's wake-ups of the loop (``Wakeups._wake``) and the keep-awake timer;
+- ``gc``: every collection on the loop thread (``gc.callbacks``), whoever started it;
+
+and the CPU of the server's other threads (``pontoon-group-commit``: the writer; ``pontoon-checkpoint``),
+read by their CPU clocks (``time.pthread_getcpuclockid``), with the commits and the table calls they
+carried (``GroupCommitter.groups``, ``items``): the writer's CPU per commit beside its calls a commit. With the memory store only ``gc`` and the
+threads are non-zero. Not a timed test; CPU, so a loaded machine inflates every stage alike.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import types
+from collections.abc import Callable, Generator
+from typing import Any
+
+ACC: dict[str, list[float]] = {}
+COMMITTERS: list[Any] = []  # the group commit's writers (their counts of commits and of calls)
+
+
+def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    slot = ACC.setdefault(name, [0.0, 0])
+
+    def wrapper(*a: Any, **k: Any) -> Any:
+        t0 = time.thread_time()
+        try:
+            return fn(*a, **k)
+        finally:
+            slot[0] += time.thread_time() - t0
+            slot[1] += 1
+
+    return wrapper
+
+
+def _threads() -> dict[str, float]:
+    """The CPU seconds of the process's named threads (the writer, the checkpointer)."""
+    out: dict[str, float] = {}
+    for th in threading.enumerate():
+        if th.name.startswith("pontoon-") and th.ident is not None:
+            try:
+                cpu = time.clock_gettime(time.pthread_getcpuclockid(th.ident))
+            except OSError:
+                continue
+            out[th.name] = out.get(th.name, 0.0) + cpu
+    return out
+
+
+def install(stem: str) -> None:
+    from pontoon.history import group, recorder
+    from pontoon.web import store_persistence, wakeups
+
+    real_init = group.GroupCommitter.__init__
+
+    def init(self: Any, *a: Any, **k: Any) -> None:
+        real_init(self, *a, **k)
+        COMMITTERS.append(self)
+
+    group.GroupCommitter.__init__ = init  # type: ignore[method-assign]
+    recorder.Recorder._on_call = _timed("record", recorder.Recorder._on_call)  # type: ignore[method-assign]
+    group.GroupCommitter.enqueue = _timed("enqueue", group.GroupCommitter.enqueue)  # type: ignore[method-assign]
+    wakeups.Wakeups._wake = _timed("wake", wakeups.Wakeups._wake)  # type: ignore[method-assign]
+    wakeups.Wakeups._tick = _timed("tick", wakeups.Wakeups._tick)  # type: ignore[method-assign]
+    real_settle = store_persistence.StorePersistence.settle
+    sslot, gs, gslot = (ACC.setdefault(k, [0.0, 0]) for k in ("settle", "gc_in_settle", "gc"))
+    inside = [False]
+
+    def step(coro: Any, how: str, value: Any) -> Any:
+        t0 = time.thread_time()
+        inside[0] = True
+        try:
+            return coro.send(value) if how == "send" else coro.throw(value)
+        finally:
+            inside[0] = False
+            sslot[0] += time.thread_time() - t0
+
+    def settle(self: Any, table_id: str) -> Generator[Any, Any, None]:
+        """``settle`` driven step by step: its CPU at each resumption, not the wait between them."""
+        coro = real_settle(self, table_id)
+        how, value = "send", None
+        while True:
+            try:
+                waiting = step(coro, how, value)
+            except StopIteration:
+                sslot[1] += 1
+                return
+            try:
+                value, how = (yield waiting), "send"
+            except BaseException as err:  # noqa: BLE001 (a cancellation: passed on to the coroutine)
+                value, how = err, "throw"
+
+    store_persistence.StorePersistence.settle = types.coroutine(settle)  # type: ignore[assignment]
+    main = threading.main_thread()
+    started = [0.0]
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if threading.current_thread() is not main:
+            return
+        if phase == "start":
+            started[0] = time.thread_time()
+            return
+        d = time.thread_time() - started[0]
+        gslot[0] += d
+        gslot[1] += 1
+        if inside[0]:
+            gs[0] += d
+            gs[1] += 1
+
+    gc.callbacks.append(on_gc)
+    marks: list[dict[str, Any]] = []
+    real_signal = signal.signal
+
+    def mark() -> None:
+        snap: dict[str, Any] = {k: list(v) for k, v in ACC.items()}
+        snap["loop"] = time.thread_time()
+        snap["threads"] = _threads()
+        snap["commits"] = sum(c.groups for c in COMMITTERS)
+        snap["calls"] = sum(c.items for c in COMMITTERS)
+        marks.append(snap)
+        with open(f"{stem}.{os.getpid()}.json", "w") as f:
+            json.dump(marks, f)
+
+    def chained(num: Any, handler: Any) -> Any:  # bench/server_stages.py's SIGUSR1 marks ours too
+        if num == signal.SIGUSR1 and callable(handler):
+            inner = handler
+
+            def both(*a: Any) -> None:
+                mark()
+                inner(*a)
+
+            return real_signal(num, both)
+        return real_signal(num, handler)
+
+    signal.signal = chained  # type: ignore[assignment]
+
+
+if os.environ.get("STORE_STAGES") and "--serve" in sys.argv:
+    install(os.environ["STORE_STAGES"])
