@@ -130,12 +130,65 @@ def _state_ref(b: Batch) -> tuple[int, int, int]:
     return (r.round_no, r.seq, 1)
 
 
+def _round_snapshot(b: Batch) -> int:
+    """The round number whose start ``b``'s snapshot holds before (its ``state_at`` row is the round's
+    ``round_start``, seq 0, written in this batch with its round row: revision 0012's ``snapshots``),
+    else 0 (the table's first snapshot, written with its row: ``tables.state``)."""
+    if b.state_at is None:
+        return 0
+    r = b.rows[b.state_at]
+    return r.round_no if r.kind == "round_start" and r.round_no > 0 and r.seq == 0 else 0
+
+
+Rounds = dict[int, tuple[int, int]]  # table id -> (number, id) of its newest round row the writer knows
+
+
+class _Ids:
+    """SQLite's ids (``rowsql._SQLITE``): the writer holds the write lock (``BEGIN IMMEDIATE``), so the
+    next round and event ids are the largest stored plus one (read once a commit: what the rowid would
+    be), and a round row started before this commit is found once by ``uq_round`` and then remembered
+    (``rounds``: a table's newest, kept by ``Store`` once the transaction commits): no look-up of a
+    round an event, nor of an event and its round a ledger row."""
+
+    __slots__ = ("cur", "event", "round", "rounds")
+
+    def __init__(self, cur: Any, rounds: Rounds) -> None:
+        self.cur = cur
+        ev, rd = cur.execute("SELECT (SELECT max(id) FROM events), (SELECT max(id) FROM rounds)").fetchone()
+        self.event = int(ev or 0) + 1
+        self.round = int(rd or 0) + 1
+        self.rounds = rounds
+
+    def find(self, tid: int, rno: int) -> int | None:
+        """The id of ``tid``'s round ``rno`` (None: no such row; the event is then one of no round row,
+        as the look-up inside the statement made it before)."""
+        got = self.rounds.get(tid)
+        if got is not None and got[0] == rno:
+            return got[1]
+        row = self.cur.execute(
+            "SELECT id FROM rounds WHERE table_id = ? AND number = ?", (tid, rno)
+        ).fetchone()
+        if row is None:
+            return None
+        rid = int(row[0])
+        if got is None or got[0] < rno:
+            self.rounds[tid] = (rno, rid)
+        return rid
+
+    def start(self, tid: int, rno: int) -> int:
+        rid = self.round
+        self.round += 1
+        self.rounds[tid] = (rno, rid)
+        return rid
+
+
 def write_items(
     store: Store,
     conn: Connection,
     items: Sequence[Item],
     cached: Heads,
     commit: Callable[[], None] | None = None,
+    rounds: Rounds | None = None,
 ) -> tuple[list[str], Heads]:
     """The statements of ``items`` (each: a table id and its batches, in order) on ``conn``, the caller's
     transaction. ``cached``: the heads and balances the writer remembers (those missing are read).
@@ -143,6 +196,8 @@ def write_items(
     once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored.
     ``commit`` (PostgreSQL, a transaction of the driver's own): the transaction is committed in the
     statements' pipeline (one round trip, ``batchsql.run``), ``commit()`` called just before.
+    ``rounds`` (SQLite): the round rows the writer remembers, updated here with those it finds and
+    starts (the caller keeps them once the transaction commits: ``_Ids``).
     Each event's data is written to JSON once: that text is its row's payload and, inside the event's
     canonical text (``event_hash``), what its hash is taken of."""
     tids = list(dict.fromkeys(t for t, _ in items))
@@ -151,22 +206,61 @@ def write_items(
     start = {t: (cached[t] if t in cached else read[t]) for t in tids}
     heads = {t: start[t][0] for t in tids}
     bals = {t: dict(start[t][1]) for t in tids}
+    raw = conn.connection.driver_connection
+    pg = conn.dialect.name == "postgresql"
+    ids = None if pg else _Ids(raw.cursor(), {} if rounds is None else rounds)  # type: ignore[union-attr]
     stamp = now()
+    steps = _rows(store, items, heads, bals, start, stamp, ids)
+    out = [r[0] for r in steps.pop("out")]
+    try:
+        if commit is None:
+            moved = batchsql.run(raw, pg, steps, stamp)
+        else:
+            moved = batchsql.run(raw, pg, steps, stamp, commit)
+    except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
+        if "ledger" in str(err) and "idem" in str(err):
+            at = batchsql.LEDGER_IDEM if pg else batchsql.SQLITE_LEDGER_IDEM
+            raise HistoryError(_twice(conn, err, [r[at] for r in steps["ledger"]])) from None
+        raise
+    finally:
+        if ids is not None:
+            ids.cur.close()
+    if moved != len(tids):
+        raise StaleHead("a table's chain head moved under this writer (another process wrote it)")
+    return out, {t: (heads[t], bals[t]) for t in tids}
+
+
+def _rows(
+    store: Store,
+    items: Sequence[Item],
+    heads: dict[int, str],
+    bals: dict[int, dict[str, Decimal]],
+    start: Heads,
+    stamp: str,
+    ids: _Ids | None,
+) -> dict[str, list[tuple[Any, ...]]]:
+    """``write_items``' rows of each kind (``rowsql``: PostgreSQL's by keys, SQLite's by the ids of
+    ``ids``); ``heads`` and ``bals`` moved to the items' ends. Also ``out`` (each item's new head), taken
+    out by the caller."""
     shoes: list[tuple[Any, ...]] = []
     new_rounds: list[tuple[Any, ...]] = []
     events: list[tuple[Any, ...]] = []
     ledger: list[tuple[Any, ...]] = []
     ends: list[tuple[Any, ...]] = []
+    snaps: list[tuple[Any, ...]] = []
     changed: set[tuple[int, str]] = set()
-    states: dict[int, tuple[str, tuple[int, int, int]]] = {}
-    out: list[str] = []
+    states: dict[int, tuple[Any, ...]] = {}
+    out: list[tuple[Any, ...]] = []
     add_event, zero = events.append, Decimal(0)
+    sq = ids is not None
     for tid, batches in items:
         prev = heads[tid]
         bal = bals[tid]
         for b in batches:
             if b.shoe is not None:
                 shoes.append((tid, *b.shoe))
+            first = ids.event if ids is not None else 0
+            started: dict[int, int] = {}
             for row in b.rows:
                 rno, seq, kind, data, clause, transfers = (
                     row.round_no,
@@ -176,72 +270,68 @@ def write_items(
                     row.clause,
                     row.transfers,
                 )
+                rid = None
                 if kind == "round_start" and rno > 0 and seq == 0:
-                    new_rounds.append((tid, rno, data.get("shoe", b.round_shoe)))
+                    if ids is not None:
+                        rid = started[rno] = ids.start(tid, rno)
+                        new_rounds.append((rid, tid, rno, data.get("shoe", b.round_shoe)))
+                    else:
+                        new_rounds.append((tid, rno, data.get("shoe", b.round_shoe)))
+                elif ids is not None and rno > 0:
+                    rid = ids.find(tid, rno)
                 payload = canon(data)
                 h = event_hash(prev, rno, seq, kind, data, payload, clause, transfers)
-                # (batchsql's wide row: the round found by its key inside the statement)
-                add_event((tid, tid, rno, rno, seq, kind, payload, clause, stamp, prev, h))
+                if ids is not None:
+                    eid = ids.event
+                    ids.event += 1
+                    add_event((eid, tid, rid, rno, seq, kind, payload, clause, stamp, prev, h))
+                else:  # (batchsql's wide row: the round found by its key inside the statement)
+                    add_event((tid, tid, rno, rno, seq, kind, payload, clause, stamp, prev, h))
                 prev = h
                 for j, t in enumerate(transfers):
                     amount, amount_text = amount_of(t["amount"])
                     src, dst = account_key(t["source"]), account_key(t["dest"])
-                    ledger.append(
-                        (
-                            tid,
-                            tid,
-                            rno,
-                            tid,
-                            rno,
-                            seq,
-                            tid,
-                            rno,
-                            seq,
-                            f"{tid}:{rno}:{seq}:{j}",
-                            src,
-                            dst,
-                            amount_text,
-                            t["kind"],
-                            t["player"],
-                            t["reason"],
-                        )
-                    )
+                    idem = f"{tid}:{rno}:{seq}:{j}"
+                    money = (idem, src, dst, amount_text, t["kind"], t["player"], t["reason"])
+                    if sq:
+                        ledger.append((tid, rid, eid, *money))
+                    else:
+                        ledger.append((tid, tid, rno, tid, rno, seq, tid, rno, seq, *money))
                     bal[src] = bal.get(src, zero) - amount
                     bal[dst] = bal.get(dst, zero) + amount
                     changed.add((tid, src))
                     changed.add((tid, dst))
             if b.round_end is not None:
                 rno, status, result = b.round_end
-                ends.append((status, canon(result), tid, rno))
+                if ids is not None:
+                    ends.append((status, canon(result), started.get(rno) or ids.find(tid, rno)))
+                else:
+                    ends.append((status, canon(result), tid, rno))
             if b.state is not None:
-                states[tid] = (canon(b.state), _state_ref(b))
+                snap_no = _round_snapshot(b)
+                if snap_no:  # (revision 0012: a row of its own, keyed by the round row)
+                    key = (started[snap_no],) if ids is not None else (tid, snap_no)
+                    snaps.append((*key, canon(b.state)))
+                elif ids is not None:  # (the id of the row it holds after or, less one, before)
+                    at = len(b.rows) - 1 if b.state_at is None else b.state_at - 1
+                    states[tid] = (tid, canon(b.state), first + at if b.rows else 0)
+                else:
+                    states[tid] = (tid, canon(b.state), *_state_ref(b))
         heads[tid] = prev
-        out.append(prev)
-    head_rows = [(tid, heads[tid], store.seal_of(tid, heads[tid]), start[tid][0]) for tid in tids]
-    state_rows = [(tid, text, rno, seq, less) for tid, (text, (rno, seq, less)) in states.items()]
-    steps = {
+        out.append((prev,))
+    tids = list(heads)
+    return {
         "shoe": shoes,
         "round": new_rounds,
+        "snapshot": snaps,
         "event": events,
         "ledger": ledger,
         "balance": [(t, a, str(bals[t][a])) for t, a in sorted(changed)],
         "end": ends,
-        "head": head_rows,
-        "state": state_rows,
+        "head": [(t, heads[t], store.seal_of(t, heads[t]), start[t][0]) for t in tids],
+        "state": list(states.values()),
+        "out": out,
     }
-    raw = conn.connection.driver_connection
-    try:
-        if commit is None:
-            moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp)
-        else:
-            moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp, commit)
-    except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
-        if "ledger" in str(err) and "idem" in str(err):
-            raise HistoryError(_twice(conn, err, [r[batchsql.LEDGER_IDEM] for r in ledger])) from None
-        raise
-    if moved != len(tids):
-        raise StaleHead("a table's chain head moved under this writer (another process wrote it)")
-    return out, {t: (heads[t], bals[t]) for t in tids}
 
 
 def _twice(conn: Connection, err: BaseException, idems: list[str]) -> str:

@@ -1,8 +1,11 @@
 """The history schema (SQLAlchemy Core). Alembic's first revision creates exactly these tables.
 
 - ``tables``: one row per table (game, preset, rules as JSON, a label such as ``terminal``, the
-  session settings in ``meta``, ``status`` open/closed) and, private, the latest recovery snapshot
-  (``state``: balances, shoe or pack order, RNG state, as of ``state_event``, written at each round's start);
+  session settings in ``meta``, ``status`` open/closed) and, private, a recovery snapshot (``state``:
+  balances, shoe or pack order, RNG state, as of ``state_event``): the table's first, written with its
+  row (until revision 0012 the latest, rewritten at each round's start);
+- ``snapshots`` (revision 0012): private, the recovery snapshot taken at each round's start, keyed by
+  its round row (``Store.table`` gives the table's latest: ``LATEST_SNAPSHOT`` or ``tables.state``);
 - ``heads`` (revision 0008): each table's hash-chain head (``last_hash``) and its seal (``seal.py``), moved
   at every write: a small row of its own, so that a write does not rewrite the table's rules and snapshot;
 - ``shoes``: every shoe's full card order (private: never shown; recovery deals on from it);
@@ -151,6 +154,25 @@ EVENT_STRAYS = (
     "SELECT e.id, e.table_id, e.round_id, e.round_no, e.seq FROM events e LEFT JOIN rounds r "
     "ON r.id = e.round_id WHERE e.round_id IS NOT NULL AND (r.id IS NULL OR r.table_id <> e.table_id "
     "OR r.number <> e.round_no) ORDER BY e.id"
+)
+
+# revision 0012: the recovery snapshot taken at a round's start, in a row of its own keyed by the round
+# row's id (``round_id``: the rowid on SQLite), written with the round row and never updated: the rounds'
+# ids grow as they start, so a commit appends its snapshots at the table's right end (pages of 1.2 KB
+# rows shared by the tables that start a round together), where the UPDATE of ``tables.state`` rewrote a
+# page per table (11.1 WAL frames a commit, docs/scale.md). It holds before the round's first event (its
+# ``round_start``, seq 0): a table's latest snapshot is that of its newest round that has one, as of that
+# event's id less one (``LATEST_SNAPSHOT``), else ``tables.state`` (the snapshot written with the table
+# row, or, in a store upgraded from 0011, the last one before the upgrade): the later of the two
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("round_id", Integer, ForeignKey("rounds.id"), primary_key=True, autoincrement=False),
+    Column("state", Text, nullable=False),
+)
+LATEST_SNAPSHOT = (
+    "SELECT r.number, s.state, (SELECT e.id FROM events e WHERE e.round_id = r.id AND e.seq = 0) - 1 "
+    "FROM rounds r JOIN snapshots s ON s.round_id = r.id WHERE r.table_id = :t ORDER BY r.number DESC LIMIT 1"
 )
 
 ledger = Table(
