@@ -1,12 +1,15 @@
 """Revision 0012: the recovery snapshot of each round's start in a row of its own (``snapshots``, keyed by
-the round row), not an UPDATE of the table's row; and SQLite's writer naming rounds and events by the ids
-it gives them (``group._Ids``), with no look-up of ``uq_round`` an event.
+the round row), not an UPDATE of the table's row; the round rows keyed by (number, table_id)
+(``uq_round_number``), a table's rounds read by its numbers up to ``heads.rounds``; and SQLite's writer
+naming rounds and events by the ids it gives them (``group._Ids``), with no look-up of a round an event.
 
 - the writer leaves ``tables.state`` as the table's first snapshot and inserts one snapshot a round,
   held before the round's ``round_start``; ``Store.table`` gives the newest, and the tables recover from it;
 - a store of revision 0011 (each table's latest snapshot in its row) is upgraded with its rows kept: its
   tables recover from their rows' snapshots, play on (their new rounds' snapshots in ``snapshots``) and
   recover again; the downgrade puts the latest snapshot back into the row (SQLite and PostgreSQL);
+- a table's rounds, events, ledger and latest snapshot are read by ``uq_round_number``, a look-up a
+  number (no scan of the rounds, with statistics or none), and are exactly the table's;
 - a writer that starts cold (a new process) in the middle of a round finds the round's row once by its
   key: every event and ledger row names the right round row and event, and the table recorded across the
   restart is the same as one recorded in one go.
@@ -14,15 +17,17 @@ it gives them (``group._Ids``), with no look-up of ``uq_round`` an event.
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, event, inspect, text
 
 from pontoon.history import open_store, recover
 from pontoon.history.audit import audit
-from pontoon.history.engines import SCHEMA_HEAD
+from pontoon.history.engines import SCHEMA_HEAD, HistoryError
 from pontoon.history.store import canon
 from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
@@ -57,6 +62,23 @@ def _played(url: str, rounds: int) -> list[dict[str, object]]:
     out = [dump(s, i) for i in (1, 2)]
     s.close()
     return out
+
+
+def _round_keys(url: str) -> list[tuple[str, ...]]:
+    """The rounds' unique keys (constraints and unique indexes)."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        insp = inspect(conn)
+        keys = [u["column_names"] for u in insp.get_unique_constraints("rounds")]
+        keys += [i["column_names"] for i in insp.get_indexes("rounds") if i.get("unique")]
+    engine.dispose()
+    return sorted({tuple(str(c) for c in k) for k in keys})
+
+
+NEWEST = (
+    "SELECT h.table_id, h.rounds, (SELECT coalesce(max(number), 0) FROM rounds r WHERE r.table_id = "
+    "h.table_id) FROM heads h ORDER BY h.table_id"
+)
 
 
 def _latest(url: str) -> list[tuple[Any, ...]]:
@@ -103,6 +125,7 @@ def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
     latest = _latest(url)
     _alembic(url, "downgrade", "0011")  # each table's latest snapshot back in its row, as 0011 kept it
     assert not _has_snapshots(url)
+    assert _round_keys(url) == [("table_id", "number")]  # uq_round
     assert _rows(url, "SELECT state, state_event FROM tables ORDER BY id") == latest
     r = open_store(url, readonly=True)  # a reader of the old revision: nothing migrated
     assert r.revision == "0011" and [dump(r, i) for i in (1, 2)] == before
@@ -112,6 +135,8 @@ def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
     s = open_store(url)  # the next writer upgrades it: the snapshots stay in the rows until a round starts
     assert s.revision == SCHEMA_HEAD == "0012" and _has_snapshots(url)
     assert _rows(url, "SELECT count(*) FROM snapshots") == [(0,)]
+    assert _round_keys(url) == [("number", "table_id")]  # uq_round_number
+    assert [(t, got) for t, got, _want in _rows(url, NEWEST)] == [(1, rounds), (2, rounds)]
     assert [dump(s, i) for i in (1, 2)] == before and _latest(url) == latest
     assert audit(s)["checked"]["sealed"] == 2
     got = recover(s)  # from the rows' snapshots
@@ -120,6 +145,7 @@ def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
         play(g.table, seed, rounds + 2)  # two rounds more: their snapshots in rows of their own
         g.recorder.detach()
     assert _rows(url, "SELECT count(*) FROM snapshots") == [(4,)]
+    assert [(t, got) for t, got, _want in _rows(url, NEWEST)] == [(1, rounds + 2), (2, rounds + 2)]
     assert _rows(url, "SELECT state, state_event FROM tables ORDER BY id") == latest  # not rewritten
     after = [dump(s, i) for i in (1, 2)]
     assert audit(s)["checked"]["sealed"] == 2
@@ -194,3 +220,61 @@ def test_a_cold_writer_in_the_middle_of_a_round_names_its_round_row(tmp_path: Pa
     assert wrong == []
     ended = _rows(url, "SELECT table_id, number, status FROM rounds WHERE status <> 'settled'")
     assert ended == []  # each round's end found its row (by id)
+
+
+@pytest.mark.parametrize("tables", [2, 12])
+def test_a_tables_rounds_are_read_by_their_numbers(tmp_path: Path, tables: int) -> None:
+    """A table's rounds, events and ledger, and its latest snapshot, are found by ``uq_round_number``
+    (number, table_id), a look-up of each of its numbers up to ``heads.rounds``: never a scan of the
+    rounds, with the statistics of a grown store or none; the rounds read are exactly the table's."""
+    path = tmp_path / "plan.sqlite"
+    url = f"sqlite:///{path}"
+    s = open_store(url)
+    for i in range(1, tables + 1):
+        t, rec = new_table(s, "mbs" if i % 2 else "british", i)
+        play(t, i, 2 + i % 3)
+        rec.detach()
+    s.close()
+    assert all(got == want > 0 for _t, got, want in _rows(url, NEWEST))
+    sent: list[tuple[str, Any]] = []
+    s = open_store(url, readonly=True)
+    for engine in {s.engine, s.reader}:
+        event.listen(engine, "before_cursor_execute", lambda _c, _cur, st, p, _x, _m: sent.append((st, p)))
+    for t in range(1, tables + 1):
+        want = _rows(url, "SELECT id FROM rounds WHERE table_id = :t ORDER BY id", {"t": t})
+        assert [(r["id"],) for r in s.rounds_(table_id=t)] == want
+        assert [r["id"] for r in s.rounds_(table_id=t, last=2)] == [i for (i,) in want[-2:]]
+        evs = _rows(url, "SELECT id FROM events WHERE table_id = :t ORDER BY id", {"t": t})
+        assert [(e["id"],) for e in s.events_(t)] == evs
+        assert (
+            len(s.ledger_(t)) == _rows(url, "SELECT count(*) FROM ledger WHERE table_id = :t", {"t": t})[0][0]
+        )
+        assert s.table(t)["state_event"] > 0
+    s.close()
+    reads = {(st, tuple(p)) for st, p in sent if "rounds" in st and "SELECT" in st}
+    assert len(reads) >= 4
+    for stats in (False, True):
+        with closing(sqlite3.connect(path)) as c:
+            c.execute("ANALYZE" if stats else "DROP TABLE IF EXISTS sqlite_stat1")
+            c.commit()
+            for st, p in reads:
+                plan = " | ".join(str(r[-1]) for r in c.execute(f"EXPLAIN QUERY PLAN {st}", p))
+                assert "SCAN rounds" not in plan and "SCAN r " not in plan, (stats, st, plan)
+                assert "uq_round_number (number=? AND table_id=?)" in plan, (stats, st, plan)
+
+
+def test_a_round_beyond_the_tables_newest_number_is_named_by_the_audit(tmp_path: Path) -> None:
+    """A table's read finds its rounds numbered 1 to ``heads.rounds``: a round row beyond it (none is
+    written: the number moves with the round's first event) would hide its events from the table's
+    chain; the audit names the first of them."""
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    _played(url, 3)
+    s = open_store(url)
+    assert audit(s)["checked"]["sealed"] == 2 and not s.event_strays()
+    with s.engine.begin() as conn:
+        conn.execute(text("UPDATE heads SET rounds = 2 WHERE table_id = 2"))
+    strays = s.event_strays()
+    assert strays and {(e["table_id"], e["round_no"]) for e in strays} == {(2, 3)}
+    with pytest.raises(HistoryError, match=r"table 2: event \d+ \(round 3 #0\).*heads.rounds"):
+        audit(s)
+    s.close()

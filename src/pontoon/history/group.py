@@ -249,6 +249,7 @@ def _rows(
     ends: list[tuple[Any, ...]] = []
     snaps: list[tuple[Any, ...]] = []
     changed: set[tuple[int, str]] = set()
+    newest: dict[int, int] = {}  # table -> the newest round it starts here (``heads.rounds``)
     states: dict[int, tuple[Any, ...]] = {}
     out: list[tuple[Any, ...]] = []
     add_event, zero = events.append, Decimal(0)
@@ -272,6 +273,7 @@ def _rows(
                 )
                 rid = None
                 if kind == "round_start" and rno > 0 and seq == 0:
+                    newest[tid] = rno
                     if ids is not None:
                         rid = started[rno] = ids.start(tid, rno)
                         new_rounds.append((rid, tid, rno, data.get("shoe", b.round_shoe)))
@@ -328,7 +330,7 @@ def _rows(
         "ledger": ledger,
         "balance": [(t, a, str(bals[t][a])) for t, a in sorted(changed)],
         "end": ends,
-        "head": [(t, heads[t], store.seal_of(t, heads[t]), start[t][0]) for t in tids],
+        "head": [(t, heads[t], store.seal_of(t, heads[t]), start[t][0], newest.get(t)) for t in tids],
         "state": list(states.values()),
         "out": out,
     }

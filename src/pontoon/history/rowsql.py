@@ -48,10 +48,12 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
         "(?, ?, ?, ?, ?)",
         ") AS v WHERE rounds.table_id = v.column4 AND rounds.number = v.column5",
     ),
-    # (table id, new head, seal, old head): a head moves only from the head it was chained from
+    # (table id, new head, seal, old head, the newest round started or NULL): a head moves only from the
+    # head it was chained from; revision 0012: ``heads.rounds``, the table's newest round number
     "head": (
-        "UPDATE heads SET last_hash = v.column2, seal = v.column3 FROM (VALUES ",
-        "(?, ?, ?, ?)",
+        "UPDATE heads SET last_hash = v.column2, seal = v.column3, rounds = coalesce(v.column5, "
+        "heads.rounds) FROM (VALUES ",
+        "(?, ?, ?, ?, ?)",
         ") AS v WHERE heads.table_id = v.column1 AND heads.last_hash = v.column4",
     ),
     # (table id, round number, snapshot): revision 0012, a round-start snapshot in a row of its own
@@ -76,7 +78,8 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
 #     player, reason):
 #     already ``_STATEMENTS``' row too (``LEDGER_IDEM``: where its idem is)
 #   balance (table, account, balance)           end (status, result, table, round)
-#   head (table, new head, seal, old head)      state (table, snapshot, round, seq, less)
+#   head (table, new head, seal, old head, newest round or None)
+#   state (table, snapshot, round, seq, less)
 # ``_STATEMENTS``' rows (the multi-row form) from the others (a few a commit):
 _WIDE: dict[str, Callable[[tuple[Any, ...], str], tuple[Any, ...]]] = {
     "shoe": lambda r, st: (*r, st),

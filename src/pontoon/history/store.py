@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, literal_column, select, text, update
+from sqlalchemy import Connection, Engine, Integer, insert, literal_column, select, text, update
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from pontoon.errors import PontoonError
@@ -49,7 +49,7 @@ from pontoon.history.engines import (
     stored_json,
 )
 from pontoon.history.group import GroupCommitter, Heads, Rounds, StaleHead, transaction, write_items
-from pontoon.history.reads import events_query, ledger_query
+from pontoon.history.reads import events_query, ledger_query, round_ids_of
 from pontoon.history.seal import SealKey, history_key
 
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
@@ -551,9 +551,14 @@ class Store:
     def rounds_(
         self, *, table_id: int | None = None, last: int | None = None, round_id: int | None = None
     ) -> list[dict[str, Any]]:
-        q = select(s.rounds, s.tables.c.preset, s.tables.c.game).join(
-            s.tables, s.tables.c.id == s.rounds.c.table_id
-        )
+        q = select(s.rounds, s.tables.c.preset, s.tables.c.game)
+        if table_id is not None and self.revision >= "0012":
+            # by ``uq_round_number``: the table's numbers, a look-up each, then its rows by id (from the
+            # ids: SQLite would rather scan the rounds by id for the ORDER BY)
+            ids = round_ids_of(self.revision, self.engine.dialect.name == "sqlite")
+            x = text(ids).bindparams(t=table_id).columns(id=Integer).subquery("x")
+            q = q.select_from(x).join(s.rounds, s.rounds.c.id == x.c.id)
+        q = q.join(s.tables, s.tables.c.id == s.rounds.c.table_id)
         if table_id is not None:
             q = q.where(s.rounds.c.table_id == table_id)
         if round_id is not None:
@@ -595,11 +600,13 @@ class Store:
 
     def event_strays(self) -> list[dict[str, Any]]:
         """The events in no table's ``events_`` (from revision 0011 on: their round row missing, another
-        table's or another round number's), so in no table's chain either. One pass of the events."""
+        table's or another round number's; from 0012 on also a round numbered under 1 or over its table's
+        ``heads.rounds``), so in no table's chain either. One pass of the events."""
         if self.revision < "0011":
             return []  # (read by ``uq_event``: every event is in its table's read)
+        numbers = s.EVENT_STRAYS_NUMBERS if self.revision >= "0012" else ""
         with self._read() as conn:
-            return [dict(r) for r in conn.execute(text(s.EVENT_STRAYS)).mappings()]
+            return [dict(r) for r in conn.execute(text(s.EVENT_STRAYS.format(numbers=numbers))).mappings()]
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check`` on SQLite (``ok`` when sound); ``ok`` on PostgreSQL."""
