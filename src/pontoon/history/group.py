@@ -146,7 +146,7 @@ Rounds = dict[int, tuple[int, int]]  # table id -> (number, id) of its newest ro
 class _Ids:
     """SQLite's ids (``rowsql._SQLITE``): the writer holds the write lock (``BEGIN IMMEDIATE``), so the
     next round and event ids are the largest stored plus one (read once a commit: what the rowid would
-    be), and a round row started before this commit is found once by ``uq_round`` and then remembered
+    be), and a round row started before this commit is found once by its key and then remembered
     (``rounds``: a table's newest, kept by ``Store`` once the transaction commits): no look-up of a
     round an event, nor of an event and its round a ledger row."""
 
@@ -254,13 +254,15 @@ def _rows(
     out: list[tuple[Any, ...]] = []
     add_event, zero = events.append, Decimal(0)
     sq = ids is not None
+    next_eid = ids.event if ids is not None else 0  # (SQLite: the next event's id)
     for tid, batches in items:
         prev = heads[tid]
         bal = bals[tid]
+        cur_no, cur_rid = -1, None  # (SQLite: the round of the table's last event, its row's id)
         for b in batches:
             if b.shoe is not None:
                 shoes.append((tid, *b.shoe))
-            first = ids.event if ids is not None else 0
+            first = next_eid
             started: dict[int, int] = {}
             for row in b.rows:
                 rno, seq, kind, data, clause, transfers = (
@@ -271,22 +273,22 @@ def _rows(
                     row.clause,
                     row.transfers,
                 )
-                rid = None
                 if kind == "round_start" and rno > 0 and seq == 0:
                     newest[tid] = rno
                     if ids is not None:
-                        rid = started[rno] = ids.start(tid, rno)
-                        new_rounds.append((rid, tid, rno, data.get("shoe", b.round_shoe)))
+                        cur_no, cur_rid = rno, ids.start(tid, rno)
+                        started[rno] = cur_rid
+                        new_rounds.append((cur_rid, tid, rno, data.get("shoe", b.round_shoe)))
                     else:
                         new_rounds.append((tid, rno, data.get("shoe", b.round_shoe)))
-                elif ids is not None and rno > 0:
-                    rid = ids.find(tid, rno)
+                elif ids is not None and rno != cur_no:
+                    cur_no, cur_rid = rno, (ids.find(tid, rno) if rno > 0 else None)
                 payload = canon(data)
                 h = event_hash(prev, rno, seq, kind, data, payload, clause, transfers)
-                if ids is not None:
-                    eid = ids.event
-                    ids.event += 1
-                    add_event((eid, tid, rid, rno, seq, kind, payload, clause, stamp, prev, h))
+                eid = next_eid
+                if sq:
+                    next_eid += 1
+                    add_event((eid, tid, cur_rid, rno, seq, kind, payload, clause, stamp, prev, h))
                 else:  # (batchsql's wide row: the round found by its key inside the statement)
                     add_event((tid, tid, rno, rno, seq, kind, payload, clause, stamp, prev, h))
                 prev = h
@@ -294,11 +296,30 @@ def _rows(
                     amount, amount_text = amount_of(t["amount"])
                     src, dst = account_key(t["source"]), account_key(t["dest"])
                     idem = f"{tid}:{rno}:{seq}:{j}"
-                    money = (idem, src, dst, amount_text, t["kind"], t["player"], t["reason"])
+                    kd, pl, why = t["kind"], t["player"], t["reason"]
                     if sq:
-                        ledger.append((tid, rid, eid, *money))
+                        ledger.append((tid, cur_rid, eid, idem, src, dst, amount_text, kd, pl, why))
                     else:
-                        ledger.append((tid, tid, rno, tid, rno, seq, tid, rno, seq, *money))
+                        ledger.append(
+                            (
+                                tid,
+                                tid,
+                                rno,
+                                tid,
+                                rno,
+                                seq,
+                                tid,
+                                rno,
+                                seq,
+                                idem,
+                                src,
+                                dst,
+                                amount_text,
+                                kd,
+                                pl,
+                                why,
+                            )
+                        )
                     bal[src] = bal.get(src, zero) - amount
                     bal[dst] = bal.get(dst, zero) + amount
                     changed.add((tid, src))
@@ -306,7 +327,8 @@ def _rows(
             if b.round_end is not None:
                 rno, status, result = b.round_end
                 if ids is not None:
-                    ends.append((status, canon(result), started.get(rno) or ids.find(tid, rno)))
+                    rid = cur_rid if rno == cur_no else ids.find(tid, rno)
+                    ends.append((status, canon(result), rid))
                 else:
                     ends.append((status, canon(result), tid, rno))
             if b.state is not None:

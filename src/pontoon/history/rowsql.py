@@ -90,7 +90,7 @@ LEDGER_IDEM = 9
 
 # SQLite (``batchsql.statement``): the writer holds the write lock (``BEGIN IMMEDIATE``) and gives the
 # rounds and events their ids itself (the next after the largest: what the rowid would be), so every row
-# names its round row and event by id: no look-up of ``uq_round`` an event, nor of the event and its
+# names its round row and event by id: no look-up of a round row an event, nor of the event and its
 # round a ledger row (``group._Ids``). Its rows (the others as above):
 #   round (id, table, number, shoe)   event (id, table, round id, round, seq, kind, payload, clause,
 #   stamp, prev hash, hash)           ledger (table, round id, event id, idem, source, ...)

@@ -145,7 +145,7 @@ events = Table(
 )
 # revision 0009 dropped its index by ``round_id``; revision 0011 keys the events by it: a round's events
 # by (round_id, seq), the round row being the one of the event's table and round number (the writer,
-# ``batchsql``, finds it by ``uq_round``), so (table, round_no, seq) stays unique; the rounds' ids grow
+# ``batchsql``, finds it by its key), so (table, round_no, seq) stays unique; the rounds' ids grow
 # as they start, so a commit's new entries sit together at the index's right end (``uq_event`` (table_id,
 # round_no, seq) took a leaf per table a commit). The events of no round row (round 0: the table's own)
 # keep the table's key, a partial index written only between rounds. An event whose round row is missing
