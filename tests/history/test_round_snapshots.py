@@ -1,7 +1,7 @@
 """Revision 0012: the recovery snapshot of each round's start in a row of its own (``snapshots``, keyed by
 the round row), not an UPDATE of the table's row; the round rows keyed by (number, table_id)
 (``uq_round_number``), a table's rounds read by its numbers up to ``heads.rounds``; and SQLite's writer
-naming rounds and events by the ids it gives them (``group._Ids``), with no look-up of a round an event.
+naming rounds and events by the ids it gives them (``writeitems._Ids``), with no look-up of a round an event.
 
 - the writer leaves ``tables.state`` as the table's first snapshot and inserts one snapshot a round,
   held before the round's ``round_start``; ``Store.table`` gives the newest, and the tables recover from it;

@@ -1,4 +1,4 @@
-"""The group commit's statements (``group.write_items``): multi-row SQL text sent by the driver.
+"""The group commit's statements (``writeitems.write_items``): multi-row SQL text sent by the driver.
 
 Each kind of row (shoes, rounds, events, ledger rows, balances, round ends, chain heads) goes in
 multi-row statements (``INSERT ... VALUES (...), (...)``, ``UPDATE ... FROM (VALUES ...)``), chunked
@@ -14,7 +14,7 @@ trip, ``pgprep.py``: one statement a kind, its rows from arrays), the COMMIT in 
 transaction is the writer thread's own. On SQLite (revision 0012 on) the writer, which holds the write
 lock, gives the rounds and events their ids itself (the largest stored plus one, read once a commit:
 the ids the rowid would give) and every row names its round row and event by id (``rowsql._SQLITE``,
-``group._Ids``): no look-up of a round row an event, nor three a ledger row. The chain heads move only from the head the transaction
+``writeitems._Ids``): no look-up of a round row an event, nor three a ledger row. The chain heads move only from the head the transaction
 chained from (``heads.last_hash = old``): the count of heads moved tells a stale head (``StaleHead`` in
 ``group.py``; on PostgreSQL counted by the server, ``STALE``).
 """

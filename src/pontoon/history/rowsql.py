@@ -70,7 +70,7 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
         ") AS v WHERE tables.id = v.column1",
     ),
 }
-# The rows as ``group.write_items`` makes them (``stamp``: the transaction's time, one parameter):
+# The rows as ``writeitems.write_items`` makes them (``stamp``: the transaction's time, one parameter):
 #   shoe (table, number, cards, cut)            round (table, number, shoe)
 #   event (table, table, round, round, seq, kind, payload, clause, stamp, prev hash, hash): already
 #     ``_STATEMENTS``' row (one per event: made once, in that order)
@@ -91,7 +91,7 @@ LEDGER_IDEM = 9
 # SQLite (``batchsql.statement``): the writer holds the write lock (``BEGIN IMMEDIATE``) and gives the
 # rounds and events their ids itself (the next after the largest: what the rowid would be), so every row
 # names its round row and event by id: no look-up of a round row an event, nor of the event and its
-# round a ledger row (``group._Ids``). Its rows (the others as above):
+# round a ledger row (``writeitems._Ids``). Its rows (the others as above):
 #   round (id, table, number, shoe)   event (id, table, round id, round, seq, kind, payload, clause,
 #   stamp, prev hash, hash)           ledger (table, round id, event id, idem, source, ...)
 #   snapshot (round id, snapshot)     end (status, result, round id)   state (table, snapshot, event id)

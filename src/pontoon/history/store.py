@@ -223,11 +223,11 @@ class Store:
         self.revision = revision
         self._local = threading.local()  # the snapshot connection of this thread, while one is open
         # the chain head and running balances of each table this writer wrote, as committed: a write
-        # reads them only for a table it has not written yet (``group.write_items``); a head moved by
+        # reads them only for a table it has not written yet (``writeitems.write_items``); a head moved by
         # another process meanwhile is caught in the transaction (``StaleHead``: read again, retried)
         self._heads: Heads = {}
         # SQLite's writer: each table's newest round row (number, id), kept like the heads once a
-        # transaction commits (``group._Ids``: an event names its round row by id, no look-up)
+        # transaction commits (``writeitems._Ids``: an event names its round row by id, no look-up)
         self._rounds: Rounds = {}
         self._heads_lock = threading.Lock()
         self._crash = _Crash()
