@@ -54,6 +54,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "bench")]
 from pontoon.history import batchsql, open_store  # noqa: E402
 from pontoon.history.store import Store  # noqa: E402
 
+_TABLES = "SELECT id, state, state_event FROM tables ORDER BY id"
 _DIGEST = [
     "SELECT id, table_id, round_id, round_no, seq, kind, payload, clause, prev_hash, hash FROM events ORDER BY id",
     "SELECT id, table_id, round_id, event_id, idem, source, dest, amount, kind, player, reason FROM ledger "
@@ -61,9 +62,18 @@ _DIGEST = [
     "SELECT table_id, account, balance FROM accounts ORDER BY table_id, account",
     "SELECT table_id, last_hash, seal FROM heads ORDER BY table_id",
     "SELECT id, table_id, number, shoe, status, result FROM rounds ORDER BY id",
-    "SELECT id, state, state_event FROM tables ORDER BY id",
+    _TABLES,
     "SELECT table_id, number, cards, cut FROM shoes ORDER BY table_id, number",
 ]
+# from revision 0012 a table's latest snapshot is its newest round's (``snapshots``) when it is as late
+# as the row's own (``Store.table``): the same (id, state, state_event) rows as a store of before
+_LATEST = (
+    "SELECT t.id, coalesce(n.state, t.state), coalesce(n.ev, t.state_event) FROM tables t LEFT JOIN ("
+    "SELECT r.table_id AS tid, s.state AS state, (SELECT e.id FROM events e WHERE e.round_id = r.id "
+    "AND e.seq = 0) - 1 AS ev, row_number() OVER (PARTITION BY r.table_id ORDER BY r.number DESC) AS k "
+    "FROM rounds r JOIN snapshots s ON s.round_id = r.id) n ON n.tid = t.id AND n.k = 1 "
+    "AND n.ev >= t.state_event ORDER BY t.id"
+)
 
 
 def record(out: Path, tables: int, rounds: int) -> None:
@@ -108,7 +118,10 @@ def digest_of(path: str | Path) -> str:
     """The digest of every row the writer writes (``_DIGEST``: not the ``created`` stamps)."""
     h = hashlib.sha256()
     db = sqlite3.connect(path)
+    has = db.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'snapshots'").fetchone()[0]
     for q in _DIGEST:
+        if has and q == _TABLES:  # revision 0012: each table's latest snapshot, wherever it is
+            q = _LATEST
         for row in db.execute(q):
             h.update(repr(row).encode())
     db.close()

@@ -85,7 +85,8 @@ def _upgrade_and_play_on(url: str, fresh_0007: str, want: list[dict[str, object]
     s = open_store(url)  # the next writer upgrades it
     assert s.revision == SCHEMA_HEAD  # 0008 and on (0009: an unread index dropped)
     cols = _columns(url)
-    assert cols["heads"] == {"table_id", "last_hash", "seal"} and not {"last_hash", "seal"} & cols["tables"]
+    heads_cols = {"table_id", "last_hash", "seal", "rounds"}  # (0012: each table's newest round number)
+    assert cols["heads"] == heads_cols and not {"last_hash", "seal"} & cols["tables"]
     assert {i: s.table(i)["last_hash"] for i in (1, 2)} == heads
     assert {i: s.table(i)["seal"] for i in (1, 2)} == seals
     links = {f for f in _fks(url) if f[0] in ("events", "ledger")}

@@ -232,6 +232,17 @@ def test_a_store_of_an_earlier_pontoon_still_opens_and_is_sealed_by_the_next_wri
         c.execute("DROP TABLE web_logins")
         c.execute("DROP INDEX ix_ledger_cashier")  # revision 0010's (0007's ix_ledger_player before it)
         c.execute("CREATE INDEX ix_events_round ON events (round_id)")  # dropped by revision 0009
+        newest = (  # revision 0012's: the newest round's snapshot back in the table's row, as before it
+            "FROM snapshots s JOIN rounds r ON r.id = s.round_id WHERE r.table_id = tables.id ORDER BY r.number "
+            "DESC LIMIT 1"
+        )
+        c.execute(
+            f"UPDATE tables SET state = (SELECT s.state {newest}), state_event = (SELECT (SELECT e.id FROM "
+            f"events e WHERE e.round_id = r.id AND e.seq = 0) - 1 {newest})"
+        )
+        c.execute("DROP TABLE snapshots")
+        c.execute("DROP INDEX uq_round_number")
+        c.execute("CREATE UNIQUE INDEX uq_round ON rounds (table_id, number)")
         c.execute("UPDATE alembic_version SET version_num='0004'")
         c.execute("PRAGMA application_id=0")
         c.commit()
@@ -490,7 +501,12 @@ def test_resume_of_a_session_that_is_not_ours_is_one_named_error(
     live.communicate()
     with contextlib.closing(sqlite3.connect(path)) as c:
         c.execute(f"UPDATE tables SET {column}=? WHERE id=1", (value,))
+        if column == "state":  # revision 0012: the latest snapshot is the newest round's, if any
+            c.execute("UPDATE snapshots SET state=? WHERE round_id=(SELECT max(id) FROM rounds)", (value,))
+        played = c.execute("SELECT count(*) FROM snapshots").fetchone()[0]
         c.commit()
+    if column == "state" and played:
+        needle = "snapshot of table 1's round"
     code, _out, err = _cli(["play", "--db", db, "--resume"])
     assert code == 2 and err.count("\n") == 1 and needle in err, err
 

@@ -114,7 +114,7 @@ def test_a_revision_0009_postgresql_store_is_upgraded_keeps_its_rows_and_verifie
         url = create_db(base, "old")
         _upgraded_keeps_its_rows(url, 3)
         s = open_store(url)  # the refusal names the row booked twice (PostgreSQL's detail names the key)
-        from pontoon.history.group import _twice
+        from pontoon.history.writeitems import _twice
 
         with s.engine.connect() as conn:
             try:

@@ -367,8 +367,8 @@ def _audit(store: Store) -> dict[str, Any]:
     for e in store.event_strays()[:1]:  # a table's events are those of its round rows (revision 0011)
         raise HistoryError(
             f"table {e['table_id']}: event {e['id']} (round {e['round_no']} #{e['seq']}) names round row "
-            f"{e['round_id']}, which is not its table's round {e['round_no']}: the table's chain does not "
-            "cover it"
+            f"{e['round_id']}, which is not its table's round {e['round_no']} (or not one its table's read "
+            "finds: numbered over the table's newest, heads.rounds): the table's chain does not cover it"
         )
     for t in store.tables_():
         tid = int(t["id"])

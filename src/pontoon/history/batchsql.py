@@ -1,4 +1,4 @@
-"""The group commit's statements (``group.write_items``): multi-row SQL text sent by the driver.
+"""The group commit's statements (``writeitems.write_items``): multi-row SQL text sent by the driver.
 
 Each kind of row (shoes, rounds, events, ledger rows, balances, round ends, chain heads) goes in
 multi-row statements (``INSERT ... VALUES (...), (...)``, ``UPDATE ... FROM (VALUES ...)``), chunked
@@ -7,11 +7,14 @@ driver whatever its rows: ``sqlite3``'s ``executemany`` steps (and releases the 
 a batch of a hundred tables' events by ``executemany`` waits for the GIL hundreds of times while the
 tables' threads play; PostgreSQL executes each row's statement separately on the server.
 
-Ids are the columns' defaults; an event's round and a ledger row's event are found by their unique keys
-inside the statement, so a batch needs no id from the database before its statements: on PostgreSQL
+On PostgreSQL ids are the columns' defaults; an event's round and a ledger row's event are found by
+their unique keys inside the statement, so a batch needs no id from the database before its statements:
 the whole batch goes as one text of ``EXECUTE``s of statements prepared once per connection (one round
 trip, ``pgprep.py``: one statement a kind, its rows from arrays), the COMMIT in it when the
-transaction is the writer thread's own. The chain heads move only from the head the transaction
+transaction is the writer thread's own. On SQLite (revision 0012 on) the writer, which holds the write
+lock, gives the rounds and events their ids itself (the largest stored plus one, read once a commit:
+the ids the rowid would give) and every row names its round row and event by id (``rowsql._SQLITE``,
+``writeitems._Ids``): no look-up of a round row an event, nor three a ledger row. The chain heads move only from the head the transaction
 chained from (``heads.last_hash = old``): the count of heads moved tells a stale head (``StaleHead`` in
 ``group.py``; on PostgreSQL counted by the server, ``STALE``).
 """
@@ -22,9 +25,9 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
 
-from pontoon.history.rowsql import _STATEMENTS, _WIDE, LEDGER_IDEM, ORDER, STALE
+from pontoon.history.rowsql import _SQLITE, _STATEMENTS, _WIDE, LEDGER_IDEM, ORDER, SQLITE_LEDGER_IDEM, STALE
 
-# chunk sizes: few distinct statements (8 kinds x 12 sizes: within sqlite3's cache of 128 prepared
+# chunk sizes: few distinct statements (9 kinds x 12 sizes: within sqlite3's cache of 128 prepared
 # statements a connection), each prepared once and reused; any count under 8 is ONE statement (a
 # commit of a call or two: the human-paced server's), any under 128 at most five. Each statement is a
 # release and retake of the GIL by the writer (``group.py``, ``COMMIT_SWITCH_S``)
@@ -33,12 +36,13 @@ _CACHE: dict[tuple[str, int], str] = {}
 
 
 def statement(name: str, n: int) -> str:
-    """The SQL of ``n`` rows of ``name`` (``?`` marks, sqlite3's; PostgreSQL's statements are made from
-    ``_STATEMENTS`` by ``pgprep.py``)."""
+    """The SQL of ``n`` rows of ``name`` on SQLite (``?`` marks, sqlite3's; ``rowsql._SQLITE``'s rows,
+    by ids, where it has the kind; PostgreSQL's statements are made from ``_STATEMENTS`` by
+    ``pgprep.py``)."""
     key = (name, n)
     sql = _CACHE.get(key)
     if sql is None:
-        head, one, tail = _STATEMENTS[name]
+        head, one, tail = _SQLITE.get(name) or _STATEMENTS[name]
         sql = _CACHE[key] = head + ", ".join([one] * n) + tail
     return sql
 
@@ -104,4 +108,4 @@ def _run_pg(
     return pgprep.run(raw, steps, stamp, commit)
 
 
-__all__ = ["LEDGER_IDEM", "ORDER", "STALE", "chunks", "run", "statement"]
+__all__ = ["LEDGER_IDEM", "ORDER", "SQLITE_LEDGER_IDEM", "STALE", "chunks", "run", "statement"]

@@ -1,6 +1,6 @@
 """Group commit: the writes of every table that arrive within a short window, in ONE transaction.
 
-``write_items(store, conn, items, cached)`` writes the batches of several tables with multi-row
+``write_items(store, conn, items, cached)`` (``writeitems.py``, re-exported here) writes the batches of several tables with multi-row
 statements per kind of row, on SQLite and on PostgreSQL alike (``batchsql.py``: the events of all of
 them, their ledger rows, the upsert of the running account balances, the round ends, the chain heads),
 sent by the driver with no id read beforehand: on PostgreSQL the writer thread's transaction, its
@@ -41,35 +41,20 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
-from decimal import Decimal
-from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine
 
-from pontoon.history import batchsql
-from pontoon.history.chain import account_key, amount_of, canon, event_hash, now
 from pontoon.history.engines import HistoryError
-
-Batch = Any  # ``store.Batch`` (store.py imports this module)
-Item = tuple[int, Sequence[Batch]]
-Heads = dict[int, tuple[str, dict[str, Decimal]]]  # table id -> (chain head, running balances)
-
-
-class Store(Protocol):
-    """What the group commit needs of ``store.Store``."""
-
-    def seal_of(self, table_id: int, head: str) -> str: ...
-
-    def write_group(self, items: Sequence[Item], conn: Connection | None = None) -> list[str]: ...
-
-    def writer_connection(self) -> Connection: ...
-
-    def release_writer(self, conn: Connection) -> None: ...
-
-
-class StaleHead(HistoryError):
-    """A table's chain head is not the one the writer remembered (another process wrote it): the
-    transaction is rolled back and written again from the stored heads (``Store.write_group``)."""
+from pontoon.history.writeitems import (
+    Batch,
+    Heads,
+    Item,
+    Rounds,
+    StaleHead,
+    Store,
+    load_heads,
+    write_items,
+)
 
 
 @contextmanager
@@ -99,169 +84,6 @@ def transaction(engine: Engine, held: Connection | None, fenced: bool) -> Iterat
         raw.execute("COMMIT")  # type: ignore[union-attr]
     else:  # (nothing sent when it was committed in the statements' pipeline: ``write_items``' commit)
         raw.commit()  # type: ignore[union-attr]
-
-
-def load_heads(conn: Connection, tids: Sequence[int]) -> Heads:
-    """The stored chain heads and balances of ``tids`` (two statements)."""
-    pg = conn.dialect.name == "postgresql"
-    mark = ", ".join(["%s" if pg else "?"] * len(tids))
-    cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    cur.execute(f"SELECT table_id, last_hash FROM heads WHERE table_id IN ({mark})", tuple(tids))
-    out: Heads = {int(i): (str(h), {}) for i, h in cur.fetchall()}
-    for tid in tids:
-        if tid not in out:
-            raise HistoryError(f"table {tid} is not in the history")
-    cur.execute(f"SELECT table_id, account, balance FROM accounts WHERE table_id IN ({mark})", tuple(tids))
-    for tid, acct, bal in cur.fetchall():
-        out[int(tid)][1][str(acct)] = Decimal(bal)
-    cur.close()
-    return out
-
-
-def _state_ref(b: Batch) -> tuple[int, int, int]:
-    """(round_no, seq, minus) of the event whose id, less ``minus``, is the snapshot's ``state_event``:
-    the batch's last row (the snapshot holds after it) or the row it holds before (id - 1)."""
-    if not b.rows:
-        return (-1, -1, 0)  # no event: state_event 0
-    if b.state_at is None:
-        r = b.rows[-1]
-        return (r.round_no, r.seq, 0)
-    r = b.rows[b.state_at]
-    return (r.round_no, r.seq, 1)
-
-
-def write_items(
-    store: Store,
-    conn: Connection,
-    items: Sequence[Item],
-    cached: Heads,
-    commit: Callable[[], None] | None = None,
-) -> tuple[list[str], Heads]:
-    """The statements of ``items`` (each: a table id and its batches, in order) on ``conn``, the caller's
-    transaction. ``cached``: the heads and balances the writer remembers (those missing are read).
-    Returns each item's new chain head and the tables' new heads and balances (for the caller's cache
-    once the transaction commits). Raises ``StaleHead`` when a remembered head is no longer stored.
-    ``commit`` (PostgreSQL, a transaction of the driver's own): the transaction is committed in the
-    statements' pipeline (one round trip, ``batchsql.run``), ``commit()`` called just before.
-    Each event's data is written to JSON once: that text is its row's payload and, inside the event's
-    canonical text (``event_hash``), what its hash is taken of."""
-    tids = list(dict.fromkeys(t for t, _ in items))
-    missing = [t for t in tids if t not in cached]
-    read = load_heads(conn, missing) if missing else {}
-    start = {t: (cached[t] if t in cached else read[t]) for t in tids}
-    heads = {t: start[t][0] for t in tids}
-    bals = {t: dict(start[t][1]) for t in tids}
-    stamp = now()
-    shoes: list[tuple[Any, ...]] = []
-    new_rounds: list[tuple[Any, ...]] = []
-    events: list[tuple[Any, ...]] = []
-    ledger: list[tuple[Any, ...]] = []
-    ends: list[tuple[Any, ...]] = []
-    changed: set[tuple[int, str]] = set()
-    states: dict[int, tuple[str, tuple[int, int, int]]] = {}
-    out: list[str] = []
-    add_event, zero = events.append, Decimal(0)
-    for tid, batches in items:
-        prev = heads[tid]
-        bal = bals[tid]
-        for b in batches:
-            if b.shoe is not None:
-                shoes.append((tid, *b.shoe))
-            for row in b.rows:
-                rno, seq, kind, data, clause, transfers = (
-                    row.round_no,
-                    row.seq,
-                    row.kind,
-                    row.data,
-                    row.clause,
-                    row.transfers,
-                )
-                if kind == "round_start" and rno > 0 and seq == 0:
-                    new_rounds.append((tid, rno, data.get("shoe", b.round_shoe)))
-                payload = canon(data)
-                h = event_hash(prev, rno, seq, kind, data, payload, clause, transfers)
-                # (batchsql's wide row: the round found by its key inside the statement)
-                add_event((tid, tid, rno, rno, seq, kind, payload, clause, stamp, prev, h))
-                prev = h
-                for j, t in enumerate(transfers):
-                    amount, amount_text = amount_of(t["amount"])
-                    src, dst = account_key(t["source"]), account_key(t["dest"])
-                    ledger.append(
-                        (
-                            tid,
-                            tid,
-                            rno,
-                            tid,
-                            rno,
-                            seq,
-                            tid,
-                            rno,
-                            seq,
-                            f"{tid}:{rno}:{seq}:{j}",
-                            src,
-                            dst,
-                            amount_text,
-                            t["kind"],
-                            t["player"],
-                            t["reason"],
-                        )
-                    )
-                    bal[src] = bal.get(src, zero) - amount
-                    bal[dst] = bal.get(dst, zero) + amount
-                    changed.add((tid, src))
-                    changed.add((tid, dst))
-            if b.round_end is not None:
-                rno, status, result = b.round_end
-                ends.append((status, canon(result), tid, rno))
-            if b.state is not None:
-                states[tid] = (canon(b.state), _state_ref(b))
-        heads[tid] = prev
-        out.append(prev)
-    head_rows = [(tid, heads[tid], store.seal_of(tid, heads[tid]), start[tid][0]) for tid in tids]
-    state_rows = [(tid, text, rno, seq, less) for tid, (text, (rno, seq, less)) in states.items()]
-    steps = {
-        "shoe": shoes,
-        "round": new_rounds,
-        "event": events,
-        "ledger": ledger,
-        "balance": [(t, a, str(bals[t][a])) for t, a in sorted(changed)],
-        "end": ends,
-        "head": head_rows,
-        "state": state_rows,
-    }
-    raw = conn.connection.driver_connection
-    try:
-        if commit is None:
-            moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp)
-        else:
-            moved = batchsql.run(raw, conn.dialect.name == "postgresql", steps, stamp, commit)
-    except Exception as err:  # noqa: BLE001 (a driver's unique violation: a ledger row booked twice)
-        if "ledger" in str(err) and "idem" in str(err):
-            raise HistoryError(_twice(conn, err, [r[batchsql.LEDGER_IDEM] for r in ledger])) from None
-        raise
-    if moved != len(tids):
-        raise StaleHead("a table's chain head moved under this writer (another process wrote it)")
-    return out, {t: (heads[t], bals[t]) for t in tids}
-
-
-def _twice(conn: Connection, err: BaseException, idems: list[str]) -> str:
-    """The refusal of a ledger row booked twice, naming the first such row: PostgreSQL names it in the
-    error's detail (its transaction is aborted); SQLite undid only the statement, so it is looked up."""
-    seen: set[str] = set()
-    for i in idems:
-        if i in seen:
-            return f"ledger row {i} is already written: a transfer is booked once"
-        seen.add(i)
-    detail = str(getattr(getattr(err, "diag", None), "message_detail", "") or "")
-    found = next((i for i in idems if f", {i})" in detail), None)  # "Key (event_id, idem)=(9, 7:1:4:0)"
-    if found is None and conn.dialect.name == "sqlite" and idems:
-        cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        marks = ", ".join("?" * len(idems))
-        row = cur.execute(f"SELECT idem FROM ledger WHERE idem IN ({marks}) LIMIT 1", idems).fetchone()
-        cur.close()
-        found = str(row[0]) if row else None
-    found = found or (idems[0] if idems else "?")
-    return f"ledger row {found} is already written: a transfer is booked once"
 
 
 class Waiter:
@@ -563,4 +385,17 @@ class GroupCommitter:
             fut.set_result(head)
 
 
-__all__ = ["COMMIT_SWITCH_S", "GroupCommitter", "Shared", "Waiter", "transaction", "write_items"]
+__all__ = [
+    "COMMIT_SWITCH_S",
+    "GroupCommitter",
+    "Heads",
+    "Item",
+    "Rounds",
+    "Shared",
+    "StaleHead",
+    "Store",
+    "Waiter",
+    "load_heads",
+    "transaction",
+    "write_items",
+]

@@ -48,12 +48,16 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
         "(?, ?, ?, ?, ?)",
         ") AS v WHERE rounds.table_id = v.column4 AND rounds.number = v.column5",
     ),
-    # (table id, new head, seal, old head): a head moves only from the head it was chained from
+    # (table id, new head, seal, old head, the newest round started or NULL): a head moves only from the
+    # head it was chained from; revision 0012: ``heads.rounds``, the table's newest round number
     "head": (
-        "UPDATE heads SET last_hash = v.column2, seal = v.column3 FROM (VALUES ",
-        "(?, ?, ?, ?)",
+        "UPDATE heads SET last_hash = v.column2, seal = v.column3, rounds = coalesce(v.column5, "
+        "heads.rounds) FROM (VALUES ",
+        "(?, ?, ?, ?, ?)",
         ") AS v WHERE heads.table_id = v.column1 AND heads.last_hash = v.column4",
     ),
+    # (table id, round number, snapshot): revision 0012, a round-start snapshot in a row of its own
+    "snapshot": ("INSERT INTO snapshots (round_id, state) VALUES ", f"({_ROUND}, ?)", ""),
     # (table id, snapshot, its event's round_no, seq, less): the snapshot's ``state_event`` is that
     # event's id less ``less`` (0 when there is no such event); once a round, in the ``tables`` row
     "state": (
@@ -66,7 +70,7 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
         ") AS v WHERE tables.id = v.column1",
     ),
 }
-# The rows as ``group.write_items`` makes them (``stamp``: the transaction's time, one parameter):
+# The rows as ``writeitems.write_items`` makes them (``stamp``: the transaction's time, one parameter):
 #   shoe (table, number, cards, cut)            round (table, number, shoe)
 #   event (table, table, round, round, seq, kind, payload, clause, stamp, prev hash, hash): already
 #     ``_STATEMENTS``' row (one per event: made once, in that order)
@@ -74,17 +78,57 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
 #     player, reason):
 #     already ``_STATEMENTS``' row too (``LEDGER_IDEM``: where its idem is)
 #   balance (table, account, balance)           end (status, result, table, round)
-#   head (table, new head, seal, old head)      state (table, snapshot, round, seq, less)
+#   head (table, new head, seal, old head, newest round or None)
+#   state (table, snapshot, round, seq, less)
 # ``_STATEMENTS``' rows (the multi-row form) from the others (a few a commit):
 _WIDE: dict[str, Callable[[tuple[Any, ...], str], tuple[Any, ...]]] = {
     "shoe": lambda r, st: (*r, st),
     "round": lambda r, st: (*r, st),
-    "end": lambda r, st: (r[0], st, r[1], r[2], r[3]),
+    "end": lambda r, st: (r[0], st, *r[1:]),
 }
 LEDGER_IDEM = 9
 
+# SQLite (``batchsql.statement``): the writer holds the write lock (``BEGIN IMMEDIATE``) and gives the
+# rounds and events their ids itself (the next after the largest: what the rowid would be), so every row
+# names its round row and event by id: no look-up of a round row an event, nor of the event and its
+# round a ledger row (``writeitems._Ids``). Its rows (the others as above):
+#   round (id, table, number, shoe)   event (id, table, round id, round, seq, kind, payload, clause,
+#   stamp, prev hash, hash)           ledger (table, round id, event id, idem, source, ...)
+#   snapshot (round id, snapshot)     end (status, result, round id)   state (table, snapshot, event id)
+_SQLITE: dict[str, tuple[str, str, str]] = {
+    "round": (
+        "INSERT INTO rounds (id, table_id, number, shoe, status, started) VALUES ",
+        "(?, ?, ?, ?, 'open', ?)",
+        "",
+    ),
+    "event": (
+        "INSERT INTO events (id, table_id, round_id, round_no, seq, kind, payload, clause, created, "
+        "prev_hash, hash) VALUES ",
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "",
+    ),
+    "ledger": (
+        "INSERT INTO ledger (table_id, round_id, event_id, idem, source, dest, amount, kind, player, reason) "
+        "VALUES ",
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "",
+    ),
+    "snapshot": ("INSERT INTO snapshots (round_id, state) VALUES ", "(?, ?)", ""),
+    "end": (
+        "UPDATE rounds SET status = v.column1, ended = v.column2, result = v.column3 FROM (VALUES ",
+        "(?, ?, ?, ?)",
+        ") AS v WHERE rounds.id = v.column4",
+    ),
+    "state": (
+        "UPDATE tables SET state = v.column2, state_event = v.column3 FROM (VALUES ",
+        "(?, ?, ?)",
+        ") AS v WHERE tables.id = v.column1",
+    ),
+}
+SQLITE_LEDGER_IDEM = 3
 
-ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
+
+ORDER = ("shoe", "round", "snapshot", "event", "ledger", "balance", "end", "head", "state")
 # PostgreSQL: the heads' UPDATE is checked by the server (``pgprep._unnest_sql``): the n heads of a
 # commit must move n rows, else the statement fails (a text that is no integer: SQLSTATE 22P02, naming
 # STALE) and with it the transaction, so that the COMMIT sent in the same text is not run (``run``'s
@@ -93,4 +137,4 @@ ORDER = ("shoe", "round", "event", "ledger", "balance", "end", "head", "state")
 STALE = "stale head"
 
 
-__all__ = ["LEDGER_IDEM", "ORDER", "STALE", "_STATEMENTS", "_WIDE"]
+__all__ = ["LEDGER_IDEM", "ORDER", "SQLITE_LEDGER_IDEM", "STALE", "_SQLITE", "_STATEMENTS", "_WIDE"]

@@ -1,12 +1,17 @@
 """The history schema (SQLAlchemy Core). Alembic's first revision creates exactly these tables.
 
 - ``tables``: one row per table (game, preset, rules as JSON, a label such as ``terminal``, the
-  session settings in ``meta``, ``status`` open/closed) and, private, the latest recovery snapshot
-  (``state``: balances, shoe or pack order, RNG state, as of ``state_event``, written at each round's start);
+  session settings in ``meta``, ``status`` open/closed) and, private, a recovery snapshot (``state``:
+  balances, shoe or pack order, RNG state, as of ``state_event``): the table's first, written with its
+  row (until revision 0012 the latest, rewritten at each round's start);
+- ``snapshots`` (revision 0012): private, the recovery snapshot taken at each round's start, keyed by
+  its round row (``Store.table`` gives the table's latest: ``LATEST_SNAPSHOT`` or ``tables.state``);
 - ``heads`` (revision 0008): each table's hash-chain head (``last_hash``) and its seal (``seal.py``), moved
   at every write: a small row of its own, so that a write does not rewrite the table's rules and snapshot;
+  and (revision 0012) ``rounds``, the number of its newest round row;
 - ``shoes``: every shoe's full card order (private: never shown; recovery deals on from it);
-- ``rounds``: one row per round (table, number, status open/settled/void, times, result JSON);
+- ``rounds``: one row per round (table, number, status open/settled/void, times, result JSON), unique by
+  (number, table_id) from revision 0012 (``uq_round_number``), by (table_id, number) until then;
 - ``events``: every event, ``round_no`` 0 for the table's own events, (table, round_no, seq) unique:
   revision 0011 keys a round's events by its round row, UNIQUE(round_id, seq) (``uq_event_round``: new
   rounds have the newest ids, so a commit appends to it), and the events of no round row by
@@ -71,6 +76,9 @@ heads = Table(
     Column("table_id", Integer, ForeignKey("tables.id"), primary_key=True, autoincrement=False),
     Column("last_hash", String(64), nullable=False, server_default=""),
     Column("seal", String(64), nullable=False, server_default=""),
+    # revision 0012: the number of the table's newest round row (0: none), moved with the head by the
+    # write that starts a round: a table's rounds are found by ``uq_round_number`` (``TABLE_ROUNDS``)
+    Column("rounds", Integer, nullable=False, server_default="0"),
 )
 
 shoes = Table(
@@ -96,8 +104,29 @@ rounds = Table(
     Column("started", String(32), nullable=False),
     Column("ended", String(32), nullable=True),
     Column("result", Text, nullable=True),
-    UniqueConstraint("table_id", "number", name="uq_round"),
 )
+# revision 0012: a round row is unique by (number, table_id), ``uq_round_number``; until then by
+# (table_id, number), ``uq_round``, which took a leaf page per table that started a round in a commit
+# (7.2 WAL frames a commit at 100 tables of 100 rounds, growing with the store: docs/scale.md). Keyed
+# by number first, the rounds that tables start together (their numbers near each other) share leaves.
+# A table's rounds are then found by their numbers, 1 to its newest (``heads.rounds``), a look-up each
+# (``TABLE_ROUNDS``): no scan of the rounds of the other tables
+Index("uq_round_number", rounds.c.number, rounds.c.table_id, unique=True)
+# the ids of table ``:t``'s round rows (SQLite: the numbers from a recursive CTE, the index named so
+# that no statistics make the planner scan the rounds; PostgreSQL: an array of them, one index scan)
+TABLE_ROUNDS = {
+    True: (
+        "SELECT id FROM rounds INDEXED BY uq_round_number WHERE number IN (WITH RECURSIVE n(x) AS "
+        "(SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < (SELECT rounds FROM heads WHERE table_id = :t)) "
+        "SELECT x FROM n) AND table_id = :t"
+    ),
+    False: (
+        "SELECT id FROM rounds WHERE number = ANY (ARRAY(SELECT generate_series(1, (SELECT rounds FROM "
+        "heads WHERE table_id = :t)))) AND table_id = :t"
+    ),
+}
+# before revision 0012: by ``uq_round`` (table_id, number)
+TABLE_ROUNDS_0011 = "SELECT id FROM rounds WHERE table_id = :t"
 
 events = Table(
     "events",
@@ -116,7 +145,7 @@ events = Table(
 )
 # revision 0009 dropped its index by ``round_id``; revision 0011 keys the events by it: a round's events
 # by (round_id, seq), the round row being the one of the event's table and round number (the writer,
-# ``batchsql``, finds it by ``uq_round``), so (table, round_no, seq) stays unique; the rounds' ids grow
+# ``batchsql``, finds it by its key), so (table, round_no, seq) stays unique; the rounds' ids grow
 # as they start, so a commit's new entries sit together at the index's right end (``uq_event`` (table_id,
 # round_no, seq) took a leaf per table a commit). The events of no round row (round 0: the table's own)
 # keep the table's key, a partial index written only between rounds. An event whose round row is missing
@@ -132,25 +161,50 @@ Index(
     sqlite_where=text(NO_ROUND),
     postgresql_where=text(NO_ROUND),
 )
-# revision 0011: a table's events (``Store.events_``), by its round rows (``uq_round``, then
-# ``uq_event_round``) and by ``uq_event_table``; ``{rounds}``: more conditions on the round rows,
+# revision 0011: a table's events (``Store.events_``), by its round rows (``{round_ids}``: their ids,
+# ``TABLE_ROUNDS``, or one round's by its number; then ``uq_event_round``) and by ``uq_event_table``;
 # ``{where}`` on the events of both parts; ``{by_round}``, ``{by_table}``: SQLite's INDEXED BY (so that
 # no statistics make it scan the events by id for ``id > :a``)
 TABLE_EVENTS = (
-    "SELECT * FROM events{by_round} WHERE round_id IN (SELECT id FROM rounds WHERE table_id = :t{rounds}) "
-    "AND table_id = :t{where} UNION ALL "
+    "SELECT * FROM events{by_round} WHERE round_id IN ({round_ids}) AND table_id = :t{where} UNION ALL "
     "SELECT * FROM events{by_table} WHERE table_id = :t AND round_id IS NULL{where} ORDER BY id"
 )
 # the ids of a table's events (no row read: ``uq_event_round`` and ``uq_event_table`` cover them)
 TABLE_EVENT_IDS = (
-    "SELECT e.id FROM rounds r JOIN events e ON e.round_id = r.id WHERE r.table_id = :t UNION ALL "
+    "SELECT e.id FROM events e WHERE e.round_id IN ({round_ids}) UNION ALL "
     "SELECT id FROM events WHERE table_id = :t AND round_id IS NULL"
 )
-# the events in no table's read: their round row missing, another table's or another number's
+# the events in no table's read: their round row missing, another table's or another number's;
+# ``{numbers}`` (revision 0012 on: ``EVENT_STRAYS_NUMBERS``): or a number that the table's read does not
+# look up (under 1, over its ``heads.rounds``)
 EVENT_STRAYS = (
     "SELECT e.id, e.table_id, e.round_id, e.round_no, e.seq FROM events e LEFT JOIN rounds r "
     "ON r.id = e.round_id WHERE e.round_id IS NOT NULL AND (r.id IS NULL OR r.table_id <> e.table_id "
-    "OR r.number <> e.round_no) ORDER BY e.id"
+    "OR r.number <> e.round_no{numbers}) ORDER BY e.id"
+)
+EVENT_STRAYS_NUMBERS = (
+    " OR r.number < 1 OR r.number > coalesce((SELECT h.rounds FROM heads h WHERE h.table_id = r.table_id), 0)"
+)
+
+# revision 0012: the recovery snapshot taken at a round's start, in a row of its own keyed by the round
+# row's id (``round_id``: the rowid on SQLite), written with the round row and never updated: the rounds'
+# ids grow as they start, so a commit appends its snapshots at the b-tree's right end (pages of 1.2 KB
+# rows shared by the tables that start a round together), where the UPDATE of ``tables.state`` rewrote a
+# page per table (11.1 WAL frames a commit, docs/scale.md). It holds before the round's first event (its
+# ``round_start``, seq 0): a table's latest snapshot is that of its newest round (``heads.rounds``), as
+# of that event's id less one (``LATEST_SNAPSHOT``), else ``tables.state`` (the snapshot written with the
+# table row, or, in a store upgraded from 0011, the last one before the upgrade, newer than any round's
+# before it, which have none): the later of the two
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("round_id", Integer, ForeignKey("rounds.id"), primary_key=True, autoincrement=False),
+    Column("state", Text, nullable=False),
+)
+LATEST_SNAPSHOT = (
+    "SELECT r.number, s.state, (SELECT e.id FROM events e WHERE e.round_id = r.id AND e.seq = 0) - 1 "
+    "FROM rounds r JOIN snapshots s ON s.round_id = r.id WHERE r.number = (SELECT rounds FROM heads WHERE "
+    "table_id = :t) AND r.table_id = :t"
 )
 
 ledger = Table(
@@ -188,7 +242,8 @@ Index(
 # revision 0010: a table's ledger (``Store.ledger_``): its rows of its own events, by ``uq_ledger_idem``
 # (``{hint}``: SQLite's INDEXED BY, so that no statistics of a store of few tables make it scan); the
 # rows in no table's ledger (``Store.ledger_strays``: the audit names them). ``{ids}``: the ids of the
-# table's events (of its round ``:r``), found by revision 0011's keys (``OF_ROUND``, ``ANY_ROUND``) or,
+# table's events (of its round ``:r``), found by revision 0011's keys (``OF_ROUND``, ``ANY_ROUND``: its
+# ``{round_ids}`` as in ``TABLE_EVENTS``) or,
 # in a store of revision 0010, by ``uq_event`` (``OF_ROUND_0010``, ``ANY_ROUND_0010``)
 TABLE_LEDGER = "SELECT * FROM ledger{hint} WHERE event_id IN ({ids}) AND table_id = :t{rows}"
 OF_ROUND = {"ids": "SELECT id FROM events WHERE round_id = :r", "rows": " AND round_id = :r"}

@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, literal_column, select, text, update
+from sqlalchemy import Connection, Engine, Integer, insert, literal_column, select, text, update
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from pontoon.errors import PontoonError
@@ -48,8 +48,8 @@ from pontoon.history.engines import (
     stored_amount,
     stored_json,
 )
-from pontoon.history.group import GroupCommitter, Heads, StaleHead, transaction, write_items
-from pontoon.history.reads import events_query, ledger_query
+from pontoon.history.group import GroupCommitter, Heads, Rounds, StaleHead, transaction, write_items
+from pontoon.history.reads import events_query, ledger_query, round_ids_of
 from pontoon.history.seal import SealKey, history_key
 
 CASHIER = {"cashier": "cage"}  # money brought to or taken from a casino table (join/leave): never a name
@@ -223,9 +223,12 @@ class Store:
         self.revision = revision
         self._local = threading.local()  # the snapshot connection of this thread, while one is open
         # the chain head and running balances of each table this writer wrote, as committed: a write
-        # reads them only for a table it has not written yet (``group.write_items``); a head moved by
+        # reads them only for a table it has not written yet (``writeitems.write_items``); a head moved by
         # another process meanwhile is caught in the transaction (``StaleHead``: read again, retried)
         self._heads: Heads = {}
+        # SQLite's writer: each table's newest round row (number, id), kept like the heads once a
+        # transaction commits (``writeitems._Ids``: an event names its round row by id, no look-up)
+        self._rounds: Rounds = {}
         self._heads_lock = threading.Lock()
         self._crash = _Crash()
         # checks run inside every ``append`` transaction before it commits (a lease's fencing token:
@@ -331,6 +334,7 @@ class Store:
         attached to it again: another process may have written it)."""
         with self._heads_lock:
             self._heads.pop(table_id, None)
+            self._rounds.pop(table_id, None)
 
     def append(self, table_id: int, batch: Batch) -> str:
         """Write ``batch`` in one transaction; returns the new head of the table's hash chain."""
@@ -407,6 +411,7 @@ class Store:
         for attempt in (1, 2):
             with self._heads_lock:
                 cached = {t: self._heads[t] for t in tids if t in self._heads}
+                rounds = {t: self._rounds[t] for t in tids if t in self._rounds}
             try:
                 with transaction(self.engine, conn, fenced) as c:
                     for tid in tids:
@@ -414,13 +419,14 @@ class Store:
                             fence(c, tid)
                     for many in self.fences_many:
                         many(c, tids)
-                    heads, made = write_items(self, c, items, cached, inside if one_trip else None)
+                    heads, made = write_items(self, c, items, cached, inside if one_trip else None, rounds)
                     if not one_trip:
                         inside()
             except StaleHead:
                 with self._heads_lock:
                     for t in tids:
                         self._heads.pop(t, None)
+                        self._rounds.pop(t, None)
                 if attempt == 2 or not cached:
                     raise
                 continue
@@ -428,9 +434,11 @@ class Store:
                 with self._heads_lock:  # rolled back (or unknown): read again at the next write
                     for t in tids:
                         self._heads.pop(t, None)
+                        self._rounds.pop(t, None)
                 raise
             with self._heads_lock:
                 self._heads.update(made)
+                self._rounds.update(rounds)
             break
         self._crash.check("after", calls=len(items))
         return heads
@@ -439,7 +447,9 @@ class Store:
     # reading
     def table(self, table_id: int) -> dict[str, Any]:
         """The ``tables`` row of ``table_id`` with its chain head (``last_hash``) and, from revision 0005
-        on, its ``seal``: in ``heads`` from revision 0008 on (a reader may open an older store)."""
+        on, its ``seal``: in ``heads`` from revision 0008 on (a reader may open an older store). Its
+        ``state`` and ``state_event`` are the table's latest recovery snapshot: from revision 0012 on
+        that of its newest round (``snapshots``) when it is later than the row's own."""
         q: Any
         if self.revision >= "0008":
             q = select(*s.tables.c, s.heads.c.last_hash, s.heads.c.seal).join(
@@ -450,11 +460,28 @@ class Store:
             q = select(*s.tables.c, *old).select_from(s.tables)
         with self._read() as conn:
             r = conn.execute(q.where(s.tables.c.id == table_id)).mappings().first()
+            snap = (
+                conn.execute(text(s.LATEST_SNAPSHOT), {"t": table_id}).first()
+                if r is not None and self.revision >= "0012"
+                else None
+            )
         if r is None:
             raise HistoryError(f"no table {table_id} in the history at {self.url}")
         out = dict(r)
-        for k in ("rules", "meta", "state"):
+        where = f"the stored tables row {table_id}: state"
+        if snap is not None:  # revision 0012: the snapshot of its newest round, if later than the row's
+            number, state, before = snap
+            if before is None:
+                raise HistoryError(
+                    f"the stored snapshot of table {table_id}'s round {number} has no round_start event "
+                    "(seq 0) to hold before: the stored rows are damaged"
+                )
+            if int(before) >= int(out["state_event"]):  # (as of the same event: the round's is later)
+                out["state"], out["state_event"] = state, int(before)
+                where = f"the stored snapshot of table {table_id}'s round {number}: state"
+        for k in ("rules", "meta"):
             out[k] = stored_json(out[k], f"the stored tables row {table_id}: {k}", dict)
+        out["state"] = stored_json(out["state"], where, dict)
         return out
 
     def tables_(self, *, status: str | None = None, label: str | None = None) -> list[dict[str, Any]]:
@@ -524,9 +551,14 @@ class Store:
     def rounds_(
         self, *, table_id: int | None = None, last: int | None = None, round_id: int | None = None
     ) -> list[dict[str, Any]]:
-        q = select(s.rounds, s.tables.c.preset, s.tables.c.game).join(
-            s.tables, s.tables.c.id == s.rounds.c.table_id
-        )
+        q = select(s.rounds, s.tables.c.preset, s.tables.c.game)
+        if table_id is not None and self.revision >= "0012":
+            # by ``uq_round_number``: the table's numbers, a look-up each, then its rows by id (from the
+            # ids: SQLite would rather scan the rounds by id for the ORDER BY)
+            ids = round_ids_of(self.revision, self.engine.dialect.name == "sqlite")
+            x = text(ids).bindparams(t=table_id).columns(id=Integer).subquery("x")
+            q = q.select_from(x).join(s.rounds, s.rounds.c.id == x.c.id)
+        q = q.join(s.tables, s.tables.c.id == s.rounds.c.table_id)
         if table_id is not None:
             q = q.where(s.rounds.c.table_id == table_id)
         if round_id is not None:
@@ -568,11 +600,13 @@ class Store:
 
     def event_strays(self) -> list[dict[str, Any]]:
         """The events in no table's ``events_`` (from revision 0011 on: their round row missing, another
-        table's or another round number's), so in no table's chain either. One pass of the events."""
+        table's or another round number's; from 0012 on also a round numbered under 1 or over its table's
+        ``heads.rounds``), so in no table's chain either. One pass of the events."""
         if self.revision < "0011":
             return []  # (read by ``uq_event``: every event is in its table's read)
+        numbers = s.EVENT_STRAYS_NUMBERS if self.revision >= "0012" else ""
         with self._read() as conn:
-            return [dict(r) for r in conn.execute(text(s.EVENT_STRAYS)).mappings()]
+            return [dict(r) for r in conn.execute(text(s.EVENT_STRAYS.format(numbers=numbers))).mappings()]
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check`` on SQLite (``ok`` when sound); ``ok`` on PostgreSQL."""
