@@ -1,7 +1,7 @@
 """The group commit's writer alone: its CPU per event replaying recorded commits, on one thread.
 
 Usage: ``python bench/bench_writer.py [--tables 100] [--rounds 20] [--reps 7] [--save DIR | --load DIR]
-[--frames] [--tenths]``.
+[--frames] [--tenths] [--calls N]``.
 
 ``bench_history.py``'s figures swing with the load of a shared machine (the loop thread and the writer
 thread share the cores with everything else). This one measures the writer's part only, steadily:
@@ -25,6 +25,10 @@ thread share the cores with everything else). This one measures the writer's par
    ``open_store``: a recording of an older revision is migrated first, so each tree writes its own schema.)
 6. with ``--tenths``: the first replay's write_group CPU per event in each tenth of the commits: whether
    the writer's cost grows as the store does (a long recording: ``--rounds 100``).
+7. with ``--calls N``: the recorded table calls, in their order, replayed in commits of ``N`` calls each
+   (the loop driver's commits carry all its tables' calls at once, the server's 10-18 at 100 tables:
+   the per-commit part of the writer's CPU weighs as it does there); the rows written are the same
+   (the digest too), and the CPU is also given per commit.
 ``--save DIR`` keeps the recording (``commits.pkl``, ``base.sqlite``) and ``--load DIR`` replays a kept
 one: record once, then replay the same commits with each tree's copy of this script (it imports the
 ``src`` beside it), one after the other. The seal key: ``PONTOON_HISTORY_KEY_FILE`` (the same key for
@@ -203,7 +207,7 @@ def main() -> None:
     if "-h" in sys.argv or "--help" in sys.argv:
         print(__doc__)
         return
-    known = {"--tables", "--rounds", "--reps", "--save", "--load", "--frames", "--tenths"}
+    known = {"--tables", "--rounds", "--reps", "--save", "--load", "--frames", "--tenths", "--calls"}
     bad = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
     if bad:
         print(f"error: {bad[0]}: the options are {', '.join(sorted(known))}", file=sys.stderr)
@@ -217,6 +221,10 @@ def main() -> None:
             record(rec, tables, rounds)
             recorded = f" (the recording's own: {digest_of(rec / 'recording.sqlite')})"
         commits = [pickle.loads(b) for b in pickle.loads((rec / "commits.pkl").read_bytes())]
+        per = int(_opt("--calls", "0"))
+        if per > 0:  # (the same calls in the same order, regrouped)
+            flat = [item for items in commits for item in items]
+            commits = [flat[i : i + per] for i in range(0, len(flat), per)]
         events = sum(len(b.rows) for items in commits for _t, batches in items for b in batches)
         calls = sum(len(items) for items in commits)
         spent, digest = [], ""
@@ -234,6 +242,11 @@ def main() -> None:
     print(
         f"write_group thread CPU per event: median {statistics.median(us):.2f} us "
         f"({' '.join(f'{x:.2f}' for x in us)}); write_items' Python alone median {statistics.median(py):.2f} us"
+    )
+    print(
+        f"write_group thread CPU per commit: median {statistics.median(us) * events / len(commits):.1f} us; "
+        f"write_items' Python alone {statistics.median(py) * events / len(commits):.1f} us "
+        f"({calls / len(commits):.1f} calls, {events / len(commits):.1f} events a commit)"
     )
     if tenths is not None:  # (the first replay's; each tenth of the commits, its events)
         bounds = [len(commits) * k // 10 for k in range(11)]

@@ -122,14 +122,27 @@ def literal(v: object) -> str:
 
 
 def _ints(col: Sequence[Any]) -> str:
-    """An ``integer[]`` constant: digits and NULLs (``int.__repr__`` refuses anything but an int)."""
+    """An ``integer[]`` constant: digits and NULLs (``int.__repr__`` refuses anything but an int). A
+    column with no NULL (most) is written by one ``map`` in C, not an element at a time in Python."""
+    if None not in col:
+        return "'{" + ",".join(map(int.__repr__, col)) + "}'"
     return "'{" + ",".join(["NULL" if v is None else int.__repr__(v) for v in col]) + "}'"
 
 
 def _texts(col: Sequence[Any]) -> str:
     """A ``text[]`` constant: each element between double quotes, its backslashes and double quotes
     escaped by a backslash (``array_in``'s rule), NULLs plain; the whole a string constant
-    (``literal``'s rule). ``str.replace`` refuses anything but a str."""
+    (``literal``'s rule). ``str.replace`` (``str.join``) refuses anything but a str.
+    A column with no NULL and no NUL (most: the writer's Python spent ~150 us a commit of 12 calls
+    here, element by element) is joined first, with NUL between its elements, and escaped as one text:
+    the escapes are made character by character, so escaping the joined text and then turning each NUL
+    into ``","`` writes the very same constant (a text holding NUL goes the element-by-element way, to
+    be refused by ``run``)."""
+    if col and None not in col:
+        joined = "\x00".join(col)
+        if joined.count("\x00") == len(col) - 1:
+            esc = str.replace(str.replace(joined, "\\", "\\\\"), '"', '\\"')
+            return "'{\"" + str.replace(str.replace(esc, "\x00", '","'), "'", "''") + "\"}'"
     els = [
         "NULL" if v is None else '"' + str.replace(str.replace(v, "\\", "\\\\"), '"', '\\"') + '"'
         for v in col
