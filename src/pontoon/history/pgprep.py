@@ -192,8 +192,11 @@ def _resync(raw: Any, names: set[str]) -> None:
         names.update(res.get_value(i, 0).decode() for i in range(res.ntuples))
 
 
-def _type(col: list[Any]) -> str:
+def _type(col: Sequence[Any]) -> str:
     """A column's array type: its first value's (a column of NULLs only: ``integer[]``)."""
+    v = col[0]  # (most: the first value is not NULL)
+    if v is not None:
+        return _TEXT if isinstance(v, str) else _INT
     for v in col:
         if v is not None:
             return _TEXT if isinstance(v, str) else _INT
@@ -212,10 +215,10 @@ def text(steps: dict[str, list[tuple[Any, ...]]], stamp: str) -> tuple[list[tupl
         wide = rowsql._WIDE.get(kind)
         if wide is not None:
             rows = [wide(r, stamp) for r in rows]
-        cols = [list(c) for c in zip(*rows, strict=True)]
-        types = tuple(_type(c) for c in cols)
+        cols = list(zip(*rows, strict=True))  # (each column a tuple: no list of its own)
+        types = tuple([_type(c) for c in cols])
         name, prep = prepared(kind, types)
-        args = [(_texts if t == _TEXT else _ints)(c) for t, c in zip(types, cols, strict=True)]
+        args = [_texts(c) if t == _TEXT else _ints(c) for t, c in zip(types, cols, strict=True)]
         want.append((name, prep))
         execs.append(f"EXECUTE {name}({','.join(args)})")
     return want, execs, len(steps.get("head", ()))
