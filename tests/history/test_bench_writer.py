@@ -43,6 +43,10 @@ def test_the_replay_writes_what_the_run_wrote(tmp_path: Path) -> None:
     assert f"rows' digest {m.group(2)}" in two
     c = re.search(r"write_group thread CPU per commit: median \d+\.\d+ us; .* \((\d+\.\d+) calls, ", two)
     assert c is not None and 1.0 < float(c.group(1)) <= 2.0, two
+    # PostgreSQL's Python (no server): its line, and the same texts (digest) on a second replay
+    p = re.search(r"PostgreSQL's Python a commit \(best of 1\): rows \d+\.\d+ us, .* digest (\w+)", two)
+    assert p is not None, two
+    assert f"the texts' digest {p.group(1)}" in _run("--load", str(tmp_path / "rec"), "--calls", "2")
 
 
 def test_an_unknown_option_is_refused() -> None:
