@@ -71,13 +71,15 @@ _INT, _TEXT = "integer[]", "text[]"
 
 
 def _unnest_sql(kind: str) -> str:
-    """``rowsql._STATEMENTS[kind]`` with its rows from arrays ``$1``... (one a ``?`` of a row)."""
+    """``rowsql._STATEMENTS[kind]`` with its rows from arrays ``$1``... (one a column of the row:
+    ``rowsql._PG_COLUMNS`` names the column of each ``?`` where a value is taken twice or more)."""
     head, one, tail = rowsql._STATEMENTS[kind]
-    k = one.count("?")
+    cols = rowsql._PG_COLUMNS.get(kind) or tuple(range(1, one.count("?") + 1))  # (the column of each ``?``)
+    k = max(cols)
     src = f"unnest({', '.join(f'${i}' for i in range(1, k + 1))}) AS v({', '.join(f'column{i}' for i in range(1, k + 1))})"
     if head.endswith("VALUES ") and head.startswith("INSERT"):
         parts = one.strip()[1:-1].split("?")  # (the row between its parentheses)
-        row = "".join(f"{p}v.column{i}" for i, p in enumerate(parts[:-1], 1)) + parts[-1]
+        row = "".join(f"{p}v.column{c}" for c, p in zip(cols, parts[:-1], strict=True)) + parts[-1]
         sql = f"{head[: -len('VALUES ')]}SELECT {row} FROM {src}{tail}"
     elif head.endswith("FROM (VALUES ") and tail.startswith(") AS v "):
         sql = f"{head[: -len('(VALUES ')]}{src}{tail[len(') AS v') :]}"
