@@ -4,7 +4,9 @@ connection (``batchsql.run`` on PostgreSQL).
 One statement a kind of row (``rowsql._STATEMENTS``' own, ``_unnest_sql``: the shoes', rounds',
 events', ledger rows' INSERTs, the balances' upsert, the round ends' and chain heads' UPDATEs, the
 heads' inside the server's count of the heads moved, ``rowsql.STALE``), each taking ONE
-array a column (``unnest``): any number of rows in one statement, eight statements in all, prepared
+array a column (``unnest``; a value the statement takes twice or more, the events' and ledger rows'
+table, round and seq, is one column referenced again: ``rowsql._PG_COLUMNS``): any number of rows in
+one statement, eight statements in all, prepared
 on the server once per connection (``PREPARE pontoon_<kind>_<crc> (integer[], text[], ...) AS ...``:
 a name per text, so a changed statement, a new schema revision's, is a new name and prepared anew)
 and planned once
