@@ -1,7 +1,7 @@
 """The group commit's writer alone: its CPU per event replaying recorded commits, on one thread.
 
 Usage: ``python bench/bench_writer.py [--tables 100] [--rounds 20] [--reps 7] [--save DIR | --load DIR]
-[--frames] [--tenths]``.
+[--frames] [--tenths] [--calls N]``.
 
 ``bench_history.py``'s figures swing with the load of a shared machine (the loop thread and the writer
 thread share the cores with everything else). This one measures the writer's part only, steadily:
@@ -25,6 +25,14 @@ thread share the cores with everything else). This one measures the writer's par
    ``open_store``: a recording of an older revision is migrated first, so each tree writes its own schema.)
 6. with ``--tenths``: the first replay's write_group CPU per event in each tenth of the commits: whether
    the writer's cost grows as the store does (a long recording: ``--rounds 100``).
+7. with ``--calls N``: the recorded table calls, in their order, replayed in commits of ``N`` calls each
+   (the loop driver's commits carry all its tables' calls at once, the server's 10-18 at 100 tables:
+   the per-commit part of the writer's CPU weighs as it does there); the rows written are the same
+   (the digest too), and the CPU is also given per commit.
+8. PostgreSQL's Python (no server needed): each commit's rows made as for PostgreSQL (``write_items``'
+   ``_rows`` by keys) and written into the commit's text of ``EXECUTE``s (``pgprep.text``), timed apart
+   (thread CPU a commit, the best of the reps), and a digest of those texts: two trees' PostgreSQL
+   writers send the same bytes.
 ``--save DIR`` keeps the recording (``commits.pkl``, ``base.sqlite``) and ``--load DIR`` replays a kept
 one: record once, then replay the same commits with each tree's copy of this script (it imports the
 ``src`` beside it), one after the other. The seal key: ``PONTOON_HISTORY_KEY_FILE`` (the same key for
@@ -195,6 +203,40 @@ def python_only(rec: Path, commits: list[Any]) -> float:
         batchsql.run = run
 
 
+def pg_python(commits: list[Any], reps: int) -> tuple[float, float, str]:
+    """PostgreSQL's ``_rows`` and ``pgprep.text`` of every commit (heads of 64 zeros, no balances
+    read: the same work): the best rep's thread CPU of each (s) and the digest of the texts."""
+    from pontoon.history import pgprep, writeitems
+    from pontoon.history.seal import SealKey
+
+    class Sealer:
+        key = SealKey(b"bench_writer" * 4, "bench")
+
+        def seal_of(self, table_id: int, head: str) -> str:
+            return self.key.seal(table_id, head)
+
+    store: Any = Sealer()
+    best_rows = best_text = float("inf")
+    h = hashlib.sha256()
+    for rep in range(reps):
+        rows_s = text_s = 0.0
+        for items in commits:
+            tids = list(dict.fromkeys(t for t, _ in items))
+            start: Any = {t: ("0" * 64, {}) for t in tids}
+            heads, bals = {t: start[t][0] for t in tids}, {t: {} for t in tids}
+            c = time.thread_time()
+            steps = writeitems._rows(store, items, heads, bals, start, "2026-11-28T00:00:00.000+00:00", None)
+            steps.pop("out")
+            m = time.thread_time()
+            _want, execs, _n = pgprep.text(steps, "2026-11-28T00:00:00.000+00:00")
+            text_s += time.thread_time() - m
+            rows_s += m - c
+            if rep == 0:
+                h.update(";".join(execs).encode())
+        best_rows, best_text = min(best_rows, rows_s), min(best_text, text_s)
+    return best_rows, best_text, h.hexdigest()[:16]
+
+
 def _opt(name: str, default: str) -> str:
     return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else default
 
@@ -203,7 +245,7 @@ def main() -> None:
     if "-h" in sys.argv or "--help" in sys.argv:
         print(__doc__)
         return
-    known = {"--tables", "--rounds", "--reps", "--save", "--load", "--frames", "--tenths"}
+    known = {"--tables", "--rounds", "--reps", "--save", "--load", "--frames", "--tenths", "--calls"}
     bad = [a for a in sys.argv[1:] if a.startswith("-") and a not in known]
     if bad:
         print(f"error: {bad[0]}: the options are {', '.join(sorted(known))}", file=sys.stderr)
@@ -217,6 +259,10 @@ def main() -> None:
             record(rec, tables, rounds)
             recorded = f" (the recording's own: {digest_of(rec / 'recording.sqlite')})"
         commits = [pickle.loads(b) for b in pickle.loads((rec / "commits.pkl").read_bytes())]
+        per = int(_opt("--calls", "0"))
+        if per > 0:  # (the same calls in the same order, regrouped)
+            flat = [item for items in commits for item in items]
+            commits = [flat[i : i + per] for i in range(0, len(flat), per)]
         events = sum(len(b.rows) for items in commits for _t, batches in items for b in batches)
         calls = sum(len(items) for items in commits)
         spent, digest = [], ""
@@ -227,6 +273,9 @@ def main() -> None:
             digest = digest or d
         py = sorted(python_only(rec, commits) / events * 1e6 for _ in range(max(1, reps // 2)))
         wal = frames(rec, commits) if "--frames" in sys.argv else None
+        gc.disable()
+        pg_rows, pg_text, pg_digest = pg_python(commits, reps)
+        gc.enable()
     us = sorted(spent)
     print(
         f"{len(commits)} commits, {calls} table calls, {events} events replayed; rows' digest {digest}{recorded}"
@@ -234,6 +283,15 @@ def main() -> None:
     print(
         f"write_group thread CPU per event: median {statistics.median(us):.2f} us "
         f"({' '.join(f'{x:.2f}' for x in us)}); write_items' Python alone median {statistics.median(py):.2f} us"
+    )
+    print(
+        f"write_group thread CPU per commit: median {statistics.median(us) * events / len(commits):.1f} us; "
+        f"write_items' Python alone {statistics.median(py) * events / len(commits):.1f} us "
+        f"({calls / len(commits):.1f} calls, {events / len(commits):.1f} events a commit)"
+    )
+    print(
+        f"PostgreSQL's Python a commit (best of {reps}): rows {pg_rows / len(commits) * 1e6:.1f} us, "
+        f"the text of EXECUTEs {pg_text / len(commits) * 1e6:.1f} us; the texts' digest {pg_digest}"
     )
     if tenths is not None:  # (the first replay's; each tenth of the commits, its events)
         bounds = [len(commits) * k // 10 for k in range(11)]

@@ -72,11 +72,10 @@ _STATEMENTS: dict[str, tuple[str, str, str]] = {
 }
 # The rows as ``writeitems.write_items`` makes them (``stamp``: the transaction's time, one parameter):
 #   shoe (table, number, cards, cut)            round (table, number, shoe)
-#   event (table, table, round, round, seq, kind, payload, clause, stamp, prev hash, hash): already
-#     ``_STATEMENTS``' row (one per event: made once, in that order)
-#   ledger (table, table, round, table, round, seq, table, round, seq, idem, source, dest, amount, kind,
-#     player, reason):
-#     already ``_STATEMENTS``' row too (``LEDGER_IDEM``: where its idem is)
+#   event (table, round, seq, kind, payload, clause, stamp, prev hash, hash)
+#   ledger (table, round, seq, idem, source, dest, amount, kind, player, reason) (``LEDGER_IDEM``: its idem)
+#   (PostgreSQL alone: each value once, where ``_STATEMENTS``' row takes the table, round and seq two to
+#   four times; ``_PG_COLUMNS`` names the column each ``?`` takes)
 #   balance (table, account, balance)           end (status, result, table, round)
 #   head (table, new head, seal, old head, newest round or None)
 #   state (table, snapshot, round, seq, less)
@@ -86,7 +85,16 @@ _WIDE: dict[str, Callable[[tuple[Any, ...], str], tuple[Any, ...]]] = {
     "round": lambda r, st: (*r, st),
     "end": lambda r, st: (r[0], st, *r[1:]),
 }
-LEDGER_IDEM = 9
+LEDGER_IDEM = 3
+# PostgreSQL (``pgprep._unnest_sql``): the column of the compact row above (1-based) that each ``?`` of
+# ``_STATEMENTS``' row takes, where a value is taken more than once (a kind not here: the n-th ``?`` the
+# n-th column). Each column is one array of the commit's text: a value sent once, not two to four times.
+_PG_COLUMNS: dict[str, tuple[int, ...]] = {
+    # table, round's (table, number), round, seq, kind, payload, clause, stamp, prev hash, hash
+    "event": (1, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9),
+    # table, round's (table, number), event's ((table, number), seq, table, round, seq), idem, ...
+    "ledger": (1, 1, 2, 1, 2, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
+}
 
 # SQLite (``batchsql.statement``): the writer holds the write lock (``BEGIN IMMEDIATE``) and gives the
 # rounds and events their ids itself (the next after the largest: what the rowid would be), so every row
@@ -137,4 +145,13 @@ ORDER = ("shoe", "round", "snapshot", "event", "ledger", "balance", "end", "head
 STALE = "stale head"
 
 
-__all__ = ["LEDGER_IDEM", "ORDER", "SQLITE_LEDGER_IDEM", "STALE", "_SQLITE", "_STATEMENTS", "_WIDE"]
+__all__ = [
+    "LEDGER_IDEM",
+    "ORDER",
+    "SQLITE_LEDGER_IDEM",
+    "STALE",
+    "_PG_COLUMNS",
+    "_SQLITE",
+    "_STATEMENTS",
+    "_WIDE",
+]

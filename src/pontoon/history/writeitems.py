@@ -231,8 +231,8 @@ def _rows(
                 if sq:
                     next_eid += 1
                     add_event((eid, tid, cur_rid, rno, seq, kind, payload, clause, stamp, prev, h))
-                else:  # (batchsql's wide row: the round found by its key inside the statement)
-                    add_event((tid, tid, rno, rno, seq, kind, payload, clause, stamp, prev, h))
+                else:  # (the round found by its key inside the statement: ``rowsql._PG_COLUMNS``)
+                    add_event((tid, rno, seq, kind, payload, clause, stamp, prev, h))
                 prev = h
                 for j, t in enumerate(transfers):
                     amount, amount_text = amount_of(t["amount"])
@@ -241,27 +241,8 @@ def _rows(
                     kd, pl, why = t["kind"], t["player"], t["reason"]
                     if sq:
                         ledger.append((tid, cur_rid, eid, idem, src, dst, amount_text, kd, pl, why))
-                    else:
-                        ledger.append(
-                            (
-                                tid,
-                                tid,
-                                rno,
-                                tid,
-                                rno,
-                                seq,
-                                tid,
-                                rno,
-                                seq,
-                                idem,
-                                src,
-                                dst,
-                                amount_text,
-                                kd,
-                                pl,
-                                why,
-                            )
-                        )
+                    else:  # (its round and event found by their keys: ``rowsql._PG_COLUMNS``)
+                        ledger.append((tid, rno, seq, idem, src, dst, amount_text, kd, pl, why))
                     bal[src] = bal.get(src, zero) - amount
                     bal[dst] = bal.get(dst, zero) + amount
                     changed.add((tid, src))
