@@ -25,10 +25,10 @@ from pontoon.casino.table import CasinoTable
 from pontoon.errors import PontoonError
 from pontoon.history.words import round_words
 from pontoon.money import fmt, to_money
-from pontoon.protocol import SPECTATOR, TABLE, Action
+from pontoon.protocol import TABLE, Action
 from pontoon.rules.model import CasinoRules
 from pontoon.web.bots import casino_decision
-from pontoon.web.felt import dealer_total
+from pontoon.web.felt import Kept, dealer_total
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
 from pontoon.web.models import action_json
 from pontoon.web.persistence import TablePersistence
@@ -69,6 +69,7 @@ class CasinoHost(HostedTable):
         self.bets: dict[str, dict[str, Decimal]] = {}
         self._limits: dict[str, Any] | None = None  # the state's "limits" (the rules': made once)
         self._shoe_size = rules.decks * len(pack_cards(rules.pack))  # the state's "shoe" "size"
+        self._held = Kept(self._shoe_size)  # the public round view and "shoe", kept while the same
         self.closed_by = "its wagers were placed"  # how the betting of the last round dealt closed
 
     def fair_event(self, ev: Any) -> None:
@@ -351,7 +352,7 @@ class CasinoHost(HostedTable):
                 "status": summary["status"],
                 "dealer": summary["dealer"],
                 "net": summary["net"],
-                "steps": round_words(rnd.events(), rnd.view(SPECTATOR), game="casino", net=summary["net"]),
+                "steps": round_words(rnd.events(), self._held.round(rnd), game="casino", net=summary["net"]),
             }
         )
         for m in list(self.members.values()):
@@ -493,7 +494,7 @@ class CasinoHost(HostedTable):
         """The parts of a state every view kind sees alike (nothing hidden: the public round view)."""
         rnd = self.table.round
         in_round = self.table.in_round
-        spec = None if rnd is None else rnd.view(SPECTATOR)
+        spec = None if rnd is None else self._held.round(rnd)
         limits = self._limits
         if limits is None:  # the rules do not change
             limits = self._limits = {
@@ -512,12 +513,9 @@ class CasinoHost(HostedTable):
             "members": self._kept_text("members", [self._member_shown(m) for m in self.members.values()]),
             "bets": {n: {k: fmt(v) for k, v in b.items()} for n, b in self.bets.items()},
             "limits": limits,
-            "shoe": {  # the undealt cards (public: how deep the shoe is dealt); none yet before round 1
-                "number": used,
-                "cards_left": shoe.remaining if used else None,
-                "size": self._shoe_size,
-                "needs_shuffle": bool(used) and shoe.needs_shuffle,
-            },
+            "shoe": self._held.shoe(
+                used, shoe.remaining if used else None, bool(used) and shoe.needs_shuffle
+            ),
             "dealer_total": dealer_total(spec),
         }
 
