@@ -33,6 +33,7 @@ from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
 from tests.history.driver import casino_calls, new_table, play
 from tests.history.pg import cluster, create_db, pg_bin
+from tests.history.test_events_round_index import _played  # the same two tables (TABLES)
 
 TABLES = (("mbs", 3), ("british", 4))
 
@@ -51,17 +52,6 @@ def _has_snapshots(url: str) -> bool:
         got = inspect(conn).has_table("snapshots")
     engine.dispose()
     return got
-
-
-def _played(url: str, rounds: int) -> list[dict[str, object]]:
-    s = open_store(url)
-    for preset, seed in TABLES:
-        t, rec = new_table(s, preset, seed, fair=preset == "mbs")
-        play(t, seed, rounds)
-        rec.detach()
-    out = [dump(s, i) for i in (1, 2)]
-    s.close()
-    return out
 
 
 def _round_keys(url: str) -> list[tuple[str, ...]]:

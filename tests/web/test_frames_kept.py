@@ -18,6 +18,7 @@ from pontoon.web.models import Envelope
 from pontoon.web.persistence import MemoryPersistence
 from tests.web.play import casino_choice
 from tests.web.test_frames_history import Conn
+from tests.web.test_frames_split import two_seated
 
 KEPT = ("fair", "requests", "bot_levels")
 
@@ -34,12 +35,7 @@ def _next_message(host: CasinoHost, names: list[str]) -> tuple[str, Any]:
 
 
 def test_unchanged_shared_parts_keep_their_objects_and_diff_skips_them() -> None:
-    host = CasinoHost(
-        "abcd0002", "t", find_rules("mbs"), 11, Settings(), MemoryPersistence(), lambda n, a: None
-    )
-    names = ["ann", "bob"]
-    for i, n in enumerate(names):
-        host.join(n, i + 1, None, Decimal(1000))
+    host, names = two_seated("abcd0002", 11)
     conns = [Conn("ann"), Conn("bob"), Conn(None)]
     frames.broadcast(host, conns)
     tf = frames.frames_of(host)

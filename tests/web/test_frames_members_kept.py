@@ -7,7 +7,6 @@ commitments and reveals are still followed now that the other events' data is no
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -21,6 +20,7 @@ from pontoon.web.hosting import Settings
 from pontoon.web.persistence import MemoryPersistence
 from tests.web.test_frames_history import Conn
 from tests.web.test_frames_kept import _next_message
+from tests.web.test_frames_split import two_seated
 
 
 def _as_public(host: CasinoHost) -> bytes:
@@ -29,12 +29,7 @@ def _as_public(host: CasinoHost) -> bytes:
 
 
 def test_members_kept_while_the_same_text_and_always_what_they_say() -> None:
-    host = CasinoHost(
-        "abcd0004", "t", find_rules("mbs"), 11, Settings(), MemoryPersistence(), lambda n, a: None
-    )
-    names = ["ann", "bob"]
-    for i, n in enumerate(names):
-        host.join(n, i + 1, None, Decimal(1000))
+    host, names = two_seated("abcd0004", 11)
     conns = [Conn("ann"), Conn("bob"), Conn(None)]
     frames.broadcast(host, conns)
     tf = frames.frames_of(host)

@@ -7,42 +7,21 @@ connection gets the held own part."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import orjson
 import pytest
 
-from pontoon.rules import find_rules
 from pontoon.web import frames
-from pontoon.web.casino_host import CasinoHost
-from pontoon.web.hosting import Settings
-from pontoon.web.models import Envelope
-from pontoon.web.persistence import MemoryPersistence
-from tests.web.play import casino_choice
-from tests.web.test_frames_split import Fake
+from tests.web.test_frames_split import Fake, moves_of, two_seated
 
 
 def test_own_parts_kept_as_text_and_their_deltas_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(frames, "OWN_WHOLE", 0)  # every changed own part as what changed in it
-    host = CasinoHost(
-        "abcd0006", "t", find_rules("mbs"), 9, Settings(), MemoryPersistence(), lambda n, a: None, seeded=True
-    )
-    names = ["ann", "bob"]
-    for i, n in enumerate(names):
-        host.join(n, i + 1, None, Decimal(1000))
+    host, names = two_seated("abcd0006", 9, seeded=True)
     conns = [Fake(n, d) for n in [*names, None] for d in (1, 2)]
     frames.broadcast(host, conns)
-    bet = Envelope.model_validate({"msg": {"type": "bet", "amount": "10"}}).msg
     partial = 0
     while host.table.rounds_played < 10:
-        msgs = [(0, bet), (1, bet)] if not host.table.in_round else []
-        for i, n in enumerate(names if host.table.in_round else ()):
-            pick = casino_choice(host.state_for(n, False))
-            if pick is not None:
-                msgs = [(i, Envelope.model_validate({"msg": {"type": "act", "action": pick}}).msg)]
-                break
-        assert msgs, "no one can act"
-        for i, m in msgs:
+        for i, m in moves_of(host, names):
             host.handle(names[i], m)
             frames.broadcast(host, conns)
             for plain, split in zip(conns[::2], conns[1::2], strict=True):

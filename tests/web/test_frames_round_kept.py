@@ -6,28 +6,18 @@ the booked round's words read the same view."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import orjson
 
 from pontoon.casino.seats import SPECTATOR
-from pontoon.rules import find_rules
 from pontoon.web import frames
-from pontoon.web.casino_host import CasinoHost
 from pontoon.web.delta import apply, diff
-from pontoon.web.hosting import Settings
-from pontoon.web.persistence import MemoryPersistence
 from tests.web.test_frames_history import Conn
 from tests.web.test_frames_kept import _next_message
+from tests.web.test_frames_split import two_seated
 
 
 def test_round_view_and_shoe_kept_while_unchanged_and_never_stale() -> None:
-    host = CasinoHost(
-        "abcd0006", "t", find_rules("mbs"), 13, Settings(), MemoryPersistence(), lambda n, a: None
-    )
-    names = ["ann", "bob"]
-    for i, n in enumerate(names):
-        host.join(n, i + 1, None, Decimal(1000))
+    host, names = two_seated("abcd0006", 13)
     conns = [Conn("ann"), Conn("bob"), Conn(None)]
     frames.broadcast(host, conns)
     tf = frames.frames_of(host)

@@ -26,6 +26,36 @@ from tests.web.test_british_ws import public_of, run_rounds
 from tests.web.test_frames import _british, _same_state
 
 
+def two_seated(table_id: str, seed: int, *, seeded: bool = False) -> tuple[CasinoHost, list[str]]:
+    """A Marina Bay Sands table in one process with ann and bob seated (1,000 each)."""
+    host = CasinoHost(
+        table_id,
+        "t",
+        find_rules("mbs"),
+        seed,
+        Settings(),
+        MemoryPersistence(),
+        lambda n, a: None,
+        seeded=seeded,
+    )
+    names = ["ann", "bob"]
+    for i, n in enumerate(names):
+        host.join(n, i + 1, None, Decimal(1000))
+    return host, names
+
+
+def moves_of(host: CasinoHost, names: list[str]) -> list[tuple[int, Any]]:
+    """The next messages: both seats' bets between rounds, else the first seat that can act's pick."""
+    if not host.table.in_round:
+        bet = Envelope.model_validate({"msg": {"type": "bet", "amount": "10"}}).msg
+        return [(0, bet), (1, bet)]
+    for i, n in enumerate(names):
+        pick = casino_choice(host.state_for(n, False))
+        if pick is not None:
+            return [(i, Envelope.model_validate({"msg": {"type": "act", "action": pick}}).msg)]
+    raise AssertionError("no one can act")
+
+
 class Joined:
     """What the page does with a socket's frames (static/js/delta.js ``splitOf``): the public state and the
     own part held apart, the state the public one with the own operations applied."""
@@ -84,25 +114,12 @@ def test_split_frames_give_each_kind_exactly_its_plain_deltas_state() -> None:
     """A casino table in one process, each kind (two seats, a spectator) with a plain-delta and a split
     connection: after every change both hold the very same JSON text (``own_ops`` made directly is what
     ``state_for`` makes), and the public text is shared where the own parts did not change."""
-    host = CasinoHost(
-        "abcd0001", "t", find_rules("mbs"), 7, Settings(), MemoryPersistence(), lambda n, a: None, seeded=True
-    )
-    names = ["ann", "bob"]
-    for i, n in enumerate(names):
-        host.join(n, i + 1, None, Decimal(1000))
+    host, names = two_seated("abcd0001", 7, seeded=True)
     conns = [Fake(n, d) for n in [*names, None] for d in (1, 2)]
     frames.broadcast(host, conns)
-    bet = Envelope.model_validate({"msg": {"type": "bet", "amount": "10"}}).msg
     changes = shared = 0
     while host.table.rounds_played < 12:
-        msgs = [(0, bet), (1, bet)] if not host.table.in_round else []
-        for i, n in enumerate(names if host.table.in_round else ()):
-            pick = casino_choice(host.state_for(n, False))
-            if pick is not None:
-                msgs = [(i, Envelope.model_validate({"msg": {"type": "act", "action": pick}}).msg)]
-                break
-        assert msgs, "no one can act"
-        for i, m in msgs:
+        for i, m in moves_of(host, names):
             host.handle(names[i], m)
             frames.broadcast(host, conns)
             changes += 1
