@@ -190,7 +190,7 @@ def _busy(us: float) -> None:
         pass
 
 
-def _writer_child(db: str, end: Any) -> None:
+def _writer_child(db: str, end: Any, encoding: str) -> None:
     """The writer process of ``model``: every call waiting in the pipe written as one commit
     (``Store.write_group``, synchronous=FULL), one ack a commit (the calls committed); stops at b""."""
     s = open_store(f"sqlite:///{db}", synchronous="FULL")
@@ -204,7 +204,7 @@ def _writer_child(db: str, end: Any) -> None:
             if not data:
                 stop = True
                 break
-            items.extend(pickle.loads(data))
+            items.extend(DECODE[encoding](data))
             if not end.poll(0):
                 break
             data = end.recv_bytes()
@@ -236,7 +236,9 @@ def model(
         shutil.copy(rec / "base.sqlite", db)
         busy = a["busy_us"] + (a["extra_us"] if writer != "none" else 0.0)
         if writer == "process":
-            wall, cpu, child_s, commits = _model_process(db, calls, busy, a["window"], a["burst"])
+            wall, cpu, child_s, commits = _model_process(
+                db, calls, busy, a["window"], a["burst"], a["encoding"]
+            )
         else:
             wall, cpu, commits = _model_local(db, calls, writer, busy, a["window"], a["burst"])
             child_s = 0.0
@@ -245,28 +247,30 @@ def model(
 
 
 def _model_process(
-    db: str, calls: list[Item], busy: float, window: int, burst: int
+    db: str, calls: list[Item], busy: float, window: int, burst: int, encoding: str
 ) -> tuple[float, float, float, int]:
-    """The writer child: each ``burst`` of calls sent as one pickled message; the acks read after each
-    action without blocking (blocking while ``window`` calls are in flight)."""
+    """The writer child: each ``burst`` of calls sent as one message (``encoding``); the acks read
+    without blocking at each send (as an event loop's selector would once an iteration), blocking while
+    ``window`` calls are in flight."""
     open_store(f"sqlite:///{db}", synchronous="FULL").close()  # (migrated before the child opens it)
     ctx = mp.get_context("spawn")
     here, there = ctx.Pipe()
-    child = ctx.Process(target=_writer_child, args=(db, there))
+    child = ctx.Process(target=_writer_child, args=(db, there, encoding))
     child.start()
     here.recv_bytes()  # (the child's store is open: its start-up is not timed)
     t0, done, sent, c0 = time.perf_counter(), 0, 0, _cpu(resource.RUSAGE_SELF)
     held: list[Item] = []
+    encode = ENCODE[encoding]
     for k, call in enumerate(calls, 1):
         _busy(busy)
         held.append(call)
         if len(held) >= burst or k == len(calls):
+            while here.poll(0):
+                done += struct.unpack("<I", here.recv_bytes())[0]
             while sent - done >= window:
                 done += struct.unpack("<I", here.recv_bytes())[0]
-            here.send_bytes(pickle.dumps(held, protocol=5))
+            here.send_bytes(encode(held))
             sent, held = sent + len(held), []
-        while here.poll(0):
-            done += struct.unpack("<I", here.recv_bytes())[0]
     while done < sent:
         done += struct.unpack("<I", here.recv_bytes())[0]
     wall, cpu = time.perf_counter() - t0, _cpu(resource.RUSAGE_SELF) - c0
@@ -318,6 +322,7 @@ KNOWN = {
     "--burst",
     "--actions",
     "--part",
+    "--encoding",
 }
 
 
@@ -356,6 +361,10 @@ def _args() -> dict[str, Any]:
     if part not in ("ship", "model", "both"):
         _refuse(f"--part {part!r}: one of ship, model, both")
     out["part"] = part
+    enc = _opt("--encoding", "pickle")
+    if enc not in ("pickle", "marshal"):
+        _refuse(f"--encoding {enc!r}: one of pickle, marshal")
+    out["encoding"] = enc
     return out
 
 
@@ -396,8 +405,9 @@ def run_model(a: dict[str, Any], calls: list[Item], want: str) -> None:
             rates[writer].append(rate)
             cpus[writer].append((cpu, child, commits))
     med = {w: statistics.median(r) for w, r in rates.items()}
+    mine = {w: statistics.median(c for c, _, _ in cpus[w]) for w in rates}
     for w, r in rates.items():
-        own = statistics.median(c for c, _, _ in cpus[w])
+        own = mine[w]
         kid = statistics.median(k for _, k, _ in cpus[w])
         made = statistics.median(m for _, _, m in cpus[w])
         print(
@@ -411,8 +421,12 @@ def run_model(a: dict[str, Any], calls: list[Item], want: str) -> None:
     )
     print(
         f"ratio to no writer: thread {med['thread'] / med['none']:.2f}x, process {med['process'] / med['none']:.2f}x "
-        f"(busy {a['busy_us']:.0f} us + extra {a['extra_us']:.0f} us an action, window {a['window']}, burst {a['burst']}, "
+        f"(busy {a['busy_us']:.0f} us + extra {a['extra_us']:.0f} us an action, window {a['window']}, burst {a['burst']}, {a['encoding']}, "
         f"{len(calls)} actions; each rep's thread/process: {pairs}); digests {want}"
+    )
+    print(
+        f"one core's cap as a ratio (no writer's CPU an action over each's, this process only): thread "
+        f"{mine['none'] / mine['thread']:.2f}x, process {mine['none'] / mine['process']:.2f}x"
     )
 
 

@@ -40,6 +40,8 @@ def test_a_tiny_run_measures_and_writes_the_recorded_rows(tmp_path: Path) -> Non
         "3",
         "--busy-us",
         "50",
+        "--encoding",
+        "marshal",  # (the child turns the tuples back into batches: the digest checks them)
     ]
     done = _run("writer_process.py", *args)
     assert done.returncode == 0, done.stderr
@@ -51,7 +53,7 @@ def test_a_tiny_run_measures_and_writes_the_recorded_rows(tmp_path: Path) -> Non
     for writer in ("none", "thread", "process"):
         assert re.search(rf"model {writer} *: \d+ actions/s median", out), out
     # the thread and process writers wrote the recording's rows (both burst and window kept small)
-    assert re.search(r"ratio to no writer: thread \d+\.\d+x, process \d+\.\d+x", out), out
+    assert re.search(r"ratio to no writer: thread \d+\.\d+x, process \d+\.\d+x .*, marshal, ", out), out
     assert out.rstrip().endswith(f"digests {want.group(1)}"), out
 
 
@@ -60,7 +62,7 @@ def test_a_tiny_run_measures_and_writes_the_recorded_rows(tmp_path: Path) -> Non
     [
         (
             ["--bogus"],
-            "error: --bogus: the options are --actions, --burst, --busy-us, --calls, --extra-us, "
+            "error: --bogus: the options are --actions, --burst, --busy-us, --calls, --encoding, --extra-us, "
             "--load, --part, --reps, --window",
         ),
         ([], "error: --load '': a directory made by bench_writer.py --save DIR (commits.pkl, base.sqlite)"),
@@ -84,6 +86,7 @@ def test_bad_flags_are_refused(args: list[str], line: str) -> None:
         (["--busy-us", "-3"], "error: --busy-us '-3': microseconds from 0 to 1000000"),
         (["--extra-us", "lots"], "error: --extra-us 'lots': microseconds from 0 to 1000000"),
         (["--part", "all"], "error: --part 'all': one of ship, model, both"),
+        (["--encoding", "json"], "error: --encoding 'json': one of pickle, marshal"),
     ],
 )
 def test_bad_values_are_refused(tmp_path: Path, args: list[str], line: str) -> None:
