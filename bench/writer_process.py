@@ -184,10 +184,29 @@ def ship(commits: list[list[Item]], kind: str, via: str) -> tuple[float, float, 
     return spent, child_s, sent
 
 
+_PER_US = [0.0]  # the busy loop's iterations a microsecond of thread CPU (``_calibrate``)
+
+
+def _calibrate() -> None:
+    """The busy loop's speed: the best of 7 runs of 200,000 iterations (thread CPU, so the load weighs
+    little). The busy work is plain Python (user time, the GIL held), as the loop's own work is."""
+    best = float("inf")
+    for _ in range(7):
+        c = time.thread_time()
+        for _i in range(200_000):
+            pass
+        best = min(best, time.thread_time() - c)
+    _PER_US[0] = 200_000 / (best * 1e6)
+
+
 def _busy(us: float) -> None:
+    """``us`` of thread CPU in plain Python: chunks of ~10 us of the loop, the clock read between them
+    (a system call: ~1 in 10 us, so the busy work is user time; it overshoots by under a chunk)."""
+    chunk = max(1, int(10 * _PER_US[0]))
     end = time.thread_time() + us / 1e6
     while time.thread_time() < end:
-        pass
+        for _i in range(chunk):
+            pass
 
 
 def _writer_child(db: str, end: Any, encoding: str) -> None:
@@ -212,23 +231,29 @@ def _writer_child(db: str, end: Any, encoding: str) -> None:
             s.write_group(items, conn)
             commits += 1
             end.send_bytes(struct.pack("<I", len(items)))
-    spent = _cpu(resource.RUSAGE_SELF) - c0
+    spent = _since(c0)
     s.release_writer(conn)
     s.close()
     end.send_bytes(pickle.dumps((spent, commits)))
 
 
-def _cpu(who: int) -> float:
+def _cpu(who: int) -> tuple[float, float]:
+    """This process's CPU (s): user + system, and system alone (the kernel's part: writes, fsync, pipes)."""
     r = resource.getrusage(who)
-    return r.ru_utime + r.ru_stime
+    return r.ru_utime + r.ru_stime, r.ru_stime
+
+
+def _since(c0: tuple[float, float]) -> tuple[float, float]:
+    c1 = _cpu(resource.RUSAGE_SELF)
+    return c1[0] - c0[0], c1[1] - c0[1]
 
 
 def model(
     rec: Path, calls: list[Item], writer: str, a: dict[str, Any]
-) -> tuple[float, str, float, float, int]:
+) -> tuple[float, str, tuple[float, float, float, float], int]:
     """One run of the model: actions/s (the first action to the last call committed), the rows' digest,
-    this process's CPU an action (us: the main thread and the writer thread, if any), the writer
-    child's (us: from its store open to its last commit) and the commits."""
+    the CPU an action (us): this process's (the main thread and the writer thread, if any), its system
+    part, the writer child's (from its store open to its last commit) and its system part; the commits."""
     from bench_writer import digest_of
 
     with tempfile.TemporaryDirectory() as d:
@@ -241,14 +266,15 @@ def model(
             )
         else:
             wall, cpu, commits = _model_local(db, calls, writer, busy, a["window"], a["burst"])
-            child_s = 0.0
+            child_s = (0.0, 0.0)
         n = len(calls)
-        return n / wall, digest_of(db) if writer != "none" else "", cpu / n * 1e6, child_s / n * 1e6, commits
+        us = (cpu[0] / n * 1e6, cpu[1] / n * 1e6, child_s[0] / n * 1e6, child_s[1] / n * 1e6)
+        return n / wall, digest_of(db) if writer != "none" else "", us, commits
 
 
 def _model_process(
     db: str, calls: list[Item], busy: float, window: int, burst: int, encoding: str
-) -> tuple[float, float, float, int]:
+) -> tuple[float, tuple[float, float], tuple[float, float], int]:
     """The writer child: each ``burst`` of calls sent as one message (``encoding``); the acks read
     without blocking at each send (as an event loop's selector would once an iteration), blocking while
     ``window`` calls are in flight."""
@@ -273,7 +299,7 @@ def _model_process(
             sent, held = sent + len(held), []
     while done < sent:
         done += struct.unpack("<I", here.recv_bytes())[0]
-    wall, cpu = time.perf_counter() - t0, _cpu(resource.RUSAGE_SELF) - c0
+    wall, cpu = time.perf_counter() - t0, _since(c0)
     here.send_bytes(b"")
     child_s, commits = pickle.loads(here.recv_bytes())
     child.join()
@@ -282,7 +308,7 @@ def _model_process(
 
 def _model_local(
     db: str, calls: list[Item], writer: str, busy: float, window: int, burst: int
-) -> tuple[float, float, int]:
+) -> tuple[float, tuple[float, float], int]:
     """No writer, or today's writer thread (``Store.submit``): each ``burst`` of calls submitted together."""
     s = open_store(f"sqlite:///{db}", synchronous="FULL")
     if writer == "thread":
@@ -302,7 +328,7 @@ def _model_local(
             held = []
     for f in flight:
         f.result()
-    wall, cpu = time.perf_counter() - t0, _cpu(resource.RUSAGE_SELF) - c0
+    wall, cpu = time.perf_counter() - t0, _since(c0)
     commits = s.group.groups if s.group is not None else 0
     s.close()
     return wall, cpu, commits
@@ -395,24 +421,24 @@ def run_ship(a: dict[str, Any], commits: list[list[Item]], events: int) -> None:
 
 def run_model(a: dict[str, Any], calls: list[Item], want: str) -> None:
     rates: dict[str, list[float]] = {"none": [], "thread": [], "process": []}
-    cpus: dict[str, list[tuple[float, float, int]]] = {w: [] for w in rates}
+    cpus: dict[str, list[tuple[float, float, float, float, int]]] = {w: [] for w in rates}
     for _ in range(a["reps"]):
         for writer in rates:  # (each rep: the three one after the other)
-            rate, digest, cpu, child, commits = model(a["load"], calls, writer, a)
+            rate, digest, us, commits = model(a["load"], calls, writer, a)
             if writer != "none" and digest != want:
                 print(f"error: the {writer} writer's rows' digest {digest} is not the recording's {want}")
                 sys.exit(1)
             rates[writer].append(rate)
-            cpus[writer].append((cpu, child, commits))
+            cpus[writer].append((*us, commits))
     med = {w: statistics.median(r) for w, r in rates.items()}
-    mine = {w: statistics.median(c for c, _, _ in cpus[w]) for w in rates}
+    mine = {w: statistics.median(c[0] for c in cpus[w]) for w in rates}
     for w, r in rates.items():
         own = mine[w]
-        kid = statistics.median(k for _, k, _ in cpus[w])
-        made = statistics.median(m for _, _, m in cpus[w])
+        own_sys, kid, kid_sys, made = (statistics.median(c[k] for c in cpus[w]) for k in (1, 2, 3, 4))
         print(
             f"model {w:7}: {med[w]:.0f} actions/s median ({' '.join(f'{x:.0f}' for x in r)}); CPU an action: "
-            f"this process {own:.0f} us (one core's cap {1e6 / own:.0f} actions/s), the writer child {kid:.0f} us; "
+            f"this process {own:.0f} us (system {own_sys:.0f}; one core's cap {1e6 / own:.0f} actions/s), "
+            f"the writer child {kid:.0f} us (system {kid_sys:.0f}); "
             f"{made:.0f} commits ({len(calls) / max(made, 1):.1f} calls a commit)"
         )
     pairs = " ".join(
@@ -451,6 +477,7 @@ def main() -> None:
     if a["part"] in ("ship", "both"):
         run_ship(a, regrouped, events)
     if a["part"] in ("model", "both"):
+        _calibrate()
         want = ""
         if not a["actions"]:
             want = digest_of(a["load"] / "recording.sqlite")
