@@ -54,7 +54,8 @@ def test_a_tiny_run_measures_and_writes_the_recorded_rows(tmp_path: Path) -> Non
         assert re.search(rf"model {writer} *: \d+ actions/s median", out), out
     # the thread and process writers wrote the recording's rows (both burst and window kept small)
     assert re.search(r"ratio to no writer: thread \d+\.\d+x, process \d+\.\d+x .*, marshal, ", out), out
-    assert out.rstrip().endswith(f"digests {want.group(1)}"), out
+    assert re.search(rf"\); digests {want.group(1)}\n", out), out
+    assert re.search(r"one core's cap as a ratio .*: thread \d+\.\d+x, process \d+\.\d+x\n$", out), out
 
 
 @pytest.mark.parametrize(
