@@ -20,14 +20,18 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
-from pontoon.history import open_store, recover
+from pontoon.history import open_store
 from pontoon.history.audit import audit
 from pontoon.history.engines import SCHEMA_HEAD
 from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
-from tests.history.driver import new_table, play
 from tests.history.pg import cluster, create_db, pg_bin
-from tests.history.test_events_round_index import _counts, _statements_of_reads
+from tests.history.test_events_round_index import (
+    _counts,
+    _played,
+    _recovers_and_plays_on,
+    _statements_of_reads,
+)
 
 TABLES = (("mbs", 3), ("british", 4))
 COLUMNS = "id, table_id, round_id, round_no, seq, kind, payload, clause, created, prev_hash, hash"
@@ -44,17 +48,6 @@ def _event_keys(url: str) -> list[tuple[str, ...]]:
     return sorted({tuple(str(c) for c in k) for k in keys})  # (PostgreSQL lists a constraint twice)
 
 
-def _played(url: str, tables: tuple[tuple[str, int], ...], rounds: int) -> list[dict[str, object]]:
-    s = open_store(url)
-    for preset, seed in tables:
-        t, rec = new_table(s, preset, seed, fair=preset == "mbs")
-        play(t, seed, rounds)
-        rec.detach()
-    out = [dump(s, i) for i in range(1, len(tables) + 1)]
-    s.close()
-    return out
-
-
 def _rows(url: str, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
     engine = create_engine(url)
     with engine.connect() as conn:
@@ -64,7 +57,7 @@ def _rows(url: str, sql: str, params: dict[str, Any] | None = None) -> list[tupl
 
 
 def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
-    before = _played(url, TABLES, rounds)
+    before = _played(url, rounds)
     _alembic(url, "downgrade", "0010")  # the store as revision 0010 left it
     assert _event_keys(url) == [("table_id", "round_no", "seq")]  # uq_event
     counts = _counts(url)
@@ -80,15 +73,7 @@ def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
     assert _counts(url) == counts and counts["events"] > 100
     assert _rows(url, f"SELECT {COLUMNS} FROM events ORDER BY id") == events  # every row, its id kept
     assert [dump(s, i) for i in (1, 2)] == before
-    assert audit(s)["checked"]["sealed"] == 2
-    got = recover(s)
-    assert len(got) == 2
-    for (_preset, seed), g in zip(TABLES, got, strict=True):
-        play(g.table, seed, rounds + 2)  # two rounds more
-        g.recorder.detach()
-    assert _counts(url)["events"] > counts["events"]
-    assert audit(s)["checked"]["sealed"] == 2
-    s.close()
+    _recovers_and_plays_on(s, url, counts, rounds)
 
 
 def test_a_revision_0010_sqlite_store_is_upgraded_keeps_its_rows_and_verifies(tmp_path: Path) -> None:
@@ -145,7 +130,7 @@ def _a_copy_is_refused(url: str) -> None:
 
 def test_each_read_is_every_event_of_the_table_and_a_copy_is_refused(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'reads.sqlite'}"
-    _played(url, TABLES, 4)
+    _played(url, 4)
     _each_read_is_every_event_by_table(url)
     _a_copy_is_refused(url)
 
@@ -154,7 +139,7 @@ def test_each_read_is_every_event_of_the_table_and_a_copy_is_refused(tmp_path: P
 def test_the_reads_of_events_use_the_new_keys(tmp_path: Path, tables: int) -> None:
     path = tmp_path / "plan.sqlite"
     url = f"sqlite:///{path}"
-    _played(url, tuple(("mbs" if i % 2 else "british", i) for i in range(1, tables + 1)), 3)
+    _played(url, 3, tuple(("mbs" if i % 2 else "british", i) for i in range(1, tables + 1)))
     sent = _statements_of_reads(path)
     # (the audit's one pass of the events for those of no table's read, ``EVENT_STRAYS``, is a scan)
     selects = {

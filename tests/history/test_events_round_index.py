@@ -51,15 +51,29 @@ def _counts(url: str) -> dict[str, int]:
     return out
 
 
-def _played(url: str, rounds: int) -> list[dict[str, object]]:
+def _played(url: str, rounds: int, tables: tuple[tuple[str, int], ...] = TABLES) -> list[dict[str, object]]:
+    """A store at ``url`` with ``tables`` played ``rounds`` rounds each: their dumps."""
     s = open_store(url)
-    for preset, seed in TABLES:
+    for preset, seed in tables:
         t, rec = new_table(s, preset, seed, fair=preset == "mbs")
         play(t, seed, rounds)
         rec.detach()
-    out = [dump(s, i) for i in (1, 2)]
+    out = [dump(s, i) for i in range(1, len(tables) + 1)]
     s.close()
     return out
+
+
+def _recovers_and_plays_on(s: Any, url: str, counts: dict[str, int], rounds: int) -> None:
+    """An upgraded store ``s`` audits clean, recovers both tables, and they play on, audited again."""
+    assert audit(s)["checked"]["sealed"] == 2
+    got = recover(s)
+    assert len(got) == 2
+    for (_preset, seed), g in zip(TABLES, got, strict=True):
+        play(g.table, seed, rounds + 2)  # two rounds more
+        g.recorder.detach()
+    assert _counts(url)["events"] > counts["events"]
+    assert audit(s)["checked"]["sealed"] == 2
+    s.close()
 
 
 def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
@@ -78,15 +92,7 @@ def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
     assert "ix_ledger_cashier" in idx["ledger"]
     assert _counts(url) == counts and counts["events"] > 100
     assert [dump(s, i) for i in (1, 2)] == before
-    assert audit(s)["checked"]["sealed"] == 2
-    got = recover(s)
-    assert len(got) == 2
-    for (_preset, seed), g in zip(TABLES, got, strict=True):
-        play(g.table, seed, rounds + 2)  # two rounds more
-        g.recorder.detach()
-    assert _counts(url)["events"] > counts["events"]
-    assert audit(s)["checked"]["sealed"] == 2
-    s.close()
+    _recovers_and_plays_on(s, url, counts, rounds)
 
 
 def test_a_revision_0008_sqlite_store_is_upgraded_keeps_its_rows_and_verifies(tmp_path: Path) -> None:

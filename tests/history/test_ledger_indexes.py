@@ -25,9 +25,9 @@ from pontoon.history.audit import audit
 from pontoon.history.engines import SCHEMA_HEAD, HistoryError
 from tests.history.conftest import alembic as _alembic
 from tests.history.conftest import dump
-from tests.history.driver import new_table, play
+from tests.history.driver import play
 from tests.history.pg import cluster, create_db, pg_bin
-from tests.history.test_events_round_index import _counts, _statements_of_reads
+from tests.history.test_events_round_index import _counts, _played, _statements_of_reads
 from tests.history.test_store import stored_row
 
 TABLES = (("mbs", 3), ("british", 4))
@@ -46,17 +46,6 @@ def _ledger_keys(url: str) -> tuple[set[str], list[tuple[str, ...]]]:
     return names, uniques
 
 
-def _played(url: str, tables: tuple[tuple[str, int], ...], rounds: int) -> list[dict[str, object]]:
-    s = open_store(url)
-    for preset, seed in tables:
-        t, rec = new_table(s, preset, seed, fair=preset == "mbs")
-        play(t, seed, rounds)
-        rec.detach()
-    out = [dump(s, i) for i in range(1, len(tables) + 1)]
-    s.close()
-    return out
-
-
 def _booked_once(s: Any, table_id: int) -> None:
     row = s.ledger_(table_id)[0]
     with pytest.raises(IntegrityError), s.engine.begin() as conn:  # the same idem again: refused
@@ -64,7 +53,7 @@ def _booked_once(s: Any, table_id: int) -> None:
 
 
 def _upgraded_keeps_its_rows(url: str, rounds: int) -> None:
-    before = _played(url, TABLES, rounds)
+    before = _played(url, rounds)
     _alembic(url, "downgrade", "0009")  # the store as revision 0009 left it
     names, uniques = _ledger_keys(url)
     assert {"ix_ledger_table", "ix_ledger_player"} <= names and ("idem",) in uniques
@@ -133,7 +122,7 @@ def test_the_reads_use_the_new_indexes_and_a_round_is_not_in_the_cashier_index(
     path = tmp_path / "plan.sqlite"
     url = f"sqlite:///{path}"
     many = tuple(("mbs" if i % 2 else "british", i) for i in range(1, tables + 1))
-    _played(url, many, 3)
+    _played(url, 3, many)
     sent = _statements_of_reads(path)
     selects = {(st, tuple(p) if isinstance(p, list | tuple) else ()) for st, p in sent if "FROM ledger" in st}
     plans: dict[str, list[str]] = {}
@@ -168,7 +157,7 @@ def test_a_ledger_row_of_no_event_of_its_table_is_in_no_ledger_and_named_by_the_
 ) -> None:
     path = tmp_path / "stray.sqlite"
     url = f"sqlite:///{path}"
-    _played(url, TABLES, 2)
+    _played(url, 2)
     with closing(sqlite3.connect(path)) as c:  # a hand edit (foreign keys are off for a plain connection)
         lid = c.execute("SELECT id FROM ledger WHERE table_id = 1 ORDER BY id DESC LIMIT 1").fetchone()[0]
         other = c.execute("SELECT max(id) FROM events WHERE table_id = 2").fetchone()[0]
