@@ -99,7 +99,13 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
 
             owner = f"bench:{os.getpid()}:{secrets.token_hex(4)}"
             leases = Leases(store, owner, f"http://127.0.0.1:{port}", ttl=lease_ttl)
-        persistence = StorePersistence(store, leases=leases)
+        writer = os.environ.get("BENCH_WRITER", "process")  # as pontoon serve (--writer)
+        import inspect
+
+        if "writer" in inspect.signature(StorePersistence).parameters:  # (an old tree by --src: its thread)
+            persistence = StorePersistence(store, leases=leases, writer=writer)
+        else:
+            persistence = StorePersistence(store, leases=leases)
     if os.environ.get("BENCH_GC_THRESHOLDS"):  # (trying other thresholds than web/transport.py's)
         import pontoon.web.transport as tr
 
@@ -391,8 +397,12 @@ async def run_load(
             await http.aclose()
     lat: list[float] = []
     errors: list[str] = []
-    cpu0 = sum(sum(x.cpu_times()[:2]) for x in procs)
-    sys0 = sum(x.cpu_times()[1] for x in procs)
+    # the server's CPU counts its writer process too (pontoon serve --writer process: a child of it)
+    kids = [c for x in procs for c in x.children(recursive=True)]
+    every = [*procs, *kids]
+    cpu0 = sum(sum(x.cpu_times()[:2]) for x in every)
+    kid0 = sum(sum(x.cpu_times()[:2]) for x in kids)
+    sys0 = sum(x.cpu_times()[1] for x in every)
     out0 = sum(x.io_counters().write_chars for x in procs)
     ccpu0 = time.process_time()  # the clients' own CPU (this process: they share the cores with the server)
     marks = bool(procs) and bool(os.environ.get("BENCH_STAGES"))
@@ -414,14 +424,16 @@ async def run_load(
             x.send_signal(signal.SIGUSR1)
         await asyncio.sleep(0.2)  # (its handler runs on the server's next turn)
     ccpu = time.process_time() - ccpu0
-    cpu = sum(sum(x.cpu_times()[:2]) for x in procs) - cpu0
-    kernel = sum(x.cpu_times()[1] for x in procs) - sys0
+    cpu = sum(sum(x.cpu_times()[:2]) for x in every) - cpu0
+    kernel = sum(x.cpu_times()[1] for x in every) - sys0
+    kid = sum(sum(x.cpu_times()[:2]) for x in kids) - kid0
     out = sum(x.io_counters().write_chars for x in procs) - out0
     return {
         "wall": wall,
         "lat": lat,
         "errors": errors,
         "cpu": cpu,
+        "kids_cpu": kid,
         "client_cpu": ccpu,
         "kernel": kernel,
         "out": out,
@@ -630,6 +642,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"  clients' own event loop late ms p50 {1000 * late[len(late) // 2]:.1f} "
                     f"p99 {1000 * late[min(len(late) - 1, int(0.99 * len(late)))]:.1f}"
                 )
+        if res["kids_cpu"]:  # (before the row: the row is the run's last line)
+            kid_ms = res["kids_cpu"] * 1000 / (tables * a.rounds)
+            print(f"  of the srv CPU, its child processes (the writer process): {kid_ms:.2f} ms/round")
         if stages:
             from server_stages import report
 
