@@ -1,21 +1,26 @@
 """The writer process (``python -m pontoon.history.writer_child FD``): a store's group commit outside
 the server's interpreter lock (``writer_proc.py`` starts it and talks to it on the socket ``FD``).
 
-It opens the store's database with the parent's URL (sent as the first message, not on the command line:
-a PostgreSQL URL may hold a password), runs the same ``GroupCommitter`` and SQLite checkpointer as the
-server's thread would, and reads the parent's messages in its main thread:
+It opens the store's database with the parent's URL and seal key (sent as the first message, not on the
+command line: a PostgreSQL URL may hold a password), and runs ONE thread (``Child``): it reads every
+message that has arrived, commits the calls among them as one group with the thread's own code
+(``GroupCommitter._commit``: one transaction, the fences, each call retried alone when the shared
+transaction fails, a failed table refused from then on), sends one acknowledgement, and reads again;
+what arrived during a commit's fsync is the next group. With nothing to read it ends the SQLite
+checkpoint when one is wanted (the checkpointer's thread runs beside it, as in the server) and waits.
 
-- ``("w", seq, table_id, ordinal, web_id, batches)``: a table call, queued for the writer thread;
+The parent's messages:
+- ``("w", seq, table_id, ordinal, web_id, batches)``: a table call;
 - ``("f", table_id)``: the table recovered by the parent (``Store.forget`` and ``forgive``);
 - ``("o", owner)``, ``("e", web_id, epoch)``: the parent's table leases (several processes on one
   database): from the first on, every transaction checks, in itself, that the parent still holds the
   lease of every web table it writes at the epoch it claimed (``leases.fence_leases``), as the thread
-  would (``StorePersistence._fence``).
+  does (``StorePersistence._fence``).
 
-After each commit the writer thread sends one acknowledgement: ``(groups, items, [(seq, head)],
-[(seq, error kind, error text)])``. The parent shows nothing of a call before its acknowledgement, so an
-event is shown only once it is durable, as with the thread. The end of the parent's socket (its ``close``,
-or its death) ends this process once everything queued is committed and acknowledged.
+Each acknowledgement is ``(groups, items, [(seq, head)], [(seq, error kind, error text)])``, sent after
+the commit. The parent shows nothing of a call before its acknowledgement, so an event is shown only
+once it is durable. The end of the parent's socket (its ``close``, or its death) ends this process
+once everything read is committed and acknowledged.
 
 ``PONTOON_CRASH_AT`` (the kill tests): the parent numbers every table call in its own count of
 transactions (``ordinal``), and this process's count follows those numbers, so ``inside:N`` and
