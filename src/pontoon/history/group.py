@@ -108,6 +108,9 @@ class Waiter:
         self._error = error
         self._lock.release()
 
+    def done(self) -> bool:
+        return not self._lock.locked()
+
     def result(self) -> str:
         with self._lock:  # released at the commit (or its failure)
             pass

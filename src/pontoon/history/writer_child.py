@@ -19,8 +19,11 @@ The parent's messages:
 
 Each acknowledgement is ``(groups, items, [(seq, head)], [(seq, error kind, error text)])``, sent after
 the commit. The parent shows nothing of a call before its acknowledgement, so an event is shown only
-once it is durable. The end of the parent's socket (its ``close``, or its death) ends this process
-once everything read is committed and acknowledged.
+once it is durable. The parent's ``close`` (``("end",)``, then the
+end of its socket) ends this process once everything read is committed and acknowledged; the end of
+the socket without it is the parent's death: this process ends at once, committing nothing more (a
+server restarted on the database must not see a transaction of the dead one's start after its death).
+``("p",)`` is echoed: the parent's event loop reads the acknowledgements from there on (``use_loop``).
 
 ``PONTOON_CRASH_AT`` (the kill tests): the parent numbers every table call in its own count of
 transactions (``ordinal``), and this process's count follows those numbers, so ``inside:N`` and
@@ -58,7 +61,7 @@ class Outbox:
     def flush(self) -> None:
         if not self.ok and not self.err:
             return
-        msg = (self.group.groups, self.group.items, self.ok, self.err)
+        msg = ("a", self.group.groups, self.group.items, self.ok, self.err)
         self.ok, self.err = [], []
         try:
             self.sock.sendall(encode(msg))
@@ -113,6 +116,7 @@ class Child:
         self.box = Outbox(sock, self.group)
         self.fences: Fences | None = None
         self.calls: list[Queued] = []
+        self.ended = False  # the parent closed the store (else its end is its death)
 
     def handle(self, msgs: Sequence[Any]) -> None:
         store, group, calls = self.store, self.group, self.calls
@@ -131,6 +135,11 @@ class Child:
                 store.fences_many.append(self.fences)
             elif op == "e" and self.fences is not None:
                 self.fences.epochs[m[1]] = m[2]
+            elif op == "p":  # the parent's event loop reads from here on: the echo tells its thread
+                self.box.flush()
+                self.box.sock.sendall(encode(("p",)))
+            elif op == "end":
+                self.ended = True
 
     def commit(self) -> None:
         calls, self.calls = self.calls, []
@@ -164,6 +173,8 @@ class Child:
             if msgs is None:
                 break
             self.handle(msgs)
+        if not self.ended:  # the parent died: what it sent and was not committed stays unwritten
+            os._exit(3)  # (a server restarted on the database must not see a write start after now)
         if self.calls:
             self.commit()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import marshal
 import pickle
+import select
 import socket
 import struct
 from collections.abc import Sequence
@@ -52,7 +53,10 @@ class Reader:
                 return out
             try:
                 chunk = self.sock.recv(CHUNK)
-            except OSError:  # (reset: the other end died)
+            except BlockingIOError:  # (an event loop made the socket non-blocking: wait for data)
+                select.select([self.sock], [], [])
+                continue
+            except OSError:  # (reset: the other end died; the opening's time-out)
                 return None
             if not chunk:
                 return None

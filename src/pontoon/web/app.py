@@ -277,6 +277,9 @@ def create_app(
 
         if settings.tune_gc:  # a server process (pontoon serve): what exists now frozen (web/transport.py)
             tune_gc()
+        on_loop = getattr(store, "on_loop", None)
+        if on_loop is not None:  # the store's writer process: its acknowledgements read by this loop
+            on_loop(asyncio.get_running_loop())
         task = asyncio.create_task(timers())
         beat_task = asyncio.create_task(heartbeat())
         yield

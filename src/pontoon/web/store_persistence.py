@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from decimal import Decimal
@@ -32,7 +33,7 @@ from pontoon.history.group import Committer
 from pontoon.history.leases import Leases
 from pontoon.history.recover import rules_of
 from pontoon.history.words import round_words
-from pontoon.history.writer_proc import start_writer_process
+from pontoon.history.writer_proc import ProcessCommitter, start_writer_process
 from pontoon.money import to_money
 from pontoon.rules.british import BritishRules
 from pontoon.web.british_host import BritishHost
@@ -97,6 +98,12 @@ class StorePersistence:
         assert self.leases is not None
         by_store = {rec.table_id: wid for wid, rec in list(self.recorders.items())}
         self.leases.fence_many(conn, [by_store[t] for t in store_table_ids if t in by_store])
+
+    def on_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """(The app's start, on its event loop.) A writer process's acknowledgements are read by the
+        loop itself from now on (``ProcessCommitter.use_loop``)."""
+        if isinstance(self.group, ProcessCommitter):
+            self.group.use_loop(loop)
 
     def _web_of(self, store_table_id: int) -> str | None:
         """The web table whose recorder writes ``store_table_id`` now (None: none), as ``_fence`` finds
