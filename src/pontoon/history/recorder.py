@@ -188,7 +188,9 @@ class Recorder:
         """The records of one table call: each made into its batch as ``_on`` does, and all of them
         committed in one transaction (before any record subscriber shows one: ``Publisher``)."""
         batches = self._round_call(recs)
-        if batches is None:
+        if batches is not None:
+            written = len(recs)  # (a row for each record)
+        else:
             batches = []  # (a call's records: usually one batch, ``_on``)
             self._collected = batches
             try:
@@ -196,13 +198,15 @@ class Recorder:
                     self._on(rec)
             finally:
                 self._collected = None
+            written = 0
+            for b in batches:  # (usually one: no generator made for it)
+                written += len(b.rows)
         if batches:
             if self.defer:
                 self.store.enqueue(self.table_id, batches)  # the caller waits for ``pending``
             else:
                 self.store.append_many(self.table_id, batches)  # committed before the call returns
-            for b in batches:  # (usually one: no generator made for it)
-                self.written += len(b.rows)
+            self.written += written
 
     def _round_call(self, recs: list[TableRecord]) -> list[Batch] | None:
         """The batches of a call whose records are all a round's (the server's every action), nothing
@@ -241,7 +245,7 @@ class Recorder:
                 batch.rows.append(row)
                 batch.round_end = end
             else:
-                batch = Batch(rows=[row], round_end=end)
+                batch = Batch([row], None, None, None, end)  # (rows, shoe, state, state_at, round end)
                 batches.append(batch)
             if end is not None:
                 batch = None
