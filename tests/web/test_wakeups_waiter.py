@@ -110,3 +110,15 @@ def test_a_cancelled_waiter_counts_till_the_commit_then_the_timer_stops() -> Non
     cancelled_future, waiting, err, ticking, left = asyncio.run(main())
     assert not cancelled_future and waiting == 2
     assert err is None and not ticking and left == 0
+
+
+def test_a_cancelled_future_wakes_its_waiters_with_the_cancellation() -> None:
+    async def main() -> list[str]:
+        w = Wakeups()
+        fut: Future[str] = Future()
+        waits = [w.waiter(fut), w.waiter(fut)]
+        threading.Thread(target=fut.cancel).start()
+        got = await asyncio.wait_for(asyncio.gather(*waits), 5)
+        return [type(g).__name__ for g in got]
+
+    assert asyncio.run(main()) == ["CancelledError", "CancelledError"]

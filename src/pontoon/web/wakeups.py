@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from typing import Any
 
 POLL_S = 0.001  # the loop's wake-ups while a commit is awaited (asyncio's epoll rounds a timeout up to 1 ms)
@@ -95,7 +95,10 @@ class Wakeups:
     def _fired(self, fut: Future[Any]) -> None:
         """(The completing thread's.) Every waiter of ``fut`` queued for its loop; each loop woken if it
         is not due to be woken already. ``fut``'s exception read here, once (the waiters get it)."""
-        err = fut.exception()
+        try:
+            err = fut.exception(0)
+        except CancelledError as cancelled:  # (nobody cancels the writer's Futures: if one did, its
+            err = cancelled  # waiters raise the cancellation, as asking it would have)
         wake = []
         with self.lock:
             for waiter in self.watching.pop(fut, ()):
