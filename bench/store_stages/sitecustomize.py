@@ -22,6 +22,11 @@ and the CPU of the server's other threads (``pontoon-group-commit``: the writer;
 read by their CPU clocks (``time.pthread_getcpuclockid``), with the commits and the table calls they
 carried (``GroupCommitter.groups``, ``items``): the writer's CPU per commit beside its calls a commit. With the memory store only ``gc`` and the
 threads are non-zero. Not a timed test; CPU, so a loaded machine inflates every stage alike.
+
+Two diagnoses, off by default: ``STORE_PROFILE=FILE`` profiles the loop thread between the two marks
+(cProfile, ``FILE.PID.prof``: read with ``pstats``); ``STORE_GC_TYPES=1`` adds to the marks the types of
+the objects that every young collection on the loop scanned between them (``kinds``, with the count of
+those collections: its own CPU falls in no stage).
 """
 
 from __future__ import annotations
