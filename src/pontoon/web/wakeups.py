@@ -117,7 +117,8 @@ class Wakeups:
                 loop.call_soon_threadsafe(self._wake, loop)
             except RuntimeError:  # the loop is closed: nobody waits any more
                 with self.lock:
-                    self.ready.pop(loop, None)
+                    for waiter in self.ready.pop(loop, ()):
+                        self.errors.pop(waiter, None)
 
     def _wake(self, loop: asyncio.AbstractEventLoop) -> None:
         errors = None
