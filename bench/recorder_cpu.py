@@ -7,6 +7,10 @@ snapshots and round results, and the call of ``enqueue``), then a twin table pla
 no recorder; the difference of their thread CPU over the events recorded, for each of N reps, collector
 off. Prints the minimum and the median. ``--src DIR``: another source tree (an old commit's ``src``
 from ``git archive``). Not a timed test: run old and new one after the other.
+
+``--once rec|bare``: no timing: the table plays ROUNDS rounds once, recorded (``rec``) or not (``bare``),
+and the events recorded are printed: for ``valgrind --tool=callgrind`` (instructions, whatever the
+machine's load: the recorder's per event is (rec - bare) / events, the start-up the same in both).
 """
 
 from __future__ import annotations
@@ -70,11 +74,33 @@ def one(rounds: int, seed: int) -> float:
     return ((c1 - c0) - (c2 - c1)) / max(1, events) * 1e6
 
 
+def once(rounds: int, recorded: bool) -> int:
+    """ROUNDS rounds of one table, recorded or not, collector off; the events recorded."""
+    from tests.history.driver import casino_calls
+
+    from pontoon.casino.table import CasinoTable
+    from pontoon.history.recorder import Recorder
+    from pontoon.rules import resolve_rules
+
+    t = CasinoTable(resolve_rules("mbs"), rng=1)
+    t.join("ann", 10**6)
+    t.join("bob", 10**6)
+    rec = Recorder(CountingStore(), t, label="bench", defer=True) if recorded else None  # type: ignore[arg-type]
+    w0 = 0 if rec is None else rec.written
+    gc.disable()
+    for i in range(rounds):
+        for _ in casino_calls(t, i):
+            pass
+    gc.enable()
+    return 0 if rec is None else rec.written - w0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rounds", nargs="?", type=int, default=200, help="rounds per rep (1 to 100000)")
     ap.add_argument("--reps", type=int, default=15, help="repetitions (1 to 1000)")
     ap.add_argument("--src", default=os.path.join(ROOT, "src"), help="the source tree to measure")
+    ap.add_argument("--once", choices=("rec", "bare"), help="one play, recorded or not (for callgrind)")
     a = ap.parse_args()
     if not 1 <= a.rounds <= 100_000:
         ap.exit(2, f"recorder_cpu: ROUNDS {a.rounds} refused: give 1 to 100000\n")
@@ -83,6 +109,11 @@ def main() -> None:
     if not os.path.isdir(os.path.join(a.src, "pontoon")):
         ap.exit(2, f"recorder_cpu: --src {a.src} refused: no pontoon package in it\n")
     sys.path[:0] = [os.path.abspath(a.src), ROOT]
+    if a.once:
+        print(
+            f"recorder_cpu --once {a.once}: {a.rounds} rounds, {once(a.rounds, a.once == 'rec')} events recorded"
+        )
+        return
     got = [one(a.rounds, rep % 3) for rep in range(a.reps)]
     import pontoon
 

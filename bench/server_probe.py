@@ -381,7 +381,9 @@ class Probe:
         def timed_fired(self: Any, fut: Any) -> None:
             t = time.perf_counter()
             with self.lock:
-                loops = {lp for lp, _ in self.watching.get(fut, ()) if lp not in self.ready}
+                # (a waiter, or an older tree's (loop, waiter) pair)
+                got = self.watching.get(fut, ())
+                loops = {w[0] if isinstance(w, tuple) else w.get_loop() for w in got} - set(self.ready)
             for lp in loops:
                 at.setdefault(lp, t)
             fired(self, fut)

@@ -13,7 +13,8 @@ each mark this writes ``STEM.PID.json``: the loop thread's CPU (``time.thread_ti
 - ``record``: the recorder's handling of a table call (``Recorder._on_call``: the rows, the round's
   snapshot and result, the hand-off ``GroupCommitter.enqueue``, which is also given alone: ``enqueue``);
 - ``settle``: ``StorePersistence.settle``'s own lines, each resumption (the wait itself not counted),
-  with the young collections it starts (also given alone: ``gc_in_settle``);
+  with the young collections it starts (also given alone: ``gc_in_settle``; the recorder's, the
+  interpreter's by its count, alike: ``gc_in_record``);
 - ``wake``/``tick``: the writer's wake-ups of the loop (``Wakeups._wake``) and the keep-awake timer;
 - ``gc``: every collection on the loop thread (``gc.callbacks``), whoever started it;
 
@@ -21,6 +22,11 @@ and the CPU of the server's other threads (``pontoon-group-commit``: the writer;
 read by their CPU clocks (``time.pthread_getcpuclockid``), with the commits and the table calls they
 carried (``GroupCommitter.groups``, ``items``): the writer's CPU per commit beside its calls a commit. With the memory store only ``gc`` and the
 threads are non-zero. Not a timed test; CPU, so a loaded machine inflates every stage alike.
+
+Two diagnoses, off by default: ``STORE_PROFILE=FILE`` profiles the loop thread between the two marks
+(cProfile, ``FILE.PID.prof``: read with ``pstats``); ``STORE_GC_TYPES=1`` adds to the marks the types of
+the objects that every young collection on the loop scanned between them (``kinds``, with the count of
+those collections: its own CPU falls in no stage).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 ACC: dict[str, list[float]] = {}
+INSIDE: list[str | None] = [None]  # the stage the loop thread is in now (its collections counted apart)
 COMMITTERS: list[Any] = []  # the group commit's writers (their counts of commits and of calls)
 
 
@@ -45,9 +52,11 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
     def wrapper(*a: Any, **k: Any) -> Any:
         t0 = time.thread_time()
+        outer, INSIDE[0] = INSIDE[0], INSIDE[0] or name
         try:
             return fn(*a, **k)
         finally:
+            INSIDE[0] = outer
             slot[0] += time.thread_time() - t0
             slot[1] += 1
 
@@ -83,16 +92,20 @@ def install(stem: str) -> None:
     wakeups.Wakeups._wake = _timed("wake", wakeups.Wakeups._wake)  # type: ignore[method-assign]
     wakeups.Wakeups._tick = _timed("tick", wakeups.Wakeups._tick)  # type: ignore[method-assign]
     real_settle = store_persistence.StorePersistence.settle
-    sslot, gs, gslot = (ACC.setdefault(k, [0.0, 0]) for k in ("settle", "gc_in_settle", "gc"))
-    inside = [False]
+    sslot, gslot = (ACC.setdefault(k, [0.0, 0]) for k in ("settle", "gc"))
+    for k in ("gc_in_record", "gc_in_settle"):
+        ACC.setdefault(k, [0.0, 0])
+    # STORE_GC_TYPES=1: the types of the objects each young collection on the loop scans (between the marks)
+    kinds: dict[str, int] | None = {} if os.environ.get("STORE_GC_TYPES") else None
+    counting = [False]
 
     def step(coro: Any, how: str, value: Any) -> Any:
         t0 = time.thread_time()
-        inside[0] = True
+        INSIDE[0] = "settle"
         try:
             return coro.send(value) if how == "send" else coro.throw(value)
         finally:
-            inside[0] = False
+            INSIDE[0] = None
             sslot[0] += time.thread_time() - t0
 
     def settle(self: Any, table_id: str) -> Generator[Any, Any, None]:
@@ -118,12 +131,20 @@ def install(stem: str) -> None:
         if threading.current_thread() is not main:
             return
         if phase == "start":
+            if kinds is not None and info["generation"] == 0 and counting[0]:
+                young = gc.get_objects(0)  # (a diagnosis: its own CPU falls in no stage's)
+                kinds["(collections)"] = kinds.get("(collections)", 0) + 1
+                for o in young:
+                    k = type(o).__qualname__
+                    kinds[k] = kinds.get(k, 0) + 1
+                del young
             started[0] = time.thread_time()
             return
         d = time.thread_time() - started[0]
         gslot[0] += d
         gslot[1] += 1
-        if inside[0]:
+        if INSIDE[0] is not None:
+            gs = ACC.setdefault("gc_in_" + INSIDE[0], [0.0, 0])
             gs[0] += d
             gs[1] += 1
 
@@ -131,8 +152,23 @@ def install(stem: str) -> None:
     marks: list[dict[str, Any]] = []
     real_signal = signal.signal
 
+    prof: list[Any] = []  # STORE_PROFILE=FILE: the loop thread profiled between the two marks
+
     def mark() -> None:
+        out = os.environ.get("STORE_PROFILE")
+        if out and not prof:
+            import cProfile
+
+            prof.append(cProfile.Profile())
+            prof[0].enable()
+        elif out and len(prof) == 1:
+            prof[0].disable()
+            prof[0].dump_stats(f"{out}.{os.getpid()}.prof")
+            prof.append(None)
         snap: dict[str, Any] = {k: list(v) for k, v in ACC.items()}
+        if kinds is not None:
+            counting[0] = not counting[0]
+            snap["kinds"] = dict(sorted(kinds.items(), key=lambda kv: -kv[1])[:40])
         snap["loop"] = time.thread_time()
         snap["threads"] = _threads()
         snap["commits"] = sum(c.groups for c in COMMITTERS)

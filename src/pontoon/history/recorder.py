@@ -171,8 +171,9 @@ class Recorder:
         if not isinstance(t, CasinoTable) or t.shoes_used == self._shoe_no:
             return None
         self._shoe_no = t.shoes_used
-        cards = " ".join(str(c) for c in t.shoe.dealt_cards() + t.shoe.remaining_cards())
-        return t.shoes_used, cards, t.shoe.cut_index
+        # the shoe's whole order as text: the table's own, made once a shoe (its snapshot, taken right
+        # after this at a round's start, reads the same text, not a second join of the cards)
+        return t.shoes_used, t._shoe_text(), t.shoe.cut_index
 
     def _attach(self) -> Batch:
         """The table as it is now: its own events so far (a casino table's first ``new_shoe``), its
@@ -186,20 +187,69 @@ class Recorder:
     def _on_call(self, recs: list[TableRecord]) -> None:
         """The records of one table call: each made into its batch as ``_on`` does, and all of them
         committed in one transaction (before any record subscriber shows one: ``Publisher``)."""
-        batches: list[Batch] = []  # (a call's records: usually one batch, ``_on``)
-        self._collected = batches
-        try:
-            for rec in recs:
-                self._on(rec)
-        finally:
-            self._collected = None
+        batches = self._round_call(recs)
+        if batches is not None:
+            written = len(recs)  # (a row for each record)
+        else:
+            batches = []  # (a call's records: usually one batch, ``_on``)
+            self._collected = batches
+            try:
+                for rec in recs:
+                    self._on(rec)
+            finally:
+                self._collected = None
+            written = 0
+            for b in batches:  # (usually one: no generator made for it)
+                written += len(b.rows)
         if batches:
             if self.defer:
                 self.store.enqueue(self.table_id, batches)  # the caller waits for ``pending``
             else:
                 self.store.append_many(self.table_id, batches)  # committed before the call returns
-            for b in batches:  # (usually one: no generator made for it)
-                self.written += len(b.rows)
+            self.written += written
+
+    def _round_call(self, recs: list[TableRecord]) -> list[Batch] | None:
+        """The batches of a call whose records are all a round's (the server's every action), nothing
+        deferred, checked or waiting for a pack: what ``_on`` makes of them, in one pass (no call per
+        record, the round read once); None for any other call (``_on`` makes it)."""
+        if self.expect or self.pending or self._pack is not None or self._collected is not None:
+            return None
+        for rec in recs:
+            if rec.round_no == 0:
+                return None
+        table = self.table
+        rnd = table.round
+        # only the round's last event so far can end it, and only if it is over (else no result asked)
+        last_seq = -1 if rnd is None or not rnd.is_over() else rnd.log.count - 1
+        batches: list[Batch] = []
+        batch: Batch | None = None  # the batch the next rows join (neither state nor round end yet)
+        for rec in recs:
+            seq, kind, data, clause = rec.event
+            moved = rec.transfers
+            transfers = [t.to_json() for t in moved] if moved else _NO_TRANSFERS
+            row = Row(rec.round_no, seq, kind, data, clause, transfers)
+            end = None
+            if seq == last_seq:
+                done = round_result(table)
+                if done is not None:
+                    end = (row.round_no, done[0], done[1])
+            if kind == "round_start" and seq == 0:  # (``_on``: a new round's snapshot, its shoe first)
+                shoe = self._shoe()
+                b = Batch(rows=[row], shoe=shoe, state=table.snapshot(), round_end=end)
+                if isinstance(table, BritishGame) and table.fair is not None:
+                    b.round_shoe = self._shoe_no
+                b.state_at = 0
+                batches.append(b)
+                batch = None
+            elif batch is not None:
+                batch.rows.append(row)
+                batch.round_end = end
+            else:
+                batch = Batch([row], None, None, None, end)  # (rows, shoe, state, state_at, round end)
+                batches.append(batch)
+            if end is not None:
+                batch = None
+        return batches
 
     def _on(self, rec: TableRecord) -> None:
         row = _row(rec)

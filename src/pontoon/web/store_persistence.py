@@ -128,8 +128,8 @@ class StorePersistence:
             pacer.pace()
         fut = self.group.pending(rec.table_id)
         if fut is not None:
-            await self.wakeups.wait(fut)  # woken with the other callers of its commit (web/wakeups.py)
-            err = fut.exception()
+            # woken with the other callers of its commit (web/wakeups.py), its error the waiter's result
+            err = await self.wakeups.waiter(fut)
             if err is not None:
                 raise err
         err = self.group.failed.get(rec.table_id)

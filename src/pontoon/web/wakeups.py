@@ -20,14 +20,20 @@ idles (the loop in ``epoll_wait``, the writer in its fsync) is woken by the disk
 host's next tick, about 4 ms later (an fsync measured 4.0 ms p50 with both vCPUs idle, 0.1 ms with one
 busy); a timer every millisecond while any of the loop's waits is pending cut one table's commit from
 3.4 ms to 1.0 ms p50 (bench/store_latency.py, docs/scale-log.md "One table's commit"). One timer per loop
-whatever the number of waits; it stops with the last wait, so an idle server does not tick.
+whatever the number of waits; it stops once the last waiter is woken (a cancelled one: when its Future
+completes), so an idle server does not tick.
+
+A wait is a loop Future that the caller awaits itself (``Wakeups.waiter``: no coroutine of its own, no
+pair kept per waiter: a waiter knows its loop), and its result is the thread's Future's exception, read
+once by the completing thread (``_fired``), so the loop never takes that Future's lock to ask
+(docs/scale.md, "The store's loop-side stages cut").
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from typing import Any
 
 POLL_S = 0.001  # the loop's wake-ups while a commit is awaited (asyncio's epoll rounds a timeout up to 1 ms)
@@ -38,39 +44,45 @@ class Wakeups:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.ready: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
-        # the waiters of each Future not done yet, by loop (its one callback wakes them all)
-        self.watching: dict[Future[Any], list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
+        self.ready: dict[asyncio.AbstractEventLoop, list[asyncio.Future[BaseException | None]]] = {}
+        # the waiters of each Future not done yet, any loop's (its one callback wakes them all; each
+        # waiter knows its loop: ``get_loop``, no pair kept per waiter)
+        self.watching: dict[Future[Any], list[asyncio.Future[BaseException | None]]] = {}
+        # (rare) the waiters of a Future that failed, with its error
+        self.errors: dict[asyncio.Future[BaseException | None], BaseException] = {}
         self.wakes = 0  # loop callbacks scheduled (for the tests and the benchmarks)
         self.poll_s: float | None = POLL_S  # None: the loop is not kept awake
-        self.waiting: dict[asyncio.AbstractEventLoop, int] = {}  # (the loop's own) its waits pending now
+        # (the loop's own) its waiters not yet woken: counted up by ``waiter``, down by ``_wake`` (a
+        # cancelled one too, when its Future completes: the loop ticks on till then)
+        self.waiting: dict[asyncio.AbstractEventLoop, int] = {}
         self.timers: dict[asyncio.AbstractEventLoop, asyncio.TimerHandle] = {}  # each loop's one timer
         self.ticks = 0  # the keep-awake timer's runs (for the tests and the benchmarks)
 
-    async def wait(self, fut: Future[Any]) -> None:
-        """Until ``fut`` is done (its result or exception stays in ``fut``: read it after)."""
+    async def wait(self, fut: Future[Any]) -> BaseException | None:
+        """Until ``fut`` is done; its exception (None: its result is in ``fut``)."""
         if fut.done():
-            return
+            return fut.exception()
+        return await self.waiter(fut)
+
+    def waiter(self, fut: Future[Any]) -> asyncio.Future[BaseException | None]:
+        """(The running loop's.) A loop Future that gets ``fut``'s exception (None: a result) once
+        ``fut`` is done: awaited by the caller itself (``StorePersistence.settle``), so that a wait is
+        no coroutine of its own, and ``fut`` is not asked (its lock) whether it is done: if it is, its
+        callback runs at once, here, and the waiter is woken at the loop's next turn."""
         loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[None] = loop.create_future()
+        waiter: asyncio.Future[BaseException | None] = loop.create_future()
         with self.lock:
             waiters = self.watching.get(fut)
-            first = waiters is None
-            if waiters is None:
-                waiters = self.watching[fut] = []
-            waiters.append((loop, waiter))
-        if first:  # (done meanwhile: called at once, here)
+            if waiters is not None:
+                waiters.append(waiter)
+            else:
+                self.watching[fut] = [waiter]
+        if waiters is None:  # the Future's one callback, with its first waiter (done meanwhile: run now)
             fut.add_done_callback(self._fired)
-        if self.poll_s is None:
-            await waiter
-            return
         self.waiting[loop] = self.waiting.get(loop, 0) + 1
-        if loop not in self.timers:
+        if self.poll_s is not None and loop not in self.timers:
             self.timers[loop] = loop.call_later(self.poll_s, self._tick, loop)
-        try:
-            await waiter
-        finally:
-            self.waiting[loop] -= 1
+        return waiter
 
     def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
         """(The loop's, every ``poll_s`` while one of its waits is pending.) Nothing but the wake-up."""
@@ -82,10 +94,17 @@ class Wakeups:
 
     def _fired(self, fut: Future[Any]) -> None:
         """(The completing thread's.) Every waiter of ``fut`` queued for its loop; each loop woken if it
-        is not due to be woken already."""
+        is not due to be woken already. ``fut``'s exception read here, once (the waiters get it)."""
+        try:
+            err = fut.exception(0)
+        except CancelledError as cancelled:  # (nobody cancels the writer's Futures: if one did, its
+            err = cancelled  # waiters raise the cancellation, as asking it would have)
         wake = []
         with self.lock:
-            for loop, waiter in self.watching.pop(fut, ()):
+            for waiter in self.watching.pop(fut, ()):
+                if err is not None:
+                    self.errors[waiter] = err
+                loop = waiter.get_loop()
                 batch = self.ready.get(loop)
                 if batch is not None:
                     batch.append(waiter)
@@ -98,14 +117,19 @@ class Wakeups:
                 loop.call_soon_threadsafe(self._wake, loop)
             except RuntimeError:  # the loop is closed: nobody waits any more
                 with self.lock:
-                    self.ready.pop(loop, None)
+                    for waiter in self.ready.pop(loop, ()):
+                        self.errors.pop(waiter, None)
 
     def _wake(self, loop: asyncio.AbstractEventLoop) -> None:
+        errors = None
         with self.lock:
             batch = self.ready.pop(loop, [])
+            if self.errors:  # (rare: a Future that failed; this loop's waiters' errors only)
+                errors = {w: self.errors.pop(w) for w in batch if w in self.errors}
+        self.waiting[loop] = self.waiting.get(loop, 0) - len(batch)
         for w in batch:
             if not w.done():  # (cancelled meanwhile: its connection closed)
-                w.set_result(None)
+                w.set_result(None if errors is None else errors.get(w))
 
 
 __all__ = ["Wakeups"]
