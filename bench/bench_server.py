@@ -101,7 +101,13 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
 
             owner = f"bench:{os.getpid()}:{secrets.token_hex(4)}"
             leases = Leases(store, owner, f"http://127.0.0.1:{port}", ttl=lease_ttl)
-        persistence = StorePersistence(store, leases=leases)
+        writer = os.environ.get("BENCH_WRITER", "process")  # as pontoon serve (--writer)
+        import inspect
+
+        if "writer" in inspect.signature(StorePersistence).parameters:  # (an old tree by --src: its thread)
+            persistence = StorePersistence(store, leases=leases, writer=writer)
+        else:
+            persistence = StorePersistence(store, leases=leases)
     if os.environ.get("BENCH_GC_THRESHOLDS"):  # (trying other thresholds than web/transport.py's)
         import pontoon.web.transport as tr
 
@@ -475,8 +481,12 @@ async def run_load(
             await asyncio.wait([players_], timeout=0.002)
         connect_s = time.perf_counter() - c0
         await asyncio.sleep(0.05)  # (the welcome frames read, the server's last connect done)
-    cpu0 = sum(sum(x.cpu_times()[:2]) for x in procs)
-    sys0 = sum(x.cpu_times()[1] for x in procs)
+    # the server's CPU counts its writer process too (pontoon serve --writer process: a child of it)
+    kids = [c for x in procs for c in x.children(recursive=True)]
+    every = [*procs, *kids]
+    cpu0 = sum(sum(x.cpu_times()[:2]) for x in every)
+    kid0 = sum(sum(x.cpu_times()[:2]) for x in kids)
+    sys0 = sum(x.cpu_times()[1] for x in every)
     out0 = sum(x.io_counters().write_chars for x in procs)
     ccpu0 = time.process_time()  # the clients' own CPU (this process: they share the cores with the server)
     marks = bool(procs) and bool(os.environ.get("BENCH_STAGES"))
@@ -499,8 +509,9 @@ async def run_load(
             x.send_signal(signal.SIGUSR1)
         await asyncio.sleep(0.2)  # (its handler runs on the server's next turn)
     ccpu = time.process_time() - ccpu0
-    cpu = sum(sum(x.cpu_times()[:2]) for x in procs) - cpu0
-    kernel = sum(x.cpu_times()[1] for x in procs) - sys0
+    cpu = sum(sum(x.cpu_times()[:2]) for x in every) - cpu0
+    kernel = sum(x.cpu_times()[1] for x in every) - sys0
+    kid = sum(sum(x.cpu_times()[:2]) for x in kids) - kid0
     out = sum(x.io_counters().write_chars for x in procs) - out0
     return {
         "wall": wall,
@@ -508,6 +519,7 @@ async def run_load(
         "seen": tally.seen,
         "errors": tally.errors,
         "cpu": cpu,
+        "kids_cpu": kid,
         "client_cpu": ccpu,
         "kernel": kernel,
         "out": out,
@@ -804,6 +816,9 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("BENCH_KINDS_FILE"):  # (every latency: kind, sent at from the play's start, s)
             with open(f"{os.environ['BENCH_KINDS_FILE']}-{tables}-{store}.json", "w") as f:
                 json.dump([(k, at - res["t0"], v) for k, at, v in res["kinds"]], f)
+        if res["kids_cpu"]:  # (before the row: the row is the run's last line)
+            kid_ms = res["kids_cpu"] * 1000 / (tables * a.rounds)
+            print(f"  of the srv CPU, its child processes (the writer process): {kid_ms:.2f} ms/round")
         if stages:
             from server_stages import report
 

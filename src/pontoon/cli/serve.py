@@ -114,6 +114,12 @@ def serve_command(
         help="several processes on one database: seconds a "
         "table's lease lasts without a heartbeat (0: this process serves every table)",
     ),
+    writer: str = typer.Option(
+        "process",
+        "--writer",
+        help="the history store's group commit: process (a writer process beside the server, off its "
+        "interpreter lock) or thread (a thread of the server)",
+    ),
     advertise: str = typer.Option(
         "",
         "--advertise",
@@ -196,6 +202,8 @@ def serve_command(
         raise ServeError("--db and --memory exclude each other: give one")
     if lease_ttl and not 1 <= lease_ttl <= 3600:
         raise ServeError(f"--lease-ttl {lease_ttl}: 0 (no leases) or 1 to 3600 seconds")
+    if writer not in ("process", "thread"):
+        raise ServeError(f"--writer {writer!r}: accepted are process and thread")
     if not -1 <= max_player_edge <= 1:
         raise ServeError(
             f"--max-player-edge {max_player_edge}: a fraction of the wager, -1 to 1 (0.01 is 1%)"
@@ -283,7 +291,9 @@ def serve_command(
             owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
             here = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL
             leases = Leases(store, owner, advertise or f"http://{here}:{port}", ttl=lease_ttl)
-        persistence = StorePersistence(store, leases=leases)
+        persistence = StorePersistence(
+            store, leases=leases, writer=writer
+        )  # (its start: HistoryError, exit 2)
     app = create_app(settings, persistence)
     try:
         uvicorn.run(

@@ -41,6 +41,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
+from typing import Protocol
 
 from sqlalchemy import Connection, Engine
 
@@ -137,7 +138,16 @@ class Shared:
         self.set_result("")  # the table's error is in ``failed`` (the other tables' calls committed)
 
 
-Done = Future[str] | Waiter | Shared
+class Completion(Protocol):
+    """What a queued call's commit completes (a ``Future``, a ``Waiter``, a ``Shared``, or the writer
+    process's acknowledgement: ``writer_child.Ack``)."""
+
+    def set_result(self, head: str) -> None: ...
+
+    def set_exception(self, error: BaseException) -> None: ...
+
+
+Done = Future[str] | Waiter | Shared | Completion
 Queued = tuple[int, Sequence[Batch], Done]
 
 
@@ -147,6 +157,31 @@ def _future(done: Done) -> Future[str]:
         return done.future
     assert isinstance(done, Future)
     return done
+
+
+class Committer(Protocol):
+    """What a store's group commit offers its callers, in a thread (``GroupCommitter``) or in a child
+    process (``writer_proc.ProcessCommitter``)."""
+
+    failed: dict[int, BaseException]
+    closed: bool
+    groups: int
+    items: int
+    idle_hook: Callable[[Connection], None] | None
+
+    def submit(self, table_id: int, batches: Sequence[Batch]) -> Future[str]: ...
+
+    def enqueue(self, table_id: int, batches: Sequence[Batch]) -> Future[str]: ...
+
+    def write(self, table_id: int, batches: Sequence[Batch]) -> str: ...
+
+    def pending(self, table_id: int) -> Future[str] | None: ...
+
+    def drain(self) -> None: ...
+
+    def forgive(self, table_id: int) -> None: ...
+
+    def close(self) -> None: ...
 
 
 # The interpreter's switch interval while the writer commits (``GroupCommitter.switch_s``): the driver
@@ -186,6 +221,7 @@ class GroupCommitter:
         window_s: float = 0.0,
         max_items: int = 2000,
         switch_s: float | None = COMMIT_SWITCH_S,
+        thread: bool = True,
     ) -> None:
         self.store = store
         self.switch_s = switch_s  # the switch interval during a commit (None: left alone)
@@ -211,7 +247,8 @@ class GroupCommitter:
         self.idle_hook: Callable[[Connection], None] | None = None
         self.hook_errors = 0
         self.thread = threading.Thread(target=self._run, name="pontoon-group-commit", daemon=True)
-        self.thread.start()
+        if thread:  # (else the caller's own thread commits: ``_commit``, as the writer process does)
+            self.thread.start()
 
     def submit(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
         fut: Future[str] = Future()
@@ -286,7 +323,10 @@ class GroupCommitter:
         with self.cv:
             self.closed = True
             self.cv.notify()
-        self.thread.join()
+        if self.thread.ident is not None:
+            self.thread.join()
+        else:
+            self._close_conn()
 
     def _run(self) -> None:
         while True:
@@ -387,6 +427,8 @@ class GroupCommitter:
 
 __all__ = [
     "COMMIT_SWITCH_S",
+    "Committer",
+    "Completion",
     "GroupCommitter",
     "Heads",
     "Item",

@@ -19,6 +19,7 @@ commit one more event: its write is rolled back with ``LeaseLost``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
@@ -39,6 +40,13 @@ class Leases:
         self.address = address
         self.ttl = ttl
         self.epochs: dict[str, int] = {}  # the epoch of each lease we claimed (our fencing tokens)
+        # told each epoch we claim (a writer process fences our writes with them: ``writer_proc.py``)
+        self.watch: Callable[[str, int], None] | None = None
+
+    def _held(self, web_id: str, epoch: int) -> None:
+        self.epochs[web_id] = epoch
+        if self.watch is not None:
+            self.watch(web_id, epoch)
 
     def claim(self, web_id: str, now: float | None = None) -> bool:
         """Take the lease if it is free, expired or already ours; True if we hold it now."""
@@ -62,7 +70,7 @@ class Leases:
                         )
                 except IntegrityError:  # another process claimed it in between
                     return False
-                self.epochs[web_id] = 1
+                self._held(web_id, 1)
                 return True
             if row["owner"] != self.owner and float(row["expires"]) > t:
                 return False
@@ -78,7 +86,7 @@ class Leases:
             )
             if res.rowcount != 1:  # SQLite: another process claimed it between our read and write
                 return False
-            self.epochs[web_id] = epoch
+            self._held(web_id, epoch)
             return True
 
     def fence(self, conn: Connection, web_id: str) -> None:
@@ -97,26 +105,7 @@ class Leases:
     def fence_many(self, conn: Connection, web_ids: list[str]) -> None:
         """``fence`` for several tables in one statement (a group commit's tables): raise ``LeaseLost``
         naming the first one whose lease we no longer hold at our epoch."""
-        if not web_ids:
-            return
-        q = (
-            select(table_leases.c.web_id, table_leases.c.owner, table_leases.c.epoch)
-            .where(table_leases.c.web_id.in_(sorted(web_ids)))
-            .order_by(table_leases.c.web_id)
-        )
-        if conn.dialect.name == "postgresql":
-            q = q.with_for_update()
-        held = {
-            str(r.web_id)
-            for r in conn.execute(q)
-            if r.owner == self.owner and int(r.epoch) == self.epochs.get(str(r.web_id))
-        }
-        for wid in web_ids:
-            if wid not in held:
-                raise LeaseLost(
-                    f"table {wid}: this process's lease was taken over by another process; "
-                    "the write was refused (the table is served there now)"
-                )
+        fence_leases(conn, self.owner, self.epochs, web_ids)
 
     def renew(self, now: float | None = None) -> set[str]:
         """The heartbeat: extend every lease we still hold; returns their web ids."""
@@ -165,4 +154,30 @@ class Leases:
             )
 
 
-__all__ = ["LeaseLost", "Leases"]
+def fence_leases(conn: Connection, owner: str, epochs: Mapping[str, int], web_ids: list[str]) -> None:
+    """(Inside a write transaction.) Raise ``LeaseLost`` naming the first of ``web_ids`` whose lease
+    ``owner`` no longer holds at its epoch in ``epochs``: one statement for a group's tables (in this
+    process: ``Leases.fence_many``; in the writer process, from the epochs it was sent)."""
+    if not web_ids:
+        return
+    q = (
+        select(table_leases.c.web_id, table_leases.c.owner, table_leases.c.epoch)
+        .where(table_leases.c.web_id.in_(sorted(web_ids)))
+        .order_by(table_leases.c.web_id)
+    )
+    if conn.dialect.name == "postgresql":
+        q = q.with_for_update()
+    held = {
+        str(r.web_id)
+        for r in conn.execute(q)
+        if r.owner == owner and int(r.epoch) == epochs.get(str(r.web_id))
+    }
+    for wid in web_ids:
+        if wid not in held:
+            raise LeaseLost(
+                f"table {wid}: this process's lease was taken over by another process; "
+                "the write was refused (the table is served there now)"
+            )
+
+
+__all__ = ["LeaseLost", "Leases", "fence_leases"]

@@ -48,7 +48,15 @@ from pontoon.history.engines import (
     stored_amount,
     stored_json,
 )
-from pontoon.history.group import GroupCommitter, Heads, Rounds, StaleHead, transaction, write_items
+from pontoon.history.group import (
+    Committer,
+    GroupCommitter,
+    Heads,
+    Rounds,
+    StaleHead,
+    transaction,
+    write_items,
+)
 from pontoon.history.seal import SealKey, history_key
 from pontoon.history.store_reads import StoreReads
 
@@ -101,6 +109,7 @@ class _Crash:
         self.where, _, n = spec.partition(":")
         self.n = int(n) if n.isdigit() and len(n) < 10 else -1
         self.count = 0
+        self.also = 0  # a writer process's parent (``writer_child.py``): killed first, the whole server dies
 
     def check(self, where: str, tables: int = 0, calls: int = 1) -> None:
         if self.n < 0:
@@ -110,6 +119,8 @@ class _Crash:
         else:  # this transaction wrote calls count-calls+1 .. count
             hit = where == self.where and self.count - calls < self.n <= self.count
         if hit:
+            if self.also:
+                os.kill(self.also, signal.SIGKILL)
             os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -237,7 +248,7 @@ class Store(StoreReads):
         self.fences: list[Callable[[Connection, int], None]] = []
         # the same for all the tables of one transaction at once (one statement: a group commit's fence)
         self.fences_many: list[Callable[[Connection, list[int]], None]] = []
-        self.group: GroupCommitter | None = None  # group commit's writer thread (``start_group``)
+        self.group: Committer | None = None  # group commit: a writer thread (``start_group``) or process
 
     def _writable(self) -> None:
         if self.readonly:
@@ -368,7 +379,7 @@ class Store(StoreReads):
             return self.group.enqueue(table_id, batches)
         return self.submit(table_id, batches)
 
-    def start_group(self, *, window_s: float = 0.0) -> GroupCommitter:
+    def start_group(self, *, window_s: float = 0.0) -> Committer:
         """Group commit from now on: every ``append`` goes through one writer thread (``group.py``)."""
         self._writable()
         if self.group is None:

@@ -28,9 +28,11 @@ from pontoon.events import TableRecord
 from pontoon.history import HistoryError, Recorder, Store, recover_table
 from pontoon.history.accounts import WebRecords
 from pontoon.history.checkpoints import start_checkpointer
+from pontoon.history.group import Committer
 from pontoon.history.leases import Leases
 from pontoon.history.recover import rules_of
 from pontoon.history.words import round_words
+from pontoon.history.writer_proc import start_writer_process
 from pontoon.money import to_money
 from pontoon.rules.british import BritishRules
 from pontoon.web.british_host import BritishHost
@@ -43,6 +45,7 @@ from pontoon.web.wakeups import Wakeups
 
 log = logging.getLogger("pontoon.web")
 LABEL = "web"
+WRITERS = ("thread", "process")  # the group commit's writer: in this process, or a child process
 # ``settle`` starts a young collection when none has run for ``YOUNG_S`` (web/transport.py) while the server's collector is
 # tuned: with ``GcPacer`` every survivor of a collection is frozen, and each frozen object that dies later lowers
 # CPython's count of new objects, which starts a young collection at 2,500; a store's tables keep their records
@@ -55,19 +58,38 @@ LABEL = "web"
 
 
 class StorePersistence:
-    def __init__(self, store: Store, *, leases: Leases | None = None) -> None:
+    def __init__(self, store: Store, *, leases: Leases | None = None, writer: str = "thread") -> None:
+        """``writer``: ``thread`` (the group commit's writer thread in this process) or ``process`` (a
+        child process: ``history/writer_proc.py``; ``pontoon serve``'s default)."""
+        if writer not in WRITERS:
+            raise HistoryError(f"writer {writer!r}: accepted are {', '.join(WRITERS)}")
         self.store = store
         self.web = WebRecords(store)
         self.recorders: dict[str, Recorder] = {}
         self.games: dict[str, str] = {}  # web id -> casino | british
         self.known: set[str] = set()
         self.leases = leases  # several processes on one database: a table is served by its lease's owner
-        self.group = store.group or store.start_group()  # group commit (history/group.py)
-        self.checkpoints = start_checkpointer(store)  # SQLite: the WAL's checkpoints off the commit path
+        self._by_store: dict[int, str] = {}  # store table id -> web id of the recorders (``_web_of``)
+        if writer == "process" and store.group is None:
+            proc = start_writer_process(store)  # its own checkpoints (SQLite), beside its writes
+            self.group: Committer = proc
+            self.checkpoints = None
+            if leases is not None:  # each call names its web table; the child fences with our epochs
+                proc.web_of = self._web_of
+                for wid, epoch in list(leases.epochs.items()):
+                    proc.lease_epoch(wid, epoch)
+                proc.lease_owner(leases.owner)
+                leases.watch = proc.lease_epoch
+        else:
+            self.group = store.group or store.start_group()  # group commit (history/group.py)
+            self.checkpoints = start_checkpointer(store)  # SQLite: the WAL's checkpoints off the commit path
+            if (
+                leases is not None
+            ):  # fencing: every write to a table checks our lease's epoch in its transaction
+                store.fences_many.append(self._fence)
         self.wakeups = Wakeups()
-        if leases is not None:  # fencing: every write to a table checks our lease's epoch in its transaction
+        if leases is not None:
             self.web.fence = leases.fence
-            store.fences_many.append(self._fence)
 
     def _fence(self, conn: Any, store_table_ids: list[int]) -> None:
         """``Store.fences_many``: the writes to store tables recorded for our web tables must still hold
@@ -75,6 +97,17 @@ class StorePersistence:
         assert self.leases is not None
         by_store = {rec.table_id: wid for wid, rec in list(self.recorders.items())}
         self.leases.fence_many(conn, [by_store[t] for t in store_table_ids if t in by_store])
+
+    def _web_of(self, store_table_id: int) -> str | None:
+        """The web table whose recorder writes ``store_table_id`` now (None: none), as ``_fence`` finds
+        it, for the writer process's fence: the map is made again when it misses or is stale."""
+        wid = self._by_store.get(store_table_id)
+        if wid is not None:
+            rec = self.recorders.get(wid)
+            if rec is not None and rec.table_id == store_table_id:
+                return wid
+        self._by_store = {rec.table_id: w for w, rec in list(self.recorders.items())}
+        return self._by_store.get(store_table_id)
 
     # ------------------------------------------------------------------ group commit
     async def settle(self, table_id: str) -> None:
