@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import os
 import shutil
@@ -50,6 +51,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -60,7 +62,7 @@ from websockets.asyncio.client import connect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from raw_ws import connect_raw  # noqa: E402
+from raw_ws import RawWS, connect_raw  # noqa: E402
 from server_probe import report_probe  # noqa: E402
 
 
@@ -118,6 +120,10 @@ def serve(port: int, db: str, deflate: bool = False, lease_ttl: float = 0.0, pro
         import pontoon.web.transport as tr
 
         tr.YOUNG_S = float(os.environ["BENCH_GC_YOUNG_S"])  # type: ignore[misc]
+    if os.environ.get("BENCH_AT_ONCE"):  # (frames written at once in a turn: web/conns.py AT_ONCE)
+        import pontoon.web.conns as cn
+
+        cn.AT_ONCE = int(os.environ["BENCH_AT_ONCE"])
     app = create_app(s, persistence)
     if os.environ.get("BENCH_STAGES_FILE"):  # (the server's CPU per action by stage: bench/server_stages.py)
         from server_stages import install
@@ -203,6 +209,27 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+class StampedRaw(RawWS):
+    """The lean client noting when each frame came off its socket (``stamps``, in order, one per frame):
+    the time of the event loop's read callback that parsed it, not when the player's task got to it
+    behind the other players' frames (as bench_human.py's clients, ``human_clients.Stamped``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stamps: collections.deque[float] = collections.deque()
+
+    def data_received(self, data: bytes) -> None:
+        n = len(self.frames)
+        super().data_received(data)
+        if len(self.frames) > n:
+            at = time.perf_counter()
+            self.stamps.extend(at for _ in range(len(self.frames) - n))
+
+    async def recv_stamped(self) -> tuple[bytes, float]:
+        got = await self.recv()
+        return got, self.stamps.popleft()
 
 
 def choose(state: dict[str, Any]) -> dict[str, Any] | None:
@@ -294,49 +321,90 @@ def ws_url(url: str, deltas: int) -> str:
     return f"{url}?deltas={int(deltas)}" if deltas else url
 
 
+@dataclass
+class Tally:
+    """What the players note: ``lat``, each action's latency from its write to the read callback of the
+    frame that answers it (``StampedRaw``: the server's answer as it came off the socket); ``seen``, the
+    same to when the player's task got to that frame (behind the other players' frames in this process:
+    the clients' own queue in it, the figure of the benches before 2026-11-28 17:00); ``kinds``, each
+    latency's (kind, sent at: ``perf_counter``, latency) for ``--by-kind``; ``opened``, when each
+    player's socket was open; the server's refusals."""
+
+    lat: list[float] = field(default_factory=list)
+    seen: list[float] = field(default_factory=list)
+    kinds: list[tuple[str, float, float]] = field(default_factory=list)
+    opened: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
 async def player(
-    url: str, rounds: int, bet: str, lat: list[float], errors: list[str], deltas: int, client: str = "raw"
+    url: str,
+    rounds: int,
+    bet: str,
+    tally: Tally,
+    deltas: int,
+    client: str = "raw",
+    start: asyncio.Event | None = None,
 ) -> None:
     """One player: acts only on a state that answers its previous message (never on a stale one).
     ``client``: ``raw`` (bench/raw_ws.py, lean: the clients share the server's cores) or ``websockets``
-    (the library's client, as the benchmarks before this stop used)."""
+    (the library's client, as the benchmarks before this stop used). ``start``: set once every
+    player's socket is open (``--connect first``)."""
     url, _, token = url.partition("#")  # the seat token goes in the Authorization header, never the URL
     auth = {"Authorization": f"Bearer {token}"}
     if client == "raw":
-        raw = await connect_raw(ws_url(url, deltas), auth)
+        raw = await connect_raw(ws_url(url, deltas), auth, StampedRaw)
+        tally.opened.append(time.perf_counter())
         try:
-            await play(raw.recv, raw.send, rounds, bet, lat, errors)
+            if start is not None:
+                await start.wait()
+            await play(raw.recv_stamped, raw.send, rounds, bet, tally)
         finally:
             raw.close()
         return
     async with connect(ws_url(url, deltas), max_size=2**22, additional_headers=auth) as ws:
+        tally.opened.append(time.perf_counter())
+        if start is not None:
+            await start.wait()
 
-        async def recv() -> bytes:
+        async def recv() -> tuple[bytes, float]:  # (stamped when the task got it: no read callback here)
             got = await ws.recv(decode=False)
             assert isinstance(got, bytes)
-            return got
+            return got, time.perf_counter()
 
         async def send(text: bytes) -> None:
             await ws.send(text.decode())
 
-        await play(recv, send, rounds, bet, lat, errors)
+        await play(recv, send, rounds, bet, tally)
+
+
+def kind_of(sent: str, state: dict[str, Any], sent_round: int) -> str:
+    """What a player's message was, told by its answer, for the latency by kind (``--by-kind``): ``bet``
+    (answered with betting still open), ``bet_deal`` (its answer is the dealt round: the last wager
+    dealt it, or the other player's did meanwhile), ``hit`` or ``stand`` (the round goes on), ``hit_end``
+    or ``stand_end`` (the answer is the round over: the dealer played, the round booked)."""
+    if sent == "bet":
+        return "bet" if state["phase"] == "betting" else "bet_deal"
+    return sent + "_end" if completed(state) > sent_round else sent
 
 
 async def play(
-    recv: Callable[[], Awaitable[bytes]],
+    recv: Callable[[], Awaitable[tuple[bytes, float]]],
     send: Callable[[bytes], Awaitable[None]],
     rounds: int,
     bet: str,
-    lat: list[float],
-    errors: list[str],
+    tally: Tally,
 ) -> None:
+    """``recv``: the next frame and when it came off the socket (``perf_counter``)."""
     sent_at: float | None = None
+    kind = ""
     sent_version = sent_round = -1
     frames = Frames()
     while True:
-        msg = orjson.loads(await recv())  # (orjson, bytes: the clients' CPU is the server's cores' too)
+        text, came = await recv()
+        msg = orjson.loads(text)  # (orjson, bytes: the clients' CPU is the server's cores' too)
         if msg.get("type") == "error":
-            errors.append(msg["error"])
+            tally.errors.append(msg["error"])
             sent_at = None
             continue
         got = frames.take(msg)
@@ -347,7 +415,9 @@ async def play(
             betting = state["phase"] == "betting" and state["you"] not in state["bets"]
             if state["version"] <= sent_version or betting and completed(state) == sent_round:
                 continue  # not yet the answer to what this player sent
-            lat.append(time.perf_counter() - sent_at)
+            tally.lat.append(came - sent_at)
+            tally.seen.append(time.perf_counter() - sent_at)
+            tally.kinds.append((kind_of(kind, state, sent_round), sent_at, came - sent_at))
             sent_at = None
         if completed(state) >= rounds:
             return
@@ -358,6 +428,7 @@ async def play(
             out = choose(state)
         if out is not None:
             sent_at, sent_version, sent_round = time.perf_counter(), state["version"], completed(state)
+            kind = "bet" if out["type"] == "bet" else str(out["action"]["verb"])
             await send(orjson.dumps(out))
 
 
@@ -370,12 +441,16 @@ async def run_load(
     deltas: int,
     ps: list[Any] | None = None,
     client: str = "raw",
+    connect_first: bool = False,
 ) -> dict[str, Any]:
     """The set-up (tables, accounts, joins: REST; table ``t`` made on, and so served by, server ``t mod
     len(bases)``, where its players then connect: what a router that hashes on the table id does) and
     then the play; ``ps`` (the servers' ``psutil.Process``): their CPU seconds and bytes written during
     the play only, summed (the set-up's commits are not a round's cost: they were counted in before
-    issue 25's CPU work)."""
+    issue 25's CPU work). ``connect_first``: every player's socket opened (its first state read) before
+    the play and its clocks start, the sockets' opening then a part of the set-up; otherwise each player
+    bets as soon as its own socket is open, the others still connecting (the benches before 2026-11-28
+    17:00)."""
     procs = ps or []
     https = [httpx.AsyncClient(base_url=b, timeout=60) for b in bases]
     try:
@@ -395,8 +470,17 @@ async def run_load(
     finally:
         for http in https:
             await http.aclose()
-    lat: list[float] = []
-    errors: list[str] = []
+    tally = Tally()
+    opened = tally.opened
+    start = asyncio.Event() if connect_first else None
+    players_ = asyncio.gather(*(player(u, rounds, "10", tally, deltas, client, start) for u in urls))
+    connect_s = 0.0
+    if start is not None:
+        c0 = time.perf_counter()
+        while len(opened) < len(urls) and not players_.done():
+            await asyncio.wait([players_], timeout=0.002)
+        connect_s = time.perf_counter() - c0
+        await asyncio.sleep(0.05)  # (the welcome frames read, the server's last connect done)
     # the server's CPU counts its writer process too (pontoon serve --writer process: a child of it)
     kids = [c for x in procs for c in x.children(recursive=True)]
     every = [*procs, *kids]
@@ -411,7 +495,8 @@ async def run_load(
             x.send_signal(signal.SIGUSR1)
     t0, epoch0 = time.perf_counter(), time.time()
     late: list[float] = []  # how late this process's own event loop wakes (the clients' side of a tail)
-    players_ = asyncio.gather(*(player(u, rounds, "10", lat, errors, deltas, client) for u in urls))
+    if start is not None:
+        start.set()
     while not players_.done():
         at = time.perf_counter()
         await asyncio.wait([players_], timeout=0.005)
@@ -430,8 +515,9 @@ async def run_load(
     out = sum(x.io_counters().write_chars for x in procs) - out0
     return {
         "wall": wall,
-        "lat": lat,
-        "errors": errors,
+        "lat": tally.lat,
+        "seen": tally.seen,
+        "errors": tally.errors,
         "cpu": cpu,
         "kids_cpu": kid,
         "client_cpu": ccpu,
@@ -439,7 +525,57 @@ async def run_load(
         "out": out,
         "play": (epoch0, time.time()),
         "late": sorted(late),
+        "kinds": tally.kinds,
+        "connect_s": connect_s,
+        "opened": opened,
+        "t0": t0,
     }
+
+
+def pct(xs: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted ``xs`` (as the rows' p99: the element at ``int(q * n)``)."""
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def report_kinds(kinds: list[tuple[str, float, float]], t0: float, wall: float, opened: list[float]) -> None:
+    """The clients' latency by kind of message and by moment of the play (``--by-kind``): where the
+    slowest 1% (the p99's tail) comes from; ``opened``: when each socket was open (the connections'
+    own storm: every player connects as the play starts)."""
+    if not kinds:
+        return
+    if opened and max(opened) > t0:  # (``--connect together``: sockets opened during the play)
+        last = max(opened)
+        early = sorted(x[2] for x in kinds if x[1] < last)
+        print(
+            f"  sockets open ms after the play's start: first {1000 * (min(opened) - t0):.1f}, median "
+            f"{1000 * (sorted(opened)[len(opened) // 2] - t0):.1f}, last {1000 * (last - t0):.1f}; actions sent "
+            f"before the last was open {len(early)}, their p50 {1000 * pct(early, 0.5):.1f} ms, max "
+            f"{1000 * (early[-1] if early else float('nan')):.1f} ms"
+        )
+    cut = pct(sorted(x[2] for x in kinds), 0.99)
+    by: dict[str, list[float]] = {}
+    for k, _, v in kinds:
+        by.setdefault(k, []).append(v)
+    tail = [x for x in kinds if x[2] >= cut]
+    parts = []
+    for k in sorted(by, key=lambda k: -len(by[k])):
+        v = sorted(by[k])
+        n_tail = sum(1 for x in tail if x[0] == k)
+        parts.append(
+            f"{k} {len(v)}: p50 {1000 * pct(v, 0.5):.1f} p99 {1000 * pct(v, 0.99):.1f} "
+            f"max {1000 * v[-1]:.1f} ({n_tail} in the slowest 1%)"
+        )
+    print("  latency ms by kind: " + "; ".join(parts))
+    tenths = [0] * 10  # the slowest 1% by when they were sent: tenths of the play
+    for _, at, _ in tail:
+        tenths[min(9, max(0, int(10 * (at - t0) / wall)))] += 1
+    first = [x[2] for x in kinds if x[1] - t0 < 0.1 * wall]
+    rest = sorted(x[2] for x in kinds if x[1] - t0 >= 0.1 * wall)
+    print(
+        f"  the slowest 1% (>= {1000 * cut:.1f} ms, {len(tail)}) by the tenth of the play they were sent in: "
+        f"{' '.join(map(str, tenths))}; the play's first tenth {len(first)} actions, p99 of the rest "
+        f"{1000 * pct(rest, 0.99):.1f} ms"
+    )
 
 
 def baseline(tables: int, players: int, rounds: int, preset: str) -> float:
@@ -529,6 +665,19 @@ def main(argv: list[str] | None = None) -> int:
         help="server processes (1 to 16): table t made on, and played on, server t mod N (what a router "
         "hashing on the table id does); with a store, all on it with table leases, else each its own tables",
     )
+    ap.add_argument(
+        "--connect",
+        default="together",
+        choices=("together", "first"),
+        help="together: each player bets as soon as its socket is open, the others still connecting (the "
+        "benches before 2026-11-28 17:00); first: every socket open before the play and its clocks start",
+    )
+    ap.add_argument(
+        "--by-kind",
+        action="store_true",
+        help="the clients' latency by kind of message (bet, the bet that deals, hit, stand, the act that "
+        "ends the round) and by moment of the play: what the p99's tail is made of",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
     ap.add_argument("--lease-ttl", type=float, default=0.0, help=argparse.SUPPRESS)
@@ -607,7 +756,17 @@ def main(argv: list[str] | None = None) -> int:
                 cprof = cProfile.Profile(time.thread_time)
                 cprof.enable()
             res = asyncio.run(
-                run_load(bases, tables, a.players, a.rounds, a.preset, FRAMES[a.frames], ps, a.client)
+                run_load(
+                    bases,
+                    tables,
+                    a.players,
+                    a.rounds,
+                    a.preset,
+                    FRAMES[a.frames],
+                    ps,
+                    a.client,
+                    a.connect == "first",
+                )
             )
             if cprof is not None:
                 cprof.disable()
@@ -642,6 +801,21 @@ def main(argv: list[str] | None = None) -> int:
                     f"  clients' own event loop late ms p50 {1000 * late[len(late) // 2]:.1f} "
                     f"p99 {1000 * late[min(len(late) - 1, int(0.99 * len(late)))]:.1f}"
                 )
+        seen = sorted(res["seen"])
+        if seen:  # (the row's latency is to the read callback: this is the same to the player's task)
+            print(
+                f"  latency ms to the player's task (the clients' own queue in it, the row's before "
+                f"2026-11-28 17:00): p50 {1000 * statistics.median(seen):.2f} p99 {1000 * pct(seen, 0.99):.2f}"
+            )
+        if a.by_kind and res["connect_s"]:
+            print(
+                f"  the {tables * a.players} sockets opened before the play in {1000 * res['connect_s']:.0f} ms"
+            )
+        if a.by_kind:
+            report_kinds(res["kinds"], res["t0"], res["wall"], res["opened"])
+        if os.environ.get("BENCH_KINDS_FILE"):  # (every latency: kind, sent at from the play's start, s)
+            with open(f"{os.environ['BENCH_KINDS_FILE']}-{tables}-{store}.json", "w") as f:
+                json.dump([(k, at - res["t0"], v) for k, at, v in res["kinds"]], f)
         if res["kids_cpu"]:  # (before the row: the row is the run's last line)
             kid_ms = res["kids_cpu"] * 1000 / (tables * a.rounds)
             print(f"  of the srv CPU, its child processes (the writer process): {kid_ms:.2f} ms/round")

@@ -12,7 +12,7 @@ drawn by the House to 12 or more, then stood (004 5.3).
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import time
 from collections.abc import Callable
 from decimal import Decimal
@@ -32,6 +32,7 @@ from pontoon.web.felt import Kept, dealer_total
 from pontoon.web.hosting import HostedTable, HostError, Member, PayOut, Settings, fair_shuffler
 from pontoon.web.models import action_json
 from pontoon.web.persistence import TablePersistence
+from pontoon.web.shoes_ahead import shuffle_ahead
 
 ZERO = Decimal(0)
 
@@ -74,21 +75,17 @@ class CasinoHost(HostedTable):
 
     def fair_event(self, ev: Any) -> None:
         super().fair_event(ev)
-        if ev.kind == "new_shoe":
-            self.prepare_shoe()  # the shoe after this one, in a worker thread while this one is dealt
+        if ev.kind == "new_shoe":  # the next one ahead while this one is dealt, behind other tables'
+            self.prepare_shoe(queued=True)
 
-    def prepare_shoe(self) -> None:
-        """The next fair shoe shuffled ahead in a worker thread (``FairShuffler.prepare``), so that a
-        table's first deal (a thousand tables made together: a thousand shuffles) and each new shoe
-        do not shuffle on the event loop; nothing without a running loop (a table made outside one)."""
+    def prepare_shoe(self, queued: bool = False) -> None:
+        """The next fair shoe shuffled ahead in a worker thread (``FairShuffler.prepare``): no table's
+        first deal nor new shoe shuffles on the event loop; nothing without a running loop. ``queued``:
+        one at a time behind the other tables' (web/shoes_ahead.py), else at once (a table made)."""
         fair = getattr(self.table, "fair", None)
         if fair is None or not hasattr(fair, "prepare"):
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        loop.run_in_executor(None, fair.prepare, self.rules.pack, self.rules.decks)
+        shuffle_ahead(functools.partial(fair.prepare, self.rules.pack, self.rules.decks), queued)
 
     # ------------------------------------------------------------------ seats
     def seated_at(self, box: int) -> Member | None:
