@@ -275,7 +275,8 @@ def test_the_event_loop_reads_the_acknowledgements(tmp_path: Path) -> None:
     """``use_loop`` (the server's loop, uvloop as ``pontoon serve`` runs it): 40 tables' calls at once,
     each awaited as the server does; some tables drain the whole queue from the loop's own thread
     (the server's synchronous writes do): every call acknowledged, none lost, nothing stuck. (uvloop
-    makes the socket non-blocking: a wait on the loop's thread read that as the child's end.)"""
+    makes the socket non-blocking: a wait on the loop's thread read that as the child's end, and a
+    send into a full buffer failed; some calls here are large, so the buffers fill.)"""
     import asyncio
 
     import uvloop
@@ -290,7 +291,10 @@ def test_the_event_loop_reads_the_acknowledgements(tmp_path: Path) -> None:
 
         async def table(tid: int) -> None:
             for i in range(30):
-                store.enqueue(tid, [_note(i)])
+                call = _note(i)
+                if i % 10 == 1:  # (40 tables x 256 KB at once: more than the socket's buffers hold)
+                    call.rows[0].data["pad"] = "x" * (256 << 10)
+                store.enqueue(tid, [call])
                 fut = group.pending(tid)
                 if fut is not None:
                     await asyncio.wait_for(wakeups.wait(fut), 30)

@@ -40,9 +40,10 @@ from pontoon.history.engines import HistoryError
 from pontoon.history.group import Done, StaleHead, Waiter, _lower_switch, _restore_switch
 from pontoon.history.leases import LeaseLost
 from pontoon.history.store import Batch, Store
-from pontoon.history.writer_wire import Reader, encode, flat
+from pontoon.history.writer_wire import Reader, encode, flat, send_all
 
 START_S = 60.0  # the longest a new child may take to open the database and say it is ready
+BUFFER = 4 << 20  # each end's socket buffers asked for (the kernel may give less)
 SWITCH_S = 0.0005  # the switch interval while a writer process runs (the receiver takes the lock sooner)
 _ERRORS: dict[str, type[HistoryError]] = {"LeaseLost": LeaseLost, "StaleHead": StaleHead}
 
@@ -62,7 +63,9 @@ class ProcessCommitter:
     def __init__(self, store: Store, *, synchronous: str = "FULL") -> None:
         self.store = store
         self.synchronous = synchronous
-        self.lock = threading.Lock()  # the socket's sends, the calls in flight
+        # the socket's sends, the calls in flight (re-entrant: a send on the loop's thread may read and
+        # complete acknowledgements meanwhile: ``_out``)
+        self.lock = threading.RLock()
         self.failed: dict[int, BaseException] = {}
         self.closed = False
         self.groups = 0  # the child's transactions committed (as acknowledged)
@@ -94,6 +97,9 @@ class ProcessCommitter:
         """(Under ``lock``, or from ``__init__``.) A new child, its database open, ready for calls;
         its acknowledgements read by a receiver thread (``thread``) or by the event loop."""
         ours, theirs = socket.socketpair()
+        for end in (ours, theirs):  # (room for a busy moment's calls: a full buffer waits)
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, BUFFER)
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, BUFFER)
         env = dict(os.environ)
         src = str(Path(__file__).resolve().parents[2])  # this very package, whatever the caller's path
         env["PYTHONPATH"] = os.pathsep.join([src, *filter(None, [env.get("PYTHONPATH")])])
@@ -166,7 +172,7 @@ class ProcessCommitter:
                 thread = self.thread
                 self.handing = True
                 try:
-                    self.sock.sendall(encode(("p",)))
+                    self._out(encode(("p",)))
                 except OSError:  # (the child died: its receiver thread ends at its end)
                     pass
             thread.join()
@@ -261,6 +267,11 @@ class ProcessCommitter:
         for _tid, d in lost:
             d.set_exception(gone)
 
+    def _out(self, data: bytes) -> None:
+        """(Under ``lock``.) Bytes to the child, whole: on the loop's thread, the acknowledgements that
+        arrive while the child's buffer is full are read meanwhile (``send_all``)."""
+        send_all(self.sock, data, self._readable if self._on_loop() else None)
+
     # ------------------------------------------------------------------ the calls
     def _send(self, table_id: int, batches: Sequence[Batch], done: Done) -> Flight:
         """(Under ``lock``.) One call to the child, in flight until its acknowledgement."""
@@ -276,7 +287,7 @@ class ProcessCommitter:
         self.inflight[self.seq] = item
         msg = encode(("w", self.seq, table_id, crash.count, web, flat(batches)))
         try:
-            self.sock.sendall(msg)
+            self._out(msg)
         except OSError:  # the child died: the receiver fails every call in flight (this one too)
             pass
         return item
@@ -331,7 +342,7 @@ class ProcessCommitter:
             self.failed.pop(table_id, None)
             if not self.closed and self.dead is None:
                 try:
-                    self.sock.sendall(encode(("f", table_id)))
+                    self._out(encode(("f", table_id)))
                 except OSError:
                     pass
 
@@ -341,7 +352,7 @@ class ProcessCommitter:
         store table's web table)."""
         with self.lock:
             self.owner = owner
-            self.sock.sendall(b"".join(encode(m) for m in self._lease_messages()))
+            self._out(b"".join(encode(m) for m in self._lease_messages()))
 
     def lease_epoch(self, web_id: str, epoch: int) -> None:
         """(``Leases.watch``.) An epoch we claimed."""
@@ -349,7 +360,7 @@ class ProcessCommitter:
             self.epochs[web_id] = epoch
             if self.owner is not None:
                 try:
-                    self.sock.sendall(encode(("e", web_id, epoch)))
+                    self._out(encode(("e", web_id, epoch)))
                 except OSError:
                     pass
 
@@ -360,7 +371,7 @@ class ProcessCommitter:
                 return
             self.closed = True
             try:  # the child commits what it has, acknowledges it, and ends
-                self.sock.sendall(encode(("end",)))
+                self._out(encode(("end",)))
                 self.sock.shutdown(socket.SHUT_WR)
             except OSError:
                 pass

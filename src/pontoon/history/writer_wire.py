@@ -17,7 +17,7 @@ import pickle
 import select
 import socket
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pontoon.history.store import Batch, Row
@@ -36,6 +36,21 @@ def encode(msg: Any) -> bytes:
         body = pickle.dumps(msg, 5)
         kind = _PICKLE
     return HEAD.pack(len(body), kind) + body
+
+
+def send_all(sock: socket.socket, data: bytes, pump: Callable[[], object] | None = None) -> None:
+    """``sock.sendall`` that also works on a socket an event loop made non-blocking (uvloop does, for
+    the loop's ``add_reader``): a full buffer is waited for; ``pump`` (the loop's own thread, which
+    reads the other side's acknowledgements) reads what has arrived meanwhile, so that neither side
+    waits on the other's full buffer. Raises ``OSError`` when the other end is gone."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[sock.send(view) :]
+        except BlockingIOError:
+            readable, _w, _x = select.select([sock] if pump is not None else [], [sock], [])
+            if readable and pump is not None:
+                pump()
 
 
 class Reader:
@@ -118,4 +133,4 @@ def unflat(batches: list[Any]) -> list[Batch]:
     ]
 
 
-__all__ = ["CHUNK", "HEAD", "Reader", "encode", "flat", "unflat"]
+__all__ = ["CHUNK", "HEAD", "Reader", "encode", "flat", "send_all", "unflat"]
