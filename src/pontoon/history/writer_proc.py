@@ -37,7 +37,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from pontoon.history.engines import HistoryError
-from pontoon.history.group import Done, StaleHead, Waiter, _lower_switch, _restore_switch
+from pontoon.history.group import Done, Shared, StaleHead, Waiter, _lower_switch, _restore_switch
 from pontoon.history.leases import LeaseLost
 from pontoon.history.store import Batch, Store
 from pontoon.history.writer_wire import Reader, encode, flat, send_all
@@ -84,6 +84,9 @@ class ProcessCommitter:
         )
         self.loop_thread = 0
         self.handing = False  # (``use_loop``: the receiver thread stops at the ping's echo)
+        self.out: list[bytes] = []  # (the loop's) this turn's calls, sent at its end (``_flush``)
+        self.flushing = False  # a ``_flush`` is due
+        self.share: Shared | None = None  # (the loop's) the Future this turn's ``enqueue`` calls share
         self.pid = 0
         _lower_switch(SWITCH_S)  # the receiver thread takes the lock from a busy loop within this
         try:
@@ -252,6 +255,8 @@ class ProcessCommitter:
             lost = list(self.inflight.values())
             self.inflight.clear()
             self.last.clear()
+            self.out.clear()  # (their calls are among the lost)
+            self.share = None
             gone = WriterGone(
                 f"the store's writer process stopped (exit code {code}) before it acknowledged this "
                 "table's write: nothing of it was shown; its committed records are the truth"
@@ -274,7 +279,8 @@ class ProcessCommitter:
 
     # ------------------------------------------------------------------ the calls
     def _send(self, table_id: int, batches: Sequence[Batch], done: Done) -> Flight:
-        """(Under ``lock``.) One call to the child, in flight until its acknowledgement."""
+        """(Under ``lock``.) One call to the child, in flight until its acknowledgement. On the event
+        loop's thread the call joins the loop turn's bytes, sent once at the turn's end (``_flush``)."""
         if self.closed:
             raise HistoryError("the history store is closed: nothing more can be written")
         if self.dead is not None:
@@ -286,11 +292,36 @@ class ProcessCommitter:
         item = (table_id, done)
         self.inflight[self.seq] = item
         msg = encode(("w", self.seq, table_id, crash.count, web, flat(batches)))
+        if self._on_loop():
+            self.out.append(msg)
+            if not self.flushing:
+                self.flushing = True
+                assert self.loop is not None
+                self.loop.call_soon(self._flush)
+            return item
         try:
+            if self.out:  # (this thread is not the loop's: what the loop queued goes first)
+                self._flush_locked()
             self._out(msg)
         except OSError:  # the child died: the receiver fails every call in flight (this one too)
             pass
         return item
+
+    def _flush(self) -> None:
+        """(The loop's, at the end of a turn that queued calls.) Their bytes to the child at once."""
+        with self.lock:
+            try:
+                self._flush_locked()
+            except OSError:  # the child died: its end fails every call in flight
+                pass
+
+    def _flush_locked(self) -> None:
+        self.flushing = False
+        self.share = None  # (closed: the next turn's calls share another)
+        if self.out:
+            data = b"".join(self.out)
+            self.out.clear()
+            self._out(data)
 
     def submit(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
         fut: Future[str] = Future()
@@ -303,11 +334,22 @@ class ProcessCommitter:
         return fut
 
     def enqueue(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
-        """``GroupCommitter.enqueue``, with a Future of its own (``submit``): the child's groups are
-        known here only at their acknowledgement, so a Future shared by the calls sent between two
-        acknowledgements would wait for a later commit than its first calls' (the event loop's
-        ``Wakeups`` wake it once per acknowledgement all the same)."""
-        return self.submit(table_id, batches)
+        """``GroupCommitter.enqueue``: on the event loop's thread the calls of one loop turn, sent to
+        the child together (``_flush``), share one Future (``Shared``: completed once each of them is
+        acknowledged; a failed table's error is in ``failed``); elsewhere each call has its own."""
+        with self.lock:
+            if not self._on_loop():
+                return self.submit(table_id, batches)
+            if self.restarts and table_id in self.failed:
+                fut: Future[str] = Future()
+                fut.set_result("")  # (the table's error is in ``failed``)
+                return fut
+            share = self.share
+            if share is None:
+                share = self.share = Shared()
+            share.left += 1
+            self.last[table_id] = self._send(table_id, batches, share)
+        return share.future
 
     def write(self, table_id: int, batches: Sequence[Batch]) -> str:
         waiter = Waiter()
@@ -316,6 +358,8 @@ class ProcessCommitter:
             if err is not None:
                 raise err
             self._send(table_id, batches, waiter)
+            if self._on_loop():
+                self._flush_locked()
         if self._on_loop():
             self._pump(waiter.done)
         return waiter.result()
@@ -324,13 +368,22 @@ class ProcessCommitter:
         item = self.last.get(table_id)
         if item is None:
             return None
-        fut = item[1]  # (a Future: ``write``'s Waiters are not in ``last``)
-        assert isinstance(fut, Future)
-        return fut
+        done = item[1]  # (a Future or a Shared: ``write``'s Waiters are not in ``last``)
+        if type(done) is Shared:
+            return done.future
+        assert isinstance(done, Future)
+        return done
 
     def drain(self) -> None:
         with self.lock:
-            futs = [d for _t, d in self.last.values() if isinstance(d, Future)]
+            futs: list[Future[str]] = []
+            for _t, d in self.last.values():
+                if isinstance(d, Shared):
+                    futs.append(d.future)
+                elif isinstance(d, Future):
+                    futs.append(d)
+            if self._on_loop():
+                self._flush_locked()
         if self._on_loop():
             self._pump(lambda: all(f.done() for f in futs))
         for f in futs:
@@ -371,6 +424,7 @@ class ProcessCommitter:
                 return
             self.closed = True
             try:  # the child commits what it has, acknowledges it, and ends
+                self._flush_locked()
                 self._out(encode(("end",)))
                 self.sock.shutdown(socket.SHUT_WR)
             except OSError:
