@@ -89,6 +89,7 @@ class ProcessCommitter:
         self.share: Shared | None = None  # (the loop's) the Future this turn's ``enqueue`` calls share
         self.pid = 0
         _lower_switch(SWITCH_S)  # the receiver thread takes the lock from a busy loop within this
+        self.lowered = True  # (until the loop reads the acknowledgements itself: ``use_loop``)
         try:
             self._start()
         except BaseException:
@@ -188,6 +189,9 @@ class ProcessCommitter:
                 self.loop = loop
                 self.loop_thread = threading.get_ident()
                 loop.add_reader(self.sock.fileno(), self._readable)
+                if self.lowered:  # (no receiver thread to hand the interpreter lock to any more)
+                    self.lowered = False
+                    _restore_switch()
             self._readable()  # (what the receiver thread read past the echo)
             return
 
@@ -436,7 +440,9 @@ class ProcessCommitter:
             while (msgs := self.reader.messages()) is not None:
                 self._got(msgs)
             self._gone(sock, self.proc)
-        _restore_switch()
+        if self.lowered:
+            self.lowered = False
+            _restore_switch()
 
     def _unhook(self) -> None:
         """The loop no longer reads the socket (``close``, from any thread)."""
