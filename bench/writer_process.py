@@ -67,47 +67,26 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "bench")]
 
 from pontoon.history import open_store  # noqa: E402
-from pontoon.history.store import Batch, Row  # noqa: E402
+from pontoon.history.store import Batch  # noqa: E402
+from pontoon.history.writer_wire import flat, unflat  # noqa: E402
 
 Item = tuple[int, list[Batch]]
 
 
 def _flat(items: list[Item]) -> list[Any]:
-    """The calls as plain tuples (marshal and JSON take no dataclasses)."""
-    return [
-        (
-            tid,
-            [
-                (
-                    [(r.round_no, r.seq, r.kind, r.data, r.clause, r.transfers) for r in b.rows],
-                    b.shoe,
-                    b.state,
-                    b.state_at,
-                    b.round_end,
-                    b.round_shoe,
-                )
-                for b in batches
-            ],
-        )
-        for tid, batches in items
-    ]
+    """The calls as plain tuples (marshal and JSON take no dataclasses): the writer process's own
+    (``writer_wire.flat``)."""
+    return [(tid, flat(batches)) for tid, batches in items]
 
 
-def _unflat(flat: list[Any]) -> list[Item]:
+def _unflat(flat_items: list[Any]) -> list[Item]:
+    """``writer_wire.unflat``, the tuples JSON made lists made tuples again."""
     out: list[Item] = []
-    for tid, batches in flat:
-        bs = []
-        for rows, shoe, state, state_at, round_end, round_shoe in batches:
-            bs.append(
-                Batch(
-                    [Row(*r) for r in rows],
-                    tuple(shoe) if shoe is not None else None,
-                    state,
-                    state_at,
-                    tuple(round_end) if round_end is not None else None,
-                    round_shoe,
-                )
-            )
+    for tid, batches in flat_items:
+        bs = unflat(batches)
+        for b in bs:
+            b.shoe = tuple(b.shoe) if b.shoe is not None else None  # type: ignore[assignment]
+            b.round_end = tuple(b.round_end) if b.round_end is not None else None  # type: ignore[assignment]
         out.append((tid, bs))
     return out
 
