@@ -5,8 +5,6 @@ sockets opened before the play (``--connect first``) and the latency stamped in 
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_server import StampedRaw, kind_of, report_kinds  # noqa: E402
+
+from tests.web.test_bench_server_smoke import bench_server  # noqa: E402
 
 
 def test_kind_of_tells_the_message_by_its_answer() -> None:
@@ -62,18 +62,9 @@ def test_stamped_raw_notes_each_frame_as_it_is_read() -> None:
 
 
 def test_bench_server_by_kind_with_the_sockets_open_first() -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
-    cmd = [sys.executable, str(ROOT / "bench" / "bench_server.py"), "--tables", "2", "--rounds", "2"]
-    out = subprocess.run(
-        [*cmd, "--probe", "off", "--by-kind", "--connect", "first"],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=env,
-        check=False,
+    lines = bench_server(
+        "--tables", "2", "--rounds", "2", "--probe", "off", "--by-kind", "--connect", "first"
     )
-    assert out.returncode == 0, out.stderr[-2000:]
-    lines = out.stdout.strip().splitlines()
     row = lines[-1].split()
     assert row[0] == "2" and row[1] == "4" and row[8] == "0"  # tables, clients, errors
     assert any(x == "  the 4 sockets opened before the play in " + x.split()[-2] + " ms" for x in lines), (

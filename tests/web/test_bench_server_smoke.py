@@ -10,10 +10,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_bench_server_runs() -> None:
+def bench_server(*args: str) -> list[str]:
+    """bench/bench_server.py run with ``args``: its output's lines (it must exit 0)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
     out = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "bench_server.py"), "--tables", "1", "--rounds", "2"],
+        [sys.executable, str(ROOT / "bench" / "bench_server.py"), *args],
         capture_output=True,
         text=True,
         timeout=180,
@@ -21,7 +22,11 @@ def test_bench_server_runs() -> None:
         check=False,
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    lines = out.stdout.strip().splitlines()
+    return out.stdout.strip().splitlines()
+
+
+def test_bench_server_runs() -> None:
+    lines = bench_server("--tables", "1", "--rounds", "2")
     row = lines[-1].split()
     assert (
         row[0] == "1" and row[1] == "2" and float(row[2]) > 0 and row[8] == "0"
