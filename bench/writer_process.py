@@ -4,7 +4,7 @@ Usage: ``python bench/writer_process.py --load DIR [--calls 12] [--reps 3] [--bu
 [--window 100] [--actions N] [--part ship|model|both]``.
 
 At 100 tables bench_server's server CPU a round times its rounds a second is one core for every store
-(docs/scale.md, "Why the stores stop near 0.5x"): the event loop and the group commit's writer thread
+(docs/scale-log.md, "On the idle machine (2026-11-28 15:11-15:26)"): the event loop and the group commit's writer thread
 share one interpreter lock. This script measures what moving the SQLite writer into a child process would
 give, on the table calls a ``bench_writer.py --save DIR`` recording holds (``commits.pkl``: each commit's
 ``(table_id, [Batch])`` items as ``Store.write_group`` got them; ``base.sqlite``: the tables set up).

@@ -1,8 +1,8 @@
 """Group commit in a child process: the store's writer off the server's interpreter lock.
 
 At 100 busy tables the server's event loop and the group commit's writer thread share one interpreter
-lock, so the server with a store does the work of both on one core (docs/scale.md, "Why the stores
-stop near 0.5x"). ``ProcessCommitter`` is a ``GroupCommitter`` whose writer runs in a child process
+lock, so the server with a store does the work of both on one core (docs/scale-log.md, "On the idle
+machine (2026-11-28 15:11-15:26)"). ``ProcessCommitter`` is a ``GroupCommitter`` whose writer runs in a child process
 (``writer_child.py``): the same ``Store.write_group`` transactions, fences, retries and checkpoints, on
 its own connection and its own core. What stays here is each call's hand-off: its batches made plain
 tuples and marshalled onto a socket pair (a few microseconds a call) and, after each commit, one

@@ -55,7 +55,7 @@ WRITERS = ("thread", "process")  # the group commit's writer: in this process, o
 # 50 ms of play left (2 ms); each object is still scanned once (docs/scale-log.md, "The store's commit wait and young collections").
 # It is the pacer's own clock (``GcPacer.pace``: the end of the last young collection, whoever started it: the
 # frames' ``pace``, the interpreter's count, this): a clock of settle's own collected again within 50 ms of
-# the others' collections, 88 of 146 young collections at 100 tables (docs/scale.md, "The store on the loop").
+# the others' collections, 88 of 146 young collections at 100 tables (docs/scale-log.md, "The store on the loop").
 
 
 class StorePersistence:
