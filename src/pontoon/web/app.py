@@ -92,9 +92,10 @@ class Server:
 
     async def settled(self, host: HostedTable) -> bool:
         """Wait until the table's events so far are durable (group commit: ``StorePersistence.settle``)
-        before anything of it is shown. False: its write failed (a lease lost, the database gone): the
-        table is dropped from this process, its connections closed; the committed records rebuild it
-        (a restart, or the process that holds its lease)."""
+        before anything of it is shown. False: its write failed (a lease lost, the database gone, the
+        writer process dead): the table is dropped from this process, its connections closed; the
+        committed records rebuild it (the writer's death: in place, web/respawn.py; else a restart, or
+        the process that holds its lease). False too for a dropped host whose id a rebuilt one serves."""
         settle = getattr(self.lobby.store, "settle", None)
         if settle is None:
             return True
@@ -102,10 +103,19 @@ class Server:
             await settle(host.id)
         except Exception as err:  # noqa: BLE001 (any failed write: nothing uncommitted is shown)
             lost = isinstance(err, LeaseLost)
-            if not lost:
-                log.error("table %s: its events could not be committed; dropped: %s", host.id, err)
-            if self.lobby.tables.get(host.id) is host:
+            now = self.lobby.tables.get(host.id)
+            if now is not None and now is not host:  # dropped before, rebuilt since: leave the new one be
+                return False
+            if now is host:
                 self.lobby.tables.pop(host.id, None)
+                host.closed = True  # (its bots and timers stop: it is served no more)
+            dropped = getattr(self.lobby.store, "dropped", None)
+            back = not lost and dropped is not None and dropped(self.lobby, host.id, err)
+            if not lost:
+                log.error(
+                    "table %s: its events could not be committed; dropped%s: %s",
+                    host.id, "; rebuilt once the writer is back" if back else "", err,
+                )  # fmt: skip
             why = (
                 "this table moved to another process" if lost else "this table's records could not be written"
             )
@@ -114,6 +124,8 @@ class Server:
                     await c.ws.send_text(json.dumps({"type": "error", "error": str(err)[:500]}))
                 with contextlib.suppress(Exception):
                     await c.ws.close(code=4409 if lost else 1011, reason=why)
+            return False
+        if self.lobby.tables.get(host.id) not in (host, None):  # a dropped host; a rebuilt one serves its id
             return False
         return True
 

@@ -1,0 +1,190 @@
+"""SIGKILL the store's writer process (the child ``pontoon.history.writer_child`` of a real ``pontoon
+serve`` on a SQLite file) while clients play, the server left running (web/respawn.py).
+
+- Mid-round, with a write in flight (the child stopped first, then an action sent, then the kill): the
+  table's clients get the 1011 close; the same server rebuilds the table in place from its committed
+  records once the new child is up; the clients reconnect with their seat tokens, see the state they
+  last saw (the unacknowledged action was never shown and is not in the database) and finish the
+  round; no money lost or doubled (the audit is clean, every account's balance is its ledger's, and
+  accounts plus the table's balances equal what the accounts were opened with).
+- Idle (nothing in flight): no table is dropped, the connections stay open and play goes on.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from pontoon.history import open_store
+from pontoon.history.accounts import WebRecords
+from pontoon.history.audit import audit
+from tests.web.conftest import Client
+from tests.web.play import casino_choice
+from tests.web.test_serve_kill import Proc, _continues, _money, _play_until, _port, _strip
+
+NAMES = ["ann", "bob"]
+
+
+def _writer(proc: Proc, not_pid: int = 0, timeout: float = 20) -> psutil.Process:
+    """The serve process's writer child (one other than ``not_pid``: the new one after a death)."""
+    end = time.monotonic() + timeout
+    while True:
+        for ch in psutil.Process(proc.p.pid).children(recursive=True):
+            try:
+                if ch.pid != not_pid and "pontoon.history.writer_child" in " ".join(ch.cmdline()):
+                    return ch
+            except psutil.NoSuchProcess:
+                continue
+        if time.monotonic() > end:
+            raise AssertionError("no writer child of pontoon serve")
+        time.sleep(0.05)
+
+
+def _closed_code(c: Client, timeout: float = 10) -> int | None:
+    """Read until the server closes the connection; its close code (None: still open at ``timeout``)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            c.recv(max(0.01, end - time.monotonic()))
+        except TimeoutError:
+            return None
+        except ConnectionClosed as closed:
+            return None if closed.rcvd is None else int(closed.rcvd.code)
+    return None
+
+
+def _table(a: Proc, seed: int | None) -> tuple[dict[str, str], str, dict[str, str], list[Client]]:
+    """Two accounts seated at a casino table, each with a wager of 10 down, the round in play."""
+    toks = {n: a.http.post("/api/accounts", json={"name": n}).json()["token"] for n in NAMES}
+    tid = a.http.post(
+        "/api/tables", json={"preset": "mbs"} | ({} if seed is None else {"seed": seed})
+    ).json()["id"]
+    seat = {}
+    for i, n in enumerate(NAMES):
+        r = a.http.post(
+            f"/api/tables/{tid}/join",
+            json={"box": 1 + 2 * i, "buy_in": "300"},
+            headers={"Authorization": f"Bearer {toks[n]}"},
+        )
+        seat[n] = r.json()["token"]
+    cs = [a.ws(tid, seat[n]) for n in NAMES]
+    for c in cs:
+        c.wait_state(lambda m: m["you"] is not None)
+        c.send({"type": "bet", "amount": "10"})
+    for c in cs:
+        c.wait_state(lambda m: m["phase"] == "play")
+        c.drain(0.2)
+    return toks, tid, seat, cs
+
+
+def _finish(a: Proc, cs: list[Client], toks: dict[str, str]) -> None:
+    """Play the round to its end; the money the page shows is the accounts' opening plus the nets."""
+    _play_until(cs, lambda: cs[0].state["phase"] == "betting" and bool(cs[0].state["history"]))
+    for c in cs:
+        c.drain(0.2)
+    assert cs[0].state["phase"] == "betting", cs[0].state
+    assert cs[0].state["history"][-1]["status"] in ("settled", "void")
+    assert _money(a, toks) == 2 * 1000 + sum(
+        Decimal(v["total"]) for h in cs[0].state["history"] for v in h["net"].values()
+    )
+
+
+def _stop(a: Proc) -> str:
+    """The server killed; what it logged."""
+    if a.p.poll() is None:
+        a.p.send_signal(signal.SIGKILL)
+    a.p.wait(10)
+    text = a.p.stderr.read().decode(errors="replace") if a.p.stderr else ""
+    a.kill()
+    return text
+
+
+def _audited(db: str) -> None:
+    store = open_store(db)
+    try:
+        assert audit(store)["integrity"] == "ok"  # raises naming the first discrepancy
+        bal = WebRecords(store).balances()
+        assert all(bal[n] <= 1000 for n in NAMES)
+    finally:
+        store.close()
+
+
+def _acting(cs: list[Client]) -> tuple[Client, dict[str, Any]]:
+    for c in cs:
+        pick = casino_choice(c.state)
+        if pick is not None:
+            return c, pick
+    raise AssertionError(f"nobody to act: {cs[0].state}")
+
+
+@pytest.mark.parametrize("seed", [11, None])  # None: a fair table (its shoe's commitments restored too)
+def test_writer_killed_mid_round_table_rebuilt_in_place(tmp_path: Path, seed: int | None) -> None:
+    db = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    a = Proc(db, _port())
+    log = ""
+    try:
+        server_pid = a.p.pid
+        toks, tid, seat, cs = _table(a, seed)
+        seen = {n: c.state for n, c in zip(NAMES, cs, strict=True)}
+        child = _writer(a)
+        child.send_signal(signal.SIGSTOP)  # its next write stays in flight, unacknowledged
+        actor, pick = _acting(cs)
+        actor.send({"type": "act", "action": pick})
+        time.sleep(0.5)  # the action's write sent to the stopped child
+        child.send_signal(signal.SIGKILL)
+        for c in cs:  # every connection of the table: closed 1011, nothing of the action shown
+            assert _closed_code(c) == 1011
+            assert [m for m in c.received if m.get("type") == "state"][-1] == c.state
+        for n, c in zip(NAMES, cs, strict=True):
+            assert _strip(c.state) == _strip(seen[n])
+        new = _writer(a, not_pid=child.pid)
+        assert new.pid != child.pid
+        t0 = time.monotonic()  # rebuilt in place by the same server (not restarted)
+        while a.http.get(f"/api/tables/{tid}").status_code != 200:
+            assert time.monotonic() - t0 < 20, "the table was not rebuilt"
+            time.sleep(0.05)
+        assert a.p.poll() is None and a.p.pid == server_pid
+        cs = [a.ws(tid, seat[n]) for n in NAMES]
+        for n, c in zip(NAMES, cs, strict=True):
+            st = c.wait_state(lambda m: m["you"] is not None)
+            assert _strip(st) == _strip(seen[n]) or _continues(seen[n], st), (seen[n], st)
+        _finish(a, cs, toks)
+        for c in cs:  # the next round too, on the new writer
+            c.send({"type": "bet", "amount": "10"})
+        for c in cs:
+            c.wait_state(lambda m: m["phase"] == "play")
+        _finish(a, cs, toks)
+        for c in cs:
+            c.close()
+    finally:
+        log = _stop(a)
+    assert f"table {tid}: rebuilt in place" in log, log[-2000:]
+    _audited(db)
+
+
+def test_writer_killed_idle_nothing_dropped(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    a = Proc(db, _port())
+    try:
+        toks, tid, _seat, cs = _table(a, 11)
+        child = _writer(a)
+        child.send_signal(signal.SIGKILL)  # nothing in flight: every write so far acknowledged
+        child.wait(10)
+        _writer(a, not_pid=child.pid)
+        for c in cs:  # the connections stay open: no table dropped
+            assert _closed_code(c, 0.5) is None
+        assert a.http.get(f"/api/tables/{tid}").status_code == 200
+        _finish(a, cs, toks)
+        for c in cs:
+            c.close()
+    finally:
+        log = _stop(a)
+    assert "could not be committed" not in log, log[-2000:]
+    _audited(db)
