@@ -10,8 +10,9 @@ again, ``group.forgive``), and adopted under its own id: its people reconnect wi
 and see the last state the database holds. The events the dead writer did not acknowledge were never
 shown and may or may not be in the database: the recovery reads what is.
 
-- Off the hot path: a task of its own, after the loop's turn that failed the calls (every table of
-  that death dropped first), one rebuild per table however many of its calls failed.
+- Off the hot path: one task of its own, after the loop's turn that failed the calls (every table of
+  that death dropped first), one rebuild per table however many of its calls failed, ``CHUNK`` tables
+  a turn of the loop (each chunk one read of the open tables' rows).
 - Only once the new child is up (``group.restarts`` grew and no ``group.dead``): with no writer the
   table stays dropped (a restart of the server brings it back), said in the log.
 - The dropped engine table's recorder is detached at once: the old host object (a bot's decision or
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pontoon.web")
 WAIT_S = 10.0  # the longest a rebuild waits for the new child (it is started before the calls fail)
+CHUNK = 8  # tables rebuilt in one turn of the event loop
 
 
 class Respawn:
@@ -39,8 +41,8 @@ class Respawn:
 
     def __init__(self, persistence: StorePersistence) -> None:
         self.p = persistence
-        self.pending: set[str] = set()  # web ids whose rebuild is scheduled
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.pending: set[str] = set()  # web ids dropped, to be rebuilt
+        self.task: asyncio.Task[None] | None = None  # the rebuilds under way (one task for them all)
         self.rebuilt = 0  # tables rebuilt in place so far
         self.failed = 0  # tables that could not be rebuilt (left dropped)
 
@@ -53,56 +55,59 @@ class Respawn:
         rec = self.p.recorders.pop(table_id, None)
         if rec is not None:  # the dropped engine table records nothing more (the rebuilt one will)
             rec.detach()
-        if table_id in self.pending:
-            return True
         self.pending.add(table_id)
-        task = asyncio.get_running_loop().create_task(self._rebuild(lobby, table_id, group))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._rebuild(lobby, group))
         return True
 
-    async def _rebuild(self, lobby: Any, table_id: str, group: ProcessCommitter) -> None:
-        try:
-            await asyncio.sleep(0)  # the other calls failed by that death first (their tables dropped)
-            t0 = time.monotonic()
-            while group.restarts == 0 and group.dead is None and not group.closed:
-                if time.monotonic() - t0 > WAIT_S:  # (never so: the child is restarted before the calls fail)
-                    break
-                await asyncio.sleep(0.05)
-            if group.closed:
-                return
+    async def _rebuild(self, lobby: Any, group: ProcessCommitter) -> None:
+        """Every pending table, ``CHUNK`` at a time (the loop let go between two: a death with a hundred
+        tables' calls in flight must not hold every other table's messages for the whole rebuild)."""
+        await asyncio.sleep(0)  # the other calls failed by that death first (their tables dropped)
+        t0 = time.monotonic()
+        while group.restarts == 0 and group.dead is None and not group.closed:
+            if time.monotonic() - t0 > WAIT_S:  # (never so: the child is restarted before the calls fail)
+                break
+            await asyncio.sleep(0.05)
+        while self.pending and not group.closed:
+            chunk = sorted(self.pending)[:CHUNK]
+            self.pending.difference_update(chunk)
             if group.dead is not None or group.restarts == 0:
-                self.failed += 1
+                self.failed += len(chunk)
                 log.error(
-                    "table %s: not rebuilt (no writer process: %s); a restart of the server brings it back",
-                    table_id,
+                    "tables %s: not rebuilt (no writer process: %s); a restart of the server brings them back",
+                    ", ".join(chunk),
                     group.dead,
                 )
-                return
-            if table_id in lobby.tables:
-                return
-            t1 = time.perf_counter()
-            done = self.p.restore(lobby, only={table_id})
-            ms = (time.perf_counter() - t1) * 1000
-            if table_id in done:
+                continue
+            self._chunk(lobby, [t for t in chunk if t not in lobby.tables], group.restarts)
+            await asyncio.sleep(0)
+
+    def _chunk(self, lobby: Any, chunk: list[str], restarts: int) -> None:
+        if not chunk:
+            return
+        t1 = time.perf_counter()
+        try:
+            done = set(self.p.restore(lobby, only=set(chunk)))
+        except Exception:  # a rebuild's failure leaves the tables dropped, as before; the server goes on
+            self.failed += len(chunk)
+            log.exception("tables %s: rebuild after the writer process died", ", ".join(chunk))
+            return
+        ms = (time.perf_counter() - t1) * 1000
+        for tid in chunk:
+            if tid in done:
                 self.rebuilt += 1
                 log.warning(
                     "table %s: rebuilt in place from its committed records after the writer process died "
-                    "(writer restarts %d; %.1f ms); its people reconnect with their seat tokens",
-                    table_id,
-                    group.restarts,
+                    "(writer restarts %d; %.1f ms for %d tables); its people reconnect with their seat tokens",
+                    tid,
+                    restarts,
                     ms,
+                    len(chunk),
                 )
             else:
                 self.failed += 1
-                log.error(
-                    "table %s: not rebuilt after the writer process died (no open record of it)", table_id
-                )
-        except Exception:  # a rebuild's failure leaves the table dropped, as before; the server goes on
-            self.failed += 1
-            log.exception("table %s: rebuild after the writer process died", table_id)
-        finally:
-            self.pending.discard(table_id)
+                log.error("table %s: not rebuilt after the writer process died (no open record of it)", tid)
 
 
 __all__ = ["Respawn"]
