@@ -95,7 +95,7 @@ class Server:
         before anything of it is shown. False: its write failed (a lease lost, the database gone, the
         writer process dead): the table is dropped from this process, its connections closed; the
         committed records rebuild it (the writer's death: in place, web/respawn.py; else a restart, or
-        the process that holds its lease). False too for a dropped host whose id a rebuilt one serves."""
+        the process that holds its lease). False too for a host no longer served (dropped or closed)."""
         settle = getattr(self.lobby.store, "settle", None)
         if settle is None:
             return True
@@ -125,9 +125,9 @@ class Server:
                 with contextlib.suppress(Exception):
                     await c.ws.close(code=4409 if lost else 1011, reason=why)
             return False
-        if self.lobby.tables.get(host.id) not in (host, None):  # a dropped host; a rebuilt one serves its id
-            return False
-        return True
+        # a host dropped (or closed) while this waited: nothing of it is shown, its engine table may hold
+        # what was never committed (a writer's death), and a rebuilt one may serve its id and connections
+        return self.lobby.tables.get(host.id) is host
 
     def broadcast(self, host: HostedTable) -> None:
         """Every connection its frame of the change: each view kind built and serialized once, a delta
