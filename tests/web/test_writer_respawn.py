@@ -8,6 +8,8 @@ serve`` on a SQLite file) while clients play, the server left running (web/respa
   round; no money lost or doubled (the audit is clean, every account's balance is its ledger's, and
   accounts plus the table's balances equal what the accounts were opened with).
 - Idle (nothing in flight): no table is dropped, the connections stay open and play goes on.
+- (slow) A fair table; several tables, two in flight and one idle; a British game (paid back once at
+  its close after the rebuild).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pontoon.history import open_store
 from pontoon.history.accounts import WebRecords
 from pontoon.history.audit import audit
 from tests.web.conftest import Client
-from tests.web.play import casino_choice
+from tests.web.play import british_choice, casino_choice
 from tests.web.test_serve_kill import Proc, _continues, _money, _play_until, _port, _strip
 
 NAMES = ["ann", "bob"]
@@ -232,3 +234,82 @@ def test_writer_killed_with_several_tables_in_flight(tmp_path: Path) -> None:
         log = _stop(a)
     assert log.count("rebuilt in place") == 2, log[-2000:]
     _audited(db)
+
+
+def _british_turn(cs: list[Client]) -> tuple[Client, dict[str, Any]]:
+    for _ in range(200):
+        for c in cs:
+            pick = british_choice(c.state) if c.state.get("phase") in ("play", "kitty") else None
+            if pick is not None:
+                return c, pick
+        for c in cs:
+            c.drain(0.05)
+    raise AssertionError(f"nobody to act: {cs[0].state}")
+
+
+@pytest.mark.slow
+def test_writer_killed_mid_round_british_game_rebuilt_in_place(tmp_path: Path) -> None:
+    """A British game (its engine table one game of the web table) rebuilt in place the same way; the
+    round finished, both leave: the game closes and pays each back once; the money is conserved."""
+    db = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    a = Proc(db, _port())
+    try:
+        acct = {n: a.http.post("/api/accounts", json={"name": n}).json()["token"] for n in NAMES}
+        tid = a.http.post("/api/tables", json={"preset": "british", "seats": 2, "seed": 3}).json()["id"]
+        seat = {
+            n: a.http.post(
+                f"/api/tables/{tid}/join",
+                json={"buy_in": "200"},
+                headers={"Authorization": f"Bearer {acct[n]}"},
+            ).json()["token"]
+            for n in NAMES
+        }
+        cs = [a.ws(tid, seat[n]) for n in NAMES]
+        for c in cs:
+            c.wait_state(lambda s: s["you"] is not None and s["phase"] != "waiting")
+        actor, pick = _british_turn(cs)
+        for c in cs:
+            c.drain(0.2)
+        seen = {n: c.state for n, c in zip(NAMES, cs, strict=True)}
+        child = _writer(a)
+        child.send_signal(signal.SIGSTOP)
+        actor.send(pick)
+        time.sleep(0.5)
+        child.send_signal(signal.SIGKILL)
+        for c in cs:
+            assert _closed_code(c) == 1011
+        _writer(a, not_pid=child.pid)
+        _back(a, tid)
+        cs = [a.ws(tid, seat[n]) for n in NAMES]
+        for n, c in zip(NAMES, cs, strict=True):
+            st = c.wait_state(lambda m: m["you"] is not None)
+            assert _strip(st) == _strip(seen[n]), (seen[n], st)
+        rounds = len(cs[0].state.get("history") or [])
+        end = time.monotonic() + 60
+        while len(cs[0].state.get("history") or []) == rounds:  # the round finished on the new writer
+            assert time.monotonic() < end, "the round did not finish"
+            c, pick = _british_turn(cs)
+            c.send(pick)
+            c.until(lambda m: m.get("type") in ("state", "error"))
+        for c in cs:
+            c.close()
+        for n in NAMES:
+            r = a.http.post(f"/api/tables/{tid}/leave", json={"token": seat[n]})
+            assert r.status_code == 200, r.text
+        bal = {
+            n: a.http.get(f"/api/accounts/{n}", headers={"Authorization": f"Bearer {acct[n]}"}).json()
+            for n in NAMES
+        }
+    finally:
+        log = _stop(a)
+    assert f"table {tid}: rebuilt in place" in log, log[-2000:]
+    assert all(Decimal(bal[n]["at_tables"]) == 0 for n in NAMES)
+    assert sum(Decimal(bal[n]["balance"]) for n in NAMES) == 2000
+    store = open_store(db)
+    try:
+        assert audit(store)["integrity"] == "ok"
+        assert {n: str(v) for n, v in WebRecords(store).balances().items()} == {
+            n: bal[n]["balance"] for n in NAMES
+        }
+    finally:
+        store.close()
