@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from websockets.exceptions import ConnectionClosed
 from pontoon.history import open_store
 from pontoon.history.accounts import WebRecords
 from pontoon.history.audit import audit
+from tests.history.pg import cluster, create_db, pg_bin
 from tests.web.conftest import Client
 from tests.web.play import british_choice, casino_choice
 from tests.web.test_serve_kill import Proc, _continues, _money, _play_until, _port, _strip
@@ -139,8 +141,11 @@ def _acting(cs: list[Client]) -> tuple[Client, dict[str, Any]]:
     "seed", [11, pytest.param(None, marks=pytest.mark.slow)]
 )  # None: a fair table (its shoe's commitments restored too)
 def test_writer_killed_mid_round_table_rebuilt_in_place(tmp_path: Path, seed: int | None) -> None:
-    db = f"sqlite:///{tmp_path / 'h.sqlite'}"
-    a = Proc(db, _port())
+    _mid_round(f"sqlite:///{tmp_path / 'h.sqlite'}", seed)
+
+
+def _mid_round(db: str, seed: int | None, extra: tuple[str, ...] = ()) -> None:
+    a = Proc(db, _port(), extra=extra)
     log = ""
     try:
         server_pid = a.p.pid
@@ -177,6 +182,26 @@ def test_writer_killed_mid_round_table_rebuilt_in_place(tmp_path: Path, seed: in
         log = _stop(a)
     assert f"table {tid}: rebuilt in place" in log, log[-2000:]
     _audited(db)
+
+
+@pytest.fixture(scope="module")
+def pg() -> Iterator[str]:
+    try:
+        with cluster() as base:
+            yield base
+    except (RuntimeError, OSError) as err:
+        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    pg_bin() is None, reason="no PostgreSQL binaries (/usr/lib/postgresql/*/bin); run make sysdeps"
+)
+def test_writer_killed_mid_round_postgresql_with_leases(pg: str) -> None:
+    """On PostgreSQL, the server holding table leases (its writer child fences every write with their
+    epochs): the table rebuilt in place under its lease, the same way."""
+    _mid_round(create_db(pg, "t_writer_respawn"), 11, ("--lease-ttl", "30"))
 
 
 def test_writer_killed_idle_nothing_dropped(tmp_path: Path) -> None:
