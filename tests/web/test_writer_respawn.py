@@ -157,10 +157,9 @@ def _mid_round(db: str, seed: int | None, extra: tuple[str, ...] = ()) -> None:
         actor.send({"type": "act", "action": pick})
         time.sleep(0.5)  # the action's write sent to the stopped child
         child.send_signal(signal.SIGKILL)
-        for c in cs:  # every connection of the table: closed 1011, nothing of the action shown
+        for c in cs:  # every connection of the table: closed 1011
             assert _closed_code(c) == 1011
-            assert [m for m in c.received if m.get("type") == "state"][-1] == c.state
-        for n, c in zip(NAMES, cs, strict=True):
+        for n, c in zip(NAMES, cs, strict=True):  # nothing of the unacknowledged action was shown
             assert _strip(c.state) == _strip(seen[n])
         new = _writer(a, not_pid=child.pid)
         assert new.pid != child.pid
