@@ -92,9 +92,10 @@ class Server:
 
     async def settled(self, host: HostedTable) -> bool:
         """Wait until the table's events so far are durable (group commit: ``StorePersistence.settle``)
-        before anything of it is shown. False: its write failed (a lease lost, the database gone): the
-        table is dropped from this process, its connections closed; the committed records rebuild it
-        (a restart, or the process that holds its lease)."""
+        before anything of it is shown. False: its write failed (a lease lost, the database gone, the
+        writer process dead): the table is dropped from this process, its connections closed; the
+        committed records rebuild it (the writer's death: in place, web/respawn.py; else a restart, or
+        the process that holds its lease). False too for a host no longer served (dropped or closed)."""
         settle = getattr(self.lobby.store, "settle", None)
         if settle is None:
             return True
@@ -102,10 +103,19 @@ class Server:
             await settle(host.id)
         except Exception as err:  # noqa: BLE001 (any failed write: nothing uncommitted is shown)
             lost = isinstance(err, LeaseLost)
-            if not lost:
-                log.error("table %s: its events could not be committed; dropped: %s", host.id, err)
-            if self.lobby.tables.get(host.id) is host:
+            now = self.lobby.tables.get(host.id)
+            if now is not None and now is not host:  # dropped before, rebuilt since: leave the new one be
+                return False
+            if now is host:
                 self.lobby.tables.pop(host.id, None)
+                host.closed = True  # (its bots and timers stop: it is served no more)
+            dropped = getattr(self.lobby.store, "dropped", None)
+            back = not lost and dropped is not None and dropped(self.lobby, host.id, err)
+            if not lost:
+                log.error(
+                    "table %s: its events could not be committed; dropped%s: %s",
+                    host.id, "; rebuilt once the writer is back" if back else "", err,
+                )  # fmt: skip
             why = (
                 "this table moved to another process" if lost else "this table's records could not be written"
             )
@@ -115,7 +125,9 @@ class Server:
                 with contextlib.suppress(Exception):
                     await c.ws.close(code=4409 if lost else 1011, reason=why)
             return False
-        return True
+        # a host dropped (or closed) while this waited: nothing of it is shown, its engine table may hold
+        # what was never committed (a writer's death), and a rebuilt one may serve its id and connections
+        return self.lobby.tables.get(host.id) is host
 
     def broadcast(self, host: HostedTable) -> None:
         """Every connection its frame of the change: each view kind built and serialized once, a delta

@@ -40,6 +40,7 @@ from pontoon.web.british_host import BritishHost
 from pontoon.web.casino_host import CasinoHost
 from pontoon.web.hosting import HostedTable
 from pontoon.web.marks import spec_marks
+from pontoon.web.respawn import Respawn
 from pontoon.web.store_reads import games_by_web_id
 from pontoon.web.transport import YOUNG_S, gc_pacer
 from pontoon.web.wakeups import Wakeups
@@ -59,6 +60,8 @@ WRITERS = ("thread", "process")  # the group commit's writer: in this process, o
 
 
 class StorePersistence:
+    respawn: Respawn | None = None  # the tables being rebuilt after the writer process died (``dropped``)
+
     def __init__(self, store: Store, *, leases: Leases | None = None, writer: str = "thread") -> None:
         """``writer``: ``thread`` (the group commit's writer thread in this process) or ``process`` (a
         child process: ``history/writer_proc.py``; ``pontoon serve``'s default)."""
@@ -135,6 +138,14 @@ class StorePersistence:
         err = self.group.failed.get(rec.table_id)
         if err is not None:
             raise err
+
+    def dropped(self, lobby: Any, table_id: str, err: BaseException) -> bool:
+        """(``Server.settled``: ``table_id`` dropped because its write failed with ``err``.) True: it is
+        rebuilt in place from its committed records once the new writer process is up (``err`` is
+        ``WriterGone``: web/respawn.py); False: it stays dropped (a lease lost, the database gone)."""
+        if self.respawn is None:
+            self.respawn = Respawn(self)
+        return self.respawn.dropped(lobby, table_id, err)
 
     def _drain(self) -> None:
         """Every queued event committed before a synchronous write that may follow them."""
