@@ -400,6 +400,8 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
         before = host.version
         host.connected(name)
         if not await srv.settled(host):  # its last write failed: the table is gone from here
+            if srv.conns.get(tid) is not None:  # (a table rebuilt meanwhile: this socket is not one of it)
+                srv.conns[tid].discard(conn)
             if sid is not None:
                 srv.auth.forget(websocket, sid)
             return
