@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
+from pontoon.history import open_store
+from pontoon.history.audit import audit
 from pontoon.web import app as web_app
 from pontoon.web.app import Server, _one_message
 from pontoon.web.delta import apply
+from pontoon.web.frames import dumps
 from pontoon.web.persistence import MemoryPersistence
+from pontoon.web.store_persistence import StorePersistence
 from tests.web.conftest import FAST
-from tests.web.test_frames_split import two_seated
+from tests.web.play import casino_choice
+from tests.web.test_frames_split import SplitClient, _same_state, two_seated
 
 
 class Rec:
@@ -145,3 +152,53 @@ def test_a_table_closed_sends_its_due_frames_before_the_close() -> None:
     assert sorted(closed, key=str) == sorted([("ann", 2), ("bob", 2), (None, 2)], key=str)
     assert all(c.out[1]["type"] == "delta" for c in (ann, bob, watcher))
     assert srv.soon.due == {}
+
+
+def test_split_deltas_stay_versioned_with_a_store_while_both_bet_at_once(
+    make_live: Any, tmp_path: Path
+) -> None:
+    """A real server on SQLite, the page's split deltas: both players send their wagers before reading
+    (answered in one turn, or one waiting for the other's commit), then play; every delta each
+    connection gets applies to the state it holds (``Joined`` asserts its ``base``), no error comes, at
+    the end each holds what a fresh connection of its kind is sent (and the host's view of its kind),
+    the money is conserved over the four booked rounds and the audit agrees."""
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    live = make_live(FAST, StorePersistence(store))
+    tid = live.table(preset="mbs", seed=21)
+    toks = [live.join(tid, live.account(n), box=i + 1, buy_in="300") for i, n in enumerate(("ann", "bob"))]
+    clients = [SplitClient(live, tid, t) for t in toks]
+    spec = SplitClient(live, tid)
+    for c in [*clients, spec]:
+        c.recv()
+    for rnd in range(1, 5):
+        for c in clients:  # both wagers on the wire before either is read
+            c.send({"type": "bet", "amount": "10"})
+        for c in clients:
+            c.wait_state(lambda m, rnd=rnd: m["round_no"] == rnd and m["phase"] == "play")
+        for _ in range(200):
+            if clients[0].state["round_no"] == rnd and clients[0].state["phase"] != "play":
+                break
+            for c in clients:
+                pick = casino_choice(c.state)
+                if pick is not None:
+                    c.send({"type": "act", "action": pick})
+                    c.until(lambda m: m.get("type") in ("state", "error"))
+                c.drain(0.02)
+        for c in [*clients, spec]:
+            c.wait_state(lambda m, rnd=rnd: len(m.get("history", [])) >= rnd)
+    for c in [*clients, spec]:
+        c.drain(0.2)
+        assert not [m for m in c.received if m.get("type") == "error"], c.received
+        assert c.joined.deltas > 10
+    host = live.srv.lobby.tables[tid]
+    for c, tok, name in [(clients[0], toks[0], "ann"), (clients[1], toks[1], "bob"), (spec, None, None)]:
+        fresh = SplitClient(live, tid, tok)
+        assert _same_state(c.state, fresh.recv())
+        assert _same_state(c.state, json.loads(dumps(host.state_for(name))))
+        fresh.close()
+    booked = clients[0].state["history"]
+    assert len(booked) == 4  # two accounts of 1,000 and what the house paid or took in each round
+    assert live.total_money() == 2000 + sum(Decimal(v["total"]) for h in booked for v in h["net"].values())
+    for c in [*clients, spec]:
+        c.close()
+    assert audit(store)["integrity"] == "ok"
