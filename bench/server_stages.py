@@ -20,17 +20,30 @@ Wraps, in the server process, the stages of one action end to end and adds up th
 Told apart too, not a stage (it falls inside the others): every collection of the collector, paced or
 started by the interpreter (``gc.callbacks``, start to stop), its CPU per action and its count.
 
+Counted too: the broadcasts asked for (``Server.broadcast`` and ``broadcast_soon``), those made
+(``frames.broadcast``) and of those the ones of a table already broadcast in the same turn of the event
+loop (one broadcast per table per turn: web/coalesce.py; before it, about one a round at 100 tables).
+
 Written as JSON to FILE at each SIGUSR1 (the bench sends one as its play starts and one as it ends):
 each stage's seconds and calls and the thread's CPU at each mark, so that the set-up is left out. Not a timed test.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import signal
 import time
 from typing import Any
+
+
+def counted(slot: list[Any], fn: Any) -> Any:
+    def wrapper(*a: Any, **k: Any) -> Any:
+        slot[1] += 1
+        return fn(*a, **k)
+
+    return wrapper
 
 
 def install(path: str) -> None:
@@ -70,7 +83,16 @@ def install(path: str) -> None:
     real_bc = frames.broadcast
     fslot = acc.setdefault("frames", [0.0, 0])
 
+    turn: set[str] = set()  # the tables broadcast in this turn of the loop (cleared at the next)
+    again = acc.setdefault("again", [0.0, 0])  # (calls: broadcasts of a table already sent in its turn)
+
     def broadcast(*a: Any, **k: Any) -> Any:
+        if not turn:
+            asyncio.get_running_loop().call_soon(turn.clear)
+        tid = a[0].id
+        if tid in turn:
+            again[1] += 1
+        turn.add(tid)
         t0, i0 = time.thread_time(), inner[0]
         try:
             return real_bc(*a, **k)
@@ -79,6 +101,10 @@ def install(path: str) -> None:
             fslot[1] += 1
 
     frames.broadcast = broadcast
+    asked = acc.setdefault("asked", [0.0, 0])  # (calls: broadcasts asked for; without ``broadcast_soon``
+    for meth in ("broadcast", "broadcast_soon"):  # each one asked is made at once)
+        if meth in app.Server.__dict__:
+            setattr(app.Server, meth, counted(asked, app.Server.__dict__[meth]))
     conns.Conn._now = timed("send", conns.Conn._now, nested=True)  # type: ignore[method-assign]
     task_slot = acc.setdefault("send_task", [0.0, 0])  # (its calls only: the frames the sender tasks sent)
     real_one = conns.Conn.send_one
@@ -152,6 +178,8 @@ def report(paths: list[str], actions: int) -> None:
                 parts[k] = parts.get(k, 0.0) + b[k]["s"] - a[k]["s"]
                 calls[k] = calls.get(k, 0) + b[k]["calls"] - a[k]["calls"]
     gc_s = parts.pop("gc", 0.0)
+    for k in ("asked", "again"):  # (counts, not CPU)
+        parts.pop(k, None)
     parts["rest"] = total - sum(parts.values())
     us = {k: 1e6 * v / max(1, actions) for k, v in parts.items()}
     order = ["recv", "parse", "handle", "frames", "send", "pace", "rest"]
@@ -161,4 +189,8 @@ def report(paths: list[str], actions: int) -> None:
         f"frames sent at once {calls.get('send', 0)}, by the sender tasks {calls.get('send_task', 0)}; "
         f"of it every collection (paced or not, inside the stages) {1e6 * gc_s / max(1, actions):.0f} "
         f"({calls.get('gc', 0)} collections)"
+    )
+    print(
+        f"  broadcasts {calls.get('frames', 0)} for {calls.get('asked', 0)} asked; a table's second or later "
+        f"in one turn of the loop {calls.get('again', 0)}"
     )

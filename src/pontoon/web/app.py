@@ -30,6 +30,7 @@ from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
 from pontoon.web import frames, hint_asks, replies
 from pontoon.web.auth import Auth, backend_for, socket_identity
+from pontoon.web.coalesce import Coalesce
 from pontoon.web.conns import Conn, deltas_asked, sender
 from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
 from pontoon.web.lobby import Lobby
@@ -79,6 +80,7 @@ class Server:
         self.bot_runs: dict[str, asyncio.Task[None]] = {}  # a table's bots deciding (``start_bots``)
         self.chats = RateLimiter(settings.chat_burst, settings.chat_rate)  # chat lines per person
         self.auth = Auth(settings.security, backend_for(store), self.lobby, self.signer)  # web/auth.py
+        self.soon = Coalesce(self._send, self.lock, self._served)  # one broadcast a table a turn
 
     def limited(self, request: Request) -> JSONResponse | None:
         """429 once a client address has spent its burst of REST writes (accounts, logins, tables, joins)."""
@@ -130,6 +132,24 @@ class Server:
         return self.lobby.tables.get(host.id) is host
 
     def broadcast(self, host: HostedTable) -> None:
+        """Every connection its frame of the change, now (under the table's lock, after its settle);
+        the table's broadcast due at the next turn (``broadcast_soon``) is made by this one."""
+        self.soon.now(host)
+
+    def broadcast_soon(self, host: HostedTable) -> None:
+        """The change's frames at the next turn of the event loop, one broadcast for every change of the
+        table asked for till then (web/coalesce.py: made only with the table's lock free, so only what
+        is committed is shown). Asked under the table's lock, after its settle."""
+        self.soon.ask(host)
+
+    def push(self, host: HostedTable, conn: Conn, text: str) -> None:
+        """A frame for one connection (an error, a pong, a chat line) after the table's due broadcast."""
+        self.soon.after(host, conn, text)
+
+    def _served(self, host: HostedTable) -> bool:
+        return not host.closed and self.lobby.tables.get(host.id) is host
+
+    def _send(self, host: HostedTable) -> None:
         """Every connection its frame of the change: each view kind built and serialized once, a delta
         where the connection holds the kind's last view (web/frames.py)."""
         frames.broadcast(host, list(self.conns.get(host.id, ())))
@@ -140,6 +160,8 @@ class Server:
     async def close_table(self, host: HostedTable, reason: str) -> None:
         """Close a table: every member's money back to his account; its sockets closed with ``reason``."""
         async with self.lock(host.id):
+            if host.id in self.soon.due:  # its last change's frames first (they were due)
+                self.broadcast(host)
             host.close_all()  # every member's money back to his account; a fair shoe's seed revealed
             self.lobby.tables.pop(host.id, None)
             self.lobby.store.table_closed(host.id)
@@ -240,7 +262,7 @@ class Server:
                     log.warning("table %s: timer: %s", host.id, err)
                     host.deadline = None
                 if host.version != before and await self.settled(host):
-                    self.broadcast(host)
+                    self.broadcast_soon(host)
 
 
 def create_app(
@@ -406,7 +428,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
                 srv.auth.forget(websocket, sid)
             return
         if host.version != before:  # a member back: everyone sees him connected
-            srv.broadcast(host)
+            srv.broadcast_soon(host)
         else:  # a spectator or a second tab: only the joiner needs a frame (issue 28 item 8)
             frames.welcome(host, conn, list(srv.conns.get(tid, ())))
     sender_task = asyncio.create_task(sender(conn))
@@ -431,7 +453,7 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
             before = host.version
             host.disconnected(name)
             if host.version != before and await srv.settled(host):  # a spectator's close: no frame
-                srv.broadcast(host)
+                srv.broadcast_soon(host)
         if conn.overflow:
             with contextlib.suppress(Exception):
                 await websocket.close(code=1008, reason="too many unread messages")
@@ -449,23 +471,26 @@ def _owed_resync(host: HostedTable, conn: Conn, text: str) -> bool:
         return False
 
 
-def _error(conn: Conn, message: str) -> None:
-    conn.push(json.dumps({"type": "error", "error": replies.one_line(message[:500])}))
+def _error(srv: Server, host: HostedTable, conn: Conn, message: str) -> None:
+    """An error frame for ``conn``, after the state frames due before it (web/coalesce.py)."""
+    srv.push(host, conn, json.dumps({"type": "error", "error": replies.one_line(message[:500])}))
 
 
 async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw: Message) -> None:
     text = raw.get("text")
     if text is None:
-        _error(conn, 'binary frames are not accepted: send JSON text such as {"type": "ping"}')
+        _error(srv, host, conn, 'binary frames are not accepted: send JSON text such as {"type": "ping"}')
         return
     if len(text) > srv.settings.max_frame:
-        _error(conn, f"message of {len(text)} characters refused: at most {srv.settings.max_frame}")
+        _error(
+            srv, host, conn, f"message of {len(text)} characters refused: at most {srv.settings.max_frame}"
+        )
         return
     if not srv.actions.allow(key) and not _owed_resync(host, conn, text):
         conn.dropped += 1
         if conn.dropped > 200:
             conn.overflow = True  # a flood: the connection is closed
-        _error(conn, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
+        _error(srv, host, conn, f"rate limit: {srv.actions.describe()} messages; this one was dropped")
         return
     try:
         msg = parse_client(text)  # parsed and validated in one pass, each text once (web/models.py)
@@ -473,21 +498,25 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
         errors = err.errors()
         detail = "not JSON text" if errors and errors[0].get("type") == "json_invalid" else _one_error(errors)
         _error(
+            srv,
+            host,
             conn,
             f'bad message: {detail}; send e.g. {{"type": "act", "action": {{"verb": "stand", "box": 1}}}}',
         )
         return
     if msg.type == "ping":
-        conn.push(json.dumps({"type": "pong"}))
+        srv.push(host, conn, json.dumps({"type": "pong"}))
         return
     if msg.type == "resync":  # a delta that did not fit (a gap): the full state of its view kind
         async with srv.lock(host.id):
+            if host.id in srv.soon.due:  # the frames due first (the lock held: all committed)
+                srv.broadcast(host)
             conn.seq = -1
             frames.welcome(host, conn, list(srv.conns.get(host.id, ())))
             conn.resynced = frames.frames_of(host).seq
         return
     if conn.name is None:
-        _error(conn, "spectators cannot act: join the table for a seat token")
+        _error(srv, host, conn, "spectators cannot act: join the table for a seat token")
         return
     if msg.type == "chat":
         _chat(srv, host, conn, msg.text)
@@ -510,10 +539,10 @@ async def _one_message(srv: Server, host: HostedTable, conn: Conn, key: str, raw
                     await c.ws.close(code=4409, reason="this table moved to another process")
             return
         except PontoonError as err:
-            _error(conn, str(err))
+            _error(srv, host, conn, str(err))
         t2 = time.monotonic()
-        if await srv.settled(host):  # shown only once durable (group commit)
-            srv.broadcast(host)
+        if await srv.settled(host):  # shown only once durable (group commit), once a turn
+            srv.broadcast_soon(host)
     if (t3 := time.monotonic()) - t0 > SLOW_S:  # what a late answer waited for (an operator's clue)
         log.warning(
             "table %s: %s's %s answered after %.1f s (the table's lock %.1f s, the move %.1f s, its commit %.1f s)",
@@ -525,16 +554,16 @@ def _chat(srv: Server, host: HostedTable, conn: Conn, text: str) -> None:
     """A chat line between the people at the table: bounded (the message model), rate-limited, sent as
     data (the page shows it as text, never as markup); spectators neither send nor read it."""
     if conn.name not in host.members:
-        _error(conn, "chat: only the people at the table chat")
+        _error(srv, host, conn, "chat: only the people at the table chat")
         return
     if not srv.chats.allow(f"{host.id}:{conn.name}"):
-        _error(conn, f"chat: {srv.chats.describe()} lines; this one was not sent")
+        _error(srv, host, conn, f"chat: {srv.chats.describe()} lines; this one was not sent")
         return
     line = " ".join(text.split())
     if not line:
-        _error(conn, "chat: an empty line is not sent")
+        _error(srv, host, conn, "chat: an empty line is not sent")
         return
     out = json.dumps({"type": "chat", "from": conn.name, "text": line, "at": round(time.time())})
     for c in list(srv.conns.get(host.id, ())):
         if c.name is not None and c.name in host.members:
-            c.push(out)
+            srv.push(host, c, out)
