@@ -96,6 +96,42 @@ class Proc:
             self.p.stderr.close()
 
 
+def seat_and_bet(
+    a: Proc, tid: str, toks: dict[str, str], names: list[str]
+) -> tuple[dict[str, str], list[Client]]:
+    """``names`` seated at table ``tid`` (boxes 1, 3, ...; 300 each), each with a wager of 10 down, the
+    round in play: their seat tokens and their connections."""
+    seat = {}
+    for i, n in enumerate(names):
+        r = a.http.post(
+            f"/api/tables/{tid}/join",
+            json={"box": 1 + 2 * i, "buy_in": "300"},
+            headers={"Authorization": f"Bearer {toks[n]}"},
+        )
+        seat[n] = r.json()["token"]
+    cs = [a.ws(tid, seat[n]) for n in names]
+    for c in cs:
+        c.wait_state(lambda m: m["you"] is not None)
+        c.send({"type": "bet", "amount": "10"})
+    for c in cs:
+        c.wait_state(lambda m: m["phase"] == "play")
+        c.drain(0.2)
+    return seat, cs
+
+
+def seated_round(
+    a: Proc, seed: int | None, names: list[str]
+) -> tuple[dict[str, str], str, dict[str, str], list[Client]]:
+    """Accounts for ``names`` and a casino table (``seed``: seeded; None: fair) with them seated and
+    betting (``seat_and_bet``): their account tokens, the table, their seat tokens, their connections."""
+    toks = {n: a.http.post("/api/accounts", json={"name": n}).json()["token"] for n in names}
+    tid = a.http.post(
+        "/api/tables", json={"preset": "mbs"} | ({} if seed is None else {"seed": seed})
+    ).json()["id"]
+    seat, cs = seat_and_bet(a, tid, toks, names)
+    return toks, tid, seat, cs
+
+
 def _strip(state: dict[str, Any]) -> dict[str, Any]:
     return {
         k: v for k, v in state.items() if k not in ("version", "timer_s", "notice", "history_mark", "members")
@@ -157,25 +193,7 @@ def test_sigkill_mid_round_and_restart(tmp_path: Path, crash_at: str | None, see
     names = ["ann", "bob"]
     a = Proc(db, _port(), crash_at)
     try:
-        toks = {n: a.http.post("/api/accounts", json={"name": n}).json()["token"] for n in names}
-        tid = a.http.post(
-            "/api/tables", json={"preset": "mbs"} | ({} if seed is None else {"seed": seed})
-        ).json()["id"]
-        seat = {}
-        for i, n in enumerate(names):
-            r = a.http.post(
-                f"/api/tables/{tid}/join",
-                json={"box": 1 + 2 * i, "buy_in": "300"},
-                headers={"Authorization": f"Bearer {toks[n]}"},
-            )
-            seat[n] = r.json()["token"]
-        cs = [a.ws(tid, seat[n]) for n in names]
-        for c in cs:
-            c.wait_state(lambda m: m["you"] is not None)
-            c.send({"type": "bet", "amount": "10"})
-        for c in cs:
-            c.wait_state(lambda m: m["phase"] == "play")
-            c.drain(0.2)
+        toks, tid, seat, cs = seated_round(a, seed, names)
         if crash_at is None:
             # one action each where it is theirs, then the kill from outside
             _play_until(cs, lambda: False, 1)

@@ -18,7 +18,7 @@ from websockets.sync.client import connect
 from pontoon.history import open_store
 from pontoon.history.audit import audit
 from tests.history.pg import cluster, create_db, pg_bin
-from tests.web.test_serve_kill import Proc, _money, _play_until, _port, _strip
+from tests.web.test_serve_kill import Proc, _money, _play_until, _port, _strip, seat_and_bet
 
 pytestmark = [
     pytest.mark.postgres,
@@ -56,21 +56,7 @@ def test_two_servers_takeover(pg: str, tmp_path: Path) -> None:
         with pytest.raises(ConnectionClosed) as got:
             connect(f"ws://127.0.0.1:{pb}/ws/tables/{t1}", open_timeout=10).__enter__().recv(timeout=10)
         assert got.value.rcvd is not None and got.value.rcvd.code == 4409
-        seat = {}
-        for i, n in enumerate(names):
-            r = a.http.post(
-                f"/api/tables/{t1}/join",
-                json={"box": 1 + 2 * i, "buy_in": "300"},
-                headers={"Authorization": f"Bearer {toks[n]}"},
-            )
-            seat[n] = r.json()["token"]
-        cs = [a.ws(t1, seat[n]) for n in names]
-        for c in cs:
-            c.wait_state(lambda m: m["you"] is not None)
-            c.send({"type": "bet", "amount": "10"})
-        for c in cs:
-            c.wait_state(lambda m: m["phase"] == "play")
-            c.drain(0.2)
+        seat, cs = seat_and_bet(a, t1, toks, names)
         seen = {n: c.state for n, c in zip(names, cs, strict=True)}
         a.kill()  # the owner of t1 dies mid-round
         for c in cs:

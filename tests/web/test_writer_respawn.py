@@ -31,7 +31,7 @@ from pontoon.history.audit import audit
 from tests.history.pg import cluster, create_db, pg_bin
 from tests.web.conftest import Client
 from tests.web.play import british_choice, casino_choice
-from tests.web.test_serve_kill import Proc, _continues, _money, _play_until, _port, _strip
+from tests.web.test_serve_kill import Proc, _continues, _money, _play_until, _port, _strip, seated_round
 
 NAMES = ["ann", "bob"]
 
@@ -68,26 +68,7 @@ def _table(
     a: Proc, seed: int | None, names: list[str] = NAMES
 ) -> tuple[dict[str, str], str, dict[str, str], list[Client]]:
     """Two accounts seated at a casino table, each with a wager of 10 down, the round in play."""
-    toks = {n: a.http.post("/api/accounts", json={"name": n}).json()["token"] for n in names}
-    tid = a.http.post(
-        "/api/tables", json={"preset": "mbs"} | ({} if seed is None else {"seed": seed})
-    ).json()["id"]
-    seat = {}
-    for i, n in enumerate(names):
-        r = a.http.post(
-            f"/api/tables/{tid}/join",
-            json={"box": 1 + 2 * i, "buy_in": "300"},
-            headers={"Authorization": f"Bearer {toks[n]}"},
-        )
-        seat[n] = r.json()["token"]
-    cs = [a.ws(tid, seat[n]) for n in names]
-    for c in cs:
-        c.wait_state(lambda m: m["you"] is not None)
-        c.send({"type": "bet", "amount": "10"})
-    for c in cs:
-        c.wait_state(lambda m: m["phase"] == "play")
-        c.drain(0.2)
-    return toks, tid, seat, cs
+    return seated_round(a, seed, names)
 
 
 def _back(a: Proc, tid: str) -> None:
