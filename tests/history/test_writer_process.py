@@ -312,3 +312,18 @@ def test_the_event_loop_reads_the_acknowledgements(tmp_path: Path) -> None:
         assert all([e["seq"] for e in store.events_(t)] == list(range(30)) for t in tids)
     finally:
         store.close()
+
+
+def test_ctrl_c_at_the_terminal_leaves_the_writer_to_the_server(tmp_path: Path) -> None:
+    """SIGINT (Ctrl-C reaches the server's whole process group) does not end the writer process: it
+    ends with the server's socket, after committing what was sent."""
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    try:
+        tid = store.create_table("casino", "mbs", {}, label="t")
+        group = start_writer_process(store)
+        os.kill(group.pid, signal.SIGINT)
+        time.sleep(0.3)
+        assert store.submit(tid, [_note(0)]).result(30)
+        assert group.restarts == 0
+    finally:
+        store.close()

@@ -34,6 +34,7 @@ whole server dies at that point, as with the thread.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sys
 from collections.abc import Sequence
@@ -215,6 +216,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2 or not argv[1].isdigit():
         print("usage: python -m pontoon.history.writer_child FD (started by the server)", file=sys.stderr)
         return 2
+    # Ctrl-C at the server's terminal reaches this process too: it ends with the server's socket
+    # instead (everything sent committed), not with a KeyboardInterrupt of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=int(argv[1]))
     try:
         return serve(sock)
