@@ -122,8 +122,10 @@ def load(
 ) -> dict[str, Any]:
     urls = asyncio.run(setup(bases, tables))
     servers = [psutil.Process(pid) for pid in pids]
+    # the servers' CPU counts their writer processes too (pontoon serve --writer process: children)
+    counted = [*servers, *(c for p in servers for c in p.children(recursive=True))]
     rss: list[tuple[float, float]] = []
-    cpu0 = sum(sum(p.cpu_times()[:2]) for p in servers)
+    cpu0 = sum(sum(p.cpu_times()[:2]) for p in counted)
     kern0 = _kernel(servers)
     t0 = time.perf_counter()
     epoch0 = time.time()
@@ -148,14 +150,14 @@ def load(
                 for p in servers:
                     p.send_signal(signal.SIGUSR1)
                 on = mode == "on"
-            windows.append((at, epoch0 + (at - t0), mode, sum(sum(p.cpu_times()[:2]) for p in servers)))
+            windows.append((at, epoch0 + (at - t0), mode, sum(sum(p.cpu_times()[:2]) for p in counted)))
         stop.wait(max(0.0, warm + len(AB_ORDER) * ab - time.perf_counter()))
         windows.append(
             (
                 warm + len(AB_ORDER) * ab,
                 epoch0 + (warm - t0) + len(AB_ORDER) * ab,
                 "end",
-                sum(sum(p.cpu_times()[:2]) for p in servers),
+                sum(sum(p.cpu_times()[:2]) for p in counted),
             )
         )
 
@@ -173,7 +175,7 @@ def load(
     stop.set()
     sampler.join()
     rss.append((time.perf_counter() - t0, sum(p.memory_info().rss for p in servers) / 2**20))
-    cpu = sum(sum(p.cpu_times()[:2]) for p in servers) - cpu0
+    cpu = sum(sum(p.cpu_times()[:2]) for p in counted) - cpu0
     kern = [b - a for a, b in zip(kern0, _kernel(servers), strict=True)]
     return {
         "lat": [x for p in parts for x in p["lat"]],
