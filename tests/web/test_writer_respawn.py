@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from websockets.exceptions import ConnectionClosed
 from pontoon.history import open_store
 from pontoon.history.accounts import WebRecords
 from pontoon.history.audit import audit
-from tests.history.pg import cluster, create_db, pg_bin
+from tests.history.pg import create_db, module_cluster, pg_bin
 from tests.web.conftest import Client
 from tests.web.play import british_choice, casino_choice
 from tests.web.test_serve_kill import Proc, _continues, _money, _play_until, _port, _strip, seated_round
@@ -164,13 +163,7 @@ def _mid_round(db: str, seed: int | None, extra: tuple[str, ...] = ()) -> None:
     _audited(db)
 
 
-@pytest.fixture(scope="module")
-def pg() -> Iterator[str]:
-    try:
-        with cluster() as base:
-            yield base
-    except (RuntimeError, OSError) as err:
-        pytest.skip(f"cannot start a PostgreSQL cluster: {err}")
+pg = pytest.fixture(scope="module", name="pg")(module_cluster)
 
 
 @pytest.mark.slow
