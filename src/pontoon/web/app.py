@@ -80,7 +80,10 @@ class Server:
         self.bot_runs: dict[str, asyncio.Task[None]] = {}  # a table's bots deciding (``start_bots``)
         self.chats = RateLimiter(settings.chat_burst, settings.chat_rate)  # chat lines per person
         self.auth = Auth(settings.security, backend_for(store), self.lobby, self.signer)  # web/auth.py
-        self.soon = Coalesce(self._send, self.lock, self._served)  # one broadcast a table a turn
+        # one broadcast a table a turn; with a store, made by the next taker of the table's lock before
+        # his change (it may await its commit) where the turn's callback has not made it yet
+        durable = not isinstance(store, MemoryPersistence)  # (memory: ``settle`` never waits)
+        self.soon = Coalesce(self._send, self.lock, self._served, durable=durable)
 
     def limited(self, request: Request) -> JSONResponse | None:
         """429 once a client address has spent its burst of REST writes (accounts, logins, tables, joins)."""
@@ -89,7 +92,7 @@ class Server:
     def lock(self, tid: str) -> asyncio.Lock:
         lk = self.locks.get(tid)  # (not ``setdefault``: that made a new Lock on every call, to drop it)
         if lk is None:
-            lk = self.locks[tid] = asyncio.Lock()
+            lk = self.locks[tid] = self.soon.new_lock(tid)
         return lk
 
     async def settled(self, host: HostedTable) -> bool:

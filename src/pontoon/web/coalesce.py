@@ -14,6 +14,13 @@ What it must not change:
   So when the callback finds the lock free, the table's state is all committed and is broadcast; when
   it finds the lock held (a later change being made or awaiting its commit), the broadcast waits for
   the lock (a task of its own, the rare case) and is made then, the state the holder left committed.
+- **A change's frames do not wait for the next change's commit** (a store: ``durable``). The lock is
+  then a ``TableLock``: whoever takes it makes the table's due broadcast first, before he changes the
+  table (the state is then all committed: nobody else holds the lock). Without it, a second player's
+  wager read in the turn between the first wager's commit and the callback took the free lock, and
+  the first wager's frames waited for the second's commit (one more group commit) and went out with
+  it. Without a store (no change awaits a commit under the lock) the lock is a plain one and two
+  changes of a turn still make one broadcast.
 - **A frame for one connection does not overtake the state before it.** An error, a ``pong`` or a
   chat line for a connection of a table whose broadcast is due is held (``after``) and pushed right
   after that broadcast's frames, in the order given; with nothing due it is pushed at once, as before.
@@ -27,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from pontoon.web.hosting import HostedTable
@@ -54,10 +61,13 @@ class Coalesce:
         send: Callable[[HostedTable], None],
         lock: Callable[[str], asyncio.Lock],
         served: Callable[[HostedTable], bool],
+        *,
+        durable: bool = False,
     ) -> None:
         self.send = send  # the broadcast itself (``Server._send``: ``frames.broadcast``, the pacer)
         self.lock = lock  # a table's lock
         self.served = served  # the table is still served here (not closed, not dropped)
+        self.durable = durable  # a store: a change awaits its commit under the lock (``new_lock``)
         self.due: dict[str, _Due] = {}
         self.armed = False
         self.asked = 0  # broadcasts asked for (``ask``) and made (``sent``): what the turns saved
@@ -81,6 +91,23 @@ class Coalesce:
             conn.push(text)
         else:
             d.held.append((conn, text))
+
+    def new_lock(self, tid: str) -> asyncio.Lock:
+        """A lock for table ``tid``: with a store a ``TableLock`` (its taker makes the due broadcast)."""
+        return TableLock(self, tid) if self.durable else asyncio.Lock()
+
+    def taken(self, tid: str) -> None:
+        """(``TableLock.acquire``: ``tid``'s lock just taken, nothing of the table changed yet.) Its due
+        broadcast made now: its state is all committed, and the taker's change may await its commit."""
+        d = self.due.pop(tid, None)
+        if d is None:
+            return  # (a ``_later`` task of ``d``'s finds it made: not its ``due`` any more)
+        if not self.served(d.host):  # closed or dropped meanwhile: its connections are gone
+            return
+        try:
+            self._make(d.host, d)
+        except Exception:  # the taker's change goes on (a bug in the frames is not his)
+            log.exception("table %s: broadcast", tid)
 
     def now(self, host: HostedTable) -> None:
         """A broadcast made now (under the table's lock): the table's due one is made by it."""
@@ -134,4 +161,22 @@ class Coalesce:
                     log.exception("table %s: broadcast", tid)
 
 
-__all__ = ["Coalesce"]
+class TableLock(asyncio.Lock):
+    """A table's lock on a server with a store: taken, it first makes the table's due broadcast
+    (``Coalesce.taken``), so that a change awaiting its commit under it never holds back the frames of
+    the change before it, committed already. Every taker of a table's lock (an action, the timer, a
+    connection, the REST routes, a hint, the due broadcast's own task) gets it this way."""
+
+    def __init__(self, coalesce: Coalesce, tid: str) -> None:
+        super().__init__()
+        self.coalesce = coalesce
+        self.tid = tid
+
+    async def acquire(self) -> Literal[True]:
+        await super().acquire()
+        if self.tid in self.coalesce.due:  # (no call at all when nothing is due: the common case)
+            self.coalesce.taken(self.tid)
+        return True
+
+
+__all__ = ["Coalesce", "TableLock"]
