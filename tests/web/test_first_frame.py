@@ -16,6 +16,7 @@ import pytest
 
 from pontoon.history import open_store
 from pontoon.history.audit import audit
+from pontoon.web import host_actions
 from pontoon.web.app import Server, _one_message
 from pontoon.web.delta import apply
 from pontoon.web.models import JoinIn, TableIn
@@ -171,3 +172,40 @@ def test_a_hint_answered_while_a_broadcast_is_due_waits_for_it() -> None:
     asyncio.run(play())
     types = [m["type"] for m in ann.out]
     assert types[:2] == ["state", "delta"] and types[2] in ("error", "hints"), ann.out
+
+
+def test_the_bots_wagers_are_shown_only_once_committed(tmp_path: Path) -> None:
+    """A casino bot's wager (``Server.bots``: it may deal the round) on SQLite: its frames are pushed
+    with no write of the table in flight (on the old code the bots' change was broadcast before its
+    commit: the dealt cards shown while their events were still queued for the writer)."""
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    persist = StorePersistence(store)
+    srv = Server(FAST, persist)
+    srv.lobby.credit("ann", Decimal(1000))
+    host = srv.lobby.create_table(TableIn(preset="mbs", seed=11))
+    srv.lobby.join(host, "ann", JoinIn(box=1, buy_in="300"))
+    host_actions.do(srv, host, "ann", host_actions.AddBotMsg(action="add_bot", box=2))
+    persist.group.drain()
+    ann, watcher = Seen("ann", srv, host.id), Seen(None, srv, host.id)
+    srv.conns[host.id] = {ann, watcher}  # type: ignore[arg-type]
+    srv.broadcast(host)
+
+    async def play() -> None:
+        await _one_message(srv, host, ann, "k:ann", _raw(BET))  # type: ignore[arg-type]
+        await _turns(3)
+        before = host.version
+        await srv.bots(host)
+        assert host.version > before  # the bot wagered (and the round was dealt)
+        await _turns(5)
+
+    try:
+        asyncio.run(play())
+        assert host.table.in_round
+        for c in (ann, watcher):
+            assert len(c.states()) >= 3, c.out
+            assert not any(c.in_flight), c.in_flight
+    finally:
+        persist.group.drain()
+        assert audit(store)["integrity"] == "ok"
+        persist.group.close()
+        store.close()

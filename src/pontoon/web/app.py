@@ -180,10 +180,13 @@ class Server:
             return
         async with self.lock(host.id):
             try:
-                if getattr(host, "bots_bet", None) is not None and host.bots_bet():  # type: ignore[attr-defined]
-                    self.broadcast(host)
+                changed = getattr(host, "bots_bet", None) is not None and host.bots_bet()  # type: ignore[attr-defined]
             except PontoonError as err:  # a wager refused (e.g. a deal the engine refuses): said, not fatal
                 log.warning("table %s: bots' wagers: %s", host.id, err)
+                changed = True
+            if changed:  # shown only once durable, as a person's wager (the round it dealt: its cards)
+                if not await self.settled(host):
+                    return
                 self.broadcast(host)
             job, version = host.bot_job(), host.version
         if job is None:
@@ -202,7 +205,8 @@ class Server:
                     host.bot_act(name, action)
                 except PontoonError as err:
                     log.warning("table %s: bot %s: %s", host.id, name, err)
-                self.broadcast(host)
+                if await self.settled(host):  # shown only once durable
+                    self.broadcast(host)
 
     def start_bots(self, host: HostedTable) -> None:
         """A table's bots run as a task of their own, one at a time per table: the tick goes on to the
