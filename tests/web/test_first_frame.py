@@ -43,12 +43,13 @@ class Seen(Rec):
         super().push(text)
 
 
-@pytest.fixture
-def stored(tmp_path: Path) -> Iterator[tuple[Server, Any, Seen, Seen, Seen]]:
-    """A casino table on SQLite (synchronous FULL, the group commit's writer thread) with ann and bob
-    seated, a spectator watching; everyone sent the first full state."""
+@pytest.fixture(params=["thread", "process"])
+def stored(request: Any, tmp_path: Path) -> Iterator[tuple[Server, Any, Seen, Seen, Seen]]:
+    """A casino table on SQLite (synchronous FULL; the group commit's writer thread, or its writer
+    process as ``pontoon serve`` runs it) with ann and bob seated, a spectator watching; everyone
+    sent the first full state."""
     store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
-    persist = StorePersistence(store)
+    persist = StorePersistence(store, writer=request.param)
     srv = Server(FAST, persist)
     for n in ("ann", "bob"):
         srv.lobby.credit(n, Decimal(1000))
@@ -111,6 +112,7 @@ def test_a_wager_is_shown_at_its_own_commit_not_the_next_wager_s(
         assert held["round"] == want["round"] and held["bets"] == want["bets"]  # ruling 35: its own view
 
 
+@pytest.mark.parametrize("stored", ["thread"], indirect=True)
 def test_a_change_under_a_held_store_lock_still_shows_nothing_uncommitted(
     stored: tuple[Server, Any, Seen, Seen, Seen],
 ) -> None:
