@@ -99,9 +99,9 @@ class Coalesce:
     def taken(self, tid: str) -> None:
         """(``TableLock.acquire``: ``tid``'s lock just taken, nothing of the table changed yet.) Its due
         broadcast made now: its state is all committed, and the taker's change may await its commit."""
-        d = self.due.pop(tid, None)
+        d = self.due.pop(tid, None)  # (a ``_later`` task waiting for ``d`` finds it gone: made here)
         if d is None:
-            return  # (a ``_later`` task of ``d``'s finds it made: not its ``due`` any more)
+            return
         if not self.served(d.host):  # closed or dropped meanwhile: its connections are gone
             return
         try:
