@@ -1,0 +1,218 @@
+"""A dead writer process's successor is started OFF the event loop (history/writer_proc.py ``_gone``,
+``_starter``, ``_finish``; writer_start.py).
+
+Real children, killed with SIGKILL; a successor made slow, never ready or dying by a wrapper script
+run in its place (``ProcessCommitter.command``: it sleeps, or kills itself, then runs the real child):
+- the event loop goes on turning while the successor starts (before, ``_gone`` held it 0.6-0.8 s, and
+  here the whole slow start), and the calls made meanwhile by the other tables are held and land in
+  the database in order once it is ready; the table the dead child had not acknowledged fails with
+  ``WriterGone`` and is refused until recovered;
+- a successor never ready: after ``start_s`` every call held fails with one clear line, every later
+  one too, nothing hangs, ``close`` returns;
+- a successor killed while it starts: one more is spawned, the held calls land; killed every time:
+  the calls fail, saying so;
+- ``close`` while a successor starts: what was held is committed and acknowledged, then it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvloop
+
+from pontoon.history import open_store
+from pontoon.history.audit import audit
+from pontoon.history.engines import HistoryError
+from pontoon.history.store import Batch, Row, Store
+from pontoon.history.writer_proc import ProcessCommitter, WriterGone, start_writer_process
+from pontoon.web.wakeups import Wakeups
+
+CHILD = "os.execv(sys.executable, [sys.executable, '-m', 'pontoon.history.writer_child', sys.argv[1]])"
+
+
+def _wrapper(tmp_path: Path, before: str) -> list[str]:
+    """A child command that runs ``before`` (Python statements), then the real writer child."""
+    script = tmp_path / "child.py"
+    script.write_text(f"import os, signal, sys, time\n{before}\n{CHILD}\n")
+    return [sys.executable, str(script)]
+
+
+def _note(n: int) -> list[Batch]:
+    return [Batch(rows=[Row(1, n, "note", {"n": n})])]
+
+
+def _ns(store: Store, tid: int) -> list[int]:
+    return [e["data"]["n"] for e in store.events_(tid)]
+
+
+def _kill_with_call_in_flight(group: ProcessCommitter, send: Any) -> int:
+    """The child stopped, a call sent (it stays unacknowledged), then the child killed; its pid."""
+    pid = group.pid
+    os.kill(pid, signal.SIGSTOP)
+    send()
+    time.sleep(0.2)
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def test_the_loop_turns_while_the_successor_starts_and_the_calls_meanwhile_land_in_order(
+    tmp_path: Path,
+) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    try:
+        lost, other = (store.create_table("casino", "mbs", {}, label="t") for _ in range(2))
+        group = start_writer_process(store)
+        group.command = _wrapper(tmp_path, "time.sleep(1.0)")  # the successor: a second more to start
+        wakeups = Wakeups()
+        seen: dict[str, Any] = {"ticks": 0, "gap": 0.0}
+
+        async def main() -> None:
+            loop = asyncio.get_running_loop()
+            group.use_loop(loop)
+            for n in range(3):  # committed before the death
+                store.enqueue(lost, _note(n))
+                assert await wakeups.wait(store.enqueue(other, _note(n))) is None
+            first = group.pid
+            os.kill(first, signal.SIGSTOP)
+            fut = store.enqueue(lost, _note(3))  # (sent at this turn's end: never acknowledged)
+            await asyncio.sleep(0.2)
+            os.kill(first, signal.SIGKILL)
+            assert await wakeups.wait(fut) is None  # (a turn's shared Future: the error is in ``failed``)
+            assert isinstance(group.failed[lost], WriterGone)
+            n, t = 3, time.perf_counter()
+            end = t + 60
+            futs: list[Future[str]] = []
+            while group.pid == first:  # the old child dead, the new one not ready: the loop turns
+                await asyncio.sleep(0.01)
+                now = time.perf_counter()
+                seen["ticks"] += 1
+                seen["gap"] = max(seen["gap"], now - t)
+                t = now
+                futs.append(store.enqueue(other, _note(n)))  # held for the successor
+                n += 1
+                assert now < end, "no successor"
+            for f in futs:
+                assert await asyncio.wait_for(wakeups.wait(f), 30) is None
+            assert other not in group.failed
+            f = store.enqueue(lost, _note(4))  # refused until recovered (its chain must not skip a call)
+            assert await wakeups.wait(f) is None and isinstance(group.failed[lost], WriterGone)
+            seen["n"] = n
+
+        uvloop.run(main())
+        print(f"loop ticks while the successor started: {seen['ticks']}, longest gap {seen['gap']:.3f} s")
+        assert seen["ticks"] >= 20  # (before: the loop was held for the whole start, ~0 ticks)
+        assert group.restarts == 1 and group.starting is None
+        assert _ns(store, other) == list(range(seen["n"]))
+        assert _ns(store, lost) == [0, 1, 2]
+        assert audit(store)["integrity"] == "ok"
+    finally:
+        store.close()
+
+
+def test_a_successor_never_ready_fails_the_held_calls_clearly_and_nothing_hangs(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    try:
+        lost, other = (store.create_table("casino", "mbs", {}, label="t") for _ in range(2))
+        group = start_writer_process(store)
+        group.command = _wrapper(tmp_path, "time.sleep(600)")
+        group.start_s = 1.0
+        store.submit(other, _note(0)).result(30)
+        gone: list[Future[str]] = []
+        _kill_with_call_in_flight(group, lambda: gone.append(store.submit(lost, _note(0))))
+        with pytest.raises(WriterGone):
+            gone[0].result(30)
+        held = [store.submit(other, _note(n)) for n in (1, 2)]  # (returns at once: held)
+        for f in held:
+            with pytest.raises(HistoryError, match="did not say it was ready within 1 s"):
+                f.result(30)
+        assert group.dead is not None and group.starting is None
+        with pytest.raises(HistoryError, match="could not start"):  # every later call, at once
+            store.submit(other, _note(3)).result(1)
+        t = time.monotonic()
+        store.close()
+        assert time.monotonic() - t < 10
+    finally:
+        store.close()
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    try:
+        assert _ns(store, other) == [0]
+    finally:
+        store.close()
+
+
+def test_a_successor_killed_while_it_starts_is_spawned_again(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    try:
+        lost, other = (store.create_table("casino", "mbs", {}, label="t") for _ in range(2))
+        group = start_writer_process(store)
+        flag = tmp_path / "died"
+        group.command = _wrapper(  # the first successor dies as it starts; the next one runs
+            tmp_path,
+            f"if not os.path.exists({str(flag)!r}):\n"
+            f"    open({str(flag)!r}, 'w').close()\n"
+            "    time.sleep(0.3)\n"
+            "    os.kill(os.getpid(), signal.SIGKILL)",
+        )
+        store.submit(other, _note(0)).result(30)
+        gone: list[Future[str]] = []
+        _kill_with_call_in_flight(group, lambda: gone.append(store.submit(lost, _note(0))))
+        with pytest.raises(WriterGone):
+            gone[0].result(30)
+        held = [store.submit(other, _note(n)) for n in range(1, 6)]
+        assert [f.result(30) for f in held]
+        assert flag.exists() and group.restarts == 1 and group.dead is None
+        assert _ns(store, other) == list(range(6))
+    finally:
+        store.close()
+
+
+def test_a_successor_killed_every_time_fails_the_held_calls(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    try:
+        lost, other = (store.create_table("casino", "mbs", {}, label="t") for _ in range(2))
+        group = start_writer_process(store)
+        group.command = _wrapper(tmp_path, "time.sleep(0.2)\nos.kill(os.getpid(), signal.SIGKILL)")
+        gone: list[Future[str]] = []
+        _kill_with_call_in_flight(group, lambda: gone.append(store.submit(lost, _note(0))))
+        assert isinstance(gone[0].exception(30), WriterGone)
+        held = store.submit(other, _note(0))
+        with pytest.raises(
+            HistoryError, match=r"could not start: it stopped \(exit code -9\) before it was ready"
+        ):
+            held.result(30)
+        assert group.dead is not None
+    finally:
+        store.close()
+
+
+def test_close_while_the_successor_starts_commits_what_was_held(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    store = open_store(url)
+    lost, other = (store.create_table("casino", "mbs", {}, label="t") for _ in range(2))
+    group = start_writer_process(store)
+    group.command = _wrapper(tmp_path, "time.sleep(0.5)")
+    store.submit(other, _note(0)).result(30)
+    gone: list[Future[str]] = []
+    _kill_with_call_in_flight(group, lambda: gone.append(store.submit(lost, _note(0))))
+    with pytest.raises(WriterGone):
+        gone[0].result(30)
+    assert group.starting is not None
+    held = [store.submit(other, _note(n)) for n in range(1, 20)]
+    store.close()  # (the successor still starting)
+    assert all(f.done() and f.exception() is None for f in held)
+    with pytest.raises(ProcessLookupError):  # the successor has ended too
+        os.kill(group.pid, 0)
+    store = open_store(url)
+    try:
+        assert _ns(store, other) == list(range(20))
+        assert audit(store)["integrity"] == "ok"
+    finally:
+        store.close()
