@@ -24,10 +24,12 @@ The guarantees are the thread's:
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
@@ -41,6 +43,7 @@ from pontoon.history.store import Batch, Store
 from pontoon.history.writer_start import COMMAND, Awaiting, Spawned, Start, spawn
 from pontoon.history.writer_wire import Reader, encode, flat, send_all
 
+log = logging.getLogger("pontoon.history")
 START_S = 60.0  # the longest a new child may take to open the database and say it is ready
 SWITCH_S = 0.0005  # the switch interval while a writer process runs (the receiver takes the lock sooner)
 _ERRORS: dict[str, type[HistoryError]] = {"LeaseLost": LeaseLost, "StaleHead": StaleHead}
@@ -306,7 +309,15 @@ class ProcessCommitter:
             start.adopted = True
             self.starting = None
             if start.child is not None:
+                held = len(self.held)
                 self._adopt(start.child)
+                log.warning(
+                    "the store's writer process was restarted: pid %d, ready %.3f s after the death "
+                    "(the event loop served meanwhile; %d sends held for it)",
+                    self.pid,
+                    time.monotonic() - start.t0,
+                    held,
+                )
                 return
             err = start.error or HistoryError("the store's writer process could not start")
             self.dead = err
@@ -318,6 +329,7 @@ class ProcessCommitter:
             self.share = None
             for tid, _d in lost:
                 self.failed[tid] = err
+        log.error("%s: every write fails from now on, until the server is restarted", err)
         for _tid, d in lost:
             d.set_exception(err)
 

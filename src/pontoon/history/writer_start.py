@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -47,6 +48,7 @@ class Start:
     ``adopted`` once the committer took it over (under its lock)."""
 
     def __init__(self) -> None:
+        self.t0 = time.monotonic()  # (the death)
         self.ready = threading.Event()
         self.child: Spawned | None = None
         self.error: HistoryError | None = None
