@@ -216,3 +216,35 @@ def test_close_while_the_successor_starts_commits_what_was_held(tmp_path: Path) 
         assert audit(store)["integrity"] == "ok"
     finally:
         store.close()
+
+
+def test_a_wait_on_the_loops_own_thread_during_the_start_waits_for_the_successor(tmp_path: Path) -> None:
+    """The server's synchronous writes (``drain``, ``append``) on the loop's thread while a successor
+    starts: they wait for it (nothing to read before: ``Awaiting``), then everything held lands."""
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    try:
+        lost, other = (store.create_table("casino", "mbs", {}, label="t") for _ in range(2))
+        group = start_writer_process(store)
+        group.command = _wrapper(tmp_path, "time.sleep(0.3)")
+        wakeups = Wakeups()
+
+        async def main() -> None:
+            group.use_loop(asyncio.get_running_loop())
+            assert await wakeups.wait(store.enqueue(other, _note(0))) is None
+            first = group.pid
+            os.kill(first, signal.SIGSTOP)
+            fut = store.enqueue(lost, _note(0))
+            await asyncio.sleep(0.2)
+            os.kill(first, signal.SIGKILL)
+            assert await wakeups.wait(fut) is None and isinstance(group.failed[lost], WriterGone)
+            assert group.starting is not None
+            held = store.enqueue(other, _note(1))
+            group.drain()  # (the loop's thread: waits for the successor and the held call's commit)
+            assert held.done() and group.pid != first and group.starting is None
+            store.append(other, _note(2)[0])  # (``write`` on the loop's thread: pumped)
+
+        uvloop.run(main())
+        assert _ns(store, other) == [0, 1, 2] and _ns(store, lost) == []
+        assert other not in group.failed
+    finally:
+        store.close()
