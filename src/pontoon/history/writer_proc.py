@@ -16,7 +16,11 @@ The guarantees are the thread's:
   the child refuses it as the thread does, and this side too, after a child's death;
 - the child's death (killed, out of memory): every call not acknowledged fails, its table is dropped by
   the server (nothing unacknowledged was shown; its committed records rebuild it), and a new child is
-  started for the next calls; the kill tests' crash points kill the server itself first, as before;
+  started for the next calls OFF the event loop (``_starter``; ``writer_start.py``: 0.6-0.8 s that
+  held every table of the server before): the calls made meanwhile are held, in order, and sent to it
+  once it is ready (those of the failed tables refused here); if none can be started (not ready in
+  ``start_s``, or dead before ready twice), they fail with the line that says why, and so does every
+  later call (``dead``); the kill tests' crash points kill the server itself first, as before;
 - several processes on one database (table leases): each call names its web table, and the child checks
   the leases' epochs it was sent in each transaction (``leases.fence_leases``).
 """
@@ -71,7 +75,7 @@ class ProcessCommitter:
         self.closed = False
         self.groups = 0  # the child's transactions committed (as acknowledged)
         self.items = 0
-        self.restarts = 0  # children started after a death
+        self.restarts = 0  # deaths followed by a successor's start (counted at the death: ``failed`` refuses)
         self.idle_hook: Callable[[Connection], None] | None = None  # (the child runs the checkpoints)
         self.inflight: dict[int, Flight] = {}  # seq -> call sent, not acknowledged yet
         self.last: dict[int, Flight] = {}  # each table's newest call with a Future, not completed yet
