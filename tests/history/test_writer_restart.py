@@ -11,7 +11,10 @@ run in its place (``ProcessCommitter.command``: it sleeps, or kills itself, then
   one too, nothing hangs, ``close`` returns;
 - a successor killed while it starts: one more is spawned, the held calls land; killed every time:
   the calls fail, saying so;
-- ``close`` while a successor starts: what was held is committed and acknowledged, then it ends.
+- ``close`` while a successor starts: what was held is committed and acknowledged, then it ends;
+- a synchronous write on the loop's own thread during the start waits for the successor;
+- a successor that dies with the held calls unacknowledged: they fail (``WriterGone``), a third one
+  writes on.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sqlite3
 import sys
 import time
 from concurrent.futures import Future
@@ -246,5 +250,48 @@ def test_a_wait_on_the_loops_own_thread_during_the_start_waits_for_the_successor
         uvloop.run(main())
         assert _ns(store, other) == [0, 1, 2] and _ns(store, lost) == []
         assert other not in group.failed
+    finally:
+        store.close()
+
+
+def test_a_successor_that_dies_with_the_held_calls_fails_them_and_a_third_one_writes_on(
+    tmp_path: Path,
+) -> None:
+    """The held calls sent to the successor, which dies before it commits them (its BEGIN waits for
+    our lock): they fail with ``WriterGone`` like any unacknowledged call, a third child takes the next
+    calls, and the database holds each table's chain without a gap."""
+    path = tmp_path / "h.sqlite"
+    store = open_store(f"sqlite:///{path}")
+    try:
+        lost, other, third = (store.create_table("casino", "mbs", {}, label="t") for _ in range(3))
+        group = start_writer_process(store)
+        group.command = _wrapper(tmp_path, "time.sleep(0.3)")
+        store.submit(other, _note(0)).result(30)
+        lock = sqlite3.connect(path, isolation_level=None, timeout=30)
+        lock.execute("BEGIN IMMEDIATE")  # every commit waits from now on
+        gone = store.submit(lost, _note(0))
+        time.sleep(0.2)
+        first = group.pid
+        os.kill(first, signal.SIGKILL)
+        assert isinstance(gone.exception(30), WriterGone)
+        held = store.submit(other, _note(1))  # held, then sent to the successor: its commit waits
+        t = time.monotonic()
+        while group.pid == first or group.starting is not None:
+            assert time.monotonic() - t < 30, "no successor"
+            time.sleep(0.01)
+        time.sleep(0.2)
+        second = group.pid
+        os.kill(second, signal.SIGKILL)
+        assert isinstance(held.exception(30), WriterGone)
+        assert isinstance(group.failed[other], WriterGone)
+        lock.execute("ROLLBACK")
+        lock.close()
+        assert store.submit(third, _note(0)).result(30)  # a third child writes on
+        assert group.restarts == 2 and group.pid not in (first, second)
+        store.forget(other)
+        group.forgive(other)  # (recovered: it writes on from what was committed)
+        store.submit(other, _note(1)).result(30)
+        assert _ns(store, other) == [0, 1] and _ns(store, lost) == [] and _ns(store, third) == [0]
+        assert audit(store)["integrity"] == "ok"
     finally:
         store.close()
