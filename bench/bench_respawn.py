@@ -1,6 +1,7 @@
 """How long a server takes to rebuild its tables in place after its writer process dies (web/respawn.py).
 
-``python bench/bench_respawn.py [--tables 10,100] [--rounds 3] [--store sqlite|pg]``
+``python bench/bench_respawn.py [--tables 10,100] [--rounds 3]``, or ``--deaths N`` (the writer process
+alone on an event loop: see ``deaths``).
 
 For each table count T: a fresh server process (``bench_server.py``'s, rate limits raised; its writer in a
 child process, as ``pontoon serve``) with T casino tables of one player each, played over REST
@@ -217,6 +218,55 @@ def one(tables: int, rounds: int, db: str, log_path: str) -> dict[str, Any]:
     }
 
 
+def deaths(n: int, db: str) -> list[tuple[float, float, int]]:
+    """``--deaths N``: no server, the writer process alone on an event loop (uvloop, as served): N
+    times, the child killed with nothing in flight while a 1 ms timer ticks on the loop. Each death:
+    the longest gap between two ticks from the kill until the new child took over (the loop held),
+    the time from the kill until a call to it was committed, and the ticks meanwhile."""
+    import asyncio
+
+    import uvloop
+
+    from pontoon.history import open_store
+    from pontoon.history.store import Batch, Row
+    from pontoon.history.writer_proc import start_writer_process
+    from pontoon.web.wakeups import Wakeups
+
+    store = open_store(db)
+    out: list[tuple[float, float, int]] = []
+    try:
+        tid = store.create_table("casino", "mbs", {}, label="bench")
+        group = start_writer_process(store)
+        wakeups = Wakeups()
+
+        def note(k: int) -> list[Batch]:
+            return [Batch(rows=[Row(1, k, "note", {"n": k})])]
+
+        async def run() -> None:
+            group.use_loop(asyncio.get_running_loop())
+            k = 0
+            for _ in range(n):
+                await wakeups.wait(store.enqueue(tid, note(k)))
+                k += 1
+                pid = group.pid
+                t0 = last = time.perf_counter()
+                longest, ticks = 0.0, 0
+                os.kill(pid, signal.SIGKILL)
+                while group.pid == pid:  # (before: nothing ran here until the new child was ready)
+                    await asyncio.sleep(0.001)
+                    now = time.perf_counter()
+                    longest, last, ticks = max(longest, now - last), now, ticks + 1
+                longest = max(longest, time.perf_counter() - last)
+                await wakeups.wait(store.enqueue(tid, note(k)))
+                k += 1
+                out.append((longest, time.perf_counter() - t0, ticks))
+
+        uvloop.run(run())
+    finally:
+        store.close()
+    return out
+
+
 def audit_ok(db: str) -> str:
     from pontoon.history import open_store
     from pontoon.history.audit import audit
@@ -232,9 +282,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", default="10,100")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--deaths", type=int, default=0, help="the writer process alone: N deaths (no server)")
     a = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench-respawn-")
     try:
+        if a.deaths:
+            got = deaths(a.deaths, f"sqlite:///{tmp}/d.sqlite")
+            print("death  longest loop gap s  kill to a commit by the new child s  loop ticks meanwhile")
+            for i, (gap, back, ticks) in enumerate(got, 1):
+                print(f"{i:5d}  {gap:18.3f}  {back:35.3f}  {ticks:20d}")
+            return 0
         print(
             "tables  in flight  refused  rebuilt  first back s  all back s  rebuilds' loop ms (sum / max chunk)"
             "  longest /healthz s  server CPU s  writer ready s  audit"
