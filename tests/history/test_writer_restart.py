@@ -295,3 +295,31 @@ def test_a_successor_that_dies_with_the_held_calls_fails_them_and_a_third_one_wr
         assert audit(store)["integrity"] == "ok"
     finally:
         store.close()
+
+
+def test_the_writer_child_imports_no_engine_and_the_package_names_stay() -> None:
+    """The child's start is mostly imports: ``pontoon.history`` no longer imports the recorder (the
+    engines, the rules, numpy) with the package; its names are there when asked for, and ``recover``
+    is the function even once its submodule was imported (as when the package imported it)."""
+    import subprocess
+
+    code = (
+        "import sys, pontoon.history.writer_child\n"
+        "heavy = [m for m in sys.modules if m.startswith(('pontoon.history.recorder', 'pontoon.rules',"
+        " 'pontoon.british', 'pontoon.casino', 'numpy'))]\n"
+        "assert not heavy, heavy\n"
+        "import pontoon.history.recover\n"
+        "from pontoon.history import Recorder, open_store, recover, recover_table\n"
+        "import pontoon.history as h\n"
+        "assert recover is h.recover is sys.modules['pontoon.history.recover'].recover\n"
+        "assert callable(recover) and Recorder.__name__ == 'Recorder' and open_store and recover_table\n"
+    )
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PYTHONPATH=src),
+    )
+    assert p.returncode == 0, p.stderr
