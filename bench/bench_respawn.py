@@ -150,9 +150,10 @@ def one(tables: int, rounds: int, db: str, log_path: str) -> dict[str, Any]:
         child.send_signal(signal.SIGSTOP)
         with ThreadPoolExecutor(max(1, len(acting))) as pool:
 
-            def act(t: str, p: dict[str, Any]) -> int:
+            def act(t: str, p: dict[str, Any]) -> tuple[int, Any]:
                 with httpx.Client(base_url=base, timeout=60) as c:
-                    return _msg(c, t, seats[t][1], {"type": "act", "action": p}).status_code
+                    r = _msg(c, t, seats[t][1], {"type": "act", "action": p})
+                    return r.status_code, r.json() if r.status_code == 200 else None
 
             futs = [pool.submit(act, t, p) for t, p in acting.items()]
             time.sleep(1.0)  # every action's write sent to the stopped child
@@ -160,7 +161,8 @@ def one(tables: int, rounds: int, db: str, log_path: str) -> dict[str, Any]:
             t0 = time.perf_counter()
             held = _Held(base)  # /healthz asked again and again: the longest answer is the loop held
             child.send_signal(signal.SIGKILL)
-            codes = [f.result() for f in futs]
+            answers = dict(zip(acting, (f.result() for f in futs), strict=True))
+            codes = [code for code, _st in answers.values()]
         back: set[str] = set()
         first_back_s = 0.0
         while len(back) < tables:  # (one ask a round, the lobby's list: one ask a table loaded the loop)
@@ -176,9 +178,11 @@ def one(tables: int, rounds: int, db: str, log_path: str) -> dict[str, Any]:
         cpu = sum(psutil.Process(server.pid).cpu_times()[:2]) - cpu0
         _writer(server.pid, not_pid=child.pid)
 
-        def finish(t: str) -> None:  # the round in play (its action never committed) then one more
+        def finish(t: str) -> None:  # the round in play then one more
             c = httpx.Client(base_url=base, timeout=60)
-            if t in acting:
+            if t in acting and answers[t][0] == 200:  # (sent after the death: held, committed)
+                _play_from(c, t, seats[t][1], answers[t][1])
+            elif t in acting:  # (refused: never committed) sent again
                 r = _msg(c, t, seats[t][1], {"type": "act", "action": acting[t]})
                 r.raise_for_status()
                 _play_from(c, t, seats[t][1], r.json())
