@@ -323,3 +323,18 @@ def test_the_writer_child_imports_no_engine_and_the_package_names_stay() -> None
         env=dict(os.environ, PYTHONPATH=src),
     )
     assert p.returncode == 0, p.stderr
+
+
+def test_a_successor_that_cannot_be_run_fails_the_held_calls_saying_so(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+    try:
+        lost, other = (store.create_table("casino", "mbs", {}, label="t") for _ in range(2))
+        group = start_writer_process(store)
+        group.command = [str(tmp_path / "no-such-python")]
+        gone: list[Future[str]] = []
+        _kill_with_call_in_flight(group, lambda: gone.append(store.submit(lost, _note(0))))
+        assert isinstance(gone[0].exception(30), WriterGone)
+        with pytest.raises(HistoryError, match="could not start: it could not be run"):
+            store.submit(other, _note(0)).result(30)
+    finally:
+        store.close()

@@ -291,7 +291,10 @@ class ProcessCommitter:
             start.child = spawn(self._opening(), self.start_s, self.command)
         except HistoryError as err:
             start.error = err
-        start.ready.set()
+        except Exception as err:  # noqa: BLE001 (no sockets, no process: said in one line, never a hang)
+            start.error = HistoryError(f"the store's writer process could not start: {err}")
+        finally:
+            start.ready.set()
         loop = self.loop
         if loop is None:
             self._finish(start)
