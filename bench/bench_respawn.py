@@ -1,7 +1,7 @@
 """How long a server takes to rebuild its tables in place after its writer process dies (web/respawn.py).
 
-``python bench/bench_respawn.py [--tables 10,100] [--rounds 3]``, or ``--deaths N`` (the writer process
-alone on an event loop: see ``deaths``).
+``python bench/bench_respawn.py [--tables 10,100] [--rounds 3]``, or ``--deaths N [--store sqlite|pg]``
+(the writer process alone on an event loop: see ``deaths``).
 
 For each table count T: a fresh server process (``bench_server.py``'s, rate limits raised; its writer in a
 child process, as ``pontoon serve``) with T casino tables of one player each, played over REST
@@ -287,11 +287,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tables", default="10,100")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--deaths", type=int, default=0, help="the writer process alone: N deaths (no server)")
+    ap.add_argument("--store", default="sqlite", choices=("sqlite", "pg"), help="(--deaths) its database")
     a = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench-respawn-")
     try:
-        if a.deaths:
+        if a.deaths and a.store == "pg":
+            from tests.history.pg import cluster, create_db
+
+            with cluster() as base:
+                got = deaths(a.deaths, create_db(base, "deaths"))
+        elif a.deaths:
             got = deaths(a.deaths, f"sqlite:///{tmp}/d.sqlite")
+        if a.deaths:
             print("death  longest loop gap s  kill to a commit by the new child s  loop ticks meanwhile")
             for i, (gap, back, ticks) in enumerate(got, 1):
                 print(f"{i:5d}  {gap:18.3f}  {back:35.3f}  {ticks:20d}")
