@@ -1,6 +1,7 @@
 """How long a server takes to rebuild its tables in place after its writer process dies (web/respawn.py).
 
-``python bench/bench_respawn.py [--tables 10,100] [--rounds 3] [--store sqlite|pg]``
+``python bench/bench_respawn.py [--tables 10,100] [--rounds 3]``, or ``--deaths N [--store sqlite|pg]``
+(the writer process alone on an event loop: see ``deaths``).
 
 For each table count T: a fresh server process (``bench_server.py``'s, rate limits raised; its writer in a
 child process, as ``pontoon serve``) with T casino tables of one player each, played over REST
@@ -8,11 +9,13 @@ child process, as ``pontoon serve``) with T casino tables of one player each, pl
 The writer child is stopped (SIGSTOP), every table is sent one action at once (its write stays in
 flight, unacknowledged), then the child is killed (SIGKILL): every table is dropped (its calls fail
 with ``WriterGone``) and rebuilt in place by the same server. Reported: the tables rebuilt (the
-server's log lines), the time from the kill until every table answers ``GET /api/tables/{id}`` again,
+server's log lines), the time from the kill until every table is served again (in the lobby's list, ``GET /api/tables``),
 the first table back, the event loop's time in the rebuilds (the sum of the chunks' times the log
 gives, and the longest chunk: what one turn of the loop was held), the longest answer to ``/healthz``
-asked without a pause meanwhile (what the loop was held longest, the new child's start included), and
-the server's CPU from the kill until all were back.
+asked every 5 ms meanwhile (what the loop was held longest: before, the new child's start too; now
+that starts off the loop), the server's CPU from the kill until all were back (it serves those asks
+meanwhile), and when the new writer child was ready after the kill (the server's log; nan where the
+server does not say it).
 Then one more round on every table and the store's audit (integrity ok). Not a timed test; numbers
 depend on the machine (2 shared cores here).
 """
@@ -42,6 +45,10 @@ sys.path.insert(0, ROOT)
 from bench_server import free_port, wait_healthy  # noqa: E402
 from tests.web.play import casino_choice  # noqa: E402
 
+# the pauses between two asks of /healthz, and two rounds of asks whether the tables are back (asked
+# without a pause, they took a core from the new writer child starting beside the served loop)
+PAUSE_S, BACK_S = 0.005, 0.02
+READY_RE = re.compile(r"writer process was restarted: pid \d+, ready ([\d.]+) s after the death")
 CHUNK_RE = re.compile(
     r"table (\w+): rebuilt in place .*?\(writer restarts \d+; ([\d.]+) ms for (\d+) tables\)"
 )
@@ -94,6 +101,7 @@ class _Held:
                 t = time.perf_counter()
                 c.get("/healthz")
                 self.longest = max(self.longest, time.perf_counter() - t)
+                time.sleep(PAUSE_S)
 
     def stop(self) -> float:
         self.running = False
@@ -142,9 +150,10 @@ def one(tables: int, rounds: int, db: str, log_path: str) -> dict[str, Any]:
         child.send_signal(signal.SIGSTOP)
         with ThreadPoolExecutor(max(1, len(acting))) as pool:
 
-            def act(t: str, p: dict[str, Any]) -> int:
+            def act(t: str, p: dict[str, Any]) -> tuple[int, Any]:
                 with httpx.Client(base_url=base, timeout=60) as c:
-                    return _msg(c, t, seats[t][1], {"type": "act", "action": p}).status_code
+                    r = _msg(c, t, seats[t][1], {"type": "act", "action": p})
+                    return r.status_code, r.json() if r.status_code == 200 else None
 
             futs = [pool.submit(act, t, p) for t, p in acting.items()]
             time.sleep(1.0)  # every action's write sent to the stopped child
@@ -152,24 +161,28 @@ def one(tables: int, rounds: int, db: str, log_path: str) -> dict[str, Any]:
             t0 = time.perf_counter()
             held = _Held(base)  # /healthz asked again and again: the longest answer is the loop held
             child.send_signal(signal.SIGKILL)
-            codes = [f.result() for f in futs]
+            answers = dict(zip(acting, (f.result() for f in futs), strict=True))
+            codes = [code for code, _st in answers.values()]
         back: set[str] = set()
         first_back_s = 0.0
-        while len(back) < tables:
-            for tid in seats:
-                if tid not in back and http.get(f"/api/tables/{tid}").status_code == 200:
-                    back.add(tid)
-                    first_back_s = first_back_s or time.perf_counter() - t0
+        while len(back) < tables:  # (one ask a round, the lobby's list: one ask a table loaded the loop)
+            here = {t["id"] for t in http.get("/api/tables").json() if t.get("served_here")}
+            if here & set(seats) - back:
+                back |= here & set(seats)
+                first_back_s = first_back_s or time.perf_counter() - t0
             if time.perf_counter() - t0 > 60:
                 break
+            time.sleep(BACK_S)
         all_back_s = time.perf_counter() - t0
         held_s = held.stop()
         cpu = sum(psutil.Process(server.pid).cpu_times()[:2]) - cpu0
         _writer(server.pid, not_pid=child.pid)
 
-        def finish(t: str) -> None:  # the round in play (its action never committed) then one more
+        def finish(t: str) -> None:  # the round in play then one more
             c = httpx.Client(base_url=base, timeout=60)
-            if t in acting:
+            if t in acting and answers[t][0] == 200:  # (sent after the death: held, committed)
+                _play_from(c, t, seats[t][1], answers[t][1])
+            elif t in acting:  # (refused: never committed) sent again
                 r = _msg(c, t, seats[t][1], {"type": "act", "action": acting[t]})
                 r.raise_for_status()
                 _play_from(c, t, seats[t][1], r.json())
@@ -193,7 +206,9 @@ def one(tables: int, rounds: int, db: str, log_path: str) -> dict[str, Any]:
         rebuilt += 1
         key = (float(m.group(2)), int(m.group(3)))
         chunks[key] = chunks.get(key, 0) + 1
+    ready = READY_RE.search(text)  # (a successor started off the loop says when it was ready)
     return {
+        "ready_s": float(ready.group(1)) if ready else float("nan"),
         "tables": tables,
         "in_flight": len(acting),
         "refused": sum(1 for c in codes if c == 409),
@@ -205,6 +220,55 @@ def one(tables: int, rounds: int, db: str, log_path: str) -> dict[str, Any]:
         "chunk_max_ms": max((ms for ms, _k in chunks), default=0.0),
         "cpu_s": cpu,
     }
+
+
+def deaths(n: int, db: str) -> list[tuple[float, float, int]]:
+    """``--deaths N``: no server, the writer process alone on an event loop (uvloop, as served): N
+    times, the child killed with nothing in flight while a 1 ms timer ticks on the loop. Each death:
+    the longest gap between two ticks from the kill until the new child took over (the loop held),
+    the time from the kill until a call to it was committed, and the ticks meanwhile."""
+    import asyncio
+
+    import uvloop
+
+    from pontoon.history import open_store
+    from pontoon.history.store import Batch, Row
+    from pontoon.history.writer_proc import start_writer_process
+    from pontoon.web.wakeups import Wakeups
+
+    store = open_store(db)
+    out: list[tuple[float, float, int]] = []
+    try:
+        tid = store.create_table("casino", "mbs", {}, label="bench")
+        group = start_writer_process(store)
+        wakeups = Wakeups()
+
+        def note(k: int) -> list[Batch]:
+            return [Batch(rows=[Row(1, k, "note", {"n": k})])]
+
+        async def run() -> None:
+            group.use_loop(asyncio.get_running_loop())
+            k = 0
+            for _ in range(n):
+                await wakeups.wait(store.enqueue(tid, note(k)))
+                k += 1
+                pid = group.pid
+                t0 = last = time.perf_counter()
+                longest, ticks = 0.0, 0
+                os.kill(pid, signal.SIGKILL)
+                while group.pid == pid:  # (before: nothing ran here until the new child was ready)
+                    await asyncio.sleep(0.001)
+                    now = time.perf_counter()
+                    longest, last, ticks = max(longest, now - last), now, ticks + 1
+                longest = max(longest, time.perf_counter() - last)
+                await wakeups.wait(store.enqueue(tid, note(k)))
+                k += 1
+                out.append((longest, time.perf_counter() - t0, ticks))
+
+        uvloop.run(run())
+    finally:
+        store.close()
+    return out
 
 
 def audit_ok(db: str) -> str:
@@ -222,12 +286,26 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", default="10,100")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--deaths", type=int, default=0, help="the writer process alone: N deaths (no server)")
+    ap.add_argument("--store", default="sqlite", choices=("sqlite", "pg"), help="(--deaths) its database")
     a = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench-respawn-")
     try:
+        if a.deaths and a.store == "pg":
+            from tests.history.pg import cluster, create_db
+
+            with cluster() as base:
+                got = deaths(a.deaths, create_db(base, "deaths"))
+        elif a.deaths:
+            got = deaths(a.deaths, f"sqlite:///{tmp}/d.sqlite")
+        if a.deaths:
+            print("death  longest loop gap s  kill to a commit by the new child s  loop ticks meanwhile")
+            for i, (gap, back, ticks) in enumerate(got, 1):
+                print(f"{i:5d}  {gap:18.3f}  {back:35.3f}  {ticks:20d}")
+            return 0
         print(
             "tables  in flight  refused  rebuilt  first back s  all back s  rebuilds' loop ms (sum / max chunk)"
-            "  longest /healthz s  server CPU s  audit"
+            "  longest /healthz s  server CPU s  writer ready s  audit"
         )
         for t in (int(x) for x in a.tables.split(",") if x):
             db = f"sqlite:///{tmp}/h{t}.sqlite"
@@ -235,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{r['tables']:6d}  {r['in_flight']:9d}  {r['refused']:7d}  {r['rebuilt']:7d}  {r['first_back_s']:12.3f}"
                 f"  {r['all_back_s']:10.3f}  {r['loop_ms']:16.1f} / {r['chunk_max_ms']:6.1f}           {r['held_s']:18.3f}"
-                f"  {r['cpu_s']:12.3f}  {audit_ok(db)}",
+                f"  {r['cpu_s']:12.3f}  {r['ready_s']:14.3f}  {audit_ok(db)}",
                 flush=True,
             )
     finally:

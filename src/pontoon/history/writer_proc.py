@@ -16,7 +16,11 @@ The guarantees are the thread's:
   the child refuses it as the thread does, and this side too, after a child's death;
 - the child's death (killed, out of memory): every call not acknowledged fails, its table is dropped by
   the server (nothing unacknowledged was shown; its committed records rebuild it), and a new child is
-  started for the next calls; the kill tests' crash points kill the server itself first, as before;
+  started for the next calls OFF the event loop (``_starter``; ``writer_start.py``: 0.6-0.8 s that
+  held every table of the server before): the calls made meanwhile are held, in order, and sent to it
+  once it is ready (those of the failed tables refused here); if none can be started (not ready in
+  ``start_s``, or dead before ready twice), they fail with the line that says why, and so does every
+  later call (``dead``); the kill tests' crash points kill the server itself first, as before;
 - several processes on one database (table leases): each call names its web table, and the child checks
   the leases' epochs it was sent in each transaction (``leases.fence_leases``).
 """
@@ -24,14 +28,14 @@ The guarantees are the thread's:
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 import subprocess
-import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection
@@ -40,10 +44,11 @@ from pontoon.history.engines import HistoryError
 from pontoon.history.group import Done, Shared, StaleHead, Waiter, _lower_switch, _restore_switch
 from pontoon.history.leases import LeaseLost
 from pontoon.history.store import Batch, Store
+from pontoon.history.writer_start import COMMAND, Awaiting, Spawned, Start, spawn
 from pontoon.history.writer_wire import Reader, encode, flat, send_all
 
+log = logging.getLogger("pontoon.history")
 START_S = 60.0  # the longest a new child may take to open the database and say it is ready
-BUFFER = 4 << 20  # each end's socket buffers asked for (the kernel may give less)
 SWITCH_S = 0.0005  # the switch interval while a writer process runs (the receiver takes the lock sooner)
 _ERRORS: dict[str, type[HistoryError]] = {"LeaseLost": LeaseLost, "StaleHead": StaleHead}
 
@@ -70,7 +75,7 @@ class ProcessCommitter:
         self.closed = False
         self.groups = 0  # the child's transactions committed (as acknowledged)
         self.items = 0
-        self.restarts = 0  # children started after a death
+        self.restarts = 0  # deaths followed by a successor's start (counted at the death: ``failed`` refuses)
         self.idle_hook: Callable[[Connection], None] | None = None  # (the child runs the checkpoints)
         self.inflight: dict[int, Flight] = {}  # seq -> call sent, not acknowledged yet
         self.last: dict[int, Flight] = {}  # each table's newest call with a Future, not completed yet
@@ -88,6 +93,11 @@ class ProcessCommitter:
         self.flushing = False  # a ``_flush`` is due
         self.share: Shared | None = None  # (the loop's) the Future this turn's ``enqueue`` calls share
         self.pid = 0
+        self.start_s = START_S  # the longest a child may take to be ready
+        self.command: Sequence[str] = COMMAND  # how a child is run (its socket's number added)
+        self.starting: Start | None = None  # a successor being started (off the loop): calls are held
+        self.held: list[bytes] = []  # (under ``lock``) the bytes for the successor, in order
+        self.reader: Reader | Awaiting  # the acknowledgements (``Awaiting`` while a successor starts)
         _lower_switch(SWITCH_S)  # the receiver thread takes the lock from a busy loop within this
         self.lowered = True  # (until the loop reads the acknowledgements itself: ``use_loop``)
         try:
@@ -97,49 +107,39 @@ class ProcessCommitter:
             raise
 
     # ------------------------------------------------------------------ the child
-    def _start(self, thread: bool = True) -> None:
-        """(Under ``lock``, or from ``__init__``.) A new child, its database open, ready for calls;
-        its acknowledgements read by a receiver thread (``thread``) or by the event loop."""
-        ours, theirs = socket.socketpair()
-        for end in (ours, theirs):  # (room for a busy moment's calls: a full buffer waits)
-            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, BUFFER)
-            end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, BUFFER)
-        env = dict(os.environ)
-        src = str(Path(__file__).resolve().parents[2])  # this very package, whatever the caller's path
-        env["PYTHONPATH"] = os.pathsep.join([src, *filter(None, [env.get("PYTHONPATH")])])
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pontoon.history.writer_child", str(theirs.fileno())],
-            pass_fds=(theirs.fileno(),),
-            env=env,
-            stdin=subprocess.DEVNULL,
-        )
-        theirs.close()
+    def _start(self) -> None:
+        """(``__init__``, before any call.) The first child, ready, its acknowledgements read by a
+        receiver thread."""
+        self._adopt(spawn(self._opening(), self.start_s, self.command))
+
+    def _opening(self) -> tuple[Any, ...]:
         key = self.store.key
-        opening = ("open", self.store.url, self.synchronous, key and (key.key, key.source), os.getpid())
-        reader = Reader(ours)
-        ours.sendall(encode(opening))
-        ours.settimeout(START_S)
-        said = reader.messages()  # (None on the timeout too)
-        ours.settimeout(None)
-        if not said or said[0][0] != "ready":
-            ours.close()
-            proc.kill()
-            proc.wait()
-            why = (
-                said[0][1] if said and said[0][0] == "error" else f"it stopped (exit code {proc.returncode})"
-            )
-            raise HistoryError(f"the store's writer process could not start: {why}")
-        self.sock, self.proc, self.pid, self.reader = ours, proc, int(said[0][1]), reader
-        if self.owner is not None:  # a restart: the leases as they stand
-            ours.sendall(b"".join(encode(m) for m in self._lease_messages()))
-        if thread:
+        return ("open", self.store.url, self.synchronous, key and (key.key, key.source), os.getpid())
+
+    def _adopt(self, child: Spawned) -> None:
+        """(Under ``lock``, or from ``__init__``.) ``child`` takes the calls: the leases as they stand,
+        then what was held while it started, in order; its acknowledgements read by a receiver thread
+        before ``use_loop``, by the event loop after (``add_reader``: on the loop's thread, which is
+        where ``_finish`` adopts a successor unless closing, when ``close`` reads the rest itself)."""
+        self.sock, self.reader, self.proc, self.pid = child
+        held, self.held = self.held, []
+        if self.owner is not None:  # a successor: the leases first
+            held[:0] = [b"".join(encode(m) for m in self._lease_messages())]
+        if self.loop is None:
             self.thread = threading.Thread(
-                target=self._receive, args=(ours, reader, proc), name="pontoon-writer-acks", daemon=True
+                target=self._receive,
+                args=(child.sock, child.reader, child.proc),
+                name="pontoon-writer-acks",
+                daemon=True,
             )
             self.thread.start()
-        else:  # (the loop's own thread, now)
-            assert self.loop is not None
-            self.loop.add_reader(ours.fileno(), self._readable)
+        elif not self.closed:
+            self.loop.add_reader(child.sock.fileno(), self._readable)
+        if held:
+            try:
+                self._out(b"".join(held))
+            except OSError:  # it died already: its end fails the calls (read where acks are read)
+                pass
 
     def _lease_messages(self) -> list[Any]:
         return [("o", self.owner), *(("e", w, e) for w, e in self.epochs.items())]
@@ -247,14 +247,16 @@ class ProcessCommitter:
             d.set_exception(why)
 
     def _gone(self, sock: socket.socket, proc: subprocess.Popen[bytes]) -> None:
-        """The child's end: every call it did not acknowledge fails; a new child unless closing (its
-        acknowledgements read where these were: a receiver thread, or the loop)."""
+        """The child's end: every call it did not acknowledge fails; unless closing, a successor is
+        started OFF the event loop (``_starter``: a thread of its own, or this receiver thread) and
+        the calls made meanwhile are held for it (``_out``), those of the failed tables refused."""
         try:
             code = proc.wait(10)
         except subprocess.TimeoutExpired:  # (an end of the socket with the child alive: never left so)
             proc.kill()
             code = proc.wait()
         sock.close()
+        start: Start | None = None
         with self.lock:
             lost = list(self.inflight.values())
             self.inflight.clear()
@@ -267,18 +269,84 @@ class ProcessCommitter:
             )
             for tid, _d in lost:
                 self.failed[tid] = gone
-            if not self.closed and self.sock is sock:
-                try:
-                    self._start(thread=self.loop is None)
-                    self.restarts += 1
-                except HistoryError as err:
-                    self.dead = err
+            if not self.closed and self.sock is sock and self.starting is None:
+                start = self.starting = Start()
+                self.reader = Awaiting(start, self._finish)
+                self.restarts += 1  # (``failed`` refuses those tables here from now on: ``submit``)
         for _tid, d in lost:
             d.set_exception(gone)
+        if start is None:
+            return
+        if self.loop is None:  # (the receiver thread: off the loop already; ``use_loop`` joins it)
+            self._starter(start)
+        else:
+            threading.Thread(
+                target=self._starter, args=(start,), name="pontoon-writer-start", daemon=True
+            ).start()
+
+    def _starter(self, start: Start) -> None:
+        """(Off the event loop.) The successor spawned and waited for; handed over on the loop's
+        thread (``_finish``: it adds the loop's reader), or here when no loop reads the acks."""
+        try:
+            start.child = spawn(self._opening(), self.start_s, self.command)
+        except HistoryError as err:
+            start.error = err
+        except Exception as err:  # noqa: BLE001 (no sockets, no process: said in one line, never a hang)
+            start.error = HistoryError(f"the store's writer process could not start: {err}")
+        finally:
+            start.ready.set()
+        loop = self.loop
+        if loop is None:
+            self._finish(start)
+            return
+        try:
+            loop.call_soon_threadsafe(self._finish, start)
+        except RuntimeError:  # the loop is closed: ``close`` hands it over
+            pass
+
+    def _finish(self, start: Start) -> None:
+        """(The loop's thread once a loop reads the acks; ``close``; the starter before ``use_loop``.)
+        Once ``start`` has ended: its child takes the held calls (``_adopt``), or none could be
+        started: every call held fails with the error that says why, and every later one (``dead``)."""
+        start.ready.wait()
+        lost: list[Flight] = []
+        with self.lock:
+            if start.adopted or self.starting is not start:
+                return
+            start.adopted = True
+            self.starting = None
+            if start.child is not None:
+                held = len(self.held)
+                self._adopt(start.child)
+                log.warning(
+                    "the store's writer process was restarted: pid %d, ready %.3f s after the death "
+                    "(the event loop served meanwhile; %d sends held for it)",
+                    self.pid,
+                    time.monotonic() - start.t0,
+                    held,
+                )
+                return
+            err = start.error or HistoryError("the store's writer process could not start")
+            self.dead = err
+            lost = list(self.inflight.values())
+            self.inflight.clear()
+            self.last.clear()
+            self.out.clear()
+            self.held.clear()
+            self.share = None
+            for tid, _d in lost:
+                self.failed[tid] = err
+        log.error("%s: every write fails from now on, until the server is restarted", err)
+        for _tid, d in lost:
+            d.set_exception(err)
 
     def _out(self, data: bytes) -> None:
         """(Under ``lock``.) Bytes to the child, whole: on the loop's thread, the acknowledgements that
-        arrive while the child's buffer is full are read meanwhile (``send_all``)."""
+        arrive while the child's buffer is full are read meanwhile (``send_all``). While a successor
+        starts, held for it (sent in order once it is ready: ``_adopt``)."""
+        if self.starting is not None:
+            self.held.append(data)
+            return
         send_all(self.sock, data, self._readable if self._on_loop() else None)
 
     # ------------------------------------------------------------------ the calls
@@ -427,6 +495,10 @@ class ProcessCommitter:
             if self.closed:
                 return
             self.closed = True
+            start = self.starting
+        if start is not None:  # a successor starting: it takes what was held (or fails it), then ends
+            self._finish(start)
+        with self.lock:
             try:  # the child commits what it has, acknowledges it, and ends
                 self._flush_locked()
                 self._out(encode(("end",)))

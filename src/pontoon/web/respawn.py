@@ -13,8 +13,10 @@ shown and may or may not be in the database: the recovery reads what is.
 - Off the hot path: one task of its own, after the loop's turn that failed the calls (every table of
   that death dropped first), one rebuild per table however many of its calls failed, ``CHUNK`` tables
   a turn of the loop (each chunk one read of the open tables' rows).
-- Only once the new child is up (``group.restarts`` grew and no ``group.dead``): with no writer the
-  table stays dropped (a restart of the server brings it back), said in the log.
+- Only once the new child is up: the writer process's successor is started off the event loop
+  (``group.starting`` until it is ready; the calls of the other tables are held for it meanwhile), and
+  the rebuilds wait for it; if none could be started (``group.dead``), the table stays dropped (a
+  restart of the server brings it back), said in the log.
 - The dropped engine table's recorder is detached at once: the old host object (a bot's decision or
   a message still queued for its lock) can never write to the store table the rebuilt one writes.
 """
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from pontoon.web.store_persistence import StorePersistence
 
 log = logging.getLogger("pontoon.web")
-WAIT_S = 10.0  # the longest a rebuild waits for the new child (it is started before the calls fail)
+POLL_S = 0.02  # how often the rebuilds look whether the new child is ready (a start takes 0.6-0.8 s)
 CHUNK = 4  # tables rebuilt in one turn of the event loop (4 to 10 ms each: mostly reads of the store)
 
 
@@ -64,15 +66,15 @@ class Respawn:
         """Every pending table, ``CHUNK`` at a time (the loop let go between two: a death with a hundred
         tables' calls in flight must not hold every other table's messages for the whole rebuild)."""
         await asyncio.sleep(0)  # the other calls failed by that death first (their tables dropped)
-        t0 = time.monotonic()
-        while group.restarts == 0 and group.dead is None and not group.closed:
-            if time.monotonic() - t0 > WAIT_S:  # (never so: the child is restarted before the calls fail)
-                break
-            await asyncio.sleep(0.05)
+        while group.starting is not None and not group.closed:  # (it ends: ready, or failed in time)
+            await asyncio.sleep(POLL_S)
         while self.pending and not group.closed:
+            if group.starting is not None:  # (another death meanwhile: its successor first)
+                await asyncio.sleep(POLL_S)
+                continue
             chunk = sorted(self.pending)[:CHUNK]
             self.pending.difference_update(chunk)
-            if group.dead is not None or group.restarts == 0:
+            if group.dead is not None:
                 self.failed += len(chunk)
                 log.error(
                     "tables %s: not rebuilt (no writer process: %s); a restart of the server brings them back",
