@@ -218,11 +218,13 @@ def serve(sock: socket.socket) -> int:
 
             prof = cProfile.Profile(time.thread_time)
             prof.enable()
-            child.at_end = lambda: (
-                prof.disable(),
-                prof.dump_stats(f"{os.environ[PROFILE_ENV]}.{os.getpid()}"),
-                _stats(stats, child, checkpoints, at_ready),
-            )
+
+            def at_end() -> None:
+                prof.disable()
+                prof.dump_stats(f"{os.environ[PROFILE_ENV]}.{os.getpid()}")
+                _stats(stats, child, checkpoints, at_ready)
+
+            child.at_end = at_end
     try:
         child.run(first[1:])
     finally:
