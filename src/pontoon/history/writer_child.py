@@ -33,6 +33,7 @@ whole server dies at that point, as with the thread.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -256,6 +257,8 @@ def _stats(path: str, child: Child, checkpoints: Any, at_ready: tuple[float, Any
         "checkpoint_cpu_s": getattr(checkpoints, "cpu", 0.0),
         "checkpoint_passes": getattr(checkpoints, "passes", 0),
         "finish_cpu_s": getattr(checkpoints, "finish_cpu", 0.0),
+        "gc_collections": [g["collections"] for g in gc.get_stats()],
+        "gc_tracked": len(gc.get_objects()),
     }
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
