@@ -25,7 +25,16 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
 
-from pontoon.history.rowsql import _SQLITE, _STATEMENTS, _WIDE, LEDGER_IDEM, ORDER, SQLITE_LEDGER_IDEM, STALE
+from pontoon.history.rowsql import (
+    _SQLITE,
+    _SQLITE_ONE,
+    _STATEMENTS,
+    _WIDE,
+    LEDGER_IDEM,
+    ORDER,
+    SQLITE_LEDGER_IDEM,
+    STALE,
+)
 
 # chunk sizes: few distinct statements (9 kinds x 12 sizes: within sqlite3's cache of 128 prepared
 # statements a connection), each prepared once and reused; any count under 8 is ONE statement (a
@@ -86,13 +95,36 @@ def run(
             if not got:
                 continue
             wide = _WIDE.get(name)
-            for n, params in chunks([wide(r, stamp) for r in got] if wide is not None else got):
+            if wide is not None:
+                got = [wide(r, stamp) for r in got]
+            n = len(got)
+            if n <= _ONE:  # (most kinds of most commits: one statement, no chunks made)
+                cur.execute(_one(name, n), got[0] if n == 1 else [v for r in got for v in r])
+                if name == "head":
+                    moved += cur.rowcount
+                continue
+            for n, params in chunks(got):
                 cur.execute(statement(name, n), params)
                 if name == "head":
                     moved += cur.rowcount
     finally:
         cur.close()
     return moved
+
+
+_ONE = 8  # up to this many rows (every size from 1 to it is one of ``_SIZES``): one statement
+# name -> its statements of 1 to ``_ONE`` rows (index n): ``statement``'s, looked up without a key made
+_SMALL: dict[str, list[str]] = {}
+
+
+def _one(name: str, n: int) -> str:
+    """``statement(name, n)`` for ``n`` from 1 to ``_ONE``; of one row, ``rowsql._SQLITE_ONE``'s where
+    it has the kind (the same row, its parameters by number)."""
+    got = _SMALL.get(name)
+    if got is None:
+        first = _SQLITE_ONE.get(name) or statement(name, 1)
+        got = _SMALL[name] = ["", first, *(statement(name, k) for k in range(2, _ONE + 1))]
+    return got[n]
 
 
 def _run_pg(

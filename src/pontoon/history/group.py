@@ -38,10 +38,9 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine
 
@@ -58,33 +57,52 @@ from pontoon.history.writeitems import (
 )
 
 
-@contextmanager
-def transaction(engine: Engine, held: Connection | None, fenced: bool) -> Iterator[Connection]:
+class transaction:  # (lower case: used as the function it was, ``with transaction(...) as conn``)
     """One write transaction: on a connection from the pool (``held`` None), else on the writer
     thread's own ``held`` connection: through SQLAlchemy when ``fenced`` (the lease fences read through
     it), else the driver's own transaction (``BEGIN IMMEDIATE``/``COMMIT`` on SQLite, psycopg's on
-    PostgreSQL): no SQLAlchemy begin and commit per group."""
-    if held is None:
-        with engine.begin() as conn:
-            yield conn
-        return
-    if fenced:
-        with held.begin():
-            yield held
-        return
-    raw = held.connection.driver_connection
-    sqlite = held.dialect.name == "sqlite"
-    if sqlite:
-        raw.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
-    try:
-        yield held
-    except BaseException:
-        raw.rollback()  # type: ignore[union-attr]
-        raise
-    if sqlite:
-        raw.execute("COMMIT")  # type: ignore[union-attr]
-    else:  # (nothing sent when it was committed in the statements' pipeline: ``write_items``' commit)
-        raw.commit()  # type: ignore[union-attr]
+    PostgreSQL): no SQLAlchemy begin and commit per group. (A class, not a generator's context
+    manager: once a commit, its generator's frame and its ``contextmanager`` cost ~3 us.) Rolled back
+    when the block raises, committed when it ends; the error raised as it was."""
+
+    __slots__ = ("engine", "held", "fenced", "ctx", "raw", "sqlite")
+
+    def __init__(self, engine: Engine, held: Connection | None, fenced: bool) -> None:
+        self.engine = engine
+        self.held = held
+        self.fenced = fenced
+        self.ctx: Any = None  # SQLAlchemy's own transaction (a pool's connection, or fenced)
+        self.raw: Any = None
+        self.sqlite = False
+
+    def __enter__(self) -> Connection:
+        held = self.held
+        if held is None:
+            self.ctx = self.engine.begin()
+            return self.ctx.__enter__()  # type: ignore[no-any-return]
+        if self.fenced:
+            self.ctx = held.begin()
+            self.ctx.__enter__()
+            return held
+        raw: Any = held.connection.driver_connection
+        self.raw = raw
+        self.sqlite = held.dialect.name == "sqlite"
+        if self.sqlite:
+            raw.execute("BEGIN IMMEDIATE")
+        return held
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> None:
+        if self.ctx is not None:
+            self.ctx.__exit__(kind, error, tb)
+            return
+        raw = self.raw
+        if kind is not None:
+            raw.rollback()
+            return
+        if self.sqlite:
+            raw.execute("COMMIT")
+        else:  # (nothing sent when it was committed in the statements' pipeline: ``write_items``' commit)
+            raw.commit()
 
 
 class Waiter:

@@ -134,6 +134,18 @@ _SQLITE: dict[str, tuple[str, str, str]] = {
     ),
 }
 SQLITE_LEDGER_IDEM = 3
+# SQLite, a kind's statement of ONE row (``batchsql._one``: a one-table commit, the human-paced
+# server's) where its multi-row form joins a ``VALUES`` list: the same row's parameters by number, no
+# ``VALUES`` materialized and joined (the heads' UPDATE of one row: 5.1 us against 1.9 us a commit)
+_SQLITE_ONE: dict[str, str] = {
+    # (table id, new head, seal, old head, the newest round started or NULL)
+    "head": "UPDATE heads SET last_hash = ?2, seal = ?3, rounds = coalesce(?5, rounds) "
+    "WHERE table_id = ?1 AND last_hash = ?4",
+    # (status, ended, result, round id)
+    "end": "UPDATE rounds SET status = ?1, ended = ?2, result = ?3 WHERE id = ?4",
+    # (table id, snapshot, event id)
+    "state": "UPDATE tables SET state = ?2, state_event = ?3 WHERE id = ?1",
+}
 
 
 ORDER = ("shoe", "round", "snapshot", "event", "ledger", "balance", "end", "head", "state")
@@ -152,6 +164,7 @@ __all__ = [
     "STALE",
     "_PG_COLUMNS",
     "_SQLITE",
+    "_SQLITE_ONE",
     "_STATEMENTS",
     "_WIDE",
 ]

@@ -82,6 +82,7 @@ def _round_snapshot(b: Batch) -> int:
     return r.round_no if r.kind == "round_start" and r.round_no > 0 and r.seq == 0 else 0
 
 
+_ZERO = Decimal(0)
 Rounds = dict[int, tuple[int, int]]  # table id -> (number, id) of its newest round row the writer knows
 
 
@@ -194,7 +195,7 @@ def _rows(
     newest: dict[int, int] = {}  # table -> the newest round it starts here (``heads.rounds``)
     states: dict[int, tuple[Any, ...]] = {}
     out: list[tuple[Any, ...]] = []
-    add_event, zero = events.append, Decimal(0)
+    add_event, zero = events.append, _ZERO
     sq = ids is not None
     next_eid = ids.event if ids is not None else 0  # (SQLite: the next event's id)
     for tid, batches in items:
@@ -207,14 +208,12 @@ def _rows(
             first = next_eid
             started: dict[int, int] = {}
             for row in b.rows:
-                rno, seq, kind, data, clause, transfers = (
-                    row.round_no,
-                    row.seq,
-                    row.kind,
-                    row.data,
-                    row.clause,
-                    row.transfers,
-                )
+                rno = row.round_no
+                seq = row.seq
+                kind = row.kind
+                data = row.data
+                clause = row.clause
+                transfers = row.transfers
                 if kind == "round_start" and rno > 0 and seq == 0:
                     newest[tid] = rno
                     if ids is not None:

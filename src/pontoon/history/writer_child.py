@@ -33,11 +33,15 @@ whole server dies at that point, as with the thread.
 
 from __future__ import annotations
 
+import gc
+import json
 import os
+import resource
 import signal
 import socket
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection
@@ -118,6 +122,7 @@ class Child:
         self.fences: Fences | None = None
         self.calls: list[Queued] = []
         self.ended = False  # the parent closed the store (else its end is its death)
+        self.at_end: Callable[[], None] | None = None  # (``STATS_ENV``: the benchmarks' line, at the end)
 
     def handle(self, msgs: Sequence[Any]) -> None:
         store, group, calls = self.store, self.group, self.calls
@@ -175,6 +180,8 @@ class Child:
                 break
             self.handle(msgs)
         if not self.ended:  # the parent died: what it sent and was not committed stays unwritten
+            if self.at_end is not None:
+                self.at_end()
             os._exit(3)  # (a server restarted on the database must not see a write start after now)
         if self.calls:
             self.commit()
@@ -203,13 +210,58 @@ def serve(sock: socket.socket) -> int:
     child = Child(sock, reader, store)
     checkpoints = start_checkpointer(store)  # SQLite: the WAL's checkpoints, beside this writer
     sock.sendall(encode(("ready", os.getpid())))
+    stats = os.environ.get(STATS_ENV)
+    if stats:
+        at_ready = (time.thread_time(), resource.getrusage(resource.RUSAGE_SELF))
+        child.at_end = lambda: _stats(stats, child, checkpoints, at_ready)
+        if os.environ.get(PROFILE_ENV):  # (its writer thread's CPU by function, to FILE.PID)
+            import cProfile
+
+            prof = cProfile.Profile(time.thread_time)
+            prof.enable()
+
+            def at_end() -> None:
+                prof.disable()
+                prof.dump_stats(f"{os.environ[PROFILE_ENV]}.{os.getpid()}")
+                _stats(stats, child, checkpoints, at_ready)
+
+            child.at_end = at_end
     try:
         child.run(first[1:])
     finally:
         if checkpoints is not None:
             checkpoints.close()
         store.close()
+    if child.at_end is not None:
+        child.at_end()
     return 0
+
+
+# (the benchmarks': bench/child_cpu.py, bench_server's runs) a file that this process appends a line to
+# at its end: its commits and its CPU, the writer thread's and the checkpoints' apart
+STATS_ENV = "PONTOON_WRITER_STATS"
+PROFILE_ENV = "PONTOON_WRITER_CPROFILE"  # (with ``STATS_ENV``) a cProfile of the writer thread, by CPU
+
+
+def _stats(path: str, child: Child, checkpoints: Any, at_ready: tuple[float, Any]) -> None:
+    """One line of JSON: the commits and the CPU (s) since this process was ready (its start-up not
+    counted): the writer thread's, the process's (user, system), the checkpoints' passes and finishes."""
+    use, ready = resource.getrusage(resource.RUSAGE_SELF), at_ready[1]
+    line = {
+        "pid": os.getpid(),
+        "groups": child.group.groups,
+        "items": child.group.items,
+        "writer_cpu_s": time.thread_time() - at_ready[0],
+        "process_user_s": use.ru_utime - ready.ru_utime,
+        "process_sys_s": use.ru_stime - ready.ru_stime,
+        "checkpoint_cpu_s": getattr(checkpoints, "cpu", 0.0),
+        "checkpoint_passes": getattr(checkpoints, "passes", 0),
+        "finish_cpu_s": getattr(checkpoints, "finish_cpu", 0.0),
+        "gc_collections": [g["collections"] for g in gc.get_stats()],
+        "gc_tracked": len(gc.get_objects()),
+    }
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line) + "\n")
 
 
 def main(argv: list[str]) -> int:
