@@ -40,7 +40,7 @@ from pontoon.history.engines import HistoryError
 from pontoon.history.group import Done, Shared, StaleHead, Waiter, _lower_switch, _restore_switch
 from pontoon.history.leases import LeaseLost
 from pontoon.history.store import Batch, Store
-from pontoon.history.writer_wire import Reader, encode, flat, send_all
+from pontoon.history.writer_wire import Reader, encode, encode_many, flat, send_all
 
 START_S = 60.0  # the longest a new child may take to open the database and say it is ready
 BUFFER = 4 << 20  # each end's socket buffers asked for (the kernel may give less)
@@ -84,7 +84,7 @@ class ProcessCommitter:
         )
         self.loop_thread = 0
         self.handing = False  # (``use_loop``: the receiver thread stops at the ping's echo)
-        self.out: list[bytes] = []  # (the loop's) this turn's calls, sent at its end (``_flush``)
+        self.out: list[Any] = []  # (the loop's) this turn's calls' messages, sent at its end (``_flush``)
         self.flushing = False  # a ``_flush`` is due
         self.share: Shared | None = None  # (the loop's) the Future this turn's ``enqueue`` calls share
         self.pid = 0
@@ -282,9 +282,11 @@ class ProcessCommitter:
         send_all(self.sock, data, self._readable if self._on_loop() else None)
 
     # ------------------------------------------------------------------ the calls
-    def _send(self, table_id: int, batches: Sequence[Batch], done: Done) -> Flight:
-        """(Under ``lock``.) One call to the child, in flight until its acknowledgement. On the event
-        loop's thread the call joins the loop turn's bytes, sent once at the turn's end (``_flush``)."""
+    def _send(self, table_id: int, plain: list[Any], done: Done) -> Flight:
+        """(Under ``lock``.) One call to the child (its batches as the wire carries them: ``flat``), in
+        flight until its acknowledgement. On the event loop's thread the call joins the loop turn's
+        calls, marshalled together and sent once at the turn's end (``_flush``): what it holds (an
+        event's data, a snapshot) must not change before then (the recorder's never do)."""
         if self.closed:
             raise HistoryError("the history store is closed: nothing more can be written")
         if self.dead is not None:
@@ -295,8 +297,8 @@ class ProcessCommitter:
         web = self.web_of(table_id) if self.web_of is not None else None
         item = (table_id, done)
         self.inflight[self.seq] = item
-        msg = encode(("w", self.seq, table_id, crash.count, web, flat(batches)))
-        if self._on_loop():
+        msg = ("w", self.seq, table_id, crash.count, web, plain)
+        if self.loop_thread == threading.get_ident():  # (``_on_loop``, inline: a call each action)
             self.out.append(msg)
             if not self.flushing:
                 self.flushing = True
@@ -306,7 +308,7 @@ class ProcessCommitter:
         try:
             if self.out:  # (this thread is not the loop's: what the loop queued goes first)
                 self._flush_locked()
-            self._out(msg)
+            self._out(encode(msg))
         except OSError:  # the child died: the receiver fails every call in flight (this one too)
             pass
         return item
@@ -323,27 +325,35 @@ class ProcessCommitter:
         self.flushing = False
         self.share = None  # (closed: the next turn's calls share another)
         if self.out:
-            data = b"".join(self.out)
+            data = encode_many(self.out)  # (one marshal for the turn's calls: ``Reader`` splits them)
             self.out.clear()
             self._out(data)
 
     def submit(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
+        return self._submit(table_id, flat(batches))
+
+    def _submit(self, table_id: int, plain: list[Any]) -> Future[str]:
         fut: Future[str] = Future()
         with self.lock:
             err = self.failed.get(table_id) if self.restarts else None
             if err is not None:  # (after a child's death: the new child does not know it failed)
                 fut.set_exception(err)
                 return fut
-            self.last[table_id] = self._send(table_id, batches, fut)
+            self.last[table_id] = self._send(table_id, plain, fut)
         return fut
 
     def enqueue(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
         """``GroupCommitter.enqueue``: on the event loop's thread the calls of one loop turn, sent to
         the child together (``_flush``), share one Future (``Shared``: completed once each of them is
         acknowledged; a failed table's error is in ``failed``); elsewhere each call has its own."""
+        return self.enqueue_plain(table_id, flat(batches))
+
+    def enqueue_plain(self, table_id: int, plain: list[Any]) -> Future[str]:
+        """``enqueue`` of a call's batches made plain already (``flat``'s form: the recorder makes a
+        round's calls so, ``Recorder._round_call``, with no ``Batch`` or ``Row`` in between)."""
         with self.lock:
-            if not self._on_loop():
-                return self.submit(table_id, batches)
+            if self.loop_thread != threading.get_ident():  # (not the loop's: ``_on_loop``)
+                return self._submit(table_id, plain)
             if self.restarts and table_id in self.failed:
                 fut: Future[str] = Future()
                 fut.set_result("")  # (the table's error is in ``failed``)
@@ -352,7 +362,7 @@ class ProcessCommitter:
             if share is None:
                 share = self.share = Shared()
             share.left += 1
-            self.last[table_id] = self._send(table_id, batches, share)
+            self.last[table_id] = self._send(table_id, plain, share)
         return share.future
 
     def write(self, table_id: int, batches: Sequence[Batch]) -> str:
@@ -361,7 +371,7 @@ class ProcessCommitter:
             err = self.failed.get(table_id) if self.restarts else None
             if err is not None:
                 raise err
-            self._send(table_id, batches, waiter)
+            self._send(table_id, flat(batches), waiter)
             if self._on_loop():
                 self._flush_locked()
         if self._on_loop():
