@@ -12,8 +12,8 @@ each mark this writes ``STEM.PID.json``: the loop thread's CPU (``time.thread_ti
 
 - ``record``: the recorder's handling of a table call (``Recorder._on_call``: the rows, the round's
   snapshot and result, the hand-off ``GroupCommitter.enqueue``, which is also given alone: ``enqueue``);
-- with the writer process (``ProcessCommitter``): its ``enqueue`` (the call made plain and marshalled,
-  inside ``record``), ``flush`` (a loop turn's calls written to the socket) and ``acks`` (the
+- with the writer process (``ProcessCommitter``): its ``enqueue`` and ``enqueue_plain`` (the call made
+  plain, and marshalled before this branch, inside ``record``), ``flush`` (a loop turn's calls written to the socket) and ``acks`` (the
   acknowledgements read by the loop and the calls' Futures completed: ``_readable``, the wake-ups'
   scheduling with it);
 - ``settle``: ``StorePersistence.settle``'s own lines, each resumption (the wait itself not counted),
@@ -98,6 +98,8 @@ def install(stem: str) -> None:
 
         proc = writer_proc.ProcessCommitter
         proc.enqueue = _timed("enqueue", proc.enqueue)  # type: ignore[method-assign]
+        if hasattr(proc, "enqueue_plain"):  # (the recorder's round calls, made plain: ``enqueue`` calls it)
+            proc.enqueue_plain = _timed("enqueue", proc.enqueue_plain)  # type: ignore[method-assign]
         proc._flush = _timed("flush", proc._flush)  # type: ignore[method-assign]
         proc._readable = _timed("acks", proc._readable)  # type: ignore[method-assign]
         real_pinit = proc.__init__

@@ -1,8 +1,5 @@
-"""The server's hand-off to the writer process, one loop turn at a time (history/writer_proc.py,
-writer_wire.py, recorder.py).
+"""The server's hand-off to the writer process (history/writer_proc.py, recorder.py).
 
-- A loop turn's calls are marshalled together (``encode_many``) and ``Reader`` gives them back one by
-  one, in order, among single messages; a Decimal anywhere pickles the whole list.
 - The recorder hands a round's calls to the writer process made plain already (``Recorder._round_call``
   -> ``ProcessCommitter.enqueue_plain``, no ``Batch``/``Row`` in between): tables played on the event
   loop (uvloop, the acknowledgements read by the loop, many tables' calls in one turn) commit exactly
@@ -13,14 +10,10 @@ writer_wire.py, recorder.py).
 from __future__ import annotations
 
 import asyncio
-import socket
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from pontoon.british.bots import Bots
 from pontoon.british.table import BritishGame
@@ -29,49 +22,10 @@ from pontoon.fair import FairShuffler
 from pontoon.history import Recorder, open_store
 from pontoon.history.audit import audit
 from pontoon.history.writer_proc import ProcessCommitter, start_writer_process
-from pontoon.history.writer_wire import Reader, encode, encode_many
 from pontoon.rules import resolve_rules
 from pontoon.web.wakeups import Wakeups
 from tests.history.conftest import dump
 from tests.history.driver import casino_calls
-
-_value = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner),
-    max_leaves=8,
-)
-_msg = st.tuples(st.sampled_from(["w", "f", "e"]), st.integers(0, 10**9), _value)
-
-
-def _read_all(data: bytes) -> list[Any]:
-    a, b = socket.socketpair()
-    try:
-        a.sendall(data)
-        a.shutdown(socket.SHUT_WR)
-        reader, got = Reader(b), []
-        while (msgs := reader.messages()) is not None:
-            got.extend(msgs)
-        return got
-    finally:
-        a.close()
-        b.close()
-
-
-@settings(max_examples=60, deadline=None)
-@given(parts=st.lists(st.tuples(st.booleans(), st.lists(_msg, min_size=1, max_size=6)), max_size=6))
-def test_a_turns_messages_arrive_one_by_one_in_order(parts: list[tuple[bool, list[Any]]]) -> None:
-    data, want = b"", []
-    for together, msgs in parts:  # some lists sent as one message, some message by message
-        data += encode_many(msgs) if together else b"".join(encode(m) for m in msgs)
-        want.extend(msgs)
-    assert _read_all(data) == want
-
-
-def test_a_decimal_pickles_the_whole_turn() -> None:
-    msgs = [("w", 1, 1, 1, None, [1]), ("w", 2, 1, 2, None, [{"amount": Decimal("2.50")}])]
-    data = encode_many(msgs)
-    assert data[4] == ord("L")  # (marshal takes no Decimal)
-    assert _read_all(data + encode(("f", 3))) == [*msgs, ("f", 3)]
 
 
 def _tables(seed: int) -> list[CasinoTable | BritishGame]:
@@ -115,11 +69,9 @@ def _play(url: str, writer: str, rounds: int, turns: list[int]) -> tuple[list[An
     of each loop turn sent together counted in ``turns``."""
     import uvloop
 
-    from pontoon.history import writer_proc
-
     store = open_store(url)
     real_round_call = Recorder._round_call
-    real_many = writer_proc.encode_many
+    real_flush = ProcessCommitter._flush_locked
     if writer == "thread":  # the reference: every record through ``_on``
         Recorder._round_call = lambda self, recs: None  # type: ignore[method-assign,assignment]
     try:
@@ -137,11 +89,12 @@ def _play(url: str, writer: str, rounds: int, turns: list[int]) -> tuple[list[An
 
             group.enqueue_plain = counted  # type: ignore[method-assign]
 
-        def many(msgs: list[Any]) -> bytes:
-            turns.append(len(msgs))
-            return real_many(msgs)
+        def flush(self: ProcessCommitter) -> None:
+            if self.out:
+                turns.append(len(self.out))
+            real_flush(self)
 
-        writer_proc.encode_many = many  # type: ignore[assignment]
+        ProcessCommitter._flush_locked = flush  # type: ignore[method-assign]
 
         async def one(t: CasinoTable | BritishGame, rec: Recorder) -> None:
             bots = Bots()
@@ -165,7 +118,7 @@ def _play(url: str, writer: str, rounds: int, turns: list[int]) -> tuple[list[An
         assert audit(store)["integrity"] == "ok"
         return [dump(store, r.table_id) for r in recs], plain[0]
     finally:
-        writer_proc.encode_many = real_many  # type: ignore[assignment]
+        ProcessCommitter._flush_locked = real_flush  # type: ignore[method-assign]
         Recorder._round_call = real_round_call  # type: ignore[method-assign]
         store.close()
 

@@ -1,10 +1,7 @@
 """The writer process's wire (``writer_proc.py`` and ``writer_child.py``): messages on a socket pair.
 
 Each message is a 5-byte head (its length, little-endian, and its encoding: ``m`` for ``marshal``, ``p``
-for ``pickle`` when marshal refuses a value) and its bytes; ``l`` (``L``: pickled) is a list of
-messages marshalled at once (``encode_many``: the calls of one turn of the server's event loop, one
-``marshal.dumps`` for all of them, their repeated texts written once), which ``Reader`` hands on as
-its messages, one by one, in order. marshal is the cheapest encoding for what a
+for ``pickle`` when marshal refuses a value) and its bytes. marshal is the cheapest encoding for what a
 table call carries (plain dicts, lists, tuples, texts and numbers: ``bench/writer_process.py --part
 ship`` measured 37 us a 12-call commit for the sender, pickle 90-128); both ends are this package, in one
 user's processes, so nothing foreign is ever decoded.
@@ -27,7 +24,6 @@ from pontoon.history.store import Batch, Row
 
 HEAD = struct.Struct("<IB")
 _MARSHAL, _PICKLE = ord("m"), ord("p")
-_MARSHAL_MANY, _PICKLE_MANY = ord("l"), ord("L")
 CHUNK = 1 << 20  # what one ``recv`` takes at most
 
 
@@ -39,18 +35,6 @@ def encode(msg: Any) -> bytes:
     except ValueError:  # (a value marshal does not take: a Decimal in an event's data)
         body = pickle.dumps(msg, 5)
         kind = _PICKLE
-    return HEAD.pack(len(body), kind) + body
-
-
-def encode_many(msgs: list[Any]) -> bytes:
-    """Several messages as one (``Reader`` gives them back one by one): one ``marshal.dumps`` for all,
-    not a call, a head and a copy each (1.3 us a table call against 2.4, ``bench/store_stages``)."""
-    try:
-        body = marshal.dumps(msgs, 4)
-        kind = _MARSHAL_MANY
-    except ValueError:  # (a Decimal in one of them: all pickled)
-        body = pickle.dumps(msgs, 5)
-        kind = _PICKLE_MANY
     return HEAD.pack(len(body), kind) + body
 
 
@@ -120,14 +104,7 @@ class Reader:
             if end > n:
                 break
             body = buf[pos + HEAD.size : end]
-            if kind == _MARSHAL:
-                out.append(marshal.loads(body))
-            elif kind == _MARSHAL_MANY:
-                out.extend(marshal.loads(body))
-            elif kind == _PICKLE_MANY:
-                out.extend(pickle.loads(body))
-            else:
-                out.append(pickle.loads(body))
+            out.append(marshal.loads(body) if kind == _MARSHAL else pickle.loads(body))
             pos = end
         if pos:
             del buf[:pos]
@@ -135,7 +112,10 @@ class Reader:
 
 
 def flat(batches: Sequence[Batch]) -> list[Any]:
-    """A table call's batches as plain tuples, field for field (``unflat`` makes them again)."""
+    """A table call's batches as plain tuples, field for field (``unflat`` makes them again). The
+    recorder makes a round's calls in this form itself (``Recorder._round_call``: each batch a list
+    ``[rows, shoe, state, state_at, round_end, round_shoe]``, each row a tuple of ``Row``'s fields),
+    handed over by ``ProcessCommitter.enqueue_plain`` with no ``Batch`` or ``Row`` in between."""
     return [
         (
             [(r.round_no, r.seq, r.kind, r.data, r.clause, r.transfers) for r in b.rows],
@@ -156,4 +136,4 @@ def unflat(batches: list[Any]) -> list[Batch]:
     ]
 
 
-__all__ = ["CHUNK", "HEAD", "Reader", "encode", "encode_many", "flat", "send_all", "unflat"]
+__all__ = ["CHUNK", "HEAD", "Reader", "encode", "flat", "send_all", "unflat"]
