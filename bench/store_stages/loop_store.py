@@ -12,8 +12,10 @@ process's own CPU is its own (another core) and is not counted here. ``--src DIR
 ``src`` (an old commit's, from ``git archive``): old against new, one after the other.
 
 ``--once store|memory``: one play, no timing, for ``valgrind --tool=callgrind`` (instructions whatever
-the load; the child is not traced): (store - memory) / calls is the store's instructions a call. Not a
-timed test.
+the load; the child is not traced; no keep-awake timer, whose ticks follow the wall clock): the
+difference of two plays' instructions (``--rounds`` 3 and 6: the set-up cancelled) over their calls'
+is a call's. Not quite deterministic still: how many calls share a commit depends on the child's pace.
+Not a timed test.
 """
 
 from __future__ import annotations
@@ -71,8 +73,10 @@ async def play(ts: list[Any], rounds: int, sp: Any) -> tuple[float, int]:
     return cpu, calls[0]
 
 
-def run(n: int, rounds: int, seed: int, url: str | None) -> tuple[float, int]:
-    """One play: (CPU seconds of the loop thread, table calls)."""
+def run(n: int, rounds: int, seed: int, url: str | None, poll: bool = True) -> tuple[float, int]:
+    """One play: (CPU seconds of the loop thread, table calls). ``poll`` False: no keep-awake timer
+    (``Wakeups.poll_s``: its ticks come with the wall clock, so under callgrind they would count the
+    instructions of a slower run)."""
     import uvloop
 
     ts = tables(n, seed)
@@ -83,6 +87,8 @@ def run(n: int, rounds: int, seed: int, url: str | None) -> tuple[float, int]:
 
         store = open_store(url)
         sp = StorePersistence(store, writer="process")
+        if not poll:
+            sp.wakeups.poll_s = None
         for i, t in enumerate(ts):
             sp.attach(str(i), t, f"t{i}")
     try:
@@ -117,7 +123,7 @@ def main() -> None:
             return a.store
 
         if a.once:
-            cpu, calls = run(a.tables, a.rounds, 1, url(0) if a.once == "store" else None)
+            cpu, calls = run(a.tables, a.rounds, 1, url(0) if a.once == "store" else None, poll=False)
             print(f"loop_store --once {a.once}: {calls} table calls")
             return
         store, memory = [], []
