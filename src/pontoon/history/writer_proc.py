@@ -286,8 +286,9 @@ class ProcessCommitter:
         """(Under ``lock``.) One call to the child (its batches as the wire carries them: ``flat``), in
         flight until its acknowledgement. On the event loop's thread the call joins the loop turn's
         bytes, sent once at the turn's end (``_flush``). (Marshalled here, while its objects are fresh
-        in the caches: the turn's calls marshalled together at its end cost the loop as much, 5.5-7 us
-        an action at 100 tables either way, docs/scale.md, and kept them alive until then.)"""
+        in the caches: the turn's calls marshalled together at its end cost the loop as much at 100
+        tables, their objects colder by then and kept alive till then: docs/scale.md, "The server
+        process's own cost a store action".)"""
         if self.closed:
             raise HistoryError("the history store is closed: nothing more can be written")
         if self.dead is not None:

@@ -121,7 +121,7 @@ class Wakeups:
                 wake.append(loop)
         here = threading.get_ident() if wake else 0
         for loop in wake:
-            if self.threads.get(loop) == here:
+            if self.threads.get(loop) == here and not loop.is_closed():
                 self._wake(loop)
                 continue
             try:
