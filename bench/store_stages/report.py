@@ -11,7 +11,7 @@ import glob
 import json
 import sys
 
-ORDER = ("record", "gc_in_record", "enqueue", "settle", "gc_in_settle", "wake", "tick", "gc")
+ORDER = ("record", "gc_in_record", "enqueue", "flush", "acks", "settle", "gc_in_settle", "wake", "tick", "gc")
 
 
 def line(path: str, actions: int) -> str:

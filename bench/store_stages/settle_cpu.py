@@ -6,7 +6,8 @@ each await ``settle`` of its own table while one Future (a commit shared by ever
 the tasks' first step to the last one's end, less the same tasks awaiting nothing (the tasks' own
 cost), over the waits: what a wait costs the loop (settle's lines, the waiter, the wake-up, the
 resumption). No database and no writer: the group commit is a stand-in with ``pending`` and ``failed``.
-Prints the minimum and the median of 5 passes. ``--src DIR``: another tree's ``src`` (an old commit's,
+Prints the minimum and the median of 5 passes. ``--here``: the commit completed on the loop's own
+thread (a writer process's acknowledgements are read by the loop), not by a thread. ``--src DIR``: another tree's ``src`` (an old commit's,
 from ``git archive``). Deterministic enough for ``valgrind --tool=callgrind`` (instructions: the
 difference of two REPS, the start-up cancelled). Not a timed test: run old and new one after the other.
 """
@@ -42,7 +43,7 @@ class Group:
         return self.last.get(table_id)
 
 
-async def one_pass(reps: int, tables: int, wait: bool) -> float:
+async def one_pass(reps: int, tables: int, wait: bool, here: bool = False) -> float:
     """Seconds of the loop thread's CPU per wait (``wait`` False: the same tasks, nothing pending)."""
     from pontoon.web.store_persistence import StorePersistence
     from pontoon.web.wakeups import Wakeups
@@ -66,10 +67,14 @@ async def one_pass(reps: int, tables: int, wait: bool) -> float:
             group.last.clear()
             fut.set_result("")
 
-        writer = threading.Thread(target=commit, args=(fut,))
-        writer.start()
-        writer.join()
-        t2 = time.thread_time()
+        if here:  # (the loop's own thread: a writer process's acknowledgement, read by the loop)
+            t2 = time.thread_time()
+            commit(fut)
+        else:
+            writer = threading.Thread(target=commit, args=(fut,))
+            writer.start()
+            writer.join()
+            t2 = time.thread_time()
         await asyncio.gather(*tasks)
         cpu += (t1 - t0) + (time.thread_time() - t2)
     return cpu / (reps * tables)
@@ -81,6 +86,11 @@ def main() -> None:
     ap.add_argument("--tables", type=int, default=100, help="waiters a commit (1 to 10000)")
     ap.add_argument("--passes", type=int, default=5, help="passes (1 to 100)")
     ap.add_argument("--src", default=os.path.join(ROOT, "src"), help="the source tree to measure")
+    ap.add_argument(
+        "--here",
+        action="store_true",
+        help="the commit completed on the loop's own thread (the writer process's)",
+    )
     a = ap.parse_args()
     if not 1 <= a.reps <= 100_000:
         ap.exit(2, f"settle_cpu: REPS {a.reps} refused: give 1 to 100000\n")
@@ -93,8 +103,8 @@ def main() -> None:
     sys.path[:0] = [os.path.abspath(a.src)]
     got = []
     for _ in range(a.passes):
-        waits = asyncio.run(one_pass(a.reps, a.tables, True))
-        bare = asyncio.run(one_pass(a.reps, a.tables, False))
+        waits = asyncio.run(one_pass(a.reps, a.tables, True, a.here))
+        bare = asyncio.run(one_pass(a.reps, a.tables, False, a.here))
         got.append((waits - bare) * 1e6)
     import pontoon
 

@@ -12,6 +12,10 @@ each mark this writes ``STEM.PID.json``: the loop thread's CPU (``time.thread_ti
 
 - ``record``: the recorder's handling of a table call (``Recorder._on_call``: the rows, the round's
   snapshot and result, the hand-off ``GroupCommitter.enqueue``, which is also given alone: ``enqueue``);
+- with the writer process (``ProcessCommitter``): its ``enqueue`` and ``enqueue_plain`` (the call made
+  plain, and marshalled before this branch, inside ``record``), ``flush`` (a loop turn's calls written to the socket) and ``acks`` (the
+  acknowledgements read by the loop and the calls' Futures completed: ``_readable``, the wake-ups'
+  scheduling with it);
 - ``settle``: ``StorePersistence.settle``'s own lines, each resumption (the wait itself not counted),
   with the young collections it starts (also given alone: ``gc_in_settle``; the recorder's, the
   interpreter's by its count, alike: ``gc_in_record``);
@@ -89,6 +93,24 @@ def install(stem: str) -> None:
     group.GroupCommitter.__init__ = init  # type: ignore[method-assign]
     recorder.Recorder._on_call = _timed("record", recorder.Recorder._on_call)  # type: ignore[method-assign]
     group.GroupCommitter.enqueue = _timed("enqueue", group.GroupCommitter.enqueue)  # type: ignore[method-assign]
+    try:  # the writer process (a tree before it has none): the hand-off, the sends, the acknowledgements
+        from pontoon.history import writer_proc
+
+        proc = writer_proc.ProcessCommitter
+        proc.enqueue = _timed("enqueue", proc.enqueue)  # type: ignore[method-assign]
+        if hasattr(proc, "enqueue_plain"):  # (the recorder's round calls, made plain: ``enqueue`` calls it)
+            proc.enqueue_plain = _timed("enqueue", proc.enqueue_plain)  # type: ignore[method-assign]
+        proc._flush = _timed("flush", proc._flush)  # type: ignore[method-assign]
+        proc._readable = _timed("acks", proc._readable)  # type: ignore[method-assign]
+        real_pinit = proc.__init__
+
+        def pinit(self: Any, *a: Any, **k: Any) -> None:
+            real_pinit(self, *a, **k)
+            COMMITTERS.append(self)
+
+        proc.__init__ = pinit  # type: ignore[method-assign]
+    except ImportError:
+        pass
     wakeups.Wakeups._wake = _timed("wake", wakeups.Wakeups._wake)  # type: ignore[method-assign]
     wakeups.Wakeups._tick = _timed("tick", wakeups.Wakeups._tick)  # type: ignore[method-assign]
     real_settle = store_persistence.StorePersistence.settle

@@ -187,8 +187,15 @@ class Recorder:
     def _on_call(self, recs: list[TableRecord]) -> None:
         """The records of one table call: each made into its batch as ``_on`` does, and all of them
         committed in one transaction (before any record subscriber shows one: ``Publisher``)."""
-        batches = self._round_call(recs)
-        if batches is not None:
+        plain = self._round_call(recs)
+        if plain is not None:
+            if self.defer and plain:  # a writer process takes the plain form as it is (``enqueue_plain``)
+                take = getattr(self.store.group, "enqueue_plain", None)
+                if take is not None:
+                    take(self.table_id, plain)  # the caller waits for ``pending``
+                    self.written += len(recs)
+                    return
+            batches = [Batch([Row(*r) for r in b[0]], b[1], b[2], b[3], b[4], b[5]) for b in plain]
             written = len(recs)  # (a row for each record)
         else:
             batches = []  # (a call's records: usually one batch, ``_on``)
@@ -208,10 +215,13 @@ class Recorder:
                 self.store.append_many(self.table_id, batches)  # committed before the call returns
             self.written += written
 
-    def _round_call(self, recs: list[TableRecord]) -> list[Batch] | None:
+    def _round_call(self, recs: list[TableRecord]) -> list[list[Any]] | None:
         """The batches of a call whose records are all a round's (the server's every action), nothing
         deferred, checked or waiting for a pack: what ``_on`` makes of them, in one pass (no call per
-        record, the round read once); None for any other call (``_on`` makes it)."""
+        record, the round read once), made plain (``writer_wire.flat``'s form: each batch ``[rows,
+        shoe, state, state_at, round_end, round_shoe]``, each row a tuple of ``Row``'s fields), as the
+        writer process takes them, with no ``Batch`` and ``Row`` made and taken apart again; None for
+        any other call (``_on`` makes it)."""
         if self.expect or self.pending or self._pack is not None or self._collected is not None:
             return None
         for rec in recs:
@@ -221,35 +231,33 @@ class Recorder:
         rnd = table.round
         # only the round's last event so far can end it, and only if it is over (else no result asked)
         last_seq = -1 if rnd is None or not rnd.is_over() else rnd.log.count - 1
-        batches: list[Batch] = []
-        batch: Batch | None = None  # the batch the next rows join (neither state nor round end yet)
+        out: list[list[Any]] = []
+        batch: list[Any] | None = None  # the batch the next rows join (neither state nor round end yet)
         for rec in recs:
             seq, kind, data, clause = rec.event
             moved = rec.transfers
-            transfers = [t.to_json() for t in moved] if moved else _NO_TRANSFERS
-            row = Row(rec.round_no, seq, kind, data, clause, transfers)
+            rno = rec.round_no
+            row = (rno, seq, kind, data, clause, [t.to_json() for t in moved] if moved else _NO_TRANSFERS)
             end = None
             if seq == last_seq:
                 done = round_result(table)
                 if done is not None:
-                    end = (row.round_no, done[0], done[1])
+                    end = (rno, done[0], done[1])
             if kind == "round_start" and seq == 0:  # (``_on``: a new round's snapshot, its shoe first)
                 shoe = self._shoe()
-                b = Batch(rows=[row], shoe=shoe, state=table.snapshot(), round_end=end)
-                if isinstance(table, BritishGame) and table.fair is not None:
-                    b.round_shoe = self._shoe_no
-                b.state_at = 0
-                batches.append(b)
+                state = table.snapshot()
+                fair = isinstance(table, BritishGame) and table.fair is not None
+                out.append([[row], shoe, state, 0, end, self._shoe_no if fair else None])
                 batch = None
             elif batch is not None:
-                batch.rows.append(row)
-                batch.round_end = end
+                batch[0].append(row)
+                batch[4] = end
             else:
-                batch = Batch([row], None, None, None, end)  # (rows, shoe, state, state_at, round end)
-                batches.append(batch)
+                batch = [[row], None, None, None, end, None]  # (rows, shoe, state, state_at, end, shoe)
+                out.append(batch)
             if end is not None:
                 batch = None
-        return batches
+        return out
 
     def _on(self, rec: TableRecord) -> None:
         row = _row(rec)

@@ -350,9 +350,13 @@ class ProcessCommitter:
         send_all(self.sock, data, self._readable if self._on_loop() else None)
 
     # ------------------------------------------------------------------ the calls
-    def _send(self, table_id: int, batches: Sequence[Batch], done: Done) -> Flight:
-        """(Under ``lock``.) One call to the child, in flight until its acknowledgement. On the event
-        loop's thread the call joins the loop turn's bytes, sent once at the turn's end (``_flush``)."""
+    def _send(self, table_id: int, plain: list[Any], done: Done) -> Flight:
+        """(Under ``lock``.) One call to the child (its batches as the wire carries them: ``flat``), in
+        flight until its acknowledgement. On the event loop's thread the call joins the loop turn's
+        bytes, sent once at the turn's end (``_flush``). (Marshalled here, while its objects are fresh
+        in the caches: the turn's calls marshalled together at its end cost the loop as much at 100
+        tables, their objects colder by then and kept alive till then: docs/scale.md, "The server
+        process's own cost a store action".)"""
         if self.closed:
             raise HistoryError("the history store is closed: nothing more can be written")
         if self.dead is not None:
@@ -363,8 +367,8 @@ class ProcessCommitter:
         web = self.web_of(table_id) if self.web_of is not None else None
         item = (table_id, done)
         self.inflight[self.seq] = item
-        msg = encode(("w", self.seq, table_id, crash.count, web, flat(batches)))
-        if self._on_loop():
+        msg = encode(("w", self.seq, table_id, crash.count, web, plain))
+        if self.loop_thread == threading.get_ident():  # (``_on_loop``, inline: a call each action)
             self.out.append(msg)
             if not self.flushing:
                 self.flushing = True
@@ -396,22 +400,30 @@ class ProcessCommitter:
             self._out(data)
 
     def submit(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
+        return self._submit(table_id, flat(batches))
+
+    def _submit(self, table_id: int, plain: list[Any]) -> Future[str]:
         fut: Future[str] = Future()
         with self.lock:
             err = self.failed.get(table_id) if self.restarts else None
             if err is not None:  # (after a child's death: the new child does not know it failed)
                 fut.set_exception(err)
                 return fut
-            self.last[table_id] = self._send(table_id, batches, fut)
+            self.last[table_id] = self._send(table_id, plain, fut)
         return fut
 
     def enqueue(self, table_id: int, batches: Sequence[Batch]) -> Future[str]:
         """``GroupCommitter.enqueue``: on the event loop's thread the calls of one loop turn, sent to
         the child together (``_flush``), share one Future (``Shared``: completed once each of them is
         acknowledged; a failed table's error is in ``failed``); elsewhere each call has its own."""
+        return self.enqueue_plain(table_id, flat(batches))
+
+    def enqueue_plain(self, table_id: int, plain: list[Any]) -> Future[str]:
+        """``enqueue`` of a call's batches made plain already (``flat``'s form: the recorder makes a
+        round's calls so, ``Recorder._round_call``, with no ``Batch`` or ``Row`` in between)."""
         with self.lock:
-            if not self._on_loop():
-                return self.submit(table_id, batches)
+            if self.loop_thread != threading.get_ident():  # (not the loop's: ``_on_loop``)
+                return self._submit(table_id, plain)
             if self.restarts and table_id in self.failed:
                 fut: Future[str] = Future()
                 fut.set_result("")  # (the table's error is in ``failed``)
@@ -420,7 +432,7 @@ class ProcessCommitter:
             if share is None:
                 share = self.share = Shared()
             share.left += 1
-            self.last[table_id] = self._send(table_id, batches, share)
+            self.last[table_id] = self._send(table_id, plain, share)
         return share.future
 
     def write(self, table_id: int, batches: Sequence[Batch]) -> str:
@@ -429,7 +441,7 @@ class ProcessCommitter:
             err = self.failed.get(table_id) if self.restarts else None
             if err is not None:
                 raise err
-            self._send(table_id, batches, waiter)
+            self._send(table_id, flat(batches), waiter)
             if self._on_loop():
                 self._flush_locked()
         if self._on_loop():

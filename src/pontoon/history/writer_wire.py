@@ -112,7 +112,10 @@ class Reader:
 
 
 def flat(batches: Sequence[Batch]) -> list[Any]:
-    """A table call's batches as plain tuples, field for field (``unflat`` makes them again)."""
+    """A table call's batches as plain tuples, field for field (``unflat`` makes them again). The
+    recorder makes a round's calls in this form itself (``Recorder._round_call``: each batch a list
+    ``[rows, shoe, state, state_at, round_end, round_shoe]``, each row a tuple of ``Row``'s fields),
+    handed over by ``ProcessCommitter.enqueue_plain`` with no ``Batch`` or ``Row`` in between."""
     return [
         (
             [(r.round_no, r.seq, r.kind, r.data, r.clause, r.transfers) for r in b.rows],

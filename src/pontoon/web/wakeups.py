@@ -56,6 +56,7 @@ class Wakeups:
         # cancelled one too, when its Future completes: the loop ticks on till then)
         self.waiting: dict[asyncio.AbstractEventLoop, int] = {}
         self.timers: dict[asyncio.AbstractEventLoop, asyncio.TimerHandle] = {}  # each loop's one timer
+        self.threads: dict[asyncio.AbstractEventLoop, int] = {}  # each loop's thread (``_fired``)
         self.ticks = 0  # the keep-awake timer's runs (for the tests and the benchmarks)
 
     async def wait(self, fut: Future[Any]) -> BaseException | None:
@@ -68,9 +69,15 @@ class Wakeups:
         """(The running loop's.) A loop Future that gets ``fut``'s exception (None: a result) once
         ``fut`` is done: awaited by the caller itself (``StorePersistence.settle``), so that a wait is
         no coroutine of its own, and ``fut`` is not asked (its lock) whether it is done: if it is, its
-        callback runs at once, here, and the waiter is woken at the loop's next turn."""
+        callback runs at once, here, and the waiter is done before it is returned (``_fired``, on the
+        loop's own thread)."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[BaseException | None] = loop.create_future()
+        if loop not in self.threads:
+            self.threads[loop] = threading.get_ident()
+        self.waiting[loop] = self.waiting.get(loop, 0) + 1
+        if self.poll_s is not None and loop not in self.timers:
+            self.timers[loop] = loop.call_later(self.poll_s, self._tick, loop)
         with self.lock:
             waiters = self.watching.get(fut)
             if waiters is not None:
@@ -79,9 +86,6 @@ class Wakeups:
                 self.watching[fut] = [waiter]
         if waiters is None:  # the Future's one callback, with its first waiter (done meanwhile: run now)
             fut.add_done_callback(self._fired)
-        self.waiting[loop] = self.waiting.get(loop, 0) + 1
-        if self.poll_s is not None and loop not in self.timers:
-            self.timers[loop] = loop.call_later(self.poll_s, self._tick, loop)
         return waiter
 
     def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -94,7 +98,10 @@ class Wakeups:
 
     def _fired(self, fut: Future[Any]) -> None:
         """(The completing thread's.) Every waiter of ``fut`` queued for its loop; each loop woken if it
-        is not due to be woken already. ``fut``'s exception read here, once (the waiters get it)."""
+        is not due to be woken already. ``fut``'s exception read here, once (the waiters get it). On a
+        loop's own thread (a writer process's acknowledgements are read by the loop: ``ProcessCommitter.
+        use_loop``) its waiters are woken at once, here: no write to the loop's self-pipe, no turn of
+        the loop for it (one call a commit, as before)."""
         try:
             err = fut.exception(0)
         except CancelledError as cancelled:  # (nobody cancels the writer's Futures: if one did, its
@@ -112,7 +119,11 @@ class Wakeups:
                 self.ready[loop] = [waiter]
                 self.wakes += 1
                 wake.append(loop)
+        here = threading.get_ident() if wake else 0
         for loop in wake:
+            if self.threads.get(loop) == here and not loop.is_closed():
+                self._wake(loop)
+                continue
             try:
                 loop.call_soon_threadsafe(self._wake, loop)
             except RuntimeError:  # the loop is closed: nobody waits any more
