@@ -24,6 +24,7 @@ import asyncio
 import os
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -74,14 +75,32 @@ async def setup(base: str, tables: int, players: int) -> list[tuple[str, str]]:
     return out
 
 
+def _ran_s(pid: int) -> tuple[float, float]:
+    """(every thread of ``pid``, its main thread): seconds on a CPU, from the scheduler's own count
+    (``/proc/PID/task/TID/schedstat``, nanoseconds: ``psutil``'s CPU times count 10 ms ticks, too coarse
+    for 200 connects)."""
+    total = main = 0.0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                ran = int(f.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):  # (a thread gone meanwhile)
+            continue
+        total += ran
+        if int(tid) == pid:
+            main = ran
+    return total, main
+
+
 def cpu_of(ps: list[psutil.Process]) -> tuple[float, float, float, float]:
     """The servers' CPU seconds (their threads and child processes: the writer process), and of it
-    their event loops' (each process's main thread), their child processes' and the kernel's."""
+    their event loops' (each process's main thread), their child processes' and the kernel's (this
+    last one by ``psutil``'s ticks)."""
     kids = [c for x in ps for c in x.children(recursive=True)]
-    loops = sum(t.user_time + t.system_time for x in ps for t in x.threads() if t.id == x.pid)
-    kid = sum(sum(x.cpu_times()[:2]) for x in kids)
+    own = [_ran_s(x.pid) for x in ps]
+    kid = sum(_ran_s(x.pid)[0] for x in kids)
     kernel = sum(x.cpu_times()[1] for x in [*ps, *kids])
-    return sum(sum(x.cpu_times()[:2]) for x in ps) + kid, loops, kid, kernel
+    return sum(t for t, _ in own) + kid, sum(m for _, m in own), kid, kernel
 
 
 async def one(url: str, token: str, t0: float) -> tuple[Any, float, float]:
@@ -127,6 +146,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--store", default="memory", choices=("memory", "sqlite", "pg"))
     ap.add_argument("--src", default=os.path.join(ROOT, "src"), help="the server's source tree (old/new)")
     ap.add_argument("--profile", default="", help="a cProfile of the server's storms, to this file")
+    ap.add_argument(
+        "--callgrind",
+        default="",
+        help="the server under valgrind's callgrind, its instructions counted over the storms only, the "
+        "output to this file (callgrind_annotate reads it): a count the machine's load does not move",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--db", default="", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -152,15 +177,28 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(a.src) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     port = free_port()
     cmd = [sys.executable, os.path.abspath(__file__), "--serve", str(port), "--db", db]
+    if a.callgrind:
+        cmd = [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={os.path.abspath(a.callgrind)}",
+            *cmd,
+        ]
     proc = psutil.Popen(cmd + (["--profile", os.path.abspath(a.profile)] if a.profile else []), env=env)
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_healthy(base)
+        for _ in range(20 if a.callgrind else 1):  # (valgrind starts it some 20 times slower)
+            wait_healthy(base)
         urls = asyncio.run(setup(base, a.tables, a.players))
+        if a.callgrind:
+            subprocess.run(["callgrind_control", "-i", "on", str(proc.pid)], check=True, capture_output=True)
         if a.profile:
             proc.send_signal(signal.SIGUSR1)
             time.sleep(0.2)
         res = asyncio.run(storms(urls, a.storms, [proc]))
+        if a.callgrind:
+            subprocess.run(["callgrind_control", "-i", "off", str(proc.pid)], check=True, capture_output=True)
         if a.profile:
             proc.send_signal(signal.SIGUSR1)
             time.sleep(1.0)
