@@ -128,6 +128,10 @@ def test_the_direct_socket_keeps_the_guard_s_refusals(live: LiveServer) -> None:
     c = live.ws(tid, tok)  # and the seat itself: its own view first
     first = c.wait_state(lambda m: True)
     assert first["you"] == "ann" and first["version"] >= 1
+    # served by the direct route: the app's router, which names the route's endpoint in the scope,
+    # never saw it
+    (conn,) = live.srv.conns[tid]
+    assert conn.ws.scope["path"] == f"/ws/tables/{tid}" and "endpoint" not in conn.ws.scope
     c.close()
 
 
