@@ -1,18 +1,21 @@
 """What a table socket's connect costs the server: the connections' storm at the play's start.
 
 ``python bench/bench_connect.py [--tables 100] [--players 2] [--storms 5] [--store memory|sqlite|pg]
-[--src DIR] [--profile FILE]``
+[--src DIR] [--profile FILE] [--callgrind FILE]``
 
 A server process as bench_server.py's (``pontoon serve``'s app and uvicorn options, rate limits raised)
 hosts T casino tables with P players each, joined over REST; then every player's socket is opened at
 once (the raw client of bench/raw_ws.py, its seat token in ``Authorization``), each one's first frame
 (its full state) read, and all are closed again at once: ``--storms`` times. Reported for each storm:
-the server's CPU a connect and a disconnect (its process, its worker threads and its writer process:
-``psutil``), the wall time until the last socket held its first state, and each socket's time to its
+the server's CPU a connect and a disconnect (its process, its worker threads and its writer process,
+by the scheduler's nanosecond count; its event loop's thread apart; the kernel's share by ``psutil``),
+the wall time until the last socket held its first state, and each socket's time to its
 101 and to its first frame (p50 / max): what a wager sent by the first players waits for while the
 others still connect (bench_server.py ``--connect together``). The first storm differs from the
 next (a table's first frames, the first session reads): it is shown apart. ``--profile FILE``: a
-cProfile of the server's loop thread over the storms only (the set-up left out), by CPU time. ``--src
+cProfile of the server's loop thread over the storms only (the set-up left out), by CPU time;
+``--callgrind FILE``: the server under valgrind's callgrind, its instructions counted over the storms
+only (the count in FILE's ``totals:`` line; the load does not move it). ``--src
 DIR``: the server from another source tree (an old commit's ``src``: old against new).
 Not a timed test; numbers depend on the machine (2 shared cores here).
 """
