@@ -24,12 +24,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
-from starlette.types import Message
+from starlette.types import Message, Receive, Scope, Send
 
 from pontoon.errors import PontoonError
 from pontoon.history.leases import LeaseLost
 from pontoon.web import frames, hint_asks, replies
-from pontoon.web.auth import Auth, backend_for, socket_identity
+from pontoon.web.auth import Auth, MemoryLogins, backend_for, socket_identity
 from pontoon.web.coalesce import Coalesce
 from pontoon.web.conns import Conn, deltas_asked, sender
 from pontoon.web.hosting import HostedTable, HostError, HostForbidden, Settings
@@ -375,7 +375,14 @@ def create_app(
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     app.add_middleware(BodyLimit, cap=MAX_BODY, timeout=settings.security.request_timeout_s)
-    app.add_middleware(SiteGuard, security=settings.security)  # outermost: Host, Origin, headers
+
+    async def socket(scope: Scope, receive: Receive, send: Send, tid: str) -> None:
+        """``/ws/tables/{tid}`` from ``SiteGuard`` once its checks passed, as ``ws`` above (which serves
+        the path under a ``root_path``) without the app's middleware, router and dependencies."""
+        await table_socket(srv, WebSocket(scope, receive=receive, send=send), tid)
+
+    # outermost: Host, Origin, headers; a table's socket then straight to ``table_socket``
+    app.add_middleware(SiteGuard, security=settings.security, sockets={"/ws/tables/": socket})
     install_log_filter()
     return app
 
@@ -411,7 +418,11 @@ async def table_socket(srv: Server, websocket: WebSocket, tid: str) -> None:
     try:  # web/auth.py: a seat token in Authorization, else the session (cookie or Bearer), else a spectator
         # (in a worker thread: the session's row is read from the store, which held the event loop
         # for 10-60 ms a socket when a hundred tables' people connected at once: bench_server's probe)
-        name, sid, by_seat = await asyncio.to_thread(socket_identity, srv.auth, websocket, tid)
+        # (the memory store's sessions are a dict: read on the loop, no thread's hop and wake-up)
+        if isinstance(srv.auth.backend, MemoryLogins):
+            name, sid, by_seat = socket_identity(srv.auth, websocket, tid)
+        else:
+            name, sid, by_seat = await asyncio.to_thread(socket_identity, srv.auth, websocket, tid)
     except (TokenError, HostError) as err:
         await websocket.close(code=4401, reason=str(err)[:120])
         return

@@ -28,6 +28,7 @@ import ipaddress
 import logging
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -69,6 +70,15 @@ def host_name(value: str) -> str | None:
     return name if re.fullmatch(r"[a-z0-9._-]{1,253}", name) else None
 
 
+def _may_name_secret(qs: str) -> bool:
+    """False only where no key of query string ``qs`` can be one of ``SECRET_KEYS`` (none of them in it,
+    and nothing escaped that ``parse_qsl`` would decode into one): the parse is then spared."""
+    if "%" in qs or "+" in qs:
+        return True
+    low = qs.lower()
+    return any(k in low for k in SECRET_KEYS)
+
+
 def _ip(name: str) -> bool:
     try:
         ipaddress.ip_address(name)
@@ -77,31 +87,74 @@ def _ip(name: str) -> bool:
     return True
 
 
+# a WebSocket route served straight from ``SiteGuard`` (after its checks): the handler is given the
+# scope, receive, send and the path's last segment (the table's id of ``/ws/tables/{tid}``)
+SocketRoute = Callable[[Scope, Receive, Send, str], Awaitable[None]]
+
+
 class SiteGuard:
-    def __init__(self, app: ASGIApp, security: Security) -> None:
+    """``sockets``: path prefixes whose WebSockets are handed, once this guard let them through, to
+    their handler directly, not through the app's middleware, router and dependency injection (a
+    connect spent about a third of the server's CPU there: docs/scale.md, "connectburst"): a path
+    ``prefix + segment`` (one non-empty segment, as the route's ``{tid}``); any other path, and every
+    path under a ``root_path``, goes to the app as before."""
+
+    def __init__(
+        self, app: ASGIApp, security: Security, sockets: dict[str, SocketRoute] | None = None
+    ) -> None:
         self.app = app
         self.hosts = security.hosts
         self.any_host = "*" in security.allowed_hosts
         self.origins = security.origins
+        self.sockets = dict(sockets or {})
+        # ``Host`` values, and (``Origin``, ``Host``) pairs, found acceptable: each checked once, not at
+        # every request (the checks parse them: a regex, an IP address, a URL); refused ones are never
+        # kept, and at most ``KEEP`` of each, so that made-up values cannot grow it
+        self.ok_hosts: set[str] = set()
+        self.ok_origins: set[tuple[str, str]] = set()
+
+    def socket_route(self, scope: Scope) -> tuple[SocketRoute, str] | None:
+        """The handler of a WebSocket's path and its segment (``sockets``), or None: the app's router."""
+        if not self.sockets or scope.get("root_path"):
+            return None
+        path = scope.get("path", "")
+        for prefix, handler in self.sockets.items():
+            if path.startswith(prefix):
+                rest = path[len(prefix) :]
+                if rest and "/" not in rest:
+                    return handler, rest
+        return None
+
+    KEEP = 64
 
     def refusal(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
         raw = headers.get("host")
         if raw is None:
             return 400, "a Host header is required"
-        host = host_name(raw)
-        if host is None:
-            return 400, f"the Host header {raw[:80]!r} is not a host name"
-        if not (self.any_host or host == "localhost" or _ip(host) or host in self.hosts):
-            return 421, (
-                f"this server does not answer for host {host[:80]!r} (pontoon serve --site or "
-                "--allowed-host names the hosts it answers for)"
-            )
+        if raw not in self.ok_hosts:
+            host = host_name(raw)
+            if host is None:
+                return 400, f"the Host header {raw[:80]!r} is not a host name"
+            if not (self.any_host or host == "localhost" or _ip(host) or host in self.hosts):
+                return 421, (
+                    f"this server does not answer for host {host[:80]!r} (pontoon serve --site or "
+                    "--allowed-host names the hosts it answers for)"
+                )
+            if len(self.ok_hosts) < self.KEEP:
+                self.ok_hosts.add(raw)
         origin = headers.get("origin")
         unsafe = scope["type"] == "websocket" or scope.get("method", "GET") not in SAFE_METHODS
-        if origin is not None and unsafe and not self._origin_ok(origin, raw):
-            return 403, f"requests from the origin {origin[:80]!r} are refused: this site's own page only"
+        if origin is not None and unsafe and (origin, raw) not in self.ok_origins:
+            if not self._origin_ok(origin, raw):
+                return 403, f"requests from the origin {origin[:80]!r} are refused: this site's own page only"
+            if len(self.ok_origins) < self.KEEP:
+                self.ok_origins.add((origin, raw))
         qs = scope.get("query_string", b"").decode("latin-1")
-        if qs and any(k.lower() in SECRET_KEYS for k, _ in parse_qsl(qs, keep_blank_values=True)):
+        if (
+            qs
+            and _may_name_secret(qs)
+            and any(k.lower() in SECRET_KEYS for k, _ in parse_qsl(qs, keep_blank_values=True))
+        ):
             return 400, (
                 "a token in the URL is refused (URLs are written to logs): the page's session cookie or "
                 "an Authorization: Bearer header carries it"
@@ -132,6 +185,10 @@ class SiteGuard:
             return
         if scope["type"] == "websocket":
             scope["pontoon.send"] = send  # the server's own send (web/conns.py ``wire_of``)
+            direct = self.socket_route(scope)
+            if direct is not None:  # (an error escaping it: uvicorn logs it and closes, as via the app)
+                await direct[0](scope, receive, send, direct[1])
+                return
             await self.app(scope, receive, send)
             return
         await _with_headers(self.app, scope, receive, send)
