@@ -289,6 +289,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deaths", type=int, default=0, help="the writer process alone: N deaths (no server)")
     ap.add_argument("--store", default="sqlite", choices=("sqlite", "pg"), help="(--deaths) its database")
     a = ap.parse_args(argv)
+    if a.deaths < 0 or a.rounds < 1:
+        ap.error("--deaths: accepted is 0 (the server's run) or more; --rounds: 1 or more")
+    parts = [x for x in a.tables.split(",") if x]
+    if not parts or not all(x.isdigit() and int(x) > 0 for x in parts):
+        ap.error(f"--tables {a.tables!r}: accepted are table counts of 1 or more, comma separated")
     tmp = tempfile.mkdtemp(prefix="bench-respawn-")
     try:
         if a.deaths and a.store == "pg":
