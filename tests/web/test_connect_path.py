@@ -34,6 +34,7 @@ from pontoon.history.logins import LoginRecords
 from pontoon.web.site import Security
 from pontoon.web.store_persistence import StorePersistence
 from pontoon.web.transport import SiteGuard
+from tests.history.pg import create_db, module_cluster
 from tests.web.conftest import FAST, Client, LiveServer, bearer
 
 
@@ -191,8 +192,20 @@ def test_a_seat_on_a_store_connects_with_its_own_view_and_not_once_its_session_e
     again.close()
 
 
-def test_the_session_read_answers_live_none_and_expired(tmp_path: Path) -> None:
-    store = open_store(f"sqlite:///{tmp_path / 'h.sqlite'}")
+pg = pytest.fixture(scope="module", name="pg")(module_cluster)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The store's URL: a SQLite file, or a database on a real PostgreSQL server (its driver's own
+    placeholder, ``%s``, and its own types: the session's read is the driver's, not SQLAlchemy's)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'h.sqlite'}"
+    return str(create_db(request.getfixturevalue("pg"), "sessions"))
+
+
+def test_the_session_read_answers_live_none_and_expired(store_url: str) -> None:
+    store = open_store(store_url)
     try:
         lr = LoginRecords(store)
         lr.create("ann", "ann", Decimal(100), None)
