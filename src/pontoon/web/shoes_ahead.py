@@ -6,7 +6,7 @@ lasts about as many rounds at every table, so their next shoes were all asked fo
 milliseconds: at 100 tables, 100 shuffles of 6 packs (0.14 ms each compiled) run in the worker threads
 while the event loop handled the same moment's burst of wagers, and each of them held the interpreter
 lock the loop needed; the burst's answers waited the longer (bench_server.py's p99 at 100 tables is
-that burst: docs/scale.md, 2026-11-28 17:00). Queued here, they are handed to the worker threads one
+that burst: docs/scale-log.md, 2026-11-28 17:00). Queued here, they are handed to the worker threads one
 every ``GAP_S`` (0.14 ms of the lock every 10 ms). A next shoe is needed only when the shoe in play
 runs out (some 25 rounds); one not ready by then is shuffled at the deal, as before it was prepared
 (``FairShuffler.new_shoe``: the same order either way, from the committed seed, the client seed and the

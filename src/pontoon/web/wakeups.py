@@ -26,7 +26,7 @@ completes), so an idle server does not tick.
 A wait is a loop Future that the caller awaits itself (``Wakeups.waiter``: no coroutine of its own, no
 pair kept per waiter: a waiter knows its loop), and its result is the thread's Future's exception, read
 once by the completing thread (``_fired``), so the loop never takes that Future's lock to ask
-(docs/scale.md, "The store's loop-side stages cut").
+(docs/scale-log.md, "The store's loop-side stages cut").
 """
 
 from __future__ import annotations
