@@ -260,8 +260,11 @@ def _stats(path: str, child: Child, checkpoints: Any, at_ready: tuple[float, Any
         "gc_collections": [g["collections"] for g in gc.get_stats()],
         "gc_tracked": len(gc.get_objects()),
     }
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(line) + "\n")
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
+    except OSError as err:  # (everything is committed by now: the line is only the benchmarks')
+        print(f"{STATS_ENV}={path!r}: cannot append the writer's line: {err.strerror}", file=sys.stderr)
 
 
 def main(argv: list[str]) -> int:
